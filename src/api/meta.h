@@ -1,0 +1,77 @@
+#pragma once
+// Metadata every object carries, and the taint/toleration pair that nodes and pods share.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "api/labels.h"
+
+namespace scalewright {
+
+struct OwnerReference {
+  std::string api_version;
+  std::string kind;
+  std::string name;
+  std::string uid;
+  bool controller = false;
+  friend bool operator==(const OwnerReference&, const OwnerReference&) = default;
+};
+
+struct ObjectMeta {
+  std::string name;
+  std::string namespace_;  // empty for cluster-scoped objects
+  std::string uid;
+  Labels labels;
+  std::map<std::string, std::string> annotations;
+  std::vector<OwnerReference> owner_references;
+  std::optional<std::int64_t> deletion_timestamp;  // seconds; set while the object is being deleted
+
+  const OwnerReference* controller() const;
+  // "namespace/name", or "name" for cluster-scoped objects.
+  std::string key() const;
+};
+
+enum class TaintEffect { NoSchedule, PreferNoSchedule, NoExecute };
+std::optional<TaintEffect> parse_taint_effect(std::string_view text);
+std::string_view to_string(TaintEffect effect);
+
+struct Taint {
+  std::string key;
+  std::string value;
+  TaintEffect effect = TaintEffect::NoSchedule;
+  friend bool operator==(const Taint&, const Taint&) = default;
+  // "{dedicated: databases}", as kube-scheduler prints it in its reasons.
+  std::string describe() const;
+};
+
+enum class TolerationOperator { Equal, Exists };
+
+struct Toleration {
+  std::string key;  // empty with Exists: tolerates every key
+  TolerationOperator op = TolerationOperator::Equal;
+  std::string value;
+  std::optional<TaintEffect> effect;  // absent: every effect
+  std::optional<std::int64_t> toleration_seconds;
+
+  bool tolerates(const Taint& taint) const;
+  friend bool operator==(const Toleration&, const Toleration&) = default;
+};
+
+bool tolerates_all(const std::vector<Toleration>& tolerations, const Taint& taint);
+
+// Well-known labels and taints, in Kubernetes' own words.
+namespace well_known {
+inline constexpr std::string_view hostname = "kubernetes.io/hostname";
+inline constexpr std::string_view zone = "topology.kubernetes.io/zone";
+inline constexpr std::string_view region = "topology.kubernetes.io/region";
+inline constexpr std::string_view instance_type = "node.kubernetes.io/instance-type";
+inline constexpr std::string_view arch = "kubernetes.io/arch";
+inline constexpr std::string_view os = "kubernetes.io/os";
+inline constexpr std::string_view taint_unschedulable = "node.kubernetes.io/unschedulable";
+inline constexpr std::string_view taint_not_ready = "node.kubernetes.io/not-ready";
+}  // namespace well_known
+
+}  // namespace scalewright

@@ -1,0 +1,125 @@
+#pragma once
+// The Pod, with every field that decides where it may run.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "api/labels.h"
+#include "api/meta.h"
+#include "api/resources.h"
+
+namespace scalewright {
+
+struct ContainerPort {
+  std::int32_t container_port = 0;
+  std::int32_t host_port = 0;  // 0: no host port
+  std::string protocol = "TCP";
+  std::string host_ip;  // empty means 0.0.0.0
+  friend bool operator==(const ContainerPort&, const ContainerPort&) = default;
+};
+
+struct Container {
+  std::string name;
+  std::string image;
+  ResourceList requests;
+  ResourceList limits;
+  std::vector<ContainerPort> ports;
+  std::optional<std::string> restart_policy;  // init containers only: "Always" makes a sidecar
+  bool is_sidecar() const { return restart_policy && *restart_policy == "Always"; }
+};
+
+struct PreferredSchedulingTerm {
+  std::int32_t weight = 0;
+  NodeSelectorTerm preference;
+};
+
+struct PodAffinityTerm {
+  std::optional<LabelSelector> label_selector;  // absent: matches no pod
+  std::vector<std::string> namespaces;          // empty and no namespace selector: the pod's own namespace
+  std::optional<LabelSelector> namespace_selector;  // present and empty: every namespace
+  Symbol topology_key;
+};
+
+struct WeightedPodAffinityTerm {
+  std::int32_t weight = 0;
+  PodAffinityTerm term;
+};
+
+struct Affinity {
+  std::optional<NodeSelector> required_node_affinity;
+  std::vector<PreferredSchedulingTerm> preferred_node_affinity;
+  std::vector<PodAffinityTerm> required_pod_affinity;
+  std::vector<WeightedPodAffinityTerm> preferred_pod_affinity;
+  std::vector<PodAffinityTerm> required_pod_anti_affinity;
+  std::vector<WeightedPodAffinityTerm> preferred_pod_anti_affinity;
+};
+
+enum class UnsatisfiableConstraintAction { DoNotSchedule, ScheduleAnyway };
+enum class NodeInclusionPolicy { Honor, Ignore };
+
+struct TopologySpreadConstraint {
+  std::int32_t max_skew = 1;
+  Symbol topology_key;
+  UnsatisfiableConstraintAction when_unsatisfiable = UnsatisfiableConstraintAction::DoNotSchedule;
+  std::optional<LabelSelector> label_selector;  // absent: matches no pod
+  std::optional<std::int32_t> min_domains;
+  NodeInclusionPolicy node_affinity_policy = NodeInclusionPolicy::Honor;
+  NodeInclusionPolicy node_taints_policy = NodeInclusionPolicy::Ignore;
+  std::vector<std::string> match_label_keys;
+};
+
+struct Volume {
+  std::string name;
+  enum class Source { Other, EmptyDir, HostPath, PersistentVolumeClaim, ConfigMap, Secret, Projected } source =
+      Source::Other;
+};
+
+enum class PodPhase { Pending, Running, Succeeded, Failed, Unknown };
+
+struct PodCondition {
+  std::string type;
+  std::string status;
+  std::string reason;
+};
+
+struct PodSpec {
+  std::vector<Container> init_containers;
+  std::vector<Container> containers;
+  ResourceList overhead;
+  std::string node_name;
+  Labels node_selector;
+  Affinity affinity;
+  std::vector<Toleration> tolerations;
+  std::vector<TopologySpreadConstraint> topology_spread_constraints;
+  std::optional<std::int32_t> priority;
+  std::string priority_class_name;
+  std::string scheduler_name = "default-scheduler";
+  std::string restart_policy = "Always";
+  std::optional<std::int64_t> termination_grace_period_seconds;
+  std::vector<Volume> volumes;
+};
+
+struct PodStatus {
+  PodPhase phase = PodPhase::Pending;
+  std::vector<PodCondition> conditions;
+  std::string nominated_node_name;
+};
+
+struct Pod {
+  ObjectMeta meta;
+  PodSpec spec;
+  PodStatus status;
+
+  // What the scheduler reserves for the pod: max(sum of app containers + sidecars, for each init container in
+  // order: the sidecars started before it + that init container), plus the pod overhead. The pods resource is 1.
+  ResourceList effective_requests() const;
+  // Host ports the pod asks for (ports with hostPort > 0), from app and init containers.
+  std::vector<ContainerPort> host_ports() const;
+  std::int32_t priority() const { return spec.priority.value_or(0); }
+  bool is_bound() const { return !spec.node_name.empty(); }
+  bool is_terminal() const { return status.phase == PodPhase::Succeeded || status.phase == PodPhase::Failed; }
+  bool is_daemonset_pod() const;
+};
+
+}  // namespace scalewright

@@ -1,0 +1,71 @@
+#pragma once
+// A list of resource amounts: cpu in millicores; memory, ephemeral-storage and hugepages in bytes; pods and
+// extended resources (nvidia.com/gpu, ...) as counts. The four common resources are fixed fields so that the
+// hot path adds and compares plain integers; anything else lives in a short sorted vector.
+#include <array>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "api/quantity.h"
+#include "api/symbol.h"
+
+namespace scalewright {
+
+namespace resource_names {
+inline const Symbol& cpu() { static const Symbol s("cpu"); return s; }
+inline const Symbol& memory() { static const Symbol s("memory"); return s; }
+inline const Symbol& ephemeral_storage() { static const Symbol s("ephemeral-storage"); return s; }
+inline const Symbol& pods() { static const Symbol s("pods"); return s; }
+}  // namespace resource_names
+
+// The amount a quantity stands for in resource `name`'s unit: milli for cpu, whole units (rounded up) otherwise.
+std::int64_t resource_amount(Symbol name, const Quantity& quantity);
+
+class ResourceList {
+ public:
+  ResourceList() = default;
+
+  std::int64_t get(Symbol name) const;
+  void set(Symbol name, std::int64_t amount);
+  void add(Symbol name, std::int64_t amount) { set(name, get(name) + amount); }
+
+  std::int64_t cpu_milli() const { return cpu_milli_; }
+  std::int64_t memory() const { return memory_; }
+  std::int64_t ephemeral_storage() const { return ephemeral_storage_; }
+  std::int64_t pods() const { return pods_; }
+  // Resources beyond the four above, sorted by name id.
+  const std::vector<std::pair<Symbol, std::int64_t>>& extended() const { return extended_; }
+
+  // Every named resource, the four common ones first (only those that are non-zero), then extended ones.
+  std::vector<std::pair<Symbol, std::int64_t>> entries() const;
+
+  ResourceList& operator+=(const ResourceList& other);
+  ResourceList& operator-=(const ResourceList& other);
+  friend ResourceList operator+(ResourceList a, const ResourceList& b) { return a += b; }
+  friend ResourceList operator-(ResourceList a, const ResourceList& b) { return a -= b; }
+  friend bool operator==(const ResourceList& a, const ResourceList& b);
+
+  // Resource by resource, the larger of the two.
+  static ResourceList max(const ResourceList& a, const ResourceList& b);
+  // Each resource multiplied by n (a workload of n replicas).
+  ResourceList times(std::int64_t n) const;
+
+  // True when every resource in *this is at most the same resource in `limit` (absent counts as zero).
+  bool fits_in(const ResourceList& limit) const;
+  bool is_zero() const;
+  bool any_negative() const;
+
+  // "cpu=500m memory=1Gi nvidia.com/gpu=1": human units, for logs and reasons.
+  std::string to_string() const;
+
+ private:
+  std::int64_t cpu_milli_ = 0;
+  std::int64_t memory_ = 0;
+  std::int64_t ephemeral_storage_ = 0;
+  std::int64_t pods_ = 0;
+  std::vector<std::pair<Symbol, std::int64_t>> extended_;
+};
+
+}  // namespace scalewright

@@ -1,0 +1,36 @@
+#pragma once
+// Reading the manifests users already `kubectl apply`: multi-document YAML or JSON, List objects, one file or
+// many. A file is decoded whole or not at all: the first invalid object rejects the file with its name, the
+// document number, kind/name and the field path.
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "api/node.h"
+#include "api/pod.h"
+#include "api/result.h"
+#include "api/workloads.h"
+
+namespace scalewright {
+
+struct ManifestSet {
+  std::vector<Node> nodes;
+  std::vector<Pod> pods;
+  std::vector<Workload> workloads;
+  std::vector<PodDisruptionBudget> pod_disruption_budgets;
+  std::vector<PriorityClass> priority_classes;
+  std::vector<Namespace> namespaces;
+  // "web.yaml doc 3: skipped unknown kind ConfigMap (v1)"
+  std::vector<std::string> warnings;
+
+  void append(ManifestSet&& other);
+};
+
+// Decodes every document of `text`. `source` is the name used in messages (a file name).
+Result<ManifestSet> decode_manifests(std::string_view text, std::string_view source);
+Result<ManifestSet> load_manifest_file(const std::filesystem::path& path);
+// Loads the files in order; then resolves what spans files (pod priority from PriorityClass names).
+Result<ManifestSet> load_manifest_files(const std::vector<std::string>& paths);
+
+}  // namespace scalewright
