@@ -31,7 +31,7 @@ class Quantity {
 
  private:
   // value = mantissa_ * 10^exponent10_ * 2^exponent2_; one of the two exponents is always zero.
-  __int128 mantissa_ = 0;
+  __extension__ __int128 mantissa_ = 0;  // exact for every quantity upstream accepts
   int exponent10_ = 0;
   int exponent2_ = 0;
   std::string text_ = "0";

@@ -1,0 +1,259 @@
+#include "scheduling/scheduler.h"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
+#include "scheduling/equivalence.h"
+#include "scheduling/inter_pod_affinity.h"
+#include "scheduling/plugin_support.h"
+#include "scheduling/topology_spread.h"
+
+namespace scalewright::scheduling {
+
+// Default score weights of kube-scheduler v1.26's default profile.
+namespace weights {
+constexpr std::int64_t taint_toleration = 3;
+constexpr std::int64_t node_affinity = 2;
+constexpr std::int64_t resources_fit = 1;
+constexpr std::int64_t topology_spread = 2;
+constexpr std::int64_t inter_pod_affinity = 2;
+constexpr std::int64_t balanced_allocation = 1;
+}  // namespace weights
+
+namespace {
+
+// Everything about the incoming pod that one scheduling cycle reads, computed once (kube-scheduler's
+// PreFilter): its requests, host ports, and the spread and inter-pod state over the whole snapshot.
+struct CycleState {
+  CycleState(StaticVerdictTable& table, const ClusterSnapshot& snapshot, const Pod& pod)
+      : lookup([&table, &snapshot](NodeId id) -> const StaticVerdict& { return table.get(snapshot, id); }),
+        requests(pod.effective_requests()),
+        non_zero(non_zero_requests(pod)),
+        host_ports(pod.host_ports()),
+        spread(snapshot, pod, lookup),
+        inter_pod(snapshot, pod) {}
+
+  StaticVerdictLookup lookup;
+  ResourceList requests;
+  NonZeroRequests non_zero;
+  std::vector<ContainerPort> host_ports;
+  SpreadFilter spread;
+  InterPodAffinityFilter inter_pod;
+};
+
+bool ports_conflict(const ContainerPort& a, const ContainerPort& b) {
+  if (a.host_port != b.host_port || a.protocol != b.protocol) return false;
+  auto wildcard = [](const std::string& ip) { return ip.empty() || ip == "0.0.0.0"; };
+  return wildcard(a.host_ip) || wildcard(b.host_ip) || a.host_ip == b.host_ip;
+}
+
+bool ports_free(const std::vector<ContainerPort>& wanted, const NodeInfo& node) {
+  for (const PlacedPod& placed : node.pods) {
+    for (const ContainerPort& used : placed.pod->host_ports()) {
+      for (const ContainerPort& w : wanted) {
+        if (ports_conflict(w, used)) return false;
+      }
+    }
+  }
+  return true;
+}
+
+// NodeResourcesFit's filter: every shortage is a reason of its own, as upstream reports them.
+template <typename Sink>
+void check_resources(const ResourceList& request, const NodeInfo& node, Sink&& reject) {
+  const ResourceList& allocatable = node.node->allocatable;
+  const ResourceList& requested = node.requested;
+  if (static_cast<std::int64_t>(node.pods.size()) + 1 > allocatable.pods()) reject(reasons::too_many_pods);
+  if (request.cpu_milli() == 0 && request.memory() == 0 && request.ephemeral_storage() == 0 &&
+      request.extended().empty()) {
+    return;
+  }
+  if (request.cpu_milli() > 0 && request.cpu_milli() > allocatable.cpu_milli() - requested.cpu_milli()) {
+    reject("Insufficient cpu");
+  }
+  if (request.memory() > 0 && request.memory() > allocatable.memory() - requested.memory()) {
+    reject("Insufficient memory");
+  }
+  if (request.ephemeral_storage() > 0 &&
+      request.ephemeral_storage() > allocatable.ephemeral_storage() - requested.ephemeral_storage()) {
+    reject("Insufficient ephemeral-storage");
+  }
+  for (const auto& [name, amount] : request.extended()) {
+    if (amount > allocatable.get(name) - requested.get(name)) reject("Insufficient " + std::string(name.str()));
+  }
+}
+
+std::string_view static_reason(const StaticVerdict& v, const Node& node, std::string& buffer) {
+  switch (v.failure) {
+    case StaticVerdict::Failure::Unschedulable: return reasons::unschedulable;
+    case StaticVerdict::Failure::NodeName: return reasons::node_name;
+    case StaticVerdict::Failure::NodeAffinity: return reasons::node_affinity;
+    case StaticVerdict::Failure::Taint:
+      buffer = "node(s) had untolerated taint " + node.taints[static_cast<std::size_t>(v.untolerated_taint)].describe();
+      return buffer;
+    case StaticVerdict::Failure::None: break;
+  }
+  return {};
+}
+
+// Runs the filters in kube-scheduler's order on one node; calls `reject` for each reason of the first filter
+// that fails. Returns true when the node passes them all.
+template <typename Sink>
+bool run_filters(const CycleState& state, const StaticVerdict& verdict, const NodeInfo& node, Sink&& reject) {
+  if (verdict.failure != StaticVerdict::Failure::None) {
+    std::string buffer;
+    reject(static_reason(verdict, *node.node, buffer));
+    return false;
+  }
+  if (!state.host_ports.empty() && !ports_free(state.host_ports, node)) {
+    reject(reasons::node_ports);
+    return false;
+  }
+  bool fits = true;
+  check_resources(state.requests, node, [&](std::string_view reason) {
+    fits = false;
+    reject(reason);
+  });
+  if (!fits) return false;
+  if (state.spread.active()) {
+    if (auto reason = state.spread.check(node)) {
+      reject(*reason);
+      return false;
+    }
+  }
+  if (state.inter_pod.active()) {
+    if (auto reason = state.inter_pod.check(node)) {
+      reject(*reason);
+      return false;
+    }
+  }
+  return true;
+}
+
+std::int64_t allocated_score(std::int64_t requested, std::int64_t allocatable, ScoringStrategy strategy) {
+  if (allocatable == 0) return 0;
+  if (strategy == ScoringStrategy::MostAllocated) {
+    return std::min(requested, allocatable) * kMaxNodeScore / allocatable;
+  }
+  if (requested > allocatable) return 0;
+  return (allocatable - requested) * kMaxNodeScore / allocatable;
+}
+
+// NodeResourcesFit's score over cpu and memory (weight 1 each), with the non-zero request defaults.
+std::int64_t resources_fit_score(const CycleState& state, const NodeInfo& node, ScoringStrategy strategy) {
+  const ResourceList& allocatable = node.node->allocatable;
+  std::int64_t total = 0, weight = 0;
+  if (allocatable.cpu_milli() > 0) {
+    total += allocated_score(node.non_zero_requested.cpu_milli + state.non_zero.cpu_milli, allocatable.cpu_milli(),
+                             strategy);
+    ++weight;
+  }
+  if (allocatable.memory() > 0) {
+    total += allocated_score(node.non_zero_requested.memory + state.non_zero.memory, allocatable.memory(), strategy);
+    ++weight;
+  }
+  return weight == 0 ? 0 : total / weight;
+}
+
+// NodeResourcesBalancedAllocation: how close the cpu and memory fractions stay, with actual requests.
+std::int64_t balanced_allocation_score(const CycleState& state, const NodeInfo& node) {
+  const ResourceList& allocatable = node.node->allocatable;
+  std::vector<double> fractions;
+  auto add = [&](std::int64_t requested, std::int64_t capacity) {
+    if (capacity == 0) return;
+    fractions.push_back(std::min(1.0, static_cast<double>(requested) / static_cast<double>(capacity)));
+  };
+  add(node.requested.cpu_milli() + state.requests.cpu_milli(), allocatable.cpu_milli());
+  add(node.requested.memory() + state.requests.memory(), allocatable.memory());
+  double std_dev = fractions.size() == 2 ? std::abs((fractions[0] - fractions[1]) / 2) : 0.0;
+  return static_cast<std::int64_t>((1 - std_dev) * static_cast<double>(kMaxNodeScore));
+}
+
+}  // namespace
+
+Scheduler::Scheduler(SchedulerOptions options) : options_(options) {}
+Scheduler::~Scheduler() = default;
+
+StaticVerdictTable& Scheduler::verdicts_for(const Pod& pod) const {
+  auto& slot = static_cache_[static_constraints_key(pod)];
+  if (!slot) slot = std::make_unique<StaticVerdictTable>(pod);
+  return *slot;
+}
+
+SchedulingResult Scheduler::schedule(const ClusterSnapshot& snapshot, const Pod& pod) const {
+  CycleState state(verdicts_for(pod), snapshot, pod);
+
+  SchedulingResult result;
+  const auto& nodes = snapshot.nodes();
+  for (NodeId id = 0; id < nodes.size(); ++id) {
+    if (nodes[id].removed) continue;
+    bool passes = run_filters(state, state.lookup(id), nodes[id],
+                              [&](std::string_view reason) { ++result.reasons[std::string(reason)]; });
+    if (passes) result.feasible.push_back(id);
+  }
+  if (result.feasible.empty()) {
+    result.reason = format_fit_error(snapshot.live_node_count(), result.reasons);
+    return result;
+  }
+  result.reasons.clear();
+
+  const std::vector<NodeId>& feasible = result.feasible;
+  std::vector<std::int64_t> taint(feasible.size()), node_affinity(feasible.size());
+  for (std::size_t f = 0; f < feasible.size(); ++f) {
+    const StaticVerdict& v = state.lookup(feasible[f]);
+    taint[f] = v.intolerable_prefer_no_schedule;
+    node_affinity[f] = v.preferred_affinity_weight;
+  }
+  default_normalize(taint, /*reverse=*/true);
+  default_normalize(node_affinity, /*reverse=*/false);
+  std::vector<std::int64_t> spread = SpreadScorer(snapshot, pod, feasible, state.lookup).scores();
+  std::vector<std::int64_t> inter_pod = InterPodAffinityScorer(snapshot, pod, feasible).scores();
+
+  std::int64_t best = std::numeric_limits<std::int64_t>::min();
+  for (std::size_t f = 0; f < feasible.size(); ++f) {
+    const NodeInfo& node = snapshot.node(feasible[f]);
+    std::int64_t total = weights::taint_toleration * taint[f] + weights::node_affinity * node_affinity[f] +
+                         weights::resources_fit * resources_fit_score(state, node, options_.scoring) +
+                         weights::balanced_allocation * balanced_allocation_score(state, node) +
+                         weights::topology_spread * spread[f] + weights::inter_pod_affinity * inter_pod[f];
+    if (total > best) {
+      best = total;
+      result.chosen = feasible[f];
+    }
+  }
+  return result;
+}
+
+NodeId Scheduler::find_fit(const ClusterSnapshot& snapshot, const Pod& pod, NodeId start) const {
+  CycleState state(verdicts_for(pod), snapshot, pod);
+  const auto& nodes = snapshot.nodes();
+  const std::size_t n = nodes.size();
+  for (std::size_t step = 0; step < n; ++step) {
+    NodeId id = static_cast<NodeId>((start + step) % n);
+    if (nodes[id].removed) continue;
+    if (run_filters(state, state.lookup(id), nodes[id], [](std::string_view) {})) return id;
+  }
+  return kNoNode;
+}
+
+std::vector<std::string> Scheduler::rejections(const ClusterSnapshot& snapshot, const Pod& pod, NodeId node) const {
+  CycleState state(verdicts_for(pod), snapshot, pod);
+  std::vector<std::string> out;
+  run_filters(state, state.lookup(node), snapshot.node(node), [&](std::string_view reason) { out.emplace_back(reason); });
+  return out;
+}
+
+std::string format_fit_error(std::size_t node_count, const std::map<std::string, int>& reasons) {
+  std::vector<std::string> parts;
+  for (const auto& [reason, count] : reasons) parts.push_back(std::to_string(count) + " " + reason);
+  std::sort(parts.begin(), parts.end());
+  std::string out = "0/" + std::to_string(node_count) + " nodes are available";
+  if (!parts.empty()) {
+    out += ": ";
+    for (std::size_t i = 0; i < parts.size(); ++i) out += (i ? ", " : "") + parts[i];
+  }
+  return out + ".";
+}
+
+}  // namespace scalewright::scheduling

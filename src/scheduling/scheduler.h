@@ -1,0 +1,67 @@
+#pragma once
+// kube-scheduler's default profile (v1.26) as a pure function of a snapshot and a pod: the filters in upstream
+// order, each rejected node counted under the first filter it fails, and the default score plugins with their
+// weights, so the simulation picks the node kube-scheduler would pick.
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "api/pod.h"
+#include "scheduling/plugin_support.h"
+#include "scheduling/snapshot.h"
+
+namespace scalewright::scheduling {
+
+enum class ScoringStrategy { LeastAllocated, MostAllocated };
+
+struct SchedulerOptions {
+  // NodeResourcesFit's scoring strategy: LeastAllocated spreads (kube-scheduler's default), MostAllocated packs.
+  ScoringStrategy scoring = ScoringStrategy::LeastAllocated;
+};
+
+struct SchedulingResult {
+  NodeId chosen = kNoNode;
+  std::vector<NodeId> feasible;  // in snapshot order
+  // When nothing fits: "0/4 nodes are available: 1 node(s) were unschedulable, 3 Insufficient cpu."
+  std::string reason;
+  // The same, as a histogram: reason -> number of nodes.
+  std::map<std::string, int> reasons;
+  bool scheduled() const { return chosen != kNoNode; }
+};
+
+class Scheduler {
+ public:
+  explicit Scheduler(SchedulerOptions options = {});
+  ~Scheduler();
+  Scheduler(const Scheduler&) = delete;
+  Scheduler& operator=(const Scheduler&) = delete;
+
+  // Filters every live node, scores the feasible ones and picks the best (ties go to the earliest node).
+  SchedulingResult schedule(const ClusterSnapshot& snapshot, const Pod& pod) const;
+
+  // The first live node, in snapshot order starting at `start`, on which the pod passes every filter; kNoNode
+  // when there is none. No scoring: for what-if questions where any fit will do.
+  NodeId find_fit(const ClusterSnapshot& snapshot, const Pod& pod, NodeId start = 0) const;
+
+  // Why `pod` cannot run on `node`, in kube-scheduler's words (empty when it can).
+  std::vector<std::string> rejections(const ClusterSnapshot& snapshot, const Pod& pod, NodeId node) const;
+
+  const SchedulerOptions& options() const { return options_; }
+
+ private:
+  StaticVerdictTable& verdicts_for(const Pod& pod) const;
+
+  SchedulerOptions options_;
+  // Per-node results that depend only on the node and the pod's static constraints (tolerations, node
+  // selector, node affinity), cached per equivalence class of those constraints. A cache, hence mutable; a
+  // Scheduler serves one thread at a time.
+  mutable std::unordered_map<std::string, std::unique_ptr<StaticVerdictTable>> static_cache_;
+};
+
+// "0/4 nodes are available: ..." from a histogram of reasons, sorted as kube-scheduler sorts them.
+std::string format_fit_error(std::size_t node_count, const std::map<std::string, int>& reasons);
+
+}  // namespace scalewright::scheduling

@@ -1,0 +1,235 @@
+#include "scheduling/snapshot.h"
+
+#include <algorithm>
+#include <atomic>
+#include <stdexcept>
+
+namespace scalewright::scheduling {
+namespace {
+
+std::uint64_t next_serial() {
+  static std::atomic<std::uint64_t> serial{0};
+  return ++serial;
+}
+
+constexpr std::int64_t kDefaultMilliCpuRequest = 100;             // kube-scheduler's non-zero cpu default
+constexpr std::int64_t kDefaultMemoryRequest = 200LL * 1024 * 1024;  // and memory default (200Mi)
+
+NonZeroRequests non_zero(const Container& c) {
+  std::int64_t cpu = c.requests.cpu_milli();
+  std::int64_t memory = c.requests.memory();
+  return {cpu == 0 ? kDefaultMilliCpuRequest : cpu, memory == 0 ? kDefaultMemoryRequest : memory};
+}
+
+bool has_pod_terms(const Pod& pod) {
+  const Affinity& a = pod.spec.affinity;
+  return !a.required_pod_affinity.empty() || !a.required_pod_anti_affinity.empty() ||
+         !a.preferred_pod_affinity.empty() || !a.preferred_pod_anti_affinity.empty();
+}
+
+}  // namespace
+
+NonZeroRequests non_zero_requests(const Pod& pod) {
+  // Same shape as Pod::effective_requests (sidecars count towards both phases), with defaults per container.
+  NonZeroRequests app, sidecars, init_peak;
+  for (const Container& c : pod.spec.containers) {
+    NonZeroRequests r = non_zero(c);
+    app.cpu_milli += r.cpu_milli;
+    app.memory += r.memory;
+  }
+  for (const Container& c : pod.spec.init_containers) {
+    NonZeroRequests r = non_zero(c);
+    NonZeroRequests candidate{sidecars.cpu_milli + r.cpu_milli, sidecars.memory + r.memory};
+    if (c.is_sidecar()) sidecars = candidate;
+    init_peak.cpu_milli = std::max(init_peak.cpu_milli, candidate.cpu_milli);
+    init_peak.memory = std::max(init_peak.memory, candidate.memory);
+  }
+  return {std::max(app.cpu_milli + sidecars.cpu_milli, init_peak.cpu_milli) + pod.spec.overhead.cpu_milli(),
+          std::max(app.memory + sidecars.memory, init_peak.memory) + pod.spec.overhead.memory()};
+}
+
+NodeId ClusterSnapshot::add_node(Node node) {
+  if (node_by_name_.count(node.meta.name)) {
+    throw std::invalid_argument("node " + node.meta.name + " is already in the snapshot");
+  }
+  NodeId id = static_cast<NodeId>(nodes_.size());
+  NodeInfo info;
+  info.node = std::make_shared<const Node>(std::move(node));
+  info.serial = next_serial();
+  info.query_counts.assign(queries_.size(), 0);
+  node_by_name_.emplace(info.name(), id);
+  nodes_.push_back(std::move(info));
+  ++live_nodes_;
+  record({Change::Kind::AddedNode, id, {}, {}});
+  return id;
+}
+
+void ClusterSnapshot::remove_node(NodeId id) {
+  NodeInfo& info = nodes_.at(id);
+  if (info.removed) return;
+  while (!info.pods.empty()) remove_pod(info.pods.back().pod->meta.key());
+  info.removed = true;
+  --live_nodes_;
+  node_by_name_.erase(info.name());
+  record({Change::Kind::RemovedNode, id, {}, {}});
+}
+
+void ClusterSnapshot::add_pod(Pod pod, NodeId node) { add_pod(std::make_shared<const Pod>(std::move(pod)), node); }
+
+void ClusterSnapshot::add_pod(std::shared_ptr<const Pod> pod, NodeId node) {
+  if (nodes_.at(node).removed) throw std::invalid_argument("cannot bind a pod to a removed node");
+  if (pod->spec.node_name != nodes_[node].name()) {
+    auto bound = std::make_shared<Pod>(*pod);
+    bound->spec.node_name = nodes_[node].name();
+    pod = std::move(bound);
+  }
+  PlacedPod placed{pod, pod->effective_requests(), non_zero_requests(*pod)};
+  std::string key = pod->meta.key();
+  place(std::move(placed), node);
+  record({Change::Kind::AddedPod, node, std::move(key), {}});
+}
+
+bool ClusterSnapshot::remove_pod(const std::string& pod_key) {
+  auto it = pod_locations_.find(pod_key);
+  if (it == pod_locations_.end()) return false;
+  NodeId node = it->second;
+  PlacedPod placed = unplace(pod_key);
+  record({Change::Kind::RemovedPod, node, {}, std::move(placed)});
+  return true;
+}
+
+void ClusterSnapshot::place(PlacedPod placed, NodeId node) {
+  NodeInfo& info = nodes_[node];
+  const Pod& pod = *placed.pod;
+  if (!pod_locations_.emplace(pod.meta.key(), node).second) {
+    throw std::invalid_argument("pod " + pod.meta.key() + " is already in the snapshot");
+  }
+  info.requested += placed.requests;
+  info.non_zero_requested.cpu_milli += placed.non_zero.cpu_milli;
+  info.non_zero_requested.memory += placed.non_zero.memory;
+  for (QueryId q = 0; q < queries_.size(); ++q) {
+    if (matches(queries_[q], pod)) ++info.query_counts[q];
+  }
+  if (has_pod_terms(pod)) index_terms(pod, info, +1);
+  info.pods.push_back(std::move(placed));
+}
+
+PlacedPod ClusterSnapshot::unplace(const std::string& key) {
+  auto location = pod_locations_.find(key);
+  NodeInfo& info = nodes_[location->second];
+  pod_locations_.erase(location);
+  auto it = std::find_if(info.pods.begin(), info.pods.end(),
+                         [&](const PlacedPod& p) { return p.pod->meta.key() == key; });
+  PlacedPod placed = std::move(*it);
+  *it = std::move(info.pods.back());
+  info.pods.pop_back();
+  const Pod& pod = *placed.pod;
+  info.requested -= placed.requests;
+  info.non_zero_requested.cpu_milli -= placed.non_zero.cpu_milli;
+  info.non_zero_requested.memory -= placed.non_zero.memory;
+  for (QueryId q = 0; q < queries_.size(); ++q) {
+    if (matches(queries_[q], pod)) --info.query_counts[q];
+  }
+  if (has_pod_terms(pod)) index_terms(pod, info, -1);
+  return placed;
+}
+
+void ClusterSnapshot::index_terms(const Pod& pod, const NodeInfo& node, int delta) {
+  auto account = [&](TermKind kind, std::int32_t weight, const PodAffinityTerm& term) {
+    const Symbol* domain = node.labels().find(term.topology_key);
+    if (!domain) return;  // a node without the key is in no domain of this term
+    std::string key = std::to_string(static_cast<int>(kind)) + "/" + std::to_string(weight) + "/" +
+                      pod.meta.namespace_ + "/" + canonical(term);
+    auto [it, inserted] = term_group_by_key_.emplace(key, term_groups_.size());
+    if (inserted) {
+      ExistingTermGroup group;
+      group.kind = kind;
+      group.weight = weight;
+      group.topology_key = term.topology_key;
+      group.matcher = matcher_for_term(term, pod.meta.namespace_);
+      term_groups_.push_back(std::move(group));
+    }
+    term_groups_[it->second].pods_per_domain[*domain] += delta;
+  };
+  const Affinity& a = pod.spec.affinity;
+  for (const PodAffinityTerm& t : a.required_pod_affinity) account(TermKind::RequiredAffinity, 0, t);
+  for (const PodAffinityTerm& t : a.required_pod_anti_affinity) account(TermKind::RequiredAntiAffinity, 0, t);
+  for (const WeightedPodAffinityTerm& t : a.preferred_pod_affinity) {
+    account(TermKind::PreferredAffinity, t.weight, t.term);
+  }
+  for (const WeightedPodAffinityTerm& t : a.preferred_pod_anti_affinity) {
+    account(TermKind::PreferredAntiAffinity, t.weight, t.term);
+  }
+}
+
+NodeId ClusterSnapshot::find_node(std::string_view name) const {
+  auto it = node_by_name_.find(std::string(name));
+  return it == node_by_name_.end() ? kNoNode : it->second;
+}
+
+std::optional<NodeId> ClusterSnapshot::node_of_pod(const std::string& pod_key) const {
+  auto it = pod_locations_.find(pod_key);
+  if (it == pod_locations_.end()) return std::nullopt;
+  return it->second;
+}
+
+bool ClusterSnapshot::matches(const std::vector<PodMatcher>& all_of, const Pod& pod) const {
+  return std::all_of(all_of.begin(), all_of.end(), [&](const PodMatcher& m) { return m.matches(pod, namespaces_); });
+}
+
+QueryId ClusterSnapshot::query(std::vector<PodMatcher> all_of) const {
+  std::string key;
+  for (const PodMatcher& m : all_of) key += m.key() + "&";
+  auto [it, inserted] = query_by_key_.emplace(std::move(key), static_cast<QueryId>(queries_.size()));
+  if (!inserted) return it->second;
+  for (const NodeInfo& info : nodes_) {
+    std::int32_t n = 0;
+    for (const PlacedPod& p : info.pods) n += matches(all_of, *p.pod) ? 1 : 0;
+    info.query_counts.push_back(n);
+  }
+  queries_.push_back(std::move(all_of));
+  return it->second;
+}
+
+void ClusterSnapshot::record(Change change) {
+  if (!fork_marks_.empty()) journal_.push_back(std::move(change));
+}
+
+void ClusterSnapshot::fork() { fork_marks_.push_back(journal_.size()); }
+
+void ClusterSnapshot::commit() {
+  if (fork_marks_.empty()) throw std::logic_error("commit without fork");
+  fork_marks_.pop_back();
+  if (fork_marks_.empty()) journal_.clear();
+}
+
+void ClusterSnapshot::revert() {
+  if (fork_marks_.empty()) throw std::logic_error("revert without fork");
+  std::size_t mark = fork_marks_.back();
+  fork_marks_.pop_back();
+  // Undo newest first, without journaling the undo itself.
+  while (journal_.size() > mark) {
+    Change change = std::move(journal_.back());
+    journal_.pop_back();
+    switch (change.kind) {
+      case Change::Kind::AddedPod:
+        unplace(change.pod_key);
+        break;
+      case Change::Kind::RemovedPod:
+        place(std::move(change.placed), change.node);
+        break;
+      case Change::Kind::AddedNode:
+        node_by_name_.erase(nodes_[change.node].name());
+        nodes_.pop_back();  // added last, undone first
+        --live_nodes_;
+        break;
+      case Change::Kind::RemovedNode:
+        nodes_[change.node].removed = false;
+        node_by_name_.emplace(nodes_[change.node].name(), change.node);
+        ++live_nodes_;
+        break;
+    }
+  }
+}
+
+}  // namespace scalewright::scheduling

@@ -1,0 +1,134 @@
+#pragma once
+// The scheduler's view of a cluster: nodes, the pods bound to them and what they have requested, plus indexes
+// that keep inter-pod questions cheap. A snapshot can be forked and reverted for what-if questions ("if this
+// node went away, where would its pods go?"): changes are journaled, so a fork costs nothing and a revert costs
+// only what changed since.
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "api/node.h"
+#include "api/pod.h"
+#include "scheduling/pod_query.h"
+
+namespace scalewright::scheduling {
+
+using NodeId = std::uint32_t;
+using QueryId = std::uint32_t;
+inline constexpr NodeId kNoNode = static_cast<NodeId>(-1);
+
+// The requests the scheduler scores with: like the pod's requests, but a container that requests no cpu or no
+// memory counts as 100m / 200Mi, as kube-scheduler's non-zero defaults do.
+struct NonZeroRequests {
+  std::int64_t cpu_milli = 0;
+  std::int64_t memory = 0;
+};
+NonZeroRequests non_zero_requests(const Pod& pod);
+
+struct PlacedPod {
+  std::shared_ptr<const Pod> pod;
+  ResourceList requests;
+  NonZeroRequests non_zero;
+};
+
+struct NodeInfo {
+  std::shared_ptr<const Node> node;
+  std::uint64_t serial = 0;  // never reused within a process: caches about this node's labels key on it
+  bool removed = false;
+  ResourceList requested;
+  NonZeroRequests non_zero_requested;
+  std::vector<PlacedPod> pods;
+  // Matching pods on this node, by QueryId. Mutable: registering a query fills a cache, it changes no state.
+  mutable std::vector<std::int32_t> query_counts;
+
+  const std::string& name() const { return node->meta.name; }
+  const Labels& labels() const { return node->meta.labels; }
+};
+
+// Existing pods' inter-pod affinity terms, grouped by identical term: how many pods that carry the term sit in
+// each domain of its topology key. The incoming pod is checked against each group once, not against each pod.
+enum class TermKind { RequiredAffinity, RequiredAntiAffinity, PreferredAffinity, PreferredAntiAffinity };
+
+struct ExistingTermGroup {
+  TermKind kind = TermKind::RequiredAntiAffinity;
+  std::int32_t weight = 0;
+  Symbol topology_key;
+  std::optional<PodMatcher> matcher;  // nullopt: matches no pod
+  std::unordered_map<Symbol, std::int32_t> pods_per_domain;
+};
+
+class ClusterSnapshot {
+ public:
+  ClusterSnapshot() = default;
+
+  NodeId add_node(Node node);
+  // Removes the node and every pod on it.
+  void remove_node(NodeId id);
+  // Binds `pod` to `node`; the pod's spec.nodeName is set to the node's name.
+  void add_pod(Pod pod, NodeId node);
+  void add_pod(std::shared_ptr<const Pod> pod, NodeId node);
+  // Removes the pod with this "namespace/name"; false when it is not in the snapshot.
+  bool remove_pod(const std::string& pod_key);
+
+  NodeId find_node(std::string_view name) const;
+  std::optional<NodeId> node_of_pod(const std::string& pod_key) const;
+  const NodeInfo& node(NodeId id) const { return nodes_[id]; }
+  // Every slot, removed nodes included (check NodeInfo::removed); ids are stable.
+  const std::vector<NodeInfo>& nodes() const { return nodes_; }
+  std::size_t live_node_count() const { return live_nodes_; }
+  std::size_t pod_count() const { return pod_locations_.size(); }
+
+  void set_namespace_labels(const std::string& name, Labels labels) { namespaces_.set(name, std::move(labels)); }
+  const NamespaceLabels& namespace_labels() const { return namespaces_; }
+
+  // Registers a query (once per distinct set of matchers) for the pods that match every matcher, and returns its
+  // id; per-node counts are kept from then on.
+  QueryId query(std::vector<PodMatcher> all_of) const;
+  QueryId query(PodMatcher matcher) const { return query(std::vector<PodMatcher>{std::move(matcher)}); }
+  std::int32_t count(QueryId query, NodeId node) const { return nodes_[node].query_counts[query]; }
+
+  const std::vector<ExistingTermGroup>& existing_terms() const { return term_groups_; }
+
+  // What-if support. fork() opens a layer; revert() undoes everything since the matching fork();
+  // commit() keeps the changes and closes the layer. Layers nest.
+  void fork();
+  void revert();
+  void commit();
+  std::size_t fork_depth() const { return fork_marks_.size(); }
+
+ private:
+  // One journaled change; revert applies its inverse.
+  struct Change {
+    enum class Kind { AddedPod, RemovedPod, AddedNode, RemovedNode } kind;
+    NodeId node = kNoNode;
+    std::string pod_key;  // AddedPod
+    PlacedPod placed;     // RemovedPod
+  };
+
+  void place(PlacedPod placed, NodeId node);
+  PlacedPod unplace(const std::string& key);
+  void index_terms(const Pod& pod, const NodeInfo& node, int delta);
+  void record(Change change);
+  bool matches(const std::vector<PodMatcher>& all_of, const Pod& pod) const;
+
+  std::vector<NodeInfo> nodes_;
+  std::size_t live_nodes_ = 0;
+  std::unordered_map<std::string, NodeId> node_by_name_;
+  std::unordered_map<std::string, NodeId> pod_locations_;
+  NamespaceLabels namespaces_;
+
+  // Query and term indexes are caches over the pods; they change only alongside pods, so reverts keep them true.
+  mutable std::vector<std::vector<PodMatcher>> queries_;
+  mutable std::unordered_map<std::string, QueryId> query_by_key_;
+  std::vector<ExistingTermGroup> term_groups_;
+  std::unordered_map<std::string, std::size_t> term_group_by_key_;
+
+  std::vector<Change> journal_;
+  std::vector<std::size_t> fork_marks_;
+};
+
+}  // namespace scalewright::scheduling
