@@ -1,0 +1,44 @@
+#pragma once
+// The inputs bench/ shares with the Cluster Autoscaler and Karpenter comparisons
+// (shared/bench/PEER-WORKLOADS.md): a SplitMix64 stream, the m5.xlarge-like node template, and the generators.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "api/node.h"
+#include "api/pod.h"
+
+namespace scalewright::bench {
+
+class SplitMix64 {
+ public:
+  explicit SplitMix64(std::uint64_t seed) : state_(seed) {}
+  std::uint64_t next() {
+    state_ += 0x9E3779B97F4A7C15ULL;
+    std::uint64_t z = state_;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+  }
+  std::size_t index() { return static_cast<std::size_t>(next() % 5); }
+
+ private:
+  std::uint64_t state_;
+};
+
+inline constexpr std::int64_t kMiB = 1024LL * 1024;
+
+// m5.xlarge-like: 4000m, 16 GiB, 110 pods, capacity == allocatable, Ready, no taints.
+Node template_node(const std::string& name, const std::string& group, const std::string& zone = "zone-a");
+
+Pod pod_with(const std::string& name, std::int64_t cpu_milli, std::int64_t memory, const std::string& owner_kind,
+             const std::string& owner_name);
+
+// (c) Scale-down: `nodes` nodes of 30 pods each, seed 3: every fourth node is "low" (under 0.5 utilization).
+struct ScaleDownCluster {
+  std::vector<Node> nodes;
+  std::vector<std::vector<Pod>> pods_by_node;
+};
+ScaleDownCluster scale_down_cluster(std::size_t nodes);
+
+}  // namespace scalewright::bench

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs what Scalewright needs to build and test on Debian 12, from Debian's own packages.
+set -euo pipefail
+packages=(
+  g++ cmake ninja-build pkg-config   # toolchain
+  libyaml-cpp-dev                    # manifests (YAML)
+  nlohmann-json3-dev                 # JSON output and fixtures
+  libfmt-dev libspdlog-dev           # formatting and structured logs
+  libcli11-dev                       # command line
+  libgtest-dev libgmock-dev          # tests
+  libbenchmark-dev                   # benchmarks
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+as_root=()
+[ "$(id -u)" -eq 0 ] || as_root=(sudo)
+"${as_root[@]}" apt-get update -qq
+DEBIAN_FRONTEND=noninteractive "${as_root[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"

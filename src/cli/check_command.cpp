@@ -1,0 +1,120 @@
+#include "cli/check_command.h"
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "manifest/manifest.h"
+#include "scheduling/placement.h"
+#include "scheduling/scheduler.h"
+
+namespace scalewright::cli {
+namespace {
+
+using scheduling::ClusterSnapshot;
+using scheduling::NodeId;
+using scheduling::Placement;
+
+struct Cluster {
+  ClusterSnapshot snapshot;
+  std::vector<Pod> pending;
+  std::vector<std::string> warnings;
+};
+
+// Builds the snapshot a scheduler would see: nodes, the pods already bound to them, and the pods still to place
+// (bare pods without a node, and the pods the workloads create).
+Cluster build_cluster(ManifestSet manifests) {
+  Cluster cluster;
+  cluster.warnings = std::move(manifests.warnings);
+  for (const Namespace& ns : manifests.namespaces) cluster.snapshot.set_namespace_labels(ns.meta.name, ns.meta.labels);
+  for (Node& node : manifests.nodes) {
+    if (cluster.snapshot.find_node(node.meta.name) != scheduling::kNoNode) {
+      cluster.warnings.push_back("Node/" + node.meta.name + " is defined more than once; the first one is used");
+      continue;
+    }
+    cluster.snapshot.add_node(std::move(node));
+  }
+  for (Pod& pod : manifests.pods) {
+    if (pod.is_terminal()) continue;
+    if (!pod.is_bound()) {
+      cluster.pending.push_back(std::move(pod));
+      continue;
+    }
+    NodeId node = cluster.snapshot.find_node(pod.spec.node_name);
+    if (node == scheduling::kNoNode) {
+      cluster.warnings.push_back("Pod/" + pod.meta.key() + " is bound to node " + pod.spec.node_name +
+                                 ", which is not in the input; the pod is ignored");
+      continue;
+    }
+    cluster.snapshot.add_pod(std::move(pod), node);
+  }
+  for (const Workload& workload : manifests.workloads) {
+    for (Pod& pod : workload.expand_pods()) cluster.pending.push_back(std::move(pod));
+  }
+  return cluster;
+}
+
+nlohmann::json to_json(const ClusterSnapshot& snapshot, const Placement& p) {
+  nlohmann::json feasible = nlohmann::json::array();
+  for (NodeId id : p.result.feasible) feasible.push_back(snapshot.node(id).name());
+  nlohmann::json node = p.result.scheduled() ? nlohmann::json(snapshot.node(p.result.chosen).name()) : nullptr;
+  return {{"pod", p.pod->meta.key()}, {"node", node}, {"feasible", feasible}, {"reason", p.result.reason}};
+}
+
+void print_text(const ClusterSnapshot& snapshot, const std::vector<Placement>& placements, std::ostream& out) {
+  std::size_t width = 3;
+  for (const Placement& p : placements) width = std::max(width, p.pod->meta.key().size());
+  std::size_t placed = 0;
+  for (const Placement& p : placements) {
+    std::string key = p.pod->meta.key();
+    out << key << std::string(width - key.size() + 2, ' ');
+    if (p.result.scheduled()) {
+      ++placed;
+      out << "-> " << snapshot.node(p.result.chosen).name() << "  (fits on ";
+      for (std::size_t i = 0; i < p.result.feasible.size(); ++i) {
+        out << (i ? ", " : "") << snapshot.node(p.result.feasible[i]).name();
+      }
+      out << ")\n";
+    } else {
+      out << "unschedulable: " << p.result.reason << "\n";
+    }
+  }
+  out << placements.size() << " pod(s) without a node: " << placed << " placed, " << placements.size() - placed
+      << " unschedulable\n";
+}
+
+}  // namespace
+
+int run_check(const CheckOptions& options, std::ostream& out, std::ostream& err) {
+  Result<ManifestSet> loaded = load_manifest_files(options.files);
+  if (!loaded) {
+    err << "error: " << loaded.error().message << "\n";
+    return 1;
+  }
+  std::vector<Workload> daemonsets;
+  for (const Workload& w : loaded->workloads) {
+    if (w.kind == WorkloadKind::DaemonSet) daemonsets.push_back(w);
+  }
+  Cluster cluster = build_cluster(std::move(*loaded));
+  for (const std::string& warning : cluster.warnings) err << "warning: " << warning << "\n";
+
+  scheduling::SchedulerOptions scheduler_options;
+  scheduler_options.scoring = options.scoring == "MostAllocated" ? scheduling::ScoringStrategy::MostAllocated
+                                                                 : scheduling::ScoringStrategy::LeastAllocated;
+  scheduling::Scheduler scheduler(scheduler_options);
+  std::vector<Placement> placements = place_daemon_pods(cluster.snapshot, scheduler, daemonsets);
+  auto mode = options.independent ? scheduling::PlacementMode::Independent : scheduling::PlacementMode::Sequential;
+  for (Placement& p : place_pods(cluster.snapshot, scheduler, std::move(cluster.pending), mode)) {
+    placements.push_back(std::move(p));
+  }
+
+  if (options.output == "json") {
+    nlohmann::json array = nlohmann::json::array();
+    for (const Placement& p : placements) array.push_back(to_json(cluster.snapshot, p));
+    out << array.dump(2) << "\n";
+  } else {
+    print_text(cluster.snapshot, placements, out);
+  }
+  return 0;
+}
+
+}  // namespace scalewright::cli

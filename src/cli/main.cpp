@@ -1,0 +1,37 @@
+// The `scalewright` command.
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "cli/check_command.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"Scalewright: node and workload autoscaling for Kubernetes, in one binary."};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "scalewright 0.1.0");
+
+  scalewright::cli::CheckOptions check;
+  CLI::App* check_cmd = app.add_subcommand(
+      "check", "Load manifests and show, for every pod without a node, where kube-scheduler would bind it, every "
+               "node it fits on, or why it fits none.");
+  check_cmd->add_option("files", check.files, "Manifest files (YAML or JSON, multi-document)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  check_cmd->add_option("-o,--output", check.output, "Output format")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
+  check_cmd->add_option("--scoring", check.scoring, "NodeResourcesFit scoring strategy")
+      ->check(CLI::IsMember({"LeastAllocated", "MostAllocated"}))
+      ->capture_default_str();
+  check_cmd->add_flag("--independent", check.independent,
+                      "Answer each pod alone against the cluster as given, instead of binding pods one after "
+                      "another in scheduling-queue order");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);
+    return code == 0 ? 0 : 2;
+  }
+  if (check_cmd->parsed()) return scalewright::cli::run_check(check, std::cout, std::cerr);
+  return 0;
+}
