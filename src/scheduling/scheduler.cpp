@@ -159,14 +159,14 @@ std::int64_t resources_fit_score(const CycleState& state, const NodeInfo& node, 
 // NodeResourcesBalancedAllocation: how close the cpu and memory fractions stay, with actual requests.
 std::int64_t balanced_allocation_score(const CycleState& state, const NodeInfo& node) {
   const ResourceList& allocatable = node.node->allocatable;
-  std::vector<double> fractions;
-  auto add = [&](std::int64_t requested, std::int64_t capacity) {
-    if (capacity == 0) return;
-    fractions.push_back(std::min(1.0, static_cast<double>(requested) / static_cast<double>(capacity)));
+  // With two resources the standard deviation of their fractions is half their difference; with one, zero.
+  if (allocatable.cpu_milli() == 0 || allocatable.memory() == 0) return kMaxNodeScore;
+  auto fraction = [](std::int64_t requested, std::int64_t capacity) {
+    return std::min(1.0, static_cast<double>(requested) / static_cast<double>(capacity));
   };
-  add(node.requested.cpu_milli() + state.requests.cpu_milli(), allocatable.cpu_milli());
-  add(node.requested.memory() + state.requests.memory(), allocatable.memory());
-  double std_dev = fractions.size() == 2 ? std::abs((fractions[0] - fractions[1]) / 2) : 0.0;
+  double cpu = fraction(node.requested.cpu_milli() + state.requests.cpu_milli(), allocatable.cpu_milli());
+  double memory = fraction(node.requested.memory() + state.requests.memory(), allocatable.memory());
+  double std_dev = std::abs((cpu - memory) / 2);
   return static_cast<std::int64_t>((1 - std_dev) * static_cast<double>(kMaxNodeScore));
 }
 

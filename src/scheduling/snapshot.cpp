@@ -21,6 +21,15 @@ NonZeroRequests non_zero(const Container& c) {
   return {cpu == 0 ? kDefaultMilliCpuRequest : cpu, memory == 0 ? kDefaultMemoryRequest : memory};
 }
 
+// True when `key` is the pod's "namespace/name" (or "name" without a namespace), without building the key.
+bool has_key(const Pod& pod, std::string_view key) {
+  const std::string& ns = pod.meta.namespace_;
+  const std::string& name = pod.meta.name;
+  if (ns.empty()) return key == name;
+  return key.size() == ns.size() + 1 + name.size() && key.compare(0, ns.size(), ns) == 0 && key[ns.size()] == '/' &&
+         key.compare(ns.size() + 1, std::string_view::npos, name) == 0;
+}
+
 bool has_pod_terms(const Pod& pod) {
   const Affinity& a = pod.spec.affinity;
   return !a.required_pod_affinity.empty() || !a.required_pod_anti_affinity.empty() ||
@@ -119,7 +128,7 @@ PlacedPod ClusterSnapshot::unplace(const std::string& key) {
   NodeInfo& info = nodes_[location->second];
   pod_locations_.erase(location);
   auto it = std::find_if(info.pods.begin(), info.pods.end(),
-                         [&](const PlacedPod& p) { return p.pod->meta.key() == key; });
+                         [&](const PlacedPod& p) { return has_key(*p.pod, key); });
   PlacedPod placed = std::move(*it);
   *it = std::move(info.pods.back());
   info.pods.pop_back();

@@ -1,0 +1,135 @@
+// `scalewright check` as a user runs it: through run_check, and through the built binary for exit statuses.
+#include "cli/check_command.h"
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+namespace scalewright::cli {
+namespace {
+
+const std::string kSource = SCALEWRIGHT_SOURCE_DIR;
+const std::string kExample = kSource + "/examples/check/cluster.yaml";
+
+nlohmann::json run_json(const std::vector<std::string>& files, std::string* err_out = nullptr) {
+  CheckOptions options;
+  options.files = files;
+  options.output = "json";
+  std::ostringstream out, err;
+  EXPECT_EQ(run_check(options, out, err), 0) << err.str();
+  if (err_out) *err_out = err.str();
+  return nlohmann::json::parse(out.str());
+}
+
+std::map<std::string, nlohmann::json> by_pod(const nlohmann::json& array) {
+  std::map<std::string, nlohmann::json> out;
+  for (const auto& item : array) out[item["pod"].get<std::string>()] = item;
+  return out;
+}
+
+TEST(CheckCommand, ExampleClusterPlacesDaemonsWebReplicasAndTheDatabase) {
+  // Hand-worked: node-exporter tolerates everything, so it runs on all three nodes (100m each). The web
+  // replicas must sit one per node and cannot use the database node (untolerated taint): two of them fit on the
+  // m5.large nodes, the third fits nowhere. postgres selects and tolerates the database node. The 6-cpu report
+  // is larger than the 1830m left on each m5.large and cannot use the database node.
+  std::string err;
+  nlohmann::json result = run_json({kExample}, &err);
+  ASSERT_EQ(result.size(), 8u);  // 3 daemon pods, 3 web replicas, postgres-0, nightly-report
+  int daemons = 0;
+  std::vector<std::string> web_nodes;
+  std::vector<std::string> web_reasons;
+  for (const auto& item : result) {
+    std::string pod = item["pod"];
+    if (pod.rfind("monitoring/node-exporter-", 0) == 0) {
+      ++daemons;
+      EXPECT_TRUE(item["node"].is_string()) << item.dump();
+    } else if (pod.rfind("shop/web-", 0) == 0) {
+      if (item["node"].is_string()) {
+        web_nodes.push_back(item["node"]);
+      } else {
+        web_reasons.push_back(item["reason"]);
+      }
+    }
+  }
+  EXPECT_EQ(daemons, 3);
+  EXPECT_EQ(web_nodes, (std::vector<std::string>{"ip-10-0-1-17.ec2.internal", "ip-10-0-2-44.ec2.internal"}));
+  EXPECT_EQ(web_reasons, (std::vector<std::string>{
+                             "0/3 nodes are available: 1 node(s) had untolerated taint {dedicated: databases}, "
+                             "2 node(s) didn't match pod anti-affinity rules."}));
+  auto pods = by_pod(result);
+  ASSERT_TRUE(pods.count("shop/postgres-0"));
+  EXPECT_EQ(pods["shop/postgres-0"]["node"], "ip-10-0-3-91.ec2.internal");
+  EXPECT_EQ(pods["shop/postgres-0"]["feasible"], nlohmann::json::array({"ip-10-0-3-91.ec2.internal"}));
+  ASSERT_TRUE(pods.count("shop/nightly-report"));
+  EXPECT_TRUE(pods["shop/nightly-report"]["node"].is_null());
+  EXPECT_EQ(pods["shop/nightly-report"]["reason"],
+            "0/3 nodes are available: 1 node(s) had untolerated taint {dedicated: databases}, 2 Insufficient cpu.");
+  EXPECT_NE(err.find("Service"), std::string::npos) << "the skipped Service is named in a warning: " << err;
+}
+
+TEST(CheckCommand, IndependentModeBindsNothing) {
+  CheckOptions options;
+  options.files = {kExample};
+  options.output = "json";
+  options.independent = true;
+  std::ostringstream out, err;
+  ASSERT_EQ(run_check(options, out, err), 0);
+  // Alone, every web replica fits on both m5.large nodes: no replica sees another.
+  for (const auto& item : nlohmann::json::parse(out.str())) {
+    if (item["pod"].get<std::string>().rfind("shop/web-", 0) == 0) EXPECT_EQ(item["feasible"].size(), 2u);
+  }
+}
+
+TEST(CheckCommand, TextOutputNamesNodeAndReason) {
+  CheckOptions options;
+  options.files = {kExample};
+  std::ostringstream out, err;
+  ASSERT_EQ(run_check(options, out, err), 0);
+  EXPECT_NE(out.str().find("shop/postgres-0"), std::string::npos);
+  EXPECT_NE(out.str().find("-> ip-10-0-3-91.ec2.internal"), std::string::npos);
+  EXPECT_NE(out.str().find("unschedulable: 0/3 nodes are available"), std::string::npos);
+  EXPECT_NE(out.str().find("8 pod(s) without a node: 6 placed, 2 unschedulable"), std::string::npos) << out.str();
+}
+
+TEST(CheckCommand, InvalidManifestIsOneErrorLineAndExitOne) {
+  CheckOptions options;
+  std::string file = kSource + "/tests/cli/testdata/bad-quantity.yaml";
+  options.files = {file};
+  std::ostringstream out, err;
+  EXPECT_EQ(run_check(options, out, err), 1);
+  EXPECT_EQ(out.str(), "");
+  EXPECT_EQ(err.str(), "error: " + file +
+                           " doc 2 Deployment/web: spec.template.spec.containers[0].resources.requests.cpu: "
+                           "invalid quantity \"1.5.3\"\n");
+}
+
+struct Run {
+  int status;
+  std::string output;
+};
+
+Run run_binary(const std::string& args) {
+  std::string command = std::string(SCALEWRIGHT_BINARY) + " " + args + " 2>&1";
+  FILE* pipe = popen(command.c_str(), "r");
+  std::string output;
+  std::array<char, 4096> buffer{};
+  while (std::size_t n = fread(buffer.data(), 1, buffer.size(), pipe)) output.append(buffer.data(), n);
+  int status = pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
+}
+
+TEST(ScalewrightBinary, ExitStatusesForValidInvalidAndMisusedInput) {
+  EXPECT_EQ(run_binary("check " + kExample).status, 0);
+  Run bad = run_binary("check " + kSource + "/tests/cli/testdata/bad-quantity.yaml");
+  EXPECT_EQ(bad.status, 1);
+  EXPECT_NE(bad.output.find("invalid quantity \"1.5.3\""), std::string::npos) << bad.output;
+  EXPECT_EQ(run_binary("check --output yaml " + kExample).status, 2);
+  EXPECT_EQ(run_binary("check /no/such/file.yaml").status, 2);
+}
+
+}  // namespace
+}  // namespace scalewright::cli
