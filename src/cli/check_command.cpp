@@ -100,6 +100,7 @@ int run_check(const CheckOptions& options, std::ostream& out, std::ostream& err)
   scheduling::SchedulerOptions scheduler_options;
   scheduler_options.scoring = options.scoring == "MostAllocated" ? scheduling::ScoringStrategy::MostAllocated
                                                                  : scheduling::ScoringStrategy::LeastAllocated;
+  scheduler_options.percentage_of_nodes_to_score = 100;  // the report lists every node a pod fits on
   scheduling::Scheduler scheduler(scheduler_options);
   std::vector<Placement> placements = place_daemon_pods(cluster.snapshot, scheduler, daemonsets);
   auto mode = options.independent ? scheduling::PlacementMode::Independent : scheduling::PlacementMode::Sequential;

@@ -186,12 +186,18 @@ SchedulingResult Scheduler::schedule(const ClusterSnapshot& snapshot, const Pod&
 
   SchedulingResult result;
   const auto& nodes = snapshot.nodes();
-  for (NodeId id = 0; id < nodes.size(); ++id) {
+  const std::size_t slots = nodes.size();
+  const std::size_t wanted = feasible_nodes_to_find(options_.percentage_of_nodes_to_score, snapshot.live_node_count());
+  std::size_t start = slots == 0 ? 0 : next_start_node_ % slots;
+  std::size_t visited = 0;
+  for (; visited < slots && result.feasible.size() < wanted; ++visited) {
+    NodeId id = static_cast<NodeId>((start + visited) % slots);
     if (nodes[id].removed) continue;
     bool passes = run_filters(state, state.lookup(id), nodes[id],
                               [&](std::string_view reason) { ++result.reasons[std::string(reason)]; });
     if (passes) result.feasible.push_back(id);
   }
+  next_start_node_ = slots == 0 ? 0 : (start + visited) % slots;
   if (result.feasible.empty()) {
     result.reason = format_fit_error(snapshot.live_node_count(), result.reasons);
     return result;
@@ -242,6 +248,17 @@ std::vector<std::string> Scheduler::rejections(const ClusterSnapshot& snapshot, 
   std::vector<std::string> out;
   run_filters(state, state.lookup(node), snapshot.node(node), [&](std::string_view reason) { out.emplace_back(reason); });
   return out;
+}
+
+std::size_t feasible_nodes_to_find(int percentage, std::size_t live_nodes) {
+  constexpr std::size_t kMinFeasibleNodesToFind = 100;
+  constexpr int kMinFeasibleNodesPercentageToFind = 5;
+  if (live_nodes < kMinFeasibleNodesToFind || percentage >= 100) return live_nodes;
+  if (percentage <= 0) {
+    percentage = std::max(50 - static_cast<int>(live_nodes / 125), kMinFeasibleNodesPercentageToFind);
+  }
+  std::size_t n = live_nodes * static_cast<std::size_t>(percentage) / 100;
+  return std::max(n, kMinFeasibleNodesToFind);
 }
 
 std::string format_fit_error(std::size_t node_count, const std::map<std::string, int>& reasons) {

@@ -238,6 +238,30 @@ TEST(Scheduler, FindFitReturnsFirstFeasibleNodeFromStart) {
   EXPECT_EQ(scheduler.find_fit(s, make_pod("huge", 64000, 0)), kNoNode);
 }
 
+TEST(Scheduler, AdaptivePercentageOfNodesToScoreMatchesUpstream) {
+  EXPECT_EQ(feasible_nodes_to_find(0, 50), 50u);      // under 100 nodes: all of them
+  EXPECT_EQ(feasible_nodes_to_find(0, 150), 100u);    // 49% is 73, raised to the floor of 100
+  EXPECT_EQ(feasible_nodes_to_find(0, 1000), 420u);   // 50 - 1000/125 = 42%
+  EXPECT_EQ(feasible_nodes_to_find(0, 5000), 500u);   // 50 - 40 = 10%
+  EXPECT_EQ(feasible_nodes_to_find(0, 10000), 500u);  // 50 - 80 < 5: the 5% floor
+  EXPECT_EQ(feasible_nodes_to_find(100, 5000), 5000u);
+  EXPECT_EQ(feasible_nodes_to_find(30, 1000), 300u);
+}
+
+TEST(Scheduler, SamplingStopsAtEnoughFeasibleNodesAndRotatesTheStart) {
+  ClusterSnapshot s;
+  for (int i = 0; i < 200; ++i) s.add_node(make_node("n" + std::to_string(i), 4000, 16 * kGi));
+  SchedulerOptions options;
+  options.percentage_of_nodes_to_score = 50;  // 100 of 200 nodes
+  Scheduler scheduler(options);
+  SchedulingResult first = scheduler.schedule(s, make_pod("a", 100, 0));
+  ASSERT_EQ(first.feasible.size(), 100u);
+  EXPECT_EQ(s.node(first.feasible.front()).name(), "n0");
+  SchedulingResult second = scheduler.schedule(s, make_pod("b", 100, 0));
+  ASSERT_EQ(second.feasible.size(), 100u);
+  EXPECT_EQ(s.node(second.feasible.front()).name(), "n100");  // the next cycle starts where the last stopped
+}
+
 TEST(Snapshot, RevertRestoresRequestsPodsAndNodes) {
   ClusterSnapshot s;
   NodeId a = s.add_node(make_node("a", 4000, 16 * kGi));
