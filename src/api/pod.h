@@ -114,7 +114,7 @@ struct Pod {
   // What the scheduler reserves for the pod: max(sum of app containers + sidecars, for each init container in
   // order: the sidecars started before it + that init container), plus the pod overhead. The pods resource is 1.
   ResourceList effective_requests() const;
-  // Host ports the pod asks for (ports with hostPort > 0), from app and init containers.
+  // Host ports the pod asks for (ports with hostPort > 0), from app containers and sidecars.
   std::vector<ContainerPort> host_ports() const;
   std::int32_t priority() const { return spec.priority.value_or(0); }
   bool is_bound() const { return !spec.node_name.empty(); }

@@ -30,7 +30,7 @@ class Quantity {
   const std::string& text() const { return text_; }
 
  private:
-  // value = mantissa_ * 10^exponent10_ * 2^exponent2_; one of the two exponents is always zero.
+  // value = mantissa_ * 10^exponent10_ * 2^exponent2_ ("1.5Gi" is 15 * 10^-1 * 2^30).
   __extension__ __int128 mantissa_ = 0;  // exact for every quantity upstream accepts
   int exponent10_ = 0;
   int exponent2_ = 0;

@@ -34,10 +34,13 @@ class ValueSet {
   // The explicit values of a finite set (empty for complements).
   const std::set<std::string>& values() const { return values_; }
   bool is_complement() const { return complement_; }
+  // "In {a, b}", "NotIn {a}", "Exists", "DoesNotExist", "Gt 4 and Lt 9".
   std::string to_string() const;
   friend bool operator==(const ValueSet&, const ValueSet&) = default;
 
  private:
+  bool within_bounds(const std::string& value) const;
+
   bool complement_ = true;  // true: every value except values_; false: exactly values_
   std::set<std::string> values_;
   std::optional<std::int64_t> greater_than_;
@@ -57,7 +60,8 @@ class RequirementSet {
   RequirementSet intersect(const RequirementSet& other) const;
 
   // nullopt when every key both sets name still allows some value; otherwise a reason such as
-  // `key "topology.kubernetes.io/zone": zone-a not in {zone-b, zone-c}`. Keys only one side names are fine.
+  // `key "topology.kubernetes.io/zone": In {zone-a} conflicts with In {zone-b, zone-c}`. Keys only one side
+  // names are fine.
   std::optional<std::string> incompatibility(const RequirementSet& other) const;
   bool compatible(const RequirementSet& other) const { return !incompatibility(other).has_value(); }
   // True when some key allows nothing and cannot be absent either.

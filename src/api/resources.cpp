@@ -1,0 +1,152 @@
+#include "api/resources.h"
+
+#include <algorithm>
+
+namespace scalewright {
+namespace {
+
+bool is_byte_resource(Symbol name) {
+  std::string_view s = name.str();
+  return name == resource_names::memory() || name == resource_names::ephemeral_storage() ||
+         s.rfind("hugepages-", 0) == 0;
+}
+
+// Bytes in the largest binary unit that divides them exactly ("1Gi", "1536Mi", "1000"), as kubectl shows them.
+std::string format_bytes(std::int64_t bytes) {
+  static constexpr std::pair<const char*, int> kUnits[] = {{"Ei", 60}, {"Pi", 50}, {"Ti", 40},
+                                                           {"Gi", 30}, {"Mi", 20}, {"Ki", 10}};
+  if (bytes != 0) {
+    for (const auto& [suffix, shift] : kUnits) {
+      const std::int64_t unit = std::int64_t{1} << shift;
+      if (bytes % unit == 0) return std::to_string(bytes / unit) + suffix;
+    }
+  }
+  return std::to_string(bytes);
+}
+
+std::string format_amount(Symbol name, std::int64_t amount) {
+  if (name == resource_names::cpu()) {
+    return amount % 1000 == 0 ? std::to_string(amount / 1000) : std::to_string(amount) + "m";
+  }
+  if (is_byte_resource(name)) return format_bytes(amount);
+  return std::to_string(amount);
+}
+
+// Applies `op` to every resource either list names, writing into `into`.
+template <typename Op>
+void combine(ResourceList& into, const ResourceList& other, Op op) {
+  for (const auto& [name, amount] : other.entries()) into.set(name, op(into.get(name), amount));
+}
+
+}  // namespace
+
+std::int64_t resource_amount(Symbol name, const Quantity& quantity) {
+  return name == resource_names::cpu() ? quantity.milli_value() : quantity.value();
+}
+
+std::int64_t ResourceList::get(Symbol name) const {
+  if (name == resource_names::cpu()) return cpu_milli_;
+  if (name == resource_names::memory()) return memory_;
+  if (name == resource_names::ephemeral_storage()) return ephemeral_storage_;
+  if (name == resource_names::pods()) return pods_;
+  auto it = std::lower_bound(extended_.begin(), extended_.end(), name,
+                             [](const auto& entry, Symbol key) { return entry.first < key; });
+  return it != extended_.end() && it->first == name ? it->second : 0;
+}
+
+void ResourceList::set(Symbol name, std::int64_t amount) {
+  if (name == resource_names::cpu()) { cpu_milli_ = amount; return; }
+  if (name == resource_names::memory()) { memory_ = amount; return; }
+  if (name == resource_names::ephemeral_storage()) { ephemeral_storage_ = amount; return; }
+  if (name == resource_names::pods()) { pods_ = amount; return; }
+  auto it = std::lower_bound(extended_.begin(), extended_.end(), name,
+                             [](const auto& entry, Symbol key) { return entry.first < key; });
+  const bool present = it != extended_.end() && it->first == name;
+  // Zero amounts are not stored, so that equal lists compare equal however they were built.
+  if (amount == 0) {
+    if (present) extended_.erase(it);
+  } else if (present) {
+    it->second = amount;
+  } else {
+    extended_.insert(it, {name, amount});
+  }
+}
+
+std::vector<std::pair<Symbol, std::int64_t>> ResourceList::entries() const {
+  std::vector<std::pair<Symbol, std::int64_t>> out;
+  out.reserve(4 + extended_.size());
+  if (cpu_milli_ != 0) out.emplace_back(resource_names::cpu(), cpu_milli_);
+  if (memory_ != 0) out.emplace_back(resource_names::memory(), memory_);
+  if (ephemeral_storage_ != 0) out.emplace_back(resource_names::ephemeral_storage(), ephemeral_storage_);
+  if (pods_ != 0) out.emplace_back(resource_names::pods(), pods_);
+  out.insert(out.end(), extended_.begin(), extended_.end());
+  return out;
+}
+
+ResourceList& ResourceList::operator+=(const ResourceList& other) {
+  cpu_milli_ += other.cpu_milli_;
+  memory_ += other.memory_;
+  ephemeral_storage_ += other.ephemeral_storage_;
+  pods_ += other.pods_;
+  for (const auto& [name, amount] : other.extended_) add(name, amount);
+  return *this;
+}
+
+ResourceList& ResourceList::operator-=(const ResourceList& other) {
+  cpu_milli_ -= other.cpu_milli_;
+  memory_ -= other.memory_;
+  ephemeral_storage_ -= other.ephemeral_storage_;
+  pods_ -= other.pods_;
+  for (const auto& [name, amount] : other.extended_) add(name, -amount);
+  return *this;
+}
+
+bool operator==(const ResourceList& a, const ResourceList& b) {
+  return a.cpu_milli_ == b.cpu_milli_ && a.memory_ == b.memory_ && a.ephemeral_storage_ == b.ephemeral_storage_ &&
+         a.pods_ == b.pods_ && a.extended_ == b.extended_;
+}
+
+ResourceList ResourceList::max(const ResourceList& a, const ResourceList& b) {
+  ResourceList out = a;
+  combine(out, b, [](std::int64_t x, std::int64_t y) { return std::max(x, y); });
+  return out;
+}
+
+ResourceList ResourceList::times(std::int64_t n) const {
+  ResourceList out;
+  for (const auto& [name, amount] : entries()) out.set(name, amount * n);
+  return out;
+}
+
+bool ResourceList::fits_in(const ResourceList& limit) const {
+  if (cpu_milli_ > limit.cpu_milli_ || memory_ > limit.memory_ || ephemeral_storage_ > limit.ephemeral_storage_ ||
+      pods_ > limit.pods_) {
+    return false;
+  }
+  for (const auto& [name, amount] : extended_) {
+    if (amount > limit.get(name)) return false;
+  }
+  return true;
+}
+
+bool ResourceList::is_zero() const {
+  return cpu_milli_ == 0 && memory_ == 0 && ephemeral_storage_ == 0 && pods_ == 0 && extended_.empty();
+}
+
+bool ResourceList::any_negative() const {
+  if (cpu_milli_ < 0 || memory_ < 0 || ephemeral_storage_ < 0 || pods_ < 0) return true;
+  return std::any_of(extended_.begin(), extended_.end(), [](const auto& e) { return e.second < 0; });
+}
+
+std::string ResourceList::to_string() const {
+  std::string out;
+  for (const auto& [name, amount] : entries()) {
+    if (!out.empty()) out += ' ';
+    out += name.str();
+    out += '=';
+    out += format_amount(name, amount);
+  }
+  return out;
+}
+
+}  // namespace scalewright
