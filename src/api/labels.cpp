@@ -12,17 +12,6 @@ auto lower_bound_key(Entries& entries, Symbol key) {
                           [](const Labels::Entry& e, Symbol k) { return e.first < k; });
 }
 
-// Label values compared by Gt/Lt must be base-10 integers, as strconv.ParseInt(v, 10, 64) reads them.
-std::optional<std::int64_t> parse_integer(std::string_view text) {
-  std::int64_t value = 0;
-  const char* first = text.data();
-  const char* last = text.data() + text.size();
-  if (first != last && *first == '+') ++first;
-  auto [end, error] = std::from_chars(first, last, value);
-  if (error != std::errc() || end != last || first == last) return std::nullopt;
-  return value;
-}
-
 bool contains(const std::vector<Symbol>& values, Symbol value) {
   return std::find(values.begin(), values.end(), value) != values.end();
 }
@@ -62,6 +51,17 @@ bool Labels::contains_all(const Labels& subset) const {
   return true;
 }
 
+std::optional<std::int64_t> parse_label_integer(std::string_view text) {
+  if (!text.empty() && text.front() == '+') {
+    text.remove_prefix(1);
+    if (!text.empty() && text.front() == '-') return std::nullopt;  // one sign only
+  }
+  std::int64_t value = 0;
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || error != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return value;
+}
+
 std::optional<SelectorOperator> parse_selector_operator(std::string_view text) {
   if (text == "In") return SelectorOperator::In;
   if (text == "NotIn") return SelectorOperator::NotIn;
@@ -95,8 +95,8 @@ bool LabelRequirement::matches_value(const Symbol* value) const {
     case SelectorOperator::Gt:
     case SelectorOperator::Lt: {
       if (value == nullptr || values.size() != 1) return false;
-      auto actual = parse_integer(value->str());
-      auto bound = parse_integer(values.front().str());
+      auto actual = parse_label_integer(value->str());
+      auto bound = parse_label_integer(values.front().str());
       if (!actual || !bound) return false;
       return op == SelectorOperator::Gt ? *actual > *bound : *actual < *bound;
     }

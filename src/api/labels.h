@@ -43,6 +43,9 @@ enum class SelectorOperator { In, NotIn, Exists, DoesNotExist, Gt, Lt };
 std::optional<SelectorOperator> parse_selector_operator(std::string_view text);
 std::string_view to_string(SelectorOperator op);
 
+// A label value read as Gt/Lt read it, like strconv.ParseInt(v, 10, 64): an optional sign, base-10 digits.
+std::optional<std::int64_t> parse_label_integer(std::string_view text);
+
 struct LabelRequirement {
   Symbol key;
   SelectorOperator op = SelectorOperator::Exists;

@@ -9,9 +9,9 @@ namespace {
 
 __extension__ typedef __int128 int128;
 
-// The largest decimal exponent a quantity may carry and still be compared exactly. Upstream's inf.Dec has no
-// limit; past 10^38 every value saturates anyway, so larger exponents change nothing a user could observe.
-constexpr int kMaxExponent = 400;
+// Exponents are clamped here to keep the arithmetic bounded. Upstream's inf.Dec has no limit, but any exponent
+// this large saturates (or rounds to the smallest unit) whatever fraction digits it is balanced against.
+constexpr int kMaxExponent = 100'000;
 // More significant digits than an int128 holds cannot be exact; upstream accepts them, but no resource amount
 // a user writes comes near (the largest, 8Ei, has 19 digits).
 constexpr int kMaxDigits = 36;
@@ -62,24 +62,32 @@ std::optional<Suffix> parse_suffix(std::string_view s) {
   return Suffix{negative ? -exponent : exponent, 0};
 }
 
-int128 power_of_ten(int n) {
-  int128 p = 1;
-  for (int i = 0; i < n; ++i) p *= 10;
-  return p;
-}
-
 std::int64_t saturate(int128 v) {
   if (v > std::numeric_limits<std::int64_t>::max()) return std::numeric_limits<std::int64_t>::max();
   if (v < std::numeric_limits<std::int64_t>::min()) return std::numeric_limits<std::int64_t>::min();
   return static_cast<std::int64_t>(v);
 }
 
-// ceil(mantissa × 10^e10 × 2^e2), saturated to int64, computed exactly in 128 bits.
+// ceil(mantissa × 10^e10 × 2^e2), saturated to int64, computed exactly in 128 bits. A negative e10 divides by
+// 10^k = 2^k × 5^k: the factors of two cancel against e2 first, so "1.000000000000000000000Ei" stays exact.
 std::int64_t scaled_ceil(int128 mantissa, int e10, int e2) {
   if (mantissa == 0) return 0;
   const bool negative = mantissa < 0;
   constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
   constexpr std::int64_t kMin = std::numeric_limits<std::int64_t>::min();
+  while (e10 < 0 && mantissa % 10 == 0) {
+    mantissa /= 10;
+    ++e10;
+  }
+  int twos_in_divisor = 0;
+  int fives_in_divisor = 0;
+  if (e10 < 0) {
+    const int cancelled = std::min(e2, -e10);
+    e2 -= cancelled;
+    twos_in_divisor = -e10 - cancelled;
+    fives_in_divisor = -e10;
+    e10 = 0;
+  }
   int128 value = mantissa;
   for (int i = 0; i < e2; ++i) {
     if (__builtin_mul_overflow(value, 2, &value)) return negative ? kMin : kMax;
@@ -87,10 +95,13 @@ std::int64_t scaled_ceil(int128 mantissa, int e10, int e2) {
   for (int i = 0; i < e10; ++i) {
     if (__builtin_mul_overflow(value, 10, &value)) return negative ? kMin : kMax;
   }
-  if (e10 >= 0) return saturate(value);
-  // A divisor beyond 10^38 leaves a magnitude below one: the ceiling is 1 for positives and 0 for negatives.
-  if (-e10 > 38) return negative ? 0 : 1;
-  const int128 divisor = power_of_ten(-e10);
+  int128 divisor = 1;
+  for (int i = 0; i < twos_in_divisor; ++i) {
+    if (__builtin_mul_overflow(divisor, 2, &divisor)) return negative ? 0 : 1;  // magnitude below one
+  }
+  for (int i = 0; i < fives_in_divisor; ++i) {
+    if (__builtin_mul_overflow(divisor, 5, &divisor)) return negative ? 0 : 1;
+  }
   int128 quotient = value / divisor;  // truncates toward zero
   if (!negative && value % divisor != 0) ++quotient;
   return saturate(quotient);

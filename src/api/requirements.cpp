@@ -3,16 +3,10 @@
 #include <algorithm>
 #include <charconv>
 #include <iterator>
+#include <limits>
 
 namespace scalewright {
 namespace {
-
-std::optional<std::int64_t> parse_integer(const std::string& text) {
-  std::int64_t value = 0;
-  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc() || end != text.data() + text.size() || text.empty()) return std::nullopt;
-  return value;
-}
 
 std::string join(const std::set<std::string>& values) {
   std::string out = "{";
@@ -68,7 +62,7 @@ ValueSet ValueSet::from(const LabelRequirement& requirement) {
     case SelectorOperator::Gt:
     case SelectorOperator::Lt: {
       // A bound that is not one integer can match no label value, as upstream's Gt/Lt.
-      auto bound = values.size() == 1 ? parse_integer(*values.begin()) : std::nullopt;
+      auto bound = values.size() == 1 ? parse_label_integer(*values.begin()) : std::nullopt;
       if (!bound) return of({});
       return requirement.op == SelectorOperator::Gt ? greater_than(*bound) : less_than(*bound);
     }
@@ -106,7 +100,7 @@ ValueSet ValueSet::intersect(const ValueSet& other) const {
 
 bool ValueSet::within_bounds(const std::string& value) const {
   if (!greater_than_ && !less_than_) return true;
-  auto n = parse_integer(value);
+  auto n = parse_label_integer(value);
   if (!n) return false;
   return (!greater_than_ || *n > *greater_than_) && (!less_than_ || *n < *less_than_);
 }
@@ -118,8 +112,20 @@ bool ValueSet::allows(const std::string& value) const {
 
 bool ValueSet::is_empty() const {
   if (!complement_) return values_.empty();
-  // Integer bounds with no integer between them; a complement otherwise always has values left.
-  return greater_than_ && less_than_ && *greater_than_ >= *less_than_ - 1;
+  constexpr std::int64_t kMin = std::numeric_limits<std::int64_t>::min();
+  constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+  if (greater_than_ && *greater_than_ == kMax) return true;
+  if (less_than_ && *less_than_ == kMin) return true;
+  if (!greater_than_ || !less_than_) return false;  // unbounded on one side: infinitely many integers left
+  const std::int64_t low = *greater_than_;
+  const std::int64_t high = *less_than_;
+  if (low >= high || low + 1 >= high) return true;  // no integer strictly between (low + 1 cannot overflow here)
+  // A short range can be used up by the excluded values (NotIn {5} with Gt 4 and Lt 6).
+  if (static_cast<std::uint64_t>(high) - static_cast<std::uint64_t>(low) - 1 > values_.size()) return false;
+  for (std::int64_t v = low + 1; v < high; ++v) {
+    if (!values_.count(std::to_string(v))) return false;
+  }
+  return true;
 }
 
 std::string ValueSet::to_string() const {

@@ -32,12 +32,6 @@ std::string format_amount(Symbol name, std::int64_t amount) {
   return std::to_string(amount);
 }
 
-// Applies `op` to every resource either list names, writing into `into`.
-template <typename Op>
-void combine(ResourceList& into, const ResourceList& other, Op op) {
-  for (const auto& [name, amount] : other.entries()) into.set(name, op(into.get(name), amount));
-}
-
 }  // namespace
 
 std::int64_t resource_amount(Symbol name, const Quantity& quantity) {
@@ -107,8 +101,10 @@ bool operator==(const ResourceList& a, const ResourceList& b) {
 }
 
 ResourceList ResourceList::max(const ResourceList& a, const ResourceList& b) {
-  ResourceList out = a;
-  combine(out, b, [](std::int64_t x, std::int64_t y) { return std::max(x, y); });
+  // Every resource either side names; an absent one counts as zero (so max(-1, absent) is 0).
+  ResourceList out;
+  for (const auto& [name, amount] : a.entries()) out.set(name, std::max(amount, b.get(name)));
+  for (const auto& [name, amount] : b.entries()) out.set(name, std::max(a.get(name), amount));
   return out;
 }
 

@@ -1,0 +1,67 @@
+#pragma once
+// Karpenter's NodePool (karpenter.sh/v1) and NodeClaim: what group-less provisioning may launch, and what it did.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "api/duration.h"
+#include "api/labels.h"
+#include "api/meta.h"
+#include "api/requirements.h"
+#include "api/resources.h"
+
+namespace scalewright {
+
+namespace karpenter_labels {
+inline constexpr std::string_view nodepool = "karpenter.sh/nodepool";
+inline constexpr std::string_view capacity_type = "karpenter.sh/capacity-type";
+inline constexpr std::string_view instance_category = "karpenter.k8s.aws/instance-category";
+inline constexpr std::string_view instance_family = "karpenter.k8s.aws/instance-family";
+inline constexpr std::string_view instance_generation = "karpenter.k8s.aws/instance-generation";
+inline constexpr std::string_view instance_size = "karpenter.k8s.aws/instance-size";
+inline constexpr std::string_view instance_cpu = "karpenter.k8s.aws/instance-cpu";
+inline constexpr std::string_view instance_memory = "karpenter.k8s.aws/instance-memory";
+inline constexpr std::string_view do_not_disrupt = "karpenter.sh/do-not-disrupt";
+}  // namespace karpenter_labels
+
+// One entry of spec.template.spec.requirements: a node selector requirement, optionally asking for at least
+// minValues distinct values among the instance types a NodeClaim may take.
+struct NodePoolRequirement {
+  LabelRequirement requirement;
+  std::optional<std::int32_t> min_values;
+};
+
+enum class ConsolidationPolicy { WhenEmpty, WhenEmptyOrUnderutilized };
+
+// spec.disruption.budgets[]: at most `nodes` ("10%" or "5") of the NodePool's nodes disrupted at once.
+struct DisruptionBudget {
+  std::string nodes = "10%";
+  std::vector<std::string> reasons;  // empty: every reason
+};
+
+struct NodePool {
+  ObjectMeta meta;
+  // spec.template
+  Labels template_labels;
+  std::map<std::string, std::string> template_annotations;
+  std::vector<Taint> taints;
+  std::vector<Taint> startup_taints;  // expected to be removed by a daemon; ignored when simulating placement
+  std::vector<NodePoolRequirement> requirements;
+  std::optional<Duration> expire_after = Duration(720LL * 3600 * 1000);  // nullopt: Never
+  std::optional<Duration> termination_grace_period;
+  // spec.disruption
+  ConsolidationPolicy consolidation_policy = ConsolidationPolicy::WhenEmptyOrUnderutilized;
+  std::optional<Duration> consolidate_after = Duration(0);  // nullopt: Never
+  std::vector<DisruptionBudget> budgets{DisruptionBudget{}};
+  // spec.limits: only the resources named are limited.
+  ResourceList limits;
+  std::vector<Symbol> limited_resources;
+  std::int32_t weight = 0;
+
+  // The template labels and the requirements as one set (labels become single-value In requirements).
+  RequirementSet requirement_set() const;
+};
+
+}  // namespace scalewright
