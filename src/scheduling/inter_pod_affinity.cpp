@@ -69,14 +69,9 @@ InterPodAffinityFilter::InterPodAffinityFilter(const ClusterSnapshot& snapshot, 
   active_ = !existing_anti_affinity_.empty() || !anti_affinity_keys_.empty() || !affinity_keys_.empty();
 }
 
+// In kube-scheduler 1.26's order: the incoming pod's affinity, its anti-affinity, then existing pods'
+// anti-affinity against it; a node is counted under the first that fails.
 std::optional<std::string_view> InterPodAffinityFilter::check(const NodeInfo& node) const {
-  for (const auto& [domain, n] : existing_anti_affinity_) {
-    const Symbol* value = node.labels().find(domain.key);
-    if (value && *value == domain.value && n > 0) return reasons::existing_anti_affinity;
-  }
-  for (Symbol key : anti_affinity_keys_) {
-    if (in_domain(node, key, anti_affinity_)) return reasons::anti_affinity;
-  }
   if (!affinity_keys_.empty()) {
     bool pods_exist = true;
     for (Symbol key : affinity_keys_) {
@@ -85,6 +80,13 @@ std::optional<std::string_view> InterPodAffinityFilter::check(const NodeInfo& no
     }
     // The first pod of a group that matches its own terms may go anywhere the keys exist.
     if (!pods_exist && !(affinity_.empty() && matches_own_affinity_)) return reasons::affinity;
+  }
+  for (Symbol key : anti_affinity_keys_) {
+    if (in_domain(node, key, anti_affinity_)) return reasons::anti_affinity;
+  }
+  for (const auto& [domain, n] : existing_anti_affinity_) {
+    const Symbol* value = node.labels().find(domain.key);
+    if (value && *value == domain.value && n > 0) return reasons::existing_anti_affinity;
   }
   return std::nullopt;
 }

@@ -80,7 +80,9 @@ TEST(CheckCommand, IndependentModeBindsNothing) {
   ASSERT_EQ(run_check(options, out, err), 0);
   // Alone, every web replica fits on both m5.large nodes: no replica sees another.
   for (const auto& item : nlohmann::json::parse(out.str())) {
-    if (item["pod"].get<std::string>().rfind("shop/web-", 0) == 0) EXPECT_EQ(item["feasible"].size(), 2u);
+    if (item["pod"].get<std::string>().rfind("shop/web-", 0) == 0) {
+      EXPECT_EQ(item["feasible"].size(), 2u);
+    }
   }
 }
 
@@ -107,12 +109,12 @@ TEST(CheckCommand, InvalidManifestIsOneErrorLineAndExitOne) {
                            "invalid quantity \"1.5.3\"\n");
 }
 
-struct Run {
+struct BinaryRun {
   int status;
   std::string output;
 };
 
-Run run_binary(const std::string& args) {
+BinaryRun run_binary(const std::string& args) {
   std::string command = std::string(SCALEWRIGHT_BINARY) + " " + args + " 2>&1";
   FILE* pipe = popen(command.c_str(), "r");
   std::string output;
@@ -124,7 +126,7 @@ Run run_binary(const std::string& args) {
 
 TEST(ScalewrightBinary, ExitStatusesForValidInvalidAndMisusedInput) {
   EXPECT_EQ(run_binary("check " + kExample).status, 0);
-  Run bad = run_binary("check " + kSource + "/tests/cli/testdata/bad-quantity.yaml");
+  BinaryRun bad = run_binary("check " + kSource + "/tests/cli/testdata/bad-quantity.yaml");
   EXPECT_EQ(bad.status, 1);
   EXPECT_NE(bad.output.find("invalid quantity \"1.5.3\""), std::string::npos) << bad.output;
   EXPECT_EQ(run_binary("check --output yaml " + kExample).status, 2);

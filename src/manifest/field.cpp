@@ -1,0 +1,192 @@
+#include "manifest/field.h"
+
+#include <algorithm>
+#include <charconv>
+#include <iterator>
+#include <limits>
+
+namespace scalewright::manifest {
+namespace {
+
+bool is_scalar(const YAML::Node& node) { return node.IsScalar(); }
+
+std::optional<std::int64_t> parse_int64(std::string_view text) {
+  if (!text.empty() && text.front() == '+') text.remove_prefix(1);
+  std::int64_t value = 0;
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size() || text.empty()) return std::nullopt;
+  return value;
+}
+
+}  // namespace
+
+std::string quote(std::string_view text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out + "\"";
+}
+
+Field Field::child(std::string_view key) const {
+  if (!present()) return Field(YAML::Node(YAML::NodeType::Undefined), path_of(key));
+  expect_map();
+  return Field(node_[std::string(key)], path_of(key));
+}
+
+Field Field::required_child(std::string_view key) const {
+  Field field = child(key);
+  if (!field.present()) field.fail("required");
+  return field;
+}
+
+void Field::items(const std::function<void(const Field&)>& fn) const {
+  if (!present()) return;
+  if (!node_.IsSequence()) fail("expected a list, got " + describe());
+  for (std::size_t i = 0; i < node_.size(); ++i) fn(Field(node_[i], path_ + "[" + std::to_string(i) + "]"));
+}
+
+void Field::entries(const std::function<void(const std::string&, const Field&)>& fn) const {
+  if (!present()) return;
+  expect_map();
+  for (const auto& entry : node_) {
+    if (!is_scalar(entry.first)) fail("expected string keys, got " + Field(entry.first, "").describe());
+    const std::string& name = entry.first.Scalar();
+    fn(name, Field(entry.second, path_of(name)));
+  }
+}
+
+std::string Field::required_string(std::string_view key) const {
+  std::string value = optional_string(key);
+  if (value.empty()) fail_at(key, "required");
+  return value;
+}
+
+std::string Field::optional_string(std::string_view key, std::string_view fallback) const {
+  std::optional<std::string> value = maybe_string(key);
+  return value ? *value : std::string(fallback);
+}
+
+std::optional<std::string> Field::maybe_string(std::string_view key) const {
+  Field field = child(key);
+  if (!field.present()) return std::nullopt;
+  return field.as_string();
+}
+
+std::int32_t Field::optional_int32(std::string_view key, std::int32_t fallback) const {
+  return maybe_int32(key).value_or(fallback);
+}
+
+std::optional<std::int32_t> Field::maybe_int32(std::string_view key) const {
+  Field field = child(key);
+  if (!field.present()) return std::nullopt;
+  return field.as_int32();
+}
+
+std::optional<std::int64_t> Field::maybe_int64(std::string_view key) const {
+  Field field = child(key);
+  if (!field.present()) return std::nullopt;
+  return field.as_int64();
+}
+
+bool Field::optional_bool(std::string_view key, bool fallback) const {
+  Field field = child(key);
+  if (!field.present()) return fallback;
+  return field.as_bool();
+}
+
+std::optional<Quantity> Field::quantity(std::string_view key) const {
+  Field field = child(key);
+  if (!field.present()) return std::nullopt;
+  return field.as_quantity();
+}
+
+std::vector<std::string> Field::strings(std::string_view key) const {
+  std::vector<std::string> out;
+  each(key, [&](const Field& item) { out.push_back(item.as_string()); });
+  return out;
+}
+
+std::vector<std::pair<std::string, std::string>> Field::string_map(std::string_view key) const {
+  std::vector<std::pair<std::string, std::string>> out;
+  each_entry(key, [&](const std::string& name, const Field& value) {
+    out.emplace_back(name, value.present() ? value.as_string() : std::string());
+  });
+  return out;
+}
+
+std::string Field::as_string() const {
+  if (!is_scalar(node_)) fail("expected a string, got " + describe());
+  return node_.Scalar();
+}
+
+std::int64_t Field::as_int64() const {
+  if (!is_scalar(node_)) fail("expected an integer, got " + describe());
+  if (quoted()) fail("expected an integer, got the string " + quote(node_.Scalar()));
+  std::optional<std::int64_t> value = parse_int64(node_.Scalar());
+  if (!value) fail("expected an integer, got " + describe());
+  return *value;
+}
+
+std::int32_t Field::as_int32() const {
+  std::int64_t value = as_int64();
+  if (value < std::numeric_limits<std::int32_t>::min() || value > std::numeric_limits<std::int32_t>::max()) {
+    fail("expected a 32-bit integer, got " + describe());
+  }
+  return static_cast<std::int32_t>(value);
+}
+
+bool Field::as_bool() const {
+  // YAML 1.1 spellings too: Kubernetes reads manifests with a YAML 1.1 parser.
+  static constexpr std::string_view kTrue[] = {"true", "True", "TRUE", "yes", "Yes", "YES", "on", "On", "ON"};
+  static constexpr std::string_view kFalse[] = {"false", "False", "FALSE", "no", "No", "NO", "off", "Off", "OFF"};
+  if (!is_scalar(node_)) fail("expected a boolean, got " + describe());
+  if (quoted()) fail("expected a boolean, got the string " + quote(node_.Scalar()));
+  const std::string& text = node_.Scalar();
+  if (std::find(std::begin(kTrue), std::end(kTrue), text) != std::end(kTrue)) return true;
+  if (std::find(std::begin(kFalse), std::end(kFalse), text) != std::end(kFalse)) return false;
+  fail("expected a boolean, got " + describe());
+}
+
+Quantity Field::as_quantity() const {
+  if (!is_scalar(node_)) fail("expected a quantity, got " + describe());
+  Result<Quantity> parsed = Quantity::parse(node_.Scalar());
+  if (!parsed) fail(parsed.error().message);
+  return *parsed;
+}
+
+void Field::fail(std::string problem) const { throw FieldError{path_, std::move(problem)}; }
+
+void Field::fail_at(std::string_view key, std::string problem) const {
+  throw FieldError{path_of(key), std::move(problem)};
+}
+
+std::string Field::path_of(std::string_view key) const {
+  if (path_.empty()) return std::string(key);
+  return path_ + "." + std::string(key);
+}
+
+std::string Field::describe() const {
+  if (node_.IsMap()) return "a mapping";
+  if (node_.IsSequence()) return "a list";
+  if (!present()) return "null";
+  return quote(node_.Scalar());
+}
+
+std::string Field::unknown_choice(std::string_view noun, std::string_view text,
+                                  const std::vector<std::string_view>& names) {
+  std::string expected;
+  for (std::string_view name : names) expected += (expected.empty() ? "" : ", ") + std::string(name);
+  return "unknown " + std::string(noun) + " " + quote(text) + " (expected " + expected + ")";
+}
+
+void Field::expect_map() const {
+  if (!node_.IsMap()) fail("expected a mapping, got " + describe());
+}
+
+}  // namespace scalewright::manifest

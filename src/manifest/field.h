@@ -1,0 +1,130 @@
+#pragma once
+// A typed reader over one node of a decoded YAML/JSON document that knows its field path
+// ("spec.template.spec.containers[0]"), so every decode error can say exactly where it is. Kind decoders are
+// written against it and read like the upstream types: required_string("name"), optional_int32("replicas", 1),
+// each("containers", ...).
+#include <cstdint>
+#include <functional>
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <yaml-cpp/yaml.h>
+
+#include "api/quantity.h"
+
+namespace scalewright::manifest {
+
+// Why a field is invalid. Thrown by Field and by kind decoders, caught once per document by the manifest decoder
+// and turned into an error line; an exception keeps the decoders straight-line code however deep the object
+// nests, and it never leaves the manifest library.
+struct FieldError {
+  std::string path;     // "spec.replicas"; empty for the object itself
+  std::string problem;  // "expected an integer, got \"abc\""
+};
+
+// `"text"` with quotes and backslashes escaped, as error messages quote user input.
+std::string quote(std::string_view text);
+
+class Field {
+ public:
+  // A missing key arrives as yaml-cpp's "zombie" node, which throws when asked its type: keep a plain undefined
+  // node instead, so absent fields answer every question.
+  Field(YAML::Node node, std::string path)
+      : node_(node.IsDefined() ? std::move(node) : YAML::Node(YAML::NodeType::Undefined)), path_(std::move(path)) {}
+
+  const std::string& path() const { return path_; }
+  const YAML::Node& node() const { return node_; }
+  // False for a missing key and for an explicit null, which Kubernetes treats alike.
+  bool present() const { return node_.IsDefined() && !node_.IsNull(); }
+  bool has(std::string_view key) const { return child(key).present(); }
+  // A quoted scalar ("3", '3', !!str 3) is a string even when it looks like a number: the API server rejects
+  // `replicas: "3"`, and so do the integer and boolean readers.
+  bool quoted() const { return node_.Tag() == "!" || node_.Tag() == "tag:yaml.org,2002:str"; }
+
+  // --- navigation ---------------------------------------------------------------------------------------------
+  // The field at `key`, possibly absent. Fails when this field is present but not a mapping.
+  Field child(std::string_view key) const;
+  // Like child(), but fails with "required" when the field is absent.
+  Field required_child(std::string_view key) const;
+  // Calls fn for each element of this list, whose paths are path[0], path[1], ...; absent: no calls.
+  void items(const std::function<void(const Field&)>& fn) const;
+  // Calls fn for each entry of this mapping with the entry's key; absent: no calls.
+  void entries(const std::function<void(const std::string&, const Field&)>& fn) const;
+  // items() and entries() of the field at `key`.
+  void each(std::string_view key, const std::function<void(const Field&)>& fn) const { child(key).items(fn); }
+  void each_entry(std::string_view key, const std::function<void(const std::string&, const Field&)>& fn) const {
+    child(key).entries(fn);
+  }
+
+  // --- scalars at `key`: absent or null gives the fallback (or nullopt), a wrong type fails -------------------
+  std::string required_string(std::string_view key) const;  // absent or empty: "required"
+  std::string optional_string(std::string_view key, std::string_view fallback = "") const;
+  std::optional<std::string> maybe_string(std::string_view key) const;
+  std::int32_t optional_int32(std::string_view key, std::int32_t fallback) const;
+  std::optional<std::int32_t> maybe_int32(std::string_view key) const;
+  std::optional<std::int64_t> maybe_int64(std::string_view key) const;
+  bool optional_bool(std::string_view key, bool fallback) const;
+  std::optional<Quantity> quantity(std::string_view key) const;
+  // A list of strings ("namespaces", "matchLabelKeys").
+  std::vector<std::string> strings(std::string_view key) const;
+  // A mapping of strings (labels, annotations, nodeSelector), in document order; a null value reads as "".
+  std::vector<std::pair<std::string, std::string>> string_map(std::string_view key) const;
+
+  // One of the names in `table` ("In", "NotIn", ...). Absent or "" gives `fallback`; anything else fails with
+  // `unknown <noun> "X" (expected A, B)`.
+  template <typename E>
+  E choice(std::string_view key, std::string_view noun, std::initializer_list<std::pair<std::string_view, E>> table,
+           E fallback) const {
+    std::optional<E> value = maybe_choice(key, noun, table);
+    return value ? *value : fallback;
+  }
+  // As choice(), with nullopt when absent or "".
+  template <typename E>
+  std::optional<E> maybe_choice(std::string_view key, std::string_view noun,
+                                std::initializer_list<std::pair<std::string_view, E>> table) const {
+    std::optional<std::string> text = maybe_string(key);
+    if (!text || text->empty()) return std::nullopt;
+    for (const auto& [name, value] : table) {
+      if (name == *text) return value;
+    }
+    std::vector<std::string_view> names;
+    for (const auto& entry : table) names.push_back(entry.first);
+    fail_at(key, unknown_choice(noun, *text, names));
+  }
+  // As choice(), failing with "required" when absent or "".
+  template <typename E>
+  E required_choice(std::string_view key, std::string_view noun,
+                    std::initializer_list<std::pair<std::string_view, E>> table) const {
+    std::optional<E> value = maybe_choice(key, noun, table);
+    if (!value) fail_at(key, "required");
+    return *value;
+  }
+
+  // --- this field's own value ---------------------------------------------------------------------------------
+  std::string as_string() const;
+  std::int64_t as_int64() const;
+  std::int32_t as_int32() const;
+  bool as_bool() const;
+  Quantity as_quantity() const;
+
+  // --- failing ------------------------------------------------------------------------------------------------
+  [[noreturn]] void fail(std::string problem) const;
+  [[noreturn]] void fail_at(std::string_view key, std::string problem) const;
+  std::string path_of(std::string_view key) const;
+  // "a mapping", "a list", "\"abc\"": what was found instead, for "expected X, got Y".
+  std::string describe() const;
+
+ private:
+  static std::string unknown_choice(std::string_view noun, std::string_view text,
+                                    const std::vector<std::string_view>& names);
+  void expect_map() const;
+
+  YAML::Node node_;
+  std::string path_;
+};
+
+}  // namespace scalewright::manifest

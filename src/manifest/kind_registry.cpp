@@ -1,0 +1,58 @@
+#include "manifest/kind_registry.h"
+
+#include <algorithm>
+
+#include "manifest/kinds.h"
+#include "manifest/pod_decoder.h"
+
+namespace scalewright::manifest {
+namespace {
+
+KindDecoder workload_decoder(WorkloadKind kind) {
+  return [kind](const Field& object, ManifestSet& out) { out.workloads.push_back(decode_workload(object, kind)); };
+}
+
+KindRegistry make_builtin_registry() {
+  KindRegistry kinds;
+  kinds.add({"", "Node", {"v1"}, [](const Field& o, ManifestSet& out) { out.nodes.push_back(decode_node(o)); }});
+  kinds.add({"", "Pod", {"v1"}, [](const Field& o, ManifestSet& out) { out.pods.push_back(decode_pod(o)); }});
+  kinds.add({"", "Namespace", {"v1"},
+             [](const Field& o, ManifestSet& out) { out.namespaces.push_back(decode_namespace(o)); }});
+  kinds.add({"apps", "Deployment", {"v1"}, workload_decoder(WorkloadKind::Deployment)});
+  kinds.add({"apps", "ReplicaSet", {"v1"}, workload_decoder(WorkloadKind::ReplicaSet)});
+  kinds.add({"apps", "StatefulSet", {"v1"}, workload_decoder(WorkloadKind::StatefulSet)});
+  kinds.add({"apps", "DaemonSet", {"v1"}, workload_decoder(WorkloadKind::DaemonSet)});
+  kinds.add({"batch", "Job", {"v1"}, workload_decoder(WorkloadKind::Job)});
+  kinds.add({"policy", "PodDisruptionBudget", {"v1", "v1beta1"}, [](const Field& o, ManifestSet& out) {
+               out.pod_disruption_budgets.push_back(decode_pod_disruption_budget(o));
+             }});
+  kinds.add({"scheduling.k8s.io", "PriorityClass", {"v1"},
+             [](const Field& o, ManifestSet& out) { out.priority_classes.push_back(decode_priority_class(o)); }});
+  return kinds;
+}
+
+}  // namespace
+
+void KindRegistry::add(KindEntry entry) {
+  auto same = [&](const KindEntry& e) { return e.group == entry.group && e.kind == entry.kind; };
+  auto existing = std::find_if(entries_.begin(), entries_.end(), same);
+  if (existing != entries_.end()) {
+    *existing = std::move(entry);
+  } else {
+    entries_.push_back(std::move(entry));
+  }
+}
+
+const KindEntry* KindRegistry::find(std::string_view group, std::string_view kind) const {
+  for (const KindEntry& entry : entries_) {
+    if (entry.group == group && entry.kind == kind) return &entry;
+  }
+  return nullptr;
+}
+
+const KindRegistry& KindRegistry::builtin() {
+  static const KindRegistry registry = make_builtin_registry();
+  return registry;
+}
+
+}  // namespace scalewright::manifest

@@ -1,0 +1,43 @@
+#pragma once
+// Which kinds the manifest decoder understands: a table from API group and kind to the function that decodes
+// the object into a ManifestSet. A new kind is one decode function and one add() call.
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "api/result.h"
+#include "manifest/field.h"
+#include "manifest/manifest.h"
+
+namespace scalewright::manifest {
+
+// Decodes `object` (the document's root, or one item of a List) and appends the result to `out`. Reports an
+// invalid field by throwing FieldError, usually through Field's readers.
+using KindDecoder = std::function<void(const Field& object, ManifestSet& out)>;
+
+struct KindEntry {
+  std::string group;                  // "" for the core group ("v1"), "apps", "policy", "karpenter.sh"
+  std::string kind;                   // "Deployment"
+  std::vector<std::string> versions;  // the versions accepted, e.g. {"v1", "v1beta1"}
+  KindDecoder decode;
+};
+
+class KindRegistry {
+ public:
+  // Adds a kind, replacing an entry for the same group and kind.
+  void add(KindEntry entry);
+  const KindEntry* find(std::string_view group, std::string_view kind) const;
+
+  // Node, Pod, Namespace (v1); Deployment, ReplicaSet, StatefulSet, DaemonSet (apps/v1); Job (batch/v1);
+  // PodDisruptionBudget (policy/v1, policy/v1beta1); PriorityClass (scheduling.k8s.io/v1).
+  static const KindRegistry& builtin();
+
+ private:
+  std::vector<KindEntry> entries_;
+};
+
+// decode_manifests with a registry of one's own (the built-in kinds plus others, for example).
+Result<ManifestSet> decode_manifests(std::string_view text, std::string_view source, const KindRegistry& kinds);
+
+}  // namespace scalewright::manifest

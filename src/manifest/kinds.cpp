@@ -1,0 +1,156 @@
+#include "manifest/kinds.h"
+
+#include <algorithm>
+#include <charconv>
+
+#include "manifest/meta_decoder.h"
+#include "manifest/pod_decoder.h"
+#include "manifest/selectors.h"
+
+namespace scalewright::manifest {
+namespace {
+
+NodeCondition decode_node_condition(const Field& condition) {
+  return {condition.required_string("type"), condition.optional_string("status"), condition.optional_string("reason")};
+}
+
+std::optional<std::int32_t> maybe_non_negative(const Field& parent, std::string_view key) {
+  std::optional<std::int32_t> value = parent.maybe_int32(key);
+  if (value && *value < 0) parent.fail_at(key, "must not be negative, got " + std::to_string(*value));
+  return value;
+}
+
+// Deployment/ReplicaSet/StatefulSet: spec.replicas (default 1). Job: as many pods at once as parallelism allows
+// (default 1), and no more than completions when set. DaemonSets place one pod per node instead.
+std::int32_t decode_replicas(const Field& spec, WorkloadKind kind) {
+  switch (kind) {
+    case WorkloadKind::Job: {
+      std::int32_t parallelism = maybe_non_negative(spec, "parallelism").value_or(1);
+      std::optional<std::int32_t> completions = maybe_non_negative(spec, "completions");
+      return completions ? std::min(parallelism, *completions) : parallelism;
+    }
+    case WorkloadKind::DaemonSet:
+      return 1;
+    default:
+      return maybe_non_negative(spec, "replicas").value_or(1);
+  }
+}
+
+// A Job without a selector gets one from the API server, with the matching labels added to its template.
+LabelSelector generated_job_selector(const ObjectMeta& job, Pod& pod_template) {
+  Symbol name(job.name);
+  pod_template.meta.labels.set(Symbol("batch.kubernetes.io/job-name"), name);
+  pod_template.meta.labels.set(Symbol("job-name"), name);
+  return LabelSelector{{{Symbol("batch.kubernetes.io/job-name"), SelectorOperator::In, {name}}}};
+}
+
+LabelSelector decode_workload_selector(const Field& spec, Workload& workload) {
+  if (workload.kind == WorkloadKind::Job && !spec.has("selector")) {
+    return generated_job_selector(workload.meta, workload.pod_template);
+  }
+  Field selector = spec.required_child("selector");
+  LabelSelector decoded = decode_label_selector(selector);
+  if (decoded.empty()) selector.fail("must not be empty");
+  if (!decoded.matches(workload.pod_template.meta.labels)) {
+    spec.fail_at("template.metadata.labels", "selector does not match template labels");
+  }
+  return decoded;
+}
+
+// Jobs run to completion (OnFailure or Never); every other workload restarts its pods (Always).
+void check_template_restart_policy(const Field& spec, const Workload& workload) {
+  Field pod_spec = spec.child("template").child("spec");
+  const std::string& policy = workload.pod_template.spec.restart_policy;
+  if (workload.kind == WorkloadKind::Job) {
+    if (!pod_spec.has("restartPolicy")) pod_spec.fail_at("restartPolicy", "required for a Job (OnFailure or Never)");
+    if (policy == "Always") {
+      pod_spec.fail_at("restartPolicy", "unsupported value \"Always\" (expected OnFailure, Never)");
+    }
+  } else if (policy != "Always") {
+    pod_spec.fail_at("restartPolicy", "unsupported value " + quote(policy) + " (expected Always)");
+  }
+}
+
+// The whole of `text` as an int32, or nullopt.
+std::optional<std::int32_t> parse_int32(std::string_view text) {
+  std::int32_t value = 0;
+  auto [stop, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || error != std::errc() || stop != text.data() + text.size()) return std::nullopt;
+  return value;
+}
+
+// An IntOrString as PDBs use it: a plain integer, or a string "<integer>%".
+std::optional<IntOrPercent> read_int_or_percent(const Field& field) {
+  if (!field.node().IsScalar()) return std::nullopt;
+  std::string_view text = field.node().Scalar();
+  if (!text.empty() && text.back() == '%') {
+    std::optional<std::int32_t> percent = parse_int32(text.substr(0, text.size() - 1));
+    return percent ? std::optional<IntOrPercent>({*percent, true}) : std::nullopt;
+  }
+  std::optional<std::int32_t> value = field.quoted() ? std::nullopt : parse_int32(text);
+  return value ? std::optional<IntOrPercent>({*value, false}) : std::nullopt;
+}
+
+}  // namespace
+
+std::optional<IntOrPercent> maybe_int_or_percent(const Field& parent, std::string_view key) {
+  Field field = parent.child(key);
+  if (!field.present()) return std::nullopt;
+  std::optional<IntOrPercent> decoded = read_int_or_percent(field);
+  if (!decoded) field.fail("expected an integer or a percentage, got " + field.describe());
+  if (decoded->value < 0) field.fail("must not be negative");
+  if (decoded->percent && decoded->value > 100) field.fail("must not be more than 100%");
+  return decoded;
+}
+
+Node decode_node(const Field& object) {
+  Node node;
+  node.meta = decode_object_meta(object, Scope::Cluster);
+  Field spec = object.child("spec");
+  node.unschedulable = spec.optional_bool("unschedulable", false);
+  spec.each("taints", [&](const Field& taint) { node.taints.push_back(decode_taint(taint)); });
+  node.provider_id = spec.optional_string("providerID");
+  Field status = object.child("status");
+  node.capacity = decode_resource_list(status.child("capacity"));
+  node.allocatable = status.has("allocatable") ? decode_resource_list(status.child("allocatable")) : node.capacity;
+  status.each("conditions", [&](const Field& c) { node.conditions.push_back(decode_node_condition(c)); });
+  return node;
+}
+
+Namespace decode_namespace(const Field& object) { return Namespace{decode_object_meta(object, Scope::Cluster)}; }
+
+Workload decode_workload(const Field& object, WorkloadKind kind) {
+  Workload workload;
+  workload.kind = kind;
+  workload.meta = decode_object_meta(object, Scope::Namespaced);
+  Field spec = object.child("spec");
+  workload.replicas = decode_replicas(spec, kind);
+  workload.pod_template = decode_pod_template(spec.required_child("template"), workload.meta.namespace_);
+  check_template_restart_policy(spec, workload);
+  workload.selector = decode_workload_selector(spec, workload);
+  return workload;
+}
+
+PodDisruptionBudget decode_pod_disruption_budget(const Field& object) {
+  PodDisruptionBudget budget;
+  budget.meta = decode_object_meta(object, Scope::Namespaced);
+  Field spec = object.child("spec");
+  budget.selector = maybe_label_selector(spec, "selector").value_or(LabelSelector{});
+  budget.min_available = maybe_int_or_percent(spec, "minAvailable");
+  budget.max_unavailable = maybe_int_or_percent(spec, "maxUnavailable");
+  if (budget.min_available && budget.max_unavailable) spec.fail("minAvailable and maxUnavailable cannot both be set");
+  return budget;
+}
+
+PriorityClass decode_priority_class(const Field& object) {
+  PriorityClass priority_class;
+  priority_class.meta = decode_object_meta(object, Scope::Cluster);
+  priority_class.value = object.optional_int32("value", 0);
+  priority_class.global_default = object.optional_bool("globalDefault", false);
+  priority_class.preemption_policy = std::string(object.choice<std::string_view>(
+      "preemptionPolicy", "preemption policy",
+      {{"PreemptLowerPriority", "PreemptLowerPriority"}, {"Never", "Never"}}, "PreemptLowerPriority"));
+  return priority_class;
+}
+
+}  // namespace scalewright::manifest

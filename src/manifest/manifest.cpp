@@ -1,0 +1,212 @@
+#include "manifest/manifest.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <optional>
+#include <sstream>
+#include <utility>
+
+#include <yaml-cpp/yaml.h>
+
+#include "manifest/field.h"
+#include "manifest/kind_registry.h"
+#include "manifest/priority.h"
+
+namespace scalewright {
+namespace manifest {
+namespace {
+
+// A decoded file and where each pod and workload came from, for messages about what spans files.
+struct DecodedFile {
+  ManifestSet set;
+  std::vector<ObjectOrigin> pods;
+  std::vector<ObjectOrigin> workloads;
+
+  void append(DecodedFile&& other) {
+    set.append(std::move(other.set));
+    std::move(other.pods.begin(), other.pods.end(), std::back_inserter(pods));
+    std::move(other.workloads.begin(), other.workloads.end(), std::back_inserter(workloads));
+  }
+};
+
+// "apps/v1" -> {"apps", "v1"}; "v1" -> {"", "v1"}.
+std::pair<std::string, std::string> split_api_version(const std::string& api_version) {
+  std::size_t slash = api_version.find('/');
+  if (slash == std::string::npos) return {"", api_version};
+  return {api_version.substr(0, slash), api_version.substr(slash + 1)};
+}
+
+std::string scalar_at(const YAML::Node& map, const char* key) {
+  if (!map.IsDefined() || !map.IsMap()) return "";
+  const YAML::Node value = map[key];
+  return value.IsDefined() && value.IsScalar() ? value.Scalar() : "";
+}
+
+// "Deployment/web", "Pod" while the name is unknown, "" while the kind is: read leniently, for error lines.
+std::string object_label(const YAML::Node& object) {
+  std::string kind = scalar_at(object, "kind");
+  if (kind.empty()) return "";
+  std::string name = scalar_at(object["metadata"], "name");
+  return name.empty() ? kind : kind + "/" + name;
+}
+
+std::string expected_versions(const KindEntry& entry) {
+  std::string expected;
+  for (const std::string& version : entry.versions) {
+    if (!expected.empty()) expected += ", ";
+    expected += entry.group.empty() ? version : entry.group + "/" + version;
+  }
+  return expected;
+}
+
+// Decodes one document of a file: a single object, or a List of them.
+class DocumentDecoder {
+ public:
+  DocumentDecoder(std::string_view source, int number, const KindRegistry& kinds, DecodedFile& out)
+      : prefix_(std::string(source) + " doc " + std::to_string(number)), kinds_(kinds), out_(out) {}
+
+  std::optional<Error> decode(const YAML::Node& document) {
+    if (!document.IsDefined() || document.IsNull()) return std::nullopt;  // an empty document
+    return decode_object(Field(document, ""));
+  }
+
+ private:
+  std::optional<Error> decode_object(const Field& object) {
+    try {
+      std::string kind = object.required_string("kind");
+      std::string api_version = object.required_string("apiVersion");
+      auto [group, version] = split_api_version(api_version);
+      if (kind == "List" && group.empty()) return decode_list(object);
+      const KindEntry* entry = kinds_.find(group, kind);
+      if (entry == nullptr) {
+        out_.set.warnings.push_back(prefix_ + ": skipped unknown kind " + kind + " (" + api_version + ")");
+        return std::nullopt;
+      }
+      if (std::find(entry->versions.begin(), entry->versions.end(), version) == entry->versions.end()) {
+        object.fail_at("apiVersion", "unsupported version " + quote(api_version) + " of " + kind + " (expected " +
+                                         expected_versions(*entry) + ")");
+      }
+      add(object, *entry);
+      return std::nullopt;
+    } catch (const FieldError& error) {
+      std::string path = error.path.empty() ? "" : error.path + ": ";
+      return Error{context(object) + ": " + path + error.problem};
+    } catch (const YAML::Exception& error) {  // a yaml-cpp surprise still names the object
+      return Error{context(object) + ": " + error.what()};
+    }
+  }
+
+  std::optional<Error> decode_list(const Field& list) {
+    std::optional<Error> first;
+    list.each("items", [&](const Field& item) {
+      if (!first) first = decode_object(item);
+    });
+    return first;
+  }
+
+  void add(const Field& object, const KindEntry& entry) {
+    std::size_t pods = out_.set.pods.size();
+    std::size_t workloads = out_.set.workloads.size();
+    entry.decode(object, out_.set);
+    ObjectOrigin origin{context(object), object.path()};
+    for (std::size_t i = pods; i < out_.set.pods.size(); ++i) out_.pods.push_back(origin);
+    for (std::size_t i = workloads; i < out_.set.workloads.size(); ++i) out_.workloads.push_back(origin);
+  }
+
+  std::string context(const Field& object) const {
+    std::string label = object_label(object.node());
+    return label.empty() ? prefix_ : prefix_ + " " + label;
+  }
+
+  std::string prefix_;  // "web.yaml doc 3"
+  const KindRegistry& kinds_;
+  DecodedFile& out_;
+};
+
+Error syntax_error(std::string_view source, const YAML::Exception& error) {
+  if (error.mark.is_null()) return Error{std::string(source) + ": invalid YAML: " + error.msg};
+  return Error{std::string(source) + ": invalid YAML at line " + std::to_string(error.mark.line + 1) + ", column " +
+               std::to_string(error.mark.column + 1) + ": " + error.msg};
+}
+
+Result<DecodedFile> decode_file(std::string_view text, std::string_view source, const KindRegistry& kinds) {
+  std::vector<YAML::Node> documents;
+  try {
+    documents = YAML::LoadAll(std::string(text));
+  } catch (const YAML::Exception& error) {
+    return syntax_error(source, error);
+  }
+  DecodedFile out;
+  for (std::size_t i = 0; i < documents.size(); ++i) {
+    DocumentDecoder decoder(source, static_cast<int>(i + 1), kinds, out);
+    if (std::optional<Error> error = decoder.decode(documents[i])) return *error;
+  }
+  return out;
+}
+
+Result<std::string> read_file(const std::filesystem::path& path) {
+  std::error_code ignored;
+  if (std::filesystem::is_directory(path, ignored)) return Error{path.string() + ": cannot read: is a directory"};
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Error{path.string() + ": cannot read: " + std::strerror(errno)};
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) return Error{path.string() + ": cannot read: " + std::strerror(errno)};
+  return text.str();
+}
+
+Result<DecodedFile> load_file(const std::filesystem::path& path) {
+  Result<std::string> text = read_file(path);
+  if (!text) return text.error();
+  return decode_file(*text, path.string(), KindRegistry::builtin());
+}
+
+}  // namespace
+
+Result<ManifestSet> decode_manifests(std::string_view text, std::string_view source, const KindRegistry& kinds) {
+  Result<DecodedFile> decoded = decode_file(text, source, kinds);
+  if (!decoded) return decoded.error();
+  return std::move(decoded->set);
+}
+
+}  // namespace manifest
+
+void ManifestSet::append(ManifestSet&& other) {
+  auto move_all = [](auto& to, auto& from) {
+    std::move(from.begin(), from.end(), std::back_inserter(to));
+    from.clear();
+  };
+  move_all(nodes, other.nodes);
+  move_all(pods, other.pods);
+  move_all(workloads, other.workloads);
+  move_all(pod_disruption_budgets, other.pod_disruption_budgets);
+  move_all(priority_classes, other.priority_classes);
+  move_all(namespaces, other.namespaces);
+  move_all(warnings, other.warnings);
+}
+
+Result<ManifestSet> decode_manifests(std::string_view text, std::string_view source) {
+  return manifest::decode_manifests(text, source, manifest::KindRegistry::builtin());
+}
+
+Result<ManifestSet> load_manifest_file(const std::filesystem::path& path) {
+  Result<manifest::DecodedFile> decoded = manifest::load_file(path);
+  if (!decoded) return decoded.error();
+  return std::move(decoded->set);
+}
+
+Result<ManifestSet> load_manifest_files(const std::vector<std::string>& paths) {
+  manifest::DecodedFile all;
+  for (const std::string& path : paths) {
+    Result<manifest::DecodedFile> decoded = manifest::load_file(path);
+    if (!decoded) return decoded.error();
+    all.append(std::move(*decoded));
+  }
+  if (std::optional<Error> error = manifest::resolve_pod_priorities(all.set, all.pods, all.workloads)) return *error;
+  return std::move(all.set);
+}
+
+}  // namespace scalewright

@@ -1,0 +1,250 @@
+#include "manifest/pod_decoder.h"
+
+#include "manifest/meta_decoder.h"
+#include "manifest/selectors.h"
+
+namespace scalewright::manifest {
+namespace {
+
+void check_range(const Field& parent, std::string_view key, std::int64_t value, std::int64_t low, std::int64_t high) {
+  if (value < low || value > high) {
+    parent.fail_at(key, "must be between " + std::to_string(low) + " and " + std::to_string(high) + ", got " +
+                            std::to_string(value));
+  }
+}
+
+std::int32_t required_int32(const Field& parent, std::string_view key) {
+  std::optional<std::int32_t> value = parent.maybe_int32(key);
+  if (!value) parent.fail_at(key, "required");
+  return *value;
+}
+
+// An enum-like string field whose values the model keeps as text (protocol, restartPolicy).
+std::string string_choice(const Field& parent, std::string_view key, std::string_view noun,
+                          std::initializer_list<std::pair<std::string_view, std::string_view>> table,
+                          std::string_view fallback) {
+  return std::string(parent.choice(key, noun, table, fallback));
+}
+
+ContainerPort decode_port(const Field& port) {
+  ContainerPort decoded;
+  decoded.container_port = required_int32(port, "containerPort");
+  check_range(port, "containerPort", decoded.container_port, 1, 65535);
+  decoded.host_port = port.optional_int32("hostPort", 0);
+  check_range(port, "hostPort", decoded.host_port, 0, 65535);
+  decoded.protocol = string_choice(port, "protocol", "protocol", {{"TCP", "TCP"}, {"UDP", "UDP"}, {"SCTP", "SCTP"}},
+                                   "TCP");
+  decoded.host_ip = port.optional_string("hostIP");
+  return decoded;
+}
+
+// requests default, resource by resource, to limits; a request above its limit is rejected, as upstream.
+void decode_resources(const Field& resources, Container& container) {
+  Field requests = resources.child("requests");
+  Field limits = resources.child("limits");
+  container.requests = decode_resource_list(requests);
+  container.limits = decode_resource_list(limits);
+  limits.entries([&](const std::string& name, const Field& limit) {
+    if (!limit.present()) return;
+    Symbol resource(name);
+    Field request = requests.child(name);
+    if (!request.present()) {
+      container.requests.set(resource, container.limits.get(resource));
+    } else if (container.requests.get(resource) > container.limits.get(resource)) {
+      request.fail("must be less than or equal to the " + name + " limit " + quote(limit.as_string()));
+    }
+  });
+}
+
+Container decode_init_container(const Field& container) {
+  Container decoded = decode_container(container);
+  std::optional<std::string_view> restart_policy =
+      container.maybe_choice<std::string_view>("restartPolicy", "restart policy", {{"Always", "Always"}});
+  if (restart_policy) decoded.restart_policy = std::string(*restart_policy);
+  return decoded;
+}
+
+std::int32_t decode_weight(const Field& term) {
+  std::int32_t weight = required_int32(term, "weight");
+  check_range(term, "weight", weight, 1, 100);
+  return weight;
+}
+
+NodeSelector decode_node_selector(const Field& selector) {
+  NodeSelector decoded;
+  selector.each("nodeSelectorTerms",
+                [&](const Field& term) { decoded.terms.push_back(decode_node_selector_term(term)); });
+  if (decoded.terms.empty()) selector.fail_at("nodeSelectorTerms", "must have at least one term");
+  return decoded;
+}
+
+PreferredSchedulingTerm decode_preferred_node_term(const Field& term) {
+  return {decode_weight(term), decode_node_selector_term(term.child("preference"))};
+}
+
+PodAffinityTerm decode_pod_affinity_term(const Field& term) {
+  PodAffinityTerm decoded;
+  decoded.label_selector = maybe_label_selector(term, "labelSelector");
+  decoded.namespaces = term.strings("namespaces");
+  decoded.namespace_selector = maybe_label_selector(term, "namespaceSelector");
+  decoded.topology_key = Symbol(term.required_string("topologyKey"));
+  return decoded;
+}
+
+WeightedPodAffinityTerm decode_weighted_pod_affinity_term(const Field& term) {
+  std::int32_t weight = decode_weight(term);
+  return {weight, decode_pod_affinity_term(term.required_child("podAffinityTerm"))};
+}
+
+// podAffinity or podAntiAffinity.
+void decode_pod_affinity(const Field& affinity, std::vector<PodAffinityTerm>& required,
+                         std::vector<WeightedPodAffinityTerm>& preferred) {
+  affinity.each("requiredDuringSchedulingIgnoredDuringExecution",
+                [&](const Field& term) { required.push_back(decode_pod_affinity_term(term)); });
+  affinity.each("preferredDuringSchedulingIgnoredDuringExecution",
+                [&](const Field& term) { preferred.push_back(decode_weighted_pod_affinity_term(term)); });
+}
+
+NodeInclusionPolicy decode_inclusion_policy(const Field& constraint, std::string_view key,
+                                            NodeInclusionPolicy fallback) {
+  return constraint.choice(key, "policy",
+                           {{"Honor", NodeInclusionPolicy::Honor}, {"Ignore", NodeInclusionPolicy::Ignore}}, fallback);
+}
+
+Volume decode_volume(const Field& volume) {
+  static const std::initializer_list<std::pair<std::string_view, Volume::Source>> kSources = {
+      {"emptyDir", Volume::Source::EmptyDir},   {"hostPath", Volume::Source::HostPath},
+      {"persistentVolumeClaim", Volume::Source::PersistentVolumeClaim},
+      {"configMap", Volume::Source::ConfigMap}, {"secret", Volume::Source::Secret},
+      {"projected", Volume::Source::Projected},
+  };
+  Volume decoded;
+  decoded.name = volume.required_string("name");
+  for (const auto& [key, source] : kSources) {
+    if (volume.has(key)) decoded.source = source;
+  }
+  return decoded;
+}
+
+PodCondition decode_pod_condition(const Field& condition) {
+  return {condition.required_string("type"), condition.optional_string("status"), condition.optional_string("reason")};
+}
+
+}  // namespace
+
+ResourceList decode_resource_list(const Field& list) {
+  ResourceList decoded;
+  list.entries([&](const std::string& name, const Field& value) {
+    if (!value.present()) return;
+    Quantity quantity = value.as_quantity();
+    if (quantity.negative()) value.fail("must not be negative");
+    Symbol resource(name);
+    decoded.set(resource, resource_amount(resource, quantity));
+  });
+  return decoded;
+}
+
+Container decode_container(const Field& container) {
+  Container decoded;
+  decoded.name = container.required_string("name");
+  decoded.image = container.optional_string("image");
+  decode_resources(container.child("resources"), decoded);
+  container.each("ports", [&](const Field& port) { decoded.ports.push_back(decode_port(port)); });
+  return decoded;
+}
+
+Affinity decode_affinity(const Field& affinity) {
+  Affinity decoded;
+  Field node = affinity.child("nodeAffinity");
+  Field required = node.child("requiredDuringSchedulingIgnoredDuringExecution");
+  if (required.present()) decoded.required_node_affinity = decode_node_selector(required);
+  node.each("preferredDuringSchedulingIgnoredDuringExecution",
+            [&](const Field& term) { decoded.preferred_node_affinity.push_back(decode_preferred_node_term(term)); });
+  decode_pod_affinity(affinity.child("podAffinity"), decoded.required_pod_affinity, decoded.preferred_pod_affinity);
+  decode_pod_affinity(affinity.child("podAntiAffinity"), decoded.required_pod_anti_affinity,
+                      decoded.preferred_pod_anti_affinity);
+  return decoded;
+}
+
+TopologySpreadConstraint decode_spread_constraint(const Field& constraint) {
+  TopologySpreadConstraint decoded;
+  decoded.max_skew = required_int32(constraint, "maxSkew");
+  if (decoded.max_skew < 1) {
+    constraint.fail_at("maxSkew", "must be at least 1, got " + std::to_string(decoded.max_skew));
+  }
+  decoded.topology_key = Symbol(constraint.required_string("topologyKey"));
+  decoded.when_unsatisfiable =
+      constraint.required_choice<UnsatisfiableConstraintAction>("whenUnsatisfiable", "value",
+                                 {{"DoNotSchedule", UnsatisfiableConstraintAction::DoNotSchedule},
+                                  {"ScheduleAnyway", UnsatisfiableConstraintAction::ScheduleAnyway}});
+  decoded.label_selector = maybe_label_selector(constraint, "labelSelector");
+  decoded.min_domains = constraint.maybe_int32("minDomains");
+  if (decoded.min_domains && *decoded.min_domains < 1) {
+    constraint.fail_at("minDomains", "must be at least 1, got " + std::to_string(*decoded.min_domains));
+  }
+  if (decoded.min_domains && decoded.when_unsatisfiable == UnsatisfiableConstraintAction::ScheduleAnyway) {
+    constraint.fail_at("minDomains", "must not be set when whenUnsatisfiable is ScheduleAnyway");
+  }
+  decoded.node_affinity_policy = decode_inclusion_policy(constraint, "nodeAffinityPolicy", NodeInclusionPolicy::Honor);
+  decoded.node_taints_policy = decode_inclusion_policy(constraint, "nodeTaintsPolicy", NodeInclusionPolicy::Ignore);
+  decoded.match_label_keys = constraint.strings("matchLabelKeys");
+  return decoded;
+}
+
+PodSpec decode_pod_spec(const Field& spec) {
+  PodSpec decoded;
+  spec.each("initContainers", [&](const Field& c) { decoded.init_containers.push_back(decode_init_container(c)); });
+  spec.each("containers", [&](const Field& c) { decoded.containers.push_back(decode_container(c)); });
+  if (decoded.containers.empty()) spec.fail_at("containers", "required");
+  decoded.overhead = decode_resource_list(spec.child("overhead"));
+  decoded.node_name = spec.optional_string("nodeName");
+  decoded.node_selector = decode_labels(spec, "nodeSelector");
+  decoded.affinity = decode_affinity(spec.child("affinity"));
+  spec.each("tolerations", [&](const Field& t) { decoded.tolerations.push_back(decode_toleration(t)); });
+  spec.each("topologySpreadConstraints",
+            [&](const Field& c) { decoded.topology_spread_constraints.push_back(decode_spread_constraint(c)); });
+  decoded.priority = spec.maybe_int32("priority");
+  decoded.priority_class_name = spec.optional_string("priorityClassName");
+  decoded.scheduler_name = spec.optional_string("schedulerName", decoded.scheduler_name);
+  if (decoded.scheduler_name.empty()) decoded.scheduler_name = "default-scheduler";
+  decoded.restart_policy = string_choice(spec, "restartPolicy", "restart policy",
+                                         {{"Always", "Always"}, {"OnFailure", "OnFailure"}, {"Never", "Never"}},
+                                         "Always");
+  decoded.termination_grace_period_seconds = spec.maybe_int64("terminationGracePeriodSeconds");
+  spec.each("volumes", [&](const Field& v) { decoded.volumes.push_back(decode_volume(v)); });
+  return decoded;
+}
+
+PodStatus decode_pod_status(const Field& status) {
+  PodStatus decoded;
+  decoded.phase = status.choice("phase", "phase",
+                                {{"Pending", PodPhase::Pending},
+                                 {"Running", PodPhase::Running},
+                                 {"Succeeded", PodPhase::Succeeded},
+                                 {"Failed", PodPhase::Failed},
+                                 {"Unknown", PodPhase::Unknown}},
+                                PodPhase::Pending);
+  status.each("conditions", [&](const Field& c) { decoded.conditions.push_back(decode_pod_condition(c)); });
+  decoded.nominated_node_name = status.optional_string("nominatedNodeName");
+  return decoded;
+}
+
+Pod decode_pod(const Field& object) {
+  Pod pod;
+  pod.meta = decode_object_meta(object, Scope::Namespaced);
+  pod.spec = decode_pod_spec(object.child("spec"));
+  pod.status = decode_pod_status(object.child("status"));
+  return pod;
+}
+
+Pod decode_pod_template(const Field& pod_template, const std::string& namespace_) {
+  Pod pod;
+  Field metadata = pod_template.child("metadata");
+  pod.meta.namespace_ = namespace_;
+  pod.meta.labels = decode_labels(metadata, "labels");
+  for (auto& [name, value] : metadata.string_map("annotations")) pod.meta.annotations[name] = value;
+  pod.spec = decode_pod_spec(pod_template.child("spec"));
+  return pod;
+}
+
+}  // namespace scalewright::manifest

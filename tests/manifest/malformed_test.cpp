@@ -1,0 +1,322 @@
+// Invalid input: exactly one error line with the file, document number, kind/name, field path and problem, and
+// nothing decoded from the file.
+#include <gtest/gtest.h>
+
+#include "decode_helpers.h"
+
+namespace scalewright::testing {
+namespace {
+
+const std::string kDeploymentHead = R"(apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  selector: {matchLabels: {app: web}}
+)";
+
+// A Deployment whose only container carries `container_extra` (indented by 8).
+std::string deployment_with_container(const std::string& container_extra) {
+  return kDeploymentHead + R"(  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+      - name: c
+)" + container_extra;
+}
+
+// A Node with `spec_extra` in its spec.
+std::string node_with(const std::string& spec_extra) {
+  return "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nspec:\n" + spec_extra;
+}
+
+const std::string kNodeAffinityPath =
+    "test.yaml doc 1 Pod/p: spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution."
+    "nodeSelectorTerms[0].matchExpressions[0].";
+
+std::string node_affinity_expression(const std::string& expression) {
+  return pod_with(R"(  affinity:
+    nodeAffinity:
+      requiredDuringSchedulingIgnoredDuringExecution:
+        nodeSelectorTerms:
+        - matchExpressions:
+          - )" + expression + "\n");
+}
+
+TEST(MalformedYaml, TruncatedFlowMappingNamesLineAndColumn) {
+  // The flow mapping opened on line 3 is never closed; yaml-cpp notices at the end of input.
+  EXPECT_EQ(decode_error("apiVersion: v1\nkind: Pod\nmetadata: {name: p\n"),
+            "test.yaml: invalid YAML at line 4, column 1: end of map flow not found");
+}
+
+TEST(MalformedYaml, BadIndentation) {
+  EXPECT_EQ(decode_error("apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n labels: {}\n"),
+            "test.yaml: invalid YAML at line 5, column 2: end of map not found");
+}
+
+TEST(MalformedType, StringForReplicas) {
+  EXPECT_EQ(decode_error(kDeploymentHead + "  replicas: abc\n"),
+            "test.yaml doc 1 Deployment/web: spec.replicas: expected an integer, got \"abc\"");
+}
+
+TEST(MalformedType, QuotedNumberForReplicas) {
+  EXPECT_EQ(decode_error(kDeploymentHead + "  replicas: \"3\"\n"),
+            "test.yaml doc 1 Deployment/web: spec.replicas: expected an integer, got the string \"3\"");
+}
+
+TEST(MalformedType, ListWhereAMappingIsExpected) {
+  EXPECT_EQ(decode_error(kDeploymentHead + "  template: [a, b]\n"),
+            "test.yaml doc 1 Deployment/web: spec.template: expected a mapping, got a list");
+}
+
+TEST(MalformedType, MappingWhereAStringIsExpected) {
+  EXPECT_EQ(decode_error(deployment_with_container("        image: {name: nginx}\n")),
+            "test.yaml doc 1 Deployment/web: spec.template.spec.containers[0].image: expected a string, got a "
+            "mapping");
+}
+
+TEST(MalformedType, MappingWhereAListIsExpected) {
+  EXPECT_EQ(decode_error(pod_with("  tolerations: {key: a}\n")),
+            "test.yaml doc 1 Pod/p: spec.tolerations: expected a list, got a mapping");
+}
+
+TEST(MalformedType, DocumentThatIsNotAMapping) {
+  EXPECT_EQ(decode_error("- a\n- b\n"), "test.yaml doc 1: expected a mapping, got a list");
+}
+
+TEST(MalformedQuantity, InvalidQuantityUsesQuantityParsesMessage) {
+  EXPECT_EQ(decode_error(deployment_with_container("        resources: {requests: {cpu: 1.5.3}}\n")),
+            "test.yaml doc 1 Deployment/web: spec.template.spec.containers[0].resources.requests.cpu: invalid "
+            "quantity \"1.5.3\"");
+}
+
+TEST(MalformedQuantity, NegativeRequest) {
+  EXPECT_EQ(decode_error(deployment_with_container("        resources: {requests: {memory: -1Gi}}\n")),
+            "test.yaml doc 1 Deployment/web: spec.template.spec.containers[0].resources.requests.memory: must not "
+            "be negative");
+}
+
+TEST(MalformedQuantity, NegativeLimit) {
+  EXPECT_EQ(decode_error(pod_with("  overhead: {cpu: -100m}\n")),
+            "test.yaml doc 1 Pod/p: spec.overhead.cpu: must not be negative");
+}
+
+TEST(MalformedQuantity, RequestAboveLimit) {
+  EXPECT_EQ(decode_error(deployment_with_container("        resources: {requests: {cpu: 2}, limits: {cpu: 1}}\n")),
+            "test.yaml doc 1 Deployment/web: spec.template.spec.containers[0].resources.requests.cpu: must be "
+            "less than or equal to the cpu limit \"1\"");
+}
+
+TEST(MalformedSelector, UnknownOperator) {
+  EXPECT_EQ(decode_error(node_affinity_expression("{key: zone, operator: Inn, values: [a]}")),
+            kNodeAffinityPath +
+                "operator: unknown operator \"Inn\" (expected In, NotIn, Exists, DoesNotExist, Gt, Lt)");
+}
+
+TEST(MalformedSelector, GtWithTwoValues) {
+  EXPECT_EQ(decode_error(node_affinity_expression("{key: cores, operator: Gt, values: [\"1\", \"2\"]}")),
+            kNodeAffinityPath + "values: Gt needs exactly one value, got 2");
+}
+
+TEST(MalformedSelector, GtWithANonIntegerValue) {
+  EXPECT_EQ(decode_error(node_affinity_expression("{key: cores, operator: Gt, values: [many]}")),
+            kNodeAffinityPath + "values[0]: Gt needs an integer value, got \"many\"");
+}
+
+TEST(MalformedSelector, InWithoutValues) {
+  EXPECT_EQ(decode_error(node_affinity_expression("{key: zone, operator: In, values: []}")),
+            kNodeAffinityPath + "values: In needs at least one value");
+}
+
+TEST(MalformedSelector, ExistsWithValues) {
+  EXPECT_EQ(decode_error(node_affinity_expression("{key: zone, operator: Exists, values: [a]}")),
+            kNodeAffinityPath + "values: Exists takes no values, got 1");
+}
+
+TEST(MalformedSelector, WorkloadSelectorMustMatchTemplateLabels) {
+  EXPECT_EQ(decode_error(kDeploymentHead + R"(  template:
+    metadata: {labels: {app: api}}
+    spec:
+      containers: [{name: c}]
+)"),
+            "test.yaml doc 1 Deployment/web: spec.template.metadata.labels: selector does not match template labels");
+}
+
+TEST(MalformedSelector, DeploymentNeedsASelector) {
+  EXPECT_EQ(decode_error(R"(apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers: [{name: c}]
+)"),
+            "test.yaml doc 1 Deployment/web: spec.selector: required");
+}
+
+TEST(MalformedNode, UnknownTaintEffect) {
+  EXPECT_EQ(decode_error(node_with("  taints: [{key: a, effect: NoScheduel}]\n")),
+            "test.yaml doc 1 Node/n1: spec.taints[0].effect: unknown taint effect \"NoScheduel\" (expected "
+            "NoSchedule, PreferNoSchedule, NoExecute)");
+}
+
+TEST(MalformedNode, TaintWithoutEffect) {
+  EXPECT_EQ(decode_error(node_with("  taints: [{key: a, value: b}]\n")),
+            "test.yaml doc 1 Node/n1: spec.taints[0].effect: required");
+}
+
+TEST(MalformedPod, TolerationOperatorAndValue) {
+  EXPECT_EQ(decode_error(pod_with("  tolerations: [{key: a, operator: Equals}]\n")),
+            "test.yaml doc 1 Pod/p: spec.tolerations[0].operator: unknown operator \"Equals\" (expected Equal, "
+            "Exists)");
+  EXPECT_EQ(decode_error(pod_with("  tolerations: [{key: a, operator: Exists, value: b}]\n")),
+            "test.yaml doc 1 Pod/p: spec.tolerations[0].value: must be empty when operator is Exists");
+  EXPECT_EQ(decode_error(pod_with("  tolerations: [{key: a, effect: Sometimes}]\n")),
+            "test.yaml doc 1 Pod/p: spec.tolerations[0].effect: unknown taint effect \"Sometimes\" (expected "
+            "NoSchedule, PreferNoSchedule, NoExecute)");
+}
+
+TEST(MalformedPod, AffinityWeightOutsideOneToHundred) {
+  EXPECT_EQ(decode_error(pod_with(R"(  affinity:
+    podAntiAffinity:
+      preferredDuringSchedulingIgnoredDuringExecution:
+      - weight: 101
+        podAffinityTerm: {topologyKey: kubernetes.io/hostname}
+)")),
+            "test.yaml doc 1 Pod/p: spec.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[0]."
+            "weight: must be between 1 and 100, got 101");
+}
+
+TEST(MalformedPod, PodAffinityTermNeedsATopologyKey) {
+  EXPECT_EQ(decode_error(pod_with(R"(  affinity:
+    podAffinity:
+      requiredDuringSchedulingIgnoredDuringExecution:
+      - labelSelector: {matchLabels: {app: a}}
+        topologyKey: ""
+)")),
+            "test.yaml doc 1 Pod/p: spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0]."
+            "topologyKey: required");
+}
+
+std::string spread(const std::string& constraint) {
+  return decode_error(pod_with("  topologySpreadConstraints:\n  - " + constraint + "\n"));
+}
+
+TEST(MalformedPod, TopologySpreadConstraints) {
+  const std::string at = "test.yaml doc 1 Pod/p: spec.topologySpreadConstraints[0].";
+  EXPECT_EQ(spread("{maxSkew: 0, topologyKey: zone, whenUnsatisfiable: DoNotSchedule}"),
+            at + "maxSkew: must be at least 1, got 0");
+  EXPECT_EQ(spread("{maxSkew: 1, topologyKey: zone, whenUnsatisfiable: Sometimes}"),
+            at + "whenUnsatisfiable: unknown value \"Sometimes\" (expected DoNotSchedule, ScheduleAnyway)");
+  EXPECT_EQ(spread("{maxSkew: 1, topologyKey: zone, whenUnsatisfiable: DoNotSchedule, minDomains: 0}"),
+            at + "minDomains: must be at least 1, got 0");
+  EXPECT_EQ(spread("{maxSkew: 1, topologyKey: zone, whenUnsatisfiable: ScheduleAnyway, minDomains: 2}"),
+            at + "minDomains: must not be set when whenUnsatisfiable is ScheduleAnyway");
+  EXPECT_EQ(spread("{maxSkew: 1, topologyKey: zone, whenUnsatisfiable: DoNotSchedule, nodeTaintsPolicy: Always}"),
+            at + "nodeTaintsPolicy: unknown policy \"Always\" (expected Honor, Ignore)");
+}
+
+TEST(MalformedWorkload, NegativeReplicas) {
+  EXPECT_EQ(decode_error(kDeploymentHead + "  replicas: -1\n"),
+            "test.yaml doc 1 Deployment/web: spec.replicas: must not be negative, got -1");
+}
+
+TEST(MalformedWorkload, JobPodsMustNotRestartAlways) {
+  EXPECT_EQ(decode_error(R"(apiVersion: batch/v1
+kind: Job
+metadata: {name: j}
+spec:
+  template:
+    spec:
+      containers: [{name: c}]
+)"),
+            "test.yaml doc 1 Job/j: spec.template.spec.restartPolicy: required for a Job (OnFailure or Never)");
+}
+
+TEST(MalformedPodDisruptionBudget, BothMinAvailableAndMaxUnavailable) {
+  EXPECT_EQ(decode_error(R"(apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: pdb}
+spec: {minAvailable: 1, maxUnavailable: 1}
+)"),
+            "test.yaml doc 1 PodDisruptionBudget/pdb: spec: minAvailable and maxUnavailable cannot both be set");
+}
+
+TEST(MalformedPodDisruptionBudget, PercentageThatIsNotANumber) {
+  EXPECT_EQ(decode_error(R"(apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: pdb}
+spec: {minAvailable: abc%}
+)"),
+            "test.yaml doc 1 PodDisruptionBudget/pdb: spec.minAvailable: expected an integer or a percentage, got "
+            "\"abc%\"");
+}
+
+std::string pdb_with(const std::string& spec) {
+  return decode_error("apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: pdb}\nspec: " + spec + "\n");
+}
+
+TEST(MalformedPodDisruptionBudget, QuotedNumberOverHundredPercentAndNegative) {
+  const std::string at = "test.yaml doc 1 PodDisruptionBudget/pdb: spec.";
+  EXPECT_EQ(pdb_with("{minAvailable: \"5\"}"), at + "minAvailable: expected an integer or a percentage, got \"5\"");
+  EXPECT_EQ(pdb_with("{maxUnavailable: 150%}"), at + "maxUnavailable: must not be more than 100%");
+  EXPECT_EQ(pdb_with("{minAvailable: -1}"), at + "minAvailable: must not be negative");
+  EXPECT_EQ(pdb_with("{minAvailable: [1]}"), at + "minAvailable: expected an integer or a percentage, got a list");
+}
+
+TEST(MalformedObject, MissingKind) {
+  EXPECT_EQ(decode_error("apiVersion: v1\nmetadata: {name: p}\n"), "test.yaml doc 1: kind: required");
+}
+
+TEST(MalformedObject, MissingApiVersion) {
+  EXPECT_EQ(decode_error("kind: Pod\nmetadata: {name: p}\n"), "test.yaml doc 1 Pod/p: apiVersion: required");
+}
+
+TEST(MalformedObject, MissingNameUsesTheKindAlone) {
+  EXPECT_EQ(decode_error("apiVersion: v1\nkind: Pod\nspec: {containers: [{name: c}]}\n"),
+            "test.yaml doc 1 Pod: metadata.name: required");
+}
+
+TEST(MalformedObject, UnsupportedVersionOfAKnownKind) {
+  EXPECT_EQ(decode_error("apiVersion: apps/v1beta1\nkind: Deployment\nmetadata: {name: web}\n"),
+            "test.yaml doc 1 Deployment/web: apiVersion: unsupported version \"apps/v1beta1\" of Deployment "
+            "(expected apps/v1)");
+}
+
+TEST(MalformedFile, DocumentNumberCountsEveryDocument) {
+  // Doc 2 is empty and doc 1 is a kind we skip; both still count.
+  EXPECT_EQ(decode_error(R"(apiVersion: v1
+kind: Service
+metadata: {name: web}
+---
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: bad}
+spec:
+  containers: [{name: c, resources: {requests: {cpu: lots}}}]
+)"),
+            "test.yaml doc 3 Pod/bad: spec.containers[0].resources.requests.cpu: invalid quantity \"lots\"");
+}
+
+TEST(MalformedFile, AValidFirstDocumentIsNotReturnedWhenTheSecondIsInvalid) {
+  Result<ManifestSet> decoded = decode_manifests(pod_with("") + "---\n" + node_with("  unschedulable: maybe\n"),
+                                                 "test.yaml");
+  ASSERT_FALSE(decoded.ok());
+  EXPECT_EQ(decoded.error().message,
+            "test.yaml doc 2 Node/n1: spec.unschedulable: expected a boolean, got \"maybe\"");
+}
+
+TEST(MalformedFile, ErrorInsideAListNamesTheItem) {
+  EXPECT_EQ(decode_error(R"(apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Namespace, metadata: {name: a}}
+- {apiVersion: v1, kind: Node, metadata: {name: n2}, spec: {taints: [{key: k, effect: Never}]}}
+)"),
+            "test.yaml doc 1 Node/n2: items[1].spec.taints[0].effect: unknown taint effect \"Never\" (expected "
+            "NoSchedule, PreferNoSchedule, NoExecute)");
+}
+
+}  // namespace
+}  // namespace scalewright::testing
