@@ -9,6 +9,7 @@ packages=(
   libcli11-dev                       # command line
   libgtest-dev libgmock-dev          # tests
   libbenchmark-dev                   # benchmarks
+  libcsv-dev                         # data files (CSV)
 )
 missing=()
 for p in "${packages[@]}"; do

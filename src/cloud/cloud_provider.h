@@ -1,0 +1,45 @@
+#pragma once
+// What the autoscaler asks of a cloud: launch an instance from an offering, terminate it. The simulated cloud
+// and real providers implement it; the engine never talks to one directly (the act adapter does).
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "api/labels.h"
+#include "api/meta.h"
+#include "cloud/catalog.h"
+#include "cloud/instance_type.h"
+
+namespace scalewright::cloud {
+
+struct LaunchRequest {
+  std::string name;  // the NodeClaim's name; the node registers under it
+  const InstanceType* instance_type = nullptr;
+  const Offering* offering = nullptr;
+  Labels labels;
+  std::vector<Taint> taints;
+};
+
+struct Instance {
+  std::string id;
+  std::string node_name;
+  const InstanceType* instance_type = nullptr;
+  Offering offering;
+};
+
+struct LaunchOutcome {
+  std::optional<Instance> instance;
+  // The offering has no capacity right now (EC2's InsufficientInstanceCapacity): try another one.
+  bool insufficient_capacity = false;
+  std::string message;
+};
+
+class CloudProvider {
+ public:
+  virtual ~CloudProvider() = default;
+  virtual const Catalog& catalog() const = 0;
+  virtual LaunchOutcome launch(const LaunchRequest& request) = 0;
+  virtual void terminate(const std::string& instance_id) = 0;
+};
+
+}  // namespace scalewright::cloud

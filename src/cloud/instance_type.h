@@ -1,0 +1,114 @@
+#pragma once
+// An instance type as a cloud provider offers it: hardware, the labels Karpenter puts on a node of that type, its
+// capacity, overhead and allocatable resources, and one offering per zone and capacity type with its price.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "api/labels.h"
+#include "api/resources.h"
+
+namespace scalewright::cloud {
+
+// Label keys and resource names in Karpenter's and AWS's own words.
+namespace aws_labels {
+inline constexpr std::string_view capacity_type = "karpenter.sh/capacity-type";
+inline constexpr std::string_view zone_id = "topology.k8s.aws/zone-id";
+inline constexpr std::string_view instance_category = "karpenter.k8s.aws/instance-category";
+inline constexpr std::string_view instance_family = "karpenter.k8s.aws/instance-family";
+inline constexpr std::string_view instance_generation = "karpenter.k8s.aws/instance-generation";
+inline constexpr std::string_view instance_size = "karpenter.k8s.aws/instance-size";
+inline constexpr std::string_view instance_cpu = "karpenter.k8s.aws/instance-cpu";
+inline constexpr std::string_view instance_cpu_manufacturer = "karpenter.k8s.aws/instance-cpu-manufacturer";
+inline constexpr std::string_view instance_memory = "karpenter.k8s.aws/instance-memory";
+inline constexpr std::string_view instance_hypervisor = "karpenter.k8s.aws/instance-hypervisor";
+inline constexpr std::string_view instance_network_bandwidth = "karpenter.k8s.aws/instance-network-bandwidth";
+inline constexpr std::string_view instance_local_nvme = "karpenter.k8s.aws/instance-local-nvme";
+inline constexpr std::string_view instance_gpu_count = "karpenter.k8s.aws/instance-gpu-count";
+inline constexpr std::string_view instance_gpu_name = "karpenter.k8s.aws/instance-gpu-name";
+inline constexpr std::string_view instance_gpu_manufacturer = "karpenter.k8s.aws/instance-gpu-manufacturer";
+inline constexpr std::string_view instance_gpu_memory = "karpenter.k8s.aws/instance-gpu-memory";
+inline constexpr std::string_view instance_accelerator_count = "karpenter.k8s.aws/instance-accelerator-count";
+inline constexpr std::string_view instance_accelerator_name = "karpenter.k8s.aws/instance-accelerator-name";
+inline constexpr std::string_view instance_accelerator_manufacturer =
+    "karpenter.k8s.aws/instance-accelerator-manufacturer";
+}  // namespace aws_labels
+
+namespace aws_resources {
+inline constexpr std::string_view nvidia_gpu = "nvidia.com/gpu";
+inline constexpr std::string_view amd_gpu = "amd.com/gpu";
+inline constexpr std::string_view habana_gaudi = "habana.ai/gaudi";
+inline constexpr std::string_view aws_neuron = "aws.amazon.com/neuron";
+inline constexpr std::string_view efa = "vpc.amazonaws.com/efa";
+}  // namespace aws_resources
+
+enum class CapacityType { OnDemand, Spot };
+// "on-demand" / "spot", the values of karpenter.sh/capacity-type.
+std::string_view to_string(CapacityType type);
+std::optional<CapacityType> parse_capacity_type(std::string_view text);
+
+// Where an offering's price comes from.
+enum class PriceSource {
+  OnDemandList,  // the region's on-demand list price
+  SpotSnapshot,  // a spot price observed for that zone and type
+  SpotEstimate,  // on-demand × a spot fraction, where no observation exists
+};
+std::string_view to_string(PriceSource source);
+
+struct Offering {
+  std::string zone;     // zone name, e.g. us-east-1a
+  std::string zone_id;  // zone ID, e.g. use1-az1
+  CapacityType capacity_type = CapacityType::OnDemand;
+  double price_per_hour = 0;  // USD
+  PriceSource price_source = PriceSource::OnDemandList;
+  bool available = true;
+};
+
+// The hardware facts the catalog is built from (one row of instance-types.csv). Optional fields are absent
+// where the data has no value.
+struct InstanceHardware {
+  std::string category;    // "m"
+  std::string family;      // "m5"
+  std::optional<std::int64_t> generation;  // 5
+  std::string size;        // "large"
+  std::int64_t vcpu = 0;
+  std::int64_t memory_mib = 0;
+  std::string arch = "amd64";  // amd64 / arm64
+  std::int64_t max_pods = 110;
+  std::int64_t gpu_count = 0;
+  std::string gpu_name;          // "t4"
+  std::string gpu_manufacturer;  // nvidia / amd / habana
+  std::optional<std::int64_t> gpu_memory_mib;  // per GPU
+  std::int64_t accelerator_count = 0;
+  std::string accelerator_name;          // "inferentia2"
+  std::string accelerator_manufacturer;  // "aws"
+  std::int64_t efa_count = 0;
+  std::optional<std::int64_t> local_nvme_gib;
+  std::string hypervisor;        // nitro / xen / "" (bare metal)
+  std::string cpu_manufacturer;  // intel / amd / aws / ""
+  std::optional<std::int64_t> network_bandwidth_mbps;
+  bool bare_metal = false;
+  bool burstable = false;
+};
+
+struct InstanceType {
+  std::string name;  // "m5.large"
+  InstanceHardware hardware;
+  Labels labels;
+  ResourceList capacity;
+  ResourceList overhead;  // kube-reserved + system-reserved + eviction threshold
+  ResourceList allocatable;
+  std::vector<Offering> offerings;  // zone by zone: on-demand, then spot
+
+  const Offering* offering(std::string_view zone, CapacityType capacity_type) const;
+  // The lowest price among available offerings of `capacity_type`; nullopt when there is none.
+  std::optional<double> cheapest(CapacityType capacity_type) const;
+};
+
+// The labels Karpenter's AWS provider puts on a node of this type (zone and capacity type come from the
+// offering a node is launched from). `region` is added as topology.kubernetes.io/region when not empty.
+Labels instance_type_labels(std::string_view name, const InstanceHardware& hardware, std::string_view region);
+
+}  // namespace scalewright::cloud
