@@ -36,9 +36,9 @@ InterPodAffinityFilter::InterPodAffinityFilter(const ClusterSnapshot& snapshot, 
   for (const ExistingTermGroup& group : snapshot.existing_terms()) {
     if (group.kind != TermKind::RequiredAntiAffinity || !group.matcher) continue;
     if (!group.matcher->matches(pod, namespaces)) continue;
-    for (const auto& [value, n] : group.pods_per_domain) {
-      if (n > 0) existing_anti_affinity_[{group.topology_key, value}] += n;
-    }
+    const bool any_pods = std::any_of(group.pods_per_domain.begin(), group.pods_per_domain.end(),
+                                      [](const auto& entry) { return entry.second > 0; });
+    if (any_pods) existing_anti_affinity_.push_back(&group);
   }
   const Affinity& affinity = pod.spec.affinity;
   for (const PodAffinityTerm& term : affinity.required_pod_anti_affinity) {
@@ -84,9 +84,11 @@ std::optional<std::string_view> InterPodAffinityFilter::check(const NodeInfo& no
   for (Symbol key : anti_affinity_keys_) {
     if (in_domain(node, key, anti_affinity_)) return reasons::anti_affinity;
   }
-  for (const auto& [domain, n] : existing_anti_affinity_) {
-    const Symbol* value = node.labels().find(domain.key);
-    if (value && *value == domain.value && n > 0) return reasons::existing_anti_affinity;
+  for (const ExistingTermGroup* group : existing_anti_affinity_) {
+    const Symbol* value = node.labels().find(group->topology_key);
+    if (!value) continue;
+    auto it = group->pods_per_domain.find(*value);
+    if (it != group->pods_per_domain.end() && it->second > 0) return reasons::existing_anti_affinity;
   }
   return std::nullopt;
 }

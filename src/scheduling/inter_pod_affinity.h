@@ -33,7 +33,9 @@ class InterPodAffinityFilter {
 
  private:
   bool active_ = false;
-  DomainCounts existing_anti_affinity_;  // domains where an existing pod's anti-affinity forbids this pod
+  // Existing pods' anti-affinity term groups that match this pod: their domains are closed to it. Held by
+  // pointer, not copied, so a cycle costs nothing per domain.
+  std::vector<const ExistingTermGroup*> existing_anti_affinity_;
   std::vector<Symbol> anti_affinity_keys_;
   DomainCounts anti_affinity_;  // domains holding pods this pod's anti-affinity terms match
   std::vector<Symbol> affinity_keys_;

@@ -50,13 +50,6 @@ StaticVerdict judge_statically(const Pod& pod, const NodeInfo& info) {
   return v;
 }
 
-const StaticVerdict& StaticVerdictTable::get(const ClusterSnapshot& snapshot, NodeId id) {
-  if (id >= by_node_.size()) by_node_.resize(id + 1);
-  StaticVerdict& v = by_node_[id];
-  const NodeInfo& node = snapshot.node(id);
-  if (v.serial != node.serial) v = judge_statically(exemplar_, node);
-  return v;
-}
 
 void default_normalize(std::vector<std::int64_t>& scores, bool reverse) {
   std::int64_t max = 0;

@@ -46,14 +46,31 @@ StaticVerdict judge_statically(const Pod& pod, const NodeInfo& node);
 class StaticVerdictTable {
  public:
   explicit StaticVerdictTable(Pod exemplar) : exemplar_(std::move(exemplar)) {}
-  const StaticVerdict& get(const ClusterSnapshot& snapshot, NodeId id);
+  // Inline: called for every node a cycle visits. Recomputed when the slot holds another node's verdict.
+  const StaticVerdict& get(const ClusterSnapshot& snapshot, NodeId id) {
+    if (id >= by_node_.size()) by_node_.resize(id + 1);
+    StaticVerdict& v = by_node_[id];
+    const NodeInfo& node = snapshot.node(id);
+    if (v.serial != node.serial) v = judge_statically(exemplar_, node);
+    return v;
+  }
 
  private:
   Pod exemplar_;  // a pod of the class: only its static constraints are read
   std::vector<StaticVerdict> by_node_;
 };
 
-using StaticVerdictLookup = std::function<const StaticVerdict&(NodeId)>;
+// The static verdicts of one pod class over one snapshot, looked up per node on the hot path (a plain object
+// rather than a std::function so the call inlines).
+class StaticVerdictLookup {
+ public:
+  StaticVerdictLookup(StaticVerdictTable& table, const ClusterSnapshot& snapshot) : table_(&table), snapshot_(&snapshot) {}
+  const StaticVerdict& operator()(NodeId id) const { return table_->get(*snapshot_, id); }
+
+ private:
+  StaticVerdictTable* table_;
+  const ClusterSnapshot* snapshot_;
+};
 
 // framework's DefaultNormalizeScore: scale to [0, 100] by the maximum, optionally reversed.
 void default_normalize(std::vector<std::int64_t>& scores, bool reverse);

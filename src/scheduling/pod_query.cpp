@@ -27,18 +27,31 @@ bool PodMatcher::matches(const Pod& pod, const NamespaceLabels& namespace_labels
 }
 
 std::string canonical(const LabelSelector& selector) {
-  std::vector<std::string> parts;
-  for (const LabelRequirement& r : selector.requirements) {
-    std::vector<std::string> values;
-    for (Symbol v : r.values) values.emplace_back(v.str());
-    std::sort(values.begin(), values.end());
-    std::string part = std::string(r.key.str()) + " " + std::string(to_string(r.op));
-    for (const std::string& v : values) part += " " + v;
-    parts.push_back(std::move(part));
-  }
-  std::sort(parts.begin(), parts.end());
+  // Requirements in key order, values sorted: equal selectors however written give equal text. Views, not
+  // copies: this runs once per scheduling cycle for every pod with inter-pod terms or spread constraints.
+  std::vector<const LabelRequirement*> order;
+  order.reserve(selector.requirements.size());
+  for (const LabelRequirement& r : selector.requirements) order.push_back(&r);
+  std::sort(order.begin(), order.end(), [](const LabelRequirement* a, const LabelRequirement* b) {
+    if (a->key.str() != b->key.str()) return a->key.str() < b->key.str();
+    if (a->op != b->op) return a->op < b->op;
+    return a->values.size() < b->values.size();
+  });
   std::string out = "{";
-  for (const std::string& p : parts) out += p + ";";
+  std::vector<std::string_view> values;
+  for (const LabelRequirement* r : order) {
+    values.clear();
+    for (Symbol v : r->values) values.push_back(v.str());
+    std::sort(values.begin(), values.end());
+    out += r->key.str();
+    out += ' ';
+    out += to_string(r->op);
+    for (std::string_view v : values) {
+      out += ' ';
+      out += v;
+    }
+    out += ';';
+  }
   return out + "}";
 }
 

@@ -27,7 +27,7 @@ namespace {
 // PreFilter): its requests, host ports, and the spread and inter-pod state over the whole snapshot.
 struct CycleState {
   CycleState(StaticVerdictTable& table, const ClusterSnapshot& snapshot, const Pod& pod)
-      : lookup([&table, &snapshot](NodeId id) -> const StaticVerdict& { return table.get(snapshot, id); }),
+      : lookup(table, snapshot),
         requests(pod.effective_requests()),
         non_zero(non_zero_requests(pod)),
         host_ports(pod.host_ports()),
@@ -62,7 +62,7 @@ bool ports_free(const std::vector<ContainerPort>& wanted, const NodeInfo& node) 
 // NodeResourcesFit's filter: every shortage is a reason of its own, as upstream reports them.
 template <typename Sink>
 void check_resources(const ResourceList& request, const NodeInfo& node, Sink&& reject) {
-  const ResourceList& allocatable = node.node->allocatable;
+  const ResourceList& allocatable = node.allocatable;
   const ResourceList& requested = node.requested;
   if (static_cast<std::int64_t>(node.pods.size()) + 1 > allocatable.pods()) reject(reasons::too_many_pods);
   if (request.cpu_milli() == 0 && request.memory() == 0 && request.ephemeral_storage() == 0 &&
@@ -131,18 +131,29 @@ bool run_filters(const CycleState& state, const StaticVerdict& verdict, const No
   return true;
 }
 
+// floor(numerator / denominator) for a quotient in [0, kMaxNodeScore], without a 64-bit integer division (the
+// hot spot of scoring). Exact when both operands are below 2^53 and the denominator below 2^46: the true
+// quotient then sits at least 1/denominator > ulp(128) away from the next integer, so the correctly rounded
+// double quotient truncates to the same integer. Larger operands take the integer path.
+std::int64_t score_quotient(std::int64_t numerator, std::int64_t denominator) {
+  if (numerator >= 0 && numerator < (std::int64_t{1} << 53) && denominator < (std::int64_t{1} << 46)) {
+    return static_cast<std::int64_t>(static_cast<double>(numerator) / static_cast<double>(denominator));
+  }
+  return numerator / denominator;
+}
+
 std::int64_t allocated_score(std::int64_t requested, std::int64_t allocatable, ScoringStrategy strategy) {
   if (allocatable == 0) return 0;
   if (strategy == ScoringStrategy::MostAllocated) {
-    return std::min(requested, allocatable) * kMaxNodeScore / allocatable;
+    return score_quotient(std::min(requested, allocatable) * kMaxNodeScore, allocatable);
   }
   if (requested > allocatable) return 0;
-  return (allocatable - requested) * kMaxNodeScore / allocatable;
+  return score_quotient((allocatable - requested) * kMaxNodeScore, allocatable);
 }
 
 // NodeResourcesFit's score over cpu and memory (weight 1 each), with the non-zero request defaults.
 std::int64_t resources_fit_score(const CycleState& state, const NodeInfo& node, ScoringStrategy strategy) {
-  const ResourceList& allocatable = node.node->allocatable;
+  const ResourceList& allocatable = node.allocatable;
   std::int64_t total = 0, weight = 0;
   if (allocatable.cpu_milli() > 0) {
     total += allocated_score(node.non_zero_requested.cpu_milli + state.non_zero.cpu_milli, allocatable.cpu_milli(),
@@ -153,12 +164,12 @@ std::int64_t resources_fit_score(const CycleState& state, const NodeInfo& node, 
     total += allocated_score(node.non_zero_requested.memory + state.non_zero.memory, allocatable.memory(), strategy);
     ++weight;
   }
-  return weight == 0 ? 0 : total / weight;
+  return weight == 2 ? total / 2 : total;  // weight is 0, 1 or 2
 }
 
 // NodeResourcesBalancedAllocation: how close the cpu and memory fractions stay, with actual requests.
 std::int64_t balanced_allocation_score(const CycleState& state, const NodeInfo& node) {
-  const ResourceList& allocatable = node.node->allocatable;
+  const ResourceList& allocatable = node.allocatable;
   // With two resources the standard deviation of their fractions is half their difference; with one, zero.
   if (allocatable.cpu_milli() == 0 || allocatable.memory() == 0) return kMaxNodeScore;
   auto fraction = [](std::int64_t requested, std::int64_t capacity) {
@@ -181,6 +192,33 @@ StaticVerdictTable& Scheduler::verdicts_for(const Pod& pod) const {
   return *slot;
 }
 
+namespace {
+
+// Counts rejection reasons without allocating per rejected node: a handful of distinct reasons, compared as
+// views, copied once each.
+class ReasonTally {
+ public:
+  void add(std::string_view reason) {
+    for (auto& [text, count] : counts_) {
+      if (text == reason) {
+        ++count;
+        return;
+      }
+    }
+    counts_.emplace_back(std::string(reason), 1);
+  }
+  std::map<std::string, int> to_map() && {
+    std::map<std::string, int> out;
+    for (auto& [text, count] : counts_) out[std::move(text)] += count;
+    return out;
+  }
+
+ private:
+  std::vector<std::pair<std::string, int>> counts_;
+};
+
+}  // namespace
+
 SchedulingResult Scheduler::schedule(const ClusterSnapshot& snapshot, const Pod& pod) const {
   CycleState state(verdicts_for(pod), snapshot, pod);
 
@@ -190,19 +228,19 @@ SchedulingResult Scheduler::schedule(const ClusterSnapshot& snapshot, const Pod&
   const std::size_t wanted = feasible_nodes_to_find(options_.percentage_of_nodes_to_score, snapshot.live_node_count());
   std::size_t start = slots == 0 ? 0 : next_start_node_ % slots;
   std::size_t visited = 0;
+  ReasonTally tally;
   for (; visited < slots && result.feasible.size() < wanted; ++visited) {
     NodeId id = static_cast<NodeId>((start + visited) % slots);
     if (nodes[id].removed) continue;
-    bool passes = run_filters(state, state.lookup(id), nodes[id],
-                              [&](std::string_view reason) { ++result.reasons[std::string(reason)]; });
+    bool passes = run_filters(state, state.lookup(id), nodes[id], [&](std::string_view reason) { tally.add(reason); });
     if (passes) result.feasible.push_back(id);
   }
   next_start_node_ = slots == 0 ? 0 : (start + visited) % slots;
   if (result.feasible.empty()) {
+    result.reasons = std::move(tally).to_map();
     result.reason = format_fit_error(snapshot.live_node_count(), result.reasons);
     return result;
   }
-  result.reasons.clear();
 
   const std::vector<NodeId>& feasible = result.feasible;
   std::vector<std::int64_t> taint(feasible.size()), node_affinity(feasible.size());

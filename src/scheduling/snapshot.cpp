@@ -63,6 +63,7 @@ NodeId ClusterSnapshot::add_node(Node node) {
   }
   NodeId id = static_cast<NodeId>(nodes_.size());
   NodeInfo info;
+  info.allocatable = node.allocatable;
   info.node = std::make_shared<const Node>(std::move(node));
   info.serial = next_serial();
   info.query_counts.assign(queries_.size(), 0);
@@ -87,11 +88,6 @@ void ClusterSnapshot::add_pod(Pod pod, NodeId node) { add_pod(std::make_shared<c
 
 void ClusterSnapshot::add_pod(std::shared_ptr<const Pod> pod, NodeId node) {
   if (nodes_.at(node).removed) throw std::invalid_argument("cannot bind a pod to a removed node");
-  if (pod->spec.node_name != nodes_[node].name()) {
-    auto bound = std::make_shared<Pod>(*pod);
-    bound->spec.node_name = nodes_[node].name();
-    pod = std::move(bound);
-  }
   PlacedPod placed{pod, pod->effective_requests(), non_zero_requests(*pod)};
   std::string key = pod->meta.key();
   place(std::move(placed), node);
@@ -116,9 +112,7 @@ void ClusterSnapshot::place(PlacedPod placed, NodeId node) {
   info.requested += placed.requests;
   info.non_zero_requested.cpu_milli += placed.non_zero.cpu_milli;
   info.non_zero_requested.memory += placed.non_zero.memory;
-  for (QueryId q = 0; q < queries_.size(); ++q) {
-    if (matches(queries_[q], pod)) ++info.query_counts[q];
-  }
+  for_each_matching_query(pod, [&](QueryId q) { ++info.query_counts[q]; });
   if (has_pod_terms(pod)) index_terms(pod, info, +1);
   info.pods.push_back(std::move(placed));
 }
@@ -136,9 +130,7 @@ PlacedPod ClusterSnapshot::unplace(const std::string& key) {
   info.requested -= placed.requests;
   info.non_zero_requested.cpu_milli -= placed.non_zero.cpu_milli;
   info.non_zero_requested.memory -= placed.non_zero.memory;
-  for (QueryId q = 0; q < queries_.size(); ++q) {
-    if (matches(queries_[q], pod)) --info.query_counts[q];
-  }
+  for_each_matching_query(pod, [&](QueryId q) { --info.query_counts[q]; });
   if (has_pod_terms(pod)) index_terms(pod, info, -1);
   return placed;
 }
@@ -195,6 +187,19 @@ QueryId ClusterSnapshot::query(std::vector<PodMatcher> all_of) const {
     std::int32_t n = 0;
     for (const PlacedPod& p : info.pods) n += matches(all_of, *p.pod) ? 1 : 0;
     info.query_counts.push_back(n);
+  }
+  // Index the query by a label every matching pod must carry (an In requirement with one value), so a pod
+  // added to the snapshot is tested only against queries that can match it.
+  std::optional<std::uint64_t> label_key;
+  for (const PodMatcher& m : all_of) {
+    for (const LabelRequirement& r : m.selector.requirements) {
+      if (r.op == SelectorOperator::In && r.values.size() == 1) label_key = label_index_key(r.key, r.values[0]);
+    }
+  }
+  if (label_key) {
+    queries_by_label_[*label_key].push_back(it->second);
+  } else {
+    unindexed_queries_.push_back(it->second);
   }
   queries_.push_back(std::move(all_of));
   return it->second;

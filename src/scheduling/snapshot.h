@@ -39,6 +39,7 @@ struct NodeInfo {
   std::shared_ptr<const Node> node;
   std::uint64_t serial = 0;  // never reused within a process: caches about this node's labels key on it
   bool removed = false;
+  ResourceList allocatable;  // the node's, kept beside the counters the filters compare it with
   ResourceList requested;
   NonZeroRequests non_zero_requested;
   std::vector<PlacedPod> pods;
@@ -68,7 +69,8 @@ class ClusterSnapshot {
   NodeId add_node(Node node);
   // Removes the node and every pod on it.
   void remove_node(NodeId id);
-  // Binds `pod` to `node`; the pod's spec.nodeName is set to the node's name.
+  // Binds `pod` to `node`. The pod is stored as given (its spec.nodeName is not rewritten): where a pod sits is
+  // the snapshot's own record, so a what-if can move a shared pod between nodes without copying it.
   void add_pod(Pod pod, NodeId node);
   void add_pod(std::shared_ptr<const Pod> pod, NodeId node);
   // Removes the pod with this "namespace/name"; false when it is not in the snapshot.
@@ -114,6 +116,25 @@ class ClusterSnapshot {
   void index_terms(const Pod& pod, const NodeInfo& node, int delta);
   void record(Change change);
   bool matches(const std::vector<PodMatcher>& all_of, const Pod& pod) const;
+  static std::uint64_t label_index_key(Symbol key, Symbol value) {
+    return (static_cast<std::uint64_t>(key.id()) << 32) | value.id();
+  }
+  // Calls fn(q) for every registered query q that matches `pod`: the unindexed ones and those indexed under one
+  // of the pod's labels.
+  template <typename Fn>
+  void for_each_matching_query(const Pod& pod, Fn&& fn) const {
+    for (QueryId q : unindexed_queries_) {
+      if (matches(queries_[q], pod)) fn(q);
+    }
+    if (queries_by_label_.empty()) return;
+    for (const auto& [key, value] : pod.meta.labels) {
+      auto it = queries_by_label_.find(label_index_key(key, value));
+      if (it == queries_by_label_.end()) continue;
+      for (QueryId q : it->second) {
+        if (matches(queries_[q], pod)) fn(q);
+      }
+    }
+  }
 
   std::vector<NodeInfo> nodes_;
   std::size_t live_nodes_ = 0;
@@ -124,6 +145,8 @@ class ClusterSnapshot {
   // Query and term indexes are caches over the pods; they change only alongside pods, so reverts keep them true.
   mutable std::vector<std::vector<PodMatcher>> queries_;
   mutable std::unordered_map<std::string, QueryId> query_by_key_;
+  mutable std::unordered_map<std::uint64_t, std::vector<QueryId>> queries_by_label_;
+  mutable std::vector<QueryId> unindexed_queries_;
   std::vector<ExistingTermGroup> term_groups_;
   std::unordered_map<std::string, std::size_t> term_group_by_key_;
 

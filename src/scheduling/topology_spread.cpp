@@ -88,6 +88,8 @@ SpreadScorer::SpreadScorer(const ClusterSnapshot& snapshot, const Pod& pod, cons
                            const StaticVerdictLookup& verdicts) {
   scores_.assign(feasible.size(), 0);
   std::vector<Counted> counted = constraints_of(snapshot, pod, UnsatisfiableConstraintAction::ScheduleAnyway);
+  // Without ScheduleAnyway constraints upstream scores nothing: every node gets the same score (zero).
+  if (counted.empty()) return;
   static const Symbol hostname(well_known::hostname);
 
   std::vector<bool> ignored(feasible.size(), false);
