@@ -120,14 +120,24 @@ InterPodAffinityScorer::InterPodAffinityScorer(const ClusterSnapshot& snapshot, 
 
   scores_.assign(feasible.size(), 0);
   if (weights.empty()) return;
+  // Per topology key, the weight of each domain: a node looks up its own value once per key, rather than
+  // testing every domain (there are as many hostname domains as nodes).
+  std::vector<std::pair<Symbol, std::unordered_map<Symbol, std::int64_t>>> by_key;
+  for (const auto& [domain, w] : weights) {
+    auto it = std::find_if(by_key.begin(), by_key.end(), [&](const auto& e) { return e.first == domain.key; });
+    if (it == by_key.end()) it = by_key.insert(by_key.end(), {domain.key, {}});
+    it->second[domain.value] += w;
+  }
   std::int64_t min = std::numeric_limits<std::int64_t>::max();
   std::int64_t max = std::numeric_limits<std::int64_t>::min();
   for (std::size_t f = 0; f < feasible.size(); ++f) {
     const NodeInfo& node = snapshot.node(feasible[f]);
     std::int64_t score = 0;
-    for (const auto& [domain, w] : weights) {
-      const Symbol* value = node.labels().find(domain.key);
-      if (value && *value == domain.value) score += w;
+    for (const auto& [key, per_value] : by_key) {
+      const Symbol* value = node.labels().find(key);
+      if (!value) continue;
+      auto hit = per_value.find(*value);
+      if (hit != per_value.end()) score += hit->second;
     }
     scores_[f] = score;
     min = std::min(min, score);

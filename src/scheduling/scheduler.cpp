@@ -244,13 +244,18 @@ SchedulingResult Scheduler::schedule(const ClusterSnapshot& snapshot, const Pod&
 
   const std::vector<NodeId>& feasible = result.feasible;
   std::vector<std::int64_t> taint(feasible.size()), node_affinity(feasible.size());
+  bool any_taint = false, any_affinity = false;
   for (std::size_t f = 0; f < feasible.size(); ++f) {
     const StaticVerdict& v = state.lookup(feasible[f]);
     taint[f] = v.intolerable_prefer_no_schedule;
     node_affinity[f] = v.preferred_affinity_weight;
+    any_taint |= taint[f] != 0;
+    any_affinity |= node_affinity[f] != 0;
   }
-  default_normalize(taint, /*reverse=*/true);
-  default_normalize(node_affinity, /*reverse=*/false);
+  // All-zero raw scores normalize to the same value on every node; adding a constant changes no choice, so the
+  // normalization is skipped (it is the common case: no PreferNoSchedule taints, no preferred node affinity).
+  if (any_taint) default_normalize(taint, /*reverse=*/true);
+  if (any_affinity) default_normalize(node_affinity, /*reverse=*/false);
   std::vector<std::int64_t> spread = SpreadScorer(snapshot, pod, feasible, state.lookup).scores();
   std::vector<std::int64_t> inter_pod = InterPodAffinityScorer(snapshot, pod, feasible).scores();
 
