@@ -1,0 +1,505 @@
+#include "provisioning/nodeclaim_builder.h"
+
+#include <algorithm>
+#include <bit>
+#include <limits>
+
+namespace scalewright::provisioning {
+namespace {
+
+bool starts_with(std::string_view text, std::string_view prefix) { return text.substr(0, prefix.size()) == prefix; }
+
+// Keys the instance type's labels do not decide: offerings, the host, and labels Karpenter itself sets.
+bool type_independent(std::string_view key) {
+  return is_offering_key(key) || key == well_known::hostname || starts_with(key, "karpenter.sh/");
+}
+
+// True when `extra` would narrow `base` (names a key it lacks, or allows less for one it has).
+bool narrows(const RequirementSet& base, const RequirementSet& extra) {
+  for (const auto& [key, values] : extra.keys()) {
+    const ValueSet* have = base.find(key);
+    if (have == nullptr || !(have->intersect(values) == *have)) return true;
+  }
+  return false;
+}
+
+// A key the pod requires that neither the claim, nor instance types, nor Karpenter define.
+const std::string* undefined_key(const RequirementSet& pod, const RequirementSet& claim, InstanceTypeIndex& types) {
+  for (const auto& [key, values] : pod.keys()) {
+    if (values.allows_absent() || claim.has(key) || type_independent(key) || types.labelled(key)) continue;
+    return &key;
+  }
+  return nullptr;
+}
+
+bool ports_conflict(const ContainerPort& a, const ContainerPort& b) {
+  if (a.host_port != b.host_port || a.protocol != b.protocol) return false;
+  auto wildcard = [](const std::string& ip) { return ip.empty() || ip == "0.0.0.0"; };
+  return wildcard(a.host_ip) || wildcard(b.host_ip) || a.host_ip == b.host_ip;
+}
+
+// How many more copies of `requests` fit on top of `used` and `daemons` (saturating at `cap`).
+std::int64_t copies(const ResourceList& used, const ResourceList& requests, const ResourceList& daemons,
+                    const ResourceList& allocatable, std::int64_t cap) {
+  std::int64_t n = cap;
+  auto limit = [&](std::int64_t want, std::int64_t have) {
+    if (want <= 0) return;
+    n = std::min(n, have < 0 ? 0 : have / want);
+  };
+  limit(requests.cpu_milli(), allocatable.cpu_milli() - daemons.cpu_milli() - used.cpu_milli());
+  limit(requests.memory(), allocatable.memory() - daemons.memory() - used.memory());
+  limit(requests.ephemeral_storage(),
+        allocatable.ephemeral_storage() - daemons.ephemeral_storage() - used.ephemeral_storage());
+  limit(requests.pods(), allocatable.pods() - daemons.pods() - used.pods());
+  for (const auto& [name, amount] : requests.extended()) {
+    limit(amount, allocatable.get(name) - daemons.get(name) - used.get(name));
+  }
+  return std::max<std::int64_t>(n, 0);
+}
+
+// Whether `requests` fits on every candidate of the claim (cpu, memory and pods only; nothing else asked).
+bool fits_everywhere(const ClaimState& claim, const ResourceList& requests) {
+  return !claim.pods.empty() && requests.extended().empty() && requests.ephemeral_storage() == 0 &&
+         requests.cpu_milli() <= claim.least_cpu && requests.memory() <= claim.least_memory &&
+         requests.pods() <= claim.least_pods;
+}
+
+}  // namespace
+
+bool fits(const ResourceList& used, const ResourceList& requests, const ResourceList& daemons,
+          const ResourceList& allocatable) {
+  if (used.cpu_milli() + requests.cpu_milli() + daemons.cpu_milli() > allocatable.cpu_milli()) return false;
+  if (used.memory() + requests.memory() + daemons.memory() > allocatable.memory()) return false;
+  if (used.pods() + requests.pods() + daemons.pods() > allocatable.pods()) return false;
+  if (used.ephemeral_storage() + requests.ephemeral_storage() + daemons.ephemeral_storage() >
+      allocatable.ephemeral_storage()) {
+    return false;
+  }
+  for (const auto& [name, amount] : requests.extended()) {
+    if (used.get(name) + amount + daemons.get(name) > allocatable.get(name)) return false;
+  }
+  for (const auto& [name, amount] : daemons.extended()) {
+    if (used.get(name) + requests.get(name) + amount > allocatable.get(name)) return false;
+  }
+  return true;
+}
+
+std::string describe_requests(const ResourceList& requests) {
+  ResourceList shown = requests;
+  shown.set(resource_names::pods(), 0);
+  return shown.to_string();
+}
+
+NodeClaimBuilder::NodeClaimBuilder(std::vector<NodePoolInfo>& pools, InstanceTypeIndex& types,
+                                   DaemonOverhead& daemons, Topology& topology,
+                                   std::vector<ResourceList> remaining_limits)
+    : pools_(pools), types_(types), daemons_(daemons), topology_(topology), remaining_(std::move(remaining_limits)) {}
+
+ClaimState NodeClaimBuilder::open(std::size_t pool) {
+  const NodePoolInfo& info = pools_[pool];
+  ClaimState claim;
+  claim.nodepool = pool;
+  claim.requirements = info.requirements;
+  claim.zones = types_.allowed_zones(info.requirements);
+  claim.capacity_types = types_.allowed_capacity_types(info.requirements);
+  claim.daemon_mask = daemons_.claim_mask(info.requirements, info.pool->taints);
+  claim.types = info.types;
+  if (pool_daemons_.size() < pools_.size()) pool_daemons_.resize(pools_.size());
+  std::vector<const ResourceList*>& daemons = pool_daemons_[pool];
+  if (daemons.size() != info.types.size()) {
+    daemons.clear();
+    for (std::uint32_t t : info.types) daemons.push_back(&daemons_.requests(claim.daemon_mask, t));
+  }
+  claim.daemons = daemons;
+  claim.free_cpu = claim.free_memory = claim.free_pods = std::numeric_limits<std::int64_t>::max();
+  return claim;
+}
+
+bool NodeClaimBuilder::tolerates(PodVariant& variant, std::size_t pool) {
+  if (variant.tolerates.size() < pools_.size()) variant.tolerates.resize(pools_.size(), -1);
+  if (variant.tolerates[pool] < 0) {
+    variant.tolerates[pool] = 1;
+    for (const Taint& taint : pools_[pool].pool->taints) {
+      if (taint.effect == TaintEffect::PreferNoSchedule) continue;
+      if (!tolerates_all(variant.constraints.pod.spec.tolerations, taint)) {
+        variant.tolerates[pool] = 0;
+        break;
+      }
+    }
+  }
+  if (variant.tolerates[pool] == 0) {
+    for (const Taint& taint : pools_[pool].pool->taints) {
+      if (taint.effect != TaintEffect::PreferNoSchedule &&
+          !tolerates_all(variant.constraints.pod.spec.tolerations, taint)) {
+        variant.untolerated = taint.describe();
+        break;
+      }
+    }
+    return false;
+  }
+  return true;
+}
+
+TypeSet NodeClaimBuilder::requirement_mask(const NodePoolInfo& pool, const RequirementSet& requirements) {
+  TypeSet mask(types_.size(), true);
+  for (const auto& [key, values] : requirements.keys()) {
+    if (type_independent(key) || std::binary_search(pool.own_keys.begin(), pool.own_keys.end(), key)) continue;
+    mask &= types_.matching(key, values);
+  }
+  return mask;
+}
+
+bool NodeClaimBuilder::min_values_met(const NodePoolInfo& pool, const std::vector<std::uint32_t>& types,
+                                      std::uint64_t zones, CapacityTypeMask capacity_types,
+                                      std::string* reason) const {
+  std::vector<std::uint32_t> seen;
+  for (const auto& [key, min] : pool.min_values) {
+    std::size_t distinct = 0;
+    if (key == offering_keys::zone() || key == offering_keys::capacity_type()) {
+      std::uint64_t zone_union = 0;
+      CapacityTypeMask ct_union = 0;
+      for (std::uint32_t t : types) {
+        zone_union |= types_.available_zones(t, capacity_types) & zones;
+        for (CapacityTypeMask bit : {kOnDemandBit, kSpotBit}) {
+          if ((capacity_types & bit) && (types_.available_zones(t, bit) & zones)) ct_union |= bit;
+        }
+      }
+      distinct = key == offering_keys::zone() ? static_cast<std::size_t>(std::popcount(zone_union))
+                                              : static_cast<std::size_t>(std::popcount(ct_union));
+    } else {
+      const Symbol symbol(key);
+      seen.clear();
+      for (std::uint32_t t : types) {
+        if (const Symbol* value = types_.label(t, symbol)) seen.push_back(value->id());
+      }
+      std::sort(seen.begin(), seen.end());
+      distinct = static_cast<std::size_t>(std::unique(seen.begin(), seen.end()) - seen.begin());
+    }
+    if (distinct < static_cast<std::size_t>(min)) {
+      if (reason) {
+        *reason = "minValues of \"" + key + "\" not met (" + std::to_string(distinct) + " < " +
+                  std::to_string(min) + ")";
+      }
+      return false;
+    }
+  }
+  return true;
+}
+
+bool NodeClaimBuilder::within_limits(std::size_t pool, std::uint32_t type) const {
+  const NodePool& np = *pools_[pool].pool;
+  const ResourceList& capacity = types_.type(type).capacity;
+  for (Symbol r : np.limited_resources) {
+    if (capacity.get(r) > remaining_[pool].get(r)) return false;
+  }
+  return true;
+}
+
+std::string NodeClaimBuilder::limits_reason(std::size_t pool, const std::vector<std::uint32_t>& types) const {
+  const NodePool& np = *pools_[pool].pool;
+  std::string names;
+  for (Symbol r : np.limited_resources) {
+    const bool blocks = std::all_of(types.begin(), types.end(), [&](std::uint32_t t) {
+      return types_.type(t).capacity.get(r) > remaining_[pool].get(r);
+    });
+    if (blocks) names += (names.empty() ? "" : ", ") + std::string(r.str());
+  }
+  if (names.empty()) {
+    for (Symbol r : np.limited_resources) names += (names.empty() ? "" : ", ") + std::string(r.str());
+  }
+  return "limits exceeded (" + names + ")";
+}
+
+bool NodeClaimBuilder::try_add(const ClaimState& claim, PodVariant& variant, ClassTopology& cls,
+                               ClaimChange& change, std::string* reason) {
+  const PodConstraints& pod = variant.constraints;
+  const NodePoolInfo& pool = pools_[claim.nodepool];
+  const bool fresh = claim.pods.empty();
+  if (!may_fit(claim, pod.requests)) {
+    if (reason) *reason = "full";
+    return false;
+  }
+  for (const ContainerPort& wanted : pod.host_ports) {
+    for (const ContainerPort& used : claim.host_ports) {
+      if (ports_conflict(wanted, used)) {
+        if (reason) *reason = "host port " + std::to_string(wanted.host_port) + " in use";
+        return false;
+      }
+    }
+  }
+  if (!tolerates(variant, claim.nodepool)) {
+    if (reason) *reason = "did not tolerate taint " + variant.untolerated;
+    return false;
+  }
+  if (pod.requirements.empty()) {
+    if (reason) *reason = "node affinity matches no new node";
+    return false;
+  }
+
+  // Reasons are words for people; they are only built when someone will read them.
+  std::string first_reason;
+  auto fail = [&](auto&& describe) {
+    if (reason != nullptr && first_reason.empty()) first_reason = describe();
+  };
+  for (std::size_t a = 0; a < pod.requirements.size(); ++a) {
+    const RequirementSet& alternative = pod.requirements[a];
+    const std::uint32_t alternative_id = variant.first_alternative + static_cast<std::uint32_t>(a);
+    const bool absorbed = std::find(claim.absorbed.begin(), claim.absorbed.end(),
+                                    std::make_pair(alternative_id, claim.version)) != claim.absorbed.end();
+    RequirementSet merged_storage;
+    const RequirementSet* merged = &claim.requirements;
+    bool changed = false;
+    if (!absorbed) {
+      if (auto conflict = alternative.incompatibility(claim.requirements)) {
+        fail([&] { return "incompatible requirements, " + *conflict; });
+        continue;
+      }
+      if (const std::string* key = undefined_key(alternative, claim.requirements, types_)) {
+        fail([&] { return "incompatible requirements, label \"" + *key + "\" does not have known values"; });
+        continue;
+      }
+      if (narrows(claim.requirements, alternative)) {
+        merged_storage = claim.requirements.intersect(alternative);
+        merged = &merged_storage;
+        changed = true;
+      }
+    }
+
+    std::string topology_reason;
+    const Topology::Narrowing narrowing =
+        topology_.claim_options(variant.owned, cls, claim.topology, *merged, options_,
+                                reason ? &topology_reason : nullptr);
+    if (narrowing == Topology::Narrowing::Rejected) {
+      fail([&] { return "unsatisfiable " + topology_reason; });
+      continue;
+    }
+    const std::size_t choices = narrowing == Topology::Narrowing::Narrowed ? options_.size() : 1;
+    for (std::size_t o = 0; o < choices; ++o) {
+      const bool narrowed = narrowing == Topology::Narrowing::Narrowed;
+      const RequirementSet& requirements = narrowed ? options_[o] : *merged;
+      const bool requirements_changed = changed || narrowed;
+      change.types.clear();
+      change.daemons.clear();
+      change.types_unchanged = false;
+      if (!requirements_changed && fits_everywhere(claim, pod.requests)) {
+        // Every candidate keeps room for it: nothing narrows, and no limit or minValues check can change.
+        change.types_unchanged = true;
+        change.zones = claim.zones;
+        change.capacity_types = claim.capacity_types;
+        change.daemon_mask = claim.daemon_mask;
+        change.requirements_changed = false;
+        change.alternative = alternative_id;
+        return true;
+      }
+      if (!requirements_changed) {
+        change.zones = claim.zones;
+        change.capacity_types = claim.capacity_types;
+        change.daemon_mask = claim.daemon_mask;
+        for (std::size_t i = 0; i < claim.types.size(); ++i) {
+          const std::uint32_t t = claim.types[i];
+          if (fits(claim.requests, pod.requests, *claim.daemons[i], types_.type(t).allocatable)) {
+            change.types.push_back(t);
+            change.daemons.push_back(claim.daemons[i]);
+          }
+        }
+        if (change.types.empty()) {
+          fail([&] {
+            return "no instance type has enough resources (" + describe_requests(pod.requests) +
+                   (claim.pods.empty() ? std::string() : " on top of " + describe_requests(claim.requests)) + ")";
+          });
+          continue;
+        }
+      } else {
+        change.zones = types_.allowed_zones(requirements);
+        change.capacity_types = types_.allowed_capacity_types(requirements);
+        change.daemon_mask = daemons_.claim_mask(requirements, pool.pool->taints);
+        const TypeSet mask = requirement_mask(pool, requirements);
+        bool any_matches = false;
+        for (std::uint32_t t : claim.types) {
+          if (!mask.test(t) || !types_.has_offering(t, change.zones, change.capacity_types)) continue;
+          any_matches = true;
+          const ResourceList& daemon = daemons_.requests(change.daemon_mask, t);
+          if (fits(claim.requests, pod.requests, daemon, types_.type(t).allocatable)) {
+            change.types.push_back(t);
+            change.daemons.push_back(&daemon);
+          }
+        }
+        if (!any_matches) {
+          fail([&] { return "no instance type matches the requirements (" + requirements.to_string() + ")"; });
+          continue;
+        }
+        if (change.types.empty()) {
+          fail([&] { return "no instance type has enough resources (" + describe_requests(pod.requests) + ")"; });
+          continue;
+        }
+      }
+      if (fresh && !pool.pool->limited_resources.empty()) {
+        std::vector<std::uint32_t> fitting = change.types;
+        std::size_t kept = 0;
+        for (std::size_t i = 0; i < change.types.size(); ++i) {
+          if (!within_limits(claim.nodepool, change.types[i])) continue;
+          change.types[kept] = change.types[i];
+          change.daemons[kept] = change.daemons[i];
+          ++kept;
+        }
+        change.types.resize(kept);
+        change.daemons.resize(kept);
+        if (change.types.empty()) {
+          fail([&] { return limits_reason(claim.nodepool, fitting); });
+          continue;
+        }
+      }
+      std::string min_reason;
+      if (!pool.min_values.empty() &&
+          !min_values_met(pool, change.types, change.zones, change.capacity_types, &min_reason)) {
+        fail([&] { return min_reason; });
+        continue;
+      }
+      change.requirements_changed = requirements_changed;
+      if (requirements_changed) change.requirements = requirements;
+      change.alternative = alternative_id;
+      return true;
+    }
+  }
+  if (reason) *reason = std::move(first_reason);
+  return false;
+}
+
+void NodeClaimBuilder::settle(ClaimState& claim) {
+  constexpr std::int64_t kMin = std::numeric_limits<std::int64_t>::min();
+  constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+  claim.free_cpu = claim.free_memory = claim.free_pods = kMin;
+  claim.least_cpu = claim.least_memory = claim.least_pods = kMax;
+  const NodePool& np = *pools_[claim.nodepool].pool;
+  ResourceList charge;
+  for (std::size_t i = 0; i < claim.types.size(); ++i) {
+    const cloud::InstanceType& type = types_.type(claim.types[i]);
+    const ResourceList& daemon = *claim.daemons[i];
+    const std::int64_t cpu = type.allocatable.cpu_milli() - daemon.cpu_milli() - claim.requests.cpu_milli();
+    const std::int64_t memory = type.allocatable.memory() - daemon.memory() - claim.requests.memory();
+    const std::int64_t pods = type.allocatable.pods() - daemon.pods() - claim.requests.pods();
+    claim.free_cpu = std::max(claim.free_cpu, cpu);
+    claim.free_memory = std::max(claim.free_memory, memory);
+    claim.free_pods = std::max(claim.free_pods, pods);
+    claim.least_cpu = std::min(claim.least_cpu, cpu);
+    claim.least_memory = std::min(claim.least_memory, memory);
+    claim.least_pods = std::min(claim.least_pods, pods);
+    for (Symbol r : np.limited_resources) charge.set(r, std::max(charge.get(r), type.capacity.get(r)));
+  }
+  if (!np.limited_resources.empty()) {
+    remaining_[claim.nodepool] += claim.charge;
+    remaining_[claim.nodepool] -= charge;
+    claim.charge = std::move(charge);
+  }
+}
+
+void NodeClaimBuilder::commit(ClaimState& claim, ClaimChange&& change, const PodVariant& variant,
+                              const ClassTopology& cls, std::size_t pod) {
+  const NodePoolInfo& pool = pools_[claim.nodepool];
+  topology_.retract(claim.topology, claim.requirements, pool.pool->taints);
+  if (change.requirements_changed) {
+    claim.requirements = std::move(change.requirements);
+    ++claim.version;
+    claim.absorbed.clear();
+  }
+  claim.zones = change.zones;
+  claim.capacity_types = change.capacity_types;
+  claim.daemon_mask = change.daemon_mask;
+  if (!change.types_unchanged) {
+    claim.types.swap(change.types);
+    claim.daemons.swap(change.daemons);
+  }
+  claim.requests += variant.constraints.requests;
+  claim.pods.push_back(pod);
+  claim.host_ports.insert(claim.host_ports.end(), variant.constraints.host_ports.begin(),
+                          variant.constraints.host_ports.end());
+  const auto entry = std::make_pair(change.alternative, claim.version);
+  if (std::find(claim.absorbed.begin(), claim.absorbed.end(), entry) == claim.absorbed.end()) {
+    claim.absorbed.push_back(entry);
+  }
+  for (GroupId g : cls.counted) {
+    auto it = std::find_if(claim.topology.counts.begin(), claim.topology.counts.end(),
+                           [&](const auto& e) { return e.first == g; });
+    if (it == claim.topology.counts.end()) {
+      claim.topology.counts.emplace_back(g, 1);
+    } else {
+      ++it->second;
+    }
+  }
+  topology_.apply(claim.topology, claim.requirements, pool.pool->taints);
+  if (change.types_unchanged) {
+    // Every candidate lost the same room; the limits held stay as they were.
+    const ResourceList& r = variant.constraints.requests;
+    claim.free_cpu -= r.cpu_milli();
+    claim.free_memory -= r.memory();
+    claim.free_pods -= r.pods();
+    claim.least_cpu -= r.cpu_milli();
+    claim.least_memory -= r.memory();
+    claim.least_pods -= r.pods();
+  } else {
+    settle(claim);
+  }
+}
+
+std::size_t NodeClaimBuilder::fill(ClaimState& claim, const PodVariant& variant, const ClassTopology& cls,
+                                   const std::vector<std::size_t>& pods) {
+  if (pods.empty()) return 0;
+  const ResourceList& requests = variant.constraints.requests;
+  const auto cap = static_cast<std::int64_t>(pods.size());
+  std::vector<std::int64_t> room(claim.types.size());
+  std::int64_t best = 0;
+  for (std::size_t i = 0; i < claim.types.size(); ++i) {
+    room[i] = copies(claim.requests, requests, *claim.daemons[i], types_.type(claim.types[i]).allocatable, cap);
+    best = std::max(best, room[i]);
+  }
+  const NodePoolInfo& pool = pools_[claim.nodepool];
+  std::int64_t k = best;
+  if (!pool.min_values.empty()) {
+    // The most pods that still leave enough distinct instance types.
+    std::vector<std::int64_t> thresholds(room.begin(), room.end());
+    std::sort(thresholds.begin(), thresholds.end(), std::greater<>());
+    thresholds.erase(std::unique(thresholds.begin(), thresholds.end()), thresholds.end());
+    k = 0;
+    std::vector<std::uint32_t> kept;
+    for (std::int64_t threshold : thresholds) {
+      if (threshold <= 0) break;
+      kept.clear();
+      for (std::size_t i = 0; i < claim.types.size(); ++i) {
+        if (room[i] >= threshold) kept.push_back(claim.types[i]);
+      }
+      if (min_values_met(pool, kept, claim.zones, claim.capacity_types, nullptr)) {
+        k = threshold;
+        break;
+      }
+    }
+  }
+  k = std::min(k, cap);
+  if (k <= 0) return 0;
+
+  topology_.retract(claim.topology, claim.requirements, pool.pool->taints);
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < claim.types.size(); ++i) {
+    if (room[i] < k) continue;
+    claim.types[kept] = claim.types[i];
+    claim.daemons[kept] = claim.daemons[i];
+    ++kept;
+  }
+  claim.types.resize(kept);
+  claim.daemons.resize(kept);
+  claim.requests += requests.times(k);
+  claim.pods.insert(claim.pods.end(), pods.begin(), pods.begin() + k);
+  for (GroupId g : cls.counted) {
+    auto it = std::find_if(claim.topology.counts.begin(), claim.topology.counts.end(),
+                           [&](const auto& e) { return e.first == g; });
+    if (it == claim.topology.counts.end()) {
+      claim.topology.counts.emplace_back(g, static_cast<std::int32_t>(k));
+    } else {
+      it->second += static_cast<std::int32_t>(k);
+    }
+  }
+  topology_.apply(claim.topology, claim.requirements, pool.pool->taints);
+  settle(claim);
+  return static_cast<std::size_t>(k);
+}
+
+}  // namespace scalewright::provisioning

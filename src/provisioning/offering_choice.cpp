@@ -1,0 +1,60 @@
+// Which offering a NodeClaim launches from, and the insufficient-capacity cache that steers it away from
+// offerings that just failed.
+#include <string>
+
+#include "provisioning/instance_types.h"
+#include "provisioning/provisioner.h"
+
+namespace scalewright::provisioning {
+
+void UnavailableOfferings::mark(const OfferingKey& key, Duration until) {
+  auto [it, inserted] = until_.try_emplace(key, until);
+  if (!inserted && it->second < until) it->second = until;
+}
+
+bool UnavailableOfferings::unavailable(const OfferingKey& key, Duration now) const {
+  auto it = until_.find(key);
+  return it != until_.end() && now < it->second;
+}
+
+namespace {
+
+bool allowed(const RequirementSet& requirements, const std::string& key, const std::string& value) {
+  const ValueSet* values = requirements.find(key);
+  return values == nullptr || values->allows(value);
+}
+
+// Orders candidates by price, then instance type name, then zone.
+bool cheaper(const LaunchChoice& a, const LaunchChoice& b) {
+  if (a.offering->price_per_hour != b.offering->price_per_hour) {
+    return a.offering->price_per_hour < b.offering->price_per_hour;
+  }
+  if (a.instance_type->name != b.instance_type->name) return a.instance_type->name < b.instance_type->name;
+  return a.offering->zone < b.offering->zone;
+}
+
+}  // namespace
+
+std::optional<LaunchChoice> choose_offering(const NewNodeClaim& claim, const UnavailableOfferings& unavailable,
+                                            Duration now) {
+  static const std::string spot(cloud::to_string(cloud::CapacityType::Spot));
+  static const std::string on_demand(cloud::to_string(cloud::CapacityType::OnDemand));
+  std::optional<LaunchChoice> best_spot;
+  std::optional<LaunchChoice> best_on_demand;
+  for (const cloud::InstanceType* type : claim.instance_types) {
+    for (const cloud::Offering& offering : type->offerings) {
+      const bool is_spot = offering.capacity_type == cloud::CapacityType::Spot;
+      if (!offering.available) continue;
+      if (!allowed(claim.requirements, offering_keys::capacity_type(), is_spot ? spot : on_demand)) continue;
+      if (!allowed(claim.requirements, offering_keys::zone(), offering.zone)) continue;
+      if (!allowed(claim.requirements, offering_keys::zone_id(), offering.zone_id)) continue;
+      if (unavailable.unavailable(OfferingKey{type->name, offering.zone, offering.capacity_type}, now)) continue;
+      LaunchChoice candidate{type, &offering};
+      std::optional<LaunchChoice>& best = is_spot ? best_spot : best_on_demand;
+      if (!best || cheaper(candidate, *best)) best = candidate;
+    }
+  }
+  return best_spot ? best_spot : best_on_demand;
+}
+
+}  // namespace scalewright::provisioning

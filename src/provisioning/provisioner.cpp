@@ -1,0 +1,508 @@
+#include "provisioning/provisioner.h"
+
+#include <algorithm>
+#include <array>
+#include <limits>
+#include <memory>
+#include <numeric>
+#include <unordered_map>
+
+#include "provisioning/daemon_overhead.h"
+#include "provisioning/instance_types.h"
+#include "provisioning/nodeclaim_builder.h"
+#include "provisioning/pod_constraints.h"
+#include "provisioning/topology.h"
+#include "scheduling/equivalence.h"
+#include "scheduling/scheduler.h"
+
+namespace scalewright::provisioning {
+namespace {
+
+// Taints a node carries only until it is up; an in-flight node is judged as it will be once Ready.
+bool ephemeral_taint(const Taint& taint) {
+  return taint.key == well_known::taint_not_ready || taint.key == "node.kubernetes.io/unreachable" ||
+         taint.key == "node.cloudprovider.kubernetes.io/uninitialized" || taint.key == "karpenter.sh/unregistered";
+}
+
+// Pods with the same scheduling constraints and requests; their relaxation levels are built on first need.
+struct PodClass {
+  Pod exemplar;            // a member, with only the labels some selector reads
+  std::size_t member = 0;  // index of that member among the pending pods
+  std::vector<Pod> sources;  // per level: the pod with that many preferences relaxed
+  std::vector<std::unique_ptr<PodVariant>> variants;
+  bool fully_relaxed = false;
+  ClassTopology topology;
+  std::uint64_t failed_at = std::numeric_limits<std::uint64_t>::max();  // placements_ when it last failed
+  std::string failure;
+};
+
+class Provisioner {
+ public:
+  explicit Provisioner(const ProvisioningInput& input);
+  ProvisioningPlan run();
+
+ private:
+  void prepare_cluster();
+  void prepare_nodepools();
+  void prepare_pods();
+  PodVariant* variant(PodClass& cls, std::size_t level);
+  void place_run(PodClass& cls, const std::vector<std::size_t>& run);
+  std::size_t place(PodClass& cls, PodVariant& v, bool bulk, const std::vector<std::size_t>& run, std::size_t at);
+  scheduling::NodeId find_existing(PodVariant& v, PodClass& cls);
+  void bind_existing(std::size_t pod, scheduling::NodeId node, const PodClass& cls);
+  void close_if_full(ClaimState& claim);
+  const std::vector<std::uint32_t>& price_rank(std::uint64_t zones, CapacityTypeMask capacity_types);
+  ProvisioningPlan finish();
+
+  const ProvisioningInput& input_;
+  scheduling::ClusterSnapshot cluster_;
+  scheduling::Scheduler scheduler_;
+  InstanceTypeIndex types_;
+  std::vector<NodePoolInfo> pools_;
+  std::unique_ptr<DaemonOverhead> daemons_;
+  std::unique_ptr<Topology> topology_;
+  std::unique_ptr<NodeClaimBuilder> builder_;
+
+  std::vector<ResourceList> requests_;    // per pending pod
+  std::vector<std::size_t> class_of_;     // per pending pod
+  std::vector<std::unique_ptr<PodClass>> classes_;
+  std::vector<std::size_t> order_;        // pending pods, largest first
+  std::uint32_t next_alternative_ = 0;
+
+  std::vector<ClaimState> claims_;
+  std::vector<std::uint32_t> open_;  // claims that may take more pods, in creation order
+  std::size_t closed_in_open_ = 0;
+  std::int64_t smallest_cpu_ = 0;
+  std::int64_t smallest_memory_ = 0;
+
+  std::uint64_t placements_ = 0;
+  std::vector<Nomination> nominations_;
+  std::vector<std::string> failures_;  // per pending pod; empty when placed
+  std::vector<char> placed_;
+  std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> price_ranks_;  // by (zones, capacity types)
+};
+
+const cloud::Catalog& catalog_or_empty(const cloud::Catalog* catalog) {
+  static const cloud::Catalog empty;
+  return catalog ? *catalog : empty;
+}
+
+Provisioner::Provisioner(const ProvisioningInput& input)
+    : input_(input),
+      cluster_(input.cluster ? *input.cluster : scheduling::ClusterSnapshot()),
+      types_(catalog_or_empty(input.catalog), input.unavailable, input.now) {}
+
+void Provisioner::prepare_cluster() {
+  // The batch is being placed now: where any of it sits in the snapshot already, it must not count twice.
+  for (const Pod& pod : input_.pending) cluster_.remove_pod(pod.meta.key());
+
+  for (const std::string& name : input_.in_flight_nodes) {
+    const scheduling::NodeId id = cluster_.find_node(name);
+    if (id == scheduling::kNoNode) continue;
+    const scheduling::NodeInfo& info = cluster_.node(id);
+    Node node = *info.node;
+    std::vector<Taint> startup;
+    if (const Symbol* pool = node.meta.labels.find(Symbol(karpenter_labels::nodepool))) {
+      for (const NodePool& np : input_.nodepools) {
+        if (np.meta.name == pool->str()) startup = np.startup_taints;
+      }
+    }
+    const std::size_t before = node.taints.size();
+    std::erase_if(node.taints, [&](const Taint& taint) {
+      return ephemeral_taint(taint) || std::find(startup.begin(), startup.end(), taint) != startup.end();
+    });
+    if (node.taints.size() == before) continue;
+    std::vector<std::shared_ptr<const Pod>> pods;
+    for (const scheduling::PlacedPod& placed : info.pods) pods.push_back(placed.pod);
+    cluster_.remove_node(id);
+    const scheduling::NodeId replaced = cluster_.add_node(std::move(node));
+    for (auto& pod : pods) cluster_.add_pod(std::move(pod), replaced);
+  }
+}
+
+void Provisioner::prepare_nodepools() {
+  std::vector<const NodePool*> sorted;
+  for (const NodePool& np : input_.nodepools) sorted.push_back(&np);
+  std::stable_sort(sorted.begin(), sorted.end(), [](const NodePool* a, const NodePool* b) {
+    if (a->weight != b->weight) return a->weight > b->weight;
+    return a->meta.name < b->meta.name;
+  });
+  std::vector<ResourceList> remaining;
+  for (const NodePool* np : sorted) {
+    NodePoolInfo info;
+    info.pool = np;
+    info.requirements = np->requirement_set();
+    for (const NodePoolRequirement& r : np->requirements) {
+      if (r.min_values) info.min_values.emplace_back(r.requirement.key.string(), *r.min_values);
+    }
+    // Keys the NodePool puts on its nodes itself: template labels, and requirements no instance type labels.
+    for (const auto& [key, value] : np->template_labels) info.own_keys.push_back(key.string());
+    for (const NodePoolRequirement& r : np->requirements) {
+      const std::string key = r.requirement.key.string();
+      if (!is_offering_key(key) && !types_.labelled(key)) info.own_keys.push_back(key);
+    }
+    std::sort(info.own_keys.begin(), info.own_keys.end());
+    info.own_keys.erase(std::unique(info.own_keys.begin(), info.own_keys.end()), info.own_keys.end());
+
+    const std::uint64_t zones = types_.allowed_zones(info.requirements);
+    const CapacityTypeMask capacity_types = types_.allowed_capacity_types(info.requirements);
+    TypeSet mask(types_.size(), true);
+    for (const auto& [key, values] : info.requirements.keys()) {
+      if (is_offering_key(key) || key == well_known::hostname || key.rfind("karpenter.sh/", 0) == 0 ||
+          std::binary_search(info.own_keys.begin(), info.own_keys.end(), key)) {
+        continue;
+      }
+      mask &= types_.matching(key, values);
+    }
+    for (std::uint32_t t = 0; t < types_.size(); ++t) {
+      if (!mask.test(t)) continue;
+      const std::uint64_t offered = types_.available_zones(t, capacity_types) & zones;
+      if (offered == 0) continue;
+      info.types.push_back(t);
+      info.zones |= offered;
+      for (CapacityTypeMask bit : {kOnDemandBit, kSpotBit}) {
+        if ((capacity_types & bit) && (types_.available_zones(t, bit) & zones)) info.capacity_types |= bit;
+      }
+    }
+
+    ResourceList left;
+    auto usage = input_.nodepool_usage.find(np->meta.name);
+    for (Symbol r : np->limited_resources) {
+      left.set(r, np->limits.get(r) - (usage == input_.nodepool_usage.end() ? 0 : usage->second.get(r)));
+    }
+    remaining.push_back(std::move(left));
+    pools_.push_back(std::move(info));
+  }
+  daemons_ = std::make_unique<DaemonOverhead>(input_.daemonsets, types_);
+  topology_ = std::make_unique<Topology>(pools_, types_, cluster_);
+  builder_ = std::make_unique<NodeClaimBuilder>(pools_, types_, *daemons_, *topology_, std::move(remaining));
+}
+
+void Provisioner::prepare_pods() {
+  const std::size_t n = input_.pending.size();
+  requests_.reserve(n);
+  for (const Pod& pod : input_.pending) requests_.push_back(pod.effective_requests());
+  // Largest first, as Karpenter's byCPUAndMemoryDescending; ties keep their order.
+  order_.resize(n);
+  std::iota(order_.begin(), order_.end(), 0);
+  std::stable_sort(order_.begin(), order_.end(), [&](std::size_t a, std::size_t b) {
+    if (requests_[a].cpu_milli() != requests_[b].cpu_milli()) return requests_[a].cpu_milli() > requests_[b].cpu_milli();
+    return requests_[a].memory() > requests_[b].memory();
+  });
+  smallest_cpu_ = smallest_memory_ = std::numeric_limits<std::int64_t>::max();
+  for (const ResourceList& r : requests_) {
+    smallest_cpu_ = std::min(smallest_cpu_, r.cpu_milli());
+    smallest_memory_ = std::min(smallest_memory_, r.memory());
+  }
+
+  // Equivalence classes. Only labels some selector reads tell pods apart (a StatefulSet's pods differ in their
+  // pod-name label, and nothing else).
+  std::vector<const LabelSelector*> existing_selectors;
+  for (const scheduling::ExistingTermGroup& group : cluster_.existing_terms()) {
+    if (group.matcher) existing_selectors.push_back(&group.matcher->selector);
+  }
+  const std::vector<Symbol> label_keys = selector_label_keys(input_.pending, existing_selectors);
+  class_of_.assign(n, 0);
+  std::unordered_map<std::string, std::size_t> by_key;
+  // Most pods share their class with one of the last few classes seen (workloads interleave in the input);
+  // those are recognised by comparison, the rest by their canonical key.
+  constexpr std::size_t kRecent = 8;
+  std::array<std::size_t, kRecent> recent{};
+  std::size_t recent_count = 0;
+  for (std::size_t i : order_) {
+    const Pod& pod = input_.pending[i];
+    std::size_t found = classes_.size();
+    for (std::size_t r = 0; r < recent_count && found == classes_.size(); ++r) {
+      const PodClass& candidate = *classes_[recent[r]];
+      if (requests_[i] == requests_[candidate.member] &&
+          same_scheduling_constraints(pod, input_.pending[candidate.member], &label_keys)) {
+        found = recent[r];
+      }
+    }
+    if (found == classes_.size()) {
+      Pod exemplar = pod;
+      exemplar.meta.labels = only_keys(pod.meta.labels, label_keys);
+      auto [it, inserted] = by_key.try_emplace(scheduling::scheduling_key(exemplar), classes_.size());
+      if (inserted) {
+        auto cls = std::make_unique<PodClass>();
+        cls->exemplar = std::move(exemplar);
+        cls->member = i;
+        classes_.push_back(std::move(cls));
+      }
+      found = it->second;
+    }
+    class_of_[i] = found;
+    // Most recently used first.
+    auto at = std::find(recent.begin(), recent.begin() + static_cast<std::ptrdiff_t>(recent_count), found);
+    if (at == recent.begin() + static_cast<std::ptrdiff_t>(recent_count)) {
+      if (recent_count < kRecent) ++recent_count;
+      at = recent.begin() + static_cast<std::ptrdiff_t>(recent_count) - 1;
+    }
+    std::rotate(recent.begin(), at, at + 1);
+    recent[0] = found;
+  }
+  // Every group any level of any class can own is registered before a pod is placed, so that each counts the
+  // cluster's pods once and every placement after.
+  for (auto& cls : classes_) {
+    PodVariant* first = variant(*cls, 0);
+    topology_->register_groups(first->constraints);
+    topology_->register_inverse(cls->exemplar);
+  }
+  for (auto& cls : classes_) {
+    cls->topology = topology_->classify(cls->exemplar);
+    cls->variants[0]->owned = topology_->groups_of(cls->variants[0]->constraints);
+  }
+}
+
+PodVariant* Provisioner::variant(PodClass& cls, std::size_t level) {
+  while (cls.variants.size() <= level) {
+    if (cls.fully_relaxed) return nullptr;
+    if (cls.sources.empty()) {
+      cls.sources.push_back(cls.exemplar);
+    } else {
+      std::optional<Pod> relaxed = relax(cls.sources.back());
+      if (!relaxed) {
+        cls.fully_relaxed = true;
+        return nullptr;
+      }
+      cls.sources.push_back(std::move(*relaxed));
+    }
+    auto v = std::make_unique<PodVariant>();
+    v->constraints = constraints_of(cls.sources.back());
+    v->first_alternative = next_alternative_;
+    next_alternative_ += static_cast<std::uint32_t>(v->constraints.requirements.size());
+    if (topology_ && !cls.variants.empty()) v->owned = topology_->groups_of(v->constraints);
+    cls.variants.push_back(std::move(v));
+  }
+  return cls.variants[level].get();
+}
+
+scheduling::NodeId Provisioner::find_existing(PodVariant& v, PodClass& cls) {
+  const std::size_t slots = cluster_.nodes().size();
+  if (cluster_.live_node_count() == 0) return scheduling::kNoNode;
+  const scheduling::NodeId start = v.constraints.monotone ? v.existing_cursor : 0;
+  std::size_t last = 0;  // positions visited, counted from `start`
+  scheduling::NodeId from = start;
+  while (true) {
+    const scheduling::NodeId id = scheduler_.find_fit(cluster_, v.constraints.pod, from);
+    if (id == scheduling::kNoNode) return id;
+    const std::size_t position = (id + slots - start) % slots;
+    if (position < last) return scheduling::kNoNode;  // wrapped around: every node was judged
+    if (topology_->allows_node(v.owned, cls.topology, cluster_.node(id))) {
+      if (v.constraints.monotone) v.existing_cursor = id;
+      return id;
+    }
+    last = position + 1;
+    if (last >= slots) return scheduling::kNoNode;
+    from = static_cast<scheduling::NodeId>((id + 1) % slots);
+  }
+}
+
+void Provisioner::bind_existing(std::size_t pod, scheduling::NodeId node, const PodClass& cls) {
+  auto bound = std::make_shared<Pod>(input_.pending[pod]);
+  if (cluster_.node_of_pod(bound->meta.key())) bound->meta.name += "#" + std::to_string(pod);  // duplicate names
+  cluster_.add_pod(std::shared_ptr<const Pod>(std::move(bound)), node);
+  topology_->record_node(cls.topology, cluster_.node(node));
+  nominations_.push_back({pod, cluster_.node(node).name()});
+}
+
+void Provisioner::close_if_full(ClaimState& claim) {
+  if (claim.closed) return;
+  if (claim.free_cpu >= smallest_cpu_ && claim.free_memory >= smallest_memory_ && claim.free_pods >= 1) return;
+  claim.closed = true;
+  if (++closed_in_open_ * 2 > open_.size()) {
+    std::erase_if(open_, [&](std::uint32_t id) { return claims_[id].closed; });
+    closed_in_open_ = 0;
+  }
+}
+
+// Places pod run[at] (and, in bulk, more of the run after it) with one relaxation level. Returns how many pods
+// were placed; 0 when this level cannot place the pod anywhere.
+std::size_t Provisioner::place(PodClass& cls, PodVariant& v, bool bulk, const std::vector<std::size_t>& run,
+                               std::size_t at) {
+  const std::size_t pod = run[at];
+  // (a) existing and in-flight nodes
+  if (!v.existing_exhausted) {
+    const scheduling::NodeId node = find_existing(v, cls);
+    if (node != scheduling::kNoNode) {
+      bind_existing(pod, node, cls);
+      ++placements_;
+      return 1;
+    }
+    if (v.constraints.monotone) v.existing_exhausted = true;
+  }
+  const bool simple = bulk && v.existing_exhausted && v.constraints.host_ports.empty() &&
+                      !topology_->constrains(v.owned, cls.topology);
+  auto fill = [&](ClaimState& claim) {
+    std::size_t placed = 1;
+    if (simple && at + 1 < run.size()) {
+      const std::vector<std::size_t> rest(run.begin() + static_cast<std::ptrdiff_t>(at + 1), run.end());
+      placed += builder_->fill(claim, v, cls.topology, rest);
+    }
+    placements_ += placed;
+    close_if_full(claim);
+    return placed;
+  };
+
+  // (b) NodeClaims opened in this batch, first fit in the order they were opened
+  ClaimChange change;
+  std::string reason;
+  const std::uint32_t cursor = v.constraints.monotone ? static_cast<std::uint32_t>(v.claim_cursor) : 0;
+  for (auto it = std::lower_bound(open_.begin(), open_.end(), cursor); it != open_.end(); ++it) {
+    ClaimState& claim = claims_[*it];
+    if (claim.closed) continue;
+    if (builder_->try_add(claim, v, cls.topology, change, nullptr)) {
+      builder_->commit(claim, std::move(change), v, cls.topology, pod);
+      return fill(claim);
+    }
+    // A monotone pod kind rejected once is rejected for good: the claim only fills up and narrows.
+    if (v.constraints.monotone) v.claim_cursor = *it + 1;
+  }
+
+  // (c) a new NodeClaim from the first NodePool, by weight, that can hold the pod
+  std::string reasons;
+  for (std::size_t p = 0; p < pools_.size(); ++p) {
+    ClaimState claim = builder_->open(p);
+    if (builder_->try_add(claim, v, cls.topology, change, &reason)) {
+      claim.topology.hostname = Symbol("nodeclaim-placeholder-" + std::to_string(claims_.size()));
+      builder_->commit(claim, std::move(change), v, cls.topology, pod);
+      const auto id = static_cast<std::uint32_t>(claims_.size());
+      claims_.push_back(std::move(claim));
+      open_.push_back(id);
+      return fill(claims_.back());
+    }
+    reasons += (reasons.empty() ? "" : "; ") + ("nodepool \"" + pools_[p].pool->meta.name + "\": " + reason);
+  }
+  v.reason = "no nodepool can hold the pod: " + (pools_.empty() ? std::string("no nodepools") : reasons);
+  if (v.constraints.monotone) v.dead = true;
+  return 0;
+}
+
+void Provisioner::place_run(PodClass& cls, const std::vector<std::size_t>& run) {
+  std::size_t at = 0;
+  while (at < run.size()) {
+    if (cls.failed_at == placements_) {  // nothing changed since this kind of pod last failed
+      failures_[run[at]] = cls.failure;
+      ++at;
+      continue;
+    }
+    std::size_t placed = 0;
+    bool lower_levels_dead = true;
+    std::string last_failure;
+    for (std::size_t level = 0;; ++level) {
+      PodVariant* v = variant(cls, level);
+      if (v == nullptr) break;
+      if (v->dead) {
+        last_failure = v->reason;
+        continue;
+      }
+      placed = place(cls, *v, lower_levels_dead, run, at);
+      if (placed > 0) break;
+      last_failure = v->reason;
+      if (!v->dead) lower_levels_dead = false;
+    }
+    if (placed == 0) {
+      cls.failure = last_failure;
+      cls.failed_at = placements_;
+      failures_[run[at]] = cls.failure;
+      ++at;
+      continue;
+    }
+    for (std::size_t k = at; k < at + placed; ++k) {
+      placed_[run[k]] = 1;
+      failures_[run[k]].clear();
+    }
+    at += placed;
+  }
+}
+
+ProvisioningPlan Provisioner::run() {
+  prepare_cluster();
+  prepare_nodepools();
+  prepare_pods();
+  failures_.assign(input_.pending.size(), std::string());
+  placed_.assign(input_.pending.size(), 0);
+
+  // Karpenter's queue: pods that fail are retried while others keep being placed (a pod may need one placed
+  // after it, such as the target of its affinity).
+  std::vector<std::size_t> pending = order_;
+  constexpr int kMaxPasses = 100;
+  for (int pass = 0; pass < kMaxPasses && !pending.empty(); ++pass) {
+    const std::uint64_t before = placements_;
+    std::vector<std::size_t> run;
+    for (std::size_t i = 0; i < pending.size();) {
+      const std::size_t c = class_of_[pending[i]];
+      run.clear();
+      while (i < pending.size() && class_of_[pending[i]] == c) run.push_back(pending[i++]);
+      place_run(*classes_[c], run);
+    }
+    std::erase_if(pending, [&](std::size_t pod) { return placed_[pod] != 0; });
+    if (placements_ == before) break;
+  }
+  return finish();
+}
+
+const std::vector<std::uint32_t>& Provisioner::price_rank(std::uint64_t zones, CapacityTypeMask capacity_types) {
+  const std::uint64_t key = zones * 4 + capacity_types;
+  auto [it, inserted] = price_ranks_.try_emplace(key);
+  if (!inserted) return it->second;
+  // Every type's place when sorted by its cheapest offering there, then by name.
+  std::vector<double> price(types_.size());
+  std::vector<std::uint32_t> order(types_.size());
+  for (std::uint32_t t = 0; t < types_.size(); ++t) {
+    price[t] = types_.cheapest(t, zones, capacity_types);
+    order[t] = t;
+  }
+  std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+    if (price[a] != price[b]) return price[a] < price[b];
+    return types_.type(a).name < types_.type(b).name;
+  });
+  it->second.resize(types_.size());
+  for (std::uint32_t i = 0; i < order.size(); ++i) it->second[order[i]] = i;
+  return it->second;
+}
+
+ProvisioningPlan Provisioner::finish() {
+  ProvisioningPlan plan;
+  plan.existing = std::move(nominations_);
+  std::sort(plan.existing.begin(), plan.existing.end(),
+            [](const Nomination& a, const Nomination& b) { return a.pod < b.pod; });
+  for (ClaimState& claim : claims_) {
+    const NodePool& np = *pools_[claim.nodepool].pool;
+    NewNodeClaim out;
+    out.nodepool = np.meta.name;
+    out.labels = np.template_labels;
+    for (const auto& [key, values] : claim.requirements.keys()) {
+      if (!values.is_complement() && values.values().size() == 1) {
+        out.labels.set(Symbol(key), Symbol(*values.values().begin()));
+      }
+    }
+    out.taints = np.taints;
+    out.startup_taints = np.startup_taints;
+    const std::vector<std::uint32_t>& rank = price_rank(claim.zones, claim.capacity_types);
+    std::vector<std::size_t> by_price(claim.types.size());
+    std::iota(by_price.begin(), by_price.end(), 0);
+    std::sort(by_price.begin(), by_price.end(),
+              [&](std::size_t a, std::size_t b) { return rank[claim.types[a]] < rank[claim.types[b]]; });
+    for (std::size_t i : by_price) out.instance_types.push_back(&types_.type(claim.types[i]));
+    if (!by_price.empty()) out.daemon_requests = *claim.daemons[by_price.front()];
+    out.requirements = std::move(claim.requirements);
+    out.pods = std::move(claim.pods);
+    out.pod_requests = claim.requests;
+    plan.new_claims.push_back(std::move(out));
+  }
+  for (std::size_t pod = 0; pod < input_.pending.size(); ++pod) {
+    if (!placed_[pod]) plan.unschedulable.push_back({pod, failures_[pod]});
+  }
+  return plan;
+}
+
+}  // namespace
+
+ProvisioningPlan plan_provisioning(const ProvisioningInput& input) {
+  if (input.pending.empty()) return {};
+  Provisioner provisioner(input);
+  return provisioner.run();
+}
+
+}  // namespace scalewright::provisioning

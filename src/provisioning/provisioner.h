@@ -1,0 +1,111 @@
+#pragma once
+// Group-less provisioning as Karpenter does it: a batch of pending pods is placed first on existing and
+// in-flight capacity, then packed first-fit-decreasing onto new NodeClaims, each keeping the instance types that
+// can still hold its pods plus the DaemonSet pods that would land on it. Pure: a snapshot in, a plan out.
+//
+// One batch, largest pods first (cpu, then memory; ties keep their order). Each pod goes to the first of:
+//   1. an existing or in-flight node the scheduler's filters accept (in-flight nodes judged without their startup
+//      and not-ready taints), whose domains also suit the pods this batch put on new NodeClaims;
+//   2. a NodeClaim opened earlier in the batch (in the order opened) whose requirements, taints, instance types,
+//      DaemonSet overhead, minValues and topology admit it;
+//   3. a new NodeClaim of the first NodePool by weight (then name) whose taints, requirements and limits admit it.
+// Preferences (preferred node and pod (anti-)affinity, ScheduleAnyway spread) count as requirements until a pod
+// fits nowhere; then they are dropped one at a time. Pods that fit nowhere are retried while others get placed.
+// Pods with the same constraints and requests are handled as one equivalence class, in bulk where nothing
+// between them can change the answer. The units: instance_types (catalog index), daemon_overhead,
+// pod_constraints (requirements and relaxation), topology (spread and affinity counts), nodeclaim_builder.
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "api/duration.h"
+#include "api/nodepool.h"
+#include "api/pod.h"
+#include "api/workloads.h"
+#include "cloud/catalog.h"
+#include "cloud/instance_type.h"
+#include "scheduling/snapshot.h"
+
+namespace scalewright::provisioning {
+
+// An offering that returned insufficient capacity, avoided until `until` (Karpenter's 3-minute ICE cache).
+struct OfferingKey {
+  std::string instance_type;
+  std::string zone;
+  cloud::CapacityType capacity_type = cloud::CapacityType::OnDemand;
+  friend auto operator<=>(const OfferingKey&, const OfferingKey&) = default;
+};
+
+class UnavailableOfferings {
+ public:
+  // Avoids `key` until `until` (a later mark of the same offering extends it, an earlier one does not shorten it).
+  void mark(const OfferingKey& key, Duration until);
+  // True while now < until.
+  bool unavailable(const OfferingKey& key, Duration now) const;
+  bool empty() const { return until_.empty(); }
+
+ private:
+  std::map<OfferingKey, Duration> until_;
+};
+
+struct ProvisioningInput {
+  // Ready nodes and in-flight ones (launched NodeClaims whose node is not Ready yet, whose startup and not-ready
+  // taints the provisioner ignores), with bound pods and pods already nominated to them.
+  const scheduling::ClusterSnapshot* cluster = nullptr;
+  std::vector<std::string> in_flight_nodes;
+  std::vector<Pod> pending;  // the batch
+  std::vector<NodePool> nodepools;
+  const cloud::Catalog* catalog = nullptr;
+  std::vector<Workload> daemonsets;
+  // Capacity already launched per NodePool (name → cpu, memory, ...), counted against spec.limits.
+  std::map<std::string, ResourceList> nodepool_usage;
+  const UnavailableOfferings* unavailable = nullptr;
+  Duration now{0};
+};
+
+struct NewNodeClaim {
+  std::string nodepool;
+  RequirementSet requirements;  // NodePool ∩ every pod on it, narrowed by topology (e.g. to one zone)
+  Labels labels;                // template labels plus every requirement narrowed to a single value
+  std::vector<Taint> taints;
+  std::vector<Taint> startup_taints;
+  // Instance types that can hold pod_requests + daemon_requests and satisfy `requirements` with at least one
+  // available offering, cheapest first.
+  std::vector<const cloud::InstanceType*> instance_types;
+  std::vector<std::size_t> pods;  // indexes into ProvisioningInput::pending
+  ResourceList pod_requests;
+  ResourceList daemon_requests;
+};
+
+struct Nomination {
+  std::size_t pod = 0;  // index into ProvisioningInput::pending
+  std::string node;
+};
+
+struct Unschedulable {
+  std::size_t pod = 0;
+  // Why, NodePool by NodePool: `no nodepool can hold the pod: nodepool "default": incompatible requirements,
+  // key "kubernetes.io/arch": In {arm64} conflicts with In {amd64}; nodepool "gpu": did not tolerate taint ...`.
+  std::string reason;
+};
+
+struct ProvisioningPlan {
+  std::vector<Nomination> existing;       // by pod index
+  std::vector<NewNodeClaim> new_claims;   // in the order they were opened
+  std::vector<Unschedulable> unschedulable;  // by pod index
+};
+
+ProvisioningPlan plan_provisioning(const ProvisioningInput& input);
+
+struct LaunchChoice {
+  const cloud::InstanceType* instance_type = nullptr;
+  const cloud::Offering* offering = nullptr;
+};
+
+// The cheapest offering among the claim's instance types that its requirements allow (zone, capacity type) and
+// that is not marked unavailable: spot before on-demand where both are allowed. nullopt when none is left.
+std::optional<LaunchChoice> choose_offering(const NewNodeClaim& claim, const UnavailableOfferings& unavailable,
+                                            Duration now);
+
+}  // namespace scalewright::provisioning
