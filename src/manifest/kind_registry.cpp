@@ -3,6 +3,8 @@
 #include <algorithm>
 
 #include "manifest/kinds.h"
+#include "manifest/nodepool_decoder.h"
+#include "manifest/scenario_decoder.h"
 #include "manifest/pod_decoder.h"
 
 namespace scalewright::manifest {
@@ -28,6 +30,12 @@ KindRegistry make_builtin_registry() {
              }});
   kinds.add({"scheduling.k8s.io", "PriorityClass", {"v1"},
              [](const Field& o, ManifestSet& out) { out.priority_classes.push_back(decode_priority_class(o)); }});
+  kinds.add({"karpenter.sh", "NodePool", {"v1", "v1beta1"},
+             [](const Field& o, ManifestSet& out) { out.nodepools.push_back(decode_nodepool(o)); }});
+  kinds.add({"karpenter.sh", "Provisioner", {"v1alpha5"},
+             [](const Field& o, ManifestSet& out) { out.nodepools.push_back(decode_provisioner(o)); }});
+  kinds.add({"scalewright.dev", "Scenario", {"v1alpha1"},
+             [](const Field& o, ManifestSet& out) { out.scenarios.push_back(decode_scenario(o)); }});
   return kinds;
 }
 

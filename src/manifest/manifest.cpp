@@ -185,6 +185,8 @@ void ManifestSet::append(ManifestSet&& other) {
   move_all(pod_disruption_budgets, other.pod_disruption_budgets);
   move_all(priority_classes, other.priority_classes);
   move_all(namespaces, other.namespaces);
+  move_all(nodepools, other.nodepools);
+  move_all(scenarios, other.scenarios);
   move_all(warnings, other.warnings);
 }
 

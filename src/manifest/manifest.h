@@ -8,8 +8,10 @@
 #include <vector>
 
 #include "api/node.h"
+#include "api/nodepool.h"
 #include "api/pod.h"
 #include "api/result.h"
+#include "api/scenario.h"
 #include "api/workloads.h"
 
 namespace scalewright {
@@ -21,6 +23,8 @@ struct ManifestSet {
   std::vector<PodDisruptionBudget> pod_disruption_budgets;
   std::vector<PriorityClass> priority_classes;
   std::vector<Namespace> namespaces;
+  std::vector<NodePool> nodepools;  // NodePools and v1alpha5 Provisioners
+  std::vector<Scenario> scenarios;
   // "web.yaml doc 3: skipped unknown kind ConfigMap (v1)"
   std::vector<std::string> warnings;
 

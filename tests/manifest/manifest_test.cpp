@@ -220,12 +220,12 @@ TEST(ManifestSetAppend, MovesEverythingInOrder) {
 // A kind of one's own is one function and one registry entry.
 TEST(KindRegistry, AddingAKind) {
   manifest::KindRegistry kinds = manifest::KindRegistry::builtin();
-  kinds.add({"scalewright.dev", "Scenario", {"v1alpha1"}, [](const manifest::Field& object, ManifestSet& out) {
+  kinds.add({"example.com", "Spike", {"v1alpha1"}, [](const manifest::Field& object, ManifestSet& out) {
                out.warnings.push_back("scenario " + object.child("metadata").required_string("name") + " lasts " +
                                       std::to_string(object.child("spec").optional_int32("minutes", 10)) + "m");
              }});
   Result<ManifestSet> set = manifest::decode_manifests(
-      "apiVersion: scalewright.dev/v1alpha1\nkind: Scenario\nmetadata: {name: spike}\nspec: {minutes: 30}\n---\n" +
+      "apiVersion: example.com/v1alpha1\nkind: Spike\nmetadata: {name: spike}\nspec: {minutes: 30}\n---\n" +
           pod_with(""),
       "s.yaml", kinds);
   ASSERT_TRUE(set.ok()) << set.error().message;
@@ -233,12 +233,12 @@ TEST(KindRegistry, AddingAKind) {
   EXPECT_EQ(set->pods.size(), 1u);
 
   Result<ManifestSet> bad = manifest::decode_manifests(
-      "apiVersion: scalewright.dev/v1alpha1\nkind: Scenario\nmetadata: {name: spike}\nspec: {minutes: soon}\n",
+      "apiVersion: example.com/v1alpha1\nkind: Spike\nmetadata: {name: spike}\nspec: {minutes: soon}\n",
       "s.yaml", kinds);
   ASSERT_FALSE(bad.ok());
-  EXPECT_EQ(bad.error().message, "s.yaml doc 1 Scenario/spike: spec.minutes: expected an integer, got \"soon\"");
+  EXPECT_EQ(bad.error().message, "s.yaml doc 1 Spike/spike: spec.minutes: expected an integer, got \"soon\"");
   // The built-in registry is untouched.
-  EXPECT_EQ(manifest::KindRegistry::builtin().find("scalewright.dev", "Scenario"), nullptr);
+  EXPECT_EQ(manifest::KindRegistry::builtin().find("example.com", "Spike"), nullptr);
 }
 
 }  // namespace

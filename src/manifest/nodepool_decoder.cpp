@@ -1,0 +1,141 @@
+#include "manifest/nodepool_decoder.h"
+
+#include <algorithm>
+
+#include "manifest/meta_decoder.h"
+#include "manifest/pod_decoder.h"
+#include "manifest/selectors.h"
+
+namespace scalewright::manifest {
+namespace {
+
+// Labels Karpenter does not let a NodePool require: they name one node, or Karpenter sets them itself.
+bool restricted_requirement_key(std::string_view key) {
+  return key == well_known::hostname || key == karpenter_labels::nodepool || key == "karpenter.sh/provisioner-name";
+}
+
+NodePoolRequirement decode_nodepool_requirement(const Field& r) {
+  NodePoolRequirement out;
+  out.requirement = decode_node_requirement(r);
+  if (restricted_requirement_key(out.requirement.key.str())) {
+    r.fail_at("key", "label " + quote(out.requirement.key.str()) + " is restricted: Karpenter sets it on every node");
+  }
+  out.min_values = r.maybe_int32("minValues");
+  if (out.min_values && (*out.min_values < 1 || *out.min_values > 50)) {
+    r.fail_at("minValues", "must be between 1 and 50, got " + std::to_string(*out.min_values));
+  }
+  return out;
+}
+
+void decode_limits(const Field& limits, NodePool& pool) {
+  pool.limits = decode_resource_list(limits);
+  limits.entries([&](const std::string& name, const Field&) { pool.limited_resources.emplace_back(name); });
+}
+
+std::int32_t decode_weight(const Field& spec) {
+  std::optional<std::int32_t> weight = spec.maybe_int32("weight");
+  if (weight && (*weight < 1 || *weight > 100)) spec.fail_at("weight", "must be between 1 and 100, got " + std::to_string(*weight));
+  return weight.value_or(0);
+}
+
+std::vector<Taint> decode_taints(const Field& parent, std::string_view key) {
+  std::vector<Taint> taints;
+  parent.each(key, [&](const Field& t) { taints.push_back(decode_taint(t)); });
+  return taints;
+}
+
+}  // namespace
+
+std::optional<Duration> maybe_duration(const Field& parent, std::string_view key) {
+  std::optional<std::string> text = parent.maybe_string(key);
+  if (!text) return std::nullopt;
+  Result<Duration> d = parse_duration(*text);
+  if (!d) parent.fail_at(key, d.error().message);
+  if (d->count() < 0) parent.fail_at(key, "must not be negative");
+  return *d;
+}
+
+Duration required_duration(const Field& parent, std::string_view key) {
+  std::optional<Duration> d = maybe_duration(parent, key);
+  if (!d) parent.fail_at(key, "required");
+  return *d;
+}
+
+std::optional<Duration> duration_or_never(const Field& parent, std::string_view key, std::optional<Duration> fallback) {
+  std::optional<std::string> text = parent.maybe_string(key);
+  if (!text) return fallback;
+  if (*text == "Never") return std::nullopt;
+  return maybe_duration(parent, key);
+}
+
+NodePool decode_nodepool(const Field& object) {
+  NodePool pool;
+  pool.meta = decode_object_meta(object, Scope::Cluster);
+  Field spec = object.required_child("spec");
+  Field tmpl = spec.required_child("template");
+  pool.template_labels = decode_labels(tmpl.child("metadata"), "labels");
+  for (auto& [k, v] : tmpl.child("metadata").string_map("annotations")) pool.template_annotations[k] = v;
+  Field node_spec = tmpl.child("spec");
+  pool.taints = decode_taints(node_spec, "taints");
+  pool.startup_taints = decode_taints(node_spec, "startupTaints");
+  node_spec.each("requirements", [&](const Field& r) { pool.requirements.push_back(decode_nodepool_requirement(r)); });
+  pool.expire_after = duration_or_never(node_spec, "expireAfter", pool.expire_after);
+  pool.termination_grace_period = maybe_duration(node_spec, "terminationGracePeriod");
+
+  Field disruption = spec.child("disruption");
+  pool.consolidation_policy = disruption.choice(
+      "consolidationPolicy", "consolidation policy",
+      {{"WhenEmpty", ConsolidationPolicy::WhenEmpty},
+       {"WhenEmptyOrUnderutilized", ConsolidationPolicy::WhenEmptyOrUnderutilized},
+       {"WhenUnderutilized", ConsolidationPolicy::WhenEmptyOrUnderutilized}},  // v1beta1's name
+      pool.consolidation_policy);
+  pool.consolidate_after = duration_or_never(disruption, "consolidateAfter", pool.consolidate_after);
+  if (disruption.has("budgets")) {
+    pool.budgets.clear();
+    disruption.each("budgets", [&](const Field& b) {
+      DisruptionBudget budget;
+      budget.nodes = b.optional_string("nodes", "10%");
+      const std::string& n = budget.nodes;
+      const bool percent = !n.empty() && n.back() == '%';
+      const std::string digits = percent ? n.substr(0, n.size() - 1) : n;
+      if (digits.empty() || !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }) ||
+          (percent && std::stoi(digits) > 100)) {
+        b.fail_at("nodes", "expected a number of nodes or a percentage, got " + quote(n));
+      }
+      budget.reasons = b.strings("reasons");
+      pool.budgets.push_back(std::move(budget));
+    });
+  }
+  decode_limits(spec.child("limits"), pool);
+  pool.weight = decode_weight(spec);
+  return pool;
+}
+
+// v1alpha5: requirements, labels and taints sit directly under spec; emptiness is ttlSecondsAfterEmpty.
+NodePool decode_provisioner(const Field& object) {
+  NodePool pool;
+  pool.meta = decode_object_meta(object, Scope::Cluster);
+  Field spec = object.required_child("spec");
+  pool.template_labels = decode_labels(spec, "labels");
+  pool.taints = decode_taints(spec, "taints");
+  pool.startup_taints = decode_taints(spec, "startupTaints");
+  spec.each("requirements", [&](const Field& r) { pool.requirements.push_back(decode_nodepool_requirement(r)); });
+  decode_limits(spec.child("limits").child("resources"), pool);
+  pool.weight = decode_weight(spec);
+  const bool consolidation = spec.child("consolidation").optional_bool("enabled", false);
+  std::optional<std::int64_t> ttl_empty = spec.maybe_int64("ttlSecondsAfterEmpty");
+  if (consolidation && ttl_empty) spec.fail_at("ttlSecondsAfterEmpty", "cannot be set together with consolidation.enabled");
+  if (ttl_empty && *ttl_empty < 0) spec.fail_at("ttlSecondsAfterEmpty", "must not be negative");
+  if (consolidation) {
+    pool.consolidation_policy = ConsolidationPolicy::WhenEmptyOrUnderutilized;
+    pool.consolidate_after = Duration(0);
+  } else {
+    pool.consolidation_policy = ConsolidationPolicy::WhenEmpty;
+    pool.consolidate_after = ttl_empty ? std::optional<Duration>(Duration(*ttl_empty * 1000)) : std::nullopt;
+  }
+  std::optional<std::int64_t> ttl_expired = spec.maybe_int64("ttlSecondsUntilExpired");
+  pool.expire_after = ttl_expired ? std::optional<Duration>(Duration(*ttl_expired * 1000)) : std::nullopt;
+  return pool;
+}
+
+}  // namespace scalewright::manifest

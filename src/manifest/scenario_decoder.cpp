@@ -1,0 +1,142 @@
+#include "manifest/scenario_decoder.h"
+
+#include <algorithm>
+
+#include "manifest/manifest.h"
+#include "manifest/meta_decoder.h"
+#include "manifest/nodepool_decoder.h"
+
+namespace scalewright::manifest {
+namespace {
+
+double decode_rate(const Field& parent, std::string_view key) {
+  Field f = parent.child(key);
+  if (!f.present()) return 0;
+  double rate = 0;
+  try {
+    rate = f.node().as<double>();
+  } catch (const YAML::Exception&) {
+    f.fail("expected a number between 0 and 1, got " + f.describe());
+  }
+  if (rate < 0 || rate > 1) f.fail("must be between 0 and 1, got " + f.as_string());
+  return rate;
+}
+
+CloudSpec decode_cloud(const Field& cloud) {
+  CloudSpec spec;
+  spec.region = cloud.optional_string("region", spec.region);
+  spec.instance_types = cloud.strings("instanceTypes");
+  Field latency = cloud.child("launchLatency");
+  spec.launch_latency_min = maybe_duration(latency, "min").value_or(spec.launch_latency_min);
+  spec.launch_latency_max = maybe_duration(latency, "max").value_or(spec.launch_latency_max);
+  if (spec.launch_latency_max < spec.launch_latency_min) latency.fail_at("max", "must not be less than min");
+  if (cloud.has("spotPriceFraction")) {
+    double f = decode_rate(cloud, "spotPriceFraction");
+    if (f <= 0) cloud.fail_at("spotPriceFraction", "must be above 0");
+    spec.spot_price_fraction = f;
+  }
+  Field faults = cloud.child("faults");
+  spec.faults.insufficient_capacity_rate = decode_rate(faults, "insufficientCapacityRate");
+  spec.faults.never_ready_rate = decode_rate(faults, "neverReadyRate");
+  faults.each("insufficientCapacity", [&](const Field& w) {
+    InsufficientCapacityWindow window;
+    window.at = required_duration(w, "at");
+    window.duration = required_duration(w, "duration");
+    window.instance_type = w.optional_string("instanceType");
+    window.zone = w.optional_string("zone");
+    window.capacity_type = w.optional_string("capacityType");
+    if (!window.capacity_type.empty() && window.capacity_type != "spot" && window.capacity_type != "on-demand") {
+      w.fail_at("capacityType", "unknown capacity type " + quote(window.capacity_type) + " (expected spot, on-demand)");
+    }
+    spec.faults.insufficient_capacity.push_back(std::move(window));
+  });
+  faults.each("spotInterruptions", [&](const Field& s) {
+    SpotInterruptionEvent event;
+    event.at = required_duration(s, "at");
+    event.count = s.optional_int32("count", 1);
+    if (event.count < 1) s.fail_at("count", "must be at least 1");
+    spec.faults.spot_interruptions.push_back(event);
+  });
+  return spec;
+}
+
+ObjectReference decode_reference(const Field& f) {
+  ObjectReference ref;
+  ref.kind = f.required_string("kind");
+  ref.name = f.required_string("name");
+  ref.namespace_ = f.optional_string("namespace", "default");
+  return ref;
+}
+
+// The objects of an apply step, as YAML documents, checked now so a scenario never fails halfway through.
+std::string decode_apply(const Field& step) {
+  Field objects = step.child("apply");
+  if (!objects.node().IsSequence()) objects.fail("expected a list of objects, got " + objects.describe());
+  std::string text;
+  for (const auto& object : objects.node()) {
+    YAML::Emitter out;
+    out << object;
+    text += "---\n";
+    text += out.c_str();
+    text += "\n";
+  }
+  Result<ManifestSet> decoded = decode_manifests(text, "apply");
+  if (!decoded) objects.fail(decoded.error().message);
+  return text;
+}
+
+TimelineStep decode_step(const Field& step) {
+  TimelineStep out;
+  out.at = required_duration(step, "at");
+  int actions = 0;
+  if (step.has("scale")) {
+    ++actions;
+    out.action = TimelineStep::Action::Scale;
+    Field scale = step.child("scale");
+    out.target = decode_reference(scale);
+    std::optional<std::int32_t> replicas = scale.maybe_int32("replicas");
+    if (!replicas) scale.fail_at("replicas", "required");
+    if (*replicas < 0) scale.fail_at("replicas", "must not be negative");
+    out.replicas = *replicas;
+  }
+  if (step.has("delete")) {
+    ++actions;
+    out.action = TimelineStep::Action::Delete;
+    out.target = decode_reference(step.child("delete"));
+  }
+  if (step.has("apply")) {
+    ++actions;
+    out.action = TimelineStep::Action::Apply;
+    out.apply_source = decode_apply(step);
+  }
+  for (const auto& [key, action] : {std::pair{"cordon", TimelineStep::Action::Cordon},
+                                    std::pair{"uncordon", TimelineStep::Action::Uncordon}}) {
+    if (!step.has(key)) continue;
+    ++actions;
+    out.action = action;
+    out.node = step.child(key).required_string("node");
+  }
+  if (actions != 1) step.fail("needs exactly one of scale, apply, delete, cordon, uncordon");
+  return out;
+}
+
+}  // namespace
+
+Scenario decode_scenario(const Field& object) {
+  Scenario scenario;
+  scenario.meta = decode_object_meta(object, Scope::Cluster);
+  Field spec = object.required_child("spec");
+  scenario.duration = maybe_duration(spec, "duration").value_or(scenario.duration);
+  if (scenario.duration.count() <= 0) spec.fail_at("duration", "must be positive");
+  if (std::optional<std::int64_t> seed = spec.maybe_int64("seed")) scenario.seed = static_cast<std::uint64_t>(*seed);
+  scenario.cloud = decode_cloud(spec.child("cloud"));
+  Field batching = spec.child("provisioning");
+  scenario.batching.idle = maybe_duration(batching, "batchIdleDuration").value_or(scenario.batching.idle);
+  scenario.batching.max = maybe_duration(batching, "batchMaxDuration").value_or(scenario.batching.max);
+  spec.each("timeline", [&](const Field& step) { scenario.timeline.push_back(decode_step(step)); });
+  std::stable_sort(scenario.timeline.begin(), scenario.timeline.end(),
+                   [](const TimelineStep& a, const TimelineStep& b) { return a.at < b.at; });
+  return scenario;
+}
+
+}  // namespace scalewright::manifest

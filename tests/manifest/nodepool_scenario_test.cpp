@@ -1,0 +1,191 @@
+// Karpenter's NodePool and v1alpha5 Provisioner, and our Scenario kind, read from the files users write.
+#include <gtest/gtest.h>
+
+#include "decode_helpers.h"
+
+namespace scalewright::testing {
+namespace {
+
+TEST(NodePool, V1FieldsAsKarpenterDocumentsThem) {
+  ManifestSet set = decode_ok(R"(
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: default}
+spec:
+  template:
+    metadata: {labels: {team: web}}
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      taints: [{key: dedicated, value: web, effect: NoSchedule}]
+      startupTaints: [{key: node.cilium.io/agent-not-ready, value: "true", effect: NoExecute}]
+      requirements:
+      - {key: karpenter.sh/capacity-type, operator: In, values: [spot, on-demand]}
+      - {key: karpenter.k8s.aws/instance-family, operator: In, values: [m5, c5, r5], minValues: 2}
+      expireAfter: Never
+  limits: {cpu: 1000, memory: 1000Gi}
+  disruption:
+    consolidationPolicy: WhenEmpty
+    consolidateAfter: 1m30s
+    budgets: [{nodes: "20%"}, {nodes: "3", reasons: [Drifted]}]
+  weight: 10
+)");
+  ASSERT_EQ(set.nodepools.size(), 1u);
+  const NodePool& p = set.nodepools[0];
+  EXPECT_EQ(p.meta.name, "default");
+  EXPECT_EQ(p.meta.namespace_, "");  // cluster-scoped
+  EXPECT_EQ(*p.template_labels.find(Symbol("team")), Symbol("web"));
+  ASSERT_EQ(p.taints.size(), 1u);
+  EXPECT_EQ(p.taints[0].describe(), "{dedicated: web}");
+  ASSERT_EQ(p.startup_taints.size(), 1u);
+  EXPECT_EQ(p.startup_taints[0].effect, TaintEffect::NoExecute);
+  ASSERT_EQ(p.requirements.size(), 2u);
+  EXPECT_EQ(p.requirements[1].min_values, 2);
+  EXPECT_FALSE(p.expire_after.has_value());  // Never
+  EXPECT_EQ(p.consolidation_policy, ConsolidationPolicy::WhenEmpty);
+  EXPECT_EQ(p.consolidate_after, Duration(90'000));
+  ASSERT_EQ(p.budgets.size(), 2u);
+  EXPECT_EQ(p.budgets[0].nodes, "20%");
+  EXPECT_EQ(p.budgets[1].reasons, std::vector<std::string>{"Drifted"});
+  EXPECT_EQ(p.limits.cpu_milli(), 1'000'000);
+  EXPECT_EQ(p.limits.memory(), 1000 * kGi);
+  EXPECT_EQ(p.limited_resources.size(), 2u);
+  EXPECT_EQ(p.weight, 10);
+  // The requirement set joins template labels, requirements and the NodePool's own label.
+  RequirementSet r = p.requirement_set();
+  EXPECT_TRUE(r.allows("karpenter.k8s.aws/instance-family", "c5"));
+  EXPECT_FALSE(r.allows("karpenter.k8s.aws/instance-family", "t3"));
+  EXPECT_FALSE(r.allows("team", "db"));
+  EXPECT_TRUE(r.allows("karpenter.sh/nodepool", "default"));
+}
+
+TEST(NodePool, DefaultsAreKarpentersV1Defaults) {
+  ManifestSet set = decode_ok(R"(
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: minimal}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+)");
+  const NodePool& p = set.nodepools.at(0);
+  EXPECT_EQ(p.consolidation_policy, ConsolidationPolicy::WhenEmptyOrUnderutilized);
+  EXPECT_EQ(p.consolidate_after, Duration(0));
+  EXPECT_EQ(p.expire_after, Duration(720LL * 3600 * 1000));  // 720h
+  ASSERT_EQ(p.budgets.size(), 1u);
+  EXPECT_EQ(p.budgets[0].nodes, "10%");
+  EXPECT_TRUE(p.limited_resources.empty());
+  EXPECT_EQ(p.weight, 0);
+}
+
+TEST(NodePool, ProvisionerWithTtlSecondsAfterEmptyFromTheSeedArticles) {
+  ManifestSet set = decode_ok(R"(
+apiVersion: karpenter.sh/v1alpha5
+kind: Provisioner
+metadata: {name: default}
+spec:
+  requirements:
+  - {key: karpenter.sh/capacity-type, operator: In, values: [spot]}
+  limits:
+    resources: {cpu: 1000}
+  ttlSecondsAfterEmpty: 30
+)");
+  const NodePool& p = set.nodepools.at(0);
+  EXPECT_EQ(p.consolidation_policy, ConsolidationPolicy::WhenEmpty);
+  EXPECT_EQ(p.consolidate_after, Duration(30'000));
+  EXPECT_EQ(p.limits.cpu_milli(), 1'000'000);
+  EXPECT_FALSE(p.expire_after.has_value());
+}
+
+TEST(NodePool, InvalidFieldsNameTheirPath) {
+  const std::string head = "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: np}\nspec:\n";
+  EXPECT_EQ(decode_error(head + "  template:\n    spec:\n      requirements:\n"
+                                "      - {key: kubernetes.io/hostname, operator: In, values: [a]}\n"),
+            "test.yaml doc 1 NodePool/np: spec.template.spec.requirements[0].key: label \"kubernetes.io/hostname\" "
+            "is restricted: Karpenter sets it on every node");
+  EXPECT_EQ(decode_error(head + "  template: {spec: {}}\n  disruption: {consolidateAfter: soon}\n"),
+            "test.yaml doc 1 NodePool/np: spec.disruption.consolidateAfter: invalid duration \"soon\"");
+  EXPECT_EQ(decode_error(head + "  template: {spec: {}}\n  weight: 101\n"),
+            "test.yaml doc 1 NodePool/np: spec.weight: must be between 1 and 100, got 101");
+  EXPECT_EQ(decode_error(head + "  template: {spec: {}}\n  disruption: {consolidationPolicy: Sometimes}\n"),
+            "test.yaml doc 1 NodePool/np: spec.disruption.consolidationPolicy: unknown consolidation policy "
+            "\"Sometimes\" (expected WhenEmpty, WhenEmptyOrUnderutilized, WhenUnderutilized)");
+  EXPECT_EQ(decode_error(head + "  template: {spec: {}}\n  limits: {cpu: lots}\n"),
+            "test.yaml doc 1 NodePool/np: spec.limits.cpu: invalid quantity \"lots\"");
+}
+
+TEST(Scenario, EveryFieldAndTheTimelineInTimeOrder) {
+  ManifestSet set = decode_ok(R"(
+apiVersion: scalewright.dev/v1alpha1
+kind: Scenario
+metadata: {name: demo}
+spec:
+  duration: 2h
+  seed: 99
+  cloud:
+    region: us-east-1
+    instanceTypes: [m5.large, c5.2xlarge]
+    launchLatency: {min: 30s, max: 1m}
+    spotPriceFraction: 0.4
+    faults:
+      insufficientCapacityRate: 0.25
+      insufficientCapacity: [{at: 1m, duration: 10m, instanceType: c5.2xlarge, zone: us-east-1a, capacityType: spot}]
+      neverReadyRate: 0.1
+      spotInterruptions: [{at: 30m, count: 2}]
+  provisioning: {batchIdleDuration: 2s, batchMaxDuration: 20s}
+  timeline:
+  - {at: 10m, delete: {kind: Deployment, name: web, namespace: shop}}
+  - {at: 1m, scale: {kind: Deployment, name: web, namespace: shop, replicas: 7}}
+  - {at: 5m, cordon: {node: n1}}
+  - at: 6m
+    apply:
+    - {apiVersion: v1, kind: Namespace, metadata: {name: extra}}
+)");
+  ASSERT_EQ(set.scenarios.size(), 1u);
+  const Scenario& s = set.scenarios[0];
+  EXPECT_EQ(s.duration, Duration(7'200'000));
+  EXPECT_EQ(s.seed, 99u);
+  EXPECT_EQ(s.cloud.instance_types, (std::vector<std::string>{"m5.large", "c5.2xlarge"}));
+  EXPECT_EQ(s.cloud.launch_latency_min, Duration(30'000));
+  EXPECT_EQ(s.cloud.launch_latency_max, Duration(60'000));
+  EXPECT_EQ(s.cloud.spot_price_fraction, 0.4);
+  EXPECT_EQ(s.cloud.faults.insufficient_capacity_rate, 0.25);
+  ASSERT_EQ(s.cloud.faults.insufficient_capacity.size(), 1u);
+  EXPECT_EQ(s.cloud.faults.insufficient_capacity[0].duration, Duration(600'000));
+  EXPECT_EQ(s.cloud.faults.insufficient_capacity[0].capacity_type, "spot");
+  EXPECT_EQ(s.cloud.faults.never_ready_rate, 0.1);
+  ASSERT_EQ(s.cloud.faults.spot_interruptions.size(), 1u);
+  EXPECT_EQ(s.cloud.faults.spot_interruptions[0].count, 2);
+  EXPECT_EQ(s.batching.idle, Duration(2'000));
+  EXPECT_EQ(s.batching.max, Duration(20'000));
+  ASSERT_EQ(s.timeline.size(), 4u);
+  EXPECT_EQ(s.timeline[0].action, TimelineStep::Action::Scale);  // sorted by time: 1m, 5m, 6m, 10m
+  EXPECT_EQ(s.timeline[0].replicas, 7);
+  EXPECT_EQ(s.timeline[0].target.namespace_, "shop");
+  EXPECT_EQ(s.timeline[1].action, TimelineStep::Action::Cordon);
+  EXPECT_EQ(s.timeline[1].node, "n1");
+  EXPECT_EQ(s.timeline[2].action, TimelineStep::Action::Apply);
+  EXPECT_NE(s.timeline[2].apply_source.find("Namespace"), std::string::npos);
+  EXPECT_EQ(s.timeline[3].action, TimelineStep::Action::Delete);
+}
+
+TEST(Scenario, InvalidStepsNameTheirPath) {
+  const std::string head = "apiVersion: scalewright.dev/v1alpha1\nkind: Scenario\nmetadata: {name: s}\nspec:\n";
+  EXPECT_EQ(decode_error(head + "  timeline:\n  - {at: 1m, scale: {kind: Deployment, name: a, replicas: 1}, "
+                                "cordon: {node: n}}\n"),
+            "test.yaml doc 1 Scenario/s: spec.timeline[0]: needs exactly one of scale, apply, delete, cordon, uncordon");
+  EXPECT_EQ(decode_error(head + "  timeline:\n  - {at: 1m, scale: {kind: Deployment, name: a, replicas: -1}}\n"),
+            "test.yaml doc 1 Scenario/s: spec.timeline[0].scale.replicas: must not be negative");
+  EXPECT_EQ(decode_error(head + "  cloud: {faults: {neverReadyRate: 2}}\n"),
+            "test.yaml doc 1 Scenario/s: spec.cloud.faults.neverReadyRate: must be between 0 and 1, got 2");
+  EXPECT_EQ(decode_error(head + "  cloud: {launchLatency: {min: 2m, max: 1m}}\n"),
+            "test.yaml doc 1 Scenario/s: spec.cloud.launchLatency.max: must not be less than min");
+  // An applied object is checked when the scenario loads, not halfway through the run.
+  EXPECT_EQ(decode_error(head + "  timeline:\n  - at: 1m\n    apply:\n    - {apiVersion: v1, kind: Node, metadata: "
+                                "{name: n}, status: {capacity: {cpu: abc}}}\n"),
+            "test.yaml doc 1 Scenario/s: spec.timeline[0].apply: apply doc 1 Node/n: status.capacity.cpu: invalid "
+            "quantity \"abc\"");
+}
+
+}  // namespace
+}  // namespace scalewright::testing
