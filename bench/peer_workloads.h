@@ -7,23 +7,16 @@
 
 #include "api/node.h"
 #include "api/pod.h"
+#include "sim/random.h"
 
 namespace scalewright::bench {
 
-class SplitMix64 {
+// The peer workloads' stream is the simulator's own generator (SplitMix64); index() is PEER-WORKLOADS.md's
+// `next() % 5`.
+class SplitMix64 : public sim::Random {
  public:
-  explicit SplitMix64(std::uint64_t seed) : state_(seed) {}
-  std::uint64_t next() {
-    state_ += 0x9E3779B97F4A7C15ULL;
-    std::uint64_t z = state_;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-  }
+  using sim::Random::Random;
   std::size_t index() { return static_cast<std::size_t>(next() % 5); }
-
- private:
-  std::uint64_t state_;
 };
 
 inline constexpr std::int64_t kMiB = 1024LL * 1024;

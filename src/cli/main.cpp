@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "cli/check_command.h"
+#include "cli/simulate_command.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"Scalewright: node and workload autoscaling for Kubernetes, in one binary."};
@@ -26,6 +27,17 @@ int main(int argc, char** argv) {
                       "Answer each pod alone against the cluster as given, instead of binding pods one after "
                       "another in scheduling-queue order");
 
+  scalewright::cli::SimulateOptions simulate;
+  CLI::App* simulate_cmd = app.add_subcommand(
+      "simulate", "Run a scenario in the embedded simulator: a simulated cluster and cloud on a virtual clock. With no "
+                  "file, runs the built-in default (examples/inflate/inflate.yaml).");
+  simulate_cmd->add_option("scenario", simulate.files, "Scenario and manifest files (YAML or JSON, multi-document)")
+      ->check(CLI::ExistingFile);
+  simulate_cmd->add_option("--output", simulate.output_json, "Also write the report as JSON to this file");
+  simulate_cmd->add_flag("-q,--quiet", simulate.quiet, "Print only the summary, not the timeline");
+  simulate_cmd->add_option("--data-dir", simulate.data_dir, "Directory holding aws/instance-types.csv and prices")
+      ->check(CLI::ExistingDirectory);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -33,5 +45,6 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : 2;
   }
   if (check_cmd->parsed()) return scalewright::cli::run_check(check, std::cout, std::cerr);
+  if (simulate_cmd->parsed()) return scalewright::cli::run_simulate(simulate, std::cout, std::cerr);
   return 0;
 }

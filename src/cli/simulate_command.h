@@ -1,0 +1,20 @@
+#pragma once
+// `scalewright simulate [SCENARIO...]`: run a scenario (the user's manifests plus a Scenario document) in the
+// embedded simulator and report what happened, what it cost and how long pods waited.
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace scalewright::cli {
+
+struct SimulateOptions {
+  std::vector<std::string> files;  // empty: the built-in default scenario (examples/inflate/inflate.yaml)
+  std::string output_json;         // write the report as JSON here as well
+  bool quiet = false;              // the summary only, no timeline
+  std::string data_dir;            // the instance-type data; empty: found next to the binary or the sources
+};
+
+// Returns the exit status: 0 when the scenario ran, 1 for invalid input (one error line on `err`).
+int run_simulate(const SimulateOptions& options, std::ostream& out, std::ostream& err);
+
+}  // namespace scalewright::cli

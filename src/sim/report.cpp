@@ -1,0 +1,96 @@
+#include "sim/report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <ostream>
+
+namespace scalewright::sim {
+
+std::string format_time(Duration at) { return "t=" + format_duration(at); }
+
+Duration quantile(std::vector<Duration> values, double q) {
+  if (values.empty()) return Duration(0);
+  std::sort(values.begin(), values.end());
+  // Nearest rank: the smallest value with at least q of the values at or below it.
+  auto rank = static_cast<std::size_t>(std::ceil(q * static_cast<double>(values.size())));
+  return values[std::clamp<std::size_t>(rank, 1, values.size()) - 1];
+}
+
+void print_timeline(const SimulationReport& report, std::ostream& out) {
+  for (const TimelineEntry& e : report.timeline) {
+    out << fmt::format("{:<12} {}\n", format_time(e.at), e.message);
+  }
+}
+
+void print_summary(const SimulationReport& report, std::ostream& out) {
+  const Summary& s = report.summary;
+  out << fmt::format("\nScenario {} (seed {}, {} simulated)\n", report.scenario, report.seed,
+                     format_duration(report.duration));
+  out << fmt::format("{:<16} {:<20} {:<10} {:>6} {:>11} {:>10}\n", "NODEPOOL", "INSTANCE TYPE", "CAPACITY", "NODES",
+                     "NODE-HOURS", "COST");
+  for (const CostLine& line : s.cost_lines) {
+    out << fmt::format("{:<16} {:<20} {:<10} {:>6} {:>11.2f} {:>10}\n",
+                       line.nodepool.empty() ? "(static)" : line.nodepool, line.instance_type, line.capacity_type,
+                       line.nodes, line.node_hours, fmt::format("${:.4f}", line.cost));
+  }
+  out << fmt::format("{:<16} {:<20} {:<10} {:>6} {:>11.2f} {:>10}\n", "total", "", "", s.launches,
+                     s.total_node_hours, fmt::format("${:.4f}", s.total_cost));
+  out << fmt::format("pods bound: {}   pending at end: {}   wait p50 {}  p99 {}  max {}\n", s.pod_wait.pods_bound,
+                     s.pod_wait.pods_pending_at_end, format_duration(s.pod_wait.p50), format_duration(s.pod_wait.p99),
+                     format_duration(s.pod_wait.max));
+  out << fmt::format("nodes: peak {}   at end {}   launched {}   insufficient-capacity errors {}   spot interruptions {}\n",
+                     s.peak_nodes, s.nodes_at_end, s.launches, s.insufficient_capacity_errors, s.spot_interruptions);
+  out << fmt::format("mean allocation of Ready nodes: cpu {:.1f}%   memory {:.1f}%\n", 100 * s.mean_cpu_allocation,
+                     100 * s.mean_memory_allocation);
+}
+
+nlohmann::json to_json(const SimulationReport& report) {
+  const Summary& s = report.summary;
+  nlohmann::json timeline = nlohmann::json::array();
+  for (const TimelineEntry& e : report.timeline) {
+    timeline.push_back({{"at_seconds", static_cast<double>(e.at.count()) / 1000}, {"kind", e.kind}, {"message", e.message}});
+  }
+  nlohmann::json cost = nlohmann::json::array();
+  for (const CostLine& line : s.cost_lines) {
+    cost.push_back({{"nodepool", line.nodepool},
+                    {"instance_type", line.instance_type},
+                    {"capacity_type", line.capacity_type},
+                    {"nodes", line.nodes},
+                    {"node_hours", line.node_hours},
+                    {"cost_usd", line.cost}});
+  }
+  auto seconds = [](Duration d) { return static_cast<double>(d.count()) / 1000; };
+  nlohmann::json pods = nlohmann::json::array();
+  for (const PodOutcome& p : report.pods) {
+    pods.push_back({{"pod", p.pod},
+                    {"node", p.node.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.node)},
+                    {"nodepool", p.nodepool},
+                    {"wait_seconds", p.wait ? nlohmann::json(seconds(*p.wait)) : nlohmann::json(nullptr)}});
+  }
+  return {{"scenario", report.scenario},
+          {"seed", report.seed},
+          {"duration_seconds", seconds(report.duration)},
+          {"timeline", timeline},
+          {"pods", pods},
+          {"summary",
+           {{"cost", cost},
+            {"total_cost_usd", s.total_cost},
+            {"total_node_hours", s.total_node_hours},
+            {"pod_wait",
+             {{"pods_bound", s.pod_wait.pods_bound},
+              {"pods_pending_at_end", s.pod_wait.pods_pending_at_end},
+              {"p50_seconds", seconds(s.pod_wait.p50)},
+              {"p99_seconds", seconds(s.pod_wait.p99)},
+              {"max_seconds", seconds(s.pod_wait.max)}}},
+            {"peak_nodes", s.peak_nodes},
+            {"nodes_at_end", s.nodes_at_end},
+            {"launches", s.launches},
+            {"insufficient_capacity_errors", s.insufficient_capacity_errors},
+            {"spot_interruptions", s.spot_interruptions},
+            {"mean_cpu_allocation", s.mean_cpu_allocation},
+            {"mean_memory_allocation", s.mean_memory_allocation}}}};
+}
+
+}  // namespace scalewright::sim

@@ -1,0 +1,80 @@
+#pragma once
+// What a simulation run reports: a timeline a person can read, and a summary of cost, pod wait and utilisation.
+#include <cstdint>
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "api/duration.h"
+
+namespace scalewright::sim {
+
+struct TimelineEntry {
+  Duration at{0};
+  std::string kind;  // "scale", "pending", "launch", "insufficient-capacity", "ready", "bound", "removed", ...
+  std::string message;
+};
+
+struct CostLine {
+  std::string nodepool;       // "" for nodes that came with the manifests
+  std::string instance_type;
+  std::string capacity_type;  // on-demand / spot
+  std::int32_t nodes = 0;
+  double node_hours = 0;
+  double cost = 0;  // USD
+};
+
+struct PodWait {
+  std::size_t pods_bound = 0;
+  std::size_t pods_pending_at_end = 0;
+  Duration p50{0};
+  Duration p99{0};
+  Duration max{0};
+};
+
+struct Summary {
+  std::vector<CostLine> cost_lines;  // by nodepool, then instance type, then capacity type
+  double total_cost = 0;
+  double total_node_hours = 0;
+  PodWait pod_wait;
+  std::int32_t peak_nodes = 0;
+  std::int32_t nodes_at_end = 0;
+  std::int32_t launches = 0;
+  std::int32_t insufficient_capacity_errors = 0;
+  std::int32_t spot_interruptions = 0;
+  // Requested ÷ allocatable over Ready nodes, averaged over the time any node was Ready.
+  double mean_cpu_allocation = 0;
+  double mean_memory_allocation = 0;
+};
+
+// Where a pod ended up (at the end of the run, or when it was deleted).
+struct PodOutcome {
+  std::string pod;       // namespace/name
+  std::string node;      // empty: never bound
+  std::string nodepool;  // the node's NodePool; empty for nodes from the manifests
+  std::optional<Duration> wait;  // creation to bind
+};
+
+struct SimulationReport {
+  std::string scenario;
+  std::uint64_t seed = 0;
+  Duration duration{0};
+  std::vector<TimelineEntry> timeline;
+  Summary summary;
+  std::vector<PodOutcome> pods;  // every pod that ran or waited, by name (DaemonSet pods left out)
+};
+
+// "t=1m12.5s" style times, as the timeline prints them.
+std::string format_time(Duration at);
+
+void print_timeline(const SimulationReport& report, std::ostream& out);
+void print_summary(const SimulationReport& report, std::ostream& out);
+nlohmann::json to_json(const SimulationReport& report);
+
+// The value at quantile q (0..1) of `values`, by the nearest-rank method; 0 for an empty list.
+Duration quantile(std::vector<Duration> values, double q);
+
+}  // namespace scalewright::sim

@@ -1,0 +1,48 @@
+#include "sim/simulated_cloud.h"
+
+#include <cstdio>
+
+namespace scalewright::sim {
+
+SimulatedCloud::SimulatedCloud(cloud::Catalog catalog, CloudSpec spec, std::uint64_t seed)
+    : catalog_(std::move(catalog)), spec_(std::move(spec)), random_(seed) {}
+
+bool SimulatedCloud::in_insufficient_capacity_window(const cloud::LaunchRequest& request) const {
+  for (const InsufficientCapacityWindow& w : spec_.faults.insufficient_capacity) {
+    if (now_ < w.at || now_ >= w.at + w.duration) continue;
+    if (!w.instance_type.empty() && w.instance_type != request.instance_type->name) continue;
+    if (!w.zone.empty() && w.zone != request.offering->zone) continue;
+    if (!w.capacity_type.empty() && w.capacity_type != cloud::to_string(request.offering->capacity_type)) continue;
+    return true;
+  }
+  return false;
+}
+
+cloud::LaunchOutcome SimulatedCloud::launch(const cloud::LaunchRequest& request) {
+  cloud::LaunchOutcome outcome;
+  // Draw every random number in the same order whatever the outcome, so one fault does not shift the others.
+  const bool random_shortage = random_.chance(spec_.faults.insufficient_capacity_rate);
+  const bool never_ready = random_.chance(spec_.faults.never_ready_rate);
+  const std::int64_t boot = random_.between(spec_.launch_latency_min.count(), spec_.launch_latency_max.count());
+  if (random_shortage || in_insufficient_capacity_window(request)) {
+    outcome.insufficient_capacity = true;
+    outcome.message = "InsufficientInstanceCapacity: no " + std::string(cloud::to_string(request.offering->capacity_type)) +
+                      " capacity for " + request.instance_type->name + " in " + request.offering->zone;
+    return outcome;
+  }
+  char id[32];
+  std::snprintf(id, sizeof id, "i-%017llx", static_cast<unsigned long long>(next_instance_++));
+  cloud::Instance instance{id, request.name, request.instance_type, *request.offering};
+  ready_at_[instance.id] = never_ready ? std::nullopt : std::optional<Duration>(now_ + Duration(boot));
+  outcome.instance = std::move(instance);
+  return outcome;
+}
+
+void SimulatedCloud::terminate(const std::string& instance_id) { ready_at_.erase(instance_id); }
+
+std::optional<Duration> SimulatedCloud::ready_at(const std::string& instance_id) const {
+  auto it = ready_at_.find(instance_id);
+  return it == ready_at_.end() ? std::nullopt : it->second;
+}
+
+}  // namespace scalewright::sim

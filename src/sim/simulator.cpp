@@ -1,0 +1,880 @@
+#include "sim/simulator.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <map>
+#include <memory>
+#include <optional>
+#include <queue>
+#include <set>
+#include <unordered_set>
+
+#include "provisioning/batcher.h"
+#include "provisioning/provisioner.h"
+#include "scheduling/equivalence.h"
+#include "scheduling/placement.h"
+#include "scheduling/scheduler.h"
+#include "sim/random.h"
+#include "sim/simulated_cloud.h"
+
+namespace scalewright::sim {
+namespace {
+
+using scheduling::ClusterSnapshot;
+using scheduling::NodeId;
+
+// Karpenter's timings that are not configurable per scenario.
+constexpr Duration kUnavailableOfferingTtl{3 * 60'000};  // an offering that returned ICE is avoided this long
+constexpr Duration kRegistrationTtl{15 * 60'000};        // a node not Ready by then is given up on
+constexpr Duration kSpotNotice{2 * 60'000};              // the spot interruption warning
+constexpr Duration kDisruptionPoll{10'000};              // how often disruption looks again when budgets held it back
+
+struct SimPod {
+  std::shared_ptr<Pod> pod;
+  Duration created{0};
+  std::optional<Duration> bound_at;
+  std::string nominated_node;  // the node (NodeClaim) the provisioner planned it onto
+  std::string workload;        // owning workload's key; empty for bare and daemon pods
+  bool daemon = false;
+  bool reported_pending = false;
+  std::string last_reason;     // last provisioning verdict reported, so the timeline says it once
+};
+
+enum class NodeState { Launching, Ready, Draining, Terminated };
+
+struct SimNode {
+  Node node;
+  std::string nodepool;  // empty for nodes from the manifests
+  std::string instance_id;
+  std::string instance_type;
+  std::string zone;
+  std::string capacity_type;
+  double price_per_hour = 0;
+  Duration launched_at{0};
+  std::optional<Duration> terminated_at;
+  NodeState state = NodeState::Launching;
+  std::optional<Duration> empty_since;
+};
+
+struct WorkloadState {
+  Workload workload;
+  std::int32_t next_ordinal = 0;
+};
+
+enum class EventKind { Timeline, BatchDeadline, ProvisioningRetry, NodeReady, RegistrationTimeout, DisruptionCheck, SpotNotice, SpotReclaim };
+
+struct Event {
+  Duration at{0};
+  std::uint64_t sequence = 0;  // ties at the same time run in the order scheduled
+  EventKind kind = EventKind::Timeline;
+  std::size_t index = 0;       // timeline step
+  std::string node;
+  friend bool operator>(const Event& a, const Event& b) {
+    return a.at != b.at ? a.at > b.at : a.sequence > b.sequence;
+  }
+};
+
+std::string workload_key(std::string_view kind, std::string_view ns, std::string_view name) {
+  return fmt::format("{}/{}/{}", kind, ns, name);
+}
+
+std::string plural(std::size_t n, std::string_view word) {
+  return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s");
+}
+
+class Simulation {
+ public:
+  explicit Simulation(SimulationInput input)
+      : scenario_(std::move(input.scenario)),
+        cloud_(std::move(input.catalog), scenario_.cloud, scenario_.seed),
+        random_(scenario_.seed ^ 0x5ca1e5ca1eull),
+        batcher_(provisioning::BatchWindow{scenario_.batching.idle, scenario_.batching.max}) {
+    apply_objects(std::move(input.objects));
+  }
+
+  SimulationReport run();
+
+ private:
+  // --- events ---
+  void push(Event e) {
+    e.sequence = next_sequence_++;
+    events_.push(std::move(e));
+  }
+  void handle(const Event& e);
+  void run_timeline_step(const TimelineStep& step);
+  void settle();
+
+  // --- the cluster's own controllers ---
+  void apply_objects(ManifestSet objects);
+  void price_static_node(SimNode& node) const;
+  void reconcile_workloads();
+  void create_pod(Pod pod, std::string workload);
+  void delete_pod(const std::string& key);
+  void schedule_pending();
+  void bind(SimPod& pod, NodeId node, bool count_wait = true);
+  void add_daemon_pods(SimNode& node);
+  void set_unschedulable(const std::string& node_name, bool unschedulable);
+
+  // --- the engine's decisions and the cloud ---
+  void on_batch_deadline();
+  void retry_after_unavailable();
+  void provision();
+  void launch(provisioning::NewNodeClaim claim, const std::vector<std::string>& pod_keys);
+  std::string new_claim_name(const std::string& nodepool);
+  void on_node_ready(const std::string& name);
+  void on_registration_timeout(const std::string& name);
+  void update_emptiness();
+  void on_disruption_check();
+  void on_spot_notice(std::int32_t count);
+  void drain(SimNode& node);
+  void terminate(SimNode& node, Duration at);
+
+  // --- accounting ---
+  void record_outcome(const SimPod& pod);
+  void note(std::string kind, std::string message) { timeline_.push_back({now_, std::move(kind), std::move(message)}); }
+  void advance_to(Duration t);
+  void count_nodes();
+  SimulationReport report();
+
+  const NodePool* find_nodepool(const std::string& name) const {
+    auto it = nodepools_.find(name);
+    return it == nodepools_.end() ? nullptr : &it->second;
+  }
+
+  Scenario scenario_;
+  SimulatedCloud cloud_;
+  Random random_;
+  provisioning::Batcher batcher_;
+  scheduling::Scheduler scheduler_;
+  provisioning::UnavailableOfferings unavailable_;
+
+  Duration now_{0};
+  std::uint64_t next_sequence_ = 0;
+  std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
+
+  ClusterSnapshot snapshot_;  // Ready nodes and the pods bound to them: what kube-scheduler sees
+  std::map<std::string, SimPod> pods_;
+  std::map<std::string, SimNode> nodes_;
+  std::map<std::string, WorkloadState> workloads_;
+  std::map<std::string, NodePool> nodepools_;
+  std::vector<PodDisruptionBudget> pdbs_;
+  bool scheduling_dirty_ = true;
+  // Something that may let pending pods be provisioned changed: new pods, NodePools, freed capacity or limits.
+  bool provisioning_dirty_ = false;
+  bool disruption_check_pending_ = false;
+
+  std::vector<TimelineEntry> timeline_;
+  std::vector<PodOutcome> outcomes_;
+  std::vector<Duration> waits_;
+  std::int32_t peak_nodes_ = 0;
+  std::int32_t launches_ = 0;
+  std::int32_t ice_errors_ = 0;
+  std::int32_t interruptions_ = 0;
+  // Requested and allocatable resources of Ready nodes, integrated over time for the mean allocation.
+  ResourceList ready_requested_;
+  ResourceList ready_allocatable_;
+  double cpu_allocation_integral_ = 0;
+  double memory_allocation_integral_ = 0;
+  double ready_time_ = 0;
+};
+
+SimulationReport Simulation::run() {
+  for (std::size_t i = 0; i < scenario_.timeline.size(); ++i) {
+    push({scenario_.timeline[i].at, 0, EventKind::Timeline, i, {}});
+  }
+  for (const SpotInterruptionEvent& s : scenario_.cloud.faults.spot_interruptions) {
+    push({s.at, 0, EventKind::SpotNotice, static_cast<std::size_t>(s.count), {}});
+  }
+  settle();
+  while (!events_.empty() && events_.top().at <= scenario_.duration) {
+    Event e = events_.top();
+    events_.pop();
+    advance_to(e.at);
+    handle(e);
+    // Everything due at this instant happens before the cluster settles, as controllers see one state.
+    while (!events_.empty() && events_.top().at == now_) {
+      Event same = events_.top();
+      events_.pop();
+      handle(same);
+    }
+    settle();
+  }
+  advance_to(scenario_.duration);
+  return report();
+}
+
+void Simulation::handle(const Event& e) {
+  cloud_.set_now(now_);
+  switch (e.kind) {
+    case EventKind::Timeline: run_timeline_step(scenario_.timeline[e.index]); break;
+    case EventKind::BatchDeadline: on_batch_deadline(); break;
+    case EventKind::ProvisioningRetry: provisioning_dirty_ = true; scheduling_dirty_ = true; break;
+    case EventKind::NodeReady: on_node_ready(e.node); break;
+    case EventKind::RegistrationTimeout: on_registration_timeout(e.node); break;
+    case EventKind::DisruptionCheck: disruption_check_pending_ = false; on_disruption_check(); break;
+    case EventKind::SpotNotice: on_spot_notice(static_cast<std::int32_t>(e.index)); break;
+    case EventKind::SpotReclaim: {
+      auto it = nodes_.find(e.node);
+      if (it != nodes_.end() && it->second.state != NodeState::Terminated) {
+        terminate(it->second, now_);
+        note("reclaimed", fmt::format("spot node {} reclaimed by the cloud", e.node));
+      }
+      break;
+    }
+  }
+}
+
+// After anything changes: controllers create and delete pods, the scheduler binds what fits, and pods that fit
+// nowhere open (or extend) a provisioning batch.
+void Simulation::settle() {
+  reconcile_workloads();
+  schedule_pending();
+  update_emptiness();
+  count_nodes();
+}
+
+void Simulation::run_timeline_step(const TimelineStep& step) {
+  switch (step.action) {
+    case TimelineStep::Action::Scale: {
+      auto it = workloads_.find(workload_key(step.target.kind, step.target.namespace_, step.target.name));
+      if (it == workloads_.end()) {
+        note("warning", fmt::format("scale: no {} {}/{}", step.target.kind, step.target.namespace_, step.target.name));
+        return;
+      }
+      note("scale", fmt::format("scale {} {}/{} {} -> {}", step.target.kind, step.target.namespace_, step.target.name,
+                                it->second.workload.replicas, step.replicas));
+      it->second.workload.replicas = step.replicas;
+      return;
+    }
+    case TimelineStep::Action::Apply: {
+      Result<ManifestSet> objects = decode_manifests(step.apply_source, "timeline apply");
+      if (!objects) {
+        note("warning", objects.error().message);  // validated when the scenario loaded; kept for safety
+        return;
+      }
+      note("apply", "apply objects");
+      apply_objects(std::move(*objects));
+      return;
+    }
+    case TimelineStep::Action::Delete: {
+      const ObjectReference& t = step.target;
+      if (t.kind == "NodePool") {
+        nodepools_.erase(t.name);
+      } else if (t.kind == "Pod") {
+        delete_pod(t.namespace_ + "/" + t.name);
+      } else if (t.kind == "Node") {
+        auto it = nodes_.find(t.name);
+        if (it != nodes_.end() && it->second.state != NodeState::Terminated) {
+          drain(it->second);
+          terminate(it->second, now_);
+        }
+      } else {
+        const std::string key = workload_key(t.kind, t.namespace_, t.name);
+        if (workloads_.erase(key) > 0) {
+          std::vector<std::string> owned;
+          for (const auto& [pod_key, pod] : pods_) {
+            if (pod.workload == key || (pod.daemon && pod.workload == key)) owned.push_back(pod_key);
+          }
+          for (const std::string& k : owned) delete_pod(k);
+        }
+      }
+      note("delete", fmt::format("delete {} {}", t.kind, t.kind == "NodePool" || t.kind == "Node" ? t.name : t.namespace_ + "/" + t.name));
+      return;
+    }
+    case TimelineStep::Action::Cordon:
+    case TimelineStep::Action::Uncordon: {
+      const bool cordon = step.action == TimelineStep::Action::Cordon;
+      set_unschedulable(step.node, cordon);
+      note(cordon ? "cordon" : "uncordon", fmt::format("{} node {}", cordon ? "cordon" : "uncordon", step.node));
+      return;
+    }
+  }
+}
+
+void Simulation::apply_objects(ManifestSet objects) {
+  for (NodePool& pool : objects.nodepools) nodepools_[pool.meta.name] = pool;
+  for (Namespace& ns : objects.namespaces) snapshot_.set_namespace_labels(ns.meta.name, ns.meta.labels);
+  for (PodDisruptionBudget& pdb : objects.pod_disruption_budgets) pdbs_.push_back(std::move(pdb));
+  for (Node& n : objects.nodes) {
+    if (nodes_.count(n.meta.name)) continue;
+    SimNode node;
+    node.node = std::move(n);
+    node.launched_at = now_;
+    price_static_node(node);
+    const std::string name = node.node.meta.name;
+    nodes_[name] = std::move(node);
+    on_node_ready(name);
+  }
+  for (Workload& w : objects.workloads) {
+    const std::string key = workload_key(to_string(w.kind), w.meta.namespace_, w.meta.name);
+    auto [it, inserted] = workloads_.try_emplace(key, WorkloadState{w, 0});
+    if (!inserted) it->second.workload = std::move(w);  // re-applying updates the template and replicas
+    if (it->second.workload.kind == WorkloadKind::DaemonSet) {
+      for (auto& [name, node] : nodes_) {
+        if (node.state == NodeState::Ready) add_daemon_pods(node);
+      }
+    }
+  }
+  for (Pod& p : objects.pods) {
+    if (p.is_terminal()) continue;
+    const std::string node = p.spec.node_name;
+    p.spec.node_name.clear();
+    const std::string key = p.meta.key();
+    create_pod(std::move(p), "");
+    NodeId id = node.empty() ? scheduling::kNoNode : snapshot_.find_node(node);
+    auto it = pods_.find(key);
+    if (id != scheduling::kNoNode && it != pods_.end() && !it->second.bound_at) {
+      bind(it->second, id, /*count_wait=*/false);  // already running when the scenario starts
+    }
+  }
+  if (!objects.nodepools.empty()) provisioning_dirty_ = true;
+  scheduling_dirty_ = true;
+}
+
+// A node that came with the manifests costs what its instance type costs in its zone (on-demand unless labelled
+// spot), so that the summary's bill includes it.
+void Simulation::price_static_node(SimNode& node) const {
+  const Labels& labels = node.node.meta.labels;
+  const Symbol* type = labels.find(Symbol(well_known::instance_type));
+  if (type == nullptr) return;
+  node.instance_type = type->string();
+  const Symbol* capacity = labels.find(Symbol(karpenter_labels::capacity_type));
+  const Symbol* zone = labels.find(Symbol(well_known::zone));
+  const cloud::CapacityType capacity_type =
+      capacity && capacity->str() == "spot" ? cloud::CapacityType::Spot : cloud::CapacityType::OnDemand;
+  node.capacity_type = std::string(cloud::to_string(capacity_type));
+  const cloud::InstanceType* t = cloud_.catalog().find(node.instance_type);
+  if (t == nullptr) return;
+  if (const cloud::Offering* o = zone ? t->offering(zone->str(), capacity_type) : nullptr) {
+    node.zone = o->zone;
+    node.price_per_hour = o->price_per_hour;
+  } else {
+    node.price_per_hour = t->cheapest(capacity_type).value_or(0);
+  }
+}
+
+void Simulation::reconcile_workloads() {
+  std::map<std::string, std::vector<std::string>> owned;
+  for (const auto& [key, pod] : pods_) {
+    if (!pod.workload.empty() && !pod.daemon) owned[pod.workload].push_back(key);
+  }
+  for (auto& [key, state] : workloads_) {
+    const Workload& w = state.workload;
+    if (w.kind == WorkloadKind::DaemonSet) continue;
+    std::vector<std::string>& mine = owned[key];
+    const auto want = static_cast<std::size_t>(std::max(w.replicas, 0));
+    if (mine.size() < want) {
+      std::set<std::string> names(mine.begin(), mine.end());
+      std::int32_t ordinal = w.kind == WorkloadKind::StatefulSet ? 0 : state.next_ordinal;
+      for (std::size_t missing = want - mine.size(); missing > 0; ++ordinal) {
+        Pod pod = w.make_pod(ordinal);
+        if (names.count(pod.meta.key())) continue;
+        create_pod(std::move(pod), key);
+        --missing;
+      }
+      if (w.kind != WorkloadKind::StatefulSet) state.next_ordinal = ordinal;
+    } else if (mine.size() > want) {
+      // As the ReplicaSet controller: pods not yet bound go first, then the newest.
+      std::sort(mine.begin(), mine.end(), [&](const std::string& a, const std::string& b) {
+        const SimPod& pa = pods_.at(a);
+        const SimPod& pb = pods_.at(b);
+        if (pa.bound_at.has_value() != pb.bound_at.has_value()) return !pa.bound_at.has_value();
+        return pa.created != pb.created ? pa.created > pb.created : a > b;
+      });
+      for (std::size_t i = 0; i < mine.size() - want; ++i) delete_pod(mine[i]);
+    }
+  }
+}
+
+void Simulation::create_pod(Pod pod, std::string workload) {
+  const std::string key = pod.meta.key();
+  if (pods_.count(key)) return;
+  SimPod sim;
+  sim.pod = std::make_shared<Pod>(std::move(pod));
+  sim.created = now_;
+  sim.workload = std::move(workload);
+  sim.daemon = sim.pod->is_daemonset_pod();
+  pods_.emplace(key, std::move(sim));
+  scheduling_dirty_ = true;
+  provisioning_dirty_ = true;
+}
+
+void Simulation::delete_pod(const std::string& key) {
+  auto it = pods_.find(key);
+  if (it == pods_.end()) return;
+  record_outcome(it->second);
+  if (it->second.bound_at) {
+    auto node = snapshot_.node_of_pod(key);
+    if (node) {
+      ready_requested_ -= it->second.pod->effective_requests();
+      snapshot_.remove_pod(key);
+    }
+  }
+  pods_.erase(it);
+  scheduling_dirty_ = true;
+}
+
+void Simulation::bind(SimPod& pod, NodeId node, bool count_wait) {
+  pod.pod->spec.node_name = snapshot_.node(node).name();
+  pod.bound_at = now_;
+  pod.nominated_node.clear();
+  ready_requested_ += pod.pod->effective_requests();
+  snapshot_.add_pod(std::shared_ptr<const Pod>(pod.pod), node);
+  if (!pod.daemon && count_wait) waits_.push_back(now_ - pod.created);
+}
+
+// kube-scheduler's loop, one pass: pending pods in queue order, each bound before the next. Pods equivalent to
+// one that just failed fail too without another try, which keeps a pass over 50,000 replicas cheap.
+void Simulation::schedule_pending() {
+  if (!scheduling_dirty_) return;
+  scheduling_dirty_ = false;
+  std::vector<SimPod*> pending;
+  for (auto& [key, pod] : pods_) {
+    if (!pod.bound_at) pending.push_back(&pod);
+  }
+  std::stable_sort(pending.begin(), pending.end(), [](const SimPod* a, const SimPod* b) {
+    if (a->pod->priority() != b->pod->priority()) return a->pod->priority() > b->pod->priority();
+    return a->created < b->created;
+  });
+  std::unordered_set<std::string> failed_classes;
+  std::map<std::string, int> bound_per_node;
+  std::size_t newly_unschedulable = 0;
+  for (SimPod* pod : pending) {
+    std::string key = scheduling::scheduling_key(*pod->pod);
+    bool scheduled = false;
+    if (!failed_classes.count(key)) {
+      scheduling::SchedulingResult result = scheduler_.schedule(snapshot_, *pod->pod);
+      if (result.scheduled()) {
+        bind(*pod, result.chosen);
+        ++bound_per_node[snapshot_.node(result.chosen).name()];
+        scheduled = true;
+      } else {
+        failed_classes.insert(std::move(key));
+      }
+    }
+    if (!scheduled && !pod->daemon && !pod->reported_pending) {
+      pod->reported_pending = true;
+      ++newly_unschedulable;
+    }
+  }
+  if (!bound_per_node.empty()) {
+    int total = 0;
+    std::string where;
+    for (const auto& [node, n] : bound_per_node) {
+      total += n;
+      where += fmt::format("{}{}: {}", where.empty() ? "" : ", ", node, n);
+    }
+    note("bound", fmt::format("{} bound ({})", plural(static_cast<std::size_t>(total), "pod"), where));
+  }
+  if (newly_unschedulable > 0) {
+    note("pending", fmt::format("{} pending: no node fits them", plural(newly_unschedulable, "pod")));
+  }
+  // Pods that fit nowhere and wait for no planned node need capacity: they open or extend a batch.
+  const bool provisionable = std::any_of(pending.begin(), pending.end(), [](const SimPod* p) {
+    return !p->bound_at && !p->daemon && p->nominated_node.empty();
+  });
+  if (provisionable && provisioning_dirty_ && !nodepools_.empty()) {
+    provisioning_dirty_ = false;
+    push({batcher_.trigger(now_), 0, EventKind::BatchDeadline, 0, {}});
+  }
+}
+
+void Simulation::on_batch_deadline() {
+  if (!batcher_.due(now_)) return;
+  batcher_.close();
+  provision();
+}
+
+void Simulation::provision() {
+  provisioning::ProvisioningInput input;
+  std::vector<std::string> pending_keys;
+  for (auto& [key, pod] : pods_) {
+    if (pod.bound_at || pod.daemon) continue;
+    auto nominated = nodes_.find(pod.nominated_node);
+    if (nominated != nodes_.end() && nominated->second.state == NodeState::Launching) continue;
+    pod.nominated_node.clear();
+    input.pending.push_back(*pod.pod);
+    pending_keys.push_back(key);
+  }
+  if (input.pending.empty()) return;
+
+  // The provisioner sees Ready nodes and in-flight ones, each with the pods already planned onto it.
+  snapshot_.fork();
+  for (auto& [name, node] : nodes_) {
+    if (node.state != NodeState::Launching) continue;
+    NodeId id = snapshot_.add_node(node.node);
+    input.in_flight_nodes.push_back(name);
+    for (auto& [key, pod] : pods_) {
+      if (pod.nominated_node == name) snapshot_.add_pod(*pod.pod, id);
+    }
+  }
+  for (const auto& [key, state] : workloads_) {
+    if (state.workload.kind == WorkloadKind::DaemonSet) input.daemonsets.push_back(state.workload);
+  }
+  for (const auto& [name, pool] : nodepools_) input.nodepools.push_back(pool);
+  for (const auto& [name, node] : nodes_) {
+    if (node.nodepool.empty() || node.state == NodeState::Terminated) continue;
+    input.nodepool_usage[node.nodepool] += node.node.capacity;
+  }
+  input.cluster = &snapshot_;
+  input.catalog = &cloud_.catalog();
+  input.unavailable = &unavailable_;
+  input.now = now_;
+  provisioning::ProvisioningPlan plan = provisioning::plan_provisioning(input);
+  snapshot_.revert();
+
+  for (const provisioning::Nomination& n : plan.existing) pods_.at(pending_keys[n.pod]).nominated_node = n.node;
+  for (const provisioning::Unschedulable& u : plan.unschedulable) {
+    SimPod& pod = pods_.at(pending_keys[u.pod]);
+    if (pod.last_reason != u.reason) {
+      pod.last_reason = u.reason;
+      note("unschedulable", fmt::format("pod {} cannot be provisioned: {}", pending_keys[u.pod], u.reason));
+    }
+  }
+  for (provisioning::NewNodeClaim& claim : plan.new_claims) {
+    std::vector<std::string> keys;
+    for (std::size_t i : claim.pods) keys.push_back(pending_keys[i]);
+    launch(std::move(claim), keys);
+  }
+}
+
+// Offerings marked unavailable come back after their TTL: look again then.
+void Simulation::retry_after_unavailable() { push({now_ + kUnavailableOfferingTtl, 0, EventKind::ProvisioningRetry, 0, {}}); }
+
+std::string Simulation::new_claim_name(const std::string& nodepool) {
+  static constexpr std::string_view kAlphabet = "bcdfghjklmnpqrstvwxz2456789";
+  for (;;) {
+    std::string name = nodepool + "-";
+    for (int i = 0; i < 5; ++i) name += kAlphabet[random_.next() % kAlphabet.size()];
+    if (!nodes_.count(name)) return name;
+  }
+}
+
+// Launches the claim from its cheapest available offering; an offering that has no capacity is remembered for
+// three minutes and the next one tried, as Karpenter does.
+void Simulation::launch(provisioning::NewNodeClaim claim, const std::vector<std::string>& pod_keys) {
+  const std::string name = new_claim_name(claim.nodepool);
+  for (;;) {
+    std::optional<provisioning::LaunchChoice> choice = provisioning::choose_offering(claim, unavailable_, now_);
+    if (!choice) {
+      note("launch-failed", fmt::format("NodeClaim for {} not launched: every offering that fits is unavailable",
+                                        plural(pod_keys.size(), "pod")));
+      retry_after_unavailable();
+      return;
+    }
+    const cloud::InstanceType& type = *choice->instance_type;
+    const cloud::Offering& offering = *choice->offering;
+    cloud::LaunchRequest request{name, &type, &offering, claim.labels, claim.taints};
+    cloud::LaunchOutcome outcome = cloud_.launch(request);
+    if (outcome.insufficient_capacity) {
+      ++ice_errors_;
+      unavailable_.mark({type.name, offering.zone, offering.capacity_type}, now_ + kUnavailableOfferingTtl);
+      note("insufficient-capacity", outcome.message + "; trying the next offering");
+      continue;
+    }
+    SimNode node;
+    node.nodepool = claim.nodepool;
+    node.instance_id = outcome.instance->id;
+    node.instance_type = type.name;
+    node.zone = offering.zone;
+    node.capacity_type = std::string(cloud::to_string(offering.capacity_type));
+    node.price_per_hour = offering.price_per_hour;
+    node.launched_at = now_;
+    node.node.meta.name = name;
+    node.node.meta.labels = claim.labels;
+    for (const auto& [k, v] : type.labels) node.node.meta.labels.set(k, v);
+    node.node.meta.labels.set(Symbol(well_known::zone), Symbol(offering.zone));
+    node.node.meta.labels.set(Symbol(karpenter_labels::capacity_type), Symbol(node.capacity_type));
+    node.node.meta.labels.set(Symbol(karpenter_labels::nodepool), Symbol(claim.nodepool));
+    node.node.meta.labels.set(Symbol(well_known::hostname), Symbol(name));
+    node.node.taints = claim.taints;  // startup taints are gone by the time pods are bound (see on_node_ready)
+    node.node.capacity = type.capacity;
+    node.node.allocatable = type.allocatable;
+    node.node.provider_id = "aws:///" + offering.zone + "/" + node.instance_id;
+    ++launches_;
+    note("launch", fmt::format("NodeClaim {} launched {} {} {} ${:.4f}/h for {}", name, type.name, offering.zone,
+                               node.capacity_type, offering.price_per_hour, plural(pod_keys.size(), "pod")));
+    for (const std::string& key : pod_keys) pods_.at(key).nominated_node = name;
+    std::optional<Duration> ready = cloud_.ready_at(node.instance_id);
+    nodes_[name] = std::move(node);
+    if (ready) {
+      push({*ready, 0, EventKind::NodeReady, 0, name});
+    } else {
+      push({now_ + kRegistrationTtl, 0, EventKind::RegistrationTimeout, 0, name});
+    }
+    return;
+  }
+}
+
+void Simulation::on_node_ready(const std::string& name) {
+  auto it = nodes_.find(name);
+  if (it == nodes_.end() || it->second.state != NodeState::Launching) return;
+  SimNode& node = it->second;
+  node.state = NodeState::Ready;
+  node.node.conditions = {{"Ready", "True", "KubeletReady"}};
+  snapshot_.add_node(node.node);
+  ready_allocatable_ += node.node.allocatable;
+  if (!node.nodepool.empty()) {
+    note("ready", fmt::format("node {} Ready ({} after launch)", name, format_duration(now_ - node.launched_at)));
+  }
+  add_daemon_pods(node);
+  scheduling_dirty_ = true;
+}
+
+void Simulation::add_daemon_pods(SimNode& node) {
+  NodeId id = snapshot_.find_node(node.node.meta.name);
+  if (id == scheduling::kNoNode) return;
+  for (auto& [key, state] : workloads_) {
+    if (state.workload.kind != WorkloadKind::DaemonSet) continue;
+    std::optional<Pod> pod = scheduling::daemon_pod_for_node(state.workload, node.node, state.next_ordinal);
+    if (!pod) continue;
+    // One pod per DaemonSet and node: the name carries the node so that re-adding is a no-op.
+    pod->meta.name = state.workload.meta.name + "-" + node.node.meta.name;
+    if (pods_.count(pod->meta.key())) continue;
+    ++state.next_ordinal;
+    const std::string pod_key = pod->meta.key();
+    create_pod(std::move(*pod), key);
+    SimPod& created = pods_.at(pod_key);
+    if (scheduler_.rejections(snapshot_, *created.pod, id).empty()) bind(created, id);
+  }
+}
+
+void Simulation::set_unschedulable(const std::string& node_name, bool unschedulable) {
+  auto it = nodes_.find(node_name);
+  if (it == nodes_.end()) return;
+  SimNode& node = it->second;
+  node.node.unschedulable = unschedulable;
+  NodeId id = snapshot_.find_node(node_name);
+  if (id == scheduling::kNoNode) return;
+  // The snapshot holds nodes by value: replace the node and put its pods back.
+  std::vector<std::shared_ptr<const Pod>> bound;
+  for (const auto& placed : snapshot_.node(id).pods) bound.push_back(placed.pod);
+  snapshot_.remove_node(id);
+  NodeId fresh = snapshot_.add_node(node.node);
+  for (auto& pod : bound) snapshot_.add_pod(pod, fresh);
+  scheduling_dirty_ = true;
+}
+
+void Simulation::on_registration_timeout(const std::string& name) {
+  auto it = nodes_.find(name);
+  if (it == nodes_.end() || it->second.state != NodeState::Launching) return;
+  note("registration-timeout",
+       fmt::format("NodeClaim {} did not become Ready within {}; deleted", name, format_duration(kRegistrationTtl)));
+  terminate(it->second, now_);
+  for (auto& [key, pod] : pods_) {
+    if (pod.nominated_node == name) {
+      pod.nominated_node.clear();
+      pod.last_reason.clear();
+    }
+  }
+  scheduling_dirty_ = true;
+}
+
+// Emptiness as Karpenter's disruption controller sees it: a NodePool node with no pods but DaemonSet pods, and
+// no pods planned onto it, is empty; after the NodePool's consolidateAfter it is removed.
+void Simulation::update_emptiness() {
+  std::set<std::string> busy;
+  for (const auto& [key, pod] : pods_) {
+    if (pod.daemon) continue;
+    if (pod.bound_at) busy.insert(pod.pod->spec.node_name);
+    if (!pod.nominated_node.empty()) busy.insert(pod.nominated_node);
+  }
+  std::optional<Duration> earliest;
+  for (auto& [name, node] : nodes_) {
+    if (node.state != NodeState::Ready || node.nodepool.empty()) continue;
+    const NodePool* pool = find_nodepool(node.nodepool);
+    if (busy.count(name) || pool == nullptr || !pool->consolidate_after) {
+      node.empty_since.reset();
+      continue;
+    }
+    if (!node.empty_since) node.empty_since = now_;
+    Duration due = *node.empty_since + *pool->consolidate_after;
+    if (!earliest || due < *earliest) earliest = due;
+  }
+  if (earliest && !disruption_check_pending_) {
+    disruption_check_pending_ = true;
+    push({std::max(*earliest, now_), 0, EventKind::DisruptionCheck, 0, {}});
+  }
+}
+
+void Simulation::on_disruption_check() {
+  // Budgets: at most `nodes` of a NodePool's nodes disrupted at once ("10%" rounds up, as Karpenter does).
+  std::map<std::string, std::int32_t> pool_nodes;
+  for (const auto& [name, node] : nodes_) {
+    if (!node.nodepool.empty() && node.state != NodeState::Terminated) ++pool_nodes[node.nodepool];
+  }
+  std::map<std::string, std::int32_t> allowed;
+  for (const auto& [pool_name, count] : pool_nodes) {
+    const NodePool* pool = find_nodepool(pool_name);
+    std::int32_t limit = count;
+    if (pool) {
+      for (const DisruptionBudget& b : pool->budgets) {
+        std::int32_t n = 0;
+        if (!b.nodes.empty() && b.nodes.back() == '%') {
+          n = static_cast<std::int32_t>(std::ceil(count * std::stod(b.nodes.substr(0, b.nodes.size() - 1)) / 100.0));
+        } else {
+          n = std::stoi(b.nodes);
+        }
+        limit = std::min(limit, n);
+      }
+    }
+    allowed[pool_name] = limit;
+  }
+  bool held_back = false;
+  for (auto& [name, node] : nodes_) {
+    if (node.state != NodeState::Ready || !node.empty_since) continue;
+    const NodePool* pool = find_nodepool(node.nodepool);
+    if (pool == nullptr || !pool->consolidate_after) continue;
+    if (*node.empty_since + *pool->consolidate_after > now_) continue;
+    if (allowed[node.nodepool] <= 0) {
+      held_back = true;
+      continue;
+    }
+    --allowed[node.nodepool];
+    note("removed", fmt::format("node {} empty, removed after {}", name, format_duration(now_ - *node.empty_since)));
+    drain(node);
+    terminate(node, now_);
+  }
+  if (held_back) {
+    disruption_check_pending_ = true;
+    push({now_ + kDisruptionPoll, 0, EventKind::DisruptionCheck, 0, {}});
+  }
+}
+
+// The spot interruption warning: Karpenter cordons and drains the node at once and provisions replacements for
+// its pods; the cloud reclaims the instance two minutes later.
+void Simulation::on_spot_notice(std::int32_t count) {
+  std::vector<SimNode*> spot;
+  for (auto& [name, node] : nodes_) {
+    if (node.capacity_type == "spot" && (node.state == NodeState::Ready || node.state == NodeState::Launching)) {
+      spot.push_back(&node);
+    }
+  }
+  std::stable_sort(spot.begin(), spot.end(), [](const SimNode* a, const SimNode* b) { return a->launched_at < b->launched_at; });
+  for (std::int32_t i = 0; i < count && i < static_cast<std::int32_t>(spot.size()); ++i) {
+    SimNode& node = *spot[static_cast<std::size_t>(i)];
+    ++interruptions_;
+    note("interruption", fmt::format("spot interruption notice for node {} ({} {}); draining, reclaimed in {}",
+                                     node.node.meta.name, node.instance_type, node.zone, format_duration(kSpotNotice)));
+    drain(node);
+    push({now_ + kSpotNotice, 0, EventKind::SpotReclaim, 0, node.node.meta.name});
+  }
+}
+
+// Takes the node out of scheduling and evicts its pods; their controllers create replacements.
+void Simulation::drain(SimNode& node) {
+  const std::string& name = node.node.meta.name;
+  std::vector<std::string> evicted;
+  for (auto& [key, pod] : pods_) {
+    if (pod.pod->spec.node_name == name || pod.nominated_node == name) evicted.push_back(key);
+  }
+  for (const std::string& key : evicted) {
+    SimPod& pod = pods_.at(key);
+    if (pod.nominated_node == name && !pod.bound_at) {
+      pod.nominated_node.clear();
+      pod.last_reason.clear();
+    } else {
+      delete_pod(key);
+    }
+  }
+  NodeId id = snapshot_.find_node(name);
+  if (id != scheduling::kNoNode) {
+    ready_allocatable_ -= node.node.allocatable;
+    snapshot_.remove_node(id);
+  }
+  node.state = NodeState::Draining;
+  scheduling_dirty_ = true;
+}
+
+void Simulation::terminate(SimNode& node, Duration at) {
+  if (node.state != NodeState::Draining) drain(node);
+  provisioning_dirty_ = true;  // capacity and NodePool limits freed
+  if (!node.instance_id.empty()) cloud_.terminate(node.instance_id);
+  node.state = NodeState::Terminated;
+  node.terminated_at = at;
+}
+
+void Simulation::record_outcome(const SimPod& pod) {
+  if (pod.daemon) return;
+  PodOutcome outcome{pod.pod->meta.key(), {}, {}, std::nullopt};
+  if (pod.bound_at) {
+    outcome.node = pod.pod->spec.node_name;
+    auto node = nodes_.find(outcome.node);
+    if (node != nodes_.end()) outcome.nodepool = node->second.nodepool;
+    outcome.wait = *pod.bound_at - pod.created;
+  }
+  outcomes_.push_back(std::move(outcome));
+}
+
+void Simulation::advance_to(Duration t) {
+  if (t <= now_) return;
+  const double seconds = static_cast<double>((t - now_).count()) / 1000;
+  if (ready_allocatable_.cpu_milli() > 0) {
+    cpu_allocation_integral_ +=
+        seconds * static_cast<double>(ready_requested_.cpu_milli()) / static_cast<double>(ready_allocatable_.cpu_milli());
+    if (ready_allocatable_.memory() > 0) {
+      memory_allocation_integral_ +=
+          seconds * static_cast<double>(ready_requested_.memory()) / static_cast<double>(ready_allocatable_.memory());
+    }
+    ready_time_ += seconds;
+  }
+  now_ = t;
+}
+
+void Simulation::count_nodes() {
+  std::int32_t live = 0;
+  for (const auto& [name, node] : nodes_) live += node.state != NodeState::Terminated;
+  peak_nodes_ = std::max(peak_nodes_, live);
+}
+
+SimulationReport Simulation::report() {
+  SimulationReport r;
+  r.scenario = scenario_.meta.name;
+  r.seed = scenario_.seed;
+  r.duration = scenario_.duration;
+  r.timeline = std::move(timeline_);
+  Summary& s = r.summary;
+  std::map<std::tuple<std::string, std::string, std::string>, CostLine> lines;
+  for (const auto& [name, node] : nodes_) {
+    const Duration end = node.terminated_at.value_or(scenario_.duration);
+    const double hours = static_cast<double>((end - node.launched_at).count()) / 3'600'000.0;
+    CostLine& line = lines[{node.nodepool, node.instance_type, node.capacity_type}];
+    line.nodepool = node.nodepool;
+    line.instance_type = node.instance_type;
+    line.capacity_type = node.capacity_type;
+    ++line.nodes;
+    line.node_hours += hours;
+    line.cost += hours * node.price_per_hour;
+    s.nodes_at_end += node.state != NodeState::Terminated;
+  }
+  for (auto& [key, line] : lines) {
+    s.total_cost += line.cost;
+    s.total_node_hours += line.node_hours;
+    s.cost_lines.push_back(std::move(line));
+  }
+  for (const auto& [key, pod] : pods_) record_outcome(pod);
+  std::stable_sort(outcomes_.begin(), outcomes_.end(),
+                   [](const PodOutcome& a, const PodOutcome& b) { return a.pod < b.pod; });
+  r.pods = std::move(outcomes_);
+  s.pod_wait.pods_bound = waits_.size();
+  for (const auto& [key, pod] : pods_) s.pod_wait.pods_pending_at_end += !pod.bound_at && !pod.daemon;
+  s.pod_wait.p50 = quantile(waits_, 0.50);
+  s.pod_wait.p99 = quantile(waits_, 0.99);
+  s.pod_wait.max = waits_.empty() ? Duration(0) : *std::max_element(waits_.begin(), waits_.end());
+  s.peak_nodes = peak_nodes_;
+  s.launches = launches_;
+  s.insufficient_capacity_errors = ice_errors_;
+  s.spot_interruptions = interruptions_;
+  if (ready_time_ > 0) {
+    s.mean_cpu_allocation = cpu_allocation_integral_ / ready_time_;
+    s.mean_memory_allocation = memory_allocation_integral_ / ready_time_;
+  }
+  return r;
+}
+
+}  // namespace
+
+SimulationReport simulate(SimulationInput input) { return Simulation(std::move(input)).run(); }
+
+}  // namespace scalewright::sim

@@ -1,0 +1,24 @@
+#pragma once
+// The embedded simulator: a deterministic discrete-event loop on a virtual clock. It plays the cluster (a
+// ReplicaSet/StatefulSet/Job controller, the DaemonSet controller, kube-scheduler binding pods) and the cloud,
+// and runs the engine's decisions (provisioning, emptiness) exactly as a real cluster would receive them. Same
+// input and seed, same report.
+#include <vector>
+
+#include "api/nodepool.h"
+#include "api/scenario.h"
+#include "cloud/catalog.h"
+#include "manifest/manifest.h"
+#include "sim/report.h"
+
+namespace scalewright::sim {
+
+struct SimulationInput {
+  Scenario scenario;
+  ManifestSet objects;  // nodes, pods, workloads, NodePools, ... present at t=0
+  cloud::Catalog catalog;
+};
+
+SimulationReport simulate(SimulationInput input);
+
+}  // namespace scalewright::sim

@@ -1,0 +1,232 @@
+// The simulator end to end on a small catalog with round numbers (tests/provisioning/fixtures.h):
+//
+//   type       arch   cpu  memory  on-demand  spot      (allocatable == capacity, 110 pods, zones zone-a, zone-b)
+//   c.large    amd64   2    4Gi      0.10     0.04
+//   c.xlarge   amd64   4    8Gi      0.20     0.08
+//   g.xlarge   arm64   4    8Gi      0.16     0.06
+//   c.2xlarge  amd64   8   16Gi      0.40     0.16
+//   r.2xlarge  amd64   8   64Gi      0.50     0.20
+//   m.4xlarge  amd64  16   64Gi      0.80     0.32
+//
+// Every scenario launches nodes exactly 60 s after the launch call, so times can be worked out by hand.
+#include "sim/simulator.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "../provisioning/fixtures.h"
+#include "manifest/manifest.h"
+
+namespace scalewright::sim {
+namespace {
+
+constexpr double kHour = 3600.0;
+
+std::string nodepool(const std::string& extra_spec = "", const std::string& extra_template = "") {
+  return R"(
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: default}
+spec:
+  template:
+    spec:
+      requirements:
+      - {key: kubernetes.io/arch, operator: In, values: [amd64]}
+)" + extra_template + R"(
+  disruption: {consolidationPolicy: WhenEmpty, consolidateAfter: 30s}
+)" + extra_spec + "\n---\n";
+}
+
+std::string deployment(const std::string& name, int replicas, const std::string& cpu) {
+  return "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: " + name + ", namespace: default}\nspec:\n  replicas: " +
+         std::to_string(replicas) + "\n  selector: {matchLabels: {app: " + name + "}}\n  template:\n    metadata: {labels: {app: " +
+         name + "}}\n    spec:\n      containers:\n      - name: main\n        image: pause\n        resources: {requests: {cpu: \"" +
+         cpu + "\", memory: 1Gi}}\n---\n";
+}
+
+std::string scenario(const std::string& timeline, const std::string& faults = "", const std::string& duration = "10m",
+                     int seed = 1) {
+  return "apiVersion: scalewright.dev/v1alpha1\nkind: Scenario\nmetadata: {name: test}\nspec:\n  duration: " + duration +
+         "\n  seed: " + std::to_string(seed) +
+         "\n  cloud:\n    launchLatency: {min: 60s, max: 60s}\n    faults: {" + faults + "}\n  timeline:\n" + timeline;
+}
+
+SimulationReport run(const std::string& text) {
+  Result<ManifestSet> objects = decode_manifests(text, "test.yaml");
+  EXPECT_TRUE(objects.ok()) << (objects.ok() ? "" : objects.error().message);
+  ManifestSet set = std::move(*objects);
+  Scenario s = set.scenarios.at(0);
+  set.scenarios.clear();
+  return simulate({std::move(s), std::move(set), provisioning::fixtures::make_catalog()});
+}
+
+std::vector<std::string> messages(const SimulationReport& r, std::string_view kind) {
+  std::vector<std::string> out;
+  for (const TimelineEntry& e : r.timeline) {
+    if (e.kind == kind) out.push_back(format_time(e.at) + " " + e.message);
+  }
+  return out;
+}
+
+const std::string kScaleTo5At10s = "  - {at: 10s, scale: {kind: Deployment, name: inflate, replicas: 5}}\n";
+const std::string kScaleTo0At5m = "  - {at: 5m, scale: {kind: Deployment, name: inflate, replicas: 0}}\n";
+
+TEST(Simulator, FivePodsLaunchOneNodeOfTheCheapestFittingTypeAndItGoesAwayWhenEmpty) {
+  // 5 pods × 1 cpu need 5 cpu: c.2xlarge (8 cpu) spot at $0.16 is the cheapest type that holds them (r.2xlarge
+  // $0.20, m.4xlarge $0.32). The pods are pending at 10 s, the batch closes 1 s later (idle), the node is Ready
+  // 60 s after that: each pod waits 71 - 10 = 61 s. At 5 m the Deployment goes to 0; the empty node is removed
+  // 30 s later. Cost: (330 - 11) s at $0.16/h.
+  SimulationReport r = run(nodepool() + deployment("inflate", 0, "1") + scenario(kScaleTo5At10s + kScaleTo0At5m));
+  ASSERT_EQ(r.summary.cost_lines.size(), 1u);
+  const CostLine& line = r.summary.cost_lines[0];
+  EXPECT_EQ(line.instance_type, "c.2xlarge");
+  EXPECT_EQ(line.capacity_type, "spot");
+  EXPECT_EQ(line.nodes, 1);
+  EXPECT_NEAR(line.node_hours, 319 / kHour, 1e-9);
+  EXPECT_NEAR(r.summary.total_cost, 319 / kHour * 0.16, 1e-9);
+  EXPECT_EQ(r.summary.pod_wait.pods_bound, 5u);
+  EXPECT_EQ(r.summary.pod_wait.p50, Duration(61'000));
+  EXPECT_EQ(r.summary.pod_wait.max, Duration(61'000));
+  EXPECT_EQ(r.summary.nodes_at_end, 0);
+  ASSERT_EQ(messages(r, "launch").size(), 1u);
+  EXPECT_EQ(messages(r, "launch")[0].substr(0, 6), "t=11s ");
+  EXPECT_NE(messages(r, "launch")[0].find("c.2xlarge zone-a spot $0.1600/h for 5 pods"), std::string::npos);
+  ASSERT_EQ(messages(r, "removed").size(), 1u);
+  EXPECT_NE(messages(r, "removed")[0].find("t=5m30s node default-"), std::string::npos);
+  EXPECT_NE(messages(r, "removed")[0].find("empty, removed after 30s"), std::string::npos);
+}
+
+TEST(Simulator, SpotShortageFallsBackToOnDemandAfterTryingEverySpotOfferingThatFits) {
+  // Types that hold 5 cpu on amd64: c.2xlarge, r.2xlarge, m.4xlarge, each in two zones: six spot offerings, each
+  // answering insufficient capacity once; then the cheapest on-demand offering, c.2xlarge at $0.40 in zone-a.
+  SimulationReport r = run(nodepool() + deployment("inflate", 0, "1") +
+                           scenario(kScaleTo5At10s, "insufficientCapacity: [{at: 0s, duration: 1h, capacityType: spot}]"));
+  EXPECT_EQ(r.summary.insufficient_capacity_errors, 6);
+  EXPECT_EQ(r.summary.launches, 1);
+  ASSERT_EQ(r.summary.cost_lines.size(), 1u);
+  EXPECT_EQ(r.summary.cost_lines[0].instance_type, "c.2xlarge");
+  EXPECT_EQ(r.summary.cost_lines[0].capacity_type, "on-demand");
+  EXPECT_EQ(r.summary.pod_wait.pods_bound, 5u);
+}
+
+TEST(Simulator, NodePoolLimitsHoldUnderABurstOfAThousandPods) {
+  // limits cpu 16: the first NodeClaim takes 16 one-cpu pods on m.4xlarge (the only type with 16 cpu); every
+  // further claim would exceed the limit, so 984 pods stay pending and nothing else launches.
+  SimulationReport r =
+      run(nodepool("  limits: {cpu: 16}") + deployment("burst", 0, "1") +
+          scenario("  - {at: 10s, scale: {kind: Deployment, name: burst, replicas: 1000}}\n"));
+  EXPECT_EQ(r.summary.launches, 1);
+  EXPECT_EQ(r.summary.peak_nodes, 1);
+  EXPECT_EQ(r.summary.pod_wait.pods_bound, 16u);
+  EXPECT_EQ(r.summary.pod_wait.pods_pending_at_end, 984u);
+  ASSERT_EQ(r.summary.cost_lines.size(), 1u);
+  EXPECT_EQ(r.summary.cost_lines[0].instance_type, "m.4xlarge");
+}
+
+TEST(Simulator, DaemonSetRequestsCountOnEveryNewNode) {
+  // 3 pods × 1 cpu fit c.xlarge (4 cpu, spot $0.08) alone; with a 1500m DaemonSet pod on the node they need
+  // 4.5 cpu, so the next type up, c.2xlarge, is launched.
+  const std::string daemonset = R"(
+apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: agent, namespace: kube-system}
+spec:
+  selector: {matchLabels: {app: agent}}
+  template:
+    metadata: {labels: {app: agent}}
+    spec:
+      containers:
+      - {name: agent, image: agent, resources: {requests: {cpu: 1500m, memory: 100Mi}}}
+---
+)";
+  const std::string timeline = "  - {at: 10s, scale: {kind: Deployment, name: web, replicas: 3}}\n";
+  SimulationReport alone = run(nodepool() + deployment("web", 0, "1") + scenario(timeline));
+  SimulationReport with_daemon = run(nodepool() + daemonset + deployment("web", 0, "1") + scenario(timeline));
+  ASSERT_EQ(alone.summary.cost_lines.size(), 1u);
+  EXPECT_EQ(alone.summary.cost_lines[0].instance_type, "c.xlarge");
+  ASSERT_EQ(with_daemon.summary.cost_lines.size(), 1u);
+  EXPECT_EQ(with_daemon.summary.cost_lines[0].instance_type, "c.2xlarge");
+  EXPECT_EQ(with_daemon.summary.pod_wait.pods_bound, 3u);  // daemon pods are not counted as waiting pods
+}
+
+TEST(Simulator, APodNoTypeCanHoldLaunchesNothingAndSaysWhy) {
+  SimulationReport r = run(nodepool() + deployment("huge", 0, "32") +
+                           scenario("  - {at: 10s, scale: {kind: Deployment, name: huge, replicas: 1}}\n"));
+  EXPECT_EQ(r.summary.launches, 0);
+  EXPECT_EQ(r.summary.pod_wait.pods_pending_at_end, 1u);
+  ASSERT_EQ(messages(r, "unschedulable").size(), 1u);  // said once, not at every batch
+  EXPECT_NE(messages(r, "unschedulable")[0].find("cannot be provisioned"), std::string::npos);
+}
+
+TEST(Simulator, SameSeedSameReportAndTheSeedDrawsLaunchLatency) {
+  const std::string text = nodepool() + deployment("inflate", 0, "1");
+  auto with_seed = [&](int seed) {
+    std::string s = scenario(kScaleTo5At10s, "", "10m", seed);
+    std::string::size_type at = s.find("{min: 60s, max: 60s}");
+    s.replace(at, 20, "{min: 45s, max: 75s}");
+    return run(text + s);
+  };
+  EXPECT_EQ(to_json(with_seed(7)).dump(), to_json(with_seed(7)).dump());
+  // Seeds 7 and 8 draw different boot times within [45 s, 75 s], hence different waits.
+  SimulationReport a = with_seed(7), b = with_seed(8);
+  EXPECT_NE(a.summary.pod_wait.max, b.summary.pod_wait.max);
+  for (const SimulationReport* r : {&a, &b}) {
+    EXPECT_GE(r->summary.pod_wait.max, Duration(1'000 + 45'000));  // batch 1 s + boot
+    EXPECT_LE(r->summary.pod_wait.max, Duration(1'000 + 75'000));
+  }
+}
+
+TEST(Simulator, SpotInterruptionDrainsTheNodeAndReplacesItsCapacity) {
+  // The node launched at 11 s is Ready at 71 s. At 3 m it gets the two-minute notice: its pods are evicted and
+  // recreated, a replacement is launched (batch closes at 3m1s, Ready 60 s later), the old one is reclaimed at 5 m.
+  SimulationReport r = run(nodepool() + deployment("inflate", 0, "1") +
+                           scenario(kScaleTo5At10s, "spotInterruptions: [{at: 3m, count: 1}]"));
+  EXPECT_EQ(r.summary.spot_interruptions, 1);
+  EXPECT_EQ(r.summary.launches, 2);
+  EXPECT_EQ(r.summary.pod_wait.pods_bound, 10u);  // 5 first, 5 replacements
+  EXPECT_EQ(r.summary.pod_wait.pods_pending_at_end, 0u);
+  EXPECT_EQ(r.summary.nodes_at_end, 1);
+  ASSERT_EQ(messages(r, "reclaimed").size(), 1u);
+  EXPECT_EQ(messages(r, "reclaimed")[0].substr(0, 7), "t=5m0s ");
+}
+
+TEST(Simulator, ExistingNodesTakePodsFirstAndAreBilledAtTheirOnDemandPrice) {
+  // A c.2xlarge node (8 cpu) that came with the manifests takes all 5 pods the moment they exist: nothing is
+  // launched and nobody waits. It is billed on-demand in its zone, $0.40/h, for the whole 10 minutes.
+  const std::string node = R"(
+apiVersion: v1
+kind: Node
+metadata:
+  name: static-1
+  labels: {node.kubernetes.io/instance-type: c.2xlarge, topology.kubernetes.io/zone: zone-a, kubernetes.io/arch: amd64}
+status:
+  capacity: {cpu: "8", memory: 16Gi, pods: "110"}
+---
+)";
+  SimulationReport r = run(node + nodepool() + deployment("inflate", 0, "1") + scenario(kScaleTo5At10s));
+  EXPECT_EQ(r.summary.launches, 0);
+  EXPECT_EQ(r.summary.pod_wait.pods_bound, 5u);
+  EXPECT_EQ(r.summary.pod_wait.max, Duration(0));
+  ASSERT_EQ(r.summary.cost_lines.size(), 1u);
+  EXPECT_EQ(r.summary.cost_lines[0].nodepool, "");
+  EXPECT_EQ(r.summary.cost_lines[0].capacity_type, "on-demand");
+  EXPECT_NEAR(r.summary.total_cost, 0.40 * 10 / 60, 1e-9);
+}
+
+TEST(Simulator, ANodeThatNeverBecomesReadyIsReplacedAfterTheRegistrationTimeout) {
+  // Every launch hangs (neverReadyRate 1). The claim launched at 11 s is given up at 15m11s (15 minutes), its
+  // pods go back to pending, and the next batch (closing 1 s later) launches a second claim, which hangs too.
+  SimulationReport r = run(nodepool() + deployment("inflate", 0, "1") +
+                           scenario(kScaleTo5At10s, "neverReadyRate: 1", "20m"));
+  EXPECT_EQ(r.summary.launches, 2);
+  EXPECT_EQ(r.summary.pod_wait.pods_bound, 0u);
+  EXPECT_EQ(r.summary.pod_wait.pods_pending_at_end, 5u);
+  ASSERT_EQ(messages(r, "registration-timeout").size(), 1u);
+  EXPECT_EQ(messages(r, "registration-timeout")[0].substr(0, 10), "t=15m11s N");
+  std::vector<std::string> launches = messages(r, "launch");
+  ASSERT_EQ(launches.size(), 2u);
+  EXPECT_EQ(launches[1].substr(0, 9), "t=15m12s ");
+}
+
+}  // namespace
+}  // namespace scalewright::sim
