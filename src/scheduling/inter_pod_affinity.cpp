@@ -118,8 +118,8 @@ InterPodAffinityScorer::InterPodAffinityScorer(const ClusterSnapshot& snapshot, 
     for (const auto& [value, n] : group.pods_per_domain) weights[{group.topology_key, value}] += weight * n;
   }
 
-  scores_.assign(feasible.size(), 0);
   if (weights.empty()) return;
+  scores_.assign(feasible.size(), 0);
   // Per topology key, the weight of each domain: a node looks up its own value once per key, rather than
   // testing every domain (there are as many hostname domains as nodes).
   std::vector<std::pair<Symbol, std::unordered_map<Symbol, std::int64_t>>> by_key;

@@ -46,7 +46,8 @@ class InterPodAffinityFilter {
 class InterPodAffinityScorer {
  public:
   InterPodAffinityScorer(const ClusterSnapshot& snapshot, const Pod& pod, const std::vector<NodeId>& feasible);
-  std::vector<std::int64_t> scores() const { return scores_; }
+  // Empty when every node scores the same (nothing to prefer): callers read a missing score as zero.
+  const std::vector<std::int64_t>& scores() const { return scores_; }
 
  private:
   std::vector<std::int64_t> scores_;

@@ -229,8 +229,8 @@ SchedulingResult Scheduler::schedule(const ClusterSnapshot& snapshot, const Pod&
   std::size_t start = slots == 0 ? 0 : next_start_node_ % slots;
   std::size_t visited = 0;
   ReasonTally tally;
-  for (; visited < slots && result.feasible.size() < wanted; ++visited) {
-    NodeId id = static_cast<NodeId>((start + visited) % slots);
+  NodeId id = static_cast<NodeId>(start);
+  for (; visited < slots && result.feasible.size() < wanted; ++visited, id = id + 1 == slots ? 0 : id + 1) {
     if (nodes[id].removed) continue;
     bool passes = run_filters(state, state.lookup(id), nodes[id], [&](std::string_view reason) { tally.add(reason); });
     if (passes) result.feasible.push_back(id);
@@ -243,29 +243,38 @@ SchedulingResult Scheduler::schedule(const ClusterSnapshot& snapshot, const Pod&
   }
 
   const std::vector<NodeId>& feasible = result.feasible;
-  std::vector<std::int64_t> taint(feasible.size()), node_affinity(feasible.size());
+  // PreferNoSchedule taints and preferred node affinity, normalized; all-zero raw scores would normalize to the
+  // same value on every node, and a constant changes no choice, so they are then left out (the common case).
   bool any_taint = false, any_affinity = false;
-  for (std::size_t f = 0; f < feasible.size(); ++f) {
-    const StaticVerdict& v = state.lookup(feasible[f]);
-    taint[f] = v.intolerable_prefer_no_schedule;
-    node_affinity[f] = v.preferred_affinity_weight;
-    any_taint |= taint[f] != 0;
-    any_affinity |= node_affinity[f] != 0;
+  for (NodeId id : feasible) {
+    const StaticVerdict& v = state.lookup(id);
+    any_taint |= v.intolerable_prefer_no_schedule != 0;
+    any_affinity |= v.preferred_affinity_weight != 0;
   }
-  // All-zero raw scores normalize to the same value on every node; adding a constant changes no choice, so the
-  // normalization is skipped (it is the common case: no PreferNoSchedule taints, no preferred node affinity).
-  if (any_taint) default_normalize(taint, /*reverse=*/true);
-  if (any_affinity) default_normalize(node_affinity, /*reverse=*/false);
-  std::vector<std::int64_t> spread = SpreadScorer(snapshot, pod, feasible, state.lookup).scores();
-  std::vector<std::int64_t> inter_pod = InterPodAffinityScorer(snapshot, pod, feasible).scores();
+  std::vector<std::int64_t> taint, node_affinity;
+  if (any_taint || any_affinity) {
+    taint.resize(feasible.size());
+    node_affinity.resize(feasible.size());
+    for (std::size_t f = 0; f < feasible.size(); ++f) {
+      const StaticVerdict& v = state.lookup(feasible[f]);
+      taint[f] = v.intolerable_prefer_no_schedule;
+      node_affinity[f] = v.preferred_affinity_weight;
+    }
+    default_normalize(taint, /*reverse=*/true);
+    default_normalize(node_affinity, /*reverse=*/false);
+  }
+  const SpreadScorer spread(snapshot, pod, feasible, state.lookup);
+  const InterPodAffinityScorer inter_pod(snapshot, pod, feasible);
+  auto at = [](const std::vector<std::int64_t>& scores, std::size_t f) { return scores.empty() ? 0 : scores[f]; };
 
   std::int64_t best = std::numeric_limits<std::int64_t>::min();
   for (std::size_t f = 0; f < feasible.size(); ++f) {
     const NodeInfo& node = snapshot.node(feasible[f]);
-    std::int64_t total = weights::taint_toleration * taint[f] + weights::node_affinity * node_affinity[f] +
+    std::int64_t total = weights::taint_toleration * at(taint, f) + weights::node_affinity * at(node_affinity, f) +
                          weights::resources_fit * resources_fit_score(state, node, options_.scoring) +
                          weights::balanced_allocation * balanced_allocation_score(state, node) +
-                         weights::topology_spread * spread[f] + weights::inter_pod_affinity * inter_pod[f];
+                         weights::topology_spread * at(spread.scores(), f) +
+                         weights::inter_pod_affinity * at(inter_pod.scores(), f);
     if (total > best) {
       best = total;
       result.chosen = feasible[f];

@@ -50,16 +50,29 @@ SpreadFilter::SpreadFilter(const ClusterSnapshot& snapshot, const Pod& pod, cons
     constraints_[i].max_skew = counted[i].constraint->max_skew;
     constraints_[i].self_match = self_match(pod, *counted[i].constraint);
   }
+  // The node inclusion policies need the node's static verdict only when they can exclude it: Honor with a
+  // node selector or required affinity to honour, or Honor for taints. Otherwise every node with the keys counts.
+  const bool has_node_selection = !pod.spec.node_selector.empty() || pod.spec.affinity.required_node_affinity;
+  const bool needs_verdict = std::any_of(counted.begin(), counted.end(), [&](const Counted& c) {
+    return (c.constraint->node_affinity_policy == NodeInclusionPolicy::Honor && has_node_selection) ||
+           c.constraint->node_taints_policy == NodeInclusionPolicy::Honor;
+  });
+  std::vector<const Symbol*> domains(counted.size());
   const auto& nodes = snapshot.nodes();
   for (NodeId id = 0; id < nodes.size(); ++id) {
     const NodeInfo& node = nodes[id];
-    if (node.removed || !has_every_key(node, counted)) continue;
-    const StaticVerdict& verdict = verdicts(id);
+    if (node.removed) continue;
+    bool every_key = true;
+    for (std::size_t i = 0; i < counted.size() && every_key; ++i) {
+      domains[i] = node.labels().find(constraints_[i].key);
+      every_key = domains[i] != nullptr;
+    }
+    if (!every_key) continue;
+    const StaticVerdict* verdict = needs_verdict ? &verdicts(id) : nullptr;
     for (std::size_t i = 0; i < counted.size(); ++i) {
-      if (!included(*counted[i].constraint, verdict)) continue;
-      Symbol domain = *node.labels().find(constraints_[i].key);
+      if (verdict && !included(*counted[i].constraint, *verdict)) continue;
       std::int64_t n = counted[i].query ? snapshot.count(*counted[i].query, id) : 0;
-      constraints_[i].per_domain[domain] += n;
+      constraints_[i].per_domain[*domains[i]] += n;
     }
   }
   for (std::size_t i = 0; i < counted.size(); ++i) {
@@ -86,10 +99,10 @@ std::optional<std::string_view> SpreadFilter::check(const NodeInfo& node) const 
 
 SpreadScorer::SpreadScorer(const ClusterSnapshot& snapshot, const Pod& pod, const std::vector<NodeId>& feasible,
                            const StaticVerdictLookup& verdicts) {
-  scores_.assign(feasible.size(), 0);
   std::vector<Counted> counted = constraints_of(snapshot, pod, UnsatisfiableConstraintAction::ScheduleAnyway);
   // Without ScheduleAnyway constraints upstream scores nothing: every node gets the same score (zero).
   if (counted.empty()) return;
+  scores_.assign(feasible.size(), 0);
   static const Symbol hostname(well_known::hostname);
 
   std::vector<bool> ignored(feasible.size(), false);

@@ -35,7 +35,8 @@ class SpreadScorer {
   SpreadScorer(const ClusterSnapshot& snapshot, const Pod& pod, const std::vector<NodeId>& feasible,
                const StaticVerdictLookup& verdicts);
   // Normalized scores, one per feasible node, in the order given.
-  std::vector<std::int64_t> scores() const { return scores_; }
+  // Empty when every node scores the same (nothing to prefer): callers read a missing score as zero.
+  const std::vector<std::int64_t>& scores() const { return scores_; }
 
  private:
   std::vector<std::int64_t> scores_;
