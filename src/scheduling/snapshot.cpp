@@ -70,6 +70,7 @@ NodeId ClusterSnapshot::add_node(Node node) {
   node_by_name_.emplace(info.name(), id);
   nodes_.push_back(std::move(info));
   ++live_nodes_;
+  tally_node(nodes_.back(), +1);
   record({Change::Kind::AddedNode, id, {}, {}});
   return id;
 }
@@ -78,6 +79,7 @@ void ClusterSnapshot::remove_node(NodeId id) {
   NodeInfo& info = nodes_.at(id);
   if (info.removed) return;
   while (!info.pods.empty()) remove_pod(info.pods.back().pod->meta.key());
+  tally_node(info, -1);
   info.removed = true;
   --live_nodes_;
   node_by_name_.erase(info.name());
@@ -112,7 +114,10 @@ void ClusterSnapshot::place(PlacedPod placed, NodeId node) {
   info.requested += placed.requests;
   info.non_zero_requested.cpu_milli += placed.non_zero.cpu_milli;
   info.non_zero_requested.memory += placed.non_zero.memory;
-  for_each_matching_query(pod, [&](QueryId q) { ++info.query_counts[q]; });
+  for_each_matching_query(pod, [&](QueryId q) {
+    ++info.query_counts[q];
+    tally_pod(q, info, +1);
+  });
   if (has_pod_terms(pod)) index_terms(pod, info, +1);
   info.pods.push_back(std::move(placed));
 }
@@ -130,7 +135,10 @@ PlacedPod ClusterSnapshot::unplace(const std::string& key) {
   info.requested -= placed.requests;
   info.non_zero_requested.cpu_milli -= placed.non_zero.cpu_milli;
   info.non_zero_requested.memory -= placed.non_zero.memory;
-  for_each_matching_query(pod, [&](QueryId q) { --info.query_counts[q]; });
+  for_each_matching_query(pod, [&](QueryId q) {
+    --info.query_counts[q];
+    tally_pod(q, info, -1);
+  });
   if (has_pod_terms(pod)) index_terms(pod, info, -1);
   return placed;
 }
@@ -202,7 +210,49 @@ QueryId ClusterSnapshot::query(std::vector<PodMatcher> all_of) const {
     unindexed_queries_.push_back(it->second);
   }
   queries_.push_back(std::move(all_of));
+  tallies_by_query_.emplace_back();
   return it->second;
+}
+
+const std::unordered_map<Symbol, std::int64_t>& ClusterSnapshot::domain_counts(QueryId query, Symbol key) const {
+  const std::uint64_t id = (static_cast<std::uint64_t>(query) << 32) | key.id();
+  auto [it, inserted] = tally_by_key_.emplace(id, tallies_.size());
+  if (!inserted) return tallies_[it->second].pods;
+  DomainTally tally{query, key, {}, {}};
+  for (NodeId n = 0; n < nodes_.size(); ++n) {
+    const NodeInfo& node = nodes_[n];
+    if (node.removed) continue;
+    const Symbol* domain = node.labels().find(key);
+    if (!domain) continue;
+    ++tally.nodes[*domain];
+    tally.pods[*domain] += node.query_counts[query];
+  }
+  tallies_.push_back(std::move(tally));
+  tallies_by_query_[query].push_back(it->second);
+  return tallies_.back().pods;
+}
+
+void ClusterSnapshot::tally_node(const NodeInfo& node, int delta) const {
+  for (DomainTally& t : tallies_) {
+    const Symbol* domain = node.labels().find(t.key);
+    if (!domain) continue;
+    // Pods leave a node before the node goes, and a new node has none: only the domain's node count moves.
+    std::int32_t& nodes = t.nodes[*domain];
+    nodes += delta;
+    if (nodes > 0) {
+      t.pods.try_emplace(*domain, 0);
+    } else {
+      t.nodes.erase(*domain);
+      t.pods.erase(*domain);
+    }
+  }
+}
+
+void ClusterSnapshot::tally_pod(QueryId query, const NodeInfo& node, int delta) const {
+  for (std::size_t index : tallies_by_query_[query]) {
+    DomainTally& t = tallies_[index];
+    if (const Symbol* domain = node.labels().find(t.key)) t.pods[*domain] += delta;
+  }
 }
 
 void ClusterSnapshot::record(Change change) {
@@ -234,11 +284,13 @@ void ClusterSnapshot::revert() {
         break;
       case Change::Kind::AddedNode:
         node_by_name_.erase(nodes_[change.node].name());
+        tally_node(nodes_[change.node], -1);
         nodes_.pop_back();  // added last, undone first
         --live_nodes_;
         break;
       case Change::Kind::RemovedNode:
         nodes_[change.node].removed = false;
+        tally_node(nodes_[change.node], +1);
         node_by_name_.emplace(nodes_[change.node].name(), change.node);
         ++live_nodes_;
         break;

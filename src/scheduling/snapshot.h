@@ -95,6 +95,11 @@ class ClusterSnapshot {
 
   const std::vector<ExistingTermGroup>& existing_terms() const { return term_groups_; }
 
+  // Pods matching `query`, summed per domain of `key` over the live nodes that carry the key (every such
+  // domain present, with zero where no pod matches). Registered on first use and kept up to date as pods and
+  // nodes come and go, so topology spread reads it instead of visiting every node.
+  const std::unordered_map<Symbol, std::int64_t>& domain_counts(QueryId query, Symbol key) const;
+
   // What-if support. fork() opens a layer; revert() undoes everything since the matching fork();
   // commit() keeps the changes and closes the layer. Layers nest.
   void fork();
@@ -149,6 +154,18 @@ class ClusterSnapshot {
   mutable std::vector<QueryId> unindexed_queries_;
   std::vector<ExistingTermGroup> term_groups_;
   std::unordered_map<std::string, std::size_t> term_group_by_key_;
+
+  struct DomainTally {
+    QueryId query = 0;
+    Symbol key;
+    std::unordered_map<Symbol, std::int64_t> pods;   // matching pods per domain
+    std::unordered_map<Symbol, std::int32_t> nodes;  // live nodes per domain: a domain lives while it has nodes
+  };
+  void tally_node(const NodeInfo& node, int delta) const;
+  void tally_pod(QueryId query, const NodeInfo& node, int delta) const;
+  mutable std::vector<DomainTally> tallies_;
+  mutable std::unordered_map<std::uint64_t, std::size_t> tally_by_key_;  // (query, key) -> index
+  mutable std::vector<std::vector<std::size_t>> tallies_by_query_;      // query -> tally indexes
 
   std::vector<Change> journal_;
   std::vector<std::size_t> fork_marks_;

@@ -57,31 +57,38 @@ SpreadFilter::SpreadFilter(const ClusterSnapshot& snapshot, const Pod& pod, cons
     return (c.constraint->node_affinity_policy == NodeInclusionPolicy::Honor && has_node_selection) ||
            c.constraint->node_taints_policy == NodeInclusionPolicy::Honor;
   });
-  std::vector<const Symbol*> domains(counted.size());
-  const auto& nodes = snapshot.nodes();
-  for (NodeId id = 0; id < nodes.size(); ++id) {
-    const NodeInfo& node = nodes[id];
-    if (node.removed) continue;
-    bool every_key = true;
-    for (std::size_t i = 0; i < counted.size() && every_key; ++i) {
-      domains[i] = node.labels().find(constraints_[i].key);
-      every_key = domains[i] != nullptr;
+  // One constraint whose policies exclude no node is what the snapshot's per-domain tally answers directly;
+  // otherwise (several keys, where a node needs them all, or a policy that excludes nodes) visit every node.
+  if (counted.size() == 1 && !needs_verdict && counted[0].query) {
+    constraints_[0].per_domain = &snapshot.domain_counts(*counted[0].query, constraints_[0].key);
+  } else {
+    std::vector<const Symbol*> domains(counted.size());
+    const auto& nodes = snapshot.nodes();
+    for (NodeId id = 0; id < nodes.size(); ++id) {
+      const NodeInfo& node = nodes[id];
+      if (node.removed) continue;
+      bool every_key = true;
+      for (std::size_t i = 0; i < counted.size() && every_key; ++i) {
+        domains[i] = node.labels().find(constraints_[i].key);
+        every_key = domains[i] != nullptr;
+      }
+      if (!every_key) continue;
+      const StaticVerdict* verdict = needs_verdict ? &verdicts(id) : nullptr;
+      for (std::size_t i = 0; i < counted.size(); ++i) {
+        if (verdict && !included(*counted[i].constraint, *verdict)) continue;
+        std::int64_t n = counted[i].query ? snapshot.count(*counted[i].query, id) : 0;
+        constraints_[i].counted[*domains[i]] += n;
+      }
     }
-    if (!every_key) continue;
-    const StaticVerdict* verdict = needs_verdict ? &verdicts(id) : nullptr;
-    for (std::size_t i = 0; i < counted.size(); ++i) {
-      if (verdict && !included(*counted[i].constraint, *verdict)) continue;
-      std::int64_t n = counted[i].query ? snapshot.count(*counted[i].query, id) : 0;
-      constraints_[i].per_domain[*domains[i]] += n;
-    }
+    for (Constraint& c : constraints_) c.per_domain = &c.counted;
   }
   for (std::size_t i = 0; i < counted.size(); ++i) {
     Constraint& c = constraints_[i];
     std::int64_t min = std::numeric_limits<std::int32_t>::max();
-    for (const auto& [domain, n] : c.per_domain) min = std::min(min, n);
+    for (const auto& [domain, n] : *c.per_domain) min = std::min(min, n);
     const std::optional<std::int32_t>& min_domains = counted[i].constraint->min_domains;
     // With fewer domains than minDomains, the global minimum counts as zero.
-    if (min_domains && static_cast<std::int64_t>(c.per_domain.size()) < *min_domains) min = 0;
+    if (min_domains && static_cast<std::int64_t>(c.per_domain->size()) < *min_domains) min = 0;
     c.min_match = min;
   }
 }
@@ -90,8 +97,8 @@ std::optional<std::string_view> SpreadFilter::check(const NodeInfo& node) const 
   for (const Constraint& c : constraints_) {
     const Symbol* domain = node.labels().find(c.key);
     if (!domain) return reasons::spread_missing_label;
-    auto it = c.per_domain.find(*domain);
-    std::int64_t match = it == c.per_domain.end() ? 0 : it->second;
+    auto it = c.per_domain->find(*domain);
+    std::int64_t match = it == c.per_domain->end() ? 0 : it->second;
     if (match + c.self_match - c.min_match > c.max_skew) return reasons::spread;
   }
   return std::nullopt;

@@ -15,6 +15,9 @@ class SpreadFilter {
   // Pre-filter: matching pods per domain, over every node the constraint considers (a node needs every
   // constraint's key; nodeAffinityPolicy/nodeTaintsPolicy decide whether a node's pods count).
   SpreadFilter(const ClusterSnapshot& snapshot, const Pod& pod, const StaticVerdictLookup& verdicts);
+  // Holds pointers into itself and into the snapshot's tallies: not copied, used within one cycle.
+  SpreadFilter(const SpreadFilter&) = delete;
+  SpreadFilter& operator=(const SpreadFilter&) = delete;
   bool active() const { return !constraints_.empty(); }
   // nullopt when the node passes, else kube-scheduler's reason.
   std::optional<std::string_view> check(const NodeInfo& node) const;
@@ -24,7 +27,8 @@ class SpreadFilter {
     Symbol key;
     std::int32_t max_skew = 1;
     std::int32_t self_match = 0;
-    std::unordered_map<Symbol, std::int64_t> per_domain;
+    std::unordered_map<Symbol, std::int64_t> counted;  // filled by visiting nodes, when the tally cannot serve
+    const std::unordered_map<Symbol, std::int64_t>* per_domain = nullptr;  // `counted`, or the snapshot's tally
     std::int64_t min_match = 0;
   };
   std::vector<Constraint> constraints_;

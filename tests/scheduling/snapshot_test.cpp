@@ -1,0 +1,66 @@
+// The snapshot's per-domain tallies stay equal to counting pod by pod, through binds, removals, new nodes and
+// fork/revert.
+#include "scheduling/snapshot.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "builders.h"
+
+namespace scalewright::scheduling {
+namespace {
+
+using testing::app_selector;
+using testing::make_node;
+using testing::make_pod;
+
+const Symbol kZone("topology.kubernetes.io/zone");
+
+std::map<std::string, std::int64_t> sorted(const std::unordered_map<Symbol, std::int64_t>& counts) {
+  std::map<std::string, std::int64_t> out;
+  for (const auto& [domain, n] : counts) out[domain.string()] = n;
+  return out;
+}
+
+PodMatcher web_matcher() {
+  PodMatcher m;
+  m.selector = app_selector("web");
+  m.namespaces = {"default"};
+  return m;
+}
+
+TEST(SnapshotDomainCounts, FollowBindsRemovalsNodesAndReverts) {
+  ClusterSnapshot s;
+  NodeId a1 = s.add_node(make_node("a1", 4000, 0, "zone-a"));
+  NodeId b1 = s.add_node(make_node("b1", 4000, 0, "zone-b"));
+  s.add_pod(make_pod("w1", 100, 0, "web"), a1);
+  s.add_pod(make_pod("w2", 100, 0, "web"), a1);
+  s.add_pod(make_pod("db", 100, 0, "db"), b1);
+  const QueryId web = s.query(web_matcher());
+  using Counts = std::map<std::string, std::int64_t>;
+  // Registered after the fact: computed from the pods already there; zone-b is present with zero.
+  EXPECT_EQ(sorted(s.domain_counts(web, kZone)), (Counts{{"zone-a", 2}, {"zone-b", 0}}));
+
+  s.fork();
+  NodeId c1 = s.add_node(make_node("c1", 4000, 0, "zone-c"));
+  EXPECT_EQ(sorted(s.domain_counts(web, kZone)), (Counts{{"zone-a", 2}, {"zone-b", 0}, {"zone-c", 0}}));
+  s.add_pod(make_pod("w3", 100, 0, "web"), c1);
+  s.add_pod(make_pod("w4", 100, 0, "web"), b1);
+  EXPECT_EQ(sorted(s.domain_counts(web, kZone)), (Counts{{"zone-a", 2}, {"zone-b", 1}, {"zone-c", 1}}));
+  s.remove_node(a1);  // its two web pods go with it, and zone-a has no node left
+  EXPECT_EQ(sorted(s.domain_counts(web, kZone)), (Counts{{"zone-b", 1}, {"zone-c", 1}}));
+  s.remove_pod("default/w3");
+  EXPECT_EQ(sorted(s.domain_counts(web, kZone)), (Counts{{"zone-b", 1}, {"zone-c", 0}}));
+  s.revert();
+  EXPECT_EQ(sorted(s.domain_counts(web, kZone)), (Counts{{"zone-a", 2}, {"zone-b", 0}}));
+
+  // Two nodes in one zone: the domain lives until the last of them goes.
+  NodeId a2 = s.add_node(make_node("a2", 4000, 0, "zone-a"));
+  s.add_pod(make_pod("w5", 100, 0, "web"), a2);
+  s.remove_node(a1);
+  EXPECT_EQ(sorted(s.domain_counts(web, kZone)), (Counts{{"zone-a", 1}, {"zone-b", 0}}));
+}
+
+}  // namespace
+}  // namespace scalewright::scheduling
