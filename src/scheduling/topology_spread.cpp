@@ -90,6 +90,12 @@ SpreadFilter::SpreadFilter(const ClusterSnapshot& snapshot, const Pod& pod, cons
     // With fewer domains than minDomains, the global minimum counts as zero.
     if (min_domains && static_cast<std::int64_t>(c.per_domain->size()) < *min_domains) min = 0;
     c.min_match = min;
+    // Few domains (zones): the verdict per domain, decided once, scanned linearly by check().
+    if (c.per_domain->size() <= kFewDomains) {
+      for (const auto& [domain, n] : *c.per_domain) {
+        c.few_domains.emplace_back(domain, n + c.self_match - c.min_match <= c.max_skew);
+      }
+    }
   }
 }
 
@@ -97,6 +103,14 @@ std::optional<std::string_view> SpreadFilter::check(const NodeInfo& node) const 
   for (const Constraint& c : constraints_) {
     const Symbol* domain = node.labels().find(c.key);
     if (!domain) return reasons::spread_missing_label;
+    if (!c.few_domains.empty()) {
+      auto few = std::find_if(c.few_domains.begin(), c.few_domains.end(),
+                              [&](const auto& entry) { return entry.first == *domain; });
+      if (few != c.few_domains.end()) {
+        if (!few->second) return reasons::spread;
+        continue;
+      }
+    }
     auto it = c.per_domain->find(*domain);
     std::int64_t match = it == c.per_domain->end() ? 0 : it->second;
     if (match + c.self_match - c.min_match > c.max_skew) return reasons::spread;

@@ -30,7 +30,9 @@ class SpreadFilter {
     std::unordered_map<Symbol, std::int64_t> counted;  // filled by visiting nodes, when the tally cannot serve
     const std::unordered_map<Symbol, std::int64_t>* per_domain = nullptr;  // `counted`, or the snapshot's tally
     std::int64_t min_match = 0;
+    std::vector<std::pair<Symbol, bool>> few_domains;  // domain -> passes, when there are at most kFewDomains
   };
+  static constexpr std::size_t kFewDomains = 16;
   std::vector<Constraint> constraints_;
 };
 
