@@ -61,16 +61,26 @@ NodeId ClusterSnapshot::add_node(Node node) {
   if (node_by_name_.count(node.meta.name)) {
     throw std::invalid_argument("node " + node.meta.name + " is already in the snapshot");
   }
-  NodeId id = static_cast<NodeId>(nodes_.size());
   NodeInfo info;
   info.allocatable = node.allocatable;
   info.node = std::make_shared<const Node>(std::move(node));
   info.serial = next_serial();
   info.query_counts.assign(queries_.size(), 0);
-  node_by_name_.emplace(info.name(), id);
-  nodes_.push_back(std::move(info));
+  NodeId id;
+  // Outside a fork a removed node's slot is reused, so a long-running cluster that replaces nodes keeps as many
+  // slots as it has nodes (the serial tells caches the slot holds another node). Inside a fork, revert undoes
+  // an added node by popping the last slot, so new nodes go at the end.
+  if (fork_marks_.empty() && !free_slots_.empty()) {
+    id = free_slots_.back();
+    free_slots_.pop_back();
+    nodes_[id] = std::move(info);
+  } else {
+    id = static_cast<NodeId>(nodes_.size());
+    nodes_.push_back(std::move(info));
+  }
+  node_by_name_.emplace(nodes_[id].name(), id);
   ++live_nodes_;
-  tally_node(nodes_.back(), +1);
+  tally_node(nodes_[id], +1);
   record({Change::Kind::AddedNode, id, {}, {}});
   return id;
 }
@@ -83,6 +93,10 @@ void ClusterSnapshot::remove_node(NodeId id) {
   info.removed = true;
   --live_nodes_;
   node_by_name_.erase(info.name());
+  if (fork_marks_.empty()) {
+    info.pods.clear();
+    free_slots_.push_back(id);
+  }
   record({Change::Kind::RemovedNode, id, {}, {}});
 }
 

@@ -79,7 +79,8 @@ class ClusterSnapshot {
   NodeId find_node(std::string_view name) const;
   std::optional<NodeId> node_of_pod(const std::string& pod_key) const;
   const NodeInfo& node(NodeId id) const { return nodes_[id]; }
-  // Every slot, removed nodes included (check NodeInfo::removed); ids are stable.
+  // Every slot, removed nodes included (check NodeInfo::removed). A live node keeps its id; the slot of a node
+  // removed outside any fork may later hold a new node (NodeInfo::serial tells them apart).
   const std::vector<NodeInfo>& nodes() const { return nodes_; }
   std::size_t live_node_count() const { return live_nodes_; }
   std::size_t pod_count() const { return pod_locations_.size(); }
@@ -142,6 +143,7 @@ class ClusterSnapshot {
   }
 
   std::vector<NodeInfo> nodes_;
+  std::vector<NodeId> free_slots_;  // removed outside any fork: reused by add_node
   std::size_t live_nodes_ = 0;
   std::unordered_map<std::string, NodeId> node_by_name_;
   std::unordered_map<std::string, NodeId> pod_locations_;

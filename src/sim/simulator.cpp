@@ -36,6 +36,7 @@ struct SimPod {
   std::optional<Duration> bound_at;
   std::string nominated_node;  // the node (NodeClaim) the provisioner planned it onto
   std::string workload;        // owning workload's key; empty for bare and daemon pods
+  std::string scheduling_key;  // equivalence class, computed once: pods of one class fail together
   bool daemon = false;
   bool reported_pending = false;
   std::string last_reason;     // last provisioning verdict reported, so the timeline says it once
@@ -60,6 +61,8 @@ struct SimNode {
 struct WorkloadState {
   Workload workload;
   std::int32_t next_ordinal = 0;
+  std::set<std::string> pods;  // keys of the pods it owns, kept as pods come and go
+  bool dirty = true;           // replicas or pods changed since the controller last looked
 };
 
 enum class EventKind { Timeline, BatchDeadline, ProvisioningRetry, NodeReady, RegistrationTimeout, DisruptionCheck, SpotNotice, SpotReclaim };
@@ -113,6 +116,9 @@ class Simulation {
   void delete_pod(const std::string& key);
   void schedule_pending();
   void bind(SimPod& pod, NodeId node, bool count_wait = true);
+  // Plans `pod` onto `node` (empty: no plan), keeping the per-node count of pods that keep a node busy.
+  void nominate(SimPod& pod, const std::string& node);
+  void count_busy(const SimPod& pod, int delta);
   void add_daemon_pods(SimNode& node);
   void set_unschedulable(const std::string& node_name, bool unschedulable);
 
@@ -156,6 +162,7 @@ class Simulation {
   ClusterSnapshot snapshot_;  // Ready nodes and the pods bound to them: what kube-scheduler sees
   std::map<std::string, SimPod> pods_;
   std::map<std::string, SimNode> nodes_;
+  std::unordered_map<std::string, std::int32_t> busy_;  // node -> pods (not daemons) bound or planned there
   std::map<std::string, WorkloadState> workloads_;
   std::map<std::string, NodePool> nodepools_;
   std::vector<PodDisruptionBudget> pdbs_;
@@ -245,6 +252,7 @@ void Simulation::run_timeline_step(const TimelineStep& step) {
       note("scale", fmt::format("scale {} {}/{} {} -> {}", step.target.kind, step.target.namespace_, step.target.name,
                                 it->second.workload.replicas, step.replicas));
       it->second.workload.replicas = step.replicas;
+      it->second.dirty = true;
       return;
     }
     case TimelineStep::Action::Apply: {
@@ -271,11 +279,10 @@ void Simulation::run_timeline_step(const TimelineStep& step) {
         }
       } else {
         const std::string key = workload_key(t.kind, t.namespace_, t.name);
-        if (workloads_.erase(key) > 0) {
-          std::vector<std::string> owned;
-          for (const auto& [pod_key, pod] : pods_) {
-            if (pod.workload == key || (pod.daemon && pod.workload == key)) owned.push_back(pod_key);
-          }
+        auto it = workloads_.find(key);
+        if (it != workloads_.end()) {
+          const std::set<std::string> owned = it->second.pods;
+          workloads_.erase(it);
           for (const std::string& k : owned) delete_pod(k);
         }
       }
@@ -308,8 +315,9 @@ void Simulation::apply_objects(ManifestSet objects) {
   }
   for (Workload& w : objects.workloads) {
     const std::string key = workload_key(to_string(w.kind), w.meta.namespace_, w.meta.name);
-    auto [it, inserted] = workloads_.try_emplace(key, WorkloadState{w, 0});
+    auto [it, inserted] = workloads_.try_emplace(key, WorkloadState{w, 0, {}, true});
     if (!inserted) it->second.workload = std::move(w);  // re-applying updates the template and replicas
+    it->second.dirty = true;
     if (it->second.workload.kind == WorkloadKind::DaemonSet) {
       for (auto& [name, node] : nodes_) {
         if (node.state == NodeState::Ready) add_daemon_pods(node);
@@ -355,21 +363,18 @@ void Simulation::price_static_node(SimNode& node) const {
 }
 
 void Simulation::reconcile_workloads() {
-  std::map<std::string, std::vector<std::string>> owned;
-  for (const auto& [key, pod] : pods_) {
-    if (!pod.workload.empty() && !pod.daemon) owned[pod.workload].push_back(key);
-  }
   for (auto& [key, state] : workloads_) {
+    if (!state.dirty) continue;
+    state.dirty = false;
     const Workload& w = state.workload;
     if (w.kind == WorkloadKind::DaemonSet) continue;
-    std::vector<std::string>& mine = owned[key];
+    std::vector<std::string> mine(state.pods.begin(), state.pods.end());
     const auto want = static_cast<std::size_t>(std::max(w.replicas, 0));
     if (mine.size() < want) {
-      std::set<std::string> names(mine.begin(), mine.end());
       std::int32_t ordinal = w.kind == WorkloadKind::StatefulSet ? 0 : state.next_ordinal;
       for (std::size_t missing = want - mine.size(); missing > 0; ++ordinal) {
         Pod pod = w.make_pod(ordinal);
-        if (names.count(pod.meta.key())) continue;
+        if (state.pods.count(pod.meta.key())) continue;
         create_pod(std::move(pod), key);
         --missing;
       }
@@ -384,6 +389,7 @@ void Simulation::reconcile_workloads() {
       });
       for (std::size_t i = 0; i < mine.size() - want; ++i) delete_pod(mine[i]);
     }
+    state.dirty = false;  // its own creations and deletions above are what it asked for
   }
 }
 
@@ -395,6 +401,8 @@ void Simulation::create_pod(Pod pod, std::string workload) {
   sim.created = now_;
   sim.workload = std::move(workload);
   sim.daemon = sim.pod->is_daemonset_pod();
+  sim.scheduling_key = scheduling::scheduling_key(*sim.pod);
+  if (auto owner = workloads_.find(sim.workload); owner != workloads_.end()) owner->second.pods.insert(key);
   pods_.emplace(key, std::move(sim));
   scheduling_dirty_ = true;
   provisioning_dirty_ = true;
@@ -404,6 +412,11 @@ void Simulation::delete_pod(const std::string& key) {
   auto it = pods_.find(key);
   if (it == pods_.end()) return;
   record_outcome(it->second);
+  count_busy(it->second, -1);
+  if (auto owner = workloads_.find(it->second.workload); owner != workloads_.end()) {
+    owner->second.pods.erase(key);
+    owner->second.dirty = true;  // a deleted pod is replaced, as its ReplicaSet would
+  }
   if (it->second.bound_at) {
     auto node = snapshot_.node_of_pod(key);
     if (node) {
@@ -415,10 +428,24 @@ void Simulation::delete_pod(const std::string& key) {
   scheduling_dirty_ = true;
 }
 
+void Simulation::count_busy(const SimPod& pod, int delta) {
+  if (pod.daemon) return;
+  const std::string& node = pod.bound_at ? pod.pod->spec.node_name : pod.nominated_node;
+  if (!node.empty()) busy_[node] += delta;
+}
+
+void Simulation::nominate(SimPod& pod, const std::string& node) {
+  if (pod.bound_at || pod.nominated_node == node) return;
+  count_busy(pod, -1);
+  pod.nominated_node = node;
+  count_busy(pod, +1);
+}
+
 void Simulation::bind(SimPod& pod, NodeId node, bool count_wait) {
+  nominate(pod, "");
   pod.pod->spec.node_name = snapshot_.node(node).name();
   pod.bound_at = now_;
-  pod.nominated_node.clear();
+  count_busy(pod, +1);
   ready_requested_ += pod.pod->effective_requests();
   snapshot_.add_pod(std::shared_ptr<const Pod>(pod.pod), node);
   if (!pod.daemon && count_wait) waits_.push_back(now_ - pod.created);
@@ -441,7 +468,7 @@ void Simulation::schedule_pending() {
   std::map<std::string, int> bound_per_node;
   std::size_t newly_unschedulable = 0;
   for (SimPod* pod : pending) {
-    std::string key = scheduling::scheduling_key(*pod->pod);
+    const std::string& key = pod->scheduling_key;
     bool scheduled = false;
     if (!failed_classes.count(key)) {
       scheduling::SchedulingResult result = scheduler_.schedule(snapshot_, *pod->pod);
@@ -450,7 +477,7 @@ void Simulation::schedule_pending() {
         ++bound_per_node[snapshot_.node(result.chosen).name()];
         scheduled = true;
       } else {
-        failed_classes.insert(std::move(key));
+        failed_classes.insert(key);
       }
     }
     if (!scheduled && !pod->daemon && !pod->reported_pending) {
@@ -493,7 +520,7 @@ void Simulation::provision() {
     if (pod.bound_at || pod.daemon) continue;
     auto nominated = nodes_.find(pod.nominated_node);
     if (nominated != nodes_.end() && nominated->second.state == NodeState::Launching) continue;
-    pod.nominated_node.clear();
+    nominate(pod, "");
     input.pending.push_back(*pod.pod);
     pending_keys.push_back(key);
   }
@@ -524,7 +551,7 @@ void Simulation::provision() {
   provisioning::ProvisioningPlan plan = provisioning::plan_provisioning(input);
   snapshot_.revert();
 
-  for (const provisioning::Nomination& n : plan.existing) pods_.at(pending_keys[n.pod]).nominated_node = n.node;
+  for (const provisioning::Nomination& n : plan.existing) nominate(pods_.at(pending_keys[n.pod]), n.node);
   for (const provisioning::Unschedulable& u : plan.unschedulable) {
     SimPod& pod = pods_.at(pending_keys[u.pod]);
     if (pod.last_reason != u.reason) {
@@ -595,9 +622,9 @@ void Simulation::launch(provisioning::NewNodeClaim claim, const std::vector<std:
     ++launches_;
     note("launch", fmt::format("NodeClaim {} launched {} {} {} ${:.4f}/h for {}", name, type.name, offering.zone,
                                node.capacity_type, offering.price_per_hour, plural(pod_keys.size(), "pod")));
-    for (const std::string& key : pod_keys) pods_.at(key).nominated_node = name;
     std::optional<Duration> ready = cloud_.ready_at(node.instance_id);
     nodes_[name] = std::move(node);
+    for (const std::string& key : pod_keys) nominate(pods_.at(key), name);
     if (ready) {
       push({*ready, 0, EventKind::NodeReady, 0, name});
     } else {
@@ -636,7 +663,10 @@ void Simulation::add_daemon_pods(SimNode& node) {
     const std::string pod_key = pod->meta.key();
     create_pod(std::move(*pod), key);
     SimPod& created = pods_.at(pod_key);
-    if (scheduler_.rejections(snapshot_, *created.pod, id).empty()) bind(created, id);
+    // The pod is pinned to this node and the controller has checked selectors and taints: what is left is
+    // whether it fits (asking the scheduler would cache verdicts for a class of one pod per node).
+    const scheduling::NodeInfo& info = snapshot_.node(id);
+    if ((info.requested + created.pod->effective_requests()).fits_in(info.allocatable)) bind(created, id);
   }
 }
 
@@ -664,7 +694,7 @@ void Simulation::on_registration_timeout(const std::string& name) {
   terminate(it->second, now_);
   for (auto& [key, pod] : pods_) {
     if (pod.nominated_node == name) {
-      pod.nominated_node.clear();
+      nominate(pod, "");
       pod.last_reason.clear();
     }
   }
@@ -674,17 +704,12 @@ void Simulation::on_registration_timeout(const std::string& name) {
 // Emptiness as Karpenter's disruption controller sees it: a NodePool node with no pods but DaemonSet pods, and
 // no pods planned onto it, is empty; after the NodePool's consolidateAfter it is removed.
 void Simulation::update_emptiness() {
-  std::set<std::string> busy;
-  for (const auto& [key, pod] : pods_) {
-    if (pod.daemon) continue;
-    if (pod.bound_at) busy.insert(pod.pod->spec.node_name);
-    if (!pod.nominated_node.empty()) busy.insert(pod.nominated_node);
-  }
   std::optional<Duration> earliest;
   for (auto& [name, node] : nodes_) {
     if (node.state != NodeState::Ready || node.nodepool.empty()) continue;
     const NodePool* pool = find_nodepool(node.nodepool);
-    if (busy.count(name) || pool == nullptr || !pool->consolidate_after) {
+    auto busy = busy_.find(name);
+    if ((busy != busy_.end() && busy->second > 0) || pool == nullptr || !pool->consolidate_after) {
       node.empty_since.reset();
       continue;
     }
@@ -772,7 +797,7 @@ void Simulation::drain(SimNode& node) {
   for (const std::string& key : evicted) {
     SimPod& pod = pods_.at(key);
     if (pod.nominated_node == name && !pod.bound_at) {
-      pod.nominated_node.clear();
+      nominate(pod, "");
       pod.last_reason.clear();
     } else {
       delete_pod(key);

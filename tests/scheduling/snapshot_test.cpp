@@ -62,5 +62,34 @@ TEST(SnapshotDomainCounts, FollowBindsRemovalsNodesAndReverts) {
   EXPECT_EQ(sorted(s.domain_counts(web, kZone)), (Counts{{"zone-a", 1}, {"zone-b", 0}}));
 }
 
+TEST(SnapshotSlots, ANodeRemovedOutsideAForkLeavesItsSlotToTheNextNode) {
+  ClusterSnapshot s;
+  NodeId a = s.add_node(make_node("a", 4000, 0));
+  NodeId b = s.add_node(make_node("b", 4000, 0));
+  s.add_pod(make_pod("p", 100, 0), a);
+  const std::uint64_t old_serial = s.node(a).serial;
+  s.remove_node(a);
+  NodeId c = s.add_node(make_node("c", 4000, 0));
+  EXPECT_EQ(c, a);  // reused
+  EXPECT_EQ(s.nodes().size(), 2u);
+  EXPECT_NE(s.node(c).serial, old_serial);
+  EXPECT_TRUE(s.node(c).pods.empty());
+  EXPECT_EQ(s.find_node("c"), c);
+  EXPECT_EQ(s.find_node("a"), kNoNode);
+  // Inside a fork nothing is reused (revert undoes an addition by dropping the last slot).
+  s.remove_node(b);
+  s.fork();
+  NodeId d = s.add_node(make_node("d", 4000, 0));
+  EXPECT_EQ(d, 2u);  // not b's free slot
+  s.remove_node(d);
+  NodeId e = s.add_node(make_node("e", 4000, 0));
+  EXPECT_EQ(e, 3u);  // nor d's
+  s.revert();
+  EXPECT_EQ(s.live_node_count(), 1u);
+  EXPECT_EQ(s.nodes().size(), 2u);
+  EXPECT_EQ(s.find_node("c"), c);
+  EXPECT_EQ(s.add_node(make_node("f", 4000, 0)), b);  // after the fork, b's slot serves again
+}
+
 }  // namespace
 }  // namespace scalewright::scheduling
