@@ -138,6 +138,7 @@ class Simulation {
 
   // --- accounting ---
   void record_outcome(const SimPod& pod);
+  void retire_terminated();
   void note(std::string kind, std::string message) { timeline_.push_back({now_, std::move(kind), std::move(message)}); }
   void advance_to(Duration t);
   void count_nodes();
@@ -161,7 +162,13 @@ class Simulation {
 
   ClusterSnapshot snapshot_;  // Ready nodes and the pods bound to them: what kube-scheduler sees
   std::map<std::string, SimPod> pods_;
-  std::map<std::string, SimNode> nodes_;
+  // Pods not bound to a node, by key: what the scheduler and the provisioner scan. Map nodes do not move, so
+  // the pointers stay valid until the pod is deleted.
+  std::map<std::string, SimPod*> unbound_;
+  std::map<std::string, SimNode> nodes_;         // launching, Ready or draining
+  std::vector<SimNode> retired_;                 // terminated: kept for the bill
+  std::vector<std::string> to_retire_;           // terminated during this event, moved out when it settles
+  std::int32_t live_nodes_ = 0;
   std::unordered_map<std::string, std::int32_t> busy_;  // node -> pods (not daemons) bound or planned there
   std::map<std::string, WorkloadState> workloads_;
   std::map<std::string, NodePool> nodepools_;
@@ -235,6 +242,7 @@ void Simulation::handle(const Event& e) {
 // After anything changes: controllers create and delete pods, the scheduler binds what fits, and pods that fit
 // nowhere open (or extend) a provisioning batch.
 void Simulation::settle() {
+  retire_terminated();
   reconcile_workloads();
   schedule_pending();
   update_emptiness();
@@ -311,6 +319,7 @@ void Simulation::apply_objects(ManifestSet objects) {
     price_static_node(node);
     const std::string name = node.node.meta.name;
     nodes_[name] = std::move(node);
+    ++live_nodes_;
     on_node_ready(name);
   }
   for (Workload& w : objects.workloads) {
@@ -403,7 +412,8 @@ void Simulation::create_pod(Pod pod, std::string workload) {
   sim.daemon = sim.pod->is_daemonset_pod();
   sim.scheduling_key = scheduling::scheduling_key(*sim.pod);
   if (auto owner = workloads_.find(sim.workload); owner != workloads_.end()) owner->second.pods.insert(key);
-  pods_.emplace(key, std::move(sim));
+  auto [it, inserted] = pods_.emplace(key, std::move(sim));
+  unbound_.emplace(key, &it->second);
   scheduling_dirty_ = true;
   provisioning_dirty_ = true;
 }
@@ -424,6 +434,7 @@ void Simulation::delete_pod(const std::string& key) {
       snapshot_.remove_pod(key);
     }
   }
+  unbound_.erase(key);
   pods_.erase(it);
   scheduling_dirty_ = true;
 }
@@ -445,6 +456,7 @@ void Simulation::bind(SimPod& pod, NodeId node, bool count_wait) {
   nominate(pod, "");
   pod.pod->spec.node_name = snapshot_.node(node).name();
   pod.bound_at = now_;
+  unbound_.erase(pod.pod->meta.key());
   count_busy(pod, +1);
   ready_requested_ += pod.pod->effective_requests();
   snapshot_.add_pod(std::shared_ptr<const Pod>(pod.pod), node);
@@ -457,9 +469,8 @@ void Simulation::schedule_pending() {
   if (!scheduling_dirty_) return;
   scheduling_dirty_ = false;
   std::vector<SimPod*> pending;
-  for (auto& [key, pod] : pods_) {
-    if (!pod.bound_at) pending.push_back(&pod);
-  }
+  pending.reserve(unbound_.size());
+  for (const auto& [key, pod] : unbound_) pending.push_back(pod);
   std::stable_sort(pending.begin(), pending.end(), [](const SimPod* a, const SimPod* b) {
     if (a->pod->priority() != b->pod->priority()) return a->pod->priority() > b->pod->priority();
     return a->created < b->created;
@@ -516,9 +527,14 @@ void Simulation::on_batch_deadline() {
 void Simulation::provision() {
   provisioning::ProvisioningInput input;
   std::vector<std::string> pending_keys;
-  for (auto& [key, pod] : pods_) {
-    if (pod.bound_at || pod.daemon) continue;
+  std::map<std::string, std::vector<const Pod*>> planned;  // in-flight node -> pods nominated to it
+  for (auto& [key, pod_ptr] : unbound_) {
+    SimPod& pod = *pod_ptr;
+    if (pod.daemon) continue;
     auto nominated = nodes_.find(pod.nominated_node);
+    if (nominated != nodes_.end() && nominated->second.state == NodeState::Launching) {
+      planned[pod.nominated_node].push_back(pod.pod.get());
+    }
     if (nominated != nodes_.end() && nominated->second.state == NodeState::Launching) continue;
     nominate(pod, "");
     input.pending.push_back(*pod.pod);
@@ -532,9 +548,7 @@ void Simulation::provision() {
     if (node.state != NodeState::Launching) continue;
     NodeId id = snapshot_.add_node(node.node);
     input.in_flight_nodes.push_back(name);
-    for (auto& [key, pod] : pods_) {
-      if (pod.nominated_node == name) snapshot_.add_pod(*pod.pod, id);
-    }
+    for (const Pod* pod : planned[name]) snapshot_.add_pod(*pod, id);
   }
   for (const auto& [key, state] : workloads_) {
     if (state.workload.kind == WorkloadKind::DaemonSet) input.daemonsets.push_back(state.workload);
@@ -624,6 +638,7 @@ void Simulation::launch(provisioning::NewNodeClaim claim, const std::vector<std:
                                node.capacity_type, offering.price_per_hour, plural(pod_keys.size(), "pod")));
     std::optional<Duration> ready = cloud_.ready_at(node.instance_id);
     nodes_[name] = std::move(node);
+    ++live_nodes_;
     for (const std::string& key : pod_keys) nominate(pods_.at(key), name);
     if (ready) {
       push({*ready, 0, EventKind::NodeReady, 0, name});
@@ -791,8 +806,11 @@ void Simulation::on_spot_notice(std::int32_t count) {
 void Simulation::drain(SimNode& node) {
   const std::string& name = node.node.meta.name;
   std::vector<std::string> evicted;
-  for (auto& [key, pod] : pods_) {
-    if (pod.pod->spec.node_name == name || pod.nominated_node == name) evicted.push_back(key);
+  if (NodeId id = snapshot_.find_node(name); id != scheduling::kNoNode) {
+    for (const auto& placed : snapshot_.node(id).pods) evicted.push_back(placed.pod->meta.key());
+  }
+  for (const auto& [key, pod] : unbound_) {
+    if (pod->nominated_node == name) evicted.push_back(key);
   }
   for (const std::string& key : evicted) {
     SimPod& pod = pods_.at(key);
@@ -818,6 +836,8 @@ void Simulation::terminate(SimNode& node, Duration at) {
   if (!node.instance_id.empty()) cloud_.terminate(node.instance_id);
   node.state = NodeState::Terminated;
   node.terminated_at = at;
+  --live_nodes_;
+  to_retire_.push_back(node.node.meta.name);
 }
 
 void Simulation::record_outcome(const SimPod& pod) {
@@ -847,10 +867,18 @@ void Simulation::advance_to(Duration t) {
   now_ = t;
 }
 
-void Simulation::count_nodes() {
-  std::int32_t live = 0;
-  for (const auto& [name, node] : nodes_) live += node.state != NodeState::Terminated;
-  peak_nodes_ = std::max(peak_nodes_, live);
+void Simulation::count_nodes() { peak_nodes_ = std::max(peak_nodes_, live_nodes_); }
+
+// Terminated nodes leave the working set (which every event scans) for the bill.
+void Simulation::retire_terminated() {
+  for (const std::string& name : to_retire_) {
+    auto it = nodes_.find(name);
+    if (it == nodes_.end()) continue;
+    busy_.erase(name);
+    retired_.push_back(std::move(it->second));
+    nodes_.erase(it);
+  }
+  to_retire_.clear();
 }
 
 SimulationReport Simulation::report() {
@@ -861,7 +889,12 @@ SimulationReport Simulation::report() {
   r.timeline = std::move(timeline_);
   Summary& s = r.summary;
   std::map<std::tuple<std::string, std::string, std::string>, CostLine> lines;
-  for (const auto& [name, node] : nodes_) {
+  retire_terminated();
+  std::vector<const SimNode*> every_node;
+  for (const SimNode& node : retired_) every_node.push_back(&node);
+  for (const auto& [name, node] : nodes_) every_node.push_back(&node);
+  for (const SimNode* n : every_node) {
+    const SimNode& node = *n;
     const Duration end = node.terminated_at.value_or(scenario_.duration);
     const double hours = static_cast<double>((end - node.launched_at).count()) / 3'600'000.0;
     CostLine& line = lines[{node.nodepool, node.instance_type, node.capacity_type}];
