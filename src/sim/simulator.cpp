@@ -36,7 +36,7 @@ struct SimPod {
   std::optional<Duration> bound_at;
   std::string nominated_node;  // the node (NodeClaim) the provisioner planned it onto
   std::string workload;        // owning workload's key; empty for bare and daemon pods
-  std::string scheduling_key;  // equivalence class, computed once: pods of one class fail together
+  Symbol scheduling_class;     // equivalence class, interned once: pods of one class fail together
   bool daemon = false;
   bool reported_pending = false;
   std::string last_reason;     // last provisioning verdict reported, so the timeline says it once
@@ -410,7 +410,7 @@ void Simulation::create_pod(Pod pod, std::string workload) {
   sim.created = now_;
   sim.workload = std::move(workload);
   sim.daemon = sim.pod->is_daemonset_pod();
-  sim.scheduling_key = scheduling::scheduling_key(*sim.pod);
+  sim.scheduling_class = Symbol(scheduling::scheduling_key(*sim.pod));
   if (auto owner = workloads_.find(sim.workload); owner != workloads_.end()) owner->second.pods.insert(key);
   auto [it, inserted] = pods_.emplace(key, std::move(sim));
   unbound_.emplace(key, &it->second);
@@ -475,11 +475,11 @@ void Simulation::schedule_pending() {
     if (a->pod->priority() != b->pod->priority()) return a->pod->priority() > b->pod->priority();
     return a->created < b->created;
   });
-  std::unordered_set<std::string> failed_classes;
+  std::unordered_set<Symbol> failed_classes;
   std::map<std::string, int> bound_per_node;
   std::size_t newly_unschedulable = 0;
   for (SimPod* pod : pending) {
-    const std::string& key = pod->scheduling_key;
+    const Symbol key = pod->scheduling_class;
     bool scheduled = false;
     if (!failed_classes.count(key)) {
       scheduling::SchedulingResult result = scheduler_.schedule(snapshot_, *pod->pod);
