@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# Builds and runs every benchmark; their figures go in BENCHMARKS.md.
+# Builds and runs every benchmark; their figures go in BENCHMARKS.md. Arguments go to each benchmark program
+# (e.g. --benchmark_filter=BM_Provision/50000, --benchmark_format=json).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build --target bench
-build/bench/scheduling_bench "$@"
+for program in scheduling_bench provisioning_bench simulation_bench; do
+  build/bench/"$program" "$@"
+done

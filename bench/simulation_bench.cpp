@@ -1,0 +1,131 @@
+// The simulator at scale (issue: "a 24-hour simulation of a 1,000-node cluster with hourly load swings: target
+// under 10 s"), on the real us-east-1 catalog from data/aws.
+//
+// One NodePool (WhenEmpty after 30 s) limited to 8-vcpu/32-GiB general-purpose types (m, generation > 4,
+// 2xlarge, amd64; spot or on-demand), so that the node count follows the load predictably; a DaemonSet of
+// 100m/128Mi on every node; and 10 Deployments whose replicas swing every hour between kLow and kHigh (all
+// together: low for even hours, high for odd ones). Requests are 500m–1250m cpu and 1–3 GiB memory, so nodes
+// are cpu-bound at 6–15 pods; kHigh is chosen so that the peak is about 1,000 nodes (reported as peak_nodes).
+#include <benchmark/benchmark.h>
+
+#include <cstdlib>
+#include <iostream>
+#include <string>
+
+#include "cloud/catalog.h"
+#include "manifest/manifest.h"
+#include "process_memory.h"
+#include "sim/simulator.h"
+
+namespace scalewright::bench {
+namespace {
+
+constexpr int kDeployments = 10;
+constexpr int kHours = 24;
+constexpr int kLow = 177;   // replicas per Deployment in even hours (a fifth of kHigh)
+constexpr int kHigh = 885;  // in odd hours: about 1,000 nodes
+
+const std::string kNodePool = R"(apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: default}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      requirements:
+      - {key: kubernetes.io/arch, operator: In, values: [amd64]}
+      - {key: karpenter.sh/capacity-type, operator: In, values: [spot, on-demand]}
+      - {key: karpenter.k8s.aws/instance-category, operator: In, values: [m]}
+      - {key: karpenter.k8s.aws/instance-generation, operator: Gt, values: ["4"]}
+      - {key: karpenter.k8s.aws/instance-size, operator: In, values: [2xlarge]}
+  disruption: {consolidationPolicy: WhenEmpty, consolidateAfter: 30s}
+---
+apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: node-agent, namespace: kube-system}
+spec:
+  selector: {matchLabels: {app: node-agent}}
+  template:
+    metadata: {labels: {app: node-agent}}
+    spec:
+      containers:
+      - {name: agent, image: agent, resources: {requests: {cpu: 100m, memory: 128Mi}}}
+---
+)";
+
+std::string deployment(int k) {
+  const std::string name = "web-" + std::to_string(k);
+  const std::string cpu = std::to_string(250 * (k % 4 + 2)) + "m";  // 500m, 750m, 1000m, 1250m
+  const std::string memory = std::to_string(k % 3 + 1) + "Gi";       // 1, 2, 3 GiB
+  return "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: " + name + ", namespace: default}\nspec:\n"
+         "  replicas: " + std::to_string(kLow) + "\n  selector: {matchLabels: {app: " + name + "}}\n"
+         "  template:\n    metadata: {labels: {app: " + name + "}}\n    spec:\n      containers:\n"
+         "      - {name: main, image: app, resources: {requests: {cpu: " + cpu + ", memory: " + memory + "}}}\n---\n";
+}
+
+std::string scenario() {
+  std::string text =
+      "apiVersion: scalewright.dev/v1alpha1\nkind: Scenario\nmetadata: {name: swing-24h}\nspec:\n"
+      "  duration: " + std::to_string(kHours) + "h\n  seed: 7\n"
+      "  cloud: {region: us-east-1, launchLatency: {min: 45s, max: 75s}}\n  timeline:\n";
+  for (int hour = 1; hour < kHours; ++hour) {
+    const int replicas = hour % 2 == 1 ? kHigh : kLow;
+    for (int k = 0; k < kDeployments; ++k) {
+      text += "  - {at: " + std::to_string(hour) + "h, scale: {kind: Deployment, name: web-" + std::to_string(k) +
+              ", replicas: " + std::to_string(replicas) + "}}\n";
+    }
+  }
+  return text;
+}
+
+sim::SimulationInput swing_input(const cloud::Catalog& catalog) {
+  std::string text = kNodePool;
+  for (int k = 0; k < kDeployments; ++k) text += deployment(k);
+  text += scenario();
+  Result<ManifestSet> objects = decode_manifests(text, "simulation_bench");
+  if (!objects) {
+    std::cerr << objects.error().message << "\n";
+    std::exit(1);
+  }
+  ManifestSet set = std::move(objects).value();
+  Scenario s = set.scenarios.at(0);
+  set.scenarios.clear();
+  return {std::move(s), std::move(set), catalog};
+}
+
+void BM_Simulate24Hours_1000Nodes(benchmark::State& state) {
+  Result<cloud::Catalog> catalog = cloud::load_catalog(std::string(SCALEWRIGHT_SOURCE_DIR) + "/data/aws");
+  if (!catalog) {
+    state.SkipWithError(catalog.error().message.c_str());
+    return;
+  }
+  reset_peak_rss();
+  sim::SimulationReport report;
+  for (auto _ : state) {
+    state.PauseTiming();
+    sim::SimulationInput input = swing_input(*catalog);
+    state.ResumeTiming();
+    sim::SimulationReport fresh = sim::simulate(std::move(input));
+    benchmark::DoNotOptimize(fresh);
+    state.PauseTiming();
+    report = std::move(fresh);
+    state.ResumeTiming();
+  }
+  const sim::Summary& s = report.summary;
+  state.counters["peak_nodes"] = s.peak_nodes;
+  state.counters["launches"] = s.launches;
+  state.counters["pods_bound"] = static_cast<double>(s.pod_wait.pods_bound);
+  state.counters["pods_pending_at_end"] = static_cast<double>(s.pod_wait.pods_pending_at_end);
+  state.counters["peak_pods"] = kDeployments * kHigh;
+  state.counters["simulated_hours"] = static_cast<double>(report.duration.count()) / 3'600'000.0;
+  state.counters["timeline_entries"] = static_cast<double>(report.timeline.size());
+  state.counters["p99_wait_s"] = static_cast<double>(s.pod_wait.p99.count()) / 1000.0;
+  state.counters["cost_usd"] = s.total_cost;
+  state.counters["peak_rss_MiB"] = peak_rss_since_reset_mib();
+}
+BENCHMARK(BM_Simulate24Hours_1000Nodes)->Unit(benchmark::kSecond)->Iterations(1);
+
+}  // namespace
+}  // namespace scalewright::bench
+
+BENCHMARK_MAIN();
