@@ -60,9 +60,14 @@ CloudSpec decode_cloud(const Field& cloud) {
   return spec;
 }
 
-ObjectReference decode_reference(const Field& f) {
+ObjectReference decode_reference(const Field& f, std::initializer_list<std::string_view> kinds) {
   ObjectReference ref;
   ref.kind = f.required_string("kind");
+  if (std::find(kinds.begin(), kinds.end(), ref.kind) == kinds.end()) {
+    std::string expected;
+    for (std::string_view k : kinds) expected += (expected.empty() ? "" : ", ") + std::string(k);
+    f.fail_at("kind", "unsupported kind " + quote(ref.kind) + " (expected " + expected + ")");
+  }
   ref.name = f.required_string("name");
   ref.namespace_ = f.optional_string("namespace", "default");
   return ref;
@@ -93,7 +98,7 @@ TimelineStep decode_step(const Field& step) {
     ++actions;
     out.action = TimelineStep::Action::Scale;
     Field scale = step.child("scale");
-    out.target = decode_reference(scale);
+    out.target = decode_reference(scale, {"Deployment", "ReplicaSet", "StatefulSet", "Job"});
     std::optional<std::int32_t> replicas = scale.maybe_int32("replicas");
     if (!replicas) scale.fail_at("replicas", "required");
     if (*replicas < 0) scale.fail_at("replicas", "must not be negative");
@@ -102,7 +107,8 @@ TimelineStep decode_step(const Field& step) {
   if (step.has("delete")) {
     ++actions;
     out.action = TimelineStep::Action::Delete;
-    out.target = decode_reference(step.child("delete"));
+    out.target = decode_reference(step.child("delete"), {"Deployment", "ReplicaSet", "StatefulSet", "Job", "DaemonSet",
+                                                         "Pod", "Node", "NodePool"});
   }
   if (step.has("apply")) {
     ++actions;

@@ -176,6 +176,9 @@ TEST(Scenario, InvalidStepsNameTheirPath) {
             "test.yaml doc 1 Scenario/s: spec.timeline[0]: needs exactly one of scale, apply, delete, cordon, uncordon");
   EXPECT_EQ(decode_error(head + "  timeline:\n  - {at: 1m, scale: {kind: Deployment, name: a, replicas: -1}}\n"),
             "test.yaml doc 1 Scenario/s: spec.timeline[0].scale.replicas: must not be negative");
+  EXPECT_EQ(decode_error(head + "  timeline:\n  - {at: 1m, scale: {kind: deployment, name: a, replicas: 1}}\n"),
+            "test.yaml doc 1 Scenario/s: spec.timeline[0].scale.kind: unsupported kind \"deployment\" (expected "
+            "Deployment, ReplicaSet, StatefulSet, Job)");
   EXPECT_EQ(decode_error(head + "  cloud: {faults: {neverReadyRate: 2}}\n"),
             "test.yaml doc 1 Scenario/s: spec.cloud.faults.neverReadyRate: must be between 0 and 1, got 2");
   EXPECT_EQ(decode_error(head + "  cloud: {launchLatency: {min: 2m, max: 1m}}\n"),
