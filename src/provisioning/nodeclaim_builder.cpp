@@ -396,7 +396,10 @@ void NodeClaimBuilder::settle(ClaimState& claim) {
 void NodeClaimBuilder::commit(ClaimState& claim, ClaimChange&& change, const PodVariant& variant,
                               const ClassTopology& cls, std::size_t pod) {
   const NodePoolInfo& pool = pools_[claim.nodepool];
-  topology_.retract(claim.topology, claim.requirements, pool.pool->taints);
+  // A claim's contribution is linear in its counts: while its requirements stay, only the joining pod's groups
+  // change, so only they are applied (retracting and re-applying every group of a full claim costs per pod).
+  const bool requirements_changed = change.requirements_changed;
+  if (requirements_changed) topology_.retract(claim.topology, claim.requirements, pool.pool->taints);
   if (change.requirements_changed) {
     claim.requirements = std::move(change.requirements);
     ++claim.version;
@@ -426,7 +429,11 @@ void NodeClaimBuilder::commit(ClaimState& claim, ClaimChange&& change, const Pod
       ++it->second;
     }
   }
-  topology_.apply(claim.topology, claim.requirements, pool.pool->taints);
+  if (requirements_changed) {
+    topology_.apply(claim.topology, claim.requirements, pool.pool->taints);
+  } else {
+    apply_delta(claim, cls, 1);
+  }
   if (change.types_unchanged) {
     // Every candidate lost the same room; the limits held stay as they were.
     const ResourceList& r = variant.constraints.requests;
@@ -439,6 +446,14 @@ void NodeClaimBuilder::commit(ClaimState& claim, ClaimChange&& change, const Pod
   } else {
     settle(claim);
   }
+}
+
+void NodeClaimBuilder::apply_delta(const ClaimState& claim, const ClassTopology& cls, std::int32_t pods) {
+  if (cls.counted.empty()) return;
+  delta_.hostname = claim.topology.hostname;
+  delta_.counts.clear();
+  for (GroupId g : cls.counted) delta_.counts.emplace_back(g, pods);
+  topology_.apply(delta_, claim.requirements, pools_[claim.nodepool].pool->taints);
 }
 
 std::size_t NodeClaimBuilder::fill(ClaimState& claim, const PodVariant& variant, const ClassTopology& cls,
@@ -476,7 +491,6 @@ std::size_t NodeClaimBuilder::fill(ClaimState& claim, const PodVariant& variant,
   k = std::min(k, cap);
   if (k <= 0) return 0;
 
-  topology_.retract(claim.topology, claim.requirements, pool.pool->taints);
   std::size_t kept = 0;
   for (std::size_t i = 0; i < claim.types.size(); ++i) {
     if (room[i] < k) continue;
@@ -497,7 +511,8 @@ std::size_t NodeClaimBuilder::fill(ClaimState& claim, const PodVariant& variant,
       it->second += static_cast<std::int32_t>(k);
     }
   }
-  topology_.apply(claim.topology, claim.requirements, pool.pool->taints);
+  // The requirements stay: only the new pods' groups change (see commit).
+  apply_delta(claim, cls, static_cast<std::int32_t>(k));
   settle(claim);
   return static_cast<std::size_t>(k);
 }

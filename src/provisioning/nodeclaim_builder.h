@@ -100,6 +100,8 @@ class NodeClaimBuilder {
   bool within_limits(std::size_t pool, std::uint32_t type) const;
   std::string limits_reason(std::size_t pool, const std::vector<std::uint32_t>& types) const;
   void settle(ClaimState& claim);
+  // Adds `pods` pods of `cls` to the topology counts of `claim`, whose requirements have not changed.
+  void apply_delta(const ClaimState& claim, const ClassTopology& cls, std::int32_t pods);
 
   std::vector<NodePoolInfo>& pools_;
   InstanceTypeIndex& types_;
@@ -107,6 +109,7 @@ class NodeClaimBuilder {
   Topology& topology_;
   std::vector<ResourceList> remaining_;  // per NodePool: limits left (limited resources only)
   std::vector<RequirementSet> options_;  // scratch
+  ClaimTopology delta_;                  // scratch for apply_delta
   std::vector<std::vector<const ResourceList*>> pool_daemons_;  // per NodePool: daemon requests on its types
 };
 

@@ -12,7 +12,6 @@
 #include "provisioning/nodeclaim_builder.h"
 #include "provisioning/pod_constraints.h"
 #include "provisioning/topology.h"
-#include "scheduling/equivalence.h"
 #include "scheduling/scheduler.h"
 
 namespace scalewright::provisioning {
@@ -28,7 +27,7 @@ bool ephemeral_taint(const Taint& taint) {
 struct PodClass {
   Pod exemplar;            // a member, with only the labels some selector reads
   std::size_t member = 0;  // index of that member among the pending pods
-  std::vector<Pod> sources;  // per level: the pod with that many preferences relaxed
+  std::vector<Pod> sources;  // per level from 1: the pod with that many preferences relaxed (level 0: exemplar)
   std::vector<std::unique_ptr<PodVariant>> variants;
   bool fully_relaxed = false;
   ClassTopology topology;
@@ -203,7 +202,11 @@ void Provisioner::prepare_pods() {
   }
   const std::vector<Symbol> label_keys = selector_label_keys(input_.pending, existing_selectors);
   class_of_.assign(n, 0);
-  std::unordered_map<std::string, std::size_t> by_key;
+  std::unordered_map<std::uint64_t, std::vector<std::size_t>> shapes_by_hash;  // shape classes by label hash
+  std::unordered_map<std::uint64_t, std::vector<std::size_t>> by_requests;     // classes by (shape, requests)
+  // Per class: the first class with the same constraints (itself when none was seen among the recent ones).
+  // Pods of a workload usually differ only in requests; their classes share groups and classification.
+  std::vector<std::size_t> shape_of;
   // Most pods share their class with one of the last few classes seen (workloads interleave in the input);
   // those are recognised by comparison, the rest by their canonical key.
   constexpr std::size_t kRecent = 8;
@@ -212,24 +215,77 @@ void Provisioner::prepare_pods() {
   for (std::size_t i : order_) {
     const Pod& pod = input_.pending[i];
     std::size_t found = classes_.size();
+    std::size_t sibling = classes_.size();  // a class with the same constraints but other requests
     for (std::size_t r = 0; r < recent_count && found == classes_.size(); ++r) {
       const PodClass& candidate = *classes_[recent[r]];
-      if (requests_[i] == requests_[candidate.member] &&
+      const bool same_requests = requests_[i] == requests_[candidate.member];
+      if ((same_requests || sibling == classes_.size()) &&
           same_scheduling_constraints(pod, input_.pending[candidate.member], &label_keys)) {
-        found = recent[r];
+        if (same_requests) {
+          found = recent[r];
+        } else {
+          sibling = recent[r];
+        }
       }
     }
     if (found == classes_.size()) {
-      Pod exemplar = pod;
-      exemplar.meta.labels = only_keys(pod.meta.labels, label_keys);
-      auto [it, inserted] = by_key.try_emplace(scheduling::scheduling_key(exemplar), classes_.size());
-      if (inserted) {
+      // The class of the same constraints (its shape) by a hash of what tells workloads apart, confirmed by
+      // comparison; then the class of those requests within the shape. Cheaper than a canonical key per pod.
+      std::uint64_t h = std::hash<std::string>{}(pod.meta.namespace_);
+      auto mix = [&h](std::uint64_t v) { h = (h ^ v) * 0x100000001b3ULL + 0x9e3779b97f4a7c15ULL; };
+      for (const auto& [key, value] : pod.meta.labels) {
+        if (!std::binary_search(label_keys.begin(), label_keys.end(), key)) continue;
+        mix(key.id());
+        mix(value.id());
+      }
+      std::vector<std::size_t>& candidates = shapes_by_hash[h];
+      std::size_t shape = classes_.size();
+      if (sibling != classes_.size()) {
+        shape = shape_of[sibling];
+      } else {
+        for (std::size_t rep : candidates) {
+          if (same_scheduling_constraints(pod, input_.pending[classes_[rep]->member], &label_keys)) {
+            shape = rep;
+            break;
+          }
+        }
+      }
+      const ResourceList& req = requests_[i];
+      std::uint64_t rh = shape;
+      auto mix_r = [&rh](std::uint64_t v) { rh = (rh ^ v) * 0x100000001b3ULL + 0x9e3779b97f4a7c15ULL; };
+      mix_r(static_cast<std::uint64_t>(req.cpu_milli()));
+      mix_r(static_cast<std::uint64_t>(req.memory()));
+      mix_r(static_cast<std::uint64_t>(req.pods()));
+      std::vector<std::size_t>& same = by_requests[rh];
+      if (shape != classes_.size()) {
+        for (std::size_t c : same) {
+          if (shape_of[c] == shape && requests_[classes_[c]->member] == req) {
+            found = c;
+            break;
+          }
+        }
+      }
+      if (found == classes_.size()) {
         auto cls = std::make_unique<PodClass>();
-        cls->exemplar = std::move(exemplar);
+        cls->exemplar = pod;
+        cls->exemplar.meta.labels = only_keys(pod.meta.labels, label_keys);
         cls->member = i;
+        found = classes_.size();
+        if (shape == classes_.size()) {
+          shape = found;
+          candidates.push_back(found);
+          // The hash of a new shape's requests was taken with no shape yet; file it under its own index.
+          rh = shape;
+          mix_r(static_cast<std::uint64_t>(req.cpu_milli()));
+          mix_r(static_cast<std::uint64_t>(req.memory()));
+          mix_r(static_cast<std::uint64_t>(req.pods()));
+          by_requests[rh].push_back(found);
+        } else {
+          same.push_back(found);
+        }
+        shape_of.push_back(shape);
         classes_.push_back(std::move(cls));
       }
-      found = it->second;
     }
     class_of_[i] = found;
     // Most recently used first.
@@ -243,24 +299,36 @@ void Provisioner::prepare_pods() {
   }
   // Every group any level of any class can own is registered before a pod is placed, so that each counts the
   // cluster's pods once and every placement after.
-  for (auto& cls : classes_) {
-    PodVariant* first = variant(*cls, 0);
+  // A class with the same constraints as an earlier one registers the same groups (their identities are equal)
+  // and is classified alike.
+  for (std::size_t c = 0; c < classes_.size(); ++c) {
+    PodClass& cls = *classes_[c];
+    PodVariant* first = variant(cls, 0);
+    if (shape_of[c] != c) continue;
     topology_->register_groups(first->constraints);
-    topology_->register_inverse(cls->exemplar);
+    topology_->register_inverse(cls.exemplar);
   }
-  for (auto& cls : classes_) {
-    cls->topology = topology_->classify(cls->exemplar);
-    cls->variants[0]->owned = topology_->groups_of(cls->variants[0]->constraints);
+  for (std::size_t c = 0; c < classes_.size(); ++c) {
+    PodClass& cls = *classes_[c];
+    if (shape_of[c] == c) {
+      cls.topology = topology_->classify(cls.exemplar);
+      cls.variants[0]->owned = topology_->groups_of(cls.variants[0]->constraints);
+    } else {
+      const PodClass& shape = *classes_[shape_of[c]];
+      cls.topology.exemplar = &cls.exemplar;
+      cls.topology.counted = shape.topology.counted;
+      cls.topology.blocked = shape.topology.blocked;
+      cls.variants[0]->owned = shape.variants[0]->owned;
+    }
   }
 }
 
 PodVariant* Provisioner::variant(PodClass& cls, std::size_t level) {
   while (cls.variants.size() <= level) {
     if (cls.fully_relaxed) return nullptr;
-    if (cls.sources.empty()) {
-      cls.sources.push_back(cls.exemplar);
-    } else {
-      std::optional<Pod> relaxed = relax(cls.sources.back());
+    // Level 0 reads the exemplar itself: most classes never relax, and a copy per class adds up.
+    if (!cls.variants.empty()) {
+      std::optional<Pod> relaxed = relax(cls.sources.empty() ? cls.exemplar : cls.sources.back());
       if (!relaxed) {
         cls.fully_relaxed = true;
         return nullptr;
@@ -268,7 +336,7 @@ PodVariant* Provisioner::variant(PodClass& cls, std::size_t level) {
       cls.sources.push_back(std::move(*relaxed));
     }
     auto v = std::make_unique<PodVariant>();
-    v->constraints = constraints_of(cls.sources.back());
+    v->constraints = constraints_of(cls.sources.empty() ? cls.exemplar : cls.sources.back());
     v->first_alternative = next_alternative_;
     next_alternative_ += static_cast<std::uint32_t>(v->constraints.requirements.size());
     if (topology_ && !cls.variants.empty()) v->owned = topology_->groups_of(v->constraints);

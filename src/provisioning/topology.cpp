@@ -161,6 +161,7 @@ std::vector<GroupId> Topology::register_groups(const PodConstraints& constraints
         }
       }
       groups_.push_back(std::move(group));
+      classified_.clear();
     }
     if (std::find(out.begin(), out.end(), it->second) == out.end()) out.push_back(it->second);
   }
@@ -195,6 +196,7 @@ void Topology::register_inverse(const Pod& pod) {
     group.inverse_term = std::move(id);
     if (!group.hostname) register_domains(group);
     groups_.push_back(std::move(group));
+    classified_.clear();
   }
 }
 
@@ -206,6 +208,27 @@ ClassTopology Topology::classify(const Pod& pod) const {
     if (auto matcher = scheduling::matcher_for_term(term, pod.meta.namespace_)) {
       owned_inverse.push_back("inverse|" + std::string(term.topology_key.str()) + "|" + matcher->key());
     }
+  }
+  // Everything below reads only these of the pod (PodMatcher::matches: deletion, namespace, labels).
+  std::string key;
+  key += pod.meta.deletion_timestamp ? 'D' : '-';
+  key += pod.meta.namespace_;
+  key += '\0';
+  auto append_u32 = [&key](std::uint32_t v) { key.append(reinterpret_cast<const char*>(&v), sizeof v); };
+  append_u32(static_cast<std::uint32_t>(pod.meta.labels.size()));
+  for (const auto& [label, value] : pod.meta.labels) {
+    append_u32(label.id());
+    append_u32(value.id());
+  }
+  for (const std::string& inverse : owned_inverse) {
+    append_u32(static_cast<std::uint32_t>(inverse.size()));
+    key += inverse;
+  }
+  auto [cached, inserted] = classified_.try_emplace(std::move(key));
+  if (!inserted) {
+    out.counted = cached->second.counted;
+    out.blocked = cached->second.blocked;
+    return out;
   }
   const scheduling::NamespaceLabels& namespaces = cluster_.namespace_labels();
   for (GroupId g = 0; g < groups_.size(); ++g) {
@@ -220,6 +243,8 @@ ClassTopology Topology::classify(const Pod& pod) const {
       out.counted.push_back(g);
     }
   }
+  cached->second.counted = out.counted;
+  cached->second.blocked = out.blocked;
   return out;
 }
 

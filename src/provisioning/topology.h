@@ -122,6 +122,14 @@ class Topology {
   const scheduling::ClusterSnapshot& cluster_;
   std::vector<Group> groups_;
   std::unordered_map<std::string, GroupId> by_identity_;
+  // classify's answer by what it reads of the pod (deletion, namespace, labels, owned inverse terms): pods of
+  // one workload that differ only in requests are separate classes, and every class would otherwise test every
+  // group. Cleared whenever a group is registered.
+  struct Classified {
+    std::vector<GroupId> counted;
+    std::vector<GroupId> blocked;
+  };
+  mutable std::unordered_map<std::string, Classified> classified_;
 };
 
 // Domain of a node for a topology key: its label, or for hostname the node name when the label is missing.
