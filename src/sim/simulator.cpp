@@ -533,9 +533,9 @@ void Simulation::provision() {
     if (pod.daemon) continue;
     auto nominated = nodes_.find(pod.nominated_node);
     if (nominated != nodes_.end() && nominated->second.state == NodeState::Launching) {
-      planned[pod.nominated_node].push_back(pod.pod.get());
+      planned[pod.nominated_node].push_back(pod.pod.get());  // waits for its node: not part of the batch
+      continue;
     }
-    if (nominated != nodes_.end() && nominated->second.state == NodeState::Launching) continue;
     nominate(pod, "");
     input.pending.push_back(*pod.pod);
     pending_keys.push_back(key);
