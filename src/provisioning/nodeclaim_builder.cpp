@@ -121,7 +121,7 @@ bool NodeClaimBuilder::tolerates(PodVariant& variant, std::size_t pool) {
     variant.tolerates[pool] = 1;
     for (const Taint& taint : pools_[pool].pool->taints) {
       if (taint.effect == TaintEffect::PreferNoSchedule) continue;
-      if (!tolerates_all(variant.constraints.pod.spec.tolerations, taint)) {
+      if (!tolerates_all(variant.constraints->pod.spec.tolerations, taint)) {
         variant.tolerates[pool] = 0;
         break;
       }
@@ -130,7 +130,7 @@ bool NodeClaimBuilder::tolerates(PodVariant& variant, std::size_t pool) {
   if (variant.tolerates[pool] == 0) {
     for (const Taint& taint : pools_[pool].pool->taints) {
       if (taint.effect != TaintEffect::PreferNoSchedule &&
-          !tolerates_all(variant.constraints.pod.spec.tolerations, taint)) {
+          !tolerates_all(variant.constraints->pod.spec.tolerations, taint)) {
         variant.untolerated = taint.describe();
         break;
       }
@@ -212,10 +212,10 @@ std::string NodeClaimBuilder::limits_reason(std::size_t pool, const std::vector<
 
 bool NodeClaimBuilder::try_add(const ClaimState& claim, PodVariant& variant, ClassTopology& cls,
                                ClaimChange& change, std::string* reason) {
-  const PodConstraints& pod = variant.constraints;
+  const PodConstraints& pod = *variant.constraints;
   const NodePoolInfo& pool = pools_[claim.nodepool];
   const bool fresh = claim.pods.empty();
-  if (!may_fit(claim, pod.requests)) {
+  if (!may_fit(claim, variant.requests)) {
     if (reason) *reason = "full";
     return false;
   }
@@ -281,7 +281,7 @@ bool NodeClaimBuilder::try_add(const ClaimState& claim, PodVariant& variant, Cla
       change.types.clear();
       change.daemons.clear();
       change.types_unchanged = false;
-      if (!requirements_changed && fits_everywhere(claim, pod.requests)) {
+      if (!requirements_changed && fits_everywhere(claim, variant.requests)) {
         // Every candidate keeps room for it: nothing narrows, and no limit or minValues check can change.
         change.types_unchanged = true;
         change.zones = claim.zones;
@@ -297,14 +297,14 @@ bool NodeClaimBuilder::try_add(const ClaimState& claim, PodVariant& variant, Cla
         change.daemon_mask = claim.daemon_mask;
         for (std::size_t i = 0; i < claim.types.size(); ++i) {
           const std::uint32_t t = claim.types[i];
-          if (fits(claim.requests, pod.requests, *claim.daemons[i], types_.type(t).allocatable)) {
+          if (fits(claim.requests, variant.requests, *claim.daemons[i], types_.type(t).allocatable)) {
             change.types.push_back(t);
             change.daemons.push_back(claim.daemons[i]);
           }
         }
         if (change.types.empty()) {
           fail([&] {
-            return "no instance type has enough resources (" + describe_requests(pod.requests) +
+            return "no instance type has enough resources (" + describe_requests(variant.requests) +
                    (claim.pods.empty() ? std::string() : " on top of " + describe_requests(claim.requests)) + ")";
           });
           continue;
@@ -319,7 +319,7 @@ bool NodeClaimBuilder::try_add(const ClaimState& claim, PodVariant& variant, Cla
           if (!mask.test(t) || !types_.has_offering(t, change.zones, change.capacity_types)) continue;
           any_matches = true;
           const ResourceList& daemon = daemons_.requests(change.daemon_mask, t);
-          if (fits(claim.requests, pod.requests, daemon, types_.type(t).allocatable)) {
+          if (fits(claim.requests, variant.requests, daemon, types_.type(t).allocatable)) {
             change.types.push_back(t);
             change.daemons.push_back(&daemon);
           }
@@ -329,7 +329,7 @@ bool NodeClaimBuilder::try_add(const ClaimState& claim, PodVariant& variant, Cla
           continue;
         }
         if (change.types.empty()) {
-          fail([&] { return "no instance type has enough resources (" + describe_requests(pod.requests) + ")"; });
+          fail([&] { return "no instance type has enough resources (" + describe_requests(variant.requests) + ")"; });
           continue;
         }
       }
@@ -412,10 +412,10 @@ void NodeClaimBuilder::commit(ClaimState& claim, ClaimChange&& change, const Pod
     claim.types.swap(change.types);
     claim.daemons.swap(change.daemons);
   }
-  claim.requests += variant.constraints.requests;
+  claim.requests += variant.requests;
   claim.pods.push_back(pod);
-  claim.host_ports.insert(claim.host_ports.end(), variant.constraints.host_ports.begin(),
-                          variant.constraints.host_ports.end());
+  claim.host_ports.insert(claim.host_ports.end(), variant.constraints->host_ports.begin(),
+                          variant.constraints->host_ports.end());
   const auto entry = std::make_pair(change.alternative, claim.version);
   if (std::find(claim.absorbed.begin(), claim.absorbed.end(), entry) == claim.absorbed.end()) {
     claim.absorbed.push_back(entry);
@@ -436,7 +436,7 @@ void NodeClaimBuilder::commit(ClaimState& claim, ClaimChange&& change, const Pod
   }
   if (change.types_unchanged) {
     // Every candidate lost the same room; the limits held stay as they were.
-    const ResourceList& r = variant.constraints.requests;
+    const ResourceList& r = variant.requests;
     claim.free_cpu -= r.cpu_milli();
     claim.free_memory -= r.memory();
     claim.free_pods -= r.pods();
@@ -459,7 +459,7 @@ void NodeClaimBuilder::apply_delta(const ClaimState& claim, const ClassTopology&
 std::size_t NodeClaimBuilder::fill(ClaimState& claim, const PodVariant& variant, const ClassTopology& cls,
                                    const std::vector<std::size_t>& pods) {
   if (pods.empty()) return 0;
-  const ResourceList& requests = variant.constraints.requests;
+  const ResourceList& requests = variant.requests;
   const auto cap = static_cast<std::int64_t>(pods.size());
   std::vector<std::int64_t> room(claim.types.size());
   std::int64_t best = 0;

@@ -4,6 +4,7 @@
 // of the NodePool's limits they hold. Joining is a what-if (try_add) followed by commit, so that a pod can ask
 // many claims and change only the one it joins.
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -17,8 +18,13 @@
 namespace scalewright::provisioning {
 
 // One relaxation level of one equivalence class of pending pods, with what the batch learnt about it.
+// Classes of one shape (the same constraints, different requests) share their level-0 constraints: only the
+// requests, and the pod the scheduler judges existing nodes with, are the class's own.
 struct PodVariant {
-  PodConstraints constraints;
+  std::shared_ptr<const PodConstraints> constraints;  // never null; its `requests` may be another class's
+  ResourceList requests;                              // this class's
+  const Pod* pod = nullptr;  // the pod the scheduler sees (constraints->pod, or own_pod); null until needed
+  std::unique_ptr<Pod> own_pod;
   std::vector<GroupId> owned;          // topology groups of its own terms
   std::uint32_t first_alternative = 0;  // id of constraints.requirements[0]; the rest follow
   std::vector<signed char> tolerates;   // per NodePool: 1 yes, 0 no, -1 not judged yet

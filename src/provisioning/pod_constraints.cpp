@@ -144,6 +144,31 @@ std::string TopologyTerm::describe() const {
   return what + " on \"" + std::string(key.str()) + "\"";
 }
 
+Pod scheduler_pod(const Pod& original) {
+  Pod out = original;
+  Affinity& a = out.spec.affinity;
+  if (!a.preferred_node_affinity.empty()) {
+    if (!a.required_node_affinity) a.required_node_affinity = NodeSelector{{NodeSelectorTerm{}}};
+    for (NodeSelectorTerm& term : a.required_node_affinity->terms) {
+      for (const PreferredSchedulingTerm& preferred : a.preferred_node_affinity) {
+        const NodeSelectorTerm& p = preferred.preference;
+        term.match_expressions.insert(term.match_expressions.end(), p.match_expressions.begin(),
+                                      p.match_expressions.end());
+        term.match_fields.insert(term.match_fields.end(), p.match_fields.begin(), p.match_fields.end());
+      }
+    }
+    a.preferred_node_affinity.clear();
+  }
+  for (const WeightedPodAffinityTerm& w : a.preferred_pod_affinity) a.required_pod_affinity.push_back(w.term);
+  for (const WeightedPodAffinityTerm& w : a.preferred_pod_anti_affinity) a.required_pod_anti_affinity.push_back(w.term);
+  a.preferred_pod_affinity.clear();
+  a.preferred_pod_anti_affinity.clear();
+  for (TopologySpreadConstraint& c : out.spec.topology_spread_constraints) {
+    c.when_unsatisfiable = UnsatisfiableConstraintAction::DoNotSchedule;
+  }
+  return out;
+}
+
 PodConstraints constraints_of(const Pod& original) {
   PodConstraints out;
   {
@@ -181,27 +206,8 @@ PodConstraints constraints_of(const Pod& original) {
                 [&](const RequirementSet& r) { return r.unsatisfiable() || names_hosts(r); });
 
   // The pod the scheduler sees: the same preferences, required.
-  out.pod = original;
-  Affinity& a = out.pod.spec.affinity;
-  if (!a.preferred_node_affinity.empty()) {
-    if (!a.required_node_affinity) a.required_node_affinity = NodeSelector{{NodeSelectorTerm{}}};
-    for (NodeSelectorTerm& term : a.required_node_affinity->terms) {
-      for (const PreferredSchedulingTerm& preferred : a.preferred_node_affinity) {
-        const NodeSelectorTerm& p = preferred.preference;
-        term.match_expressions.insert(term.match_expressions.end(), p.match_expressions.begin(),
-                                      p.match_expressions.end());
-        term.match_fields.insert(term.match_fields.end(), p.match_fields.begin(), p.match_fields.end());
-      }
-    }
-    a.preferred_node_affinity.clear();
-  }
-  for (const WeightedPodAffinityTerm& w : a.preferred_pod_affinity) a.required_pod_affinity.push_back(w.term);
-  for (const WeightedPodAffinityTerm& w : a.preferred_pod_anti_affinity) a.required_pod_anti_affinity.push_back(w.term);
-  a.preferred_pod_affinity.clear();
-  a.preferred_pod_anti_affinity.clear();
-  for (TopologySpreadConstraint& c : out.pod.spec.topology_spread_constraints) {
-    c.when_unsatisfiable = UnsatisfiableConstraintAction::DoNotSchedule;
-  }
+  out.pod = scheduler_pod(original);
+  const Affinity& a = out.pod.spec.affinity;
 
   const std::string& ns = out.pod.meta.namespace_;
   for (const TopologySpreadConstraint& c : out.pod.spec.topology_spread_constraints) {
@@ -234,6 +240,16 @@ PodConstraints constraints_of(const Pod& original) {
            (t.kind == TopologyTerm::Kind::Spread && t.key == hostname_key);
   });
   return out;
+}
+
+bool relaxable(const Pod& pod) {
+  const Affinity& a = pod.spec.affinity;
+  return !a.preferred_pod_anti_affinity.empty() || !a.preferred_pod_affinity.empty() ||
+         !a.preferred_node_affinity.empty() ||
+         std::any_of(pod.spec.topology_spread_constraints.begin(), pod.spec.topology_spread_constraints.end(),
+                     [](const TopologySpreadConstraint& c) {
+                       return c.when_unsatisfiable == UnsatisfiableConstraintAction::ScheduleAnyway;
+                     });
 }
 
 std::optional<Pod> relax(const Pod& pod) {

@@ -30,7 +30,7 @@ struct TopologyTerm {
 
 struct PodConstraints {
   Pod pod;  // preferences written as requirements, for the scheduler's filters on existing nodes
-  ResourceList requests;
+  ResourceList requests;  // of the pod these were built from (classes sharing them keep their own)
   // The node requirements new capacity must meet, one alternative per ORed required node selector term, each
   // with the node selector and the preferred node affinity terms. Empty when no new node can match.
   std::vector<RequirementSet> requirements;
@@ -46,6 +46,10 @@ struct PodConstraints {
 
 // The constraints of `pod`, its preferences treated as requirements.
 PodConstraints constraints_of(const Pod& pod);
+// PodConstraints::pod alone: `pod` with its preferences required, as the scheduler's filters see it.
+Pod scheduler_pod(const Pod& pod);
+// True when relax(pod) has something left to drop (without copying the pod).
+bool relaxable(const Pod& pod);
 
 // True when the two pods have the same scheduling constraints (everything scheduling::scheduling_key reads but
 // requests, which callers compare themselves), without building the key: consecutive pods of one workload are

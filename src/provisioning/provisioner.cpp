@@ -24,9 +24,13 @@ bool ephemeral_taint(const Taint& taint) {
 }
 
 // Pods with the same scheduling constraints and requests; their relaxation levels are built on first need.
+// Classes of one shape (the same constraints, different requests) share the level-0 constraints of the first.
 struct PodClass {
-  Pod exemplar;            // a member, with only the labels some selector reads
+  // A member, with only the labels some selector reads. Built up front for the first class of a shape, on first
+  // need (relaxation, existing nodes) for the others: most never need it, and a copy per class adds up.
+  std::unique_ptr<Pod> exemplar;
   std::size_t member = 0;  // index of that member among the pending pods
+  std::size_t shape = 0;   // the first class with the same constraints (itself, or an earlier one)
   std::vector<Pod> sources;  // per level from 1: the pod with that many preferences relaxed (level 0: exemplar)
   std::vector<std::unique_ptr<PodVariant>> variants;
   bool fully_relaxed = false;
@@ -45,6 +49,7 @@ class Provisioner {
   void prepare_nodepools();
   void prepare_pods();
   PodVariant* variant(PodClass& cls, std::size_t level);
+  const Pod& exemplar(PodClass& cls);
   void place_run(PodClass& cls, const std::vector<std::size_t>& run);
   std::size_t place(PodClass& cls, PodVariant& v, bool bulk, const std::vector<std::size_t>& run, std::size_t at);
   scheduling::NodeId find_existing(PodVariant& v, PodClass& cls);
@@ -65,6 +70,7 @@ class Provisioner {
   std::vector<ResourceList> requests_;    // per pending pod
   std::vector<std::size_t> class_of_;     // per pending pod
   std::vector<std::unique_ptr<PodClass>> classes_;
+  std::vector<Symbol> label_keys_;        // the label keys some selector reads, sorted
   std::vector<std::size_t> order_;        // pending pods, largest first
   std::uint32_t next_alternative_ = 0;
 
@@ -200,7 +206,8 @@ void Provisioner::prepare_pods() {
   for (const scheduling::ExistingTermGroup& group : cluster_.existing_terms()) {
     if (group.matcher) existing_selectors.push_back(&group.matcher->selector);
   }
-  const std::vector<Symbol> label_keys = selector_label_keys(input_.pending, existing_selectors);
+  label_keys_ = selector_label_keys(input_.pending, existing_selectors);
+  const std::vector<Symbol>& label_keys = label_keys_;
   class_of_.assign(n, 0);
   std::unordered_map<std::uint64_t, std::vector<std::size_t>> shapes_by_hash;  // shape classes by label hash
   std::unordered_map<std::uint64_t, std::vector<std::size_t>> by_requests;     // classes by (shape, requests)
@@ -267,11 +274,11 @@ void Provisioner::prepare_pods() {
       }
       if (found == classes_.size()) {
         auto cls = std::make_unique<PodClass>();
-        cls->exemplar = pod;
-        cls->exemplar.meta.labels = only_keys(pod.meta.labels, label_keys);
         cls->member = i;
         found = classes_.size();
         if (shape == classes_.size()) {
+          cls->exemplar = std::make_unique<Pod>(pod);
+          cls->exemplar->meta.labels = only_keys(pod.meta.labels, label_keys);
           shape = found;
           candidates.push_back(found);
           // The hash of a new shape's requests was taken with no shape yet; file it under its own index.
@@ -284,6 +291,7 @@ void Provisioner::prepare_pods() {
           same.push_back(found);
         }
         shape_of.push_back(shape);
+        cls->shape = shape;
         classes_.push_back(std::move(cls));
       }
     }
@@ -305,17 +313,18 @@ void Provisioner::prepare_pods() {
     PodClass& cls = *classes_[c];
     PodVariant* first = variant(cls, 0);
     if (shape_of[c] != c) continue;
-    topology_->register_groups(first->constraints);
-    topology_->register_inverse(cls.exemplar);
+    topology_->register_groups(*first->constraints);
+    topology_->register_inverse(*cls.exemplar);
   }
   for (std::size_t c = 0; c < classes_.size(); ++c) {
     PodClass& cls = *classes_[c];
     if (shape_of[c] == c) {
-      cls.topology = topology_->classify(cls.exemplar);
-      cls.variants[0]->owned = topology_->groups_of(cls.variants[0]->constraints);
+      cls.topology = topology_->classify(*cls.exemplar);
+      cls.variants[0]->owned = topology_->groups_of(*cls.variants[0]->constraints);
     } else {
       const PodClass& shape = *classes_[shape_of[c]];
-      cls.topology.exemplar = &cls.exemplar;
+      // The shape's exemplar: selectors read labels (equal on the keys they read) and the namespace alone.
+      cls.topology.exemplar = shape.exemplar.get();
       cls.topology.counted = shape.topology.counted;
       cls.topology.blocked = shape.topology.blocked;
       cls.variants[0]->owned = shape.variants[0]->owned;
@@ -326,38 +335,62 @@ void Provisioner::prepare_pods() {
 PodVariant* Provisioner::variant(PodClass& cls, std::size_t level) {
   while (cls.variants.size() <= level) {
     if (cls.fully_relaxed) return nullptr;
-    // Level 0 reads the exemplar itself: most classes never relax, and a copy per class adds up.
-    if (!cls.variants.empty()) {
-      std::optional<Pod> relaxed = relax(cls.sources.empty() ? cls.exemplar : cls.sources.back());
-      if (!relaxed) {
+    auto v = std::make_unique<PodVariant>();
+    if (cls.variants.empty()) {
+      // Level 0 reads the exemplar itself; a class shares the constraints of its shape's first class, which
+      // differ from its own in the requests alone (kept in the variant).
+      if (classes_[cls.shape].get() != &cls) {
+        v->constraints = variant(*classes_[cls.shape], 0)->constraints;
+      } else {
+        v->constraints = std::make_shared<const PodConstraints>(constraints_of(exemplar(cls)));
+        v->pod = &v->constraints->pod;
+      }
+    } else {
+      // relax reads affinity and spread constraints only, which the pending pod has as its exemplar does.
+      if (!relaxable(cls.sources.empty() ? input_.pending[cls.member] : cls.sources.back())) {
         cls.fully_relaxed = true;
         return nullptr;
       }
+      std::optional<Pod> relaxed = relax(cls.sources.empty() ? exemplar(cls) : cls.sources.back());
       cls.sources.push_back(std::move(*relaxed));
+      v->constraints = std::make_shared<const PodConstraints>(constraints_of(cls.sources.back()));
+      v->pod = &v->constraints->pod;
     }
-    auto v = std::make_unique<PodVariant>();
-    v->constraints = constraints_of(cls.sources.empty() ? cls.exemplar : cls.sources.back());
+    v->requests = requests_[cls.member];
     v->first_alternative = next_alternative_;
-    next_alternative_ += static_cast<std::uint32_t>(v->constraints.requirements.size());
-    if (topology_ && !cls.variants.empty()) v->owned = topology_->groups_of(v->constraints);
+    next_alternative_ += static_cast<std::uint32_t>(v->constraints->requirements.size());
+    if (topology_ && !cls.variants.empty()) v->owned = topology_->groups_of(*v->constraints);
     cls.variants.push_back(std::move(v));
   }
   return cls.variants[level].get();
 }
 
+const Pod& Provisioner::exemplar(PodClass& cls) {
+  if (!cls.exemplar) {
+    const Pod& pod = input_.pending[cls.member];
+    cls.exemplar = std::make_unique<Pod>(pod);
+    cls.exemplar->meta.labels = only_keys(pod.meta.labels, label_keys_);
+  }
+  return *cls.exemplar;
+}
+
 scheduling::NodeId Provisioner::find_existing(PodVariant& v, PodClass& cls) {
   const std::size_t slots = cluster_.nodes().size();
   if (cluster_.live_node_count() == 0) return scheduling::kNoNode;
-  const scheduling::NodeId start = v.constraints.monotone ? v.existing_cursor : 0;
+  if (v.pod == nullptr) {  // shared constraints: the scheduler reads the requests from the pod, this class's
+    v.own_pod = std::make_unique<Pod>(scheduler_pod(exemplar(cls)));
+    v.pod = v.own_pod.get();
+  }
+  const scheduling::NodeId start = v.constraints->monotone ? v.existing_cursor : 0;
   std::size_t last = 0;  // positions visited, counted from `start`
   scheduling::NodeId from = start;
   while (true) {
-    const scheduling::NodeId id = scheduler_.find_fit(cluster_, v.constraints.pod, from);
+    const scheduling::NodeId id = scheduler_.find_fit(cluster_, *v.pod, from);
     if (id == scheduling::kNoNode) return id;
     const std::size_t position = (id + slots - start) % slots;
     if (position < last) return scheduling::kNoNode;  // wrapped around: every node was judged
     if (topology_->allows_node(v.owned, cls.topology, cluster_.node(id))) {
-      if (v.constraints.monotone) v.existing_cursor = id;
+      if (v.constraints->monotone) v.existing_cursor = id;
       return id;
     }
     last = position + 1;
@@ -397,9 +430,9 @@ std::size_t Provisioner::place(PodClass& cls, PodVariant& v, bool bulk, const st
       ++placements_;
       return 1;
     }
-    if (v.constraints.monotone) v.existing_exhausted = true;
+    if (v.constraints->monotone) v.existing_exhausted = true;
   }
-  const bool simple = bulk && v.existing_exhausted && v.constraints.host_ports.empty() &&
+  const bool simple = bulk && v.existing_exhausted && v.constraints->host_ports.empty() &&
                       !topology_->constrains(v.owned, cls.topology);
   auto fill = [&](ClaimState& claim) {
     std::size_t placed = 1;
@@ -415,7 +448,7 @@ std::size_t Provisioner::place(PodClass& cls, PodVariant& v, bool bulk, const st
   // (b) NodeClaims opened in this batch, first fit in the order they were opened
   ClaimChange change;
   std::string reason;
-  const std::uint32_t cursor = v.constraints.monotone ? static_cast<std::uint32_t>(v.claim_cursor) : 0;
+  const std::uint32_t cursor = v.constraints->monotone ? static_cast<std::uint32_t>(v.claim_cursor) : 0;
   for (auto it = std::lower_bound(open_.begin(), open_.end(), cursor); it != open_.end(); ++it) {
     ClaimState& claim = claims_[*it];
     if (claim.closed) continue;
@@ -424,7 +457,7 @@ std::size_t Provisioner::place(PodClass& cls, PodVariant& v, bool bulk, const st
       return fill(claim);
     }
     // A monotone pod kind rejected once is rejected for good: the claim only fills up and narrows.
-    if (v.constraints.monotone) v.claim_cursor = *it + 1;
+    if (v.constraints->monotone) v.claim_cursor = *it + 1;
   }
 
   // (c) a new NodeClaim from the first NodePool, by weight, that can hold the pod
@@ -442,7 +475,7 @@ std::size_t Provisioner::place(PodClass& cls, PodVariant& v, bool bulk, const st
     reasons += (reasons.empty() ? "" : "; ") + ("nodepool \"" + pools_[p].pool->meta.name + "\": " + reason);
   }
   v.reason = "no nodepool can hold the pod: " + (pools_.empty() ? std::string("no nodepools") : reasons);
-  if (v.constraints.monotone) v.dead = true;
+  if (v.constraints->monotone) v.dead = true;
   return 0;
 }
 

@@ -79,6 +79,56 @@ TEST(Provisioning, ExistingCapacityIsUsedBeforeNewClaims) {
   EXPECT_EQ(plan.new_claims[0].instance_types.front()->name, "c.large");
 }
 
+// Pods of one workload that differ only in requests share their constraints; each is still judged on existing
+// nodes with its own requests, whichever of them came first.
+TEST(Provisioning, PodsOfOneShapeAreJudgedOnExistingNodesWithTheirOwnRequests) {
+  for (const bool small_first : {true, false}) {
+    SCOPED_TRACE(small_first ? "small first" : "big first");
+    Fixture f;
+    f.cluster.add_node(make_node("node-1", 2, 8));
+    const Pod small = make_pod("small", 1 * kCpu, 1 * kGi, "web");
+    const Pod big = make_pod("big", 3 * kCpu, 1 * kGi, "web");
+    f.input.pending = small_first ? std::vector<Pod>{small, big} : std::vector<Pod>{big, small};
+    const std::size_t small_index = small_first ? 0 : 1;
+    ProvisioningPlan plan = f.plan();
+    ASSERT_EQ(plan.existing.size(), 1u);
+    EXPECT_EQ(plan.existing[0].pod, small_index);
+    EXPECT_EQ(plan.existing[0].node, "node-1");
+    ASSERT_EQ(plan.new_claims.size(), 1u);
+    EXPECT_THAT(plan.new_claims[0].pods, ElementsAre(1 - small_index));
+    EXPECT_EQ(plan.new_claims[0].pod_requests.cpu_milli(), 3 * kCpu);
+    EXPECT_THAT(plan.unschedulable, IsEmpty());
+  }
+}
+
+// Relaxing a preference keeps each pod's own requests too.
+TEST(Provisioning, PodsOfOneShapeKeepTheirRequestsWhenRelaxed) {
+  Fixture f;
+  std::vector<Pod> pods = {make_pod("a", 1 * kCpu, 1 * kGi, "web"), make_pod("b", 2 * kCpu, 2 * kGi, "web"),
+                           make_pod("c", 1 * kCpu, 1 * kGi, "web")};
+  for (Pod& pod : pods) {
+    PreferredSchedulingTerm preferred;
+    preferred.weight = 10;
+    preferred.preference.match_expressions.push_back(
+        requirement(well_known::instance_type, SelectorOperator::In, {"x.nano"}));
+    pod.spec.affinity.preferred_node_affinity.push_back(preferred);
+  }
+  f.input.pending = pods;
+  ProvisioningPlan plan = f.plan();
+  EXPECT_THAT(plan.unschedulable, IsEmpty());
+  std::int64_t cpu = 0;
+  std::int64_t memory = 0;
+  std::size_t count = 0;
+  for (const NewNodeClaim& claim : plan.new_claims) {
+    cpu += claim.pod_requests.cpu_milli();
+    memory += claim.pod_requests.memory();
+    count += claim.pods.size();
+  }
+  EXPECT_EQ(count, 3u);
+  EXPECT_EQ(cpu, 4 * kCpu);
+  EXPECT_EQ(memory, 4 * kGi);
+}
+
 TEST(Provisioning, InFlightNodeIsUsedDespiteItsStartupAndNotReadyTaints) {
   Fixture f;
   const Taint startup{"example.com/agent-not-ready", "true", TaintEffect::NoSchedule};
