@@ -213,6 +213,39 @@ status:
   EXPECT_NEAR(r.summary.total_cost, 0.40 * 10 / 60, 1e-9);
 }
 
+TEST(Simulator, TimelineAppliesDeletesAndCordons) {
+  // 1 m: a Deployment of 3 one-cpu pods is applied (batch closes at 1m1s, c.xlarge Ready at 2m1s);
+  // 3 m: its node is cordoned, then the Deployment is deleted at 4 m: the node is empty and goes at 4m30s.
+  const std::string apply = R"(  - at: 1m
+    apply:
+    - apiVersion: apps/v1
+      kind: Deployment
+      metadata: {name: late, namespace: default}
+      spec:
+        replicas: 3
+        selector: {matchLabels: {app: late}}
+        template:
+          metadata: {labels: {app: late}}
+          spec:
+            containers: [{name: c, image: pause, resources: {requests: {cpu: "1", memory: 1Gi}}}]
+  - {at: 4m, delete: {kind: Deployment, name: late, namespace: default}}
+)";
+  SimulationReport first = run(nodepool() + scenario(apply));
+  ASSERT_EQ(messages(first, "launch").size(), 1u);
+  const std::string launch = messages(first, "launch")[0];
+  EXPECT_EQ(launch.substr(0, 9), "t=1m1s No") << launch;
+  const std::string node = launch.substr(launch.find("default-"), 13);  // default-xxxxx
+  SimulationReport r =
+      run(nodepool() + scenario(apply + "  - {at: 3m, cordon: {node: " + node + "}}\n"));
+  EXPECT_EQ(r.summary.pod_wait.pods_bound, 3u);
+  EXPECT_EQ(r.summary.pod_wait.max, Duration(61'000));
+  ASSERT_EQ(messages(r, "cordon").size(), 1u);
+  EXPECT_EQ(messages(r, "cordon")[0], "t=3m0s cordon node " + node);
+  ASSERT_EQ(messages(r, "removed").size(), 1u);
+  EXPECT_EQ(messages(r, "removed")[0].substr(0, 8), "t=4m30s ");
+  EXPECT_EQ(r.summary.nodes_at_end, 0);
+}
+
 TEST(Simulator, ANodeThatNeverBecomesReadyIsReplacedAfterTheRegistrationTimeout) {
   // Every launch hangs (neverReadyRate 1). The claim launched at 11 s is given up at 15m11s (15 minutes), its
   // pods go back to pending, and the next batch (closing 1 s later) launches a second claim, which hangs too.
