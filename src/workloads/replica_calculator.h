@@ -1,0 +1,72 @@
+#pragma once
+// The HPA's replica calculation for Resource metrics (Utilization of requests, or AverageValue), following
+// kube-controller-manager's replica calculator. Pure: pods, metric samples and `now` come in as values.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "api/duration.h"
+#include "api/pod.h"
+#include "api/result.h"
+
+namespace scalewright::workloads {
+
+// One container's request for the metric's resource; absent when the container does not request it.
+struct HpaContainer {
+  std::string name;
+  std::optional<std::int64_t> request_milli;
+};
+
+// The parts of a pod the replica calculation reads. Times are milliseconds on the same clock as `now`.
+struct HpaPod {
+  std::string name;
+  PodPhase phase = PodPhase::Running;
+  std::optional<bool> ready;                      // the Ready condition's status; absent: no Ready condition
+  Duration ready_last_transition{0};              // the Ready condition's lastTransitionTime
+  std::optional<Duration> start_time;             // status.startTime; absent: not started
+  bool deleting = false;                          // metadata.deletionTimestamp is set
+  std::vector<HpaContainer> containers;
+};
+
+// One pod's sample from the resource metrics API: usage in milli-units over `window`, ending at `timestamp`.
+struct PodMetricSample {
+  std::int64_t value_milli = 0;
+  Duration timestamp{0};
+  Duration window{0};
+};
+
+struct ResourceTarget {
+  enum class Type { Utilization, AverageValue };
+  Type type = Type::Utilization;
+  std::int32_t average_utilization = 0;  // percent of requests, for Utilization
+  std::int64_t average_value_milli = 0;  // per-pod milli-units, for AverageValue
+};
+
+struct ReplicaCalculatorConfig {
+  double tolerance = 0.1;                              // --horizontal-pod-autoscaler-tolerance
+  Duration cpu_initialization_period{5 * 60 * 1000};   // --horizontal-pod-autoscaler-cpu-initialization-period
+  Duration initial_readiness_delay{30 * 1000};         // --horizontal-pod-autoscaler-initial-readiness-delay
+};
+
+struct ResourceReplicasInput {
+  std::int32_t current_replicas = 0;
+  std::string resource = "cpu";  // the readiness rules for fresh pods apply to cpu only
+  std::vector<HpaPod> pods;      // the pods the HPA's selector matches
+  std::map<std::string, PodMetricSample> metrics;  // pod name -> sample
+  ResourceTarget target;
+  Duration now{0};
+};
+
+struct ResourceReplicas {
+  std::int32_t desired_replicas = 0;
+  std::int32_t utilization_percent = 0;  // Utilization only: int32(sum usage * 100 / sum requests)
+  std::int64_t raw_average_milli = 0;    // average usage per pod with a metric, integer division
+};
+
+// Upstream's GetResourceReplicas (Utilization) and GetRawResourceReplicas (AverageValue).
+Result<ResourceReplicas> calculate_resource_replicas(const ResourceReplicasInput& input,
+                                                     const ReplicaCalculatorConfig& config = {});
+
+}  // namespace scalewright::workloads
