@@ -1,7 +1,6 @@
 #include "api/labels.h"
 
 #include <algorithm>
-#include <charconv>
 
 namespace scalewright {
 namespace {
@@ -51,17 +50,6 @@ bool Labels::contains_all(const Labels& subset) const {
   return true;
 }
 
-std::optional<std::int64_t> parse_label_integer(std::string_view text) {
-  if (!text.empty() && text.front() == '+') {
-    text.remove_prefix(1);
-    if (!text.empty() && text.front() == '-') return std::nullopt;  // one sign only
-  }
-  std::int64_t value = 0;
-  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || error != std::errc() || end != text.data() + text.size()) return std::nullopt;
-  return value;
-}
-
 std::optional<SelectorOperator> parse_selector_operator(std::string_view text) {
   if (text == "In") return SelectorOperator::In;
   if (text == "NotIn") return SelectorOperator::NotIn;
@@ -95,8 +83,8 @@ bool LabelRequirement::matches_value(const Symbol* value) const {
     case SelectorOperator::Gt:
     case SelectorOperator::Lt: {
       if (value == nullptr || values.size() != 1) return false;
-      auto actual = parse_label_integer(value->str());
-      auto bound = parse_label_integer(values.front().str());
+      auto actual = parse_integer(value->str());
+      auto bound = parse_integer(values.front().str());
       if (!actual || !bound) return false;
       return op == SelectorOperator::Gt ? *actual > *bound : *actual < *bound;
     }

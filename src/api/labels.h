@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "api/integer.h"
 #include "api/symbol.h"
 
 namespace scalewright {
@@ -42,9 +43,6 @@ enum class SelectorOperator { In, NotIn, Exists, DoesNotExist, Gt, Lt };
 // "In", "NotIn", ...; nullopt for anything else (the manifest decoder reports it with the field path).
 std::optional<SelectorOperator> parse_selector_operator(std::string_view text);
 std::string_view to_string(SelectorOperator op);
-
-// A label value read as Gt/Lt read it, like strconv.ParseInt(v, 10, 64): an optional sign, base-10 digits.
-std::optional<std::int64_t> parse_label_integer(std::string_view text);
 
 struct LabelRequirement {
   Symbol key;

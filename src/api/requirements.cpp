@@ -1,7 +1,6 @@
 #include "api/requirements.h"
 
 #include <algorithm>
-#include <charconv>
 #include <iterator>
 #include <limits>
 
@@ -62,7 +61,7 @@ ValueSet ValueSet::from(const LabelRequirement& requirement) {
     case SelectorOperator::Gt:
     case SelectorOperator::Lt: {
       // A bound that is not one integer can match no label value, as upstream's Gt/Lt.
-      auto bound = values.size() == 1 ? parse_label_integer(*values.begin()) : std::nullopt;
+      auto bound = values.size() == 1 ? parse_integer(*values.begin()) : std::nullopt;
       if (!bound) return of({});
       return requirement.op == SelectorOperator::Gt ? greater_than(*bound) : less_than(*bound);
     }
@@ -100,7 +99,7 @@ ValueSet ValueSet::intersect(const ValueSet& other) const {
 
 bool ValueSet::within_bounds(const std::string& value) const {
   if (!greater_than_ && !less_than_) return true;
-  auto n = parse_label_integer(value);
+  auto n = parse_integer(value);
   if (!n) return false;
   return (!greater_than_ || *n > *greater_than_) && (!less_than_ || *n < *less_than_);
 }

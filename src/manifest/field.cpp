@@ -1,22 +1,16 @@
 #include "manifest/field.h"
 
 #include <algorithm>
-#include <charconv>
 #include <iterator>
 #include <limits>
+
+#include "api/integer.h"
 
 namespace scalewright::manifest {
 namespace {
 
 bool is_scalar(const YAML::Node& node) { return node.IsScalar(); }
 
-std::optional<std::int64_t> parse_int64(std::string_view text) {
-  if (!text.empty() && text.front() == '+') text.remove_prefix(1);
-  std::int64_t value = 0;
-  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc() || end != text.data() + text.size() || text.empty()) return std::nullopt;
-  return value;
-}
 
 }  // namespace
 
@@ -128,7 +122,7 @@ std::string Field::as_string() const {
 std::int64_t Field::as_int64() const {
   if (!is_scalar(node_)) fail("expected an integer, got " + describe());
   if (quoted()) fail("expected an integer, got the string " + quote(node_.Scalar()));
-  std::optional<std::int64_t> value = parse_int64(node_.Scalar());
+  std::optional<std::int64_t> value = parse_integer(node_.Scalar());
   if (!value) fail("expected an integer, got " + describe());
   return *value;
 }

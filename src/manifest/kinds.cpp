@@ -1,7 +1,9 @@
 #include "manifest/kinds.h"
 
 #include <algorithm>
-#include <charconv>
+#include <limits>
+
+#include "api/integer.h"
 
 #include "manifest/meta_decoder.h"
 #include "manifest/pod_decoder.h"
@@ -73,10 +75,11 @@ void check_template_restart_policy(const Field& spec, const Workload& workload) 
 
 // The whole of `text` as an int32, or nullopt.
 std::optional<std::int32_t> parse_int32(std::string_view text) {
-  std::int32_t value = 0;
-  auto [stop, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || error != std::errc() || stop != text.data() + text.size()) return std::nullopt;
-  return value;
+  std::optional<std::int64_t> value = parse_integer(text);
+  if (!value || *value < std::numeric_limits<std::int32_t>::min() || *value > std::numeric_limits<std::int32_t>::max()) {
+    return std::nullopt;
+  }
+  return static_cast<std::int32_t>(*value);
 }
 
 // An IntOrString as PDBs use it: a plain integer, or a string "<integer>%".

@@ -1,9 +1,10 @@
 #include "manifest/selectors.h"
 
-#include <charconv>
 #include <cstdint>
 #include <string>
 #include <vector>
+
+#include "api/integer.h"
 
 namespace scalewright::manifest {
 namespace {
@@ -27,12 +28,8 @@ std::vector<Symbol> read_values(const Field& requirement) {
   return values;
 }
 
-bool is_integer(std::string_view text) {
-  if (!text.empty() && (text.front() == '-' || text.front() == '+')) text.remove_prefix(1);
-  std::int64_t value = 0;
-  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  return !text.empty() && error == std::errc() && end == text.data() + text.size();
-}
+// Read as LabelRequirement::matches will read it when comparing, so a value accepted here can match.
+bool is_integer(std::string_view text) { return parse_integer(text).has_value(); }
 
 // The number of values each operator takes, and Gt/Lt's value being an integer.
 void check_values(const Field& requirement, const LabelRequirement& decoded) {

@@ -218,5 +218,20 @@ TEST(NodeSelectorMatch, EmptyTermInListContributesNothing) {
   EXPECT_FALSE(NodeSelector{}.matches(Labels{{"zone", "a"}}, "n"));  // no terms: nothing matches
 }
 
+// The one integer reader behind Gt/Lt label values and YAML integers in manifests.
+TEST(ParseInteger, OneOptionalSignThenDigitsAndNothingElse) {
+  EXPECT_EQ(parse_integer("42"), 42);
+  EXPECT_EQ(parse_integer("+42"), 42);
+  EXPECT_EQ(parse_integer("-42"), -42);
+  EXPECT_EQ(parse_integer("9223372036854775807"), INT64_MAX);
+  EXPECT_EQ(parse_integer("9223372036854775808"), std::nullopt);  // overflow
+  EXPECT_EQ(parse_integer("+-5"), std::nullopt);
+  EXPECT_EQ(parse_integer("--5"), std::nullopt);
+  EXPECT_EQ(parse_integer(""), std::nullopt);
+  EXPECT_EQ(parse_integer("+"), std::nullopt);
+  EXPECT_EQ(parse_integer("5 "), std::nullopt);
+  EXPECT_EQ(parse_integer("0x10"), std::nullopt);
+}
+
 }  // namespace
 }  // namespace scalewright
