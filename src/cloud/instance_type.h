@@ -8,21 +8,23 @@
 #include <vector>
 
 #include "api/labels.h"
+#include "api/nodepool.h"
 #include "api/resources.h"
 
 namespace scalewright::cloud {
 
 // Label keys and resource names in Karpenter's and AWS's own words.
 namespace aws_labels {
-inline constexpr std::string_view capacity_type = "karpenter.sh/capacity-type";
+// The labels NodePools also select on are defined once, with the NodePool model.
+using karpenter_labels::capacity_type;
+using karpenter_labels::instance_category;
+using karpenter_labels::instance_cpu;
+using karpenter_labels::instance_family;
+using karpenter_labels::instance_generation;
+using karpenter_labels::instance_memory;
+using karpenter_labels::instance_size;
 inline constexpr std::string_view zone_id = "topology.k8s.aws/zone-id";
-inline constexpr std::string_view instance_category = "karpenter.k8s.aws/instance-category";
-inline constexpr std::string_view instance_family = "karpenter.k8s.aws/instance-family";
-inline constexpr std::string_view instance_generation = "karpenter.k8s.aws/instance-generation";
-inline constexpr std::string_view instance_size = "karpenter.k8s.aws/instance-size";
-inline constexpr std::string_view instance_cpu = "karpenter.k8s.aws/instance-cpu";
 inline constexpr std::string_view instance_cpu_manufacturer = "karpenter.k8s.aws/instance-cpu-manufacturer";
-inline constexpr std::string_view instance_memory = "karpenter.k8s.aws/instance-memory";
 inline constexpr std::string_view instance_hypervisor = "karpenter.k8s.aws/instance-hypervisor";
 inline constexpr std::string_view instance_network_bandwidth = "karpenter.k8s.aws/instance-network-bandwidth";
 inline constexpr std::string_view instance_local_nvme = "karpenter.k8s.aws/instance-local-nvme";
