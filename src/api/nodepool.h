@@ -11,6 +11,7 @@
 #include "api/meta.h"
 #include "api/requirements.h"
 #include "api/resources.h"
+#include "api/workloads.h"
 
 namespace scalewright {
 
@@ -37,7 +38,7 @@ enum class ConsolidationPolicy { WhenEmpty, WhenEmptyOrUnderutilized };
 
 // spec.disruption.budgets[]: at most `nodes` ("10%" or "5") of the NodePool's nodes disrupted at once.
 struct DisruptionBudget {
-  std::string nodes = "10%";
+  IntOrPercent nodes{10, true};
   std::vector<std::string> reasons;  // empty: every reason
 };
 

@@ -51,6 +51,12 @@ std::string_view to_string(WorkloadKind kind) {
   return "?";
 }
 
+std::int32_t IntOrPercent::scaled(std::int32_t total, bool round_up) const {
+  if (!percent) return value;
+  const std::int64_t product = static_cast<std::int64_t>(total) * value;
+  return static_cast<std::int32_t>(round_up ? (product + 99) / 100 : product / 100);
+}
+
 std::vector<Pod> Workload::expand_pods() const {
   std::vector<Pod> pods;
   if (kind == WorkloadKind::DaemonSet) return pods;

@@ -35,6 +35,10 @@ struct IntOrPercent {
   std::int32_t value = 0;
   bool percent = false;
   friend bool operator==(const IntOrPercent&, const IntOrPercent&) = default;
+
+  // The amount it stands for out of `total`, a percentage rounded up or down, as apimachinery's
+  // GetScaledValueFromIntOrPercent.
+  std::int32_t scaled(std::int32_t total, bool round_up) const;
 };
 
 struct PodDisruptionBudget {

@@ -1,6 +1,9 @@
 #include "manifest/nodepool_decoder.h"
 
 #include <algorithm>
+#include <limits>
+
+#include "api/integer.h"
 
 #include "manifest/meta_decoder.h"
 #include "manifest/pod_decoder.h"
@@ -94,14 +97,17 @@ NodePool decode_nodepool(const Field& object) {
     pool.budgets.clear();
     disruption.each("budgets", [&](const Field& b) {
       DisruptionBudget budget;
-      budget.nodes = b.optional_string("nodes", "10%");
-      const std::string& n = budget.nodes;
+      // A string in Karpenter's schema ("10%", "5"), read once here so the disruption loop works with numbers.
+      const std::string n = b.optional_string("nodes", "10%");
       const bool percent = !n.empty() && n.back() == '%';
-      const std::string digits = percent ? n.substr(0, n.size() - 1) : n;
-      if (digits.empty() || !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }) ||
-          (percent && std::stoi(digits) > 100)) {
+      const std::string_view digits = std::string_view(n).substr(0, n.size() - (percent ? 1 : 0));
+      const bool all_digits =
+          !digits.empty() && std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
+      std::optional<std::int64_t> value = all_digits ? parse_integer(digits) : std::nullopt;
+      if (!value || *value > (percent ? 100 : std::numeric_limits<std::int32_t>::max())) {
         b.fail_at("nodes", "expected a number of nodes or a percentage, got " + quote(n));
       }
+      budget.nodes = IntOrPercent{static_cast<std::int32_t>(*value), percent};
       budget.reasons = b.strings("reasons");
       pool.budgets.push_back(std::move(budget));
     });

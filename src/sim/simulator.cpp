@@ -749,15 +749,7 @@ void Simulation::on_disruption_check() {
     const NodePool* pool = find_nodepool(pool_name);
     std::int32_t limit = count;
     if (pool) {
-      for (const DisruptionBudget& b : pool->budgets) {
-        std::int32_t n = 0;
-        if (!b.nodes.empty() && b.nodes.back() == '%') {
-          n = static_cast<std::int32_t>(std::ceil(count * std::stod(b.nodes.substr(0, b.nodes.size() - 1)) / 100.0));
-        } else {
-          n = std::stoi(b.nodes);
-        }
-        limit = std::min(limit, n);
-      }
+      for (const DisruptionBudget& b : pool->budgets) limit = std::min(limit, b.nodes.scaled(count, /*round_up=*/true));
     }
     allowed[pool_name] = limit;
   }

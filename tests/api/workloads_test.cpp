@@ -178,5 +178,15 @@ TEST(WorkloadNames, DifferentWorkloadsGetDifferentPodNames) {
   EXPECT_NE(a.at(0).meta.uid, b.at(0).meta.uid);
 }
 
+// Budgets and PDBs: a percentage of a total, rounded the way the caller asks (Karpenter's budgets round up).
+TEST(IntOrPercent, ScaledAgainstATotal) {
+  EXPECT_EQ((IntOrPercent{3, false}).scaled(50, true), 3);   // an absolute number ignores the total
+  EXPECT_EQ((IntOrPercent{10, true}).scaled(7, true), 1);    // 0.7 rounds up to 1
+  EXPECT_EQ((IntOrPercent{10, true}).scaled(7, false), 0);   // or down to 0
+  EXPECT_EQ((IntOrPercent{10, true}).scaled(20, true), 2);   // exactly 2
+  EXPECT_EQ((IntOrPercent{100, true}).scaled(13, false), 13);
+  EXPECT_EQ((IntOrPercent{10, true}).scaled(0, true), 0);
+}
+
 }  // namespace
 }  // namespace scalewright

@@ -44,7 +44,8 @@ spec:
   EXPECT_EQ(p.consolidation_policy, ConsolidationPolicy::WhenEmpty);
   EXPECT_EQ(p.consolidate_after, Duration(90'000));
   ASSERT_EQ(p.budgets.size(), 2u);
-  EXPECT_EQ(p.budgets[0].nodes, "20%");
+  EXPECT_EQ(p.budgets[0].nodes, (IntOrPercent{20, true}));  // "20%"
+  EXPECT_EQ(p.budgets[1].nodes, (IntOrPercent{3, false}));  // "3"
   EXPECT_EQ(p.budgets[1].reasons, std::vector<std::string>{"Drifted"});
   EXPECT_EQ(p.limits.cpu_milli(), 1'000'000);
   EXPECT_EQ(p.limits.memory(), 1000 * kGi);
@@ -73,7 +74,7 @@ spec:
   EXPECT_EQ(p.consolidate_after, Duration(0));
   EXPECT_EQ(p.expire_after, Duration(720LL * 3600 * 1000));  // 720h
   ASSERT_EQ(p.budgets.size(), 1u);
-  EXPECT_EQ(p.budgets[0].nodes, "10%");
+  EXPECT_EQ(p.budgets[0].nodes, (IntOrPercent{10, true}));  // "10%"
   EXPECT_TRUE(p.limited_resources.empty());
   EXPECT_EQ(p.weight, 0);
 }
@@ -110,6 +111,12 @@ TEST(NodePool, InvalidFieldsNameTheirPath) {
   EXPECT_EQ(decode_error(head + "  template: {spec: {}}\n  disruption: {consolidationPolicy: Sometimes}\n"),
             "test.yaml doc 1 NodePool/np: spec.disruption.consolidationPolicy: unknown consolidation policy "
             "\"Sometimes\" (expected WhenEmpty, WhenEmptyOrUnderutilized, WhenUnderutilized)");
+  EXPECT_EQ(decode_error(head + "  template: {spec: {}}\n  disruption: {budgets: [{nodes: \"150%\"}]}\n"),
+            "test.yaml doc 1 NodePool/np: spec.disruption.budgets[0].nodes: expected a number of nodes or a "
+            "percentage, got \"150%\"");
+  EXPECT_EQ(decode_error(head + "  template: {spec: {}}\n  disruption: {budgets: [{nodes: \"99999999999\"}]}\n"),
+            "test.yaml doc 1 NodePool/np: spec.disruption.budgets[0].nodes: expected a number of nodes or a "
+            "percentage, got \"99999999999\"");
   EXPECT_EQ(decode_error(head + "  template: {spec: {}}\n  limits: {cpu: lots}\n"),
             "test.yaml doc 1 NodePool/np: spec.limits.cpu: invalid quantity \"lots\"");
 }
