@@ -23,7 +23,7 @@ class SimulatedCloud : public cloud::CloudProvider {
   cloud::LaunchOutcome launch(const cloud::LaunchRequest& request) override;
   void terminate(const std::string& instance_id) override;
 
-  // When the instance launched at `launched_at` registers and becomes Ready; nullopt when it never will.
+  // When a running instance's node registers and becomes Ready (drawn at launch); nullopt when it never will.
   std::optional<Duration> ready_at(const std::string& instance_id) const;
 
  private:

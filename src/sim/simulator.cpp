@@ -1,7 +1,6 @@
 #include "sim/simulator.h"
 
 #include <algorithm>
-#include <cmath>
 #include <fmt/format.h>
 #include <map>
 #include <memory>
@@ -172,7 +171,6 @@ class Simulation {
   std::unordered_map<std::string, std::int32_t> busy_;  // node -> pods (not daemons) bound or planned there
   std::map<std::string, WorkloadState> workloads_;
   std::map<std::string, NodePool> nodepools_;
-  std::vector<PodDisruptionBudget> pdbs_;
   bool scheduling_dirty_ = true;
   // Something that may let pending pods be provisioned changed: new pods, NodePools, freed capacity or limits.
   bool provisioning_dirty_ = false;
@@ -310,7 +308,6 @@ void Simulation::run_timeline_step(const TimelineStep& step) {
 void Simulation::apply_objects(ManifestSet objects) {
   for (NodePool& pool : objects.nodepools) nodepools_[pool.meta.name] = pool;
   for (Namespace& ns : objects.namespaces) snapshot_.set_namespace_labels(ns.meta.name, ns.meta.labels);
-  for (PodDisruptionBudget& pdb : objects.pod_disruption_budgets) pdbs_.push_back(std::move(pdb));
   for (Node& n : objects.nodes) {
     if (nodes_.count(n.meta.name)) continue;
     SimNode node;
