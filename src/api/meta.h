@@ -62,6 +62,10 @@ struct Toleration {
 
 bool tolerates_all(const std::vector<Toleration>& tolerations, const Taint& taint);
 
+// The characters of the random suffixes Kubernetes generates for names (apimachinery's rand.SafeEncodeString):
+// no vowels and no look-alike characters, so generated names never spell words.
+inline constexpr std::string_view kSafeNameAlphabet = "bcdfghjklmnpqrstvwxz2456789";
+
 // Well-known labels and taints, in Kubernetes' own words.
 namespace well_known {
 inline constexpr std::string_view hostname = "kubernetes.io/hostname";

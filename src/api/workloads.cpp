@@ -6,10 +6,6 @@
 namespace scalewright {
 namespace {
 
-// The alphabet of apimachinery's rand.SafeEncodeString: no vowels, no look-alike characters, so generated
-// names never spell words.
-constexpr std::string_view kAlphabet = "bcdfghjklmnpqrstvwxz2456789";
-
 std::uint64_t fnv1a(std::string_view text, std::uint64_t hash = 14695981039346656037ull) {
   for (unsigned char c : text) {
     hash ^= c;
@@ -21,8 +17,8 @@ std::uint64_t fnv1a(std::string_view text, std::uint64_t hash = 1469598103934665
 std::string encode(std::uint64_t value, std::size_t length) {
   std::string out;
   for (std::size_t i = 0; i < length; ++i) {
-    out += kAlphabet[value % kAlphabet.size()];
-    value /= kAlphabet.size();
+    out += kSafeNameAlphabet[value % kSafeNameAlphabet.size()];
+    value /= kSafeNameAlphabet.size();
   }
   return out;
 }

@@ -581,10 +581,9 @@ void Simulation::provision() {
 void Simulation::retry_after_unavailable() { push({now_ + kUnavailableOfferingTtl, 0, EventKind::ProvisioningRetry, 0, {}}); }
 
 std::string Simulation::new_claim_name(const std::string& nodepool) {
-  static constexpr std::string_view kAlphabet = "bcdfghjklmnpqrstvwxz2456789";
   for (;;) {
     std::string name = nodepool + "-";
-    for (int i = 0; i < 5; ++i) name += kAlphabet[random_.next() % kAlphabet.size()];
+    for (int i = 0; i < 5; ++i) name += kSafeNameAlphabet[random_.next() % kSafeNameAlphabet.size()];
     if (!nodes_.count(name)) return name;
   }
 }
