@@ -108,6 +108,9 @@ struct HpaDecision {
 
 struct HpaTarget {
   std::int32_t spec_replicas = 0;  // the scale subresource's spec.replicas
+  // The scale subresource's status.replicas, which the AverageValue targets of Object and External metrics divide
+  // their total by; unset: spec_replicas.
+  std::optional<std::int32_t> status_replicas;
   LabelSelector selector;          // the scale subresource's selector
   std::vector<HpaPod> pods;        // the pods the selector matches
 };

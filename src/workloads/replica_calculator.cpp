@@ -1,20 +1,17 @@
 #include "workloads/replica_calculator.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-#include <set>
-
-#include <fmt/format.h>
+#include <string_view>
 
 namespace scalewright::workloads {
 namespace {
 
-struct PodGroups {
-  int ready_count = 0;
-  std::set<std::string> unready;  // not yet trustworthy: dropped, then counted as 0 on a scale-up
-  std::set<std::string> missing;  // no sample: filled pessimistically
-  std::set<std::string> ignored;  // Failed or being deleted: never counted
-};
+// Upstream's pod groups. Unready pods are not yet trustworthy: dropped, then counted as 0 on a scale-up. Missing
+// pods have no sample and are filled in pessimistically. Ignored pods (Failed or being deleted) never count.
+enum class PodGroup { Ready, Unready, Missing, Ignored };
 
 bool cpu_sample_unready(const HpaPod& pod, const PodMetricSample& sample, const ReplicaCalculatorConfig& config,
                         Duration now) {
@@ -29,52 +26,42 @@ bool cpu_sample_unready(const HpaPod& pod, const PodMetricSample& sample, const 
   return !*pod.ready && *pod.start_time + config.initial_readiness_delay > pod.ready_last_transition;
 }
 
-PodGroups group_pods(const ResourceReplicasInput& input, const ReplicaCalculatorConfig& config) {
-  PodGroups groups;
-  for (const HpaPod& pod : input.pods) {
-    // Failed pods and pods on their way out will not serve load, so neither their samples nor their slots count.
-    if (pod.deleting || pod.phase == PodPhase::Failed) {
-      groups.ignored.insert(pod.name);
-      continue;
-    }
-    // Pending pods have no usage yet; they count only as 0 on a scale-up, like unready pods.
-    if (pod.phase == PodPhase::Pending) {
-      groups.unready.insert(pod.name);
-      continue;
-    }
-    auto sample = input.metrics.find(pod.name);
-    // A running pod without a sample may be busy or idle: fill it in later against the direction of scaling.
-    if (sample == input.metrics.end()) {
-      groups.missing.insert(pod.name);
-      continue;
-    }
-    // Only cpu spikes during startup, so the readiness rules apply to cpu alone.
-    if (input.resource == "cpu" && cpu_sample_unready(pod, sample->second, config, input.now)) {
-      groups.unready.insert(pod.name);
-      continue;
-    }
-    ++groups.ready_count;
-  }
-  return groups;
+PodGroup group_of(const HpaPod& pod, const PodMetricSample* sample, const ResourceReplicasInput& input,
+                  const ReplicaCalculatorConfig& config) {
+  // Failed pods and pods on their way out will not serve load, so neither their samples nor their slots count.
+  if (pod.deleting || pod.phase == PodPhase::Failed) return PodGroup::Ignored;
+  // Pending pods have no usage yet; they count only as 0 on a scale-up, like unready pods.
+  if (pod.phase == PodPhase::Pending) return PodGroup::Unready;
+  // A running pod without a sample may be busy or idle: fill it in later against the direction of scaling.
+  if (sample == nullptr) return PodGroup::Missing;
+  // Only cpu spikes during startup, so the readiness rules apply to cpu alone.
+  if (input.resource == "cpu" && cpu_sample_unready(pod, *sample, config, input.now)) return PodGroup::Unready;
+  return PodGroup::Ready;
 }
 
-// Sum of the containers' requests per pod; utilization is relative to requests, so a container without one
-// leaves the percentage undefined.
-Result<std::map<std::string, std::int64_t>> pod_requests(const ResourceReplicasInput& input) {
-  std::map<std::string, std::int64_t> requests;
-  for (const HpaPod& pod : input.pods) {
-    std::int64_t sum = 0;
-    for (const HpaContainer& container : pod.containers) {
-      if (!container.request_milli) {
-        return Error{fmt::format("missing request for {} in container {} of pod {}", input.resource,
-                                 container.name, pod.name)};
-      }
-      sum += *container.request_milli;
+// The request of the pod's containers (or of the one container); utilization is relative to requests, so a
+// container without one leaves the percentage undefined.
+Result<std::int64_t> pod_request(const HpaPod& pod, const ResourceReplicasInput& input) {
+  std::int64_t sum = 0;
+  for (const HpaContainer& container : pod.containers) {
+    if (!input.container.empty() && container.name != input.container) continue;
+    if (!container.request_milli) {
+      return Error{
+          fmt::format("missing request for {} in container {} of Pod {}", input.resource, container.name, pod.name)};
     }
-    requests[pod.name] = sum;
+    sum += *container.request_milli;
+    if (!input.container.empty()) return sum;  // container names are unique within a pod
   }
-  return requests;
+  if (!input.container.empty())
+    return Error{fmt::format("container {} not found in Pod {}", input.container, pod.name)};
+  return sum;
 }
+
+// One usage value taking part in the ratio. A sample for a pod outside the selection has no request.
+struct UsageEntry {
+  std::int64_t usage = 0;
+  std::optional<std::int64_t> request;
+};
 
 struct Utilization {
   double ratio = 0;
@@ -82,25 +69,23 @@ struct Utilization {
   std::int64_t raw_average = 0;
 };
 
-Result<Utilization> utilization_ratio(const std::map<std::string, std::int64_t>& usage,
-                                      const std::map<std::string, std::int64_t>& requests, std::int32_t target) {
+Result<Utilization> utilization_ratio(const std::vector<UsageEntry>& entries, std::int32_t target) {
   std::int64_t usage_total = 0;
   std::int64_t requests_total = 0;
-  std::int64_t entries = 0;
-  for (const auto& [name, value] : usage) {
-    auto request = requests.find(name);
-    // A sample for a pod outside the selection has no request: it cannot take part in a percentage.
-    if (request == requests.end()) continue;
-    usage_total += value;
-    requests_total += request->second;
-    ++entries;
+  std::int64_t counted = 0;
+  for (const UsageEntry& entry : entries) {
+    // Without a request a sample cannot take part in a percentage.
+    if (!entry.request) continue;
+    usage_total += entry.usage;
+    requests_total += *entry.request;
+    ++counted;
   }
   if (requests_total == 0) return Error{"no metrics returned matched known pods"};
   Utilization result;
   // Upstream truncates to a whole percent before dividing by the target; the ratio inherits that truncation.
   result.percent = static_cast<std::int32_t>(usage_total * 100 / requests_total);
   result.ratio = static_cast<double>(result.percent) / static_cast<double>(target);
-  result.raw_average = usage_total / entries;
+  result.raw_average = usage_total / counted;
   return result;
 }
 
@@ -109,17 +94,15 @@ struct Average {
   std::int64_t average = 0;
 };
 
-Average average_ratio(const std::map<std::string, std::int64_t>& usage, std::int64_t target) {
+Average average_ratio(const std::vector<UsageEntry>& entries, std::int64_t target) {
   std::int64_t total = 0;
-  for (const auto& [name, value] : usage) total += value;
+  for (const UsageEntry& entry : entries) total += entry.usage;
   Average result;
   // The per-pod average is an integer division, as upstream's, before it is compared to the target.
-  result.average = total / static_cast<std::int64_t>(usage.size());
+  result.average = total / static_cast<std::int64_t>(entries.size());
   result.ratio = static_cast<double>(result.average) / static_cast<double>(target);
   return result;
 }
-
-bool within_tolerance(double ratio, double tolerance) { return std::abs(1.0 - ratio) <= tolerance; }
 
 std::int32_t ceil_replicas(double ratio, std::size_t pods) {
   return static_cast<std::int32_t>(std::ceil(ratio * static_cast<double>(pods)));
@@ -129,7 +112,14 @@ std::int32_t ceil_replicas(double ratio, std::size_t pods) {
 
 Result<ResourceReplicas> calculate_resource_replicas(const ResourceReplicasInput& input,
                                                      const ReplicaCalculatorConfig& config) {
+  return calculate_resource_replicas(input, input.pods, config);
+}
+
+Result<ResourceReplicas> calculate_resource_replicas(const ResourceReplicasInput& input,
+                                                     const std::vector<HpaPod>& pods,
+                                                     const ReplicaCalculatorConfig& config) {
   const bool utilization = input.target.type == ResourceTarget::Type::Utilization;
+  const Tolerances tolerances = input.tolerances.value_or(Tolerances{config.tolerance, config.tolerance});
   // A zero target would make every ratio infinite; the API server rejects it, so reject it here too.
   if (utilization ? input.target.average_utilization <= 0 : input.target.average_value_milli <= 0) {
     return Error{fmt::format("invalid target for resource {}: must be positive", input.resource)};
@@ -139,89 +129,131 @@ Result<ResourceReplicas> calculate_resource_replicas(const ResourceReplicasInput
     return Error{fmt::format("unable to get metrics for resource {}: no metrics returned from resource metrics API",
                              input.resource)};
   }
-  if (input.pods.empty()) return Error{"no pods returned by selector while calculating replica count"};
+  if (pods.empty()) return Error{"no pods returned by selector while calculating replica count"};
 
-  const PodGroups groups = group_pods(input, config);
-  // Work on usage values only; drop the samples of ignored and unready pods before the first estimate.
-  std::map<std::string, std::int64_t> usage;
-  for (const auto& [name, sample] : input.metrics) {
-    if (!groups.ignored.contains(name) && !groups.unready.contains(name)) usage[name] = sample.value_milli;
+  // Work on usage values only: the samples of ready pods (and of pods outside the selection, which upstream keeps),
+  // without those of ignored and unready pods.
+  std::vector<UsageEntry> entries;
+  entries.reserve(pods.size());
+  std::vector<std::size_t> unready;
+  std::vector<std::size_t> missing;
+  std::vector<std::int64_t> requests(utilization ? pods.size() : 0);
+  std::optional<Error> request_error;  // reported after the empty-metrics check, in upstream's order
+  std::size_t ready_count = 0;
+  std::size_t samples_of_pods = 0;
+  for (std::size_t i = 0; i < pods.size(); ++i) {
+    auto found = input.metrics.find(pods[i].name);
+    const PodMetricSample* sample = found == input.metrics.end() ? nullptr : &found->second;
+    if (sample != nullptr) ++samples_of_pods;
+    if (utilization) {
+      // Every selected pod needs a request, counted or not, as upstream computes them over the whole list.
+      auto request = pod_request(pods[i], input);
+      if (request) {
+        requests[i] = *request;
+      } else if (!request_error) {
+        request_error = request.error();
+      }
+    }
+    switch (group_of(pods[i], sample, input, config)) {
+      case PodGroup::Ready:
+        ++ready_count;
+        entries.push_back({sample->value_milli, std::nullopt});
+        if (utilization) entries.back().request = requests[i];
+        break;
+      case PodGroup::Unready:
+        unready.push_back(i);
+        break;
+      case PodGroup::Missing:
+        missing.push_back(i);
+        break;
+      case PodGroup::Ignored:
+        break;
+    }
   }
-
-  std::map<std::string, std::int64_t> requests;
-  if (utilization) {
-    auto computed = pod_requests(input);
-    if (!computed) return computed.error();
-    requests = std::move(*computed);
+  if (samples_of_pods < input.metrics.size()) {
+    // Samples for pods the selection did not return stay in, as in upstream's metrics map (without a request).
+    std::vector<std::string_view> names;
+    names.reserve(pods.size());
+    for (const HpaPod& pod : pods) names.push_back(pod.name);
+    std::sort(names.begin(), names.end());
+    for (const auto& [name, sample] : input.metrics) {
+      if (!std::binary_search(names.begin(), names.end(), std::string_view(name))) {
+        entries.push_back({sample.value_milli, std::nullopt});
+      }
+    }
   }
-  if (usage.empty()) return Error{"did not receive metrics for targeted pods (pods might be unready)"};
+  if (entries.empty()) return Error{"did not receive metrics for targeted pods (pods might be unready)"};
+  if (request_error) return *request_error;
 
   // First estimate from the pods whose samples are trusted.
   ResourceReplicas result;
   double ratio = 0;
   if (utilization) {
-    auto first = utilization_ratio(usage, requests, input.target.average_utilization);
+    auto first = utilization_ratio(entries, input.target.average_utilization);
     if (!first) return first.error();
     ratio = first->ratio;
     result.utilization_percent = first->percent;
     result.raw_average_milli = first->raw_average;
   } else {
-    const Average first = average_ratio(usage, input.target.average_value_milli);
+    const Average first = average_ratio(entries, input.target.average_value_milli);
     ratio = first.ratio;
     result.raw_average_milli = first.average;
   }
 
   // Unready pods matter only when scaling up: they are about to take load, so they dampen the scale-up.
-  const bool scale_up_with_unready = !groups.unready.empty() && ratio > 1.0;
-  if (!scale_up_with_unready && groups.missing.empty()) {
+  const bool scale_up_with_unready = !unready.empty() && ratio > 1.0;
+  if (!scale_up_with_unready && missing.empty()) {
     // A change this small is noise: keep the current scale to avoid flapping.
-    if (within_tolerance(ratio, config.tolerance)) {
+    if (tolerances.within(ratio)) {
       result.desired_replicas = input.current_replicas;
       return result;
     }
     // Every counted pod has a trusted sample, so scale the ready pods by the ratio.
-    result.desired_replicas = ceil_replicas(ratio, static_cast<std::size_t>(groups.ready_count));
+    result.desired_replicas = ceil_replicas(ratio, ready_count);
     return result;
   }
 
-  if (!groups.missing.empty()) {
+  auto request_of = [&](std::size_t pod) {
+    return utilization ? std::optional<std::int64_t>(requests[pod]) : std::nullopt;
+  };
+  if (!missing.empty()) {
     if (ratio < 1.0) {
       // On a scale-down assume the unmeasured pods are busy (at least their full request, or the target when it
       // is above 100 %), so they slow the scale-down rather than speed it.
-      for (const std::string& name : groups.missing) {
-        usage[name] = utilization
-                          ? requests[name] * std::max<std::int64_t>(100, input.target.average_utilization) / 100
-                          : input.target.average_value_milli;
+      for (std::size_t pod : missing) {
+        const std::int64_t fill =
+            utilization ? requests[pod] * std::max<std::int64_t>(100, input.target.average_utilization) / 100
+                        : input.target.average_value_milli;
+        entries.push_back({fill, request_of(pod)});
       }
-    } else if (ratio > 1.0 || !utilization) {
-      // On a scale-up assume they are idle, so they slow the scale-up. (The AverageValue path also takes this
-      // branch at a ratio of exactly 1, as upstream's does.)
-      for (const std::string& name : groups.missing) usage[name] = 0;
+    } else if (ratio > 1.0) {
+      // On a scale-up assume they are idle, so they slow the scale-up. At a ratio of exactly 1 nothing is filled,
+      // so the re-estimate stays within tolerance.
+      for (std::size_t pod : missing) entries.push_back({0, request_of(pod)});
     }
   }
   if (scale_up_with_unready) {
     // Unready pods will soon share the load: count them as idle so the scale-up is not overstated.
-    for (const std::string& name : groups.unready) usage[name] = 0;
+    for (std::size_t pod : unready) entries.push_back({0, request_of(pod)});
   }
 
   // Re-estimate with the filled-in pods.
   double new_ratio = 0;
   if (utilization) {
-    auto second = utilization_ratio(usage, requests, input.target.average_utilization);
+    auto second = utilization_ratio(entries, input.target.average_utilization);
     if (!second) return second.error();
     new_ratio = second->ratio;
   } else {
-    new_ratio = average_ratio(usage, input.target.average_value_milli).ratio;
+    new_ratio = average_ratio(entries, input.target.average_value_milli).ratio;
   }
 
   // If the pessimistic fill brings the change into tolerance or reverses its direction, the signal is too weak
   // to act on.
-  if (within_tolerance(new_ratio, config.tolerance) || (ratio < 1.0 && new_ratio > 1.0) ||
-      (ratio > 1.0 && new_ratio < 1.0)) {
+  if (tolerances.within(new_ratio) || (ratio < 1.0 && new_ratio > 1.0) || (ratio > 1.0 && new_ratio < 1.0)) {
     result.desired_replicas = input.current_replicas;
     return result;
   }
-  const std::int32_t desired = ceil_replicas(new_ratio, usage.size());
+  const std::int32_t desired = ceil_replicas(new_ratio, entries.size());
   // Counting more or fewer pods than the target has can still turn a scale-down into a scale-up (or back);
   // never move against the direction the ratio asks for.
   if ((new_ratio < 1.0 && desired > input.current_replicas) ||

@@ -44,6 +44,18 @@ struct ResourceTarget {
   std::int64_t average_value_milli = 0;  // per-pod milli-units, for AverageValue
 };
 
+// How far the usage ratio may stray from 1 before the HPA acts, per direction (upstream's Tolerances): the flag's
+// value both ways unless behavior.scaleUp/scaleDown.tolerance overrides one direction.
+struct Tolerances {
+  double scale_down = 0.1;
+  double scale_up = 0.1;
+
+  // Upstream compares against the interval [1 - down, 1 + up], not |1 - ratio|, which differs at the edges.
+  bool within(double usage_ratio) const {
+    return 1.0 - scale_down <= usage_ratio && usage_ratio <= 1.0 + scale_up;
+  }
+};
+
 struct ReplicaCalculatorConfig {
   double tolerance = 0.1;                              // --horizontal-pod-autoscaler-tolerance
   Duration cpu_initialization_period{5 * 60 * 1000};   // --horizontal-pod-autoscaler-cpu-initialization-period
@@ -52,11 +64,13 @@ struct ReplicaCalculatorConfig {
 
 struct ResourceReplicasInput {
   std::int32_t current_replicas = 0;
-  std::string resource = "cpu";  // the readiness rules for fresh pods apply to cpu only
+  std::string resource = "cpu";  // the readiness rules for fresh pods apply to cpu only; "" for Pods metrics
+  std::string container;         // ContainerResource: only this container's request counts; empty: every container
   std::vector<HpaPod> pods;      // the pods the HPA's selector matches
   std::map<std::string, PodMetricSample> metrics;  // pod name -> sample
   ResourceTarget target;
   Duration now{0};
+  std::optional<Tolerances> tolerances;  // unset: config.tolerance in both directions
 };
 
 struct ResourceReplicas {
@@ -65,8 +79,14 @@ struct ResourceReplicas {
   std::int64_t raw_average_milli = 0;    // average usage per pod with a metric, integer division
 };
 
-// Upstream's GetResourceReplicas (Utilization) and GetRawResourceReplicas (AverageValue).
+// Upstream's GetResourceReplicas (Utilization) and GetRawResourceReplicas (AverageValue); with resource "" and an
+// AverageValue target also GetMetricReplicas (Pods metrics), which shares calcPlainMetricReplicas with the latter.
 Result<ResourceReplicas> calculate_resource_replicas(const ResourceReplicasInput& input,
+                                                     const ReplicaCalculatorConfig& config = {});
+// The same over pods held elsewhere (input.pods is not read), so that a controller syncing thousands of HPAs does
+// not copy every target's pods.
+Result<ResourceReplicas> calculate_resource_replicas(const ResourceReplicasInput& input,
+                                                     const std::vector<HpaPod>& pods,
                                                      const ReplicaCalculatorConfig& config = {});
 
 }  // namespace scalewright::workloads

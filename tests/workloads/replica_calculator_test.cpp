@@ -234,7 +234,7 @@ TEST(ReplicaCalculator, MissingRequestIsAnError) {
   in.pods[0].containers.push_back({"sidecar", std::nullopt});
   const auto r = calculate_resource_replicas(in);
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.error().message, "missing request for cpu in container sidecar of pod a");
+  EXPECT_EQ(r.error().message, "missing request for cpu in container sidecar of Pod a");
 }
 
 TEST(ReplicaCalculator, NoMetricsIsAnError) {
@@ -288,6 +288,61 @@ TEST(ReplicaCalculator, AverageValueMissingAtTargetOnScaleDown) {
   const auto r = run(in);
   EXPECT_EQ(r.desired_replicas, 2);
   EXPECT_EQ(r.raw_average_milli, 100);
+}
+
+TEST(ReplicaCalculator, ToleranceIsAnInterval) {
+  // 4 x 275m = 55 %; 55 / 50 = 1.1 <= 1 + 0.1 (the same double), so within: stay at 4. (|1 - 1.1| is
+  // 0.10000000000000009 in doubles, which an absolute-value test would call outside and scale to 5.)
+  auto in = utilization_input(4, 50);
+  for (const char* n : {"a", "b", "c", "d"}) add(in, n, 275);
+  EXPECT_EQ(run(in).desired_replicas, 4);
+}
+
+TEST(ReplicaCalculator, PerDirectionTolerances) {
+  // 10 x 220m = 44 % -> 0.88. Scale-down tolerance 0.2 keeps 10; scale-up tolerance 0 does not matter here.
+  auto in = utilization_input(10, 50);
+  for (int i = 0; i < 10; ++i) add(in, "p" + std::to_string(i), 220);
+  in.tolerances = Tolerances{0.2, 0.0};
+  EXPECT_EQ(run(in).desired_replicas, 10);
+  // With the default 0.1: ceil(0.88 * 10) = 9.
+  in.tolerances.reset();
+  EXPECT_EQ(run(in).desired_replicas, 9);
+}
+
+TEST(ReplicaCalculator, AverageValueAtTargetWithMissingPodHolds) {
+  // 3 pods at exactly the 200m target, one missing: ratio 1.0, so the missing pod is not filled in (upstream fills
+  // only below or above 1) and the ratio stays 1: stay at 4. Filling it with 0 would give 0.75 -> 3.
+  ResourceReplicasInput in;
+  in.current_replicas = 4;
+  in.target.type = ResourceTarget::Type::AverageValue;
+  in.target.average_value_milli = 200;
+  in.now = kNow;
+  add(in, "a", 200);
+  add(in, "b", 200);
+  add(in, "c", 200);
+  in.pods.push_back(pod("missing"));
+  EXPECT_EQ(run(in).desired_replicas, 4);
+}
+
+TEST(ReplicaCalculator, ContainerRequestOnly) {
+  // Container "app" requests 500m of the pod's 1000m; its 400m is 80 % -> 1.6 -> ceil(1.6 * 2) = 4.
+  auto in = utilization_input(2, 50);
+  add(in, "a", 400);
+  add(in, "b", 400);
+  for (HpaPod& p : in.pods) p.containers.push_back({"sidecar", 500});
+  in.container = "app";
+  const auto r = run(in);
+  EXPECT_EQ(r.utilization_percent, 80);
+  EXPECT_EQ(r.desired_replicas, 4);
+}
+
+TEST(ReplicaCalculator, ContainerNotFoundIsAnError) {
+  auto in = utilization_input(1, 50);
+  add(in, "a", 100);
+  in.container = "web";
+  const auto r = calculate_resource_replicas(in);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message, "container web not found in Pod a");
 }
 
 }  // namespace
