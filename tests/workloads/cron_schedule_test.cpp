@@ -1,0 +1,134 @@
+// Cron schedules and KEDA's cron window rule, with dates a reader can check on a calendar: 2024-03-04 is a Monday,
+// 2024-03-08 a Friday, 2024-03-09 a Saturday.
+#include "workloads/cron_schedule.h"
+
+#include <gtest/gtest.h>
+
+namespace scalewright::workloads {
+namespace {
+
+using namespace std::chrono;
+
+sys_seconds at(year_month_day day, int h, int m, int s = 0) {
+  return sys_seconds(sys_days(day)) + hours(h) + minutes(m) + seconds(s);
+}
+constexpr year_month_day kMonday = 2024y / March / 4;
+constexpr year_month_day kFriday = 2024y / March / 8;
+constexpr year_month_day kSaturday = 2024y / March / 9;
+
+CronSchedule schedule(std::string_view spec) {
+  Result<CronSchedule> s = CronSchedule::parse(spec);
+  EXPECT_TRUE(s.ok()) << (s.ok() ? "" : s.error().message);
+  return s.ok() ? *s : CronSchedule();
+}
+
+bool active(std::string_view start, std::string_view end, sys_seconds now, seconds offset = seconds(0)) {
+  Result<CronWindow> w = cron_window(schedule(start), schedule(end), offset, now);
+  EXPECT_TRUE(w.ok()) << (w.ok() ? "" : w.error().message);
+  return w.ok() && w->active;
+}
+
+TEST(CronSchedule, RejectsMalformedSpecsWithTheField) {
+  EXPECT_NE(CronSchedule::parse("0 8 * *").error().message.find("expected 5 fields"), std::string::npos);
+  EXPECT_NE(CronSchedule::parse("60 * * * *").error().message.find("minute field \"60\": out of range 0-59"),
+            std::string::npos);
+  EXPECT_NE(CronSchedule::parse("0 8 * * MON-FOO").error().message.find("day-of-week"), std::string::npos);
+  EXPECT_NE(CronSchedule::parse("*/0 * * * *").error().message.find("step must be a positive number"),
+            std::string::npos);
+  EXPECT_NE(CronSchedule::parse("5-1 * * * *").error().message.find("range start is after its end"),
+            std::string::npos);
+  EXPECT_NE(CronSchedule::parse("0 8 * * 7").error().message.find("out of range 0-6"), std::string::npos);
+  EXPECT_NE(CronSchedule::parse("@fortnightly").error().message.find("unknown descriptor"), std::string::npos);
+}
+
+TEST(CronSchedule, NextIsStrictlyAfterTheGivenTime) {
+  CronSchedule eight = schedule("0 8 * * *");
+  EXPECT_EQ(eight.next(at(kMonday, 7, 59, 59), seconds(0)), at(kMonday, 8, 0));
+  // At 08:00:00 itself the next firing is tomorrow's.
+  EXPECT_EQ(eight.next(at(kMonday, 8, 0), seconds(0)), at(2024y / March / 5, 8, 0));
+}
+
+TEST(CronSchedule, StepsRangesListsAndNames) {
+  EXPECT_EQ(schedule("*/15 * * * *").next(at(kMonday, 10, 7), seconds(0)), at(kMonday, 10, 15));
+  EXPECT_EQ(schedule("10-40/10 * * * *").next(at(kMonday, 10, 31), seconds(0)), at(kMonday, 10, 40));
+  EXPECT_EQ(schedule("5,50 9 * * *").next(at(kMonday, 9, 6), seconds(0)), at(kMonday, 9, 50));
+  // "30/10" is 30 to 59 every 10, as robfig/cron reads it.
+  EXPECT_EQ(schedule("30/10 * * * *").next(at(kMonday, 9, 51), seconds(0)), at(kMonday, 10, 30));
+  // Weekdays by name: from Friday 10:00 the next 09:30 on MON-FRI is Monday's.
+  EXPECT_EQ(schedule("30 9 * * mon-FRI").next(at(kFriday, 10, 0), seconds(0)), at(2024y / March / 11, 9, 30));
+  EXPECT_EQ(schedule("0 12 1 JAN *").next(at(kMonday, 0, 0), seconds(0)), at(2025y / January / 1, 12, 0));
+  EXPECT_EQ(schedule("@daily").next(at(kMonday, 0, 0), seconds(0)), at(2024y / March / 5, 0, 0));
+  EXPECT_EQ(schedule("@weekly").next(at(kMonday, 0, 0), seconds(0)), at(2024y / March / 10, 0, 0));  // Sunday
+}
+
+TEST(CronSchedule, RestrictedDayOfMonthAndDayOfWeekMatchEither) {
+  // Both fields restricted: the 13th or any Friday (robfig/cron, like Vixie cron).
+  CronSchedule s = schedule("0 0 13 * FRI");
+  EXPECT_EQ(s.next(at(2024y / March / 1, 0, 0), seconds(0)), at(kFriday, 0, 0));
+  EXPECT_EQ(s.next(at(kFriday, 0, 0), seconds(0)), at(2024y / March / 13, 0, 0));  // a Wednesday
+  // With day-of-month `*`, only Fridays.
+  EXPECT_EQ(schedule("0 0 * * FRI").next(at(kFriday, 0, 0), seconds(0)), at(2024y / March / 15, 0, 0));
+}
+
+TEST(CronSchedule, ImpossibleDateNeverFires) {
+  EXPECT_FALSE(schedule("0 0 30 2 *").next(at(kMonday, 0, 0), seconds(0)).has_value());
+  Result<CronWindow> w = cron_window(schedule("0 0 30 2 *"), schedule("0 1 * * *"), seconds(0), at(kMonday, 0, 0));
+  ASSERT_FALSE(w.ok());
+  EXPECT_NE(w.error().message.find("never fires"), std::string::npos);
+}
+
+TEST(CronTimezone, FixedOffsetsWithPosixSigns) {
+  EXPECT_EQ(parse_cron_timezone("UTC").value(), seconds(0));
+  EXPECT_EQ(parse_cron_timezone("Etc/UTC").value(), seconds(0));
+  EXPECT_EQ(parse_cron_timezone("Etc/GMT-2").value(), hours(2));   // UTC+2
+  EXPECT_EQ(parse_cron_timezone("Etc/GMT+5").value(), hours(-5));  // UTC-5
+  EXPECT_EQ(parse_cron_timezone("Etc/GMT-14").value(), hours(14));
+  EXPECT_FALSE(parse_cron_timezone("Etc/GMT+13").ok());
+  Result<seconds> berlin = parse_cron_timezone("Europe/Berlin");
+  ASSERT_FALSE(berlin.ok());
+  EXPECT_NE(berlin.error().message.find("unsupported timezone \"Europe/Berlin\""), std::string::npos);
+}
+
+TEST(CronTimezone, ScheduleReadsTheLocalWallClock) {
+  // 08:00 at UTC+2 is 06:00 UTC.
+  EXPECT_EQ(schedule("0 8 * * *").next(at(kMonday, 5, 0), hours(2)), at(kMonday, 6, 0));
+  // 08:00 at UTC-5 is 13:00 UTC.
+  EXPECT_EQ(schedule("0 8 * * *").next(at(kMonday, 5, 0), hours(-5)), at(kMonday, 13, 0));
+}
+
+TEST(CronWindow, ActiveFromStartUntilEndExclusive) {
+  EXPECT_FALSE(active("0 8 * * *", "0 18 * * *", at(kMonday, 7, 59, 59)));
+  EXPECT_TRUE(active("0 8 * * *", "0 18 * * *", at(kMonday, 8, 0)));
+  EXPECT_TRUE(active("0 8 * * *", "0 18 * * *", at(kMonday, 17, 59, 59)));
+  EXPECT_FALSE(active("0 8 * * *", "0 18 * * *", at(kMonday, 18, 0)));
+  EXPECT_FALSE(active("0 8 * * *", "0 18 * * *", at(kMonday, 23, 0)));
+}
+
+TEST(CronWindow, AcrossMidnight) {
+  EXPECT_FALSE(active("0 22 * * *", "0 6 * * *", at(kMonday, 21, 59)));
+  EXPECT_TRUE(active("0 22 * * *", "0 6 * * *", at(kMonday, 22, 0)));
+  EXPECT_TRUE(active("0 22 * * *", "0 6 * * *", at(kMonday, 23, 30)));
+  EXPECT_TRUE(active("0 22 * * *", "0 6 * * *", at(2024y / March / 5, 3, 0)));
+  EXPECT_FALSE(active("0 22 * * *", "0 6 * * *", at(2024y / March / 5, 6, 0)));
+}
+
+TEST(CronWindow, WeekdaysOnly) {
+  EXPECT_TRUE(active("0 9 * * 1-5", "0 17 * * 1-5", at(kMonday, 10, 0)));
+  EXPECT_FALSE(active("0 9 * * 1-5", "0 17 * * 1-5", at(kFriday, 17, 30)));
+  // Saturday: the next start (Monday 09:00) comes before the next end (Monday 17:00).
+  EXPECT_FALSE(active("0 9 * * 1-5", "0 17 * * 1-5", at(kSaturday, 10, 0)));
+  // A Friday-night window that ends on Saturday.
+  EXPECT_TRUE(active("0 22 * * FRI", "0 2 * * SAT", at(kFriday, 23, 0)));
+  EXPECT_TRUE(active("0 22 * * FRI", "0 2 * * SAT", at(kSaturday, 1, 59)));
+  EXPECT_FALSE(active("0 22 * * FRI", "0 2 * * SAT", at(kSaturday, 3, 0)));
+}
+
+TEST(CronWindow, InAFixedOffsetZone) {
+  // 08:00-18:00 at UTC+2 is 06:00-16:00 UTC.
+  EXPECT_FALSE(active("0 8 * * *", "0 18 * * *", at(kMonday, 5, 59), hours(2)));
+  EXPECT_TRUE(active("0 8 * * *", "0 18 * * *", at(kMonday, 6, 30), hours(2)));
+  EXPECT_FALSE(active("0 8 * * *", "0 18 * * *", at(kMonday, 16, 30), hours(2)));
+}
+
+}  // namespace
+}  // namespace scalewright::workloads
