@@ -10,6 +10,8 @@ packages=(
   libgtest-dev libgmock-dev          # tests
   libbenchmark-dev                   # benchmarks
   libcsv-dev                         # data files (CSV)
+  libcpp-httplib-dev                 # HTTP client for metric sources (Prometheus API); test servers
+  prometheus                         # a real Prometheus server for the metric-source tests
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -15,4 +15,14 @@ std::optional<std::int64_t> parse_integer(std::string_view text) {
   return value;
 }
 
+std::optional<bool> parse_go_bool(std::string_view text) {
+  for (std::string_view t : {"1", "t", "T", "TRUE", "true", "True"}) {
+    if (text == t) return true;
+  }
+  for (std::string_view f : {"0", "f", "F", "FALSE", "false", "False"}) {
+    if (text == f) return false;
+  }
+  return std::nullopt;
+}
+
 }  // namespace scalewright
