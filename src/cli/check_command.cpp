@@ -1,7 +1,11 @@
 #include "cli/check_command.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include "manifest/manifest.h"
 #include "scheduling/placement.h"
@@ -53,6 +57,37 @@ Cluster build_cluster(ManifestSet manifests) {
   return cluster;
 }
 
+// One line per HorizontalPodAutoscaler and ScaledObject, and a warning for each one whose target workload is not
+// in the input (the autoscaler would have nothing to scale).
+struct Autoscalers {
+  std::vector<std::string> lines;
+  std::vector<std::string> warnings;
+};
+
+Autoscalers describe_autoscalers(const ManifestSet& manifests) {
+  Autoscalers out;
+  auto add = [&](std::string_view kind, const ObjectMeta& meta, const CrossVersionObjectReference& target,
+                 std::int32_t min, std::int32_t max) {
+    std::string name = std::string(kind) + "/" + meta.key();
+    std::string target_name = target.kind + "/" + target.name;
+    out.lines.push_back(name + " scales " + target_name + " between " + std::to_string(min) + " and " +
+                        std::to_string(max) + " replicas");
+    const bool found = std::any_of(manifests.workloads.begin(), manifests.workloads.end(), [&](const Workload& w) {
+      return to_string(w.kind) == target.kind && w.meta.name == target.name && w.meta.namespace_ == meta.namespace_;
+    });
+    if (!found) out.warnings.push_back(name + " scales " + target_name + ", which is not in the input");
+  };
+  // The bounds the controllers apply when the object leaves them out: HPA min 1; KEDA min 0, max 100.
+  for (const HorizontalPodAutoscaler& hpa : manifests.horizontal_pod_autoscalers) {
+    add("HorizontalPodAutoscaler", hpa.meta, hpa.scale_target_ref, hpa.min_replicas.value_or(1), hpa.max_replicas);
+  }
+  for (const ScaledObject& so : manifests.scaled_objects) {
+    add("ScaledObject", so.meta, so.scale_target_ref, so.min_replica_count.value_or(0),
+        so.max_replica_count.value_or(100));
+  }
+  return out;
+}
+
 nlohmann::json to_json(const ClusterSnapshot& snapshot, const Placement& p) {
   nlohmann::json feasible = nlohmann::json::array();
   for (NodeId id : p.result.feasible) feasible.push_back(snapshot.node(id).name());
@@ -94,7 +129,9 @@ int run_check(const CheckOptions& options, std::ostream& out, std::ostream& err)
   for (const Workload& w : loaded->workloads) {
     if (w.kind == WorkloadKind::DaemonSet) daemonsets.push_back(w);
   }
+  Autoscalers autoscalers = describe_autoscalers(*loaded);
   Cluster cluster = build_cluster(std::move(*loaded));
+  for (std::string& warning : autoscalers.warnings) cluster.warnings.push_back(std::move(warning));
   for (const std::string& warning : cluster.warnings) err << "warning: " << warning << "\n";
 
   scheduling::SchedulerOptions scheduler_options;
@@ -114,6 +151,8 @@ int run_check(const CheckOptions& options, std::ostream& out, std::ostream& err)
     out << array.dump(2) << "\n";
   } else {
     print_text(cluster.snapshot, placements, out);
+    for (const std::string& line : autoscalers.lines) out << line << "\n";
+    if (!autoscalers.lines.empty()) out << autoscalers.lines.size() << " autoscaler(s)\n";
   }
   return 0;
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "manifest/autoscaling_decoder.h"
 #include "manifest/kinds.h"
 #include "manifest/nodepool_decoder.h"
 #include "manifest/scenario_decoder.h"
@@ -34,6 +35,12 @@ KindRegistry make_builtin_registry() {
              [](const Field& o, ManifestSet& out) { out.nodepools.push_back(decode_nodepool(o)); }});
   kinds.add({"karpenter.sh", "Provisioner", {"v1alpha5"},
              [](const Field& o, ManifestSet& out) { out.nodepools.push_back(decode_provisioner(o)); }});
+  kinds.add({"autoscaling", "HorizontalPodAutoscaler", {"v2", "v2beta2", "v1"}, [](const Field& o, ManifestSet& out) {
+               out.horizontal_pod_autoscalers.push_back(decode_horizontal_pod_autoscaler(o));
+             }});
+  kinds.add({"keda.sh", "ScaledObject", {"v1alpha1"}, [](const Field& o, ManifestSet& out) {
+               out.scaled_objects.push_back(decode_scaled_object(o, out.warnings));
+             }});
   kinds.add({"scalewright.dev", "Scenario", {"v1alpha1"},
              [](const Field& o, ManifestSet& out) { out.scenarios.push_back(decode_scenario(o)); }});
   return kinds;

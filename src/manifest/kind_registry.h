@@ -13,7 +13,8 @@
 namespace scalewright::manifest {
 
 // Decodes `object` (the document's root, or one item of a List) and appends the result to `out`. Reports an
-// invalid field by throwing FieldError, usually through Field's readers.
+// invalid field by throwing FieldError, usually through Field's readers. Warnings it appends to out.warnings are
+// prefixed with the file, document and object by the manifest decoder.
 using KindDecoder = std::function<void(const Field& object, ManifestSet& out)>;
 
 struct KindEntry {
@@ -30,7 +31,8 @@ class KindRegistry {
   const KindEntry* find(std::string_view group, std::string_view kind) const;
 
   // Node, Pod, Namespace (v1); Deployment, ReplicaSet, StatefulSet, DaemonSet (apps/v1); Job (batch/v1);
-  // PodDisruptionBudget (policy/v1, policy/v1beta1); PriorityClass (scheduling.k8s.io/v1).
+  // PodDisruptionBudget (policy/v1, policy/v1beta1); PriorityClass (scheduling.k8s.io/v1); HorizontalPodAutoscaler
+  // (autoscaling/v2, v2beta2, v1); ScaledObject (keda.sh/v1alpha1).
   static const KindRegistry& builtin();
 
  private:

@@ -110,7 +110,11 @@ class DocumentDecoder {
   void add(const Field& object, const KindEntry& entry) {
     std::size_t pods = out_.set.pods.size();
     std::size_t workloads = out_.set.workloads.size();
+    std::size_t warnings = out_.set.warnings.size();
     entry.decode(object, out_.set);
+    for (std::size_t i = warnings; i < out_.set.warnings.size(); ++i) {
+      out_.set.warnings[i] = context(object) + ": " + out_.set.warnings[i];
+    }
     ObjectOrigin origin{context(object), object.path()};
     for (std::size_t i = pods; i < out_.set.pods.size(); ++i) out_.pods.push_back(origin);
     for (std::size_t i = workloads; i < out_.set.workloads.size(); ++i) out_.workloads.push_back(origin);
@@ -187,6 +191,8 @@ void ManifestSet::append(ManifestSet&& other) {
   move_all(namespaces, other.namespaces);
   move_all(nodepools, other.nodepools);
   move_all(scenarios, other.scenarios);
+  move_all(horizontal_pod_autoscalers, other.horizontal_pod_autoscalers);
+  move_all(scaled_objects, other.scaled_objects);
   move_all(warnings, other.warnings);
 }
 

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "api/autoscaling.h"
 #include "api/node.h"
 #include "api/nodepool.h"
 #include "api/pod.h"
@@ -25,7 +26,10 @@ struct ManifestSet {
   std::vector<Namespace> namespaces;
   std::vector<NodePool> nodepools;  // NodePools and v1alpha5 Provisioners
   std::vector<Scenario> scenarios;
-  // "web.yaml doc 3: skipped unknown kind ConfigMap (v1)"
+  std::vector<HorizontalPodAutoscaler> horizontal_pod_autoscalers;  // autoscaling/v2, v2beta2 and v1 (converted)
+  std::vector<ScaledObject> scaled_objects;                          // keda.sh/v1alpha1
+  // "web.yaml doc 3: skipped unknown kind ConfigMap (v1)"; a kind decoder's own warnings get the same prefix and
+  // the object: "so.yaml doc 1 ScaledObject/queue: spec.triggers[0]: trigger type kafka is not simulated"
   std::vector<std::string> warnings;
 
   void append(ManifestSet&& other);

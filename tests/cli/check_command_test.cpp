@@ -109,6 +109,26 @@ TEST(CheckCommand, InvalidManifestIsOneErrorLineAndExitOne) {
                            "invalid quantity \"1.5.3\"\n");
 }
 
+TEST(CheckCommand, TextOutputListsAutoscalersAndWarnsAboutMissingTargets) {
+  CheckOptions options;
+  std::string file = kSource + "/tests/cli/testdata/autoscalers.yaml";
+  options.files = {file};
+  std::ostringstream out, err;
+  ASSERT_EQ(run_check(options, out, err), 0) << err.str();
+  // KEDA's default maxReplicaCount is 100.
+  EXPECT_NE(out.str().find("1 pod(s) without a node: 1 placed, 0 unschedulable\n"
+                           "HorizontalPodAutoscaler/default/php-apache scales Deployment/php-apache between 1 and 10 "
+                           "replicas\n"
+                           "ScaledObject/default/podinfo scales Deployment/podinfo between 2 and 100 replicas\n"
+                           "2 autoscaler(s)\n"),
+            std::string::npos)
+      << out.str();
+  EXPECT_EQ(err.str(),
+            "warning: " + file +
+                " doc 4 ScaledObject/podinfo: spec.triggers[1]: trigger type kafka is not simulated\n"
+            "warning: ScaledObject/default/podinfo scales Deployment/podinfo, which is not in the input\n");
+}
+
 struct BinaryRun {
   int status;
   std::string output;

@@ -229,7 +229,7 @@ TEST(KindRegistry, AddingAKind) {
           pod_with(""),
       "s.yaml", kinds);
   ASSERT_TRUE(set.ok()) << set.error().message;
-  EXPECT_EQ(set->warnings, (std::vector<std::string>{"scenario spike lasts 30m"}));
+  EXPECT_EQ(set->warnings, (std::vector<std::string>{"s.yaml doc 1 Spike/spike: scenario spike lasts 30m"}));
   EXPECT_EQ(set->pods.size(), 1u);
 
   Result<ManifestSet> bad = manifest::decode_manifests(
