@@ -25,11 +25,18 @@ struct SpotInterruptionEvent {
   std::int32_t count = 1;  // the oldest `count` spot nodes get the two-minute notice
 };
 
+// A time during which the metrics backend (Prometheus) answers every query with an error.
+struct OutageWindow {
+  Duration at{0};
+  Duration duration{0};
+};
+
 struct CloudFaults {
   double insufficient_capacity_rate = 0;  // chance that one launch attempt returns insufficient capacity
   std::vector<InsufficientCapacityWindow> insufficient_capacity;
   double never_ready_rate = 0;  // chance that a launched node never becomes Ready
   std::vector<SpotInterruptionEvent> spot_interruptions;
+  std::vector<OutageWindow> prometheus_outages;
 };
 
 struct CloudSpec {
@@ -52,14 +59,43 @@ struct ObjectReference {
   std::string namespace_ = "default";
 };
 
+// Requests per second offered to a workload over time, from the moment a timeline step sets it.
+struct LoadShape {
+  enum class Kind { Constant, Ramp, Step, Sine, Points };
+  Kind kind = Kind::Constant;
+  double requests_per_second = 0;  // Constant
+  double from = 0;                 // Ramp, Step
+  double to = 0;                   // Ramp, Step
+  Duration over{0};                // Ramp: how long from `from` to `to`; Step: how long `from` holds
+  double mean = 0;                 // Sine: mean + amplitude * sin(2 pi t / period)
+  double amplitude = 0;
+  Duration period{0};
+  // Points: (time since the step, requests per second), straight lines between them, the last one holding.
+  std::vector<std::pair<Duration, double>> points;
+
+  // The offered rate `elapsed` after the step that set this shape; never negative.
+  double at(Duration elapsed) const;
+};
+
+// What serving one request costs a pod, and what it uses idle: turns a workload's request rate into the cpu and
+// memory usage the metrics API reports. Requests are spread evenly over the workload's ready pods; a pod cannot
+// use more cpu than its limit, so an overloaded pod serves fewer requests (as a throttled container does).
+struct LoadCost {
+  std::int64_t cpu_per_request_milli = 0;  // cpu-milliseconds of work per request ("10m": 10 ms per request)
+  std::int64_t idle_cpu_milli = 0;         // per pod
+  std::int64_t memory_bytes = 0;           // per pod
+};
+
 struct TimelineStep {
-  enum class Action { Scale, Apply, Delete, Cordon, Uncordon };
+  enum class Action { Scale, Apply, Delete, Cordon, Uncordon, Load };
   Duration at{0};
   Action action = Action::Scale;
-  ObjectReference target;          // Scale, Delete
+  ObjectReference target;          // Scale, Delete, Load
   std::int32_t replicas = 0;       // Scale
   std::string apply_source;        // Apply: the objects as YAML text, decoded when the scenario loads
   std::string node;                // Cordon, Uncordon
+  LoadShape load;                  // Load
+  std::optional<LoadCost> cost;    // Load; absent: keep what an earlier step set
 };
 
 struct Scenario {

@@ -1,6 +1,9 @@
 #include "manifest/scenario_decoder.h"
 
 #include <algorithm>
+#include <cmath>
+
+#include "cloud/csv_table.h"
 
 #include "manifest/manifest.h"
 #include "manifest/meta_decoder.h"
@@ -20,6 +23,114 @@ double decode_rate(const Field& parent, std::string_view key) {
   }
   if (rate < 0 || rate > 1) f.fail("must be between 0 and 1, got " + f.as_string());
   return rate;
+}
+
+// A rate (requests per second) or amplitude: a finite number, not negative.
+double decode_rps(const Field& parent, std::string_view key) {
+  Field f = parent.child(key);
+  if (!f.present()) parent.fail_at(key, "required");
+  double value = 0;
+  try {
+    value = f.node().as<double>();
+  } catch (const YAML::Exception&) {
+    f.fail("expected a number, got " + f.describe());
+  }
+  if (!std::isfinite(value) || value < 0) f.fail("must be a number of at least 0, got " + f.as_string());
+  return value;
+}
+
+Duration positive_duration(const Field& parent, std::string_view key) {
+  Duration d = required_duration(parent, key);
+  if (d.count() <= 0) parent.fail_at(key, "must be positive");
+  return d;
+}
+
+// Points of a load curve from a CSV text (columns "after" and "requestsPerSecond"), read through libcsv.
+std::vector<std::pair<Duration, double>> decode_csv_points(const Field& csv) {
+  Result<cloud::CsvTable> table = cloud::CsvTable::parse(csv.as_string(), "csv");
+  if (!table) csv.fail(table.error().message);
+  Result<std::size_t> after = table->column("after");
+  Result<std::size_t> rps = table->column("requestsPerSecond");
+  if (!after) csv.fail(after.error().message);
+  if (!rps) csv.fail(rps.error().message);
+  std::vector<std::pair<Duration, double>> points;
+  for (const cloud::CsvRow& row : table->rows()) {
+    Result<Duration> at = parse_duration(row[*after]);
+    if (!at) csv.fail(table->error_at(row, *after, at.error().message).message);
+    Result<double> value = table->number(row, *rps);
+    if (!value) csv.fail(value.error().message);
+    if (!std::isfinite(*value) || *value < 0) csv.fail(table->error_at(row, *rps, "must be at least 0").message);
+    points.emplace_back(*at, *value);
+  }
+  return points;
+}
+
+// One of requestsPerSecond, ramp, step, sine, points or csv: the load from this step on.
+LoadShape decode_load_shape(const Field& load) {
+  LoadShape shape;
+  int shapes = 0;
+  if (load.has("requestsPerSecond")) {
+    ++shapes;
+    shape.kind = LoadShape::Kind::Constant;
+    shape.requests_per_second = decode_rps(load, "requestsPerSecond");
+  }
+  if (load.has("ramp")) {
+    ++shapes;
+    Field ramp = load.child("ramp");
+    shape.kind = LoadShape::Kind::Ramp;
+    shape.from = decode_rps(ramp, "from");
+    shape.to = decode_rps(ramp, "to");
+    shape.over = positive_duration(ramp, "over");
+  }
+  if (load.has("step")) {
+    ++shapes;
+    Field step = load.child("step");
+    shape.kind = LoadShape::Kind::Step;
+    shape.from = decode_rps(step, "from");
+    shape.to = decode_rps(step, "to");
+    shape.over = positive_duration(step, "after");
+  }
+  if (load.has("sine")) {
+    ++shapes;
+    Field sine = load.child("sine");
+    shape.kind = LoadShape::Kind::Sine;
+    shape.mean = decode_rps(sine, "mean");
+    shape.amplitude = decode_rps(sine, "amplitude");
+    shape.period = positive_duration(sine, "period");
+  }
+  if (load.has("points") || load.has("csv")) {
+    shapes += load.has("points") && load.has("csv") ? 2 : 1;
+    shape.kind = LoadShape::Kind::Points;
+    if (load.has("csv")) {
+      shape.points = decode_csv_points(load.child("csv"));
+    } else {
+      load.each("points", [&](const Field& point) {
+        shape.points.emplace_back(required_duration(point, "after"), decode_rps(point, "requestsPerSecond"));
+      });
+    }
+    if (shape.points.empty()) load.fail_at(load.has("csv") ? "csv" : "points", "needs at least one point");
+    for (std::size_t i = 1; i < shape.points.size(); ++i) {
+      if (shape.points[i].first <= shape.points[i - 1].first) {
+        load.fail_at(load.has("csv") ? "csv" : "points", "points must be in increasing time order");
+      }
+    }
+  }
+  if (shapes != 1) load.fail("needs exactly one of requestsPerSecond, ramp, step, sine, points, csv");
+  return shape;
+}
+
+std::optional<LoadCost> decode_load_cost(const Field& load) {
+  if (!load.has("cpuPerRequest") && !load.has("idleCpu") && !load.has("memory")) return std::nullopt;
+  LoadCost cost;
+  auto non_negative = [&](std::string_view key) -> std::optional<Quantity> {
+    std::optional<Quantity> q = load.quantity(key);
+    if (q && q->negative()) load.fail_at(key, "must not be negative");
+    return q;
+  };
+  if (auto q = non_negative("cpuPerRequest")) cost.cpu_per_request_milli = q->milli_value();
+  if (auto q = non_negative("idleCpu")) cost.idle_cpu_milli = q->milli_value();
+  if (auto q = non_negative("memory")) cost.memory_bytes = q->value();
+  return cost;
 }
 
 CloudSpec decode_cloud(const Field& cloud) {
@@ -56,6 +167,9 @@ CloudSpec decode_cloud(const Field& cloud) {
     event.count = s.optional_int32("count", 1);
     if (event.count < 1) s.fail_at("count", "must be at least 1");
     spec.faults.spot_interruptions.push_back(event);
+  });
+  faults.each("prometheusOutages", [&](const Field& o) {
+    spec.faults.prometheus_outages.push_back({required_duration(o, "at"), positive_duration(o, "duration")});
   });
   return spec;
 }
@@ -115,6 +229,14 @@ TimelineStep decode_step(const Field& step) {
     out.action = TimelineStep::Action::Apply;
     out.apply_source = decode_apply(step);
   }
+  if (step.has("load")) {
+    ++actions;
+    out.action = TimelineStep::Action::Load;
+    Field load = step.child("load");
+    out.target = decode_reference(load, {"Deployment", "ReplicaSet", "StatefulSet"});
+    out.load = decode_load_shape(load);
+    out.cost = decode_load_cost(load);
+  }
   for (const auto& [key, action] : {std::pair{"cordon", TimelineStep::Action::Cordon},
                                     std::pair{"uncordon", TimelineStep::Action::Uncordon}}) {
     if (!step.has(key)) continue;
@@ -122,7 +244,7 @@ TimelineStep decode_step(const Field& step) {
     out.action = action;
     out.node = step.child(key).required_string("node");
   }
-  if (actions != 1) step.fail("needs exactly one of scale, apply, delete, cordon, uncordon");
+  if (actions != 1) step.fail("needs exactly one of scale, apply, delete, cordon, uncordon, load");
   return out;
 }
 

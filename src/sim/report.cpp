@@ -44,6 +44,15 @@ void print_summary(const SimulationReport& report, std::ostream& out) {
                      s.peak_nodes, s.nodes_at_end, s.launches, s.insufficient_capacity_errors, s.spot_interruptions);
   out << fmt::format("mean allocation of Ready nodes: cpu {:.1f}%   memory {:.1f}%\n", 100 * s.mean_cpu_allocation,
                      100 * s.mean_memory_allocation);
+  if (s.autoscalers.empty()) return;
+  out << fmt::format("\n{:<28} {:<36} {:>8} {:>16} {:>13} {:>6}\n", "AUTOSCALER", "TARGET", "REPLICAS",
+                     "REPLICA-SECONDS", "ABOVE TARGET", "SCALES");
+  for (const AutoscalerSummary& a : s.autoscalers) {
+    out << fmt::format("{:<28} {:<36} {:>8} {:>16.0f} {:>13} {:>6}\n", a.name, a.target,
+                       fmt::format("{}-{}", a.min_replicas, a.max_replicas), a.replica_seconds,
+                       format_duration(a.above_target), fmt::format("{}/{}", a.scale_ups, a.scale_downs));
+  }
+  out << fmt::format("requests dropped (no ready pod, or pods at their cpu limit): {:.0f}\n", s.dropped_requests);
 }
 
 nlohmann::json to_json(const SimulationReport& report) {
@@ -62,6 +71,17 @@ nlohmann::json to_json(const SimulationReport& report) {
                     {"cost_usd", line.cost}});
   }
   auto seconds = [](Duration d) { return static_cast<double>(d.count()) / 1000; };
+  nlohmann::json autoscalers = nlohmann::json::array();
+  for (const AutoscalerSummary& a : s.autoscalers) {
+    autoscalers.push_back({{"name", a.name},
+                           {"target", a.target},
+                           {"min_replicas", a.min_replicas},
+                           {"max_replicas", a.max_replicas},
+                           {"replica_seconds", a.replica_seconds},
+                           {"above_target_seconds", seconds(a.above_target)},
+                           {"scale_ups", a.scale_ups},
+                           {"scale_downs", a.scale_downs}});
+  }
   nlohmann::json pods = nlohmann::json::array();
   for (const PodOutcome& p : report.pods) {
     pods.push_back({{"pod", p.pod},
@@ -90,7 +110,9 @@ nlohmann::json to_json(const SimulationReport& report) {
             {"insufficient_capacity_errors", s.insufficient_capacity_errors},
             {"spot_interruptions", s.spot_interruptions},
             {"mean_cpu_allocation", s.mean_cpu_allocation},
-            {"mean_memory_allocation", s.mean_memory_allocation}}}};
+            {"mean_memory_allocation", s.mean_memory_allocation},
+            {"autoscalers", autoscalers},
+            {"dropped_requests", s.dropped_requests}}}};
 }
 
 }  // namespace scalewright::sim

@@ -35,6 +35,18 @@ struct PodWait {
   Duration max{0};
 };
 
+// One workload autoscaler over the run: an HPA, or a ScaledObject (its activations and its HPA's decisions).
+struct AutoscalerSummary {
+  std::string name;    // "hpa/php-apache", "scaledobject/podinfo"
+  std::string target;  // "Deployment default/php-apache"
+  std::int32_t min_replicas = 0;  // the fewest and most replicas it kept the target at
+  std::int32_t max_replicas = 0;
+  double replica_seconds = 0;     // the target's replicas integrated over the run
+  Duration above_target{0};       // time during which its metrics asked for more replicas than the target had
+  std::int32_t scale_ups = 0;
+  std::int32_t scale_downs = 0;
+};
+
 struct Summary {
   std::vector<CostLine> cost_lines;  // by nodepool, then instance type, then capacity type
   double total_cost = 0;
@@ -48,6 +60,8 @@ struct Summary {
   // Requested ÷ allocatable over Ready nodes, averaged over the time any node was Ready.
   double mean_cpu_allocation = 0;
   double mean_memory_allocation = 0;
+  std::vector<AutoscalerSummary> autoscalers;
+  double dropped_requests = 0;  // offered by the scenario's load but not served (no ready pod, or cpu-bound pods)
 };
 
 // Where a pod ended up (at the end of the run, or when it was deleted).

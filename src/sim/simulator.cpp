@@ -16,6 +16,7 @@
 #include "scheduling/scheduler.h"
 #include "sim/random.h"
 #include "sim/simulated_cloud.h"
+#include "sim/workload_autoscaling.h"
 
 namespace scalewright::sim {
 namespace {
@@ -64,7 +65,14 @@ struct WorkloadState {
   bool dirty = true;           // replicas or pods changed since the controller last looked
 };
 
-enum class EventKind { Timeline, BatchDeadline, ProvisioningRetry, NodeReady, RegistrationTimeout, DisruptionCheck, SpotNotice, SpotReclaim };
+enum class EventKind {
+  Timeline, BatchDeadline, ProvisioningRetry, NodeReady, RegistrationTimeout, DisruptionCheck, SpotNotice, SpotReclaim,
+  MetricsScrape, HpaSync, KedaPoll
+};
+
+constexpr Duration kHpaSyncPeriod{15'000};  // kube-controller-manager's --horizontal-pod-autoscaler-sync-period
+// Where the simulated wall clock starts, for cron triggers: a Monday, 00:00 UTC.
+constexpr std::chrono::sys_seconds kWallClockAtStart{std::chrono::sys_days{std::chrono::year{2024} / 1 / 1}};
 
 struct Event {
   Duration at{0};
@@ -81,11 +89,19 @@ std::string workload_key(std::string_view kind, std::string_view ns, std::string
   return fmt::format("{}/{}/{}", kind, ns, name);
 }
 
+// A container as the HPA reads it: its cpu request (the resource the simulator's HPAs are measured on).
+workloads::HpaContainer hpa_container(const Container& c) {
+  workloads::HpaContainer out;
+  out.name = c.name;
+  if (c.requests.cpu_milli() > 0) out.request_milli = c.requests.cpu_milli();
+  return out;
+}
+
 std::string plural(std::size_t n, std::string_view word) {
   return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s");
 }
 
-class Simulation {
+class Simulation : private AutoscalingView {
  public:
   explicit Simulation(SimulationInput input)
       : scenario_(std::move(input.scenario)),
@@ -106,6 +122,14 @@ class Simulation {
   void handle(const Event& e);
   void run_timeline_step(const TimelineStep& step);
   void settle();
+
+  // --- workload autoscaling: metrics from the load model, HPA syncs, KEDA polls ---
+  void start_autoscaling();
+  void on_metrics_scrape();
+  void apply_scale_changes(const std::vector<ScaleChange>& changes);
+  std::optional<ScaleTarget> scale_target(const std::string& namespace_,
+                                          const CrossVersionObjectReference& ref) const override;
+  std::vector<ObservedPod> pods(const std::string& namespace_, const LabelSelector& selector) const override;
 
   // --- the cluster's own controllers ---
   void apply_objects(ManifestSet objects);
@@ -171,6 +195,11 @@ class Simulation {
   std::unordered_map<std::string, std::int32_t> busy_;  // node -> pods (not daemons) bound or planned there
   std::map<std::string, WorkloadState> workloads_;
   std::map<std::string, NodePool> nodepools_;
+  LoadModel load_;
+  WorkloadAutoscaling autoscaling_{load_, kWallClockAtStart, scenario_.cloud.faults.prometheus_outages};
+  bool autoscaling_started_ = false;
+  bool keda_poll_pending_ = false;
+  bool hpa_sync_scheduled_ = false;
   bool scheduling_dirty_ = true;
   // Something that may let pending pods be provisioned changed: new pods, NodePools, freed capacity or limits.
   bool provisioning_dirty_ = false;
@@ -226,6 +255,15 @@ void Simulation::handle(const Event& e) {
     case EventKind::RegistrationTimeout: on_registration_timeout(e.node); break;
     case EventKind::DisruptionCheck: disruption_check_pending_ = false; on_disruption_check(); break;
     case EventKind::SpotNotice: on_spot_notice(static_cast<std::int32_t>(e.index)); break;
+    case EventKind::MetricsScrape: on_metrics_scrape(); break;
+    case EventKind::HpaSync:
+      apply_scale_changes(autoscaling_.sync_hpas(now_, *this, timeline_));
+      push({now_ + kHpaSyncPeriod, 0, EventKind::HpaSync, 0, {}});
+      break;
+    case EventKind::KedaPoll:
+      keda_poll_pending_ = false;
+      apply_scale_changes(autoscaling_.poll_scaled_objects(now_, *this, timeline_));
+      break;
     case EventKind::SpotReclaim: {
       auto it = nodes_.find(e.node);
       if (it != nodes_.end() && it->second.state != NodeState::Terminated) {
@@ -295,6 +333,21 @@ void Simulation::run_timeline_step(const TimelineStep& step) {
       note("delete", fmt::format("delete {} {}", t.kind, t.kind == "NodePool" || t.kind == "Node" ? t.name : t.namespace_ + "/" + t.name));
       return;
     }
+    case TimelineStep::Action::Load: {
+      const ObjectReference& t = step.target;
+      const std::string key = workload_key(t.kind, t.namespace_, t.name);
+      auto it = workloads_.find(key);
+      if (it == workloads_.end()) {
+        note("warning", fmt::format("load: no {} {}/{}", t.kind, t.namespace_, t.name));
+        return;
+      }
+      std::vector<std::pair<std::string, std::string>> labels{{"namespace", t.namespace_}};
+      for (const auto& [k, v] : it->second.workload.pod_template.meta.labels) labels.emplace_back(k.str(), v.str());
+      load_.set_load(key, std::move(labels), step.load, step.cost, now_);
+      note("load", fmt::format("load {} {}/{}: {}", t.kind, t.namespace_, t.name, describe(step.load)));
+      start_autoscaling();
+      return;
+    }
     case TimelineStep::Action::Cordon:
     case TimelineStep::Action::Uncordon: {
       const bool cordon = step.action == TimelineStep::Action::Cordon;
@@ -342,8 +395,80 @@ void Simulation::apply_objects(ManifestSet objects) {
       bind(it->second, id, /*count_wait=*/false);  // already running when the scenario starts
     }
   }
+  for (HorizontalPodAutoscaler& hpa : objects.horizontal_pod_autoscalers) autoscaling_.add(std::move(hpa), now_);
+  for (ScaledObject& scaled : objects.scaled_objects) autoscaling_.add(std::move(scaled), now_);
+  if (!objects.horizontal_pod_autoscalers.empty() || !objects.scaled_objects.empty()) start_autoscaling();
   if (!objects.nodepools.empty()) provisioning_dirty_ = true;
   scheduling_dirty_ = true;
+}
+
+// The metrics scrape and the HPA controller's sync start with the first autoscaler or load; KEDA polls whenever
+// a ScaledObject is due.
+void Simulation::start_autoscaling() {
+  if (!autoscaling_started_) {
+    autoscaling_started_ = true;
+    push({now_, 0, EventKind::MetricsScrape, 0, {}});
+  }
+  if (std::optional<Duration> next = autoscaling_.next_poll(); next && !keda_poll_pending_) {
+    keda_poll_pending_ = true;
+    push({std::max(*next, now_), 0, EventKind::KedaPoll, 0, {}});
+  }
+}
+
+void Simulation::on_metrics_scrape() {
+  std::map<std::string, std::vector<RunningPod>> running;
+  for (const auto& [key, pod] : pods_) {
+    if (!pod.bound_at || pod.daemon || pod.workload.empty()) continue;
+    std::int64_t limit = 0;
+    if (!pod.pod->spec.containers.empty()) limit = pod.pod->spec.containers.front().limits.cpu_milli();
+    running[pod.workload].push_back({key, *pod.bound_at, limit});
+  }
+  load_.scrape(now_, running);
+  push({now_ + LoadModel::kScrapeInterval, 0, EventKind::MetricsScrape, 0, {}});
+  // Scheduled after the next scrape, so that every sync reads the scrape of the same instant.
+  if (!hpa_sync_scheduled_) {
+    hpa_sync_scheduled_ = true;
+    push({now_ + kHpaSyncPeriod, 0, EventKind::HpaSync, 0, {}});
+  }
+}
+
+void Simulation::apply_scale_changes(const std::vector<ScaleChange>& changes) {
+  for (const ScaleChange& change : changes) {
+    auto it = workloads_.find(change.workload);
+    if (it == workloads_.end()) continue;
+    it->second.workload.replicas = change.replicas;
+    it->second.dirty = true;
+  }
+  start_autoscaling();  // the next KEDA poll
+}
+
+std::optional<ScaleTarget> Simulation::scale_target(const std::string& namespace_,
+                                                    const CrossVersionObjectReference& ref) const {
+  auto it = workloads_.find(workload_key(ref.kind, namespace_, ref.name));
+  if (it == workloads_.end() || it->second.workload.kind == WorkloadKind::DaemonSet) return std::nullopt;
+  return ScaleTarget{it->first, it->second.workload.replicas, it->second.workload.selector};
+}
+
+std::vector<ObservedPod> Simulation::pods(const std::string& namespace_, const LabelSelector& selector) const {
+  std::vector<ObservedPod> out;
+  const std::string prefix = namespace_ + "/";
+  for (auto it = pods_.lower_bound(prefix); it != pods_.end() && it->first.starts_with(prefix); ++it) {
+    const SimPod& sim = it->second;
+    if (sim.daemon || !selector.matches(sim.pod->meta.labels)) continue;
+    ObservedPod observed{it->first, {}};
+    workloads::HpaPod& pod = observed.pod;
+    pod.name = sim.pod->meta.name;
+    // The simulator starts a container as it binds and counts it Ready at once.
+    pod.phase = sim.bound_at ? PodPhase::Running : PodPhase::Pending;
+    if (sim.bound_at) {
+      pod.ready = true;
+      pod.ready_last_transition = *sim.bound_at;
+      pod.start_time = *sim.bound_at;
+    }
+    for (const Container& c : sim.pod->spec.containers) pod.containers.push_back(hpa_container(c));
+    out.push_back(std::move(observed));
+  }
+  return out;
 }
 
 // A node that came with the manifests costs what its instance type costs in its zone (on-demand unless labelled
@@ -870,6 +995,7 @@ void Simulation::retire_terminated() {
 }
 
 SimulationReport Simulation::report() {
+  autoscaling_.account(scenario_.duration, *this);
   SimulationReport r;
   r.scenario = scenario_.meta.name;
   r.seed = scenario_.seed;
@@ -912,6 +1038,8 @@ SimulationReport Simulation::report() {
   s.launches = launches_;
   s.insufficient_capacity_errors = ice_errors_;
   s.spot_interruptions = interruptions_;
+  s.autoscalers = autoscaling_.summary();
+  s.dropped_requests = load_.dropped_requests();
   if (ready_time_ > 0) {
     s.mean_cpu_allocation = cpu_allocation_integral_ / ready_time_;
     s.mean_memory_allocation = memory_allocation_integral_ / ready_time_;

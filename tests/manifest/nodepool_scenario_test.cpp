@@ -180,7 +180,7 @@ TEST(Scenario, InvalidStepsNameTheirPath) {
   const std::string head = "apiVersion: scalewright.dev/v1alpha1\nkind: Scenario\nmetadata: {name: s}\nspec:\n";
   EXPECT_EQ(decode_error(head + "  timeline:\n  - {at: 1m, scale: {kind: Deployment, name: a, replicas: 1}, "
                                 "cordon: {node: n}}\n"),
-            "test.yaml doc 1 Scenario/s: spec.timeline[0]: needs exactly one of scale, apply, delete, cordon, uncordon");
+            "test.yaml doc 1 Scenario/s: spec.timeline[0]: needs exactly one of scale, apply, delete, cordon, uncordon, load");
   EXPECT_EQ(decode_error(head + "  timeline:\n  - {at: 1m, scale: {kind: Deployment, name: a, replicas: -1}}\n"),
             "test.yaml doc 1 Scenario/s: spec.timeline[0].scale.replicas: must not be negative");
   EXPECT_EQ(decode_error(head + "  timeline:\n  - {at: 1m, scale: {kind: deployment, name: a, replicas: 1}}\n"),

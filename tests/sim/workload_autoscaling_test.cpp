@@ -1,0 +1,173 @@
+// Workload autoscaling in the simulator, end to end: load from the scenario, metrics from the load model, HPA
+// and KEDA decisions, pods pending, nodes launched and removed. Same small catalog as simulator_test.cpp (nodes
+// Ready exactly 60 s after launch, batches close 1 s after the last pending pod). Metrics are scraped every 15 s
+// from t=0 and the HPA syncs every 15 s right after a scrape; a pod has its first usage sample one scrape after it
+// started.
+#include <gtest/gtest.h>
+
+#include "../provisioning/fixtures.h"
+#include "manifest/manifest.h"
+#include "sim/simulator.h"
+
+namespace scalewright::sim {
+namespace {
+
+const std::string kNodePool = R"(
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: default}
+spec:
+  template:
+    spec:
+      requirements:
+      - {key: kubernetes.io/arch, operator: In, values: [amd64]}
+  disruption: {consolidationPolicy: WhenEmpty, consolidateAfter: 30s}
+---
+)";
+
+// web: 2 replicas requesting 1 cpu each, no limit; HPA on cpu at 50 %, 2 to 10 replicas, no behavior.
+const std::string kWeb = R"(
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: default}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+      - name: main
+        image: web
+        resources: {requests: {cpu: "1", memory: 1Gi}}
+---
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: web, namespace: default}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+  minReplicas: 2
+  maxReplicas: 10
+  metrics:
+  - type: Resource
+    resource: {name: cpu, target: {type: Utilization, averageUtilization: 50}}
+---
+)";
+
+std::string scenario(const std::string& timeline, const std::string& duration = "20m") {
+  return "apiVersion: scalewright.dev/v1alpha1\nkind: Scenario\nmetadata: {name: test}\nspec:\n  duration: " + duration +
+         "\n  cloud:\n    launchLatency: {min: 60s, max: 60s}\n  timeline:\n" + timeline;
+}
+
+SimulationReport run(const std::string& text) {
+  Result<ManifestSet> objects = decode_manifests(text, "test.yaml");
+  EXPECT_TRUE(objects.ok()) << (objects.ok() ? "" : objects.error().message);
+  ManifestSet set = std::move(*objects);
+  Scenario s = set.scenarios.at(0);
+  set.scenarios.clear();
+  return simulate({std::move(s), std::move(set), provisioning::fixtures::make_catalog()});
+}
+
+std::vector<std::string> lines(const SimulationReport& r, std::string_view kind) {
+  std::vector<std::string> out;
+  for (const TimelineEntry& e : r.timeline) {
+    if (e.kind == kind) out.push_back(format_time(e.at) + " " + e.message);
+  }
+  return out;
+}
+
+TEST(WorkloadAutoscaling, LoadTriplesHpaScalesOutNodesLaunchLoadFallsReplicasAndNodesGoBack) {
+  // 100 requests/s at 10 ms of cpu each is 1000m of work: 500m per pod, 50 % of the 1-cpu request, on target.
+  // At 5m the load triples: 1500m per pod = 150 %, ratio 3, 2 x 3 = 6 but the scale-up limit without behavior
+  // is max(2 x 2, 4) = 4: 2 -> 4. At 5m15 two pods are still pending (counted as 0 on a scale-up): (1500 + 1500)
+  // / (4 x 1000) = 75 %, ratio 1.5, ceil(4 x 1.5) = 6: 4 -> 6 (the message shows the ready pods' 150 %). With 6
+  // pods the 3000m of work is 500m each, 50 %: no change. At 10m the load goes back to 100/s: 1000m / 6 pods =
+  // 167m each, int(1002 x 100 / 6000) = 16 %, ceil(6 x 0.32) = 2; the last recommendation of 6 was made at 9m45s,
+  // and the 5-minute stabilization window keeps it while it is not older than the window (upstream drops only
+  // recommendations *before* the cutoff): at 14m45s it still counts, at 15m0s it is gone: 6 -> 2. The ReplicaSet
+  // removes the newest pods, which empties the two nodes launched for them; the first goes 30 s later, the second
+  // 10 s after that (the default budget of 10 % of 3 nodes allows one at a time).
+  SimulationReport r = run(kNodePool + kWeb + scenario(R"(
+  - {at: 0s, load: {kind: Deployment, name: web, requestsPerSecond: 100, cpuPerRequest: 10m}}
+  - {at: 5m, load: {kind: Deployment, name: web, requestsPerSecond: 300}}
+  - {at: 10m, load: {kind: Deployment, name: web, requestsPerSecond: 100}}
+)"));
+  EXPECT_EQ(lines(r, "autoscale"), (std::vector<std::string>{
+                                       "t=5m0s hpa/web 2 -> 4: cpu 150% of 50% target",
+                                       "t=5m15s hpa/web 4 -> 6: cpu 150% of 50% target",
+                                       "t=15m0s hpa/web 6 -> 2: cpu 16% of 50% target",
+                                   }));
+  // The first two pods wait for the first node (Ready at 61 s); four more pods need two more nodes.
+  EXPECT_EQ(r.summary.launches, 3);
+  EXPECT_EQ(r.summary.peak_nodes, 3);
+  EXPECT_EQ(r.summary.nodes_at_end, 1);
+  std::vector<std::string> removed = lines(r, "removed");
+  ASSERT_EQ(removed.size(), 2u);
+  EXPECT_TRUE(removed[0].starts_with("t=15m30s ")) << removed[0];
+  EXPECT_TRUE(removed[1].starts_with("t=15m40s ")) << removed[1];
+  // Before the first node is Ready no pod has a sample: one warning, not one per sync.
+  std::vector<std::string> warnings = lines(r, "autoscaler-warning");
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_TRUE(warnings[0].starts_with("t=15s hpa/web: FailedGetResourceMetric:")) << warnings[0];
+
+  ASSERT_EQ(r.summary.autoscalers.size(), 1u);
+  const AutoscalerSummary& a = r.summary.autoscalers[0];
+  EXPECT_EQ(a.name, "hpa/web");
+  EXPECT_EQ(a.target, "Deployment default/web");
+  EXPECT_EQ(a.min_replicas, 2);
+  EXPECT_EQ(a.max_replicas, 6);
+  EXPECT_EQ(a.scale_ups, 2);
+  EXPECT_EQ(a.scale_downs, 1);
+  // 2 x 300 s + 4 x 15 s + 6 x 585 s (5m15 to 15m) + 2 x 300 s (to 20m).
+  EXPECT_DOUBLE_EQ(a.replica_seconds, 600 + 60 + 3510 + 600);
+  // The syncs at 5m and 5m15 asked for more than the target had; from 5m30 on, 6 was enough.
+  EXPECT_EQ(a.above_target, std::chrono::seconds(30));
+  // Nothing serves the load until the first pods run at 61 s: the scrapes at 15, 30, 45 and 60 s each count
+  // 15 s x 100 requests/s as dropped.
+  EXPECT_DOUBLE_EQ(r.summary.dropped_requests, 6000);
+}
+
+TEST(WorkloadAutoscaling, CpuLimitCapsUsageAndTheHpaStopsAtMaxReplicas) {
+  // One pod limited to 500m under 2000m of work runs at its limit: 200 % of its 250m request, and serves 50 of
+  // the 200 requests/s. Target 50 %: ratio 4, ceil(1 x 4) = 4 (also the limit max(2 x 1, 4)); then the pods, still
+  // at their limit, ask for more and get maxReplicas 6.
+  const std::string limited = R"(
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: api, namespace: default}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: api}}
+  template:
+    metadata: {labels: {app: api}}
+    spec:
+      containers:
+      - name: main
+        image: api
+        resources: {requests: {cpu: 250m, memory: 1Gi}, limits: {cpu: 500m}}
+---
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: api, namespace: default}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: api}
+  minReplicas: 1
+  maxReplicas: 6
+  metrics:
+  - type: Resource
+    resource: {name: cpu, target: {type: Utilization, averageUtilization: 50}}
+---
+)";
+  SimulationReport r = run(kNodePool + limited + scenario(R"(
+  - {at: 0s, load: {kind: Deployment, name: api, requestsPerSecond: 0, cpuPerRequest: 10m}}
+  - {at: 3m, load: {kind: Deployment, name: api, requestsPerSecond: 200}}
+)", "6m"));
+  std::vector<std::string> scales = lines(r, "autoscale");
+  ASSERT_GE(scales.size(), 2u);
+  EXPECT_EQ(scales[0], "t=3m0s hpa/api 1 -> 4: cpu 200% of 50% target");
+  EXPECT_TRUE(scales.back().find("-> 6:") != std::string::npos) << scales.back();
+  EXPECT_EQ(r.summary.autoscalers.at(0).max_replicas, 6);
+}
+
+}  // namespace
+}  // namespace scalewright::sim
