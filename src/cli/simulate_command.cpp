@@ -8,6 +8,7 @@
 #include "manifest/manifest.h"
 #include "sim/default_scenario.h"
 #include "sim/simulator.h"
+#include "sim/workload_autoscaling.h"
 
 namespace scalewright::cli {
 namespace {
@@ -84,6 +85,10 @@ int run_simulate(const SimulateOptions& options, std::ostream& out, std::ostream
     return 1;
   }
 
+  if (std::vector<std::string> problems = sim::simulation_problems(objects); !problems.empty()) {
+    for (const std::string& problem : problems) err << "error: " << problem << "\n";
+    return 1;
+  }
   sim::SimulationReport report = sim::simulate({std::move(scenario), std::move(objects), std::move(*catalog)});
   if (!options.quiet) sim::print_timeline(report, out);
   sim::print_summary(report, out);

@@ -96,6 +96,30 @@ std::string target_name(const std::string& namespace_, const CrossVersionObjectR
 
 }  // namespace
 
+std::vector<std::string> simulation_problems(const ManifestSet& objects) {
+  std::vector<std::string> problems;
+  for (const ScaledObject& so : objects.scaled_objects) {
+    const std::string name = fmt::format("ScaledObject {}/{}", so.meta.namespace_, so.meta.name);
+    for (const std::string& problem : workloads::scaled_object_problems(so)) {
+      problems.push_back(fmt::format("{}: {}", name, problem));
+    }
+    for (std::size_t i = 0; i < so.triggers.size(); ++i) {
+      if (so.triggers[i].type != "prometheus") continue;
+      auto query = so.triggers[i].metadata.find("query");
+      if (query == so.triggers[i].metadata.end()) continue;  // the decoder reports it
+      Result<PromQuery> parsed = parse_promql(query->second);
+      if (!parsed) {
+        problems.push_back(fmt::format("{}: spec.triggers[{}].metadata.query: {}", name, i, parsed.error().message));
+      } else if (parsed->metric != "http_requests_total") {
+        problems.push_back(fmt::format("{}: spec.triggers[{}].metadata.query: the simulator serves http_requests_total "
+                                       "(a request counter per loaded workload), not {}",
+                                       name, i, parsed->metric));
+      }
+    }
+  }
+  return problems;
+}
+
 struct WorkloadAutoscaling::Hpa {
   HorizontalPodAutoscaler spec;
   std::string label;  // "hpa/php-apache"
@@ -238,7 +262,19 @@ std::vector<ScaleChange> WorkloadAutoscaling::sync_hpas(Duration now, const Auto
       workloads::ScaledObjectMetrics adapter(hpa->owner->spec, hpa->owner->state, hpa->owner->reader, &resources);
       adapter.set_now(now);
       adapter.set_wall_clock(wall_clock_at_start_ + std::chrono::duration_cast<std::chrono::seconds>(now));
+      const bool fallback_before = hpa->owner->state.fallback_active;
       change = reconcile(*hpa, adapter, now, view, timeline);
+      if (hpa->owner->state.fallback_active != fallback_before) {
+        const ScaledObject& so = hpa->owner->spec;
+        timeline.push_back(
+            {now, "autoscaler-warning",
+             hpa->owner->state.fallback_active
+                 ? fmt::format("{}: fallback: its metrics failed more than {} times in a row; they read as {} "
+                               "replicas' worth until they answer again",
+                               hpa->owner->label, so.fallback ? so.fallback->failure_threshold : 0,
+                               so.fallback ? so.fallback->replicas : 0)
+                 : fmt::format("{}: its metrics answer again; fallback over", hpa->owner->label)});
+      }
     } else {
       change = reconcile(*hpa, resources, now, view, timeline);
     }

@@ -15,12 +15,17 @@
 #include "api/autoscaling.h"
 #include "api/duration.h"
 #include "api/labels.h"
+#include "manifest/manifest.h"
 #include "sim/load_model.h"
 #include "sim/report.h"
 #include "workloads/hpa.h"
 #include "workloads/keda.h"
 
 namespace scalewright::sim {
+
+// What in `objects` the simulator cannot run as written: a ScaledObject KEDA would reject, or a prometheus trigger
+// whose query is outside the PromQL the simulator answers. Each problem names the object and field.
+std::vector<std::string> simulation_problems(const ManifestSet& objects);
 
 // A scale target as the scale subresource shows it.
 struct ScaleTarget {

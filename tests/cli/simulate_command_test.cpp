@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "cloud/catalog.h"
+#include "sim/report.h"
 
 namespace scalewright::cli {
 namespace {
@@ -115,6 +117,82 @@ TEST(Simulate, DedicatedDatabaseNodesTakeOnlyThePodsThatTolerateThem) {
   EXPECT_EQ(postgres, 2);
   EXPECT_EQ(nginx, 6);
   EXPECT_EQ(postgres_nodes.size(), 2u);  // hostname anti-affinity: one replica per node
+}
+
+// "t=2m15s hpa/php-apache 4 -> 5: ..." lines of one kind.
+std::vector<std::string> timeline_lines(const nlohmann::json& report, const std::string& kind) {
+  std::vector<std::string> out;
+  for (const nlohmann::json& e : entries(report, kind)) {
+    out.push_back(sim::format_time(Duration(static_cast<std::int64_t>(e["at_seconds"].get<double>() * 1000))) + " " +
+                  e["message"].get<std::string>());
+  }
+  return out;
+}
+
+TEST(Simulate, PhpApacheWalkthroughClimbsToFiveAndReturnsToOneAfterTheWindow) {
+  // 50 requests/s x 10 ms = 500m of work. One pod runs at its 500m limit, 250 % of its 200m request:
+  // ceil(1 x 250 / 50) = 5, limited to max(2 x 1, 4) = 4. Four pods at 125m = 62 %: ceil(4 x 1.24) = 5. Five at
+  // 100m = 50 %: stays. The loop stops at 8m and the sync at 8m0 already reads 0 %; the last recommendation of 5,
+  // made at 7m45, stays in the 5-minute window through the sync at 12m45 and is older than it at 13m0: 5 -> 1.
+  nlohmann::json report = simulate_json({kSource + "/examples/php-apache/php-apache.yaml"});
+  EXPECT_EQ(timeline_lines(report, "autoscale"), (std::vector<std::string>{
+                                                     "t=2m0s hpa/php-apache 1 -> 4: cpu 250% of 50% target",
+                                                     "t=2m15s hpa/php-apache 4 -> 5: cpu 62% of 50% target",
+                                                     "t=13m0s hpa/php-apache 5 -> 1: cpu 0% of 50% target",
+                                                 }));
+  const nlohmann::json& hpa = report["summary"]["autoscalers"].at(0);
+  EXPECT_EQ(hpa["name"], "hpa/php-apache");
+  EXPECT_EQ(hpa["max_replicas"], 5);
+  EXPECT_EQ(report["summary"]["pod_wait"]["pods_pending_at_end"], 0);
+}
+
+TEST(Simulate, PodinfoScaledObjectFollowsTheRequestRateAndFallsBackDuringTheOutage) {
+  nlohmann::json report = simulate_json({kSource + "/examples/podinfo/podinfo.yaml"});
+  std::vector<std::string> scales = timeline_lines(report, "autoscale");
+  ASSERT_FALSE(scales.empty());
+  // Up one replica at a time behind the 2-minute rate, to 7 (75 requests/s / 7 = 10.7, inside the tolerance)...
+  EXPECT_EQ(scales.front().substr(scales.front().find(' ') + 1), "hpa/keda-hpa-podinfo 2 -> 3: s0-prometheus 11250m of 10 target");
+  const nlohmann::json& so = report["summary"]["autoscalers"].at(0);
+  EXPECT_EQ(so["name"], "scaledobject/podinfo");
+  EXPECT_EQ(so["min_replicas"], 2);
+  EXPECT_EQ(so["max_replicas"], 7);
+  // ... and back to minReplicaCount 2, never below.
+  EXPECT_NE(scales.back().find("-> 2:"), std::string::npos) << scales.back();
+  // Prometheus is down from 8m to 10m: failures at 8m0, 8m15, 8m30, 8m45 (the HPA's reads); more than 3 is fallback.
+  std::vector<std::string> warnings = timeline_lines(report, "autoscaler-warning");
+  EXPECT_NE(std::find(warnings.begin(), warnings.end(),
+                      "t=8m45s scaledobject/podinfo: fallback: its metrics failed more than 3 times in a row; they "
+                      "read as 2 replicas' worth until they answer again"),
+            warnings.end());
+  EXPECT_NE(std::find(warnings.begin(), warnings.end(), "t=10m0s scaledobject/podinfo: its metrics answer again; fallback over"),
+            warnings.end());
+  // The outage changed no replica count (the downscale window held them): nothing scaled from 8m to 15m.
+  for (const nlohmann::json& e : entries(report, "autoscale")) {
+    const double at = e["at_seconds"];
+    EXPECT_TRUE(at < 480 || at >= 900) << e["message"];
+  }
+}
+
+TEST(Simulate, QueryOutsideTheSimulatorsPromqlIsAnErrorNamingTheTrigger) {
+  const std::string path = (std::filesystem::temp_directory_path() / "scalewright-bad-query.yaml").string();
+  std::ofstream(path) << R"yaml(apiVersion: keda.sh/v1alpha1
+kind: ScaledObject
+metadata: {name: q, namespace: default}
+spec:
+  scaleTargetRef: {name: web}
+  triggers:
+  - type: prometheus
+    metadata: {serverAddress: "http://prometheus:9090", query: "histogram_quantile(0.9, x)", threshold: "1"}
+)yaml";
+  SimulateOptions options;
+  options.files = {path};
+  std::ostringstream out, err;
+  EXPECT_EQ(run_simulate(options, out, err), 1);
+  EXPECT_NE(err.str().find("error: ScaledObject default/q: spec.triggers[0].metadata.query: query \"histogram_quantile(0.9, x)\" "
+                           "is outside what the simulator answers"),
+            std::string::npos)
+      << err.str();
+  std::filesystem::remove(path);
 }
 
 TEST(Simulate, InvalidScenarioIsOneErrorLine) {

@@ -197,5 +197,80 @@ TEST(Scenario, InvalidStepsNameTheirPath) {
             "quantity \"abc\"");
 }
 
+TEST(Scenario, LoadStepsEveryShapeAndCost) {
+  ManifestSet set = decode_ok(R"yaml(
+apiVersion: scalewright.dev/v1alpha1
+kind: Scenario
+metadata: {name: load}
+spec:
+  cloud:
+    faults:
+      prometheusOutages: [{at: 8m, duration: 2m}]
+  timeline:
+  - at: 0s
+    load: {kind: Deployment, name: web, requestsPerSecond: 20, cpuPerRequest: 10m, idleCpu: 5m, memory: 64Mi}
+  - {at: 1m, load: {kind: Deployment, name: web, ramp: {from: 20, to: 80, over: 2m}}}
+  - {at: 2m, load: {kind: Deployment, name: web, step: {from: 80, to: 10, after: 30s}}}
+  - {at: 3m, load: {kind: StatefulSet, name: db, namespace: shop, sine: {mean: 50, amplitude: 20, period: 10m}}}
+  - {at: 4m, load: {kind: Deployment, name: web, points: [{after: 0s, requestsPerSecond: 1}, {after: 1m, requestsPerSecond: 3}]}}
+  - at: 5m
+    load:
+      kind: Deployment
+      name: web
+      csv: |
+        after,requestsPerSecond
+        0s,5
+        30s,15
+        2m,0
+)yaml");
+  const Scenario& s = set.scenarios.at(0);
+  ASSERT_EQ(s.timeline.size(), 6u);
+  ASSERT_EQ(s.cloud.faults.prometheus_outages.size(), 1u);
+  EXPECT_EQ(s.cloud.faults.prometheus_outages[0].at, std::chrono::minutes(8));
+  EXPECT_EQ(s.cloud.faults.prometheus_outages[0].duration, std::chrono::minutes(2));
+  const TimelineStep& constant = s.timeline[0];
+  EXPECT_EQ(constant.action, TimelineStep::Action::Load);
+  EXPECT_EQ(constant.target.name, "web");
+  EXPECT_EQ(constant.load.kind, LoadShape::Kind::Constant);
+  EXPECT_EQ(constant.load.requests_per_second, 20);
+  ASSERT_TRUE(constant.cost.has_value());
+  EXPECT_EQ(constant.cost->cpu_per_request_milli, 10);
+  EXPECT_EQ(constant.cost->idle_cpu_milli, 5);
+  EXPECT_EQ(constant.cost->memory_bytes, 64 << 20);
+  EXPECT_FALSE(s.timeline[1].cost.has_value());  // later steps keep the cost
+  EXPECT_EQ(s.timeline[1].load.kind, LoadShape::Kind::Ramp);
+  EXPECT_EQ(s.timeline[1].load.over, std::chrono::minutes(2));
+  EXPECT_EQ(s.timeline[2].load.kind, LoadShape::Kind::Step);
+  EXPECT_EQ(s.timeline[2].load.to, 10);
+  EXPECT_EQ(s.timeline[3].target.namespace_, "shop");
+  EXPECT_EQ(s.timeline[3].load.period, std::chrono::minutes(10));
+  EXPECT_EQ(s.timeline[4].load.points.size(), 2u);
+  const LoadShape& csv = s.timeline[5].load;
+  ASSERT_EQ(csv.points.size(), 3u);
+  EXPECT_EQ(csv.points[1], (std::pair<Duration, double>{std::chrono::seconds(30), 15}));
+  EXPECT_EQ(csv.at(std::chrono::seconds(15)), 10);  // halfway from 5 to 15
+}
+
+TEST(Scenario, InvalidLoadStepsNameTheirPath) {
+  const std::string head = "apiVersion: scalewright.dev/v1alpha1\nkind: Scenario\nmetadata: {name: s}\nspec:\n  timeline:\n";
+  EXPECT_EQ(decode_error(head + "  - {at: 1m, load: {kind: Deployment, name: a, requestsPerSecond: 5, ramp: {from: 1, to: 2, over: 1m}}}\n"),
+            "test.yaml doc 1 Scenario/s: spec.timeline[0].load: needs exactly one of requestsPerSecond, ramp, step, sine, "
+            "points, csv");
+  EXPECT_EQ(decode_error(head + "  - {at: 1m, load: {kind: Deployment, name: a, requestsPerSecond: -5}}\n"),
+            "test.yaml doc 1 Scenario/s: spec.timeline[0].load.requestsPerSecond: must be a number of at least 0, got -5");
+  EXPECT_EQ(decode_error(head + "  - {at: 1m, load: {kind: Deployment, name: a, ramp: {from: 1, to: 2, over: 0s}}}\n"),
+            "test.yaml doc 1 Scenario/s: spec.timeline[0].load.ramp.over: must be positive");
+  EXPECT_EQ(decode_error(head + "  - {at: 1m, load: {kind: Job, name: a, requestsPerSecond: 1}}\n"),
+            "test.yaml doc 1 Scenario/s: spec.timeline[0].load.kind: unsupported kind \"Job\" (expected Deployment, "
+            "ReplicaSet, StatefulSet)");
+  EXPECT_EQ(decode_error(head + "  - {at: 1m, load: {kind: Deployment, name: a, points: [{after: 1m, requestsPerSecond: 1}, "
+                                "{after: 1m, requestsPerSecond: 2}]}}\n"),
+            "test.yaml doc 1 Scenario/s: spec.timeline[0].load.points: points must be in increasing time order");
+  EXPECT_EQ(decode_error(head + "  - {at: 1m, load: {kind: Deployment, name: a, csv: \"when,rps\\n0s,1\\n\"}}\n"),
+            "test.yaml doc 1 Scenario/s: spec.timeline[0].load.csv: csv:1: missing column \"after\" in the header");
+  EXPECT_EQ(decode_error(head + "  - {at: 1m, load: {kind: Deployment, name: a, requestsPerSecond: 1, cpuPerRequest: -1m}}\n"),
+            "test.yaml doc 1 Scenario/s: spec.timeline[0].load.cpuPerRequest: must not be negative");
+}
+
 }  // namespace
 }  // namespace scalewright::testing
