@@ -51,13 +51,13 @@ double LoadModel::offered(const std::string& workload, Duration now) const {
 
 void LoadModel::scrape(Duration now, const std::map<std::string, std::vector<RunningPod>>& pods_by_workload) {
   std::map<std::string, PodUsage> usage;
-  auto sample = [&](const RunningPod& pod, double cpu_milli, std::int64_t memory) {
+  auto sample = [&](const RunningPod& pod, double cpu_milli, std::int64_t memory, double served) {
     if (pod.started + kScrapeInterval > now) return;
-    usage[pod.key] = PodUsage{static_cast<std::int64_t>(std::llround(cpu_milli)), memory, now};
+    usage[pod.key] = PodUsage{static_cast<std::int64_t>(std::llround(cpu_milli)), memory, served, now};
   };
   for (const auto& [workload, pods] : pods_by_workload) {
     if (loads_.count(workload)) continue;
-    for (const RunningPod& pod : pods) sample(pod, 0, 0);  // no load given: idle
+    for (const RunningPod& pod : pods) sample(pod, 0, 0, 0);  // no load given: idle
   }
   for (auto& [workload, load] : loads_) {
     static const std::vector<RunningPod> kNone;
@@ -77,7 +77,7 @@ void LoadModel::scrape(Duration now, const std::map<std::string, std::vector<Run
       served += pod_served;
       double cpu = idle + pod_served * cpr;
       if (pod.cpu_limit_milli > 0) cpu = std::min(cpu, static_cast<double>(pod.cpu_limit_milli));
-      sample(pod, cpu, load.cost.memory_bytes);
+      sample(pod, cpu, load.cost.memory_bytes, pod_served);
     }
     const double seconds = static_cast<double>((now - load.last_scrape).count()) / 1000.0;
     load.served_total += served * seconds;

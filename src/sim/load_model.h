@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -19,6 +20,7 @@ namespace scalewright::sim {
 struct PodUsage {
   std::int64_t cpu_milli = 0;
   std::int64_t memory_bytes = 0;
+  double requests_per_second = 0;  // what the pod served
   Duration timestamp{0};  // the scrape that measured it; the sample covers the scrape interval before it
 };
 
@@ -52,6 +54,8 @@ class LoadModel {
 
   // The latest sample of a pod; null when it has none.
   const PodUsage* usage(const std::string& pod_key) const;
+  // The custom per-pod metric the simulator serves (as prometheus-adapter would from the request counter).
+  static constexpr std::string_view kPodRequestRate = "http_requests_per_second";
   // The served-requests counter of each loaded workload, named http_requests_total, for the PromQL subset.
   std::vector<Series> request_series() const;
   // Requests offered but not served since the start (no ready pod, or pods at their cpu limit).

@@ -56,7 +56,7 @@ spec:
 
 std::string scenario(const std::string& timeline, const std::string& duration = "20m") {
   return "apiVersion: scalewright.dev/v1alpha1\nkind: Scenario\nmetadata: {name: test}\nspec:\n  duration: " + duration +
-         "\n  cloud:\n    launchLatency: {min: 60s, max: 60s}\n  timeline:\n" + timeline;
+         "\n  cloud:\n    launchLatency: {min: 60s, max: 60s}\n" + (timeline.empty() ? "" : "  timeline:\n" + timeline);
 }
 
 SimulationReport run(const std::string& text) {
@@ -167,6 +167,80 @@ spec:
   EXPECT_EQ(scales[0], "t=3m0s hpa/api 1 -> 4: cpu 200% of 50% target");
   EXPECT_TRUE(scales.back().find("-> 6:") != std::string::npos) << scales.back();
   EXPECT_EQ(r.summary.autoscalers.at(0).max_replicas, 6);
+}
+
+TEST(WorkloadAutoscaling, PodsMetricIsTheRequestRateEachPodServed) {
+  // http_requests_per_second as prometheus-adapter serves it: 60 requests/s over 2 pods is 30 each, 3 x the
+  // AverageValue target of 10: ceil(2 x 3) = 6, limited to max(2 x 2, 4) = 4. The pods run from 61 s (first node)
+  // and have samples from the scrape at 1m30s (one scrape after they started).
+  const std::string hpa = R"(
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: web-rps, namespace: default}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+  minReplicas: 2
+  maxReplicas: 10
+  metrics:
+  - type: Pods
+    pods:
+      metric: {name: http_requests_per_second}
+      target: {type: AverageValue, averageValue: "10"}
+---
+)";
+  std::string web = kWeb.substr(0, kWeb.find("apiVersion: autoscaling/v2"));
+  SimulationReport r = run(kNodePool + web + hpa + scenario(R"(
+  - {at: 0s, load: {kind: Deployment, name: web, requestsPerSecond: 60, cpuPerRequest: 1m}}
+)", "2m"));
+  std::vector<std::string> scales = lines(r, "autoscale");
+  ASSERT_FALSE(scales.empty());
+  EXPECT_EQ(scales[0], "t=1m30s hpa/web-rps 2 -> 4: http_requests_per_second 30 of 10 target");
+}
+
+TEST(WorkloadAutoscaling, CronScaledObjectActivatesInItsWindowAndScalesToZeroAfterTheCooldown) {
+  // The simulated wall clock starts on Monday 2024-01-01 00:00 UTC. KEDA polls every 30 s. The window opens at
+  // 00:05: the poll activates 0 -> 1, and the HPA reads the cron metric as 5 (desiredReplicas) against a target of
+  // 1 per replica: ceil(5 / 1) = 5, limited to max(2 x 1, 4) = 4, then (5 over 4 replicas = 1250m each) 5. The
+  // window closes at 00:15; the last active poll was at 14m30s and the 60 s cooldown has passed strictly after it
+  // at the poll of 16m0s (at 15m30s it is exactly 60 s: KEDA still waits): 5 -> 0.
+  SimulationReport r = run(kNodePool + R"(
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: batch, namespace: default}
+spec:
+  replicas: 0
+  selector: {matchLabels: {app: batch}}
+  template:
+    metadata: {labels: {app: batch}}
+    spec:
+      containers:
+      - {name: main, image: batch, resources: {requests: {cpu: 500m, memory: 1Gi}}}
+---
+apiVersion: keda.sh/v1alpha1
+kind: ScaledObject
+metadata: {name: batch, namespace: default}
+spec:
+  scaleTargetRef: {name: batch}
+  cooldownPeriod: 60
+  triggers:
+  - type: cron
+    metadata: {timezone: Etc/UTC, start: "5 0 * * *", end: "15 0 * * *", desiredReplicas: "5"}
+---
+)" + scenario("", "30m"));
+  std::vector<std::string> scales = lines(r, "autoscale");
+  ASSERT_EQ(scales.size(), 4u);
+  EXPECT_TRUE(scales[0].starts_with("t=5m0s scaledobject/batch 0 -> 1: ")) << scales[0];
+  EXPECT_TRUE(scales[1].starts_with("t=5m0s hpa/keda-hpa-batch 1 -> 4: ")) << scales[1];
+  EXPECT_TRUE(scales[2].starts_with("t=5m15s hpa/keda-hpa-batch 4 -> 5: ")) << scales[2];
+  EXPECT_TRUE(scales[3].starts_with("t=16m0s scaledobject/batch 5 -> 0: ")) << scales[3];
+  const AutoscalerSummary& a = r.summary.autoscalers.at(0);
+  EXPECT_EQ(a.name, "scaledobject/batch");
+  EXPECT_EQ(a.min_replicas, 0);
+  EXPECT_EQ(a.max_replicas, 5);
+  EXPECT_EQ(a.scale_ups, 3);
+  EXPECT_EQ(a.scale_downs, 1);
+  // 1 replica for 0 s, 4 for 15 s, 5 from 5m15s to 16m0s (645 s).
+  EXPECT_DOUBLE_EQ(a.replica_seconds, 4 * 15 + 5 * 645);
 }
 
 }  // namespace
