@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 #include "cloud/csv_table.h"
 
@@ -74,21 +75,16 @@ LoadShape decode_load_shape(const Field& load) {
     shape.kind = LoadShape::Kind::Constant;
     shape.requests_per_second = decode_rps(load, "requestsPerSecond");
   }
-  if (load.has("ramp")) {
+  // ramp: {from, to, over} and step: {from, to, after}: two rates and the time between them.
+  for (const auto& [key, kind, duration_key] : {std::tuple{"ramp", LoadShape::Kind::Ramp, "over"},
+                                                std::tuple{"step", LoadShape::Kind::Step, "after"}}) {
+    if (!load.has(key)) continue;
     ++shapes;
-    Field ramp = load.child("ramp");
-    shape.kind = LoadShape::Kind::Ramp;
-    shape.from = decode_rps(ramp, "from");
-    shape.to = decode_rps(ramp, "to");
-    shape.over = positive_duration(ramp, "over");
-  }
-  if (load.has("step")) {
-    ++shapes;
-    Field step = load.child("step");
-    shape.kind = LoadShape::Kind::Step;
-    shape.from = decode_rps(step, "from");
-    shape.to = decode_rps(step, "to");
-    shape.over = positive_duration(step, "after");
+    Field change = load.child(key);
+    shape.kind = kind;
+    shape.from = decode_rps(change, "from");
+    shape.to = decode_rps(change, "to");
+    shape.over = positive_duration(change, duration_key);
   }
   if (load.has("sine")) {
     ++shapes;

@@ -14,7 +14,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "../provisioning/fixtures.h"
+#include "run_scenario.h"
 #include "manifest/manifest.h"
 
 namespace scalewright::sim {
@@ -51,22 +51,8 @@ std::string scenario(const std::string& timeline, const std::string& faults = ""
          "\n  cloud:\n    launchLatency: {min: 60s, max: 60s}\n    faults: {" + faults + "}\n  timeline:\n" + timeline;
 }
 
-SimulationReport run(const std::string& text) {
-  Result<ManifestSet> objects = decode_manifests(text, "test.yaml");
-  EXPECT_TRUE(objects.ok()) << (objects.ok() ? "" : objects.error().message);
-  ManifestSet set = std::move(*objects);
-  Scenario s = set.scenarios.at(0);
-  set.scenarios.clear();
-  return simulate({std::move(s), std::move(set), provisioning::fixtures::make_catalog()});
-}
-
-std::vector<std::string> messages(const SimulationReport& r, std::string_view kind) {
-  std::vector<std::string> out;
-  for (const TimelineEntry& e : r.timeline) {
-    if (e.kind == kind) out.push_back(format_time(e.at) + " " + e.message);
-  }
-  return out;
-}
+using testing::messages;
+using testing::run;
 
 const std::string kScaleTo5At10s = "  - {at: 10s, scale: {kind: Deployment, name: inflate, replicas: 5}}\n";
 const std::string kScaleTo0At5m = "  - {at: 5m, scale: {kind: Deployment, name: inflate, replicas: 0}}\n";

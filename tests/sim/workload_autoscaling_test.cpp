@@ -5,7 +5,7 @@
 // started.
 #include <gtest/gtest.h>
 
-#include "../provisioning/fixtures.h"
+#include "run_scenario.h"
 #include "manifest/manifest.h"
 #include "sim/simulator.h"
 
@@ -59,22 +59,8 @@ std::string scenario(const std::string& timeline, const std::string& duration = 
          "\n  cloud:\n    launchLatency: {min: 60s, max: 60s}\n" + (timeline.empty() ? "" : "  timeline:\n" + timeline);
 }
 
-SimulationReport run(const std::string& text) {
-  Result<ManifestSet> objects = decode_manifests(text, "test.yaml");
-  EXPECT_TRUE(objects.ok()) << (objects.ok() ? "" : objects.error().message);
-  ManifestSet set = std::move(*objects);
-  Scenario s = set.scenarios.at(0);
-  set.scenarios.clear();
-  return simulate({std::move(s), std::move(set), provisioning::fixtures::make_catalog()});
-}
-
-std::vector<std::string> lines(const SimulationReport& r, std::string_view kind) {
-  std::vector<std::string> out;
-  for (const TimelineEntry& e : r.timeline) {
-    if (e.kind == kind) out.push_back(format_time(e.at) + " " + e.message);
-  }
-  return out;
-}
+using testing::messages;
+using testing::run;
 
 TEST(WorkloadAutoscaling, LoadTriplesHpaScalesOutNodesLaunchLoadFallsReplicasAndNodesGoBack) {
   // 100 requests/s at 10 ms of cpu each is 1000m of work: 500m per pod, 50 % of the 1-cpu request, on target.
@@ -92,7 +78,7 @@ TEST(WorkloadAutoscaling, LoadTriplesHpaScalesOutNodesLaunchLoadFallsReplicasAnd
   - {at: 5m, load: {kind: Deployment, name: web, requestsPerSecond: 300}}
   - {at: 10m, load: {kind: Deployment, name: web, requestsPerSecond: 100}}
 )"));
-  EXPECT_EQ(lines(r, "autoscale"), (std::vector<std::string>{
+  EXPECT_EQ(messages(r, "autoscale"), (std::vector<std::string>{
                                        "t=5m0s hpa/web 2 -> 4: cpu 150% of 50% target",
                                        "t=5m15s hpa/web 4 -> 6: cpu 150% of 50% target",
                                        "t=15m0s hpa/web 6 -> 2: cpu 16% of 50% target",
@@ -101,12 +87,12 @@ TEST(WorkloadAutoscaling, LoadTriplesHpaScalesOutNodesLaunchLoadFallsReplicasAnd
   EXPECT_EQ(r.summary.launches, 3);
   EXPECT_EQ(r.summary.peak_nodes, 3);
   EXPECT_EQ(r.summary.nodes_at_end, 1);
-  std::vector<std::string> removed = lines(r, "removed");
+  std::vector<std::string> removed = messages(r, "removed");
   ASSERT_EQ(removed.size(), 2u);
   EXPECT_TRUE(removed[0].starts_with("t=15m30s ")) << removed[0];
   EXPECT_TRUE(removed[1].starts_with("t=15m40s ")) << removed[1];
   // Before the first node is Ready no pod has a sample: one warning, not one per sync.
-  std::vector<std::string> warnings = lines(r, "autoscaler-warning");
+  std::vector<std::string> warnings = messages(r, "autoscaler-warning");
   ASSERT_EQ(warnings.size(), 1u);
   EXPECT_TRUE(warnings[0].starts_with("t=15s hpa/web: FailedGetResourceMetric:")) << warnings[0];
 
@@ -162,7 +148,7 @@ spec:
   - {at: 0s, load: {kind: Deployment, name: api, requestsPerSecond: 0, cpuPerRequest: 10m}}
   - {at: 3m, load: {kind: Deployment, name: api, requestsPerSecond: 200}}
 )", "6m"));
-  std::vector<std::string> scales = lines(r, "autoscale");
+  std::vector<std::string> scales = messages(r, "autoscale");
   ASSERT_GE(scales.size(), 2u);
   EXPECT_EQ(scales[0], "t=3m0s hpa/api 1 -> 4: cpu 200% of 50% target");
   EXPECT_TRUE(scales.back().find("-> 6:") != std::string::npos) << scales.back();
@@ -192,7 +178,7 @@ spec:
   SimulationReport r = run(kNodePool + web + hpa + scenario(R"(
   - {at: 0s, load: {kind: Deployment, name: web, requestsPerSecond: 60, cpuPerRequest: 1m}}
 )", "2m"));
-  std::vector<std::string> scales = lines(r, "autoscale");
+  std::vector<std::string> scales = messages(r, "autoscale");
   ASSERT_FALSE(scales.empty());
   EXPECT_EQ(scales[0], "t=1m30s hpa/web-rps 2 -> 4: http_requests_per_second 30 of 10 target");
 }
@@ -227,7 +213,7 @@ spec:
     metadata: {timezone: Etc/UTC, start: "5 0 * * *", end: "15 0 * * *", desiredReplicas: "5"}
 ---
 )" + scenario("", "30m"));
-  std::vector<std::string> scales = lines(r, "autoscale");
+  std::vector<std::string> scales = messages(r, "autoscale");
   ASSERT_EQ(scales.size(), 4u);
   EXPECT_TRUE(scales[0].starts_with("t=5m0s scaledobject/batch 0 -> 1: ")) << scales[0];
   EXPECT_TRUE(scales[1].starts_with("t=5m0s hpa/keda-hpa-batch 1 -> 4: ")) << scales[1];

@@ -108,35 +108,19 @@ TEST_F(KedaAgainstPrometheus, IdleReplicaCountIsWhereAnInactiveTargetRests) {
 }
 
 TEST_F(KedaAgainstPrometheus, SeedScaledObjectLoadsUnchangedAndItsHpaScalesOnTheRequestRate) {
-  // The KEDA walkthrough's ScaledObject, pointed at this Prometheus. The exporter's counter grows 100 per 1 s
+  // The KEDA walkthrough's ScaledObject (query sum(rate(http_requests_total{app="podinfo"}[2m])), threshold 10,
+  // min 2, max 10, polling 10 s), pointed at this Prometheus. The exporter's counter grows 100 per 1 s
   // scrape; over the query's 2-minute range Prometheus' rate climbs by about 0.8/s while the series is younger
   // than the range. The HPA KEDA generates has one External metric, AverageValue 10: with 2 replicas a rate v
   // gives the ratio v / 20, and any v above 22 (beyond the 10 % tolerance) and up to 30 gives ceil(2 x v / 20) = 3.
   // The test waits for v between 22.5 and 26, which leaves seconds of margin before 30.
-  ScaledObject so = decode(R"(
-apiVersion: keda.sh/v1alpha1
-kind: ScaledObject
-metadata:
-  name: podinfo
-  namespace: default
-spec:
-  scaleTargetRef:
-    name: podinfo
-  pollingInterval: 10
-  cooldownPeriod: 30
-  minReplicaCount: 2
-  maxReplicaCount: 10
-  fallback:
-    failureThreshold: 3
-    replicas: 2
-  triggers:
-  - type: prometheus
-    metadata:
-      serverAddress: )" + prom_->address() + R"(
-      metricName: http_requests_per_second
-      query: sum(rate(http_requests_total{app="podinfo"}[2m]))
-      threshold: "10"
-)");
+  // Loaded from the example, which carries the walkthrough's ScaledObject unchanged; only the server differs.
+  Result<ManifestSet> example = load_manifest_file(std::string(SCALEWRIGHT_SOURCE_DIR) + "/examples/podinfo/podinfo.yaml");
+  ASSERT_TRUE(example.ok()) << example.error().message;
+  ASSERT_EQ(example->scaled_objects.size(), 1u);
+  ScaledObject so = example->scaled_objects[0];
+  ASSERT_EQ(so.triggers.at(0).metadata.at("serverAddress"), "http://prometheus-server.monitoring.svc:80");
+  so.triggers[0].metadata["serverAddress"] = prom_->address();
   prom_->add_per_scrape("http_requests_total", {{"app", "podinfo"}}, 100);
   ASSERT_TRUE(prom_->wait_for(R"(sum(rate(http_requests_total{app="podinfo"}[2m])))",
                               [](double v) { return v > 22.5 && v < 26; }, 60s));

@@ -1,0 +1,34 @@
+#pragma once
+// Running a scenario given as YAML text on the small round-number catalog (tests/provisioning/fixtures.h), and
+// reading its timeline back, for the simulator's tests.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "../provisioning/fixtures.h"
+#include "manifest/manifest.h"
+#include "sim/simulator.h"
+
+namespace scalewright::sim::testing {
+
+inline SimulationReport run(const std::string& text) {
+  Result<ManifestSet> objects = decode_manifests(text, "test.yaml");
+  EXPECT_TRUE(objects.ok()) << (objects.ok() ? "" : objects.error().message);
+  ManifestSet set = std::move(*objects);
+  Scenario s = set.scenarios.at(0);
+  set.scenarios.clear();
+  return simulate({std::move(s), std::move(set), provisioning::fixtures::make_catalog()});
+}
+
+// The timeline entries of one kind, as "t=1m12s message".
+inline std::vector<std::string> messages(const SimulationReport& r, std::string_view kind) {
+  std::vector<std::string> out;
+  for (const TimelineEntry& e : r.timeline) {
+    if (e.kind == kind) out.push_back(format_time(e.at) + " " + e.message);
+  }
+  return out;
+}
+
+}  // namespace scalewright::sim::testing
