@@ -1,0 +1,36 @@
+#pragma once
+// Cluster Autoscaler's model, as the engine sees it: node groups (AWS Auto Scaling groups, Azure VM scale sets, GKE
+// node pools) with a min, a max, a target size and a template node from which an empty group scales up from zero.
+// Built from the cloud's groups (the simulated cloud, or a real one) by nodegroups/discovery.h; read by the
+// scale-up (estimator, expanders) and scale-down planners. Plain values: no I/O.
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "api/node.h"
+
+namespace scalewright::nodegroups {
+
+struct NodeGroup {
+  std::string id;  // the Auto Scaling group's name, as --nodes=MIN:MAX:NAME writes it
+  std::int32_t min_size = 0;
+  std::int32_t max_size = 0;
+  std::int32_t target_size = 0;  // the cloud's desired capacity: registered nodes plus those still coming
+  // What a new node of this group looks like: instance type, zone, arch/os labels, node-template labels and
+  // taints, capacity and allocatable. Its name is a placeholder ("template-node-for-<id>").
+  Node template_node;
+  std::string instance_type;
+  std::vector<std::string> zones;  // the group's zones (one per subnet); a new node lands in one of them
+  double price_per_hour = 0;       // one node, on-demand or spot as the group launches them
+  bool gpu = false;                // the template has nvidia.com/gpu (or another GPU resource)
+  std::map<std::string, std::string> tags;  // the cloud's tags on the group (auto-discovery, node-template/*)
+};
+
+// --balance-similar-node-groups: Cluster Autoscaler's default rule for groups that are "the same" apart from their
+// zone (processors/nodegroupset): every capacity equal except memory, which may differ by 1.5 %; allocatable
+// within 5 % per resource; labels equal once the ones that always differ between zones and groups are ignored
+// (hostname, zone and region, and the cloud's per-group names such as eks.amazonaws.com/nodegroup).
+bool similar_node_groups(const NodeGroup& a, const NodeGroup& b);
+
+}  // namespace scalewright::nodegroups

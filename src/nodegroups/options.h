@@ -1,0 +1,63 @@
+#pragma once
+// Cluster Autoscaler's flags with their upstream defaults (cluster-autoscaler --help, 1.26+ names). Filled from a
+// flag list (nodegroups/flags.h parses `--nodes=1:10:ng-a --expander=priority,least-waste ...`, as users pass them
+// in CA's Deployment) or set directly by tests.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "api/duration.h"
+
+namespace scalewright::nodegroups {
+
+// --nodes=MIN:MAX:NAME
+struct StaticNodeGroup {
+  std::int32_t min_size = 0;
+  std::int32_t max_size = 0;
+  std::string name;
+};
+
+// --node-group-auto-discovery=asg:tag=k8s.io/cluster-autoscaler/enabled,k8s.io/cluster-autoscaler/<cluster>
+// (every tag key must be on the group; `key=value` also matches the value).
+struct AutoDiscovery {
+  std::vector<std::pair<std::string, std::string>> tags;  // value "" matches any value
+};
+
+struct AutoscalerOptions {
+  std::vector<StaticNodeGroup> nodes;
+  std::vector<AutoDiscovery> auto_discovery;
+  std::vector<std::string> expanders{"least-waste"};  // --expander, a chain: each narrows the previous' choice
+  Duration scan_interval{10'000};
+  std::int32_t max_nodes_total = 0;  // 0: no limit
+  std::int64_t cores_total_min = 0;
+  std::int64_t cores_total_max = 320'000;
+  std::int64_t memory_total_min_gib = 0;
+  std::int64_t memory_total_max_gib = 6'400'000;
+  bool balance_similar_node_groups = false;
+  Duration new_pod_scale_up_delay{0};
+  Duration max_node_provision_time{15 * 60'000};
+  Duration initial_node_group_backoff{5 * 60'000};
+  Duration max_node_group_backoff{30 * 60'000};
+  Duration node_group_backoff_reset_timeout{3 * 3600'000};
+  std::int32_t max_nodes_per_scaleup = 1000;
+  // Scale-down.
+  bool scale_down_enabled = true;
+  double scale_down_utilization_threshold = 0.5;
+  double scale_down_gpu_utilization_threshold = 0.5;
+  Duration scale_down_unneeded_time{10 * 60'000};
+  Duration scale_down_unready_time{20 * 60'000};
+  Duration scale_down_delay_after_add{10 * 60'000};
+  std::optional<Duration> scale_down_delay_after_delete;  // unset: the scan interval
+  Duration scale_down_delay_after_failure{3 * 60'000};
+  bool skip_nodes_with_local_storage = true;
+  bool skip_nodes_with_system_pods = true;
+  bool skip_nodes_with_custom_controller_pods = true;
+  std::int32_t max_scale_down_parallelism = 10;
+  std::int32_t max_drain_parallelism = 1;
+  Duration max_graceful_termination{600'000};  // --max-graceful-termination-sec
+  std::int32_t max_empty_bulk_delete = 10;
+  std::uint64_t random_seed = 1;  // the random expander's and tie-breaks' seed (the simulator's scenario seed)
+};
+
+}  // namespace scalewright::nodegroups
