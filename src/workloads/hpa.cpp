@@ -3,9 +3,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <span>
+#include <string_view>
 #include <utility>
 
 #include "workloads/metric_replicas.h"
@@ -23,6 +26,13 @@ constexpr std::int32_t kDefaultPolicyPeriodSeconds = 15;
 
 // --- presentation ------------------------------------------------------------------------------------------------
 
+// Appends an integer without a temporary string.
+void append_int(std::string& out, std::int64_t value) {
+  char buffer[24];
+  const auto [end, ec] = std::to_chars(std::begin(buffer), std::end(buffer), value);
+  out.append(buffer, end);
+}
+
 // A milli-value in apimachinery's canonical DecimalSI form, as kubectl prints a status quantity ("12500m", "3",
 // "2k"): the largest SI suffix that keeps the mantissa whole.
 std::string format_milli(std::int64_t milli) {
@@ -35,58 +45,123 @@ std::string format_milli(std::int64_t milli) {
     magnitude /= 1000;
     ++suffix;
   }
-  return fmt::format("{}{}{}", negative ? "-" : "", magnitude, kSuffixes[suffix]);
+  // Built by hand rather than with fmt: every sync formats a target and a current value per metric.
+  char buffer[32];
+  char* end = buffer;
+  if (negative) *end++ = '-';
+  end = std::to_chars(end, std::end(buffer), magnitude).ptr;
+  std::string out(buffer, end);
+  out += kSuffixes[suffix];
+  return out;
+}
+
+// "<value>%", as kubectl shows a utilization.
+std::string format_percent(std::int64_t value) {
+  std::string out;
+  append_int(out, value);
+  out += '%';
+  return out;
 }
 
 // Go's %+v of a *metav1.LabelSelector, which upstream puts into External metric names and errors: "nil", or the
-// generated String() form. matchLabels are the one-value In requirements, as the model keeps them.
-std::string go_selector(const std::optional<LabelSelector>& selector) {
-  if (!selector) return "nil";
-  std::map<std::string, std::string> match_labels;
+// generated String() form. matchLabels are the one-value In requirements, as the model keeps them. Appended to
+// `out` by hand, without fmt or a map: the name of every External metric proposal carries it, every sync.
+void append_go_selector(std::string& out, const std::optional<LabelSelector>& selector) {
+  if (!selector) {
+    out += "nil";
+    return;
+  }
+  // matchLabels: the first one-value In requirement of each key, printed in key order (a Go map's %v order).
+  std::vector<std::pair<std::string_view, std::string_view>> match_labels;
+  auto is_match_label = [&](const LabelRequirement& requirement) {
+    if (requirement.op != SelectorOperator::In || requirement.values.size() != 1) return false;
+    for (const auto& [key, value] : match_labels) {
+      if (key == requirement.key.str()) return false;
+    }
+    return true;
+  };
   std::string expressions;
   for (const LabelRequirement& requirement : selector->requirements) {
-    if (requirement.op == SelectorOperator::In && requirement.values.size() == 1 &&
-        !match_labels.contains(requirement.key.string())) {
-      match_labels[requirement.key.string()] = requirement.values.front().string();
+    if (is_match_label(requirement)) {
+      match_labels.emplace_back(requirement.key.str(), requirement.values.front().str());
       continue;
     }
-    std::string values;
-    for (const Symbol& value : requirement.values) values += (values.empty() ? "" : " ") + value.string();
-    expressions += fmt::format("LabelSelectorRequirement{{Key:{},Operator:{},Values:[{}],}},", requirement.key.str(),
-                               to_string(requirement.op), values);
+    expressions += "LabelSelectorRequirement{Key:";
+    expressions += requirement.key.str();
+    expressions += ",Operator:";
+    expressions += to_string(requirement.op);
+    expressions += ",Values:[";
+    for (std::size_t i = 0; i < requirement.values.size(); ++i) {
+      if (i > 0) expressions += ' ';
+      expressions += requirement.values[i].str();
+    }
+    expressions += "],},";
   }
-  std::string labels;
-  for (const auto& [key, value] : match_labels) labels += fmt::format("{}: {},", key, value);
-  return fmt::format(
-      "&LabelSelector{{MatchLabels:map[string]string{{{}}},MatchExpressions:[]LabelSelectorRequirement{{{}}},}}",
-      labels, expressions);
+  std::sort(match_labels.begin(), match_labels.end());
+  out += "&LabelSelector{MatchLabels:map[string]string{";
+  for (const auto& [key, value] : match_labels) {
+    out += key;
+    out += ": ";
+    out += value;
+    out += ',';
+  }
+  out += "},MatchExpressions:[]LabelSelectorRequirement{";
+  out += expressions;
+  out += "},}";
 }
 
-void set_condition(std::vector<HpaCondition>& conditions, const std::string& type, bool status, std::string reason,
-                   std::string message) {
+std::string go_selector(const std::optional<LabelSelector>& selector) {
+  std::string out;
+  append_go_selector(out, selector);
+  return out;
+}
+
+// Upstream sets the same conditions on every sync, mostly to what they already say: assign only what changed, so
+// that an unchanged condition costs a comparison rather than a new string. `message` is `message_head` followed by
+// `message_tail`, so that a message made of two parts need not be built to be compared.
+void set_condition(std::vector<HpaCondition>& conditions, std::string_view type, bool status,
+                   std::string_view reason, std::string_view message_head, std::string_view message_tail = {}) {
+  auto assign_message = [&](std::string& message) {
+    const bool same = message.size() == message_head.size() + message_tail.size() &&
+                      message.starts_with(message_head) && message.ends_with(message_tail);
+    if (same) return;
+    message.assign(message_head);
+    message.append(message_tail);
+  };
   for (HpaCondition& condition : conditions) {
     if (condition.type == type) {
       condition.status = status;
-      condition.reason = std::move(reason);
-      condition.message = std::move(message);
+      if (condition.reason != reason) condition.reason.assign(reason);
+      assign_message(condition.message);
       return;
     }
   }
-  conditions.push_back({type, status, std::move(reason), std::move(message)});
+  HpaCondition& condition = conditions.emplace_back();
+  condition.type.assign(type);
+  condition.status = status;
+  condition.reason.assign(reason);
+  assign_message(condition.message);
 }
 
 // --- behavior, with upstream's defaults applied ------------------------------------------------------------------
 
+// Upstream's default policies, which apply where `behavior` gives none for a direction.
+constexpr HpaScalingPolicy kDefaultScaleUpPolicies[] = {
+    {HpaScalingPolicy::Type::Pods, 4, kDefaultPolicyPeriodSeconds},
+    {HpaScalingPolicy::Type::Percent, 100, kDefaultPolicyPeriodSeconds}};
+constexpr HpaScalingPolicy kDefaultScaleDownPolicies[] = {
+    {HpaScalingPolicy::Type::Percent, 100, kDefaultPolicyPeriodSeconds}};
+
 struct ScalingRules {
   std::int32_t stabilization_window_seconds = 0;
   ScalingPolicySelect select_policy = ScalingPolicySelect::Max;
-  std::vector<HpaScalingPolicy> policies;
+  // The defaults above or the HPA's own policies, not a copy: the rules are rebuilt on every sync.
+  std::span<const HpaScalingPolicy> policies;
 };
 
 ScalingRules scale_up_rules(const HpaBehavior& behavior) {
   ScalingRules rules;
-  rules.policies = {{HpaScalingPolicy::Type::Pods, 4, kDefaultPolicyPeriodSeconds},
-                    {HpaScalingPolicy::Type::Percent, 100, kDefaultPolicyPeriodSeconds}};
+  rules.policies = kDefaultScaleUpPolicies;
   if (!behavior.scale_up) return rules;
   rules.stabilization_window_seconds = behavior.scale_up->stabilization_window_seconds.value_or(0);
   rules.select_policy = behavior.scale_up->select_policy.value_or(ScalingPolicySelect::Max);
@@ -99,7 +174,7 @@ ScalingRules scale_down_rules(const HpaBehavior& behavior, const HpaControllerCo
   // An unset scale-down window takes the controller's flag, not a fixed default (maybeInitScaleDownStabilization).
   rules.stabilization_window_seconds =
       static_cast<std::int32_t>(std::chrono::duration_cast<seconds>(config.downscale_stabilization).count());
-  rules.policies = {{HpaScalingPolicy::Type::Percent, 100, kDefaultPolicyPeriodSeconds}};
+  rules.policies = kDefaultScaleDownPolicies;
   if (!behavior.scale_down) return rules;
   if (behavior.scale_down->stabilization_window_seconds) {
     rules.stabilization_window_seconds = *behavior.scale_down->stabilization_window_seconds;
@@ -144,27 +219,31 @@ struct MetricOutcome {
 
 // Upstream's getUnableComputeReplicaCountCondition: a warning event with the metric's error, and the condition
 // the HPA gets when this is the first failing metric. `error` is what computeReplicasForMetric returns.
-void fail(MetricOutcome& outcome, std::vector<HpaEvent>& events, const std::string& reason, const std::string& cause,
+void fail(MetricOutcome& outcome, std::vector<HpaEvent>& events, std::string_view reason, const std::string& cause,
           std::string error) {
-  events.push_back({true, reason, cause});
+  events.push_back({true, std::string(reason), cause});
   outcome.failed = true;
-  outcome.condition = {"ScalingActive", false, reason, "the HPA was unable to compute the replica count: " + cause};
+  outcome.condition = {"ScalingActive", false, std::string(reason),
+                       "the HPA was unable to compute the replica count: " + cause};
   outcome.reading.current = "<unknown>";
   outcome.reading.error = std::move(error);
 }
 
 MetricOutcome resource_metric(const SyncInputs& in, const MetricSpec& spec, std::vector<HpaEvent>& events) {
   const bool container_metric = spec.type == MetricSpec::Type::ContainerResource;
-  const std::string reason = container_metric ? "FailedGetContainerResourceMetric" : "FailedGetResourceMetric";
-  const std::string wrap = container_metric ? fmt::format("failed to get {} container metric value: ", spec.container)
-                                            : fmt::format("failed to get {} resource metric value: ", spec.resource);
+  const std::string_view reason = container_metric ? "FailedGetContainerResourceMetric" : "FailedGetResourceMetric";
+  // The words computeReplicasForMetric wraps a failure in; built only when something failed.
+  auto wrap = [&](const std::string& cause) {
+    return container_metric ? fmt::format("failed to get {} container metric value: {}", spec.container, cause)
+                            : fmt::format("failed to get {} resource metric value: {}", spec.resource, cause);
+  };
   MetricOutcome outcome;
   outcome.reading.name = spec.resource;
 
   ResourceReplicasInput input;
   input.current_replicas = in.spec_replicas;
   input.resource = spec.resource;
-  input.container = container_metric ? spec.container : "";
+  if (container_metric) input.container = spec.container;
   input.now = in.now;
   input.tolerances = in.tolerances;
   // Upstream looks at averageValue first, whatever `type` says.
@@ -176,44 +255,47 @@ MetricOutcome resource_metric(const SyncInputs& in, const MetricSpec& spec, std:
   } else if (spec.target.average_utilization) {
     input.target.type = ResourceTarget::Type::Utilization;
     input.target.average_utilization = *spec.target.average_utilization;
-    outcome.reading.target = fmt::format("{}%", input.target.average_utilization);
+    outcome.reading.target = format_percent(input.target.average_utilization);
   } else {
     const std::string cause =
         "invalid resource metric source: neither an average utilization target nor an average value (usage) target "
         "was set";
-    fail(outcome, events, reason, cause, wrap + cause);
+    fail(outcome, events, reason, cause, wrap(cause));
     return outcome;
   }
 
   auto usage =
       in.metrics.pod_resource_usage(in.hpa.meta.namespace_, spec.resource, input.container, in.target.selector);
-  Result<ResourceReplicas> computed = Error{
-      fmt::format("unable to get metrics for resource {}: {}", spec.resource, usage ? "" : usage.error().message)};
+  Result<ResourceReplicas> computed = Error{};
   if (usage) {
     input.metrics = std::move(*usage);
     computed = calculate_resource_replicas(input, in.target.pods, in.config.calculator);
+  } else {
+    computed = Error{fmt::format("unable to get metrics for resource {}: {}", spec.resource, usage.error().message)};
   }
   if (!computed) {
     const std::string cause = fmt::format("failed to get {} {}: {}", spec.resource,
                                           average_value ? "usage" : "utilization", computed.error().message);
-    fail(outcome, events, reason, cause, wrap + cause);
+    fail(outcome, events, reason, cause, wrap(cause));
     return outcome;
   }
   outcome.replicas = computed->desired_replicas;
   outcome.reading.proposal = computed->desired_replicas;
   if (average_value) {
-    outcome.name = fmt::format("{} resource", spec.resource);
+    outcome.name = spec.resource;
+    outcome.name += " resource";
     outcome.reading.current = format_milli(computed->raw_average_milli);
   } else {
-    outcome.name = fmt::format("{} {}resource utilization (percentage of request)", spec.resource,
-                               container_metric ? "container " : "");
-    outcome.reading.current = fmt::format("{}%", computed->utilization_percent);
+    outcome.name = spec.resource;
+    outcome.name += container_metric ? " container resource utilization (percentage of request)"
+                                     : " resource utilization (percentage of request)";
+    outcome.reading.current = format_percent(computed->utilization_percent);
   }
   return outcome;
 }
 
 MetricOutcome pods_metric(const SyncInputs& in, const MetricSpec& spec, std::vector<HpaEvent>& events) {
-  const std::string reason = "FailedGetPodsMetric";
+  constexpr std::string_view reason = "FailedGetPodsMetric";
   const std::string wrap = "failed to get pods metric value: ";
   MetricOutcome outcome;
   outcome.reading.name = spec.metric.name;
@@ -256,7 +338,7 @@ MetricOutcome pods_metric(const SyncInputs& in, const MetricSpec& spec, std::vec
 }
 
 MetricOutcome object_metric(const SyncInputs& in, const MetricSpec& spec, std::vector<HpaEvent>& events) {
-  const std::string reason = "FailedGetObjectMetric";
+  constexpr std::string_view reason = "FailedGetObjectMetric";
   const std::string wrap = "failed to get object metric value: ";
   MetricOutcome outcome;
   outcome.reading.name = spec.metric.name;
@@ -309,8 +391,11 @@ MetricOutcome object_metric(const SyncInputs& in, const MetricSpec& spec, std::v
 }
 
 MetricOutcome external_metric(const SyncInputs& in, const MetricSpec& spec, std::vector<HpaEvent>& events) {
-  const std::string reason = "FailedGetExternalMetric";
-  const std::string wrap = fmt::format("failed to get {} external metric value: ", spec.metric.name);
+  constexpr std::string_view reason = "FailedGetExternalMetric";
+  // The words computeReplicasForMetric wraps a failure in; built only when something failed.
+  auto wrap = [&](const std::string& inner) {
+    return fmt::format("failed to get {} external metric value: {}", spec.metric.name, inner);
+  };
   MetricOutcome outcome;
   outcome.reading.name = spec.metric.name;
   const MetricTarget& target = spec.target;
@@ -319,23 +404,23 @@ MetricOutcome external_metric(const SyncInputs& in, const MetricSpec& spec, std:
   if (!average_target && !target.value) {
     const std::string cause =
         "invalid external metric source: neither a value target nor an average value target was set";
-    fail(outcome, events, reason, cause, wrap + cause);
+    fail(outcome, events, reason, cause, wrap(cause));
     return outcome;
   }
   const std::int64_t target_milli =
       average_target ? target.average_value->milli_value() : target.value->milli_value();
   outcome.reading.target = format_milli(target_milli);
-  const std::string selector = go_selector(spec.metric.selector);
 
   auto values = in.metrics.external_metric(in.hpa.meta.namespace_, spec.metric);
   if (values && values->empty()) values = Error{"no metrics returned from external metrics API"};
   if (!values) {
     const std::string cause = fmt::format("unable to get external metric {}/{}/{}: {}", in.hpa.meta.namespace_,
-                                          spec.metric.name, selector, values.error().message);
+                                          spec.metric.name, go_selector(spec.metric.selector),
+                                          values.error().message);
     const std::string inner = average_target
                                   ? fmt::format("failed to get {} external metric: {}", spec.metric.name, cause)
                                   : fmt::format("failed to get external metric {}: {}", spec.metric.name, cause);
-    fail(outcome, events, reason, cause, wrap + inner);
+    fail(outcome, events, reason, cause, wrap(inner));
     return outcome;
   }
   const std::int64_t usage = sum_series(*values);
@@ -348,14 +433,19 @@ MetricOutcome external_metric(const SyncInputs& in, const MetricSpec& spec, std:
     if (!computed) {
       const std::string inner =
           fmt::format("failed to get external metric {}: {}", spec.metric.name, computed.error().message);
-      fail(outcome, events, reason, computed.error().message, wrap + inner);
+      fail(outcome, events, reason, computed.error().message, wrap(inner));
       return outcome;
     }
     outcome.replicas = computed->desired_replicas;
     outcome.reading.current = format_milli(computed->usage_milli);
   }
   outcome.reading.proposal = outcome.replicas;
-  outcome.name = fmt::format("external metric {}({})", spec.metric.name, selector);
+  // "external metric <name>(<selector>)"
+  outcome.name = "external metric ";
+  outcome.name += spec.metric.name;
+  outcome.name += '(';
+  append_go_selector(outcome.name, spec.metric.selector);
+  outcome.name += ')';
   return outcome;
 }
 
@@ -390,8 +480,8 @@ const std::vector<MetricSpec>& default_metrics() {
 
 struct Limited {
   std::int32_t replicas = 0;
-  std::string reason;
-  std::string message;
+  std::string_view reason;  // upstream's fixed words
+  std::string_view message;
 };
 
 // Upstream's stabilizeRecommendation: the highest recommendation of the downscale window wins, so a dip must last
@@ -438,8 +528,8 @@ Limited limit_without_behavior(std::int32_t current, std::int32_t desired, std::
 
 struct Stabilized {
   std::int32_t replicas = 0;
-  std::string reason;
-  std::string message;
+  std::string_view reason;  // upstream's fixed words
+  std::string_view message;
 };
 
 // Upstream's stabilizeRecommendationWithBehaviors: the lowest recommendation of the scale-up window bounds a
@@ -619,6 +709,7 @@ HpaDecision reconcile_hpa(const HorizontalPodAutoscaler& hpa, HpaState& state, c
     std::size_t invalid = 0;
     std::optional<HpaCondition> first_invalid_condition;
     std::string first_invalid_error;
+    decision.metrics.reserve(specs.size());
     for (std::size_t i = 0; i < specs.size(); ++i) {
       MetricOutcome outcome = compute_metric(inputs, specs[i], decision.events);
       decision.metrics.push_back(std::move(outcome.reading));
@@ -651,7 +742,7 @@ HpaDecision reconcile_hpa(const HorizontalPodAutoscaler& hpa, HpaState& state, c
       return decision;
     }
     set_condition(state.conditions, "ScalingActive", true, "ValidMetricFound",
-                  "the HPA was able to successfully calculate a replica count from " + metric_name);
+                  "the HPA was able to successfully calculate a replica count from ", metric_name);
 
     std::string rescale_metric;
     if (metric_desired > desired) {
@@ -680,15 +771,15 @@ HpaDecision reconcile_hpa(const HorizontalPodAutoscaler& hpa, HpaState& state, c
       Stabilized result = stabilize_with_behavior(state.recommendations, current, desired, up, down, now);
       stabilized = result.replicas;
       if (stabilized != desired) {
-        set_condition(state.conditions, "AbleToScale", true, std::move(result.reason), std::move(result.message));
+        set_condition(state.conditions, "AbleToScale", true, result.reason, result.message);
       } else {
         set_condition(state.conditions, "AbleToScale", true, "ReadyForNewScale",
                       "recommended size matches current size");
       }
       limited = limit_with_behavior(current, stabilized, min_replicas, hpa.max_replicas, state, up, down, now);
     }
-    set_condition(state.conditions, "ScalingLimited", limited.replicas != stabilized, std::move(limited.reason),
-                  std::move(limited.message));
+    set_condition(state.conditions, "ScalingLimited", limited.replicas != stabilized, limited.reason,
+                  limited.message);
     desired = limited.replicas;
     rescale = desired != current;
   }

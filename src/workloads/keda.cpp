@@ -41,20 +41,32 @@ double quantity_value(const Quantity& q) {
   return static_cast<double>(q.milli_value()) / 1000.0;
 }
 
-// "12.5", "10", "0.333333": what a user reads in a reason.
-std::string number(double v) {
-  if (std::isfinite(v) && v == std::trunc(v) && std::fabs(v) < 1e15) {
-    return std::to_string(static_cast<std::int64_t>(v));
-  }
+// "12.5", "10", "0.333333": what a user reads in a reason, appended to it. to_chars with a precision prints as
+// printf's %.6g does, without printf's cost; every poll prints a number per trigger.
+void append_number(std::string& out, double v) {
   char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.6g", v);
-  return buffer;
+  char* end = buffer;
+  if (std::isfinite(v) && v == std::trunc(v) && std::fabs(v) < 1e15) {
+    end = std::to_chars(buffer, std::end(buffer), static_cast<std::int64_t>(v)).ptr;
+  } else if (std::isfinite(v)) {
+    end = std::to_chars(buffer, std::end(buffer), v, std::chars_format::general, 6).ptr;
+  } else {
+    end = buffer + std::snprintf(buffer, sizeof buffer, "%.6g", v);  // inf, nan: printf's own spelling
+  }
+  out.append(buffer, end);
+}
+
+std::string number(double v) {
+  std::string out;
+  append_number(out, v);
+  return out;
 }
 
 // GenerateMetricInMili: value x 1000, truncated toward zero.
 std::int64_t to_milli(double value) { return static_cast<std::int64_t>(value * 1000.0); }
 
 bool equal_fold(std::string_view a, std::string_view b) {
+  if (a == b) return true;  // the usual case: the HPA asks with the very name keda_hpa gave it
   return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
            return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
          });
@@ -76,12 +88,14 @@ bool composite_in_hpa(const ScaledObject& so) {
              MetricTarget::Type::Utilization;
 }
 
-std::string lookup(const ScaledObjectTrigger& t, std::initializer_list<const char*> keys) {
+// The first of `keys` the metadata gives a non-empty value, else "". A reference: the parse copies what it keeps.
+const std::string& lookup(const ScaledObjectTrigger& t, std::initializer_list<const char*> keys) {
+  static const std::string kNone;
   for (const char* key : keys) {
     auto it = t.metadata.find(key);
     if (it != t.metadata.end() && !it->second.empty()) return it->second;
   }
-  return "";
+  return kNone;
 }
 
 std::string describe_trigger(const ScaledObject& so, std::size_t index) {
@@ -212,7 +226,7 @@ Result<KedaTrigger> keda_trigger(const ScaledObject& so, std::size_t index) {
     // metricType on the trigger; the deprecated metadata.type still works.
     std::optional<MetricTarget::Type> type = t.metric_type;
     if (!type) {
-      std::string legacy = lookup(t, {"type"});
+      const std::string& legacy = lookup(t, {"type"});
       if (legacy == "Utilization") {
         type = MetricTarget::Type::Utilization;
       } else if (legacy == "AverageValue") {
@@ -223,7 +237,7 @@ Result<KedaTrigger> keda_trigger(const ScaledObject& so, std::size_t index) {
     }
     out.target_type = type.value_or(MetricTarget::Type::Utilization);
     if (out.target_type == MetricTarget::Type::Value) return fail("metricType Value is not supported for cpu/memory");
-    std::string value = lookup(t, {"value"});
+    const std::string& value = lookup(t, {"value"});
     if (value.empty()) return fail("no value given");
     if (out.target_type == MetricTarget::Type::Utilization) {
       std::optional<std::int64_t> percent = parse_int(value);
@@ -256,7 +270,7 @@ Result<KedaTrigger> keda_trigger(const ScaledObject& so, std::size_t index) {
     if (Result<CronSchedule> e = CronSchedule::parse(out.cron_end); !e) return fail(e.error().message);
     if (out.cron_start == out.cron_end) return fail("start and end can not have exactly same time input");
     if (Result<seconds> tz = parse_cron_timezone(out.cron_timezone); !tz) return fail(tz.error().message);
-    std::string desired = lookup(t, {"desiredReplicas"});
+    const std::string& desired = lookup(t, {"desiredReplicas"});
     std::optional<std::int64_t> replicas = parse_int(desired);
     if (!replicas || *replicas == 0) return fail("no desiredReplicas specified (or not a whole number)");
     out.cron_desired_replicas = static_cast<double>(*replicas);
@@ -269,12 +283,12 @@ Result<KedaTrigger> keda_trigger(const ScaledObject& so, std::size_t index) {
   out.kind = KedaTrigger::Kind::External;
   // Every external scaler names its metric; prometheus says "prometheus", the others here their type.
   out.metric_name = keda_metric_name(index, t.type);
-  std::string threshold = lookup(t, {"threshold", "targetValue", "value"});
+  const std::string& threshold = lookup(t, {"threshold", "targetValue", "value"});
   if (threshold.empty()) return fail("no threshold given");
   std::optional<double> target = parse_float(threshold);
   if (!target) return fail("threshold \"" + threshold + "\" is not a number");
   out.target = *target;
-  std::string activation = lookup(t, {"activationThreshold", "activationTargetValue", "activationValue"});
+  const std::string& activation = lookup(t, {"activationThreshold", "activationTargetValue", "activationValue"});
   if (!activation.empty()) {
     std::optional<double> a = parse_float(activation);
     if (!a) return fail("activationThreshold \"" + activation + "\" is not a number");
@@ -421,6 +435,26 @@ HorizontalPodAutoscaler keda_hpa(const ScaledObject& so) {
   return hpa;
 }
 
+const std::shared_ptr<const ParsedTriggers::Parsed>& ParsedTriggers::of(const ScaledObject& so) {
+  auto same_trigger = [](const ScaledObjectTrigger& a, const ScaledObjectTrigger& b) {
+    return a.type == b.type && a.name == b.name && a.metric_type == b.metric_type &&
+           a.use_cached_metrics == b.use_cached_metrics && a.metadata == b.metadata;
+  };
+  const bool same = parsed_ && so.meta.namespace_ == namespace_ && so.meta.name == name_ &&
+                    std::equal(so.triggers.begin(), so.triggers.end(), triggers_.begin(), triggers_.end(),
+                               same_trigger);
+  if (!same) {
+    auto parsed = std::make_shared<Parsed>();
+    parsed->reserve(so.triggers.size());
+    for (std::size_t i = 0; i < so.triggers.size(); ++i) parsed->push_back(keda_trigger(so, i));
+    namespace_ = so.meta.namespace_;
+    name_ = so.meta.name;
+    triggers_ = so.triggers;
+    parsed_ = std::move(parsed);  // a new one: adapters holding the old parse keep theirs
+  }
+  return parsed_;
+}
+
 KedaPoll poll_scaled_object(const ScaledObject& so, ScaledObjectState& state, std::int32_t current_replicas,
                             const TriggerReader& reader, Duration now, std::chrono::sys_seconds wall_clock) {
   KedaPoll poll;
@@ -430,64 +464,82 @@ KedaPoll poll_scaled_object(const ScaledObject& so, ScaledObjectState& state, st
   // KEDA stamps a missing creationTimestamp with the first look at the object.
   if (!state.created) state.created = now;
 
+  const ParsedTriggers::Parsed& parsed = *state.parsed_triggers.of(so);
   bool modifiers = using_modifiers(so);
   std::size_t resource_triggers = 0;
-  std::vector<std::string> active_triggers;  // the event's "triggered by"
-  std::vector<std::string> explanations;     // why active, or why not
-  std::map<std::string, double> values_by_name;
+  // Why active, or why not: the explanations joined by ", ", written straight into the reason.
+  std::string activity;
+  auto explain = [&]() -> std::string& {
+    if (!activity.empty()) activity += ", ";
+    return activity;
+  };
+  std::map<std::string, double> values_by_name;  // the formula's variables; filled only with scalingModifiers
+  poll.triggers.reserve(so.triggers.size());
   for (std::size_t i = 0; i < so.triggers.size(); ++i) {
     const ScaledObjectTrigger& spec = so.triggers[i];
-    KedaTriggerResult result;
+    KedaTriggerResult& result = poll.triggers.emplace_back();
     result.type = spec.type;
     if (is_resource_trigger(spec)) {
       // No External metric: KEDA's scale loop skips it; the HPA alone scales on it.
       ++resource_triggers;
       result.metric_name = spec.type;
-      poll.triggers.push_back(result);
       continue;
     }
-    Result<KedaTrigger> trigger = keda_trigger(so, i);
+    const Result<KedaTrigger>& trigger = parsed[i];
     if (!trigger) {
       result.error = trigger.error().message;
     } else {
       result.metric_name = trigger->metric_name;
       TriggerReading reading = read_value(so, *trigger, reader, wall_clock, now);
-      if (spec.use_cached_metrics) state.cached[trigger->metric_name] = reading;
       result.value = reading.value;
       result.active = reading.active;
       result.error = reading.error;
+      if (spec.use_cached_metrics) state.cached[trigger->metric_name] = std::move(reading);
     }
-    std::string label = spec.type + " " + (result.metric_name.empty() ? "trigger " + std::to_string(i)
-                                                                       : result.metric_name);
+    // "<type> <metric name>" ("<type> trigger <i>" when the metadata did not parse)
+    auto append_label = [&](std::string& out) {
+      out += spec.type;
+      out += ' ';
+      if (result.metric_name.empty()) {
+        out += "trigger ";
+        out += std::to_string(i);
+      } else {
+        out += result.metric_name;
+      }
+    };
+    // With a formula the per-trigger explanations give way to the formula's (below), so they are not written.
     if (!result.error.empty()) {
       poll.error = true;
       poll.events.push_back({true, modifiers ? "KEDAMetricSourceFailed" : "KEDAScalerFailed", result.error});
-      explanations.push_back(label + " failed: " + result.error);
-    } else {
-      if (!spec.name.empty()) values_by_name[spec.name] = *result.value;
       if (!modifiers) {
-        if (trigger->kind == KedaTrigger::Kind::Cron) {
-          explanations.push_back(label + (result.active ? " inside" : " outside") + " its window (value " +
-                                 number(*result.value) + ")");
-        } else {
-          explanations.push_back(label + " value " + number(*result.value) +
-                                 (result.active ? " above" : " not above") + " activation threshold " +
-                                 number(trigger->activation));
-        }
-        if (result.active) {
-          poll.active = true;
-          // getScalerState names a trigger by its name, else by the scaler's Go type.
-          active_triggers.push_back(spec.name.empty() ? spec.type + "Scaler" : spec.name);
-        }
+        std::string& out = explain();
+        append_label(out);
+        out += " failed: ";
+        out += result.error;
       }
+    } else if (modifiers) {
+      if (!spec.name.empty()) values_by_name[spec.name] = *result.value;
+    } else {
+      std::string& out = explain();
+      append_label(out);
+      if (trigger->kind == KedaTrigger::Kind::Cron) {
+        out += result.active ? " inside its window (value " : " outside its window (value ";
+        append_number(out, *result.value);
+        out += ')';
+      } else {
+        out += " value ";
+        append_number(out, *result.value);
+        out += result.active ? " above activation threshold " : " not above activation threshold ";
+        append_number(out, trigger->activation);
+      }
+      if (result.active) poll.active = true;
     }
-    poll.triggers.push_back(result);
   }
 
+  bool formula_active = false;  // the event's "triggered by" with scalingModifiers
   if (modifiers) {
     // With a formula only the composite value activates, and nothing does while a source fails.
     poll.active = false;
-    explanations.clear();
     const ScalingModifiers& sm = *so.scaling_modifiers;
     Result<Formula> formula = Formula::parse(sm.formula);
     if (!formula) {
@@ -500,25 +552,22 @@ KedaPoll poll_scaled_object(const ScaledObject& so, ScaledObjectState& state, st
       double activation = sm.activation_target ? quantity_value(*sm.activation_target) : 0.0;
       Result<double> composite = formula->evaluate(values_by_name);
       if (!composite) {
-        explanations.push_back("scalingModifiers " + composite.error().message);
+        explain() += "scalingModifiers " + composite.error().message;
       } else {
         poll.active = *composite > activation;
-        explanations.push_back("scalingModifiers formula value " + number(*composite) +
-                               (poll.active ? " above" : " not above") + " activationTarget " + number(activation));
-        if (poll.active) active_triggers.push_back("ModifiersTrigger");
+        formula_active = poll.active;
+        explain() += "scalingModifiers formula value " + number(*composite) +
+                     (poll.active ? " above" : " not above") + " activationTarget " + number(activation);
       }
     } else {
-      explanations.push_back("a metric source of the scalingModifiers formula failed");
+      explain() += "a metric source of the scalingModifiers formula failed";
     }
   }
   // cpu/memory alone can never bring a target back from zero, so KEDA keeps such a ScaledObject active.
   if (so.triggers.size() <= resource_triggers && !poll.error) {
     poll.active = true;
-    explanations.push_back("only cpu/memory triggers: always active");
+    explain() += "only cpu/memory triggers: always active";
   }
-
-  std::string activity;
-  for (const std::string& e : explanations) activity += (activity.empty() ? "" : ", ") + e;
   if (activity.empty()) activity = "no trigger active";
 
   std::int32_t min = so.min_replica_count.value_or(0);
@@ -526,33 +575,48 @@ KedaPoll poll_scaled_object(const ScaledObject& so, ScaledObjectState& state, st
     poll.desired_replicas = replicas;
     poll.scale = replicas != current_replicas;
   };
-  std::string action;
+  // The reason: the activity, then what the operator does about it.
+  std::string& reason = poll.reason;
+  reason = std::move(activity);
+  reason += "; ";
   std::optional<std::string> condition_reason;
   if (poll.active) {
     if ((so.idle_replica_count && current_replicas < min) || current_replicas == 0) {
       std::int32_t to = min > 0 ? min : 1;
       scale_to(to);
+      // getScalerState names an active trigger by its name, else by the scaler's Go type; with scalingModifiers
+      // only the formula counts.
       std::string triggered_by;
-      for (const std::string& t : active_triggers) triggered_by += (triggered_by.empty() ? "" : ";") + t;
+      if (modifiers) {
+        if (formula_active) triggered_by = "ModifiersTrigger";
+      } else {
+        for (std::size_t i = 0; i < so.triggers.size(); ++i) {
+          if (!poll.triggers[i].active) continue;
+          const ScaledObjectTrigger& spec = so.triggers[i];
+          triggered_by += (triggered_by.empty() ? "" : ";") + (spec.name.empty() ? spec.type + "Scaler" : spec.name);
+        }
+      }
       poll.events.push_back({false, "KEDAScaleTargetActivated",
                              "Scaled " + target_kind(so) + " " + target_key(so) + " from " +
                                  std::to_string(current_replicas) + " to " + std::to_string(to) + ", triggered by " +
                                  triggered_by});
       state.last_active = now;
-      action = "activated from " + std::to_string(current_replicas) + " to " + std::to_string(to);
+      reason += "activated from " + std::to_string(current_replicas) + " to " + std::to_string(to);
     } else if (poll.error) {
       // RequestScale's PartialTriggerError: lastActiveTime is not refreshed.
-      action = "some triggers failed (PartialTriggerError); lastActiveTime not refreshed";
+      reason += "some triggers failed (PartialTriggerError); lastActiveTime not refreshed";
     } else {
       state.last_active = now;
-      action = "the HPA scales between " + std::to_string(std::max(min, 1)) + " and " +
-               std::to_string(so.max_replica_count.value_or(kDefaultMaxReplicaCount));
+      reason += "the HPA scales between ";
+      reason += std::to_string(std::max(min, 1));
+      reason += " and ";
+      reason += std::to_string(so.max_replica_count.value_or(kDefaultMaxReplicaCount));
     }
   } else if (poll.error && so.fallback && so.fallback->replicas != 0) {
-    action = "a trigger failed: not scaling in, the HPA falls back to " + std::to_string(so.fallback->replicas) +
-             " replicas after failureThreshold " + std::to_string(so.fallback->failure_threshold);
+    reason += "a trigger failed: not scaling in, the HPA falls back to " + std::to_string(so.fallback->replicas) +
+              " replicas after failureThreshold " + std::to_string(so.fallback->failure_threshold);
   } else if (poll.error && !so.fallback) {
-    action = "a trigger failed and no fallback is set (TriggerError): scale left alone";
+    reason += "a trigger failed and no fallback is set (TriggerError): scale left alone";
   } else if ((so.idle_replica_count && current_replicas > *so.idle_replica_count) ||
              (current_replicas > 0 && min == 0)) {
     Duration cooldown = seconds(so.cooldown_period_seconds.value_or(kDefaultCooldownPeriodSeconds));
@@ -565,28 +629,27 @@ KedaPoll poll_scaled_object(const ScaledObject& so, ScaledObjectState& state, st
                              "Deactivated " + target_kind(so) + " " + target_key(so) + " from " +
                                  std::to_string(current_replicas) + " to " + std::to_string(to)});
       condition_reason = "ScalerNotActive";
-      action = state.last_active
-                   ? "no trigger active for " + format_duration(now - *state.last_active) + " (cooldownPeriod " +
-                         format_duration(cooldown) + "): scaled from " + std::to_string(current_replicas) + " to " +
-                         std::to_string(to)
-                   : "never active since creation " + format_duration(now - *state.created) +
-                         " ago (initialCooldownPeriod " + format_duration(initial) + "): scaled from " +
-                         std::to_string(current_replicas) + " to " + std::to_string(to);
+      reason += state.last_active
+                    ? "no trigger active for " + format_duration(now - *state.last_active) + " (cooldownPeriod " +
+                          format_duration(cooldown) + "): scaled from " + std::to_string(current_replicas) + " to " +
+                          std::to_string(to)
+                    : "never active since creation " + format_duration(now - *state.created) +
+                          " ago (initialCooldownPeriod " + format_duration(initial) + "): scaled from " +
+                          std::to_string(current_replicas) + " to " + std::to_string(to);
     } else {
       condition_reason = "ScalerCooldown";
-      action = state.last_active
-                   ? "cooling down: no trigger active for " + format_duration(now - *state.last_active) +
-                         " of cooldownPeriod " + format_duration(cooldown)
-                   : "cooling down: created " + format_duration(now - *state.created) +
-                         " ago, initialCooldownPeriod " + format_duration(initial);
+      reason += state.last_active
+                    ? "cooling down: no trigger active for " + format_duration(now - *state.last_active) +
+                          " of cooldownPeriod " + format_duration(cooldown)
+                    : "cooling down: created " + format_duration(now - *state.created) +
+                          " ago, initialCooldownPeriod " + format_duration(initial);
     }
   } else if (current_replicas < min && !so.idle_replica_count) {
     scale_to(min);
-    action = "below minReplicaCount: scaled from " + std::to_string(current_replicas) + " to " + std::to_string(min);
+    reason += "below minReplicaCount: scaled from " + std::to_string(current_replicas) + " to " + std::to_string(min);
   } else {
-    action = "no change";
+    reason += "no change";
   }
-  poll.reason = activity + "; " + action;
 
   if (condition_reason) {
     state.active = false;
@@ -608,7 +671,11 @@ struct ScaledObjectMetrics::Sample {
 
 ScaledObjectMetrics::ScaledObjectMetrics(ScaledObject scaled_object, ScaledObjectState& state,
                                          const TriggerReader& reader, const MetricsSource* resources)
-    : scaled_object_(std::move(scaled_object)), state_(&state), reader_(&reader), resources_(resources) {}
+    : scaled_object_(std::move(scaled_object)), state_(&state), reader_(&reader), resources_(resources) {
+  // The ScaledObject is fixed for the adapter's life, so its triggers are parsed (or found parsed) once.
+  triggers_ = state.parsed_triggers.of(scaled_object_);
+  owner_.set(Symbol(kScaledObjectNameLabel), Symbol(scaled_object_.meta.name));
+}
 
 Result<std::map<std::string, PodMetricSample>> ScaledObjectMetrics::pod_resource_usage(
     const std::string& namespace_, const std::string& resource, const std::string& container,
@@ -698,9 +765,7 @@ Result<std::vector<std::int64_t>> ScaledObjectMetrics::external_metric(const std
     return Error{"ScaledObject " + so.meta.key() + " serves no metrics in namespace " + namespace_};
   }
   if (metric.selector) {
-    Labels owner;
-    owner.set(Symbol(kScaledObjectNameLabel), Symbol(so.meta.name));
-    if (!metric.selector->matches(owner)) {
+    if (!metric.selector->matches(owner_)) {
       return Error{"metric " + metric.name + ": selector does not select ScaledObject " + so.meta.key()};
     }
   }
@@ -711,7 +776,7 @@ Result<std::vector<std::int64_t>> ScaledObjectMetrics::external_metric(const std
     std::string first_error;
     for (std::size_t i = 0; i < so.triggers.size(); ++i) {
       if (is_resource_trigger(so.triggers[i])) continue;
-      Result<KedaTrigger> trigger = keda_trigger(so, i);
+      const Result<KedaTrigger>& trigger = (*triggers_)[i];
       if (!trigger) {
         if (first_error.empty()) first_error = trigger.error().message;
         continue;
@@ -739,7 +804,7 @@ Result<std::vector<std::int64_t>> ScaledObjectMetrics::external_metric(const std
 
   for (std::size_t i = 0; i < so.triggers.size(); ++i) {
     if (is_resource_trigger(so.triggers[i])) continue;
-    Result<KedaTrigger> trigger = keda_trigger(so, i);
+    const Result<KedaTrigger>& trigger = (*triggers_)[i];
     if (!trigger || !equal_fold(trigger->metric_name, metric.name)) continue;
     bool fell_back = false;
     Result<double> value = with_fallback(*trigger, read_trigger(*trigger), fell_back);

@@ -18,6 +18,7 @@
 #include <chrono>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -91,6 +92,22 @@ struct TriggerReading {
   Duration at{0};
 };
 
+// keda_trigger of every trigger of one ScaledObject, kept in its ScaledObjectState so that the poll and the adapter
+// do not parse the same metadata on every read. It remembers what it parsed from (the ScaledObject's namespace and
+// name, which errors quote, and its triggers) and parses again whenever asked about a ScaledObject that differs.
+class ParsedTriggers {
+ public:
+  using Parsed = std::vector<Result<KedaTrigger>>;  // by trigger index
+  // keda_trigger(scaled_object, i) for every i; the last parse when it was made from the same ScaledObject.
+  const std::shared_ptr<const Parsed>& of(const ScaledObject& scaled_object);
+
+ private:
+  std::string namespace_;
+  std::string name_;
+  std::vector<ScaledObjectTrigger> triggers_;
+  std::shared_ptr<const Parsed> parsed_;  // shared with adapters, which keep it while they live; never modified
+};
+
 // status.health[metric]: consecutive failures as the adapter counted them.
 struct TriggerHealth {
   std::int32_t number_of_failures = 0;
@@ -105,6 +122,7 @@ struct ScaledObjectState {
   std::map<std::string, TriggerHealth> health;    // by metric name; written by the adapter
   bool fallback_active = false;                   // the Fallback condition (FallbackExists)
   std::map<std::string, TriggerReading> cached;   // the poll's readings by metric name, for useCachedMetrics
+  ParsedTriggers parsed_triggers;                 // not status: a cache of the triggers' metadata parse
 };
 
 struct KedaEvent {
@@ -185,6 +203,8 @@ class ScaledObjectMetrics : public MetricsSource {
   Result<double> with_fallback(const KedaTrigger& trigger, const Sample& sample, bool& fell_back) const;
 
   ScaledObject scaled_object_;
+  std::shared_ptr<const ParsedTriggers::Parsed> triggers_;  // scaled_object_'s, parsed once
+  Labels owner_;  // scaledobject.keda.sh/name=<name>, what the HPA's External metric selectors ask for
   ScaledObjectState* state_;  // written from const reads: the adapter patches status.health as KEDA's does
   const TriggerReader* reader_;
   const MetricsSource* resources_;
