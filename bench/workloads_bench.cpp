@@ -91,7 +91,7 @@ Fleet make_fleet(Duration now) {
       pod.name = "web-" + std::to_string(p);
       pod.ready = true;
       pod.start_time = Duration(0);
-      pod.containers.push_back({"app", 500});
+      pod.containers.push_back({"app", {{"cpu", 500}}});
       samples[pod.name] = {usage(rng), now, seconds(60)};
       target.pods.push_back(std::move(pod));
     }

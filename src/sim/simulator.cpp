@@ -89,11 +89,13 @@ std::string workload_key(std::string_view kind, std::string_view ns, std::string
   return fmt::format("{}/{}/{}", kind, ns, name);
 }
 
-// A container as the HPA reads it: its cpu request (the resource the simulator's HPAs are measured on).
+// A container as the HPA reads it: its requests in milli-units (cpu is kept in milli-cpu already).
 workloads::HpaContainer hpa_container(const Container& c) {
   workloads::HpaContainer out;
   out.name = c.name;
-  if (c.requests.cpu_milli() > 0) out.request_milli = c.requests.cpu_milli();
+  for (const auto& [name, amount] : c.requests.entries()) {
+    out.requests_milli.emplace_back(name.string(), name == resource_names::cpu() ? amount : amount * 1000);
+  }
   return out;
 }
 

@@ -45,11 +45,12 @@ Result<std::int64_t> pod_request(const HpaPod& pod, const ResourceReplicasInput&
   std::int64_t sum = 0;
   for (const HpaContainer& container : pod.containers) {
     if (!input.container.empty() && container.name != input.container) continue;
-    if (!container.request_milli) {
+    const std::optional<std::int64_t> request = container.request(input.resource);
+    if (!request) {
       return Error{
           fmt::format("missing request for {} in container {} of Pod {}", input.resource, container.name, pod.name)};
     }
-    sum += *container.request_milli;
+    sum += *request;
     if (!input.container.empty()) return sum;  // container names are unique within a pod
   }
   if (!input.container.empty())

@@ -5,6 +5,8 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "api/duration.h"
@@ -16,7 +18,15 @@ namespace scalewright::workloads {
 // One container's request for the metric's resource; absent when the container does not request it.
 struct HpaContainer {
   std::string name;
-  std::optional<std::int64_t> request_milli;
+  // Requests in milli-units by resource name ("cpu", "memory", ...); a resource it does not request is absent.
+  std::vector<std::pair<std::string, std::int64_t>> requests_milli;
+
+  std::optional<std::int64_t> request(std::string_view resource) const {
+    for (const auto& [name, amount] : requests_milli) {
+      if (name == resource) return amount;
+    }
+    return std::nullopt;
+  }
 };
 
 // The parts of a pod the replica calculation reads. Times are milliseconds on the same clock as `now`.

@@ -229,5 +229,28 @@ spec:
   EXPECT_DOUBLE_EQ(a.replica_seconds, 4 * 15 + 5 * 645);
 }
 
+TEST(WorkloadAutoscaling, MemoryUtilizationIsMeasuredAgainstTheMemoryRequest) {
+  // Each pod uses 800 MiB of its 1 GiB request: int(2 x 800 x 100 / (2 x 1024)) = 78 %, ratio 78 / 50 = 1.56,
+  // ceil(2 x 1.56) = 4 (also the max(2 x 2, 4) limit). The pods run from 61 s and have samples from 1m30s.
+  const std::string hpa = R"(
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: web-memory, namespace: default}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+  minReplicas: 2
+  maxReplicas: 4
+  metrics:
+  - type: Resource
+    resource: {name: memory, target: {type: Utilization, averageUtilization: 50}}
+---
+)";
+  std::string web = kWeb.substr(0, kWeb.find("apiVersion: autoscaling/v2"));
+  SimulationReport r = run(kNodePool + web + hpa + scenario(R"(
+  - {at: 0s, load: {kind: Deployment, name: web, requestsPerSecond: 0, memory: 800Mi}}
+)", "2m"));
+  EXPECT_EQ(messages(r, "autoscale"), std::vector<std::string>{"t=1m30s hpa/web-memory 2 -> 4: memory 78% of 50% target"});
+}
+
 }  // namespace
 }  // namespace scalewright::sim

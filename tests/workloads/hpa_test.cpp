@@ -64,7 +64,7 @@ HpaPod ready_pod(const std::string& name) {
   pod.name = name;
   pod.ready = true;
   pod.start_time = Duration(0);
-  pod.containers.push_back({"app", 500});
+  pod.containers.push_back({"app", {{"cpu", 500}, {"memory", 500}}});
   return pod;
 }
 
@@ -290,7 +290,7 @@ const std::vector<HpaCase>& cases() {
       {"ContainerUtilizationUsesOneContainer",
        [](Scenario& s) {
          for (HpaPod& pod : s.target.pods) {
-           pod.containers.push_back({"sidecar", 500});
+           pod.containers.push_back({"sidecar", {{"cpu", 500}, {"memory", 500}}});
            s.metrics.resource["cpu/app"][pod.name] = sample(400);
          }
          s.hpa.metrics = {cpu_utilization(50)};

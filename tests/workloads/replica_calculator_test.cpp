@@ -18,7 +18,7 @@ HpaPod pod(const std::string& name, std::int64_t request = 500) {
   p.name = name;
   p.ready = true;
   p.start_time = Duration(0);
-  p.containers.push_back({"app", request});
+  p.containers.push_back({"app", {{"cpu", request}, {"memory", request}}});
   return p;
 }
 
@@ -231,7 +231,7 @@ TEST(ReplicaCalculator, FailedAndDeletingPodsIgnored) {
 TEST(ReplicaCalculator, MissingRequestIsAnError) {
   auto in = utilization_input(1, 50);
   add(in, "a", 100);
-  in.pods[0].containers.push_back({"sidecar", std::nullopt});
+  in.pods[0].containers.push_back({"sidecar", {}});
   const auto r = calculate_resource_replicas(in);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().message, "missing request for cpu in container sidecar of Pod a");
@@ -268,7 +268,7 @@ TEST(ReplicaCalculator, AverageValueScalesUp) {
   add(in, "a", 300);
   add(in, "b", 500);
   add(in, "c", 700);
-  in.pods[0].containers.push_back({"sidecar", std::nullopt});
+  in.pods[0].containers.push_back({"sidecar", {}});
   const auto r = run(in);
   EXPECT_EQ(r.desired_replicas, 8);
   EXPECT_EQ(r.raw_average_milli, 500);
@@ -329,7 +329,7 @@ TEST(ReplicaCalculator, ContainerRequestOnly) {
   auto in = utilization_input(2, 50);
   add(in, "a", 400);
   add(in, "b", 400);
-  for (HpaPod& p : in.pods) p.containers.push_back({"sidecar", 500});
+  for (HpaPod& p : in.pods) p.containers.push_back({"sidecar", {{"cpu", 500}, {"memory", 500}}});
   in.container = "app";
   const auto r = run(in);
   EXPECT_EQ(r.utilization_percent, 80);
