@@ -1,0 +1,150 @@
+#include "nodegroups/drainability.h"
+
+#include <algorithm>
+
+namespace scalewright::nodegroups {
+
+namespace {
+
+std::string annotation(const ObjectMeta& meta, std::string_view key) {
+  auto it = meta.annotations.find(std::string(key));
+  return it == meta.annotations.end() ? std::string() : it->second;
+}
+
+// The controllers Cluster Autoscaler knows how to recreate pods for (its listers cover exactly these kinds).
+bool is_known_replicating_kind(const std::string& kind) {
+  return kind == "ReplicationController" || kind == "ReplicaSet" || kind == "Job" || kind == "StatefulSet";
+}
+
+BlockingPod blocking(const Pod& pod, BlockingPodReason reason, std::string message) {
+  return BlockingPod{pod.meta.key(), reason, std::move(message)};
+}
+
+}  // namespace
+
+std::string_view to_string(BlockingPodReason reason) {
+  switch (reason) {
+    case BlockingPodReason::NoReason: return "NoReason";
+    case BlockingPodReason::ControllerNotFound: return "ControllerNotFound";
+    case BlockingPodReason::MinReplicasReached: return "MinReplicasReached";
+    case BlockingPodReason::NotReplicated: return "NotReplicated";
+    case BlockingPodReason::LocalStorageRequested: return "LocalStorageRequested";
+    case BlockingPodReason::NotSafeToEvictAnnotation: return "NotSafeToEvictAnnotation";
+    case BlockingPodReason::UnmovableKubeSystemPod: return "UnmovableKubeSystemPod";
+    case BlockingPodReason::NotEnoughPdb: return "NotEnoughPdb";
+    case BlockingPodReason::UnexpectedError: return "UnexpectedError";
+  }
+  return "UnexpectedError";
+}
+
+bool PdbBudget::selects(const Pod& pod) const {
+  return pod.meta.namespace_ == pdb.meta.namespace_ && pdb.selector.matches(pod.meta.labels);
+}
+
+bool pod_is_healthy(const Pod& pod) {
+  if (pod.is_terminal() || pod.meta.deletion_timestamp) return false;
+  for (const PodCondition& condition : pod.status.conditions) {
+    if (condition.type == "Ready") return condition.status == "True";
+  }
+  return true;  // no Ready condition reported: a simulated pod that is running as planned
+}
+
+std::int32_t disruptions_allowed(const PodDisruptionBudget& pdb, const std::vector<const Pod*>& pods) {
+  PdbBudget probe{pdb, 0};
+  std::int32_t expected = 0;
+  std::int32_t healthy = 0;
+  for (const Pod* pod : pods) {
+    if (!probe.selects(*pod) || pod->is_terminal()) continue;
+    ++expected;
+    if (pod_is_healthy(*pod)) ++healthy;
+  }
+  std::int32_t desired_healthy = 0;
+  if (pdb.max_unavailable) {
+    desired_healthy = std::max(0, expected - pdb.max_unavailable->scaled(expected, /*round_up=*/true));
+  } else if (pdb.min_available) {
+    desired_healthy = pdb.min_available->scaled(expected, /*round_up=*/true);
+  }
+  return std::max(0, healthy - desired_healthy);
+}
+
+bool is_mirror_pod(const Pod& pod) {
+  return pod.meta.annotations.count(std::string(kMirrorPodAnnotation)) > 0;
+}
+
+bool has_local_storage(const Pod& pod) {
+  // Volumes the owner declared safe to lose, comma-separated.
+  std::string allowed = "," + annotation(pod.meta, kSafeToEvictLocalVolumesAnnotation) + ",";
+  for (const Volume& volume : pod.spec.volumes) {
+    if (volume.source != Volume::Source::EmptyDir && volume.source != Volume::Source::HostPath) continue;
+    if (allowed.find("," + volume.name + ",") == std::string::npos) return true;
+  }
+  return false;
+}
+
+bool scale_down_disabled(const Node& node) { return annotation(node.meta, kScaleDownDisabledAnnotation) == "true"; }
+
+DrainPlan plan_drain(const std::vector<std::shared_ptr<const Pod>>& pods, const std::vector<PdbBudget>& pdbs,
+                     const DrainOptions& options) {
+  DrainPlan plan;
+  for (const auto& pod_ptr : pods) {
+    const Pod& pod = *pod_ptr;
+    if (is_mirror_pod(pod) || pod.is_terminal()) continue;
+    if (pod.is_daemonset_pod()) {
+      plan.daemonset_pods.push_back(pod_ptr);
+      continue;
+    }
+    const std::string key = pod.meta.key();
+    const std::string safe_to_evict = annotation(pod.meta, kSafeToEvictAnnotation);
+    if (safe_to_evict != "true") {
+      const OwnerReference* owner = pod.meta.controller();
+      bool replicated = owner != nullptr &&
+                        (is_known_replicating_kind(owner->kind) || !options.skip_nodes_with_custom_controller_pods);
+      if (!replicated) {
+        plan.blocking = blocking(pod, BlockingPodReason::NotReplicated, key + " is not replicated");
+        return plan;
+      }
+      if (options.skip_nodes_with_system_pods && pod.meta.namespace_ == kSystemNamespace &&
+          std::none_of(pdbs.begin(), pdbs.end(), [&](const PdbBudget& b) { return b.selects(pod); })) {
+        plan.blocking = blocking(pod, BlockingPodReason::UnmovableKubeSystemPod,
+                                 "non-daemonset, non-mirrored, non-pdb-assigned kube-system pod present: " + key);
+        return plan;
+      }
+      if (options.skip_nodes_with_local_storage && has_local_storage(pod)) {
+        plan.blocking =
+            blocking(pod, BlockingPodReason::LocalStorageRequested, "pod with local storage present: " + key);
+        return plan;
+      }
+      if (safe_to_evict == "false") {
+        plan.blocking = blocking(pod, BlockingPodReason::NotSafeToEvictAnnotation,
+                                 "pod annotated as not safe to evict present: " + key);
+        return plan;
+      }
+    }
+    plan.pods_to_move.push_back(pod_ptr);
+  }
+  // Every PDB must allow as many disruptions as this node would cause it.
+  for (const PdbBudget& budget : pdbs) {
+    std::int32_t disrupted = 0;
+    for (const auto& pod : plan.pods_to_move) {
+      if (!budget.selects(*pod)) continue;
+      if (++disrupted > budget.disruptions_allowed) {
+        plan.blocking = blocking(*pod, BlockingPodReason::NotEnoughPdb,
+                                 "not enough pod disruption budget to move " + pod->meta.key());
+        return plan;
+      }
+    }
+  }
+  return plan;
+}
+
+std::vector<std::shared_ptr<const Pod>> eviction_order(std::vector<std::shared_ptr<const Pod>> pods) {
+  std::stable_sort(pods.begin(), pods.end(),
+                   [](const auto& a, const auto& b) { return a->priority() < b->priority(); });
+  return pods;
+}
+
+std::int64_t eviction_grace_period_seconds(const Pod& pod, std::int64_t max_graceful_termination_seconds) {
+  return std::min(pod.spec.termination_grace_period_seconds.value_or(30), max_graceful_termination_seconds);
+}
+
+}  // namespace scalewright::nodegroups

@@ -1,0 +1,96 @@
+#pragma once
+// Cluster Autoscaler's drain rules (utils/drain, simulator/drain.go): for the pods of one node, which ones must be
+// evicted and rescheduled elsewhere, which go away with the node (DaemonSet and mirror pods), and which pod, if
+// any, blocks removing the node, with upstream's BlockingPodReason. Pure: pods, PDB budgets and options in.
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "api/node.h"
+#include "api/pod.h"
+#include "api/workloads.h"
+
+namespace scalewright::nodegroups {
+
+// Annotations and taints in Cluster Autoscaler's own words.
+inline constexpr std::string_view kSafeToEvictAnnotation = "cluster-autoscaler.kubernetes.io/safe-to-evict";
+inline constexpr std::string_view kSafeToEvictLocalVolumesAnnotation =
+    "cluster-autoscaler.kubernetes.io/safe-to-evict-local-volumes";
+inline constexpr std::string_view kScaleDownDisabledAnnotation =
+    "cluster-autoscaler.kubernetes.io/scale-down-disabled";
+inline constexpr std::string_view kMirrorPodAnnotation = "kubernetes.io/config.mirror";
+inline constexpr std::string_view kSystemNamespace = "kube-system";
+
+// simulator/drainability's BlockingPodReason, as CA's status and events print them.
+enum class BlockingPodReason {
+  NoReason,
+  ControllerNotFound,
+  MinReplicasReached,
+  NotReplicated,
+  LocalStorageRequested,
+  NotSafeToEvictAnnotation,
+  UnmovableKubeSystemPod,
+  NotEnoughPdb,
+  UnexpectedError,
+};
+std::string_view to_string(BlockingPodReason reason);
+
+struct BlockingPod {
+  std::string pod;  // "namespace/name"
+  BlockingPodReason reason = BlockingPodReason::NoReason;
+  std::string message;  // upstream's error text, e.g. "pod with local storage present: default/cache-0"
+};
+
+// The drain flags of AutoscalerOptions that decide what blocks a node.
+struct DrainOptions {
+  bool skip_nodes_with_local_storage = true;
+  bool skip_nodes_with_system_pods = true;
+  bool skip_nodes_with_custom_controller_pods = true;
+};
+
+// A PodDisruptionBudget with the disruptions it allows right now (status.disruptionsAllowed). The planner lowers
+// `disruptions_allowed` as it plans evictions within one scan.
+struct PdbBudget {
+  PodDisruptionBudget pdb;
+  std::int32_t disruptions_allowed = 0;
+  bool selects(const Pod& pod) const;
+};
+
+// status.disruptionsAllowed as the disruption controller computes it from the pods the PDB selects:
+// currentHealthy - desiredHealthy, never below 0. The selected pods stand for the controllers' scale (we do not
+// read the controllers): maxUnavailable and a minAvailable percentage scale against their count.
+std::int32_t disruptions_allowed(const PodDisruptionBudget& pdb, const std::vector<const Pod*>& pods);
+// Healthy for the disruption controller: not terminal, not being deleted, and not reported NotReady.
+bool pod_is_healthy(const Pod& pod);
+
+bool is_mirror_pod(const Pod& pod);
+// emptyDir or hostPath volumes not listed in the safe-to-evict-local-volumes annotation.
+bool has_local_storage(const Pod& pod);
+// cluster-autoscaler.kubernetes.io/scale-down-disabled: "true" on the node.
+bool scale_down_disabled(const Node& node);
+
+struct DrainPlan {
+  std::vector<std::shared_ptr<const Pod>> pods_to_move;    // evicted and rescheduled by their controllers
+  std::vector<std::shared_ptr<const Pod>> daemonset_pods;  // go with the node (mirror pods are not listed)
+  std::optional<BlockingPod> blocking;                     // the first pod that prevents the drain
+  bool drainable() const { return !blocking.has_value(); }
+};
+
+// GetPodsForDeletionOnNodeDrain followed by the PDB check, for one node's pods. `pdbs` carries the budgets left
+// in this scan: a PDB must allow at least as many disruptions as the node has pods it selects (NotEnoughPdb).
+// Terminal pods are ignored: they hold nothing and need no eviction.
+DrainPlan plan_drain(const std::vector<std::shared_ptr<const Pod>>& pods, const std::vector<PdbBudget>& pdbs,
+                     const DrainOptions& options);
+
+// The order in which the actuator evicts a drained node's pods: lower priority first, as CA's drain priority
+// groups do, so that critical pods leave last; DaemonSet pods are not evicted.
+std::vector<std::shared_ptr<const Pod>> eviction_order(std::vector<std::shared_ptr<const Pod>> pods);
+
+// The grace period an eviction gives the pod: its terminationGracePeriodSeconds (30 s when unset), capped by
+// --max-graceful-termination-sec.
+std::int64_t eviction_grace_period_seconds(const Pod& pod, std::int64_t max_graceful_termination_seconds);
+
+}  // namespace scalewright::nodegroups

@@ -1,0 +1,325 @@
+#include "nodegroups/scale_down.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "scheduling/scheduler.h"
+
+namespace scalewright::nodegroups {
+
+namespace {
+
+using scheduling::ClusterSnapshot;
+using scheduling::kNoNode;
+using scheduling::NodeId;
+using scheduling::NodeInfo;
+
+const Symbol& gpu_symbol() {
+  static const Symbol s{std::string(kGpuResource)};
+  return s;
+}
+
+bool being_deleted(const Node& node) {
+  return std::any_of(node.taints.begin(), node.taints.end(),
+                     [](const Taint& t) { return t.key == kToBeDeletedTaint; });
+}
+
+double ratio(std::int64_t requested, std::int64_t allocatable) {
+  return static_cast<double>(requested) / static_cast<double>(allocatable);
+}
+
+// A node the eligibility checks passed, waiting for the removal simulation.
+struct Candidate {
+  NodeId id = kNoNode;
+  std::string group;
+  NodeUtilization utilization;
+};
+
+}  // namespace
+
+std::string_view to_string(UnremovableReason reason) {
+  switch (reason) {
+    case UnremovableReason::NoReason: return "NoReason";
+    case UnremovableReason::ScaleDownDisabledAnnotation: return "ScaleDownDisabledAnnotation";
+    case UnremovableReason::NotAutoscaled: return "NotAutoscaled";
+    case UnremovableReason::NotUnneededLongEnough: return "NotUnneededLongEnough";
+    case UnremovableReason::NodeGroupMinSizeReached: return "NodeGroupMinSizeReached";
+    case UnremovableReason::MinimalResourceLimitExceeded: return "MinimalResourceLimitExceeded";
+    case UnremovableReason::CurrentlyBeingDeleted: return "CurrentlyBeingDeleted";
+    case UnremovableReason::NotUnderutilized: return "NotUnderutilized";
+    case UnremovableReason::NoPlaceToMovePods: return "NoPlaceToMovePods";
+    case UnremovableReason::BlockedByPod: return "BlockedByPod";
+    case UnremovableReason::UnexpectedError: return "UnexpectedError";
+  }
+  return "UnexpectedError";
+}
+
+std::string_view to_string(ScaleDownStatus status) {
+  switch (status) {
+    case ScaleDownStatus::ScaleDownNotTried: return "ScaleDownNotTried";
+    case ScaleDownStatus::ScaleDownInCooldown: return "ScaleDownInCooldown";
+    case ScaleDownStatus::ScaleDownNoUnneeded: return "ScaleDownNoUnneeded";
+    case ScaleDownStatus::ScaleDownNoNodeDeleted: return "ScaleDownNoNodeDeleted";
+    case ScaleDownStatus::ScaleDownNodeDeleteStarted: return "ScaleDownNodeDeleteStarted";
+  }
+  return "ScaleDownNotTried";
+}
+
+const UnremovableNode* ScaleDownResult::find_unremovable(std::string_view node) const {
+  for (const auto& u : unremovable) {
+    if (u.node == node) return &u;
+  }
+  return nullptr;
+}
+
+const UnneededNode* ScaleDownResult::find_unneeded(std::string_view node) const {
+  for (const auto& u : unneeded) {
+    if (u.node == node) return &u;
+  }
+  return nullptr;
+}
+
+std::optional<NodeUtilization> node_utilization(const NodeInfo& node, const AutoscalerOptions& options) {
+  const ResourceList& allocatable = node.allocatable;
+  NodeUtilization out;
+  out.gpu_node = allocatable.get(gpu_symbol()) > 0;
+  // Requests of the pods that count, and of those left out (they also leave the allocatable, as upstream does).
+  std::int64_t cpu = 0, memory = 0, gpu = 0, skipped_cpu = 0, skipped_memory = 0, skipped_gpu = 0;
+  for (const auto& placed : node.pods) {
+    const Pod& pod = *placed.pod;
+    bool skip = (options.ignore_daemonsets_utilization && pod.is_daemonset_pod()) ||
+                (options.ignore_mirror_pods_utilization && is_mirror_pod(pod));
+    std::int64_t pod_gpu = out.gpu_node ? placed.requests.get(gpu_symbol()) : 0;
+    if (skip) {
+      skipped_cpu += placed.requests.cpu_milli();
+      skipped_memory += placed.requests.memory();
+      skipped_gpu += pod_gpu;
+    } else {
+      cpu += placed.requests.cpu_milli();
+      memory += placed.requests.memory();
+      gpu += pod_gpu;
+    }
+  }
+  if (out.gpu_node) {
+    std::int64_t denominator = allocatable.get(gpu_symbol()) - skipped_gpu;
+    if (denominator <= 0) return std::nullopt;
+    out.gpu = ratio(gpu, denominator);
+    out.utilization = out.gpu;
+    out.resource = std::string(kGpuResource);
+    return out;
+  }
+  std::int64_t cpu_denominator = allocatable.cpu_milli() - skipped_cpu;
+  std::int64_t memory_denominator = allocatable.memory() - skipped_memory;
+  if (cpu_denominator <= 0 || memory_denominator <= 0) return std::nullopt;
+  out.cpu = ratio(cpu, cpu_denominator);
+  out.memory = ratio(memory, memory_denominator);
+  // Ties go to cpu, as upstream reports it.
+  out.utilization = std::max(out.cpu, out.memory);
+  out.resource = out.memory > out.cpu ? "memory" : "cpu";
+  return out;
+}
+
+bool scale_down_in_cooldown(const ScaleDownInput& input, const AutoscalerOptions& options, Duration now) {
+  auto within = [now](const std::optional<Duration>& at, Duration delay) { return at && *at + delay > now; };
+  Duration after_delete = options.scale_down_delay_after_delete.value_or(options.scan_interval);
+  return within(input.last_scale_up, options.scale_down_delay_after_add) ||
+         within(input.last_scale_down_delete, after_delete) ||
+         within(input.last_scale_down_failure, options.scale_down_delay_after_failure);
+}
+
+std::vector<PdbBudget> pdb_budgets(const ClusterSnapshot& snapshot, const std::vector<PodDisruptionBudget>& pdbs) {
+  std::vector<PdbBudget> budgets;
+  if (pdbs.empty()) return budgets;
+  std::vector<const Pod*> pods;
+  pods.reserve(snapshot.pod_count());
+  for (const NodeInfo& node : snapshot.nodes()) {
+    if (node.removed) continue;
+    for (const auto& placed : node.pods) pods.push_back(placed.pod.get());
+  }
+  budgets.reserve(pdbs.size());
+  for (const PodDisruptionBudget& pdb : pdbs) budgets.push_back(PdbBudget{pdb, disruptions_allowed(pdb, pods)});
+  return budgets;
+}
+
+ScaleDownResult ScaleDownPlanner::update(ClusterSnapshot& snapshot, const ScaleDownInput& input,
+                                         const AutoscalerOptions& options, Duration now) {
+  ScaleDownResult result;
+  if (!options.scale_down_enabled) {
+    unneeded_since_.clear();
+    return result;
+  }
+  std::unordered_map<std::string, const NodeGroup*> groups;
+  for (const NodeGroup& g : input.groups) groups.emplace(g.id, &g);
+  const DrainOptions drain_options{options.skip_nodes_with_local_storage, options.skip_nodes_with_system_pods,
+                                   options.skip_nodes_with_custom_controller_pods};
+
+  // Eligibility: annotations, group membership and utilization, no simulation yet.
+  std::vector<Candidate> previously_unneeded, others;
+  for (NodeId id = 0; id < snapshot.nodes().size(); ++id) {
+    const NodeInfo& info = snapshot.node(id);
+    if (info.removed) continue;
+    const Node& node = *info.node;
+    auto reject = [&](UnremovableReason reason, std::optional<NodeUtilization> utilization = std::nullopt) {
+      result.unremovable.push_back({info.name(), reason, std::nullopt, std::move(utilization)});
+    };
+    if (being_deleted(node)) {
+      reject(UnremovableReason::CurrentlyBeingDeleted);
+      continue;
+    }
+    if (scale_down_disabled(node)) {
+      reject(UnremovableReason::ScaleDownDisabledAnnotation);
+      continue;
+    }
+    auto group_it = input.group_of_node.find(info.name());
+    if (group_it == input.group_of_node.end() || !groups.count(group_it->second)) {
+      reject(UnremovableReason::NotAutoscaled);
+      continue;
+    }
+    std::optional<NodeUtilization> utilization = node_utilization(info, options);
+    if (!utilization) {
+      reject(UnremovableReason::UnexpectedError);
+      continue;
+    }
+    double threshold = utilization->gpu_node ? options.scale_down_gpu_utilization_threshold
+                                             : options.scale_down_utilization_threshold;
+    // Upstream keeps a node whose utilization is at the threshold: only strictly below is underutilized.
+    if (utilization->utilization >= threshold) {
+      reject(UnremovableReason::NotUnderutilized, utilization);
+      continue;
+    }
+    Candidate candidate{id, group_it->second, *utilization};
+    (unneeded_since_.count(info.name()) ? previously_unneeded : others).push_back(std::move(candidate));
+  }
+
+  // Removal simulation (FindNodesToRemove): each candidate in a fork of the snapshot as left by the ones before.
+  std::vector<PdbBudget> budgets = pdb_budgets(snapshot, input.pdbs);
+  scheduling::Scheduler scheduler;
+  NodeId hint = 0;
+  snapshot.fork();
+  for (const auto* list : {&previously_unneeded, &others}) {
+    for (const Candidate& candidate : *list) {
+      const NodeInfo& info = snapshot.node(candidate.id);
+      std::string name = info.name();
+      std::vector<std::shared_ptr<const Pod>> pods;
+      pods.reserve(info.pods.size());
+      for (const auto& placed : info.pods) pods.push_back(placed.pod);
+      DrainPlan plan = plan_drain(pods, budgets, drain_options);
+      if (!plan.drainable()) {
+        result.unremovable.push_back({name, UnremovableReason::BlockedByPod, plan.blocking, candidate.utilization});
+        continue;
+      }
+      UnneededNode unneeded{name, candidate.group, now, plan.pods_to_move.empty(), {}, plan.daemonset_pods,
+                            candidate.utilization};
+      snapshot.fork();
+      snapshot.remove_node(candidate.id);
+      bool all_placed = true;
+      for (const auto& pod : plan.pods_to_move) {
+        NodeId target = scheduler.find_fit(snapshot, *pod, hint);
+        if (target == kNoNode) {
+          all_placed = false;
+          break;
+        }
+        snapshot.add_pod(pod, target);
+        hint = target;  // the next pod most likely fits where this one did
+        unneeded.pods_to_move.push_back({pod, snapshot.node(target).name()});
+      }
+      if (!all_placed) {
+        snapshot.revert();
+        result.unremovable.push_back({name, UnremovableReason::NoPlaceToMovePods, std::nullopt,
+                                      candidate.utilization});
+        continue;
+      }
+      snapshot.commit();
+      for (PdbBudget& budget : budgets) {
+        for (const auto& pod : plan.pods_to_move) budget.disruptions_allowed -= budget.selects(*pod) ? 1 : 0;
+      }
+      auto since = unneeded_since_.find(name);
+      if (since != unneeded_since_.end()) unneeded.since = since->second;
+      result.unneeded.push_back(std::move(unneeded));
+    }
+  }
+  snapshot.revert();
+
+  // A node needed again, even for one scan, starts over.
+  unneeded_since_.clear();
+  for (const UnneededNode& u : result.unneeded) unneeded_since_.emplace(u.node, u.since);
+
+  if (scale_down_in_cooldown(input, options, now)) {
+    result.status = ScaleDownStatus::ScaleDownInCooldown;
+    return result;
+  }
+
+  // RemovableAt: long enough unneeded, group above its min size, cluster above its minimal resources.
+  std::map<std::string, std::int32_t> group_size;
+  std::int32_t deletions_in_progress = 0;
+  for (const NodeGroup& g : input.groups) {
+    auto in_progress = input.deletions_in_progress.find(g.id);
+    std::int32_t deleting = in_progress == input.deletions_in_progress.end() ? 0 : in_progress->second;
+    group_size[g.id] = g.target_size - deleting;
+    deletions_in_progress += deleting;
+  }
+  std::int64_t cores_total = 0, memory_total = 0;
+  for (const NodeInfo& info : snapshot.nodes()) {
+    if (info.removed || being_deleted(*info.node)) continue;
+    cores_total += info.node->capacity.cpu_milli();
+    memory_total += info.node->capacity.memory();
+  }
+  constexpr std::int64_t kGiB = 1024LL * 1024 * 1024;
+  std::int64_t cores_left = cores_total - options.cores_total_min * 1000;
+  std::int64_t memory_left = memory_total - options.memory_total_min_gib * kGiB;
+
+  std::vector<const UnneededNode*> removable_empty, removable_drain;
+  for (bool empty : {true, false}) {
+    for (const UnneededNode& u : result.unneeded) {
+      if (u.empty != empty) continue;
+      auto reject = [&](UnremovableReason reason) {
+        result.unremovable.push_back({u.node, reason, std::nullopt, u.utilization});
+      };
+      if (!(u.since + options.scale_down_unneeded_time < now)) {
+        reject(UnremovableReason::NotUnneededLongEnough);
+        continue;
+      }
+      const NodeGroup& group = *groups.at(u.group);
+      if (group_size[u.group] <= group.min_size) {
+        reject(UnremovableReason::NodeGroupMinSizeReached);
+        continue;
+      }
+      const Node& node = *snapshot.node(snapshot.find_node(u.node)).node;
+      std::int64_t cpu = node.capacity.cpu_milli(), memory = node.capacity.memory();
+      if (cpu > cores_left || memory > memory_left) {
+        reject(UnremovableReason::MinimalResourceLimitExceeded);
+        continue;
+      }
+      cores_left -= cpu;
+      memory_left -= memory;
+      --group_size[u.group];
+      (empty ? removable_empty : removable_drain).push_back(&u);
+    }
+  }
+
+  // Budgets: empty nodes first, in bulk; then as many drains as --max-drain-parallelism leaves room for.
+  std::int32_t parallel_left = std::max(0, options.max_scale_down_parallelism - deletions_in_progress);
+  std::int32_t empty_quota = std::min(parallel_left, options.max_empty_bulk_delete);
+  for (const UnneededNode* u : removable_empty) {
+    if (static_cast<std::int32_t>(result.delete_empty.size()) >= empty_quota) break;
+    result.delete_empty.push_back(*u);
+  }
+  parallel_left -= static_cast<std::int32_t>(result.delete_empty.size());
+  std::int32_t drain_quota =
+      std::min(parallel_left, std::max(0, options.max_drain_parallelism - input.drains_in_progress));
+  for (const UnneededNode* u : removable_drain) {
+    if (static_cast<std::int32_t>(result.delete_drain.size()) >= drain_quota) break;
+    result.delete_drain.push_back(*u);
+  }
+
+  if (!result.delete_empty.empty() || !result.delete_drain.empty()) {
+    result.status = ScaleDownStatus::ScaleDownNodeDeleteStarted;
+  } else if (result.unneeded.empty()) {
+    result.status = ScaleDownStatus::ScaleDownNoUnneeded;
+  } else {
+    result.status = ScaleDownStatus::ScaleDownNoNodeDeleted;
+  }
+  return result;
+}
+
+}  // namespace scalewright::nodegroups

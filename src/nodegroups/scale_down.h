@@ -1,0 +1,141 @@
+#pragma once
+// Cluster Autoscaler's scale-down planning (core/scaledown: eligibility, planner, unneeded; simulator/cluster.go's
+// node-removal simulation), as a pure function of a snapshot, the node groups and `now`, plus the one piece of
+// state upstream keeps between scans: since when each node has been unneeded. The actuation (taint, evict,
+// delete) belongs to the adapters; this says which nodes go, which pods move and where the simulation put them.
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "api/duration.h"
+#include "api/pod.h"
+#include "api/workloads.h"
+#include "nodegroups/drainability.h"
+#include "nodegroups/node_group.h"
+#include "nodegroups/options.h"
+#include "scheduling/snapshot.h"
+
+namespace scalewright::nodegroups {
+
+// The taint the actuator puts on a node before draining it (NoSchedule), and the soft one (PreferNoSchedule) CA
+// puts on unneeded nodes, with the Unix time as the value.
+inline constexpr std::string_view kToBeDeletedTaint = "ToBeDeletedByClusterAutoscaler";
+inline constexpr std::string_view kDeletionCandidateTaint = "DeletionCandidateOfClusterAutoscaler";
+inline constexpr std::string_view kGpuResource = "nvidia.com/gpu";
+
+// simulator.UnremovableReason, as CA's status and events print them.
+enum class UnremovableReason {
+  NoReason,
+  ScaleDownDisabledAnnotation,
+  NotAutoscaled,
+  NotUnneededLongEnough,
+  NodeGroupMinSizeReached,
+  MinimalResourceLimitExceeded,
+  CurrentlyBeingDeleted,
+  NotUnderutilized,
+  NoPlaceToMovePods,
+  BlockedByPod,
+  UnexpectedError,
+};
+std::string_view to_string(UnremovableReason reason);
+
+// status.ScaleDownResult of one scan.
+enum class ScaleDownStatus {
+  ScaleDownNotTried,
+  ScaleDownInCooldown,
+  ScaleDownNoUnneeded,
+  ScaleDownNoNodeDeleted,
+  ScaleDownNodeDeleteStarted,
+};
+std::string_view to_string(ScaleDownStatus status);
+
+struct NodeUtilization {
+  double cpu = 0;
+  double memory = 0;
+  double gpu = 0;
+  double utilization = 0;  // what the threshold is compared with: max(cpu, memory), or gpu on a GPU node
+  std::string resource;    // the resource that gave `utilization`: "cpu", "memory" or "nvidia.com/gpu"
+  bool gpu_node = false;
+};
+
+// utilization.Calculate: requests of the node's pods over its allocatable, per resource. With
+// --ignore-daemonsets-utilization (or -mirror-pods-), those pods' requests leave both the numerator and the
+// allocatable. nullopt when the node has no allocatable cpu or memory (gpu on a GPU node) to divide by.
+std::optional<NodeUtilization> node_utilization(const scheduling::NodeInfo& node, const AutoscalerOptions& options);
+
+struct PodMove {
+  std::shared_ptr<const Pod> pod;
+  std::string destination;  // the node the removal simulation placed it on
+};
+
+struct UnneededNode {
+  std::string node;
+  std::string group;
+  Duration since{0};  // first scan of the current unbroken run in which the node was unneeded
+  bool empty = false;  // no pod to move (DaemonSet and mirror pods go with the node)
+  std::vector<PodMove> pods_to_move;
+  std::vector<std::shared_ptr<const Pod>> daemonset_pods;
+  NodeUtilization utilization;
+};
+
+struct UnremovableNode {
+  std::string node;
+  UnremovableReason reason = UnremovableReason::NoReason;
+  std::optional<BlockingPod> blocking_pod;  // BlockedByPod only
+  std::optional<NodeUtilization> utilization;
+};
+
+struct ScaleDownInput {
+  std::unordered_map<std::string, std::string> group_of_node;  // node name -> NodeGroup::id; absent: not autoscaled
+  std::vector<NodeGroup> groups;
+  std::vector<PodDisruptionBudget> pdbs;
+  std::optional<Duration> last_scale_up;
+  std::optional<Duration> last_scale_down_delete;
+  std::optional<Duration> last_scale_down_failure;
+  // Deletions the actuator has started and not finished: they count against min sizes and parallelism.
+  std::map<std::string, std::int32_t> deletions_in_progress;  // group id -> nodes being deleted
+  std::int32_t drains_in_progress = 0;                         // of those, non-empty nodes being drained
+};
+
+struct ScaleDownResult {
+  ScaleDownStatus status = ScaleDownStatus::ScaleDownNotTried;
+  std::vector<UnneededNode> unneeded;        // every node unneeded in this scan, with its since-time
+  std::vector<UnneededNode> delete_empty;    // to delete now without a drain
+  std::vector<UnneededNode> delete_drain;    // to taint, drain (evict pods_to_move) and delete now
+  std::vector<UnremovableNode> unremovable;  // every other node, with the first reason found
+  const UnremovableNode* find_unremovable(std::string_view node) const;
+  const UnneededNode* find_unneeded(std::string_view node) const;
+};
+
+// Keeps, between scans, since when each node has been unneeded; everything else is recomputed at each update.
+class ScaleDownPlanner {
+ public:
+  // One scan at `now`. `snapshot` holds the Ready nodes and their pods; it is forked for the what-ifs and
+  // reverted, so it comes back as it went in. Nodes are checked previously-unneeded first (so the ones closest to
+  // removal keep their place), and a node found unneeded is gone, with its pods at their new places, for every
+  // node checked after it: two unneeded nodes never count on the same free room, and PDB budgets are shared.
+  ScaleDownResult update(scheduling::ClusterSnapshot& snapshot, const ScaleDownInput& input,
+                         const AutoscalerOptions& options, Duration now);
+
+  const std::map<std::string, Duration>& unneeded_since() const { return unneeded_since_; }
+  // Forget everything, e.g. after the actuator deleted nodes or the autoscaler restarted.
+  void clear() { unneeded_since_.clear(); }
+
+ private:
+  std::map<std::string, Duration> unneeded_since_;
+};
+
+// Scale-down is in cooldown at `now`: within --scale-down-delay-after-add of a scale-up, -after-delete of a
+// deletion (the scan interval when unset) or -after-failure of a failed deletion.
+bool scale_down_in_cooldown(const ScaleDownInput& input, const AutoscalerOptions& options, Duration now);
+
+// The PDBs with status.disruptionsAllowed computed from the snapshot's pods (see disruptions_allowed).
+std::vector<PdbBudget> pdb_budgets(const scheduling::ClusterSnapshot& snapshot,
+                                   const std::vector<PodDisruptionBudget>& pdbs);
+
+}  // namespace scalewright::nodegroups

@@ -1,0 +1,439 @@
+#include "nodegroups/scale_down.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+namespace scalewright::nodegroups {
+namespace {
+
+using scheduling::ClusterSnapshot;
+using scheduling::NodeId;
+
+constexpr std::int64_t kGi = 1024LL * 1024 * 1024;
+constexpr Duration kSecond{1'000};
+constexpr Duration kMinute{60'000};
+
+Pod make_pod(const std::string& name, std::int64_t cpu_milli, std::int64_t memory,
+             const std::string& owner_kind = "ReplicaSet", const std::string& app = "web") {
+  Pod pod;
+  pod.meta.name = name;
+  pod.meta.namespace_ = "default";
+  pod.meta.labels.set(Symbol("app"), Symbol(app));
+  if (!owner_kind.empty()) pod.meta.owner_references.push_back({"apps/v1", owner_kind, app, app + "-uid", true});
+  Container c;
+  c.name = "app";
+  c.requests.set(resource_names::cpu(), cpu_milli);
+  c.requests.set(resource_names::memory(), memory);
+  pod.spec.containers.push_back(std::move(c));
+  pod.status.phase = PodPhase::Running;
+  return pod;
+}
+
+// A cluster of m5.xlarge-like nodes (4 cpu, 16 GiB, 110 pods) in node groups, with the planner's inputs.
+struct Cluster {
+  ClusterSnapshot snapshot;
+  ScaleDownInput input;
+  AutoscalerOptions options;
+  ScaleDownPlanner planner;
+
+  Cluster() { group("ng", 0, 0); }
+
+  NodeGroup& group(const std::string& id, std::int32_t min_size, std::int32_t target_size) {
+    for (NodeGroup& g : input.groups) {
+      if (g.id == id) {
+        g.min_size = min_size;
+        g.target_size = target_size;
+        return g;
+      }
+    }
+    NodeGroup g;
+    g.id = id;
+    g.min_size = min_size;
+    g.max_size = 100;
+    g.target_size = target_size;
+    input.groups.push_back(g);
+    return input.groups.back();
+  }
+
+  NodeId node(const std::string& name, const std::string& group_id = "ng", std::int64_t gpus = 0) {
+    Node n;
+    n.meta.name = name;
+    n.meta.labels.set(Symbol("kubernetes.io/hostname"), Symbol(name));
+    n.capacity.set(resource_names::cpu(), 4000);
+    n.capacity.set(resource_names::memory(), 16 * kGi);
+    n.capacity.set(resource_names::pods(), 110);
+    if (gpus > 0) n.capacity.set(Symbol("nvidia.com/gpu"), gpus);
+    n.allocatable = n.capacity;
+    n.conditions.push_back({"Ready", "True", ""});
+    if (!group_id.empty()) input.group_of_node[name] = group_id;
+    return snapshot.add_node(std::move(n));
+  }
+
+  void pod(NodeId node, Pod p) { snapshot.add_pod(std::move(p), node); }
+  void pod(NodeId node, const std::string& name, std::int64_t cpu, std::int64_t memory = kGi / 4,
+           const std::string& owner = "ReplicaSet") {
+    pod(node, make_pod(name, cpu, memory, owner));
+  }
+
+  ScaleDownResult scan(Duration now) { return planner.update(snapshot, input, options, now); }
+};
+
+std::vector<std::string> names(const std::vector<UnneededNode>& nodes) {
+  std::vector<std::string> out;
+  for (const auto& n : nodes) out.push_back(n.node);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+UnremovableReason reason_of(const ScaleDownResult& r, const std::string& node) {
+  const UnremovableNode* u = r.find_unremovable(node);
+  return u ? u->reason : UnremovableReason::NoReason;
+}
+
+TEST(ScaleDownUtilization, ExactlyAtTheThresholdIsNotUnderutilizedJustBelowIs) {
+  // Upstream keeps a node at the threshold (eligibility: utilization >= threshold -> NotUnderutilized).
+  // a: 2000m of 4000m = 0.5. b: 1996m of 4000m = 0.499, and its pod fits beside a's (3996m <= 4000m).
+  Cluster c;
+  c.group("ng", 0, 2);
+  NodeId a = c.node("a");
+  NodeId b = c.node("b");
+  c.pod(a, "pa", 2000);
+  c.pod(b, "pb", 1996);
+  ScaleDownResult r = c.scan(Duration{0});
+  ASSERT_EQ(reason_of(r, "a"), UnremovableReason::NotUnderutilized);
+  EXPECT_DOUBLE_EQ(r.find_unremovable("a")->utilization->utilization, 0.5);
+  const UnneededNode* unneeded = r.find_unneeded("b");
+  ASSERT_NE(unneeded, nullptr);
+  EXPECT_DOUBLE_EQ(unneeded->utilization.cpu, 0.499);
+  ASSERT_EQ(unneeded->pods_to_move.size(), 1u);
+  EXPECT_EQ(unneeded->pods_to_move[0].destination, "a");
+}
+
+TEST(ScaleDownUtilization, MemoryRatioDominatesWhenLarger) {
+  // cpu 1000m / 4000m = 0.25; memory 12 GiB / 16 GiB = 0.75 -> 0.75, above 0.5.
+  Cluster c;
+  NodeId a = c.node("a");
+  c.pod(a, "pa", 1000, 12 * kGi);
+  ScaleDownResult r = c.scan(Duration{0});
+  ASSERT_EQ(reason_of(r, "a"), UnremovableReason::NotUnderutilized);
+  const NodeUtilization& u = *r.find_unremovable("a")->utilization;
+  EXPECT_DOUBLE_EQ(u.cpu, 0.25);
+  EXPECT_DOUBLE_EQ(u.memory, 0.75);
+  EXPECT_DOUBLE_EQ(u.utilization, 0.75);
+  EXPECT_EQ(u.resource, "memory");
+}
+
+TEST(ScaleDownUtilization, DaemonSetPodsLeaveTheRatioWithIgnoreDaemonSetsUtilization) {
+  // idle: a DaemonSet pod of 1000m and a ReplicaSet pod of 1000m. Upstream's default counts both: 2000/4000 = 0.5,
+  // not underutilized. With --ignore-daemonsets-utilization: 1000 / (4000 - 1000) = 0.333, and the ReplicaSet pod
+  // fits on busy (3000m + 1000m = 4000m); the DaemonSet pod goes with the node.
+  Cluster c;
+  c.group("ng", 0, 2);
+  NodeId busy = c.node("busy");
+  NodeId idle = c.node("idle");
+  c.pod(busy, "big", 3000);
+  c.pod(idle, "fluentd-idle", 1000, kGi / 4, "DaemonSet");
+  c.pod(idle, "web-1", 1000);
+  EXPECT_EQ(reason_of(c.scan(Duration{0}), "idle"), UnremovableReason::NotUnderutilized);
+
+  c.options.ignore_daemonsets_utilization = true;
+  ScaleDownResult r = c.scan(Duration{0});
+  const UnneededNode* u = r.find_unneeded("idle");
+  ASSERT_NE(u, nullptr);
+  EXPECT_NEAR(u->utilization.cpu, 1.0 / 3.0, 1e-12);
+  ASSERT_EQ(u->pods_to_move.size(), 1u);
+  EXPECT_EQ(u->pods_to_move[0].pod->meta.name, "web-1");
+  EXPECT_EQ(u->pods_to_move[0].destination, "busy");
+  ASSERT_EQ(u->daemonset_pods.size(), 1u);
+  EXPECT_FALSE(u->empty);
+}
+
+TEST(ScaleDownUtilization, GpuNodeIsJudgedByGpuAgainstTheGpuThreshold) {
+  // 1 of 4 GPUs = 0.25, although cpu is 3500m / 4000m. Nowhere else has a GPU: NoPlaceToMovePods.
+  Cluster c;
+  c.group("ng", 0, 2);
+  c.node("cpu-only");
+  NodeId gpu = c.node("gpu", "ng", 4);
+  Pod trainer = make_pod("trainer", 3500, kGi);
+  trainer.spec.containers[0].requests.set(Symbol("nvidia.com/gpu"), 1);
+  c.pod(gpu, trainer);
+  ScaleDownResult r = c.scan(Duration{0});
+  ASSERT_EQ(reason_of(r, "gpu"), UnremovableReason::NoPlaceToMovePods);
+  EXPECT_DOUBLE_EQ(r.find_unremovable("gpu")->utilization->utilization, 0.25);
+  EXPECT_EQ(r.find_unremovable("gpu")->utilization->resource, "nvidia.com/gpu");
+  c.options.scale_down_gpu_utilization_threshold = 0.2;
+  EXPECT_EQ(reason_of(c.scan(Duration{0}), "gpu"), UnremovableReason::NotUnderutilized);
+}
+
+TEST(ScaleDownCandidates, AnnotationsGroupsTaintsAndBlockingPodsAreReported) {
+  Cluster c;
+  c.group("ng", 0, 4);
+  NodeId disabled = c.node("disabled");
+  c.node("unmanaged", "");
+  NodeId blocked = c.node("blocked");
+  NodeId deleting = c.node("deleting");
+  c.node("spare");
+  c.pod(blocked, "bare", 100, kGi / 4, "");
+  (void)disabled;
+  (void)deleting;
+  // The annotation and taint go on the node objects themselves.
+  ClusterSnapshot rebuilt;
+  for (const auto& info : c.snapshot.nodes()) {
+    Node n = *info.node;
+    if (n.meta.name == "disabled") n.meta.annotations[std::string(kScaleDownDisabledAnnotation)] = "true";
+    if (n.meta.name == "deleting") {
+      n.taints.push_back({std::string(kToBeDeletedTaint), "1700000000", TaintEffect::NoSchedule});
+    }
+    NodeId id = rebuilt.add_node(n);
+    for (const auto& placed : info.pods) rebuilt.add_pod(placed.pod, id);
+  }
+  c.snapshot = std::move(rebuilt);
+  ScaleDownResult r = c.scan(Duration{0});
+  EXPECT_EQ(reason_of(r, "disabled"), UnremovableReason::ScaleDownDisabledAnnotation);
+  EXPECT_EQ(reason_of(r, "unmanaged"), UnremovableReason::NotAutoscaled);
+  EXPECT_EQ(reason_of(r, "deleting"), UnremovableReason::CurrentlyBeingDeleted);
+  ASSERT_EQ(reason_of(r, "blocked"), UnremovableReason::BlockedByPod);
+  EXPECT_EQ(r.find_unremovable("blocked")->blocking_pod->reason, BlockingPodReason::NotReplicated);
+  EXPECT_EQ(to_string(UnremovableReason::BlockedByPod), "BlockedByPod");
+  EXPECT_EQ(names(r.unneeded), std::vector<std::string>{"spare"});
+}
+
+TEST(ScaleDownSimulation, PodsDoNotMoveOntoANodeAlreadyChosenForRemoval) {
+  // a and b hold 1500m each (0.375). a is checked first: its pod moves to b (3000m). Then b's two pods would
+  // need a, which this scan already removes: NoPlaceToMovePods. The snapshot comes back unchanged.
+  Cluster c;
+  c.group("ng", 0, 2);
+  NodeId a = c.node("a");
+  NodeId b = c.node("b");
+  c.pod(a, "pa", 1500);
+  c.pod(b, "pb", 1500);
+  ScaleDownResult r = c.scan(Duration{0});
+  ASSERT_EQ(names(r.unneeded), std::vector<std::string>{"a"});
+  EXPECT_EQ(r.find_unneeded("a")->pods_to_move.at(0).destination, "b");
+  EXPECT_EQ(reason_of(r, "b"), UnremovableReason::NoPlaceToMovePods);
+  EXPECT_EQ(c.snapshot.fork_depth(), 0u);
+  EXPECT_EQ(c.snapshot.live_node_count(), 2u);
+  EXPECT_EQ(c.snapshot.node_of_pod("default/pa"), a);
+  EXPECT_EQ(c.snapshot.node_of_pod("default/pb"), b);
+  EXPECT_EQ(c.snapshot.node(b).requested.cpu_milli(), 1500);
+}
+
+TEST(ScaleDownSimulation, PdbWithMaxUnavailableOneLetsOnePodMovePerScan) {
+  // web-1 on a, web-2 on b, web-3 beside a 2000m pod on c (0.625). maxUnavailable 1 with 3 healthy: 1 allowed.
+  // a goes first and spends it (web-1 moves to b); b would now move web-1 and web-2: NotEnoughPdb.
+  Cluster c;
+  c.group("ng", 0, 3);
+  NodeId a = c.node("a");
+  NodeId b = c.node("b");
+  NodeId full = c.node("c");
+  c.pod(a, "web-1", 500);
+  c.pod(b, "web-2", 500);
+  c.pod(full, "web-3", 500);
+  c.pod(full, make_pod("batch", 2000, kGi, "Job", "batch"));
+  PodDisruptionBudget pdb;
+  pdb.meta.name = "web";
+  pdb.meta.namespace_ = "default";
+  pdb.selector = LabelSelector{{{Symbol("app"), SelectorOperator::In, {Symbol("web")}}}};
+  pdb.max_unavailable = IntOrPercent{1, false};
+  c.input.pdbs.push_back(pdb);
+  ASSERT_EQ(pdb_budgets(c.snapshot, c.input.pdbs).at(0).disruptions_allowed, 1);
+
+  ScaleDownResult r = c.scan(Duration{0});
+  ASSERT_EQ(names(r.unneeded), std::vector<std::string>{"a"});
+  EXPECT_EQ(r.find_unneeded("a")->pods_to_move.at(0).destination, "b");
+  ASSERT_EQ(reason_of(r, "b"), UnremovableReason::BlockedByPod);
+  EXPECT_EQ(r.find_unremovable("b")->blocking_pod->reason, BlockingPodReason::NotEnoughPdb);
+  EXPECT_EQ(reason_of(r, "c"), UnremovableReason::NotUnderutilized);
+}
+
+TEST(ScaleDownTiming, RemovedOnlyAfterTenMinutesContinuouslyUnneeded) {
+  Cluster c;
+  c.group("ng", 0, 2);
+  NodeId busy = c.node("busy");
+  c.node("idle");
+  c.pod(busy, "big", 3000);
+
+  ScaleDownResult r = c.scan(Duration{0});
+  ASSERT_EQ(names(r.unneeded), std::vector<std::string>{"idle"});
+  EXPECT_TRUE(r.find_unneeded("idle")->empty);
+  EXPECT_EQ(reason_of(r, "idle"), UnremovableReason::NotUnneededLongEnough);
+  EXPECT_EQ(r.status, ScaleDownStatus::ScaleDownNoNodeDeleted);
+  // Exactly 10 minutes is not yet "more than" the unneeded time, as upstream compares.
+  r = c.scan(10 * kMinute);
+  EXPECT_EQ(r.find_unneeded("idle")->since, Duration{0});
+  EXPECT_TRUE(r.delete_empty.empty());
+  r = c.scan(10 * kMinute + 10 * kSecond);
+  EXPECT_EQ(names(r.delete_empty), std::vector<std::string>{"idle"});
+  EXPECT_EQ(r.status, ScaleDownStatus::ScaleDownNodeDeleteStarted);
+}
+
+TEST(ScaleDownTiming, BeingNeededAgainResetsTheClock) {
+  Cluster c;
+  c.group("ng", 0, 2);
+  NodeId busy = c.node("busy");
+  NodeId idle = c.node("idle");
+  c.pod(busy, "big", 3000);
+  c.scan(Duration{0});
+  c.pod(idle, "burst", 2500);  // 0.625: needed at 5 min
+  EXPECT_EQ(reason_of(c.scan(5 * kMinute), "idle"), UnremovableReason::NotUnderutilized);
+  EXPECT_TRUE(c.planner.unneeded_since().empty());
+  ASSERT_TRUE(c.snapshot.remove_pod("default/burst"));
+  EXPECT_EQ(c.scan(6 * kMinute).find_unneeded("idle")->since, 6 * kMinute);
+  EXPECT_EQ(reason_of(c.scan(10 * kMinute + 10 * kSecond), "idle"), UnremovableReason::NotUnneededLongEnough);
+  EXPECT_EQ(names(c.scan(16 * kMinute + 10 * kSecond).delete_empty), std::vector<std::string>{"idle"});
+}
+
+TEST(ScaleDownTiming, CooldownAfterScaleUpDeleteAndFailure) {
+  Cluster c;
+  c.group("ng", 0, 2);
+  NodeId busy = c.node("busy");
+  c.node("idle");
+  c.pod(busy, "big", 3000);
+  c.scan(Duration{0});
+  // Scale-up at 5 min: no removal before 5 + 10 = 15 min, but the node stays tracked as unneeded since 0.
+  c.input.last_scale_up = 5 * kMinute;
+  ScaleDownResult r = c.scan(11 * kMinute);
+  EXPECT_EQ(r.status, ScaleDownStatus::ScaleDownInCooldown);
+  EXPECT_TRUE(r.delete_empty.empty());
+  EXPECT_EQ(r.find_unneeded("idle")->since, Duration{0});
+  EXPECT_EQ(names(c.scan(15 * kMinute).delete_empty), std::vector<std::string>{"idle"});
+
+  // A deletion at 14:55 with --scale-down-delay-after-delete unset: the 10 s scan interval.
+  c.input.last_scale_down_delete = 14 * kMinute + 55 * kSecond;
+  EXPECT_EQ(c.scan(15 * kMinute).status, ScaleDownStatus::ScaleDownInCooldown);
+  EXPECT_EQ(c.scan(15 * kMinute + 5 * kSecond).status, ScaleDownStatus::ScaleDownNodeDeleteStarted);
+  // A failed deletion at 13 min: 3 minutes of cooldown.
+  c.input.last_scale_down_failure = 13 * kMinute;
+  EXPECT_EQ(c.scan(15 * kMinute + 59 * kSecond).status, ScaleDownStatus::ScaleDownInCooldown);
+  EXPECT_EQ(c.scan(16 * kMinute).status, ScaleDownStatus::ScaleDownNodeDeleteStarted);
+}
+
+TEST(ScaleDownLimits, NeverBelowTheGroupsMinSize) {
+  // min 3, 5 nodes, 4 of them empty: 5 -> 4 -> 3, then NodeGroupMinSizeReached for the other two.
+  Cluster c;
+  c.group("ng", 3, 5);
+  NodeId busy = c.node("busy");
+  c.pod(busy, "big", 3000);
+  for (int i = 0; i < 4; ++i) c.node("empty-" + std::to_string(i));
+  c.scan(Duration{0});
+  ScaleDownResult r = c.scan(11 * kMinute);
+  EXPECT_EQ(r.unneeded.size(), 4u);
+  EXPECT_EQ(r.delete_empty.size(), 2u);
+  int at_min = 0;
+  for (const auto& u : r.unremovable) at_min += u.reason == UnremovableReason::NodeGroupMinSizeReached ? 1 : 0;
+  EXPECT_EQ(at_min, 2);
+  // A deletion already in progress in the group leaves room for one more only.
+  c.input.deletions_in_progress["ng"] = 1;
+  EXPECT_EQ(c.scan(11 * kMinute).delete_empty.size(), 1u);
+}
+
+TEST(ScaleDownLimits, MinimalResourceLimitExceeded) {
+  // 2 nodes of 4 cores; --cores-total=6:... leaves room for none of them to go (8 - 4 < 6).
+  Cluster c;
+  c.group("ng", 0, 2);
+  NodeId busy = c.node("busy");
+  c.node("idle");
+  c.pod(busy, "big", 3000);
+  c.options.cores_total_min = 6;
+  c.scan(Duration{0});
+  ScaleDownResult r = c.scan(11 * kMinute);
+  EXPECT_TRUE(r.delete_empty.empty());
+  EXPECT_EQ(reason_of(r, "idle"), UnremovableReason::MinimalResourceLimitExceeded);
+  c.options.cores_total_min = 4;
+  EXPECT_EQ(names(c.scan(11 * kMinute).delete_empty), std::vector<std::string>{"idle"});
+}
+
+TEST(ScaleDownLimits, TwelveEmptyNodesGoTenAtATime) {
+  Cluster c;
+  c.group("ng", 0, 13);
+  NodeId busy = c.node("busy");
+  c.pod(busy, "big", 3000);
+  for (int i = 0; i < 12; ++i) c.node("empty-" + std::to_string(i));
+  c.scan(Duration{0});
+  ScaleDownResult r = c.scan(11 * kMinute);
+  EXPECT_EQ(r.unneeded.size(), 12u);
+  EXPECT_EQ(r.delete_empty.size(), 10u);  // --max-empty-bulk-delete and --max-scale-down-parallelism, both 10
+  EXPECT_TRUE(r.delete_drain.empty());
+}
+
+TEST(ScaleDownLimits, OneDrainAtATimeByDefault) {
+  // Three nodes of one 200m pod each and a busy node with room for all of them: all three unneeded, one drained.
+  Cluster c;
+  c.group("ng", 0, 4);
+  for (int i = 0; i < 3; ++i) c.pod(c.node("small-" + std::to_string(i)), "p" + std::to_string(i), 200);
+  c.pod(c.node("busy"), "big", 2500);
+  c.scan(Duration{0});
+  ScaleDownResult r = c.scan(11 * kMinute);
+  EXPECT_EQ(r.unneeded.size(), 3u);
+  ASSERT_EQ(r.delete_drain.size(), 1u);
+  EXPECT_FALSE(r.delete_drain[0].pods_to_move.empty());
+  EXPECT_TRUE(r.delete_empty.empty());
+  // --max-drain-parallelism=5 with --max-scale-down-parallelism=2: two.
+  c.options.max_drain_parallelism = 5;
+  c.options.max_scale_down_parallelism = 2;
+  EXPECT_EQ(c.scan(11 * kMinute).delete_drain.size(), 2u);
+}
+
+TEST(ScaleDownLimits, EmptyNodesFirstThenDrainsWithinTheParallelism) {
+  // 3 empty + 3 non-empty unneeded, --max-scale-down-parallelism=4, --max-drain-parallelism=5: 3 empty, 1 drain.
+  Cluster c;
+  c.group("ng", 0, 7);
+  for (int i = 0; i < 3; ++i) c.node("empty-" + std::to_string(i));
+  for (int i = 0; i < 3; ++i) c.pod(c.node("small-" + std::to_string(i)), "p" + std::to_string(i), 200);
+  c.pod(c.node("busy"), "big", 2500);
+  c.options.max_scale_down_parallelism = 4;
+  c.options.max_drain_parallelism = 5;
+  c.scan(Duration{0});
+  ScaleDownResult r = c.scan(11 * kMinute);
+  EXPECT_EQ(r.delete_empty.size(), 3u);
+  EXPECT_EQ(r.delete_drain.size(), 1u);
+}
+
+TEST(ScaleDownWalkThrough, InflateDeletedThenItsEmptyNodesGoAfterTheUnneededTime) {
+  // The seed scenario's shape: a Deployment of 1-cpu/1-GiB pause pods (inflate) scaled to 9 on 3 nodes of the
+  // group (3 per node: 0.75 cpu), the scale-up at 0, the Deployment deleted at 2 min.
+  Cluster c;
+  c.group("ng", 0, 3);
+  std::vector<NodeId> nodes = {c.node("ng-node-0"), c.node("ng-node-1"), c.node("ng-node-2")};
+  Workload inflate;
+  inflate.kind = WorkloadKind::Deployment;
+  inflate.meta.name = "inflate";
+  inflate.meta.namespace_ = "default";
+  inflate.meta.uid = "inflate-uid";
+  inflate.replicas = 9;
+  inflate.selector = LabelSelector{{{Symbol("app"), SelectorOperator::In, {Symbol("inflate")}}}};
+  inflate.pod_template.meta.labels.set(Symbol("app"), Symbol("inflate"));
+  Container pause;
+  pause.name = "inflate";
+  pause.requests.set(resource_names::cpu(), 1000);
+  pause.requests.set(resource_names::memory(), kGi);
+  inflate.pod_template.spec.containers.push_back(pause);
+  std::vector<Pod> pods = inflate.expand_pods();
+  ASSERT_EQ(pods.size(), 9u);
+  std::vector<std::string> keys;
+  for (std::size_t i = 0; i < pods.size(); ++i) {
+    keys.push_back(pods[i].meta.key());
+    c.pod(nodes[i % 3], pods[i]);
+  }
+  c.input.last_scale_up = Duration{0};
+
+  ScaleDownResult r = c.scan(1 * kMinute);
+  EXPECT_EQ(r.status, ScaleDownStatus::ScaleDownInCooldown);
+  EXPECT_TRUE(r.unneeded.empty());
+  EXPECT_EQ(reason_of(r, "ng-node-0"), UnremovableReason::NotUnderutilized);
+
+  for (const auto& key : keys) ASSERT_TRUE(c.snapshot.remove_pod(key));  // the Deployment is deleted at 2 min
+  for (Duration t = 2 * kMinute; t <= 12 * kMinute; t += 10 * kSecond) {
+    r = c.scan(t);
+    ASSERT_EQ(r.unneeded.size(), 3u) << format_duration(t);
+    ASSERT_TRUE(r.delete_empty.empty()) << format_duration(t);
+  }
+  EXPECT_EQ(r.find_unneeded("ng-node-1")->since, 2 * kMinute);
+  r = c.scan(12 * kMinute + 10 * kSecond);
+  EXPECT_EQ(names(r.delete_empty), (std::vector<std::string>{"ng-node-0", "ng-node-1", "ng-node-2"}));
+  EXPECT_EQ(r.status, ScaleDownStatus::ScaleDownNodeDeleteStarted);
+}
+
+}  // namespace
+}  // namespace scalewright::nodegroups
