@@ -3,6 +3,7 @@
 // manifests into a simulation: how long to run, the random seed, the simulated cloud and its faults, and a
 // timeline of changes (scale a workload, apply or delete objects, cordon a node).
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -39,6 +40,17 @@ struct CloudFaults {
   std::vector<OutageWindow> prometheus_outages;
 };
 
+// An AWS Auto Scaling group, as Cluster Autoscaler sees it: the groups CA manages are picked from these by its
+// --nodes and --node-group-auto-discovery flags, and scale from zero with the node-template/* tags.
+struct AutoScalingGroup {
+  std::string name;
+  std::string instance_type;
+  std::vector<std::string> zones;  // one per subnet; empty: every zone the instance type is offered in
+  std::string capacity_type = "on-demand";  // "on-demand" or "spot"
+  std::int32_t min_size = 0, max_size = 0, desired_capacity = 0;
+  std::map<std::string, std::string> tags;
+};
+
 struct CloudSpec {
   std::string region = "us-east-1";
   std::vector<std::string> instance_types;  // empty: the whole catalog of the region
@@ -46,6 +58,7 @@ struct CloudSpec {
   Duration launch_latency_max{75'000};
   std::optional<double> spot_price_fraction;  // overrides the data-derived spot discount
   CloudFaults faults;
+  std::vector<AutoScalingGroup> auto_scaling_groups;  // cloud.autoScalingGroups
 };
 
 struct BatchingSpec {
@@ -98,6 +111,12 @@ struct TimelineStep {
   std::optional<LoadCost> cost;    // Load; absent: keep what an earlier step set
 };
 
+// Cluster Autoscaler's command line as the user's CA Deployment has it (spec.clusterAutoscaler.args), checked when
+// the scenario loads and read by nodegroups/flags.h.
+struct ClusterAutoscalerSpec {
+  std::vector<std::string> args;
+};
+
 struct Scenario {
   ObjectMeta meta;
   Duration duration{3600'000};
@@ -105,6 +124,7 @@ struct Scenario {
   CloudSpec cloud;
   BatchingSpec batching;
   std::vector<TimelineStep> timeline;  // sorted by `at`, stable
+  std::optional<ClusterAutoscalerSpec> cluster_autoscaler;  // absent: the scenario does not run CA
 };
 
 }  // namespace scalewright

@@ -9,6 +9,7 @@
 #include "manifest/manifest.h"
 #include "manifest/meta_decoder.h"
 #include "manifest/nodepool_decoder.h"
+#include "nodegroups/flags.h"
 
 namespace scalewright::manifest {
 namespace {
@@ -129,6 +130,31 @@ std::optional<LoadCost> decode_load_cost(const Field& load) {
   return cost;
 }
 
+// One of cloud.autoScalingGroups: a Cluster Autoscaler node group as AWS describes it.
+AutoScalingGroup decode_auto_scaling_group(const Field& f) {
+  AutoScalingGroup group;
+  group.name = f.required_string("name");
+  group.instance_type = f.required_string("instanceType");
+  group.zones = f.strings("zones");
+  group.capacity_type = f.optional_string("capacityType", group.capacity_type);
+  if (group.capacity_type != "on-demand" && group.capacity_type != "spot") {
+    f.fail_at("capacityType", "unknown capacity type " + quote(group.capacity_type) + " (expected on-demand, spot)");
+  }
+  group.min_size = f.optional_int32("minSize", 0);
+  if (group.min_size < 0) f.fail_at("minSize", "must not be negative");
+  group.max_size = f.optional_int32("maxSize", 0);
+  if (group.max_size < group.min_size) f.fail_at("maxSize", "must not be less than minSize");
+  // AWS starts a group without a desired capacity at its minimum.
+  group.desired_capacity = f.optional_int32("desiredCapacity", group.min_size);
+  if (group.desired_capacity < group.min_size || group.desired_capacity > group.max_size) {
+    f.fail_at("desiredCapacity", "must be between minSize (" + std::to_string(group.min_size) + ") and maxSize (" +
+                                     std::to_string(group.max_size) + "), got " +
+                                     std::to_string(group.desired_capacity));
+  }
+  for (auto& [key, value] : f.string_map("tags")) group.tags[key] = value;
+  return group;
+}
+
 CloudSpec decode_cloud(const Field& cloud) {
   CloudSpec spec;
   spec.region = cloud.optional_string("region", spec.region);
@@ -167,6 +193,30 @@ CloudSpec decode_cloud(const Field& cloud) {
   faults.each("prometheusOutages", [&](const Field& o) {
     spec.faults.prometheus_outages.push_back({required_duration(o, "at"), positive_duration(o, "duration")});
   });
+  cloud.each("autoScalingGroups", [&](const Field& g) {
+    AutoScalingGroup group = decode_auto_scaling_group(g);
+    for (const AutoScalingGroup& other : spec.auto_scaling_groups) {
+      if (other.name == group.name) g.fail_at("name", "duplicate Auto Scaling group " + quote(group.name));
+    }
+    spec.auto_scaling_groups.push_back(std::move(group));
+  });
+  return spec;
+}
+
+// spec.clusterAutoscaler: CA's flags, parsed now so that a bad flag fails the load at the element that holds it.
+ClusterAutoscalerSpec decode_cluster_autoscaler(const Field& ca) {
+  ClusterAutoscalerSpec spec;
+  std::vector<Field> elements;
+  ca.each("args", [&](const Field& arg) {
+    spec.args.push_back(arg.as_string());
+    elements.push_back(arg);
+  });
+  std::size_t at = elements.size();
+  Result<nodegroups::AutoscalerOptions> parsed = nodegroups::parse_autoscaler_flags(spec.args, &at);
+  if (!parsed) {
+    if (at < elements.size()) elements[at].fail(parsed.error().message);
+    ca.fail_at("args", parsed.error().message);
+  }
   return spec;
 }
 
@@ -258,6 +308,9 @@ Scenario decode_scenario(const Field& object) {
   scenario.batching.idle = maybe_duration(batching, "batchIdleDuration").value_or(scenario.batching.idle);
   scenario.batching.max = maybe_duration(batching, "batchMaxDuration").value_or(scenario.batching.max);
   spec.each("timeline", [&](const Field& step) { scenario.timeline.push_back(decode_step(step)); });
+  if (spec.has("clusterAutoscaler")) {
+    scenario.cluster_autoscaler = decode_cluster_autoscaler(spec.child("clusterAutoscaler"));
+  }
   std::stable_sort(scenario.timeline.begin(), scenario.timeline.end(),
                    [](const TimelineStep& a, const TimelineStep& b) { return a.at < b.at; });
   return scenario;

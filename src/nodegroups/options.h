@@ -53,11 +53,18 @@ struct AutoscalerOptions {
   bool skip_nodes_with_local_storage = true;
   bool skip_nodes_with_system_pods = true;
   bool skip_nodes_with_custom_controller_pods = true;
+  // --ignore-daemonsets-utilization / --ignore-mirror-pods-utilization (upstream defaults: false, so those pods'
+  // requests count towards a node's utilization unless turned on).
+  bool ignore_daemonsets_utilization = false;
+  bool ignore_mirror_pods_utilization = false;
   std::int32_t max_scale_down_parallelism = 10;
   std::int32_t max_drain_parallelism = 1;
   Duration max_graceful_termination{600'000};  // --max-graceful-termination-sec
   std::int32_t max_empty_bulk_delete = 10;
   std::uint64_t random_seed = 1;  // the random expander's and tie-breaks' seed (the simulator's scenario seed)
+  // CA flags that were given and are accepted without effect ("--v", "--cloud-provider"), in the order given, so the
+  // caller can warn once; filled by parse_autoscaler_flags.
+  std::vector<std::string> ignored_flags;
 };
 
 }  // namespace scalewright::nodegroups

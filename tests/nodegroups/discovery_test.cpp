@@ -1,0 +1,214 @@
+#include "nodegroups/discovery.h"
+
+#include <gtest/gtest.h>
+
+#include "nodegroups/flags.h"
+
+namespace scalewright::nodegroups {
+namespace {
+
+constexpr std::int64_t kGi = std::int64_t{1} << 30;
+
+cloud::InstanceHardware hardware(std::int64_t vcpu, std::int64_t memory_mib, std::string arch = "amd64") {
+  cloud::InstanceHardware hw;
+  hw.category = "m";
+  hw.vcpu = vcpu;
+  hw.memory_mib = memory_mib;
+  hw.arch = std::move(arch);
+  hw.max_pods = 29;
+  return hw;
+}
+
+cloud::Catalog catalog() {
+  std::vector<cloud::Zone> zones{{"us-east-1a", "use1-az1"}, {"us-east-1b", "use1-az2"}};
+  cloud::InstanceType m5 = cloud::make_instance_type("m5.large", hardware(2, 8192), {}, "us-east-1");
+  cloud::add_offerings(m5, zones, 0.096, 0.035);
+  cloud::InstanceType m6g = cloud::make_instance_type("m6g.large", hardware(2, 8192, "arm64"), {}, "us-east-1");
+  cloud::add_offerings(m6g, zones, 0.077, 0.030);
+  cloud::InstanceHardware gpu_hw = hardware(4, 16384);
+  gpu_hw.gpu_count = 1;
+  gpu_hw.gpu_manufacturer = "nvidia";
+  gpu_hw.gpu_name = "t4";
+  cloud::InstanceType g4 = cloud::make_instance_type("g4dn.xlarge", gpu_hw, {}, "us-east-1");
+  cloud::add_offerings(g4, {zones[0]}, 0.526, 0.158);
+  return cloud::Catalog::from_instance_types("us-east-1", zones, {m5, m6g, g4});
+}
+
+AutoScalingGroup asg(std::string name, std::string type, std::map<std::string, std::string> tags = {}) {
+  AutoScalingGroup g;
+  g.name = std::move(name);
+  g.instance_type = std::move(type);
+  g.zones = {"us-east-1b", "us-east-1a"};
+  g.min_size = 1;
+  g.max_size = 5;
+  g.desired_capacity = 2;
+  g.tags = std::move(tags);
+  return g;
+}
+
+AutoscalerOptions flags(const std::vector<std::string>& args) {
+  Result<AutoscalerOptions> o = parse_autoscaler_flags(args);
+  EXPECT_TRUE(o.ok()) << o.error().message;
+  return o.ok() ? *o : AutoscalerOptions{};
+}
+
+std::string label(const Node& node, std::string_view key) {
+  const Symbol* value = node.meta.labels.find(Symbol(key));
+  return std::string(value ? value->str() : "<absent>");
+}
+
+const std::map<std::string, std::string> kDiscoverable{{"k8s.io/cluster-autoscaler/enabled", "true"},
+                                                       {"k8s.io/cluster-autoscaler/prod", "owned"}};
+
+TEST(Discovery, NodesFlagGroupsTakeTheirBoundsFromTheFlag) {
+  Result<std::vector<NodeGroup>> groups = discover_node_groups({asg("ng-a", "m5.large"), asg("ng-b", "m5.large")},
+                                                               flags({"--nodes=0:20:ng-b"}), catalog());
+  ASSERT_TRUE(groups.ok()) << groups.error().message;
+  ASSERT_EQ(groups->size(), 1u);
+  const NodeGroup& g = (*groups)[0];
+  EXPECT_EQ(g.id, "ng-b");
+  EXPECT_EQ(g.min_size, 0);   // the flag's, not the group's 1
+  EXPECT_EQ(g.max_size, 20);  // not 5
+  EXPECT_EQ(g.target_size, 2);
+}
+
+TEST(Discovery, AutoDiscoveryByTagKeyTakesBoundsFromTheGroup) {
+  std::vector<AutoScalingGroup> cloud_groups{
+      asg("tagged", "m5.large", kDiscoverable),
+      asg("untagged", "m5.large", {{"k8s.io/cluster-autoscaler/enabled", ""}})};
+  Result<std::vector<NodeGroup>> groups = discover_node_groups(
+      cloud_groups,
+      flags({"--node-group-auto-discovery=asg:tag=k8s.io/cluster-autoscaler/enabled,k8s.io/cluster-autoscaler/prod"}),
+      catalog());
+  ASSERT_TRUE(groups.ok()) << groups.error().message;
+  ASSERT_EQ(groups->size(), 1u);  // "untagged" lacks the cluster's tag
+  EXPECT_EQ((*groups)[0].id, "tagged");
+  EXPECT_EQ((*groups)[0].min_size, 1);
+  EXPECT_EQ((*groups)[0].max_size, 5);
+  EXPECT_EQ((*groups)[0].tags, kDiscoverable);
+}
+
+TEST(Discovery, AutoDiscoveryByKeyEqualsValue) {
+  AutoScalingGroup web = asg("web", "m5.large", {{"team", "web"}});
+  AutoScalingGroup db = asg("db", "m5.large", {{"team", "db"}});
+  EXPECT_TRUE(matches_auto_discovery(web, *parse_auto_discovery_flag("asg:tag=team=web")));
+  EXPECT_FALSE(matches_auto_discovery(db, *parse_auto_discovery_flag("asg:tag=team=web")));
+  EXPECT_TRUE(matches_auto_discovery(db, *parse_auto_discovery_flag("asg:tag=team")));
+  // Two --node-group-auto-discovery flags: a group matching either is managed, each once.
+  Result<std::vector<NodeGroup>> groups =
+      discover_node_groups({web, db}, flags({"--node-group-auto-discovery=asg:tag=team=web",
+                                             "--node-group-auto-discovery=asg:tag=team"}),
+                           catalog());
+  ASSERT_TRUE(groups.ok()) << groups.error().message;
+  ASSERT_EQ(groups->size(), 2u);
+  EXPECT_EQ((*groups)[0].id, "web");
+  EXPECT_EQ((*groups)[1].id, "db");
+}
+
+TEST(Discovery, NodesFlagWinsOverAutoDiscoveryForTheSameGroup) {
+  Result<std::vector<NodeGroup>> groups =
+      discover_node_groups({asg("tagged", "m5.large", kDiscoverable)},
+                           flags({"--nodes=2:8:tagged",
+                                  "--node-group-auto-discovery=asg:tag=k8s.io/cluster-autoscaler/enabled"}),
+                           catalog());
+  ASSERT_TRUE(groups.ok()) << groups.error().message;
+  ASSERT_EQ(groups->size(), 1u);
+  EXPECT_EQ((*groups)[0].min_size, 2);
+  EXPECT_EQ((*groups)[0].max_size, 8);
+}
+
+TEST(Discovery, TemplateNodeCarriesEc2LabelsAndTheCatalogsAllocatable) {
+  cloud::Catalog c = catalog();
+  AutoScalingGroup g = asg("arm", "m6g.large", {{"eks:nodegroup-name", "arm-workers"}});
+  g.capacity_type = "spot";
+  Result<NodeGroup> built = build_node_group(g, 0, 3, c);
+  ASSERT_TRUE(built.ok()) << built.error().message;
+  const Node& node = built->template_node;
+  EXPECT_EQ(node.meta.name, "template-node-for-arm");
+  EXPECT_EQ(label(node, "node.kubernetes.io/instance-type"), "m6g.large");
+  EXPECT_EQ(label(node, "kubernetes.io/arch"), "arm64");
+  EXPECT_EQ(label(node, "kubernetes.io/os"), "linux");
+  EXPECT_EQ(label(node, "topology.kubernetes.io/zone"), "us-east-1b");  // the group's first zone
+  EXPECT_EQ(label(node, "topology.kubernetes.io/region"), "us-east-1");
+  EXPECT_EQ(label(node, "eks.amazonaws.com/capacityType"), "SPOT");
+  EXPECT_EQ(label(node, "eks.amazonaws.com/nodegroup"), "arm-workers");
+  EXPECT_EQ(label(node, "kubernetes.io/hostname"), "template-node-for-arm");
+  const cloud::InstanceType* type = c.find("m6g.large");
+  EXPECT_EQ(node.capacity, type->capacity);
+  EXPECT_EQ(node.allocatable, type->allocatable);
+  EXPECT_EQ(node.allocatable.cpu_milli(), type->allocatable.cpu_milli());
+  EXPECT_LT(node.allocatable.memory(), node.capacity.memory());  // the catalog holds back kube-reserved and more
+  EXPECT_TRUE(node.is_ready());
+  EXPECT_TRUE(node.taints.empty());
+  EXPECT_DOUBLE_EQ(built->price_per_hour, 0.030);  // spot in us-east-1b
+  EXPECT_EQ(built->zones, (std::vector<std::string>{"us-east-1b", "us-east-1a"}));
+  EXPECT_FALSE(built->gpu);
+}
+
+TEST(Discovery, NodeTemplateTagsGiveLabelsTaintsAndResourcesForScaleFromZero) {
+  AutoScalingGroup g = asg("gpu", "g4dn.xlarge",
+                           {{"k8s.io/cluster-autoscaler/node-template/label/workload", "ml"},
+                            {"k8s.io/cluster-autoscaler/node-template/label/kubernetes.io/os", "bottlerocket"},
+                            {"k8s.io/cluster-autoscaler/node-template/taint/nvidia.com/gpu", "present:NoSchedule"},
+                            {"k8s.io/cluster-autoscaler/node-template/taint/dedicated", ":NoExecute"},
+                            {"k8s.io/cluster-autoscaler/node-template/resources/ephemeral-storage", "100Gi"},
+                            {"k8s.io/cluster-autoscaler/node-template/resources/example.com/dongle", "2"}});
+  g.zones = {"us-east-1a"};
+  g.min_size = 0;
+  g.desired_capacity = 0;
+  Result<NodeGroup> built = build_node_group(g, 0, 4, catalog());
+  ASSERT_TRUE(built.ok()) << built.error().message;
+  const Node& node = built->template_node;
+  EXPECT_EQ(label(node, "workload"), "ml");
+  EXPECT_EQ(label(node, "kubernetes.io/os"), "bottlerocket");  // a tag wins over the generic label
+  ASSERT_EQ(node.taints.size(), 2u);
+  // Tags are read in key order: dedicated, then nvidia.com/gpu.
+  EXPECT_EQ(node.taints[0], (Taint{"dedicated", "", TaintEffect::NoExecute}));
+  EXPECT_EQ(node.taints[1], (Taint{"nvidia.com/gpu", "present", TaintEffect::NoSchedule}));
+  EXPECT_EQ(node.capacity.ephemeral_storage(), 100 * kGi);
+  EXPECT_EQ(node.capacity.get(Symbol("example.com/dongle")), 2);
+  EXPECT_EQ(node.allocatable.get(Symbol("example.com/dongle")), 2);
+  EXPECT_EQ(node.capacity.get(Symbol("nvidia.com/gpu")), 1);
+  EXPECT_TRUE(built->gpu);
+  EXPECT_DOUBLE_EQ(built->price_per_hour, 0.526);
+  EXPECT_EQ(built->target_size, 0);
+}
+
+TEST(Discovery, ErrorsNameTheGroupAndTheTag) {
+  cloud::Catalog c = catalog();
+  auto error = [&](AutoScalingGroup g) {
+    Result<NodeGroup> built = build_node_group(g, 0, 3, c);
+    EXPECT_FALSE(built.ok());
+    return built.ok() ? std::string() : built.error().message;
+  };
+  EXPECT_EQ(error(asg("ng", "m5.large", {{"k8s.io/cluster-autoscaler/node-template/taint/dedicated", "db"}})),
+            "Auto Scaling group ng: tag k8s.io/cluster-autoscaler/node-template/taint/dedicated: \"db\" is not "
+            "value:Effect");
+  EXPECT_EQ(error(asg("ng", "m5.large", {{"k8s.io/cluster-autoscaler/node-template/taint/dedicated", "db:Never"}})),
+            "Auto Scaling group ng: tag k8s.io/cluster-autoscaler/node-template/taint/dedicated: unknown taint "
+            "effect \"Never\" (expected NoSchedule, PreferNoSchedule, NoExecute)");
+  const std::string storage_tag = "k8s.io/cluster-autoscaler/node-template/resources/ephemeral-storage";
+  std::string storage_error = error(asg("ng", "m5.large", {{storage_tag, "lots"}}));
+  EXPECT_EQ(storage_error, "Auto Scaling group ng: tag " + storage_tag + ": invalid quantity \"lots\"");
+  EXPECT_EQ(error(asg("ng", "m9.huge")), "Auto Scaling group ng: instance type \"m9.huge\" is not in the catalog of "
+                                         "us-east-1");
+  AutoScalingGroup elsewhere = asg("ng", "m5.large");
+  elsewhere.zones = {"eu-west-1a"};
+  EXPECT_EQ(error(elsewhere), "Auto Scaling group ng: zone \"eu-west-1a\" is not a zone of us-east-1");
+
+  Result<std::vector<NodeGroup>> missing = discover_node_groups({}, flags({"--nodes=1:3:ng-x"}), c);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error().message, "--nodes=1:3:ng-x: no Auto Scaling group named ng-x");
+}
+
+TEST(Discovery, GroupWithoutZonesSpansItsTypesZones) {
+  AutoScalingGroup g = asg("ng", "m5.large");
+  g.zones.clear();
+  Result<NodeGroup> built = build_node_group(g, 0, 3, catalog());
+  ASSERT_TRUE(built.ok()) << built.error().message;
+  EXPECT_EQ(built->zones, (std::vector<std::string>{"us-east-1a", "us-east-1b"}));
+  EXPECT_DOUBLE_EQ(built->price_per_hour, 0.096);
+}
+
+}  // namespace
+}  // namespace scalewright::nodegroups
