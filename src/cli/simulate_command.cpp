@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "manifest/manifest.h"
+#include "sim/cluster_autoscaler.h"
 #include "sim/default_scenario.h"
 #include "sim/simulator.h"
 #include "sim/workload_autoscaling.h"
@@ -65,8 +66,8 @@ int run_simulate(const SimulateOptions& options, std::ostream& out, std::ostream
     scenario = std::move(objects.scenarios.front());
     objects.scenarios.clear();
   }
-  if (objects.nodepools.empty() && objects.nodes.empty()) {
-    err << "warning: no NodePool and no Node in the input: nothing can run\n";
+  if (objects.nodepools.empty() && objects.nodes.empty() && scenario.cloud.auto_scaling_groups.empty()) {
+    err << "warning: no NodePool, Node or Auto Scaling group in the input: nothing can run\n";
   }
 
   Result<fs::path> data_dir = find_data_dir(options.data_dir);
@@ -85,6 +86,13 @@ int run_simulate(const SimulateOptions& options, std::ostream& out, std::ostream
     return 1;
   }
 
+  if (scenario.cluster_autoscaler) {
+    Result<sim::ClusterAutoscalerLoop> loop = sim::ClusterAutoscalerLoop::create(scenario, *catalog);
+    if (!loop) {
+      err << "error: Scenario/" << scenario.meta.name << ": " << loop.error().message << "\n";
+      return 1;
+    }
+  }
   if (std::vector<std::string> problems = sim::simulation_problems(objects); !problems.empty()) {
     for (const std::string& problem : problems) err << "error: " << problem << "\n";
     return 1;

@@ -44,6 +44,9 @@ void print_summary(const SimulationReport& report, std::ostream& out) {
                      s.peak_nodes, s.nodes_at_end, s.launches, s.insufficient_capacity_errors, s.spot_interruptions);
   out << fmt::format("mean allocation of Ready nodes: cpu {:.1f}%   memory {:.1f}%\n", 100 * s.mean_cpu_allocation,
                      100 * s.mean_memory_allocation);
+  if (!report.cluster_autoscaler_status.empty()) {
+    out << "\ncluster-autoscaler-status (kube-system ConfigMap):\n" << report.cluster_autoscaler_status;
+  }
   if (s.autoscalers.empty()) return;
   out << fmt::format("\n{:<28} {:<36} {:>8} {:>16} {:>13} {:>6}\n", "AUTOSCALER", "TARGET", "REPLICAS",
                      "REPLICA-SECONDS", "ABOVE TARGET", "SCALES");
@@ -90,6 +93,7 @@ nlohmann::json to_json(const SimulationReport& report) {
                     {"wait_seconds", p.wait ? nlohmann::json(seconds(*p.wait)) : nlohmann::json(nullptr)}});
   }
   return {{"scenario", report.scenario},
+          {"cluster_autoscaler_status", report.cluster_autoscaler_status},
           {"seed", report.seed},
           {"duration_seconds", seconds(report.duration)},
           {"timeline", timeline},

@@ -79,6 +79,7 @@ struct SimulationReport {
   std::vector<TimelineEntry> timeline;
   Summary summary;
   std::vector<PodOutcome> pods;  // every pod that ran or waited, by name (DaemonSet pods left out)
+  std::string cluster_autoscaler_status;  // the cluster-autoscaler-status report at the end; empty without CA
 };
 
 // "t=1m12.5s" style times, as the timeline prints them.

@@ -14,6 +14,9 @@
 #include "scheduling/equivalence.h"
 #include "scheduling/placement.h"
 #include "scheduling/scheduler.h"
+#include "nodegroups/discovery.h"
+#include "nodegroups/estimator.h"
+#include "sim/cluster_autoscaler.h"
 #include "sim/random.h"
 #include "sim/simulated_cloud.h"
 #include "sim/workload_autoscaling.h"
@@ -46,7 +49,8 @@ enum class NodeState { Launching, Ready, Draining, Terminated };
 
 struct SimNode {
   Node node;
-  std::string nodepool;  // empty for nodes from the manifests
+  std::string nodepool;    // empty for nodes from the manifests and node groups
+  std::string node_group;  // the Auto Scaling group of a Cluster Autoscaler node
   std::string instance_id;
   std::string instance_type;
   std::string zone;
@@ -67,7 +71,7 @@ struct WorkloadState {
 
 enum class EventKind {
   Timeline, BatchDeadline, ProvisioningRetry, NodeReady, RegistrationTimeout, DisruptionCheck, SpotNotice, SpotReclaim,
-  MetricsScrape, HpaSync, KedaPoll
+  MetricsScrape, HpaSync, KedaPoll, ClusterAutoscalerScan
 };
 
 constexpr Duration kHpaSyncPeriod{15'000};  // kube-controller-manager's --horizontal-pod-autoscaler-sync-period
@@ -111,6 +115,7 @@ class Simulation : private AutoscalingView {
         random_(scenario_.seed ^ 0x5ca1e5ca1eull),
         batcher_(provisioning::BatchWindow{scenario_.batching.idle, scenario_.batching.max}) {
     apply_objects(std::move(input.objects));
+    start_cluster_autoscaler();
   }
 
   SimulationReport run();
@@ -124,6 +129,12 @@ class Simulation : private AutoscalingView {
   void handle(const Event& e);
   void run_timeline_step(const TimelineStep& step);
   void settle();
+
+  // --- node groups: Cluster Autoscaler's scans, carried out on the simulated Auto Scaling groups ---
+  void start_cluster_autoscaler();
+  void on_cluster_autoscaler_scan();
+  void launch_group_nodes(const nodegroups::NodeGroup& group, std::int32_t count, bool already_running);
+  void remove_group_node(const nodegroups::UnneededNode& unneeded);
 
   // --- workload autoscaling: metrics from the load model, HPA syncs, KEDA polls ---
   void start_autoscaling();
@@ -197,6 +208,9 @@ class Simulation : private AutoscalingView {
   std::unordered_map<std::string, std::int32_t> busy_;  // node -> pods (not daemons) bound or planned there
   std::map<std::string, WorkloadState> workloads_;
   std::map<std::string, NodePool> nodepools_;
+  std::vector<PodDisruptionBudget> pdbs_;
+  std::optional<ClusterAutoscalerLoop> cluster_autoscaler_;
+  std::set<std::string> claimed_by_cluster_autoscaler_;  // pending pods CA brings capacity for: not Karpenter's
   LoadModel load_;
   WorkloadAutoscaling autoscaling_{load_, kWallClockAtStart, scenario_.cloud.faults.prometheus_outages};
   bool autoscaling_started_ = false;
@@ -258,6 +272,7 @@ void Simulation::handle(const Event& e) {
     case EventKind::DisruptionCheck: disruption_check_pending_ = false; on_disruption_check(); break;
     case EventKind::SpotNotice: on_spot_notice(static_cast<std::int32_t>(e.index)); break;
     case EventKind::MetricsScrape: on_metrics_scrape(); break;
+    case EventKind::ClusterAutoscalerScan: on_cluster_autoscaler_scan(); break;
     case EventKind::HpaSync:
       apply_scale_changes(autoscaling_.sync_hpas(now_, *this, timeline_));
       push({now_ + kHpaSyncPeriod, 0, EventKind::HpaSync, 0, {}});
@@ -397,11 +412,132 @@ void Simulation::apply_objects(ManifestSet objects) {
       bind(it->second, id, /*count_wait=*/false);  // already running when the scenario starts
     }
   }
+  for (PodDisruptionBudget& pdb : objects.pod_disruption_budgets) pdbs_.push_back(std::move(pdb));
   for (HorizontalPodAutoscaler& hpa : objects.horizontal_pod_autoscalers) autoscaling_.add(std::move(hpa), now_);
   for (ScaledObject& scaled : objects.scaled_objects) autoscaling_.add(std::move(scaled), now_);
   if (!objects.horizontal_pod_autoscalers.empty() || !objects.scaled_objects.empty()) start_autoscaling();
   if (!objects.nodepools.empty()) provisioning_dirty_ = true;
   scheduling_dirty_ = true;
+}
+
+// Cluster Autoscaler runs when the scenario gives it flags: the Auto Scaling groups' desired nodes are running
+// when the scenario starts, and CA scans from t=0 on.
+void Simulation::start_cluster_autoscaler() {
+  if (!scenario_.cluster_autoscaler) return;
+  Result<ClusterAutoscalerLoop> loop = ClusterAutoscalerLoop::create(scenario_, cloud_.catalog());
+  if (!loop) {
+    note("warning", "cluster autoscaler not started: " + loop.error().message);  // the CLI checks this first
+    return;
+  }
+  cluster_autoscaler_ = std::move(*loop);
+  for (const nodegroups::NodeGroup& group : cluster_autoscaler_->groups()) {
+    launch_group_nodes(group, group.target_size, /*already_running=*/true);
+  }
+  push({now_, 0, EventKind::ClusterAutoscalerScan, 0, {}});
+}
+
+void Simulation::on_cluster_autoscaler_scan() {
+  push({now_ + cluster_autoscaler_->options().scan_interval, 0, EventKind::ClusterAutoscalerScan, 0, {}});
+  NodeGroupScan scan;
+  scan.snapshot = &snapshot_;
+  scan.scheduler = &scheduler_;
+  scan.pdbs = pdbs_;
+  for (const auto& [name, node] : nodes_) {
+    if (node.node_group.empty()) continue;
+    if (node.state == NodeState::Ready) {
+      scan.group_of_node[name] = node.node_group;
+      ++scan.registered[node.node_group];
+    } else if (node.state == NodeState::Launching) {
+      ++scan.launching[node.node_group];
+    }
+  }
+  for (const auto& [key, pod] : unbound_) {
+    if (pod->daemon) continue;
+    auto nominated = nodes_.find(pod->nominated_node);
+    if (nominated != nodes_.end() && nominated->second.node_group.empty()) continue;  // a NodeClaim is coming
+    scan.unschedulable.push_back({pod->pod, pod->created});
+  }
+  NodeGroupActions actions = cluster_autoscaler_->scan(scan, now_, timeline_);
+  claimed_by_cluster_autoscaler_ = std::move(actions.claimed_pods);
+  for (const nodegroups::ScaleUpInfo& info : actions.scale_ups) {
+    if (const nodegroups::NodeGroup* group = cluster_autoscaler_->group(info.group)) {
+      launch_group_nodes(*group, info.new_size - info.current_size, /*already_running=*/false);
+    }
+  }
+  for (const nodegroups::UnneededNode& unneeded : actions.removals) remove_group_node(unneeded);
+}
+
+// The Auto Scaling group launches `count` instances across its zones (the ones running at the start are Ready at
+// once); each registers as the group's template node, under a name of its own.
+void Simulation::launch_group_nodes(const nodegroups::NodeGroup& group, std::int32_t count, bool already_running) {
+  const cloud::InstanceType* type = cloud_.catalog().find(group.instance_type);
+  if (type == nullptr || group.zones.empty()) return;  // discovery checked both
+  const Symbol* capacity_label = group.template_node.meta.labels.find(Symbol(nodegroups::eks_labels::capacity_type));
+  const cloud::CapacityType capacity = capacity_label != nullptr && capacity_label->str() == "SPOT"
+                                           ? cloud::CapacityType::Spot
+                                           : cloud::CapacityType::OnDemand;
+  for (std::int32_t i = 0; i < count; ++i) {
+    const std::string name = new_claim_name(group.id);
+    // Zones in turn, counted over the group's live nodes, as an Auto Scaling group balances its subnets.
+    std::map<std::string, int> per_zone;
+    for (const auto& [n, node] : nodes_) {
+      if (node.node_group == group.id && node.state != NodeState::Terminated) ++per_zone[node.zone];
+    }
+    const std::string zone = *std::min_element(group.zones.begin(), group.zones.end(),
+                                               [&](const std::string& a, const std::string& b) {
+                                                 return per_zone[a] != per_zone[b] ? per_zone[a] < per_zone[b] : a < b;
+                                               });
+    const cloud::Offering* offering = type->offering(zone, capacity);
+    if (offering == nullptr) continue;
+    Node node = nodegroups::instantiate_template(group, 0);
+    node.meta.name = name;
+    node.meta.labels.set(Symbol(well_known::hostname), Symbol(name));
+    node.meta.labels.set(Symbol(well_known::zone), Symbol(zone));
+    cloud::LaunchRequest request{name, type, offering, node.meta.labels, node.taints};
+    cloud::LaunchOutcome outcome = cloud_.launch(request);
+    if (outcome.insufficient_capacity) {
+      ++ice_errors_;
+      note("insufficient-capacity", fmt::format("{}: {}", group.id, outcome.message));
+      cluster_autoscaler_->provisioning_failed(group.id, "OutOfResource", now_);
+      continue;
+    }
+    SimNode sim;
+    sim.node_group = group.id;
+    sim.instance_id = outcome.instance->id;
+    sim.instance_type = type->name;
+    sim.zone = zone;
+    sim.capacity_type = std::string(cloud::to_string(capacity));
+    sim.price_per_hour = offering->price_per_hour;
+    sim.launched_at = now_;
+    sim.node = std::move(node);
+    sim.node.provider_id = "aws:///" + zone + "/" + sim.instance_id;
+    std::optional<Duration> ready = already_running ? std::optional(now_) : cloud_.ready_at(sim.instance_id);
+    nodes_[name] = std::move(sim);
+    ++live_nodes_;
+    if (!already_running) ++launches_;
+    if (already_running) {
+      on_node_ready(name);
+    } else if (ready) {
+      push({*ready, 0, EventKind::NodeReady, 0, name});
+    } else {
+      push({now_ + kRegistrationTtl, 0, EventKind::RegistrationTimeout, 0, name});
+    }
+  }
+}
+
+// Scale-down as CA carries it out: the node is tainted ToBeDeletedByClusterAutoscaler, its pods are evicted
+// (their controllers recreate them elsewhere) and the instance is terminated, shrinking the group by one.
+void Simulation::remove_group_node(const nodegroups::UnneededNode& unneeded) {
+  auto it = nodes_.find(unneeded.node);
+  if (it == nodes_.end() || it->second.state != NodeState::Ready) return;
+  note("scale-down", fmt::format("{} node {} of {} removed ({}), unneeded since {}",
+                                 unneeded.empty ? "empty" : "drained", unneeded.node, unneeded.group,
+                                 unneeded.empty ? "no pods to move" : plural(unneeded.pods_to_move.size(), "pod") +
+                                                                          " evicted",
+                                 format_time(unneeded.since)));
+  it->second.node.taints.push_back({std::string(nodegroups::kToBeDeletedTaint), "", TaintEffect::NoSchedule});
+  terminate(it->second, now_);
+  cluster_autoscaler_->node_removed(unneeded.group, now_);
 }
 
 // The metrics scrape and the HPA controller's sync start with the first autoscaler or load; KEDA polls whenever
@@ -654,7 +790,7 @@ void Simulation::provision() {
   std::map<std::string, std::vector<const Pod*>> planned;  // in-flight node -> pods nominated to it
   for (auto& [key, pod_ptr] : unbound_) {
     SimPod& pod = *pod_ptr;
-    if (pod.daemon) continue;
+    if (pod.daemon || claimed_by_cluster_autoscaler_.count(key)) continue;
     auto nominated = nodes_.find(pod.nominated_node);
     if (nominated != nodes_.end() && nominated->second.state == NodeState::Launching) {
       planned[pod.nominated_node].push_back(pod.pod.get());  // waits for its node: not part of the batch
@@ -780,7 +916,7 @@ void Simulation::on_node_ready(const std::string& name) {
   node.node.conditions = {{"Ready", "True", "KubeletReady"}};
   snapshot_.add_node(node.node);
   ready_allocatable_ += node.node.allocatable;
-  if (!node.nodepool.empty()) {
+  if ((!node.nodepool.empty() || !node.node_group.empty()) && now_ > node.launched_at) {
     note("ready", fmt::format("node {} Ready ({} after launch)", name, format_duration(now_ - node.launched_at)));
   }
   add_daemon_pods(node);
@@ -827,9 +963,13 @@ void Simulation::set_unschedulable(const std::string& node_name, bool unschedula
 void Simulation::on_registration_timeout(const std::string& name) {
   auto it = nodes_.find(name);
   if (it == nodes_.end() || it->second.state != NodeState::Launching) return;
-  note("registration-timeout",
-       fmt::format("NodeClaim {} did not become Ready within {}; deleted", name, format_duration(kRegistrationTtl)));
+  const std::string group = it->second.node_group;
+  note("registration-timeout", fmt::format("{} {} did not become Ready within {}; deleted",
+                                           group.empty() ? "NodeClaim" : "node", name, format_duration(kRegistrationTtl)));
   terminate(it->second, now_);
+  if (!group.empty() && cluster_autoscaler_) {
+    cluster_autoscaler_->provisioning_failed(group, "FailedToRegister", now_);
+  }
   for (auto& [key, pod] : pods_) {
     if (pod.nominated_node == name) {
       nominate(pod, "");
@@ -1013,8 +1153,9 @@ SimulationReport Simulation::report() {
     const SimNode& node = *n;
     const Duration end = node.terminated_at.value_or(scenario_.duration);
     const double hours = static_cast<double>((end - node.launched_at).count()) / 3'600'000.0;
-    CostLine& line = lines[{node.nodepool, node.instance_type, node.capacity_type}];
-    line.nodepool = node.nodepool;
+    const std::string owner = node.node_group.empty() ? node.nodepool : "group/" + node.node_group;
+    CostLine& line = lines[{owner, node.instance_type, node.capacity_type}];
+    line.nodepool = owner;
     line.instance_type = node.instance_type;
     line.capacity_type = node.capacity_type;
     ++line.nodes;
@@ -1041,6 +1182,7 @@ SimulationReport Simulation::report() {
   s.insufficient_capacity_errors = ice_errors_;
   s.spot_interruptions = interruptions_;
   s.autoscalers = autoscaling_.summary();
+  if (cluster_autoscaler_) r.cluster_autoscaler_status = cluster_autoscaler_->status(now_, kWallClockAtStart);
   s.dropped_requests = load_.dropped_requests();
   if (ready_time_ > 0) {
     s.mean_cpu_allocation = cpu_allocation_integral_ / ready_time_;

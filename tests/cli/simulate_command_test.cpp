@@ -173,6 +173,26 @@ TEST(Simulate, PodinfoScaledObjectFollowsTheRequestRateAndFallsBackDuringTheOuta
   }
 }
 
+TEST(Simulate, NodeGroupWalkthroughGrowsFrom25To29AndShrinksBack) {
+  // 25 full m5.large nodes; 50 nginx pods of 140m: floor(1930 / 140) = 13 per new node, 13 + 13 + 13 + 11 = 4
+  // nodes. The pods exist after the scale at 1m settles, so the scan at 1m10s triggers the scale-up. nginx is
+  // deleted at 8m; the scan at 8m0s finds the 4 nodes empty, and the first scan more than 10 minutes later,
+  // 18m10s, removes them.
+  nlohmann::json report = simulate_json({kSource + "/examples/node-groups/nginx-node-group.yaml"});
+  EXPECT_EQ(timeline_lines(report, "scale-up"),
+            std::vector<std::string>{
+                "t=1m10s TriggeredScaleUp: pod triggered scale-up: [{ng-general 25->29 (max: 80)}] (50 pods)"});
+  std::vector<std::string> removed = timeline_lines(report, "scale-down");
+  ASSERT_EQ(removed.size(), 4u);
+  for (const std::string& line : removed) EXPECT_TRUE(line.starts_with("t=18m10s empty node ")) << line;
+  EXPECT_EQ(report["summary"]["pod_wait"]["pods_bound"], 75);
+  EXPECT_EQ(report["summary"]["peak_nodes"], 29);
+  EXPECT_EQ(report["summary"]["nodes_at_end"], 25);
+  const std::string status = report["cluster_autoscaler_status"];
+  EXPECT_NE(status.find("cloudProviderTarget: 25\n"), std::string::npos) << status;
+  EXPECT_NE(status.find("maxSize: 80\n"), std::string::npos) << status;
+}
+
 TEST(Simulate, QueryOutsideTheSimulatorsPromqlIsAnErrorNamingTheTrigger) {
   const std::string path = (std::filesystem::temp_directory_path() / "scalewright-bad-query.yaml").string();
   std::ofstream(path) << R"yaml(apiVersion: keda.sh/v1alpha1

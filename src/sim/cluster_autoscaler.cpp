@@ -1,0 +1,181 @@
+#include "sim/cluster_autoscaler.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "nodegroups/discovery.h"
+#include "nodegroups/flags.h"
+#include "nodegroups/status.h"
+
+namespace scalewright::sim {
+
+Result<ClusterAutoscalerLoop> ClusterAutoscalerLoop::create(const Scenario& scenario, const cloud::Catalog& catalog) {
+  const std::vector<std::string> args =
+      scenario.cluster_autoscaler ? scenario.cluster_autoscaler->args : std::vector<std::string>{};
+  Result<nodegroups::AutoscalerOptions> options = nodegroups::parse_autoscaler_flags(args);
+  if (!options) return Error{"spec.clusterAutoscaler.args: " + options.error().message};
+  options->random_seed = scenario.seed;
+  Result<std::vector<nodegroups::NodeGroup>> groups =
+      nodegroups::discover_node_groups(scenario.cloud.auto_scaling_groups, *options, catalog);
+  if (!groups) return Error{"spec.cloud.autoScalingGroups: " + groups.error().message};
+  Result<nodegroups::ExpanderConfig> expander = nodegroups::make_expander_config(options->expanders);
+  if (!expander) return Error{"spec.clusterAutoscaler.args: --expander: " + expander.error().message};
+  return ClusterAutoscalerLoop(std::move(*options), std::move(*groups), std::move(*expander));
+}
+
+ClusterAutoscalerLoop::ClusterAutoscalerLoop(nodegroups::AutoscalerOptions options,
+                                             std::vector<nodegroups::NodeGroup> groups,
+                                             nodegroups::ExpanderConfig expander)
+    : options_(std::move(options)),
+      groups_(std::move(groups)),
+      expander_(std::move(expander)),
+      backoff_(options_) {}
+
+const nodegroups::NodeGroup* ClusterAutoscalerLoop::group(const std::string& id) const {
+  auto it = std::find_if(groups_.begin(), groups_.end(), [&](const nodegroups::NodeGroup& g) { return g.id == id; });
+  return it == groups_.end() ? nullptr : &*it;
+}
+
+nodegroups::NodeGroup* ClusterAutoscalerLoop::find(const std::string& id) {
+  return const_cast<nodegroups::NodeGroup*>(std::as_const(*this).group(id));
+}
+
+NodeGroupActions ClusterAutoscalerLoop::scan(const NodeGroupScan& scan, Duration now,
+                                             std::vector<TimelineEntry>& timeline) {
+  NodeGroupActions actions;
+  last_scan_ = now;
+  registered_ = scan.registered;
+  launching_ = scan.launching;
+  backoff_.remove_stale(now);
+
+  // Scale-up: pods the scheduler could not place, against existing, upcoming and new nodes of the groups.
+  if (!scan.unschedulable.empty()) {
+    nodegroups::ScaleUpInput input;
+    input.now = now;
+    input.groups = groups_;
+    input.registered_nodes = scan.registered;
+    input.unschedulable = scan.unschedulable;
+    nodegroups::ScaleUpDecision decision =
+        nodegroups::decide_scale_up(*scan.snapshot, input, options_, expander_, backoff_, *scan.scheduler);
+    std::map<std::string, std::int32_t> not_triggered;  // reason -> pods
+    std::int32_t triggered = 0;
+    for (const nodegroups::PodDecision& pod : decision.pods) {
+      switch (pod.outcome) {
+        case nodegroups::PodOutcome::FitsExistingNode:
+        case nodegroups::PodOutcome::FitsUpcomingNode: actions.claimed_pods.insert(pod.pod); break;
+        case nodegroups::PodOutcome::TriggeredScaleUp:
+          actions.claimed_pods.insert(pod.pod);
+          ++triggered;
+          break;
+        case nodegroups::PodOutcome::NoScaleUp: ++not_triggered[pod.reason]; break;
+        case nodegroups::PodOutcome::TooNew: break;
+      }
+    }
+    if (decision.scaled_up()) {
+      for (const nodegroups::ScaleUpInfo& info : decision.scale_ups) {
+        if (nodegroups::NodeGroup* g = find(info.group)) g->target_size = info.new_size;
+      }
+      last_scale_up_ = now;
+      actions.scale_ups = decision.scale_ups;
+      timeline.push_back({now, "scale-up",
+                          fmt::format("TriggeredScaleUp: pod triggered scale-up: {} ({} pod{})",
+                                      nodegroups::to_string(decision.scale_ups), triggered, triggered == 1 ? "" : "s")});
+    }
+    // NotTriggerScaleUp, once per reason while the number of pods it holds back stays the same.
+    std::map<std::string, std::string> said;
+    for (const auto& [reason, pods] : not_triggered) {
+      const std::string line = fmt::format("NotTriggerScaleUp: {} pod{} didn't trigger scale-up: {}", pods,
+                                           pods == 1 ? "" : "s", reason);
+      said[reason] = line;
+      auto before = last_not_triggered_.find(reason);
+      if (before == last_not_triggered_.end() || before->second != line) {
+        timeline.push_back({now, "not-triggered-scale-up", line});
+      }
+    }
+    last_not_triggered_ = std::move(said);
+  } else {
+    last_not_triggered_.clear();
+  }
+
+  // Scale-down.
+  candidates_.clear();
+  if (!options_.scale_down_enabled) return actions;
+  nodegroups::ScaleDownInput input;
+  input.group_of_node = scan.group_of_node;
+  input.groups = groups_;
+  input.pdbs = scan.pdbs;
+  input.last_scale_up = last_scale_up_;
+  input.last_scale_down_delete = last_delete_;
+  input.last_scale_down_failure = last_failure_;
+  nodegroups::ScaleDownResult result = planner_.update(*scan.snapshot, input, options_, now);
+  for (const nodegroups::UnneededNode& n : result.unneeded) ++candidates_[n.group];
+  for (auto* list : {&result.delete_empty, &result.delete_drain}) {
+    for (nodegroups::UnneededNode& n : *list) actions.removals.push_back(std::move(n));
+  }
+  return actions;
+}
+
+void ClusterAutoscalerLoop::node_removed(const std::string& group, Duration now) {
+  if (nodegroups::NodeGroup* g = find(group)) g->target_size = std::max(g->target_size - 1, 0);
+  last_delete_ = now;
+}
+
+void ClusterAutoscalerLoop::provisioning_failed(const std::string& group, const std::string& error_code,
+                                                Duration now) {
+  if (nodegroups::NodeGroup* g = find(group)) g->target_size = std::max(g->target_size - 1, 0);
+  backoff_.record_failure(group, now, error_code);
+  last_failure_ = now;
+}
+
+std::string ClusterAutoscalerLoop::status(Duration now, std::chrono::sys_seconds wall_clock_at_start) const {
+  nodegroups::ClusterAutoscalerStatus status;
+  status.time = now;
+  const nodegroups::ConditionTimes probed{last_scan_, std::nullopt};
+  std::int32_t candidates = 0;
+  for (const nodegroups::NodeGroup& g : groups_) {
+    nodegroups::NodeGroupStatus s;
+    s.name = g.id;
+    auto count = [](const std::map<std::string, std::int32_t>& m, const std::string& key) {
+      auto it = m.find(key);
+      return it == m.end() ? 0 : it->second;
+    };
+    s.health.counts.registered = count(registered_, g.id);
+    s.health.counts.ready = s.health.counts.registered;
+    s.health.counts.unregistered = count(launching_, g.id);
+    s.health.times = probed;
+    s.cloud_provider_target = g.target_size;
+    s.min_size = g.min_size;
+    s.max_size = g.max_size;
+    s.scale_up.times = probed;
+    if (backoff_.is_backed_off(g.id, now)) {
+      s.scale_up.status = nodegroups::ScaleUpConditionStatus::Backoff;
+      if (std::optional<nodegroups::BackoffEntry> entry = backoff_.entry(g.id)) {
+        s.scale_up.backoff_error_code = entry->error_code;
+      }
+    } else if (s.health.counts.unregistered > 0) {
+      s.scale_up.status = nodegroups::ScaleUpConditionStatus::InProgress;
+    }
+    s.scale_down.candidates = count(candidates_, g.id);
+    s.scale_down.times = probed;
+    if (s.scale_down.candidates > 0) s.scale_down.status = nodegroups::ScaleDownConditionStatus::CandidatesPresent;
+    candidates += s.scale_down.candidates;
+    status.health.counts.registered += s.health.counts.registered;
+    status.health.counts.ready += s.health.counts.ready;
+    status.health.counts.unregistered += s.health.counts.unregistered;
+    if (s.scale_up.status == nodegroups::ScaleUpConditionStatus::InProgress) {
+      status.scale_up.status = nodegroups::ScaleUpConditionStatus::InProgress;
+    }
+    status.node_groups.push_back(std::move(s));
+  }
+  status.health.times = probed;
+  status.scale_up.times = probed;
+  status.scale_down.candidates = candidates;
+  status.scale_down.times = probed;
+  if (candidates > 0) status.scale_down.status = nodegroups::ScaleDownConditionStatus::CandidatesPresent;
+  const nodegroups::WallClock base{std::chrono::duration_cast<std::chrono::milliseconds>(
+      wall_clock_at_start.time_since_epoch())};
+  return nodegroups::render_status(status, base);
+}
+
+}  // namespace scalewright::sim

@@ -1,0 +1,87 @@
+#pragma once
+// Cluster Autoscaler in the simulator: every --scan-interval, the engine's scale-up decision
+// (nodegroups::decide_scale_up) and scale-down planner (nodegroups::ScaleDownPlanner) over what the simulation
+// observes; the simulation carries out what they decide (launching a group's nodes, draining and deleting them),
+// and the loop keeps what CA keeps between scans (target sizes, backoff, unneeded times) and writes its status.
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "api/result.h"
+#include "api/scenario.h"
+#include "api/workloads.h"
+#include "cloud/catalog.h"
+#include "nodegroups/backoff.h"
+#include "nodegroups/expander.h"
+#include "nodegroups/node_group.h"
+#include "nodegroups/options.h"
+#include "nodegroups/scale_down.h"
+#include "nodegroups/scale_up.h"
+#include "scheduling/scheduler.h"
+#include "scheduling/snapshot.h"
+#include "sim/report.h"
+
+namespace scalewright::sim {
+
+// What the simulation shows CA at one scan.
+struct NodeGroupScan {
+  scheduling::ClusterSnapshot* snapshot = nullptr;  // Ready nodes and their pods; forked and reverted
+  const scheduling::Scheduler* scheduler = nullptr;
+  std::unordered_map<std::string, std::string> group_of_node;  // Ready nodes of the groups
+  std::map<std::string, std::int32_t> registered;              // Ready nodes per group
+  std::map<std::string, std::int32_t> launching;               // launched, not yet Ready, per group
+  std::vector<nodegroups::PendingPod> unschedulable;
+  std::vector<PodDisruptionBudget> pdbs;
+};
+
+// What CA decided at one scan, for the simulation to carry out.
+struct NodeGroupActions {
+  std::vector<nodegroups::ScaleUpInfo> scale_ups;
+  std::vector<nodegroups::UnneededNode> removals;  // empty nodes first, then the ones to drain
+  std::set<std::string> claimed_pods;              // pods CA found or is bringing capacity for
+};
+
+class ClusterAutoscalerLoop {
+ public:
+  // From the scenario's clusterAutoscaler.args and cloud.autoScalingGroups; errors name the flag or group.
+  static Result<ClusterAutoscalerLoop> create(const Scenario& scenario, const cloud::Catalog& catalog);
+
+  const nodegroups::AutoscalerOptions& options() const { return options_; }
+  const std::vector<nodegroups::NodeGroup>& groups() const { return groups_; }
+  const nodegroups::NodeGroup* group(const std::string& id) const;
+
+  NodeGroupActions scan(const NodeGroupScan& scan, Duration now, std::vector<TimelineEntry>& timeline);
+  // A node of `group` was deleted by the scale-down: the group's target shrinks.
+  void node_removed(const std::string& group, Duration now);
+  // A node of `group` never came (no capacity, or not Ready within --max-node-provision-time): the target
+  // shrinks back and the group backs off.
+  void provisioning_failed(const std::string& group, const std::string& error_code, Duration now);
+
+  // The cluster-autoscaler-status report as of the last scan.
+  std::string status(Duration now, std::chrono::sys_seconds wall_clock_at_start) const;
+
+ private:
+  ClusterAutoscalerLoop(nodegroups::AutoscalerOptions options, std::vector<nodegroups::NodeGroup> groups,
+                        nodegroups::ExpanderConfig expander);
+  nodegroups::NodeGroup* find(const std::string& id);
+
+  nodegroups::AutoscalerOptions options_;
+  std::vector<nodegroups::NodeGroup> groups_;
+  nodegroups::ExpanderConfig expander_;
+  nodegroups::NodeGroupBackoff backoff_;
+  nodegroups::ScaleDownPlanner planner_;
+  std::optional<Duration> last_scale_up_;
+  std::optional<Duration> last_delete_;
+  std::optional<Duration> last_failure_;
+  std::map<std::string, std::string> last_not_triggered_;  // reason -> pods line, said when it changes
+  // For the status report: what the last scan saw.
+  Duration last_scan_{0};
+  std::map<std::string, std::int32_t> registered_;
+  std::map<std::string, std::int32_t> launching_;
+  std::map<std::string, std::int32_t> candidates_;  // unneeded nodes per group
+};
+
+}  // namespace scalewright::sim
