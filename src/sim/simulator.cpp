@@ -520,7 +520,7 @@ void Simulation::launch_group_nodes(const nodegroups::NodeGroup& group, std::int
     } else if (ready) {
       push({*ready, 0, EventKind::NodeReady, 0, name});
     } else {
-      push({now_ + kRegistrationTtl, 0, EventKind::RegistrationTimeout, 0, name});
+      push({now_ + cluster_autoscaler_->options().max_node_provision_time, 0, EventKind::RegistrationTimeout, 0, name});
     }
   }
 }
@@ -964,8 +964,10 @@ void Simulation::on_registration_timeout(const std::string& name) {
   auto it = nodes_.find(name);
   if (it == nodes_.end() || it->second.state != NodeState::Launching) return;
   const std::string group = it->second.node_group;
+  const Duration limit = group.empty() || !cluster_autoscaler_ ? kRegistrationTtl
+                                                               : cluster_autoscaler_->options().max_node_provision_time;
   note("registration-timeout", fmt::format("{} {} did not become Ready within {}; deleted",
-                                           group.empty() ? "NodeClaim" : "node", name, format_duration(kRegistrationTtl)));
+                                           group.empty() ? "NodeClaim" : "node", name, format_duration(limit)));
   terminate(it->second, now_);
   if (!group.empty() && cluster_autoscaler_) {
     cluster_autoscaler_->provisioning_failed(group, "FailedToRegister", now_);

@@ -127,5 +127,25 @@ TEST(ClusterAutoscaler, ABarePodIsScaledUpForAtOnceAndOnlyTheEmptiedNodeGoes) {
   EXPECT_EQ(r.summary.nodes_at_end, 2);
 }
 
+TEST(ClusterAutoscaler, NodesThatNeverComeBackOffTheGroup) {
+  // Every launched node stays unready (neverReadyRate 1). The scan at 20 s asks ng 1 -> 2; after
+  // --max-node-provision-time (5m here) the node is given up, the target goes back to 1 and the group backs off for
+  // 5 minutes: the next scale-up is at the first scan after 10m20s (5m20s + 5m).
+  std::string text = cluster(1, 5, ", \"--max-node-provision-time=5m\"") + R"(
+  - {at: 10s, scale: {kind: Deployment, name: web, replicas: 2}}
+)";
+  const std::string latency = "launchLatency: {min: 60s, max: 60s}";
+  text.replace(text.find(latency), latency.size(), latency + "\n    faults: {neverReadyRate: 1}");
+  SimulationReport r = run(text);
+  std::vector<std::string> ups = messages(r, "scale-up");
+  ASSERT_GE(ups.size(), 2u);
+  EXPECT_EQ(ups[0], "t=20s TriggeredScaleUp: pod triggered scale-up: [{ng 1->2 (max: 5)}] (2 pods)");
+  EXPECT_TRUE(ups[1].starts_with("t=10m20s ")) << ups[1];
+  std::vector<std::string> timeouts = messages(r, "registration-timeout");
+  ASSERT_FALSE(timeouts.empty());
+  EXPECT_TRUE(timeouts[0].starts_with("t=5m20s node ng-")) << timeouts[0];
+  EXPECT_NE(timeouts[0].find("did not become Ready within 5m0s"), std::string::npos) << timeouts[0];
+}
+
 }  // namespace
 }  // namespace scalewright::sim

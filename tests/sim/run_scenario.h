@@ -16,6 +16,7 @@ namespace scalewright::sim::testing {
 inline SimulationReport run(const std::string& text) {
   Result<ManifestSet> objects = decode_manifests(text, "test.yaml");
   EXPECT_TRUE(objects.ok()) << (objects.ok() ? "" : objects.error().message);
+  if (!objects.ok()) return {};
   ManifestSet set = std::move(*objects);
   Scenario s = set.scenarios.at(0);
   set.scenarios.clear();
