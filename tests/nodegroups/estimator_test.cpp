@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "fixtures.h"
+
 #include <memory>
 #include <string>
 #include <vector>
@@ -12,41 +14,12 @@ namespace {
 using scheduling::ClusterSnapshot;
 using scheduling::Scheduler;
 
-constexpr std::int64_t kMi = 1024LL * 1024;
-
-// An m5.large group: capacity 2 vCPU / 8 GiB / 29 pods, allocatable 1930m / 7270Mi (about 7.1 GiB) / 29 pods.
-NodeGroup m5_large(const std::string& id) {
-  NodeGroup g;
-  g.id = id;
-  g.min_size = 0;
-  g.max_size = 80;
-  g.instance_type = "m5.large";
-  Node& n = g.template_node;
-  n.meta.name = "template-node-for-" + id;
-  n.meta.labels = {{"node.kubernetes.io/instance-type", "m5.large"}, {"topology.kubernetes.io/zone", "us-east-1a"}};
-  n.capacity.set(resource_names::cpu(), 2000);
-  n.capacity.set(resource_names::memory(), 8192 * kMi);
-  n.capacity.set(resource_names::pods(), 29);
-  n.allocatable.set(resource_names::cpu(), 1930);
-  n.allocatable.set(resource_names::memory(), 7270 * kMi);
-  n.allocatable.set(resource_names::pods(), 29);
-  n.conditions.push_back({"Ready", "True", ""});
-  return g;
-}
+using fixtures::kMi;
+using fixtures::m5_large;
 
 std::shared_ptr<const Pod> pod(const std::string& name, std::int64_t cpu, std::int64_t memory_mi,
                                const std::string& app) {
-  Pod p;
-  p.meta.name = name;
-  p.meta.namespace_ = "default";
-  p.meta.labels.set(Symbol("app"), Symbol(app));
-  p.meta.owner_references.push_back({"apps/v1", "ReplicaSet", app + "-rs", app + "-uid", true});
-  Container c;
-  c.name = "c";
-  c.requests.set(resource_names::cpu(), cpu);
-  c.requests.set(resource_names::memory(), memory_mi * kMi);
-  p.spec.containers.push_back(c);
-  return std::make_shared<const Pod>(std::move(p));
+  return std::make_shared<const Pod>(fixtures::replica_pod(name, cpu, memory_mi, app));
 }
 
 std::vector<std::shared_ptr<const Pod>> replicas(const std::string& app, int n, std::int64_t cpu,
