@@ -35,6 +35,10 @@ int main(int argc, char** argv) {
       ->check(CLI::ExistingFile);
   simulate_cmd->add_option("--output", simulate.output_json, "Also write the report as JSON to this file");
   simulate_cmd->add_flag("-q,--quiet", simulate.quiet, "Print only the summary, not the timeline");
+  simulate_cmd->add_option("--compare", simulate.compare,
+                           "Run the scenario once with each of these files added and compare the runs side by side")
+      ->expected(2, -1)
+      ->check(CLI::ExistingFile);
   simulate_cmd->add_option("--data-dir", simulate.data_dir, "Directory holding aws/instance-types.csv and prices")
       ->check(CLI::ExistingDirectory);
 

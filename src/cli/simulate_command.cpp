@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "manifest/manifest.h"
@@ -42,24 +43,35 @@ Result<ManifestSet> load_scenario_files(const std::vector<std::string>& files) {
   return decode_manifests(sim::default_scenario_text(), sim::kDefaultScenarioName);
 }
 
-}  // namespace
+int write_json(const std::string& path, const nlohmann::json& json, std::ostream& err) {
+  if (path.empty()) return 0;
+  std::ofstream file(path);
+  file << json.dump(2) << "\n";
+  if (!file) {
+    err << "error: cannot write " << path << "\n";
+    return 1;
+  }
+  return 0;
+}
 
-int run_simulate(const SimulateOptions& options, std::ostream& out, std::ostream& err) {
-  Result<ManifestSet> loaded = load_scenario_files(options.files);
+// Loads, checks and runs one scenario made of `files`; nullopt after an error line on `err`.
+std::optional<sim::SimulationReport> simulate_files(const std::vector<std::string>& files, const std::string& data_dir_flag,
+                                                    std::ostream& err) {
+  Result<ManifestSet> loaded = load_scenario_files(files);
   if (!loaded) {
     err << "error: " << loaded.error().message << "\n";
-    return 1;
+    return std::nullopt;
   }
   ManifestSet objects = std::move(*loaded);
   for (const std::string& warning : objects.warnings) err << "warning: " << warning << "\n";
   if (objects.scenarios.size() > 1) {
     err << "error: " << objects.scenarios.size() << " Scenario objects given (" << objects.scenarios[0].meta.name
         << ", " << objects.scenarios[1].meta.name << "); a run takes one\n";
-    return 1;
+    return std::nullopt;
   }
   Scenario scenario;
   if (objects.scenarios.empty()) {
-    scenario.meta.name = fs::path(options.files.front()).stem().string();
+    scenario.meta.name = fs::path(files.front()).stem().string();
     err << "note: no Scenario in the input; running " << format_duration(scenario.duration) << " with seed "
         << scenario.seed << " and the default cloud\n";
   } else {
@@ -70,10 +82,10 @@ int run_simulate(const SimulateOptions& options, std::ostream& out, std::ostream
     err << "warning: no NodePool, Node or Auto Scaling group in the input: nothing can run\n";
   }
 
-  Result<fs::path> data_dir = find_data_dir(options.data_dir);
+  Result<fs::path> data_dir = find_data_dir(data_dir_flag);
   if (!data_dir) {
     err << "error: " << data_dir.error().message << "\n";
-    return 1;
+    return std::nullopt;
   }
   cloud::CatalogOptions catalog_options;
   catalog_options.region = scenario.cloud.region;
@@ -83,32 +95,52 @@ int run_simulate(const SimulateOptions& options, std::ostream& out, std::ostream
   Result<cloud::Catalog> catalog = cloud::load_catalog(*data_dir, catalog_options);
   if (!catalog) {
     err << "error: Scenario/" << scenario.meta.name << ": spec.cloud: " << catalog.error().message << "\n";
-    return 1;
+    return std::nullopt;
   }
 
   if (scenario.cluster_autoscaler) {
     Result<sim::ClusterAutoscalerLoop> loop = sim::ClusterAutoscalerLoop::create(scenario, *catalog);
     if (!loop) {
       err << "error: Scenario/" << scenario.meta.name << ": " << loop.error().message << "\n";
-      return 1;
+      return std::nullopt;
     }
   }
   if (std::vector<std::string> problems = sim::simulation_problems(objects); !problems.empty()) {
     for (const std::string& problem : problems) err << "error: " << problem << "\n";
-    return 1;
+    return std::nullopt;
   }
-  sim::SimulationReport report = sim::simulate({std::move(scenario), std::move(objects), std::move(*catalog)});
-  if (!options.quiet) sim::print_timeline(report, out);
-  sim::print_summary(report, out);
-  if (!options.output_json.empty()) {
-    std::ofstream file(options.output_json);
-    file << sim::to_json(report).dump(2) << "\n";
-    if (!file) {
-      err << "error: cannot write " << options.output_json << "\n";
-      return 1;
+  return sim::simulate({std::move(scenario), std::move(objects), std::move(*catalog)});
+}
+
+}  // namespace
+
+int run_simulate(const SimulateOptions& options, std::ostream& out, std::ostream& err) {
+  if (!options.compare.empty()) {
+    // The shared files with each compared file in turn, then their summaries side by side.
+    std::vector<sim::SimulationReport> reports;
+    nlohmann::json json = nlohmann::json::array();
+    for (const std::string& side : options.compare) {
+      std::vector<std::string> files = options.files;
+      files.push_back(side);
+      std::optional<sim::SimulationReport> report = simulate_files(files, options.data_dir, err);
+      if (!report) return 1;
+      if (!options.quiet) {
+        out << "== " << side << "\n";
+        sim::print_timeline(*report, out);
+      }
+      json.push_back(sim::to_json(*report));
+      reports.push_back(std::move(*report));
     }
+    std::vector<std::string> names;
+    for (const std::string& side : options.compare) names.push_back(fs::path(side).filename().string());
+    sim::print_comparison(reports, names, out);
+    return write_json(options.output_json, json, err);
   }
-  return 0;
+  std::optional<sim::SimulationReport> report = simulate_files(options.files, options.data_dir, err);
+  if (!report) return 1;
+  if (!options.quiet) sim::print_timeline(*report, out);
+  sim::print_summary(*report, out);
+  return write_json(options.output_json, sim::to_json(*report), err);
 }
 
 }  // namespace scalewright::cli

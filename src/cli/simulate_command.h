@@ -12,6 +12,9 @@ struct SimulateOptions {
   std::string output_json;         // write the report as JSON here as well
   bool quiet = false;              // the summary only, no timeline
   std::string data_dir;            // the instance-type data; empty: found next to the binary or the sources
+  // Run `files` once with each of these added, and print the summaries side by side (node groups against
+  // NodePools under the same workload, say).
+  std::vector<std::string> compare;
 };
 
 // Returns the exit status: 0 when the scenario ran, 1 for invalid input (one error line on `err`).

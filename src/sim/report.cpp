@@ -58,6 +58,35 @@ void print_summary(const SimulationReport& report, std::ostream& out) {
   out << fmt::format("requests dropped (no ready pod, or pods at their cpu limit): {:.0f}\n", s.dropped_requests);
 }
 
+void print_comparison(const std::vector<SimulationReport>& reports, const std::vector<std::string>& names,
+                      std::ostream& out) {
+  auto row = [&](std::string_view label, auto value) {
+    out << fmt::format("{:<28}", label);
+    for (const SimulationReport& r : reports) out << fmt::format(" {:>26}", value(r));
+    out << "\n";
+  };
+  row("", [&, i = std::size_t{0}](const SimulationReport& r) mutable {
+    std::string name = i < names.size() ? names[i] : r.scenario;
+    ++i;
+    return name.size() > 26 ? "..." + name.substr(name.size() - 23) : name;
+  });
+  row("scenario", [](const SimulationReport& r) { return r.scenario; });
+  row("cost", [](const SimulationReport& r) { return fmt::format("${:.4f}", r.summary.total_cost); });
+  row("node-hours", [](const SimulationReport& r) { return fmt::format("{:.2f}", r.summary.total_node_hours); });
+  row("nodes launched", [](const SimulationReport& r) { return std::to_string(r.summary.launches); });
+  row("nodes at peak / at end", [](const SimulationReport& r) {
+    return fmt::format("{} / {}", r.summary.peak_nodes, r.summary.nodes_at_end);
+  });
+  row("pods bound / pending at end", [](const SimulationReport& r) {
+    return fmt::format("{} / {}", r.summary.pod_wait.pods_bound, r.summary.pod_wait.pods_pending_at_end);
+  });
+  row("pod wait p50", [](const SimulationReport& r) { return format_duration(r.summary.pod_wait.p50); });
+  row("pod wait p99", [](const SimulationReport& r) { return format_duration(r.summary.pod_wait.p99); });
+  row("pod wait max", [](const SimulationReport& r) { return format_duration(r.summary.pod_wait.max); });
+  row("mean cpu allocation",
+      [](const SimulationReport& r) { return fmt::format("{:.1f}%", 100 * r.summary.mean_cpu_allocation); });
+}
+
 nlohmann::json to_json(const SimulationReport& report) {
   const Summary& s = report.summary;
   nlohmann::json timeline = nlohmann::json::array();

@@ -87,6 +87,9 @@ std::string format_time(Duration at);
 
 void print_timeline(const SimulationReport& report, std::ostream& out);
 void print_summary(const SimulationReport& report, std::ostream& out);
+// Cost, nodes and pod wait of several runs of one workload, a column per run headed by `names`.
+void print_comparison(const std::vector<SimulationReport>& reports, const std::vector<std::string>& names,
+                      std::ostream& out);
 nlohmann::json to_json(const SimulationReport& report);
 
 // The value at quantile q (0..1) of `values`, by the nearest-rank method; 0 for an empty list.

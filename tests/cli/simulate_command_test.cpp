@@ -193,6 +193,35 @@ TEST(Simulate, NodeGroupWalkthroughGrowsFrom25To29AndShrinksBack) {
   EXPECT_NE(status.find("maxSize: 80\n"), std::string::npos) << status;
 }
 
+TEST(Simulate, CompareRunsTheWorkloadUnderNodeGroupsAndUnderNodePoolsSideBySide) {
+  SimulateOptions options;
+  options.files = {kSource + "/examples/compare-nginx/workload.yaml"};
+  options.compare = {kSource + "/examples/compare-nginx/node-groups.yaml",
+                     kSource + "/examples/compare-nginx/nodepools.yaml"};
+  options.quiet = true;
+  const std::string json_path = (std::filesystem::temp_directory_path() / "scalewright-compare.json").string();
+  options.output_json = json_path;
+  std::ostringstream out, err;
+  ASSERT_EQ(run_simulate(options, out, err), 0) << err.str();
+  EXPECT_NE(out.str().find("node-groups.yaml"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("nodepools.yaml"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("pod wait p99"), std::string::npos) << out.str();
+  nlohmann::json runs;
+  std::ifstream(json_path) >> runs;
+  std::filesystem::remove(json_path);
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[0]["scenario"], "node-groups");
+  EXPECT_EQ(runs[1]["scenario"], "nodepools");
+  // 150 nginx pods of 250m on m5.large (1930m allocatable): 7 per node, ceil(150 / 7) = 22 nodes at the peak, the
+  // group's first node included.
+  EXPECT_EQ(runs[0]["summary"]["peak_nodes"], 22);
+  EXPECT_EQ(runs[0]["summary"]["launches"], 21);
+  for (const nlohmann::json& run : runs) EXPECT_EQ(run["summary"]["pod_wait"]["pods_pending_at_end"], 0);
+  // Karpenter packs the same pods onto a few large spot nodes: fewer nodes, a smaller bill.
+  EXPECT_LT(runs[1]["summary"]["peak_nodes"].get<int>(), 22);
+  EXPECT_LT(runs[1]["summary"]["total_cost_usd"].get<double>(), runs[0]["summary"]["total_cost_usd"].get<double>());
+}
+
 TEST(Simulate, QueryOutsideTheSimulatorsPromqlIsAnErrorNamingTheTrigger) {
   const std::string path = (std::filesystem::temp_directory_path() / "scalewright-bad-query.yaml").string();
   std::ofstream(path) << R"yaml(apiVersion: keda.sh/v1alpha1
