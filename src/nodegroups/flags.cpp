@@ -378,8 +378,9 @@ Result<AutoscalerOptions> parse_autoscaler_flags(const std::vector<std::string>&
     app.parse(reversed);
   } catch (const CLI::ParseError& e) {
     // CLI11 starts its messages with the option's name: "--nodes: 1 required TEXT missing".
-    std::string message = e.what();
-    std::string_view name = flag_name(message.substr(0, message.find(':')));
+    const std::string message = e.what();
+    const std::string head = message.substr(0, message.find(':'));  // flag_name views into it: keep it alive
+    std::string_view name = flag_name(head);
     if (!name.empty()) return fail(locate(args, name), "flag --" + std::string(name) + ": needs a value");
     return fail(std::nullopt, "flags: " + message);
   }
