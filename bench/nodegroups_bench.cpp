@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "nodegroups/scale_up.h"
+#include "peer_workloads.h"
 
 namespace scalewright::bench {
 namespace {
@@ -145,6 +146,55 @@ void BM_ScaleUpDecision_1kNodes_500Pending(benchmark::State& state) {
   state.counters["triggered_pods"] = static_cast<double>(triggered);
 }
 BENCHMARK(BM_ScaleUpDecision_1kNodes_500Pending)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1)
+    ->Repetitions(9)
+    ->ReportAggregatesOnly(true);
+
+// Peer workload (b) of shared/bench/PEER-WORKLOADS.md, exactly: 1,000 m5.xlarge-like nodes in ng-0..ng-4 (200
+// each, min 0, max 5000), 30 pods of 133m / 512Mi on each (no pending pod fits anywhere), 500 pending pods drawn
+// with seed 2. Cluster Autoscaler 1.26 takes 177-194 ms for one scale-up call on this input.
+void BM_ScaleUpDecision_PeerWorkloadB(benchmark::State& state) {
+  ScaleUpCluster peer = scale_up_cluster();
+  scheduling::ClusterSnapshot snapshot;
+  ScaleUpInput input;
+  for (std::size_t g = 0; g < 5; ++g) {
+    NodeGroup group;
+    group.id = "ng-" + std::to_string(g);
+    group.min_size = 0;
+    group.max_size = 5000;
+    group.target_size = 200;
+    group.instance_type = "m5.xlarge";
+    group.template_node = template_node("template-node-for-" + group.id, group.id);
+    input.groups.push_back(std::move(group));
+    input.registered_nodes["ng-" + std::to_string(g)] = 200;
+  }
+  for (std::size_t j = 0; j < peer.nodes.size(); ++j) {
+    const scheduling::NodeId id = snapshot.add_node(peer.nodes[j]);
+    for (Pod& pod : peer.pods_by_node[j]) snapshot.add_pod(std::move(pod), id);
+  }
+  std::int64_t cpu = 0;
+  for (Pod& pod : peer.pending) {
+    cpu += pod.effective_requests().cpu_milli();
+    input.unschedulable.push_back({std::make_shared<const Pod>(std::move(pod)), Duration(0)});
+  }
+  if (cpu != 402'750) state.SkipWithError("peer workload (b) differs from PEER-WORKLOADS.md (cpu sum)");
+  input.now = Duration(60'000);
+  const nodegroups::AutoscalerOptions options;
+  const nodegroups::ExpanderConfig expander;
+  const nodegroups::NodeGroupBackoff backoff(options);
+  std::size_t new_nodes = 0;
+  for (auto _ : state) {
+    const scheduling::Scheduler scheduler;
+    nodegroups::ScaleUpDecision decision =
+        nodegroups::decide_scale_up(snapshot, input, options, expander, backoff, scheduler);
+    new_nodes = 0;
+    for (const auto& info : decision.scale_ups) new_nodes += static_cast<std::size_t>(info.new_size - info.current_size);
+    benchmark::DoNotOptimize(decision);
+  }
+  state.counters["new_nodes"] = static_cast<double>(new_nodes);
+}
+BENCHMARK(BM_ScaleUpDecision_PeerWorkloadB)
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1)
     ->Repetitions(9)

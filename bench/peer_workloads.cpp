@@ -31,6 +31,38 @@ Pod pod_with(const std::string& name, std::int64_t cpu_milli, std::int64_t memor
   return pod;
 }
 
+PendingShape next_pending_shape(SplitMix64& rng) {
+  static constexpr std::int64_t kCpu[] = {100, 250, 500, 1000, 2000};
+  static constexpr std::int64_t kMemMi[] = {128, 512, 1024, 2048, 4096};
+  PendingShape shape;
+  shape.ci = rng.index();
+  shape.mi = rng.index();
+  shape.cpu_milli = kCpu[shape.ci];
+  shape.memory = kMemMi[shape.mi] * kMiB;
+  return shape;
+}
+
+ScaleUpCluster scale_up_cluster() {
+  ScaleUpCluster cluster;
+  for (std::size_t j = 0; j < 1000; ++j) {
+    const std::string group = "ng-" + std::to_string(j % 5);
+    cluster.nodes.push_back(template_node(group + "-node-" + std::to_string(j), group));
+    std::vector<Pod> pods;
+    for (int k = 0; k < 30; ++k) {
+      pods.push_back(
+          pod_with("p-" + std::to_string(j) + "-" + std::to_string(k), 133, 512 * kMiB, "ReplicaSet", "existing-rs"));
+    }
+    cluster.pods_by_node.push_back(std::move(pods));
+  }
+  SplitMix64 rng(2);
+  for (std::size_t i = 0; i < 500; ++i) {
+    const PendingShape shape = next_pending_shape(rng);
+    cluster.pending.push_back(pod_with("pending-" + std::to_string(i), shape.cpu_milli, shape.memory, "ReplicaSet",
+                                       "pending-rs-" + std::to_string(shape.ci) + "-" + std::to_string(shape.mi)));
+  }
+  return cluster;
+}
+
 ScaleDownCluster scale_down_cluster(std::size_t count) {
   static constexpr std::int64_t kLowCpu[] = {10, 20, 30, 40, 50};
   static constexpr std::int64_t kLowMemMi[] = {32, 64, 96, 128, 160};

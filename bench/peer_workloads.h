@@ -27,6 +27,25 @@ Node template_node(const std::string& name, const std::string& group, const std:
 Pod pod_with(const std::string& name, std::int64_t cpu_milli, std::int64_t memory, const std::string& owner_kind,
              const std::string& owner_name);
 
+// (a)'s pending pod i of a stream: cpu [100,250,500,1000,2000][ci] m, memory [128,512,1024,2048,4096][mi] MiB,
+// drawn cpu index first. `ci` and `mi` are returned for owners that group pods by shape.
+struct PendingShape {
+  std::size_t ci = 0;
+  std::size_t mi = 0;
+  std::int64_t cpu_milli = 0;
+  std::int64_t memory = 0;
+};
+PendingShape next_pending_shape(SplitMix64& rng);
+
+// (b) Scale-up: 1,000 nodes of 30 pods (133m / 512Mi, owner ReplicaSet existing-rs) in groups ng-0..ng-4 (node j
+// in ng-<j%5>), and 500 pending pods drawn with seed 2, owned by ReplicaSet pending-rs-<ci>-<mi>.
+struct ScaleUpCluster {
+  std::vector<Node> nodes;
+  std::vector<std::vector<Pod>> pods_by_node;
+  std::vector<Pod> pending;
+};
+ScaleUpCluster scale_up_cluster();
+
 // (c) Scale-down: `nodes` nodes of 30 pods each, seed 3: every fourth node is "low" (under 0.5 utilization).
 struct ScaleDownCluster {
   std::vector<Node> nodes;

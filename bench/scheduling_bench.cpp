@@ -35,16 +35,14 @@ ClusterSnapshot existing_cluster(std::size_t nodes) {
 // 10,000 pods in 100 deployments of 100 replicas: sizes from the peer stream (seed 4); every tenth deployment
 // spreads one-per-node by hostname anti-affinity, every fifth spreads across zones with maxSkew 1.
 std::vector<Pod> pending_pods(std::size_t count) {
-  static constexpr std::int64_t kCpu[] = {100, 250, 500, 1000, 2000};
-  static constexpr std::int64_t kMemMi[] = {128, 512, 1024, 2048, 4096};
   SplitMix64 rng(4);
   std::vector<Pod> pods;
   pods.reserve(count);
   for (std::size_t d = 0; d * 100 < count; ++d) {
-    std::size_t ci = rng.index(), mi = rng.index();
+    const PendingShape shape = next_pending_shape(rng);
     std::string app = "app-" + std::to_string(d);
     for (std::size_t r = 0; r < 100 && pods.size() < count; ++r) {
-      Pod pod = pod_with(app + "-" + std::to_string(r), kCpu[ci], kMemMi[mi] * kMiB, "ReplicaSet", app);
+      Pod pod = pod_with(app + "-" + std::to_string(r), shape.cpu_milli, shape.memory, "ReplicaSet", app);
       pod.meta.labels.set(Symbol("app"), Symbol(app));
       LabelSelector selector{{{Symbol("app"), SelectorOperator::In, {Symbol(app)}}}};
       if (d % 10 == 3) {
