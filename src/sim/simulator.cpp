@@ -286,6 +286,10 @@ void Simulation::handle(const Event& e) {
       if (it != nodes_.end() && it->second.state != NodeState::Terminated) {
         terminate(it->second, now_);
         note("reclaimed", fmt::format("spot node {} reclaimed by the cloud", e.node));
+        // An Auto Scaling group keeps its desired capacity: it launches a replacement.
+        const nodegroups::NodeGroup* group =
+            cluster_autoscaler_ ? cluster_autoscaler_->group(it->second.node_group) : nullptr;
+        if (group != nullptr) launch_group_nodes(*group, 1, /*already_running=*/false);
       }
       break;
     }

@@ -313,7 +313,8 @@ std::vector<ScaleChange> WorkloadAutoscaling::poll_scaled_objects(Duration now, 
     workloads::KedaPoll poll =
         workloads::poll_scaled_object(spec, scaled->state, current, scaled->reader, now,
                                       wall_clock_at_start_ + std::chrono::duration_cast<std::chrono::seconds>(now));
-    scaled->next_poll = poll.next_poll > now ? poll.next_poll : now + Duration(30'000);
+    scaled->next_poll = poll.next_poll > now ? poll.next_poll
+                                              : now + Duration(workloads::kDefaultPollingIntervalSeconds * 1000);
     auto warning = std::find_if(poll.events.begin(), poll.events.end(),
                                 [](const workloads::KedaEvent& e) { return e.warning; });
     if (warning != poll.events.end()) {

@@ -147,5 +147,20 @@ TEST(ClusterAutoscaler, NodesThatNeverComeBackOffTheGroup) {
   EXPECT_NE(timeouts[0].find("did not become Ready within 5m0s"), std::string::npos) << timeouts[0];
 }
 
+TEST(ClusterAutoscaler, AnInterruptedSpotNodeOfAGroupIsReplacedByItsAutoScalingGroup) {
+  // ng runs 2 spot c.large nodes. At 1m the oldest gets the two-minute notice; at 3m it is reclaimed and the group,
+  // keeping its desired capacity, launches a replacement that is Ready 60 s later; its app pod waits for it.
+  std::string text = cluster(2, 5) + "  - {at: 10m, scale: {kind: Deployment, name: web, replicas: 0}}\n";
+  text.replace(text.find("zones: [zone-a]"), 15, "zones: [zone-a], capacityType: spot");
+  const std::string latency = "launchLatency: {min: 60s, max: 60s}";
+  text.replace(text.find(latency), latency.size(), latency + "\n    faults: {spotInterruptions: [{at: 1m, count: 1}]}");
+  SimulationReport r = run(text);
+  EXPECT_EQ(r.summary.spot_interruptions, 1);
+  EXPECT_EQ(r.summary.launches, 1);
+  EXPECT_EQ(r.summary.nodes_at_end, 2);
+  EXPECT_EQ(r.summary.pod_wait.pods_pending_at_end, 0u);
+  EXPECT_TRUE(messages(r, "scale-up").empty());  // the group did it, not CA
+}
+
 }  // namespace
 }  // namespace scalewright::sim
