@@ -2,6 +2,7 @@
 // Workloads that create pods from a template (Deployment, ReplicaSet, StatefulSet, Job, DaemonSet), and the
 // cluster-policy objects the autoscalers respect (PodDisruptionBudget, PriorityClass, Namespace).
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <variant>
@@ -57,6 +58,13 @@ struct PriorityClass {
 
 struct Namespace {
   ObjectMeta meta;
+};
+
+// A ConfigMap's data, read where an autoscaler keeps its settings in one (Cluster Autoscaler's
+// cluster-autoscaler-priority-expander).
+struct ConfigMap {
+  ObjectMeta meta;
+  std::map<std::string, std::string> data;
 };
 
 }  // namespace scalewright

@@ -99,7 +99,7 @@ std::optional<sim::SimulationReport> simulate_files(const std::vector<std::strin
   }
 
   if (scenario.cluster_autoscaler) {
-    Result<sim::ClusterAutoscalerLoop> loop = sim::ClusterAutoscalerLoop::create(scenario, *catalog);
+    Result<sim::ClusterAutoscalerLoop> loop = sim::ClusterAutoscalerLoop::create(scenario, *catalog, objects.config_maps);
     if (!loop) {
       err << "error: Scenario/" << scenario.meta.name << ": " << loop.error().message << "\n";
       return std::nullopt;

@@ -21,6 +21,8 @@ KindRegistry make_builtin_registry() {
   kinds.add({"", "Pod", {"v1"}, [](const Field& o, ManifestSet& out) { out.pods.push_back(decode_pod(o)); }});
   kinds.add({"", "Namespace", {"v1"},
              [](const Field& o, ManifestSet& out) { out.namespaces.push_back(decode_namespace(o)); }});
+  kinds.add({"", "ConfigMap", {"v1"},
+             [](const Field& o, ManifestSet& out) { out.config_maps.push_back(decode_config_map(o)); }});
   kinds.add({"apps", "Deployment", {"v1"}, workload_decoder(WorkloadKind::Deployment)});
   kinds.add({"apps", "ReplicaSet", {"v1"}, workload_decoder(WorkloadKind::ReplicaSet)});
   kinds.add({"apps", "StatefulSet", {"v1"}, workload_decoder(WorkloadKind::StatefulSet)});

@@ -122,6 +122,13 @@ Node decode_node(const Field& object) {
 
 Namespace decode_namespace(const Field& object) { return Namespace{decode_object_meta(object, Scope::Cluster)}; }
 
+ConfigMap decode_config_map(const Field& object) {
+  ConfigMap config_map;
+  config_map.meta = decode_object_meta(object, Scope::Namespaced);
+  for (auto& [key, value] : object.string_map("data")) config_map.data[key] = std::move(value);
+  return config_map;
+}
+
 Workload decode_workload(const Field& object, WorkloadKind kind) {
   Workload workload;
   workload.kind = kind;

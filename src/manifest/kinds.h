@@ -10,6 +10,7 @@ namespace scalewright::manifest {
 
 Node decode_node(const Field& object);
 Namespace decode_namespace(const Field& object);
+ConfigMap decode_config_map(const Field& object);
 // Deployment, ReplicaSet, StatefulSet, DaemonSet and Job: replicas (Job: min(parallelism, completions)),
 // selector (which must match the template's labels), and the pod template in the workload's namespace.
 Workload decode_workload(const Field& object, WorkloadKind kind);

@@ -189,6 +189,7 @@ void ManifestSet::append(ManifestSet&& other) {
   move_all(pod_disruption_budgets, other.pod_disruption_budgets);
   move_all(priority_classes, other.priority_classes);
   move_all(namespaces, other.namespaces);
+  move_all(config_maps, other.config_maps);
   move_all(nodepools, other.nodepools);
   move_all(scenarios, other.scenarios);
   move_all(horizontal_pod_autoscalers, other.horizontal_pod_autoscalers);

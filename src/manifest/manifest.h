@@ -24,6 +24,7 @@ struct ManifestSet {
   std::vector<PodDisruptionBudget> pod_disruption_budgets;
   std::vector<PriorityClass> priority_classes;
   std::vector<Namespace> namespaces;
+  std::vector<ConfigMap> config_maps;
   std::vector<NodePool> nodepools;  // NodePools and v1alpha5 Provisioners
   std::vector<Scenario> scenarios;
   std::vector<HorizontalPodAutoscaler> horizontal_pod_autoscalers;  // autoscaling/v2, v2beta2 and v1 (converted)

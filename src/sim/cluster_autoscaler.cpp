@@ -10,7 +10,24 @@
 
 namespace scalewright::sim {
 
-Result<ClusterAutoscalerLoop> ClusterAutoscalerLoop::create(const Scenario& scenario, const cloud::Catalog& catalog) {
+namespace {
+
+constexpr std::string_view kPriorityConfigMap = "cluster-autoscaler-priority-expander";
+
+// The `priorities` of CA's priority-expander ConfigMap, which CA reads from its own namespace (kube-system).
+std::optional<std::string> priority_config(const std::vector<ConfigMap>& config_maps) {
+  for (const ConfigMap& c : config_maps) {
+    if (c.meta.name != kPriorityConfigMap || c.meta.namespace_ != "kube-system") continue;
+    auto priorities = c.data.find("priorities");
+    if (priorities != c.data.end()) return priorities->second;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+Result<ClusterAutoscalerLoop> ClusterAutoscalerLoop::create(const Scenario& scenario, const cloud::Catalog& catalog,
+                                                            const std::vector<ConfigMap>& config_maps) {
   const std::vector<std::string> args =
       scenario.cluster_autoscaler ? scenario.cluster_autoscaler->args : std::vector<std::string>{};
   Result<nodegroups::AutoscalerOptions> options = nodegroups::parse_autoscaler_flags(args);
@@ -19,8 +36,14 @@ Result<ClusterAutoscalerLoop> ClusterAutoscalerLoop::create(const Scenario& scen
   Result<std::vector<nodegroups::NodeGroup>> groups =
       nodegroups::discover_node_groups(scenario.cloud.auto_scaling_groups, *options, catalog);
   if (!groups) return Error{"spec.cloud.autoScalingGroups: " + groups.error().message};
-  Result<nodegroups::ExpanderConfig> expander = nodegroups::make_expander_config(options->expanders);
-  if (!expander) return Error{"spec.clusterAutoscaler.args: --expander: " + expander.error().message};
+  const std::optional<std::string> priorities = priority_config(config_maps);
+  Result<nodegroups::ExpanderConfig> expander = nodegroups::make_expander_config(
+      options->expanders, priorities ? std::optional<std::string_view>(*priorities) : std::nullopt);
+  if (!expander) {
+    return Error{fmt::format("spec.clusterAutoscaler.args: --expander: {} (the priority expander reads ConfigMap "
+                             "kube-system/{}, data.priorities)",
+                             expander.error().message, kPriorityConfigMap)};
+  }
   return ClusterAutoscalerLoop(std::move(*options), std::move(*groups), std::move(*expander));
 }
 

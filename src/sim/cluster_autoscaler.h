@@ -46,8 +46,11 @@ struct NodeGroupActions {
 
 class ClusterAutoscalerLoop {
  public:
-  // From the scenario's clusterAutoscaler.args and cloud.autoScalingGroups; errors name the flag or group.
-  static Result<ClusterAutoscalerLoop> create(const Scenario& scenario, const cloud::Catalog& catalog);
+  // From the scenario's clusterAutoscaler.args and cloud.autoScalingGroups, and for the priority expander the
+  // kube-system/cluster-autoscaler-priority-expander ConfigMap among `config_maps`; errors name the flag, group or
+  // ConfigMap.
+  static Result<ClusterAutoscalerLoop> create(const Scenario& scenario, const cloud::Catalog& catalog,
+                                              const std::vector<ConfigMap>& config_maps = {});
 
   const nodegroups::AutoscalerOptions& options() const { return options_; }
   const std::vector<nodegroups::NodeGroup>& groups() const { return groups_; }

@@ -209,6 +209,7 @@ class Simulation : private AutoscalingView {
   std::map<std::string, WorkloadState> workloads_;
   std::map<std::string, NodePool> nodepools_;
   std::vector<PodDisruptionBudget> pdbs_;
+  std::vector<ConfigMap> config_maps_;
   std::optional<ClusterAutoscalerLoop> cluster_autoscaler_;
   std::set<std::string> claimed_by_cluster_autoscaler_;  // pending pods CA brings capacity for: not Karpenter's
   LoadModel load_;
@@ -417,6 +418,7 @@ void Simulation::apply_objects(ManifestSet objects) {
     }
   }
   for (PodDisruptionBudget& pdb : objects.pod_disruption_budgets) pdbs_.push_back(std::move(pdb));
+  for (ConfigMap& config_map : objects.config_maps) config_maps_.push_back(std::move(config_map));
   for (HorizontalPodAutoscaler& hpa : objects.horizontal_pod_autoscalers) autoscaling_.add(std::move(hpa), now_);
   for (ScaledObject& scaled : objects.scaled_objects) autoscaling_.add(std::move(scaled), now_);
   if (!objects.horizontal_pod_autoscalers.empty() || !objects.scaled_objects.empty()) start_autoscaling();
@@ -428,7 +430,7 @@ void Simulation::apply_objects(ManifestSet objects) {
 // when the scenario starts, and CA scans from t=0 on.
 void Simulation::start_cluster_autoscaler() {
   if (!scenario_.cluster_autoscaler) return;
-  Result<ClusterAutoscalerLoop> loop = ClusterAutoscalerLoop::create(scenario_, cloud_.catalog());
+  Result<ClusterAutoscalerLoop> loop = ClusterAutoscalerLoop::create(scenario_, cloud_.catalog(), config_maps_);
   if (!loop) {
     note("warning", "cluster autoscaler not started: " + loop.error().message);  // the CLI checks this first
     return;
@@ -446,6 +448,8 @@ void Simulation::on_cluster_autoscaler_scan() {
   scan.snapshot = &snapshot_;
   scan.scheduler = &scheduler_;
   scan.pdbs = pdbs_;
+  // Every group is listed, with no Ready node too: its upcoming nodes are its target minus what registered.
+  for (const nodegroups::NodeGroup& group : cluster_autoscaler_->groups()) scan.registered[group.id] = 0;
   for (const auto& [name, node] : nodes_) {
     if (node.node_group.empty()) continue;
     if (node.state == NodeState::Ready) {

@@ -70,13 +70,21 @@ items:
   metadata: {name: b}
   spec: {containers: [{name: c}]}
 - apiVersion: v1
+  kind: Service
+  metadata: {name: svc}
+- apiVersion: v1
   kind: ConfigMap
-  metadata: {name: cm}
+  metadata: {name: cm, namespace: kube-system}
+  data: {priorities: "10:\n- .*\n", count: 3}
 )");
   ASSERT_EQ(set.pods.size(), 2u);
   EXPECT_EQ(set.pods[0].meta.key(), "x/a");
   EXPECT_EQ(set.pods[1].meta.key(), "default/b");
-  EXPECT_EQ(set.warnings, (std::vector<std::string>{"test.yaml doc 1: skipped unknown kind ConfigMap (v1)"}));
+  EXPECT_EQ(set.warnings, (std::vector<std::string>{"test.yaml doc 1: skipped unknown kind Service (v1)"}));
+  // ConfigMaps are read (Cluster Autoscaler's priority expander keeps its settings in one); data values are text.
+  ASSERT_EQ(set.config_maps.size(), 1u);
+  EXPECT_EQ(set.config_maps[0].meta.key(), "kube-system/cm");
+  EXPECT_EQ(set.config_maps[0].data, (std::map<std::string, std::string>{{"count", "3"}, {"priorities", "10:\n- .*\n"}}));
 }
 
 TEST(DecodeManifests, NamespaceDefaultsForNamespacedKindsOnly) {
@@ -130,7 +138,7 @@ TEST(LoadManifestFile, JsonListFile) {
   EXPECT_EQ(set->workloads[0].pod_template.spec.containers[0].requests.cpu_milli(), 250);
   EXPECT_FALSE(set->workloads[0].pod_template.spec.priority.has_value());  // only load_manifest_files resolves
   EXPECT_EQ(set->warnings,
-            (std::vector<std::string>{kTestData + "/cluster.json doc 1: skipped unknown kind ConfigMap (v1)"}));
+            (std::vector<std::string>{kTestData + "/cluster.json doc 1: skipped unknown kind Service (v1)"}));
 }
 
 TEST(LoadManifestFile, MissingFileIsAnErrorNamingThePath) {
@@ -162,7 +170,7 @@ TEST(LoadManifestFiles, PriorityFromClassesBuiltInsAndTheGlobalDefault) {
   EXPECT_EQ(set->workloads[1].meta.name, "web");
   EXPECT_EQ(set->workloads[1].pod_template.spec.priority, 2000000000);  // system-cluster-critical
   EXPECT_EQ(set->priority_classes.size(), 2u);
-  EXPECT_EQ(set->warnings.size(), 1u);  // the ConfigMap in cluster.json
+  EXPECT_EQ(set->warnings.size(), 1u);  // the Service in cluster.json
 }
 
 TEST(ResolvePodPriorities, WithoutAClassOrGlobalDefaultPriorityStaysUnset) {

@@ -162,5 +162,54 @@ TEST(ClusterAutoscaler, AnInterruptedSpotNodeOfAGroupIsReplacedByItsAutoScalingG
   EXPECT_TRUE(messages(r, "scale-up").empty());  // the group did it, not CA
 }
 
+TEST(ClusterAutoscaler, ThePriorityExpanderReadsItsConfigMapFromTheManifests) {
+  // 4 web pods of 500m fit one c.large exactly (least-waste's choice) or half a c.xlarge; the priority ConfigMap
+  // ranks ng-big above ng-small, so the priority expander picks ng-big. Both groups scale from zero.
+  auto scenario = [](const std::string& expander) {
+    return R"(
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: default}
+spec:
+  replicas: 0
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+      - {name: web, image: web, resources: {requests: {cpu: 500m, memory: 512Mi}}}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: cluster-autoscaler-priority-expander, namespace: kube-system}
+data:
+  priorities: |-
+    10:
+      - ng-small
+    20:
+      - ng-big
+---
+apiVersion: scalewright.dev/v1alpha1
+kind: Scenario
+metadata: {name: priority}
+spec:
+  duration: 5m
+  cloud:
+    launchLatency: {min: 60s, max: 60s}
+    autoScalingGroups:
+    - {name: ng-small, instanceType: c.large, zones: [zone-a], minSize: 0, maxSize: 5, desiredCapacity: 0}
+    - {name: ng-big, instanceType: c.xlarge, zones: [zone-a], minSize: 0, maxSize: 5, desiredCapacity: 0}
+  clusterAutoscaler:
+    args: ["--nodes=0:5:ng-small", "--nodes=0:5:ng-big", "--expander=)" + expander + R"("]
+  timeline:
+  - {at: 10s, scale: {kind: Deployment, name: web, replicas: 4}}
+)";
+  };
+  EXPECT_EQ(messages(run(scenario("least-waste")), "scale-up"),
+            std::vector<std::string>{"t=20s TriggeredScaleUp: pod triggered scale-up: [{ng-small 0->1 (max: 5)}] (4 pods)"});
+  EXPECT_EQ(messages(run(scenario("priority")), "scale-up"),
+            std::vector<std::string>{"t=20s TriggeredScaleUp: pod triggered scale-up: [{ng-big 0->1 (max: 5)}] (4 pods)"});
+}
+
 }  // namespace
 }  // namespace scalewright::sim
