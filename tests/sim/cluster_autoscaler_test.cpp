@@ -11,6 +11,22 @@ namespace {
 using testing::messages;
 using testing::run;
 
+// web: 500m / 512Mi pods, none running at first.
+const std::string kWeb = R"(
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: default}
+spec:
+  replicas: 0
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+      - {name: web, image: web, resources: {requests: {cpu: 500m, memory: 512Mi}}}
+---
+)";
+
 std::string cluster(int nodes, int max_size, const std::string& extra_args = "") {
   return R"(
 apiVersion: apps/v1
@@ -25,19 +41,7 @@ spec:
       containers:
       - {name: app, image: app, resources: {requests: {cpu: 1900m, memory: 1Gi}}}
 ---
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web, namespace: default}
-spec:
-  replicas: 0
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}}
-    spec:
-      containers:
-      - {name: web, image: web, resources: {requests: {cpu: 500m, memory: 512Mi}}}
----
-apiVersion: scalewright.dev/v1alpha1
+)" + kWeb + R"(apiVersion: scalewright.dev/v1alpha1
 kind: Scenario
 metadata: {name: ca}
 spec:
@@ -167,19 +171,7 @@ TEST(ClusterAutoscaler, ThePriorityExpanderReadsItsConfigMapFromTheManifests) {
   // ranks ng-big above ng-small, so the priority expander picks ng-big. Both groups scale from zero.
   auto scenario = [](const std::string& expander) {
     return R"(
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web, namespace: default}
-spec:
-  replicas: 0
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}}
-    spec:
-      containers:
-      - {name: web, image: web, resources: {requests: {cpu: 500m, memory: 512Mi}}}
----
-apiVersion: v1
+)" + kWeb + R"(apiVersion: v1
 kind: ConfigMap
 metadata: {name: cluster-autoscaler-priority-expander, namespace: kube-system}
 data:

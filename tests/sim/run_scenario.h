@@ -23,6 +23,23 @@ inline SimulationReport run(const std::string& text) {
   return simulate({std::move(s), std::move(set), provisioning::fixtures::make_catalog()});
 }
 
+// A NodePool "default" for amd64 nodes that removes empty ones after 30 s; the extras are appended to its spec and
+// to its template's spec.
+inline std::string nodepool(const std::string& extra_spec = "", const std::string& extra_template = "") {
+  return R"(
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: default}
+spec:
+  template:
+    spec:
+      requirements:
+      - {key: kubernetes.io/arch, operator: In, values: [amd64]}
+)" + extra_template + R"(
+  disruption: {consolidationPolicy: WhenEmpty, consolidateAfter: 30s}
+)" + extra_spec + "\n---\n";
+}
+
 // The timeline entries of one kind, as "t=1m12s message".
 inline std::vector<std::string> messages(const SimulationReport& r, std::string_view kind) {
   std::vector<std::string> out;

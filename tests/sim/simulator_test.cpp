@@ -22,20 +22,6 @@ namespace {
 
 constexpr double kHour = 3600.0;
 
-std::string nodepool(const std::string& extra_spec = "", const std::string& extra_template = "") {
-  return R"(
-apiVersion: karpenter.sh/v1
-kind: NodePool
-metadata: {name: default}
-spec:
-  template:
-    spec:
-      requirements:
-      - {key: kubernetes.io/arch, operator: In, values: [amd64]}
-)" + extra_template + R"(
-  disruption: {consolidationPolicy: WhenEmpty, consolidateAfter: 30s}
-)" + extra_spec + "\n---\n";
-}
 
 std::string deployment(const std::string& name, int replicas, const std::string& cpu) {
   return "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: " + name + ", namespace: default}\nspec:\n  replicas: " +
@@ -52,6 +38,7 @@ std::string scenario(const std::string& timeline, const std::string& faults = ""
 }
 
 using testing::messages;
+using testing::nodepool;
 using testing::run;
 
 const std::string kScaleTo5At10s = "  - {at: 10s, scale: {kind: Deployment, name: inflate, replicas: 5}}\n";

@@ -12,18 +12,7 @@
 namespace scalewright::sim {
 namespace {
 
-const std::string kNodePool = R"(
-apiVersion: karpenter.sh/v1
-kind: NodePool
-metadata: {name: default}
-spec:
-  template:
-    spec:
-      requirements:
-      - {key: kubernetes.io/arch, operator: In, values: [amd64]}
-  disruption: {consolidationPolicy: WhenEmpty, consolidateAfter: 30s}
----
-)";
+const std::string kNodePool = testing::nodepool();
 
 // web: 2 replicas requesting 1 cpu each, no limit; HPA on cpu at 50 %, 2 to 10 replicas, no behavior.
 const std::string kWeb = R"(
