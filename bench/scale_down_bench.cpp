@@ -30,8 +30,12 @@ void BM_ScaleDownEvaluation_5kNodes(benchmark::State& state) {
     ScaleDownCluster cluster = scale_down_cluster(kNodes);
     for (std::size_t j = 0; j < cluster.nodes.size(); ++j) {
       input.group_of_node[cluster.nodes[j].meta.name] = "ng-" + std::to_string(j % 5);
+      const std::string node_name = cluster.nodes[j].meta.name;
       NodeId id = snapshot.add_node(std::move(cluster.nodes[j]));
-      for (Pod& pod : cluster.pods_by_node[j]) snapshot.add_pod(std::move(pod), id);
+      for (Pod& pod : cluster.pods_by_node[j]) {
+        pod.spec.node_name = node_name;  // bound, as running pods are: the removal simulation unbinds its copies
+        snapshot.add_pod(std::move(pod), id);
+      }
     }
   }
   for (int g = 0; g < 5; ++g) {

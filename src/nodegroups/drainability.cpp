@@ -46,7 +46,8 @@ bool pod_is_healthy(const Pod& pod) {
   for (const PodCondition& condition : pod.status.conditions) {
     if (condition.type == "Ready") return condition.status == "True";
   }
-  return true;  // no Ready condition reported: a simulated pod that is running as planned
+  // No Ready condition reported: a simulated pod, healthy once it runs somewhere.
+  return pod.is_bound() || pod.status.phase == PodPhase::Running;
 }
 
 std::int32_t disruptions_allowed(const PodDisruptionBudget& pdb, const std::vector<const Pod*>& pods) {
@@ -54,7 +55,8 @@ std::int32_t disruptions_allowed(const PodDisruptionBudget& pdb, const std::vect
   std::int32_t expected = 0;
   std::int32_t healthy = 0;
   for (const Pod* pod : pods) {
-    if (!probe.selects(*pod) || pod->is_terminal()) continue;
+    // A pod being deleted has left its controller's count (its replacement takes its place there).
+    if (!probe.selects(*pod) || pod->is_terminal() || pod->meta.deletion_timestamp) continue;
     ++expected;
     if (pod_is_healthy(*pod)) ++healthy;
   }
@@ -122,12 +124,13 @@ DrainPlan plan_drain(const std::vector<std::shared_ptr<const Pod>>& pods, const 
     }
     plan.pods_to_move.push_back(pod_ptr);
   }
-  // Every PDB must allow as many disruptions as this node would cause it.
+  // Every PDB covering a pod must allow a disruption now. It need not allow one per pod: the drain evicts them in
+  // turn, each eviction waiting for the budget that the one before it spent to come back (upstream's PDB rule;
+  // its tracker only marks such a node as not drainable in parallel).
   for (const PdbBudget& budget : pdbs) {
-    std::int32_t disrupted = 0;
     for (const auto& pod : plan.pods_to_move) {
       if (!budget.selects(*pod)) continue;
-      if (++disrupted > budget.disruptions_allowed) {
+      if (budget.disruptions_allowed < 1) {
         plan.blocking = blocking(*pod, BlockingPodReason::NotEnoughPdb,
                                  "not enough pod disruption budget to move " + pod->meta.key());
         return plan;

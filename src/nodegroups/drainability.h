@@ -60,10 +60,12 @@ struct PdbBudget {
 };
 
 // status.disruptionsAllowed as the disruption controller computes it from the pods the PDB selects:
-// currentHealthy - desiredHealthy, never below 0. The selected pods stand for the controllers' scale (we do not
-// read the controllers): maxUnavailable and a minAvailable percentage scale against their count.
+// currentHealthy - desiredHealthy, never below 0. The selected pods not being deleted stand for the controllers'
+// scale (we do not read the controllers): maxUnavailable and a minAvailable percentage scale against their count,
+// so `pods` should include the pending ones (expected, not healthy) as well as the bound ones.
 std::int32_t disruptions_allowed(const PodDisruptionBudget& pdb, const std::vector<const Pod*>& pods);
-// Healthy for the disruption controller: not terminal, not being deleted, and not reported NotReady.
+// Healthy for the disruption controller: not terminal, not being deleted, Ready (without a Ready condition, as
+// simulated pods are: bound to a node or Running).
 bool pod_is_healthy(const Pod& pod);
 
 bool is_mirror_pod(const Pod& pod);
@@ -80,7 +82,7 @@ struct DrainPlan {
 };
 
 // GetPodsForDeletionOnNodeDrain followed by the PDB check, for one node's pods. `pdbs` carries the budgets left
-// in this scan: a PDB must allow at least as many disruptions as the node has pods it selects (NotEnoughPdb).
+// in this scan: each PDB that covers one of the node's pods must allow at least one disruption (NotEnoughPdb).
 // Terminal pods are ignored: they hold nothing and need no eviction.
 DrainPlan plan_drain(const std::vector<std::shared_ptr<const Pod>>& pods, const std::vector<PdbBudget>& pdbs,
                      const DrainOptions& options);

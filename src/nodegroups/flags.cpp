@@ -210,6 +210,7 @@ const std::vector<FlagSpec>& known_flags() {
          return std::nullopt;
        }},
       {"max-empty-bulk-delete", false, false, int32(&O::max_empty_bulk_delete)},
+      {"max-pod-eviction-time", false, false, duration(&O::max_pod_eviction_time)},
   };
   return flags;
 }
@@ -241,8 +242,8 @@ const std::vector<std::string_view>& ignored_value_flags() {
       "leader-elect-retry-period", "log-backtrace-at", "log-dir", "log-file", "log-file-max-size",
       "log-flush-frequency", "max-allocatable-difference-ratio", "max-autoprovisioned-node-group-count",
       "max-bulk-soft-taint-count", "max-bulk-soft-taint-time", "max-failing-time", "max-free-difference-ratio",
-      "max-inactivity", "max-node-startup-time", "max-nodegroup-binpacking-duration", "max-pod-eviction-time",
-      "max-total-unready-percentage", "memory-difference-ratio", "min-replica-count", "namespace",
+      "max-inactivity", "max-node-startup-time", "max-nodegroup-binpacking-duration", "max-total-unready-percentage",
+      "memory-difference-ratio", "min-replica-count", "namespace",
       "node-delete-delay-after-taint", "node-deletion-batcher-interval", "node-deletion-delay-timeout",
       "node-info-cache-expire-time", "ok-total-unready-count", "provisioning-request-initial-backoff-time",
       "provisioning-request-max-backoff-cache-size", "provisioning-request-max-backoff-time",

@@ -60,6 +60,7 @@ struct AutoscalerOptions {
   std::int32_t max_scale_down_parallelism = 10;
   std::int32_t max_drain_parallelism = 1;
   Duration max_graceful_termination{600'000};  // --max-graceful-termination-sec
+  Duration max_pod_eviction_time{2 * 60'000};   // how long a drain retries a pod's eviction before it gives up
   std::int32_t max_empty_bulk_delete = 10;
   std::uint64_t random_seed = 1;  // the random expander's and tie-breaks' seed (the simulator's scenario seed)
   // CA flags that were given and are accepted without effect ("--v", "--cloud-provider"), in the order given, so the

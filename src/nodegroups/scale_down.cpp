@@ -127,15 +127,17 @@ bool scale_down_in_cooldown(const ScaleDownInput& input, const AutoscalerOptions
          within(input.last_scale_down_failure, options.scale_down_delay_after_failure);
 }
 
-std::vector<PdbBudget> pdb_budgets(const ClusterSnapshot& snapshot, const std::vector<PodDisruptionBudget>& pdbs) {
+std::vector<PdbBudget> pdb_budgets(const ClusterSnapshot& snapshot, const std::vector<PodDisruptionBudget>& pdbs,
+                                   const std::vector<std::shared_ptr<const Pod>>& pending_pods) {
   std::vector<PdbBudget> budgets;
   if (pdbs.empty()) return budgets;
   std::vector<const Pod*> pods;
-  pods.reserve(snapshot.pod_count());
+  pods.reserve(snapshot.pod_count() + pending_pods.size());
   for (const NodeInfo& node : snapshot.nodes()) {
     if (node.removed) continue;
     for (const auto& placed : node.pods) pods.push_back(placed.pod.get());
   }
+  for (const auto& pod : pending_pods) pods.push_back(pod.get());
   budgets.reserve(pdbs.size());
   for (const PodDisruptionBudget& pdb : pdbs) budgets.push_back(PdbBudget{pdb, disruptions_allowed(pdb, pods)});
   return budgets;
@@ -192,7 +194,7 @@ ScaleDownResult ScaleDownPlanner::update(ClusterSnapshot& snapshot, const ScaleD
   }
 
   // Removal simulation (FindNodesToRemove): each candidate in a fork of the snapshot as left by the ones before.
-  std::vector<PdbBudget> budgets = pdb_budgets(snapshot, input.pdbs);
+  std::vector<PdbBudget> budgets = pdb_budgets(snapshot, input.pdbs, input.pending_pods);
   scheduling::Scheduler scheduler;
   NodeId hint = 0;
   snapshot.fork();
@@ -214,12 +216,20 @@ ScaleDownResult ScaleDownPlanner::update(ClusterSnapshot& snapshot, const ScaleD
       snapshot.remove_node(candidate.id);
       bool all_placed = true;
       for (const auto& pod : plan.pods_to_move) {
-        NodeId target = scheduler.find_fit(snapshot, *pod, hint);
+        // The pod as its controller would recreate it: not bound, or the scheduler's NodeName filter would keep
+        // it where it is.
+        std::shared_ptr<const Pod> unbound = pod;
+        if (pod->is_bound()) {
+          auto copy = std::make_shared<Pod>(*pod);
+          copy->spec.node_name.clear();
+          unbound = std::move(copy);
+        }
+        NodeId target = scheduler.find_fit(snapshot, *unbound, hint);
         if (target == kNoNode) {
           all_placed = false;
           break;
         }
-        snapshot.add_pod(pod, target);
+        snapshot.add_pod(unbound, target);
         hint = target;  // the next pod most likely fits where this one did
         unneeded.pods_to_move.push_back({pod, snapshot.node(target).name()});
       }

@@ -94,6 +94,9 @@ struct ScaleDownInput {
   std::unordered_map<std::string, std::string> group_of_node;  // node name -> NodeGroup::id; absent: not autoscaled
   std::vector<NodeGroup> groups;
   std::vector<PodDisruptionBudget> pdbs;
+  // Pods on no node yet: PDBs count them as expected and not healthy (a replacement that has not started yet
+  // keeps its budget spent).
+  std::vector<std::shared_ptr<const Pod>> pending_pods;
   std::optional<Duration> last_scale_up;
   std::optional<Duration> last_scale_down_delete;
   std::optional<Duration> last_scale_down_failure;
@@ -134,8 +137,10 @@ class ScaleDownPlanner {
 // deletion (the scan interval when unset) or -after-failure of a failed deletion.
 bool scale_down_in_cooldown(const ScaleDownInput& input, const AutoscalerOptions& options, Duration now);
 
-// The PDBs with status.disruptionsAllowed computed from the snapshot's pods (see disruptions_allowed).
+// The PDBs with status.disruptionsAllowed computed from the snapshot's pods and the pending ones (see
+// disruptions_allowed).
 std::vector<PdbBudget> pdb_budgets(const scheduling::ClusterSnapshot& snapshot,
-                                   const std::vector<PodDisruptionBudget>& pdbs);
+                                   const std::vector<PodDisruptionBudget>& pdbs,
+                                   const std::vector<std::shared_ptr<const Pod>>& pending_pods = {});
 
 }  // namespace scalewright::nodegroups

@@ -128,15 +128,16 @@ TEST(Drainability, SafeToEvictFalseBlocks) {
   EXPECT_EQ(plan.blocking->message, "pod annotated as not safe to evict present: default/web-1");
 }
 
-TEST(Drainability, PdbMustAllowEveryPodOfTheNode) {
-  // Budget 1: one pod of the set may go, two may not; budget 0 blocks the first.
+TEST(Drainability, PdbMustAllowADisruptionForEachOfItsPods) {
+  // Budget 1: the node may go, with one pod or two (the drain evicts the second once the first is replaced);
+  // budget 0 blocks it at the first pod the PDB covers.
   EXPECT_TRUE(drain({make_pod("web-1")}, {PdbBudget{pdb("default", "web"), 1}}).drainable());
-  DrainPlan two = drain({make_pod("web-1"), make_pod("web-2")}, {PdbBudget{pdb("default", "web"), 1}});
-  ASSERT_FALSE(two.drainable());
-  EXPECT_EQ(two.blocking->reason, BlockingPodReason::NotEnoughPdb);
-  EXPECT_EQ(two.blocking->message, "not enough pod disruption budget to move default/web-2");
-  EXPECT_EQ(drain({make_pod("web-1")}, {PdbBudget{pdb("default", "web"), 0}}).blocking->reason,
-            BlockingPodReason::NotEnoughPdb);
+  EXPECT_TRUE(drain({make_pod("web-1"), make_pod("web-2")}, {PdbBudget{pdb("default", "web"), 1}}).drainable());
+  DrainPlan none = drain({make_pod("api-1", "ReplicaSet", "default", "api"), make_pod("web-1"), make_pod("web-2")},
+                         {PdbBudget{pdb("default", "web"), 0}});
+  ASSERT_FALSE(none.drainable());
+  EXPECT_EQ(none.blocking->reason, BlockingPodReason::NotEnoughPdb);
+  EXPECT_EQ(none.blocking->message, "not enough pod disruption budget to move default/web-1");
   // Pods the PDB does not select are not limited by it.
   EXPECT_TRUE(drain({make_pod("api-1", "ReplicaSet", "default", "api")}, {PdbBudget{pdb("default", "web"), 0}})
                   .drainable());
@@ -164,6 +165,19 @@ TEST(Drainability, DisruptionsAllowedIsCurrentHealthyMinusDesiredHealthy) {
   b.min_available.reset();
   b.max_unavailable = IntOrPercent{1, false};
   EXPECT_EQ(disruptions_allowed(b, pods), 0);
+}
+
+TEST(Drainability, AnEvictedPodLeavesTheCountAndItsPendingReplacementIsNotHealthyYet) {
+  PodDisruptionBudget b = pdb("default", "web");
+  b.max_unavailable = IntOrPercent{1, false};
+  auto evicted = with(make_pod("web-1"), [](Pod& p) { p.meta.deletion_timestamp = 60; });
+  auto replacement = with(make_pod("web-4"), [](Pod& p) { p.status.phase = PodPhase::Pending; });
+  auto web2 = make_pod("web-2"), web3 = make_pod("web-3");
+  // web-1 terminating, web-4 not scheduled yet: 3 expected (web-2, web-3, web-4), 2 desired, 2 healthy -> 0.
+  EXPECT_EQ(disruptions_allowed(b, {evicted.get(), web2.get(), web3.get(), replacement.get()}), 0);
+  // web-4 bound to a node: 3 healthy -> 1 again.
+  auto bound = with(replacement, [](Pod& p) { p.spec.node_name = "node-b"; });
+  EXPECT_EQ(disruptions_allowed(b, {evicted.get(), web2.get(), web3.get(), bound.get()}), 1);
 }
 
 TEST(Drainability, ScaleDownDisabledAnnotationOnTheNode) {

@@ -53,6 +53,7 @@ TEST(AutoscalerFlags, NoFlagsKeepsCaDefaults) {
   EXPECT_EQ(o.max_scale_down_parallelism, 10);
   EXPECT_EQ(o.max_drain_parallelism, 1);
   EXPECT_EQ(o.max_graceful_termination, Duration(600'000));
+  EXPECT_EQ(o.max_pod_eviction_time, Duration(120'000));
   EXPECT_EQ(o.max_empty_bulk_delete, 10);
   EXPECT_TRUE(o.ignored_flags.empty());
 }
@@ -91,6 +92,7 @@ TEST(AutoscalerFlags, EveryFlagWithAValue) {
       "--max-drain-parallelism=2",
       "--max-graceful-termination-sec=120",
       "--max-empty-bulk-delete=3",
+      "--max-pod-eviction-time=30s",
   });
   ASSERT_EQ(o.nodes.size(), 2u);
   EXPECT_EQ(o.nodes[0].min_size, 1);
@@ -133,6 +135,7 @@ TEST(AutoscalerFlags, EveryFlagWithAValue) {
   EXPECT_EQ(o.max_scale_down_parallelism, 4);
   EXPECT_EQ(o.max_drain_parallelism, 2);
   EXPECT_EQ(o.max_graceful_termination, Duration(120'000));
+  EXPECT_EQ(o.max_pod_eviction_time, Duration(30'000));
   EXPECT_EQ(o.max_empty_bulk_delete, 3);
 }
 
@@ -236,7 +239,8 @@ TEST(AutoscalerFlags, UnknownFlagsAndStrayArgumentsAreErrorsAtTheirIndex) {
 TEST(AutoscalerFlags, IgnoredListHasNoFlagScalewrightReads) {
   const auto& ignored = ignored_autoscaler_flags();
   EXPECT_TRUE(std::is_sorted(ignored.begin(), ignored.end()));
-  for (std::string_view read : {"nodes", "expander", "scale-down-enabled", "max-graceful-termination-sec"}) {
+  for (std::string_view read : {"nodes", "expander", "scale-down-enabled", "max-graceful-termination-sec",
+                                "max-pod-eviction-time"}) {
     EXPECT_FALSE(std::binary_search(ignored.begin(), ignored.end(), read)) << read;
   }
   EXPECT_TRUE(std::binary_search(ignored.begin(), ignored.end(), "cloud-provider"));

@@ -70,7 +70,11 @@ struct Cluster {
     return snapshot.add_node(std::move(n));
   }
 
-  void pod(NodeId node, Pod p) { snapshot.add_pod(std::move(p), node); }
+  // Bound as the API server shows a running pod: spec.nodeName set, which the removal simulation must clear.
+  void pod(NodeId node, Pod p) {
+    p.spec.node_name = snapshot.node(node).name();
+    snapshot.add_pod(std::move(p), node);
+  }
   void pod(NodeId node, const std::string& name, std::int64_t cpu, std::int64_t memory = kGi / 4,
            const std::string& owner = "ReplicaSet") {
     pod(node, make_pod(name, cpu, memory, owner));
