@@ -128,11 +128,28 @@ NodeGroupActions ClusterAutoscalerLoop::scan(const NodeGroupScan& scan, Duration
   input.group_of_node = scan.group_of_node;
   input.groups = groups_;
   input.pdbs = scan.pdbs;
+  input.pending_pods = scan.pending_pods;
+  input.deletions_in_progress = scan.deletions_in_progress;
+  input.drains_in_progress = scan.drains_in_progress;
   input.last_scale_up = last_scale_up_;
   input.last_scale_down_delete = last_delete_;
-  input.last_scale_down_failure = last_failure_;
+  input.last_scale_down_failure = last_scale_down_failure_;
   nodegroups::ScaleDownResult result = planner_.update(*scan.snapshot, input, options_, now);
   for (const nodegroups::UnneededNode& n : result.unneeded) ++candidates_[n.group];
+  // An underutilized node a pod keeps (a PDB without budget, local storage, ...) is said once, while it lasts:
+  // the first answer to "why is this node still here?".
+  std::map<std::string, std::string> blocked;
+  for (const nodegroups::UnremovableNode& n : result.unremovable) {
+    if (n.reason != nodegroups::UnremovableReason::BlockedByPod || !n.blocking_pod) continue;
+    auto group = scan.group_of_node.find(n.node);
+    if (group == scan.group_of_node.end()) continue;
+    const std::string line = fmt::format("node {} of {} cannot be removed: {}", n.node, group->second,
+                                         n.blocking_pod->message);
+    auto before = last_blocked_.find(n.node);
+    if (before == last_blocked_.end() || before->second != line) timeline.push_back({now, "scale-down-blocked", line});
+    blocked.emplace(n.node, line);
+  }
+  last_blocked_ = std::move(blocked);
   for (auto* list : {&result.delete_empty, &result.delete_drain}) {
     for (nodegroups::UnneededNode& n : *list) actions.removals.push_back(std::move(n));
   }
@@ -147,8 +164,8 @@ void ClusterAutoscalerLoop::node_removed(const std::string& group, Duration now)
 void ClusterAutoscalerLoop::provisioning_failed(const std::string& group, const std::string& error_code,
                                                 Duration now) {
   if (nodegroups::NodeGroup* g = find(group)) g->target_size = std::max(g->target_size - 1, 0);
+  // Only the group backs off; --scale-down-delay-after-failure is about failed scale-downs.
   backoff_.record_failure(group, now, error_code);
-  last_failure_ = now;
 }
 
 std::string ClusterAutoscalerLoop::status(Duration now, std::chrono::sys_seconds wall_clock_at_start) const {

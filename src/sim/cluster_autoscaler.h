@@ -35,6 +35,10 @@ struct NodeGroupScan {
   std::map<std::string, std::int32_t> launching;               // launched, not yet Ready, per group
   std::vector<nodegroups::PendingPod> unschedulable;
   std::vector<PodDisruptionBudget> pdbs;
+  std::vector<std::shared_ptr<const Pod>> pending_pods;  // every pod on no node, for the PDBs' counts
+  // Scale-downs the simulation is carrying out: nodes tainted and not yet deleted.
+  std::map<std::string, std::int32_t> deletions_in_progress;  // per group
+  std::int32_t drains_in_progress = 0;                         // of those, nodes whose pods are being evicted
 };
 
 // What CA decided at one scan, for the simulation to carry out.
@@ -59,6 +63,9 @@ class ClusterAutoscalerLoop {
   NodeGroupActions scan(const NodeGroupScan& scan, Duration now, std::vector<TimelineEntry>& timeline);
   // A node of `group` was deleted by the scale-down: the group's target shrinks.
   void node_removed(const std::string& group, Duration now);
+  // A node's drain failed (a pod could not be evicted in time): scale-down waits
+  // --scale-down-delay-after-failure.
+  void scale_down_failed(Duration now) { last_scale_down_failure_ = now; }
   // A node of `group` never came (no capacity, or not Ready within --max-node-provision-time): the target
   // shrinks back and the group backs off.
   void provisioning_failed(const std::string& group, const std::string& error_code, Duration now);
@@ -78,8 +85,9 @@ class ClusterAutoscalerLoop {
   nodegroups::ScaleDownPlanner planner_;
   std::optional<Duration> last_scale_up_;
   std::optional<Duration> last_delete_;
-  std::optional<Duration> last_failure_;
+  std::optional<Duration> last_scale_down_failure_;
   std::map<std::string, std::string> last_not_triggered_;  // reason -> pods line, said when it changes
+  std::map<std::string, std::string> last_blocked_;        // node -> why a pod keeps it, said when it changes
   // For the status report: what the last scan saw.
   Duration last_scan_{0};
   std::map<std::string, std::int32_t> registered_;

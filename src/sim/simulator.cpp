@@ -15,6 +15,7 @@
 #include "scheduling/placement.h"
 #include "scheduling/scheduler.h"
 #include "nodegroups/discovery.h"
+#include "nodegroups/drainability.h"
 #include "nodegroups/estimator.h"
 #include "sim/cluster_autoscaler.h"
 #include "sim/random.h"
@@ -32,6 +33,8 @@ constexpr Duration kUnavailableOfferingTtl{3 * 60'000};  // an offering that ret
 constexpr Duration kRegistrationTtl{15 * 60'000};        // a node not Ready by then is given up on
 constexpr Duration kSpotNotice{2 * 60'000};              // the spot interruption warning
 constexpr Duration kDisruptionPoll{10'000};              // how often disruption looks again when budgets held it back
+// Cluster Autoscaler's drain: a refused eviction is tried again this much later (its EvictionRetryTime).
+constexpr Duration kEvictionRetry{10'000};
 
 struct SimPod {
   std::shared_ptr<Pod> pod;
@@ -43,6 +46,8 @@ struct SimPod {
   bool daemon = false;
   bool reported_pending = false;
   std::string last_reason;     // last provisioning verdict reported, so the timeline says it once
+  // Evicted: it keeps its place on the node (and out of its controller's count) until its grace period ends.
+  std::optional<Duration> terminating_until;
 };
 
 enum class NodeState { Launching, Ready, Draining, Terminated };
@@ -71,7 +76,7 @@ struct WorkloadState {
 
 enum class EventKind {
   Timeline, BatchDeadline, ProvisioningRetry, NodeReady, RegistrationTimeout, DisruptionCheck, SpotNotice, SpotReclaim,
-  MetricsScrape, HpaSync, KedaPoll, ClusterAutoscalerScan
+  MetricsScrape, HpaSync, KedaPoll, ClusterAutoscalerScan, EvictionRetry, PodTerminated
 };
 
 constexpr Duration kHpaSyncPeriod{15'000};  // kube-controller-manager's --horizontal-pod-autoscaler-sync-period
@@ -135,6 +140,11 @@ class Simulation : private AutoscalingView {
   void on_cluster_autoscaler_scan();
   void launch_group_nodes(const nodegroups::NodeGroup& group, std::int32_t count, bool already_running);
   void remove_group_node(const nodegroups::UnneededNode& unneeded);
+  void evict_drained_pods(const std::string& node);
+  void evict(SimPod& pod);
+  void on_pod_terminated(const std::string& key);
+  void finish_drain_if_done(const std::string& node);
+  void set_to_be_deleted_taint(const std::string& node, bool tainted);
 
   // --- workload autoscaling: metrics from the load model, HPA syncs, KEDA polls ---
   void start_autoscaling();
@@ -157,6 +167,8 @@ class Simulation : private AutoscalingView {
   void count_busy(const SimPod& pod, int delta);
   void add_daemon_pods(SimNode& node);
   void set_unschedulable(const std::string& node_name, bool unschedulable);
+  // The snapshot holds nodes by value: after a change to a node's spec, it is put back with its pods.
+  void refresh_snapshot_node(const SimNode& node);
 
   // --- the engine's decisions and the cloud ---
   void on_batch_deadline();
@@ -212,6 +224,16 @@ class Simulation : private AutoscalingView {
   std::vector<ConfigMap> config_maps_;
   std::optional<ClusterAutoscalerLoop> cluster_autoscaler_;
   std::set<std::string> claimed_by_cluster_autoscaler_;  // pending pods CA brings capacity for: not Karpenter's
+  // CA's scale-downs of non-empty nodes under way: the node is tainted and its pods are being evicted.
+  struct NodeDrain {
+    std::string group;
+    Duration started{0};
+    Duration unneeded_since{0};
+    std::vector<std::string> to_evict;               // pods whose eviction was refused so far, retried
+    std::size_t evicted = 0;
+    std::map<std::string, std::string> last_refusal;  // pod -> what the last refusal said, said once
+  };
+  std::map<std::string, NodeDrain> node_drains_;
   LoadModel load_;
   WorkloadAutoscaling autoscaling_{load_, kWallClockAtStart, scenario_.cloud.faults.prometheus_outages};
   bool autoscaling_started_ = false;
@@ -274,6 +296,8 @@ void Simulation::handle(const Event& e) {
     case EventKind::SpotNotice: on_spot_notice(static_cast<std::int32_t>(e.index)); break;
     case EventKind::MetricsScrape: on_metrics_scrape(); break;
     case EventKind::ClusterAutoscalerScan: on_cluster_autoscaler_scan(); break;
+    case EventKind::EvictionRetry: evict_drained_pods(e.node); break;
+    case EventKind::PodTerminated: on_pod_terminated(e.node); break;
     case EventKind::HpaSync:
       apply_scale_changes(autoscaling_.sync_hpas(now_, *this, timeline_));
       push({now_ + kHpaSyncPeriod, 0, EventKind::HpaSync, 0, {}});
@@ -459,8 +483,13 @@ void Simulation::on_cluster_autoscaler_scan() {
       ++scan.launching[node.node_group];
     }
   }
+  for (const auto& [name, drain] : node_drains_) {
+    ++scan.deletions_in_progress[drain.group];
+    ++scan.drains_in_progress;
+  }
   for (const auto& [key, pod] : unbound_) {
     if (pod->daemon) continue;
+    scan.pending_pods.push_back(pod->pod);
     auto nominated = nodes_.find(pod->nominated_node);
     if (nominated != nodes_.end() && nominated->second.node_group.empty()) continue;  // a NodeClaim is coming
     scan.unschedulable.push_back({pod->pod, pod->created});
@@ -533,19 +562,172 @@ void Simulation::launch_group_nodes(const nodegroups::NodeGroup& group, std::int
   }
 }
 
-// Scale-down as CA carries it out: the node is tainted ToBeDeletedByClusterAutoscaler, its pods are evicted
-// (their controllers recreate them elsewhere) and the instance is terminated, shrinking the group by one.
+// Scale-down as CA carries it out. An empty node is tainted ToBeDeletedByClusterAutoscaler and deleted at once.
+// Any other is tainted (nothing new schedules there) and drained: its pods are evicted through the eviction API's
+// rules, each refused eviction (a PodDisruptionBudget that allows no disruption now) retried every 10 s for
+// --max-pod-eviction-time; an evicted pod's controller replaces it elsewhere at once, while the pod itself runs
+// out its grace period (terminationGracePeriodSeconds, at most --max-graceful-termination-sec). The node is
+// deleted, shrinking its group, when the last evicted pod is gone; a pod that could not be evicted in time fails
+// the scale-down: the taint comes off and scale-down waits --scale-down-delay-after-failure.
 void Simulation::remove_group_node(const nodegroups::UnneededNode& unneeded) {
   auto it = nodes_.find(unneeded.node);
-  if (it == nodes_.end() || it->second.state != NodeState::Ready) return;
-  note("scale-down", fmt::format("{} node {} of {} removed ({}), unneeded since {}",
-                                 unneeded.empty ? "empty" : "drained", unneeded.node, unneeded.group,
-                                 unneeded.empty ? "no pods to move" : plural(unneeded.pods_to_move.size(), "pod") +
-                                                                          " evicted",
-                                 format_time(unneeded.since)));
-  it->second.node.taints.push_back({std::string(nodegroups::kToBeDeletedTaint), "", TaintEffect::NoSchedule});
+  if (it == nodes_.end() || it->second.state != NodeState::Ready || node_drains_.count(unneeded.node)) return;
+  set_to_be_deleted_taint(unneeded.node, true);
+  if (unneeded.empty) {
+    note("scale-down", fmt::format("empty node {} of {} removed (no pods to move), unneeded since {}", unneeded.node,
+                                   unneeded.group, format_time(unneeded.since)));
+    terminate(it->second, now_);
+    cluster_autoscaler_->node_removed(unneeded.group, now_);
+    return;
+  }
+  NodeDrain drain{unneeded.group, now_, unneeded.since, {}, 0, {}};
+  if (NodeId id = snapshot_.find_node(unneeded.node); id != scheduling::kNoNode) {
+    std::vector<std::shared_ptr<const Pod>> movable;
+    for (const auto& placed : snapshot_.node(id).pods) {
+      const SimPod& pod = pods_.at(placed.pod->meta.key());
+      if (!pod.daemon && !pod.terminating_until && !nodegroups::is_mirror_pod(*pod.pod)) movable.push_back(placed.pod);
+    }
+    for (const auto& pod : nodegroups::eviction_order(std::move(movable))) drain.to_evict.push_back(pod->meta.key());
+  }
+  note("drain", fmt::format("draining node {} of {}: {} to evict, unneeded since {}", unneeded.node, unneeded.group,
+                            plural(drain.to_evict.size(), "pod"), format_time(unneeded.since)));
+  node_drains_.emplace(unneeded.node, std::move(drain));
+  evict_drained_pods(unneeded.node);
+}
+
+// One round of evictions on a node being drained. The budgets are the PDBs' disruptionsAllowed as they stand
+// (the pods being deleted out, pending replacements counted but not healthy), lowered by each eviction of the
+// round, as the eviction API lowers a PDB's status before its controller recomputes it.
+void Simulation::evict_drained_pods(const std::string& node) {
+  auto found = node_drains_.find(node);
+  if (found == node_drains_.end()) return;
+  NodeDrain& drain = found->second;
+  auto live = nodes_.find(node);
+  if (live == nodes_.end() || live->second.state != NodeState::Ready) {
+    node_drains_.erase(found);  // the node went another way (a spot reclaim, a deletion): nothing to finish
+    return;
+  }
+  // Pods gone meanwhile (deleted by their controller, or evicted by someone else) need no eviction.
+  std::erase_if(drain.to_evict, [&](const std::string& key) {
+    auto it = pods_.find(key);
+    return it == pods_.end() || it->second.terminating_until || it->second.pod->spec.node_name != node;
+  });
+  if (drain.to_evict.empty()) {
+    finish_drain_if_done(node);
+    return;
+  }
+  const nodegroups::AutoscalerOptions& options = cluster_autoscaler_->options();
+  if (now_ >= drain.started + options.max_pod_eviction_time) {
+    const std::string& first = drain.to_evict.front();
+    note("scale-down-failed",
+         fmt::format("ScaleDownFailed: failed to drain node {} of {}: {} not evicted within {} ({}); the taint is "
+                     "removed and scale-down waits {}",
+                     node, drain.group, first, format_duration(options.max_pod_eviction_time),
+                     drain.last_refusal[first], format_duration(options.scale_down_delay_after_failure)));
+    set_to_be_deleted_taint(node, false);
+    cluster_autoscaler_->scale_down_failed(now_);
+    node_drains_.erase(found);
+    return;
+  }
+  std::vector<nodegroups::PdbBudget> budgets;
+  if (!pdbs_.empty()) {
+    std::vector<const Pod*> all;
+    all.reserve(pods_.size());
+    for (const auto& [key, pod] : pods_) all.push_back(pod.pod.get());
+    for (const PodDisruptionBudget& pdb : pdbs_) budgets.push_back({pdb, nodegroups::disruptions_allowed(pdb, all)});
+  }
+  std::vector<std::string> refused;
+  for (const std::string& key : drain.to_evict) {
+    auto it = pods_.find(key);
+    if (it == pods_.end()) continue;  // scaled in by its controller during this round
+    std::vector<nodegroups::PdbBudget*> covering;
+    for (nodegroups::PdbBudget& budget : budgets) {
+      if (budget.selects(*it->second.pod)) covering.push_back(&budget);
+    }
+    std::string refusal;
+    if (covering.size() > 1) {
+      refusal = "the pod has more than one PodDisruptionBudget, which the eviction subresource does not support";
+    } else if (covering.size() == 1 && covering.front()->disruptions_allowed <= 0) {
+      refusal = fmt::format("cannot evict pod as it would violate the pod's disruption budget {}/{}",
+                            covering.front()->pdb.meta.namespace_, covering.front()->pdb.meta.name);
+    }
+    if (refusal.empty()) {
+      if (!covering.empty()) --covering.front()->disruptions_allowed;
+      evict(it->second);
+      ++drain.evicted;
+      continue;
+    }
+    std::string& last = drain.last_refusal[key];
+    if (last != refusal) note("eviction-refused", fmt::format("eviction of {} from node {}: {}; retrying every {}",
+                                                              key, node, refusal, format_duration(kEvictionRetry)));
+    last = refusal;
+    refused.push_back(key);
+  }
+  drain.to_evict = std::move(refused);
+  if (!drain.to_evict.empty()) {
+    push({now_ + kEvictionRetry, 0, EventKind::EvictionRetry, 0, node});
+    return;
+  }
+  finish_drain_if_done(node);
+}
+
+// The eviction API's delete: the pod is marked for deletion and leaves its controller's count (a replacement is
+// created now), and it stops after its grace period.
+void Simulation::evict(SimPod& pod) {
+  const std::int64_t grace_seconds = nodegroups::eviction_grace_period_seconds(
+      *pod.pod, cluster_autoscaler_->options().max_graceful_termination.count() / 1000);
+  pod.terminating_until = now_ + Duration(std::max<std::int64_t>(grace_seconds, 0) * 1000);
+  pod.pod->meta.deletion_timestamp = now_.count() / 1000;
+  const std::string key = pod.pod->meta.key();
+  if (auto owner = workloads_.find(pod.workload); owner != workloads_.end()) {
+    owner->second.pods.erase(key);
+    owner->second.dirty = true;
+  }
+  // The ReplicaSet controller creates the replacement before anything else looks: a PDB counts it as expected
+  // (and not yet healthy) from this instant on.
+  reconcile_workloads();
+  push({*pod.terminating_until, 0, EventKind::PodTerminated, 0, key});
+}
+
+void Simulation::on_pod_terminated(const std::string& key) {
+  auto it = pods_.find(key);
+  // The pod may have gone already with its node, and a new pod may carry its name (a StatefulSet's).
+  if (it == pods_.end() || !it->second.terminating_until || *it->second.terminating_until > now_) return;
+  const std::string node = it->second.pod->spec.node_name;
+  delete_pod(key);
+  finish_drain_if_done(node);
+}
+
+// A drained node goes once every eviction went through and no evicted pod is still running out its grace period.
+void Simulation::finish_drain_if_done(const std::string& node) {
+  auto found = node_drains_.find(node);
+  if (found == node_drains_.end() || !found->second.to_evict.empty()) return;
+  auto it = nodes_.find(node);
+  if (it == nodes_.end() || it->second.state != NodeState::Ready) {
+    node_drains_.erase(found);  // the node went another way (a spot reclaim, a deletion): nothing to finish
+    return;
+  }
+  if (NodeId id = snapshot_.find_node(node); id != scheduling::kNoNode) {
+    for (const auto& placed : snapshot_.node(id).pods) {
+      if (placed.pod->meta.deletion_timestamp) return;
+    }
+  }
+  const NodeDrain& drain = found->second;
+  note("scale-down", fmt::format("drained node {} of {} removed ({} evicted, drain took {}), unneeded since {}", node,
+                                 drain.group, plural(drain.evicted, "pod"), format_duration(now_ - drain.started),
+                                 format_time(drain.unneeded_since)));
   terminate(it->second, now_);
-  cluster_autoscaler_->node_removed(unneeded.group, now_);
+  cluster_autoscaler_->node_removed(drain.group, now_);
+  node_drains_.erase(found);
+}
+
+void Simulation::set_to_be_deleted_taint(const std::string& node_name, bool tainted) {
+  auto it = nodes_.find(node_name);
+  if (it == nodes_.end()) return;
+  std::vector<Taint>& taints = it->second.node.taints;
+  std::erase_if(taints, [](const Taint& t) { return t.key == nodegroups::kToBeDeletedTaint; });
+  if (tainted) taints.push_back({std::string(nodegroups::kToBeDeletedTaint), "", TaintEffect::NoSchedule});
+  refresh_snapshot_node(it->second);
 }
 
 // The metrics scrape and the HPA controller's sync start with the first autoscaler or load; KEDA polls whenever
@@ -564,7 +746,8 @@ void Simulation::start_autoscaling() {
 void Simulation::on_metrics_scrape() {
   std::map<std::string, std::vector<RunningPod>> running;
   for (const auto& [key, pod] : pods_) {
-    if (!pod.bound_at || pod.daemon || pod.workload.empty()) continue;
+    // An evicted pod is out of its Service's endpoints: it gets no requests while it shuts down.
+    if (!pod.bound_at || pod.daemon || pod.workload.empty() || pod.terminating_until) continue;
     std::int64_t limit = 0;
     if (!pod.pod->spec.containers.empty()) limit = pod.pod->spec.containers.front().limits.cpu_milli();
     running[pod.workload].push_back({key, *pod.bound_at, limit});
@@ -604,6 +787,7 @@ std::vector<ObservedPod> Simulation::pods(const std::string& namespace_, const L
     ObservedPod observed{it->first, {}};
     workloads::HpaPod& pod = observed.pod;
     pod.name = sim.pod->meta.name;
+    pod.deleting = sim.terminating_until.has_value();
     // The simulator starts a container as it binds and counts it Ready at once.
     pod.phase = sim.bound_at ? PodPhase::Running : PodPhase::Pending;
     if (sim.bound_at) {
@@ -955,11 +1139,13 @@ void Simulation::add_daemon_pods(SimNode& node) {
 void Simulation::set_unschedulable(const std::string& node_name, bool unschedulable) {
   auto it = nodes_.find(node_name);
   if (it == nodes_.end()) return;
-  SimNode& node = it->second;
-  node.node.unschedulable = unschedulable;
-  NodeId id = snapshot_.find_node(node_name);
+  it->second.node.unschedulable = unschedulable;
+  refresh_snapshot_node(it->second);
+}
+
+void Simulation::refresh_snapshot_node(const SimNode& node) {
+  NodeId id = snapshot_.find_node(node.node.meta.name);
   if (id == scheduling::kNoNode) return;
-  // The snapshot holds nodes by value: replace the node and put its pods back.
   std::vector<std::shared_ptr<const Pod>> bound;
   for (const auto& placed : snapshot_.node(id).pods) bound.push_back(placed.pod);
   snapshot_.remove_node(id);

@@ -203,5 +203,161 @@ spec:
             std::vector<std::string>{"t=20s TriggeredScaleUp: pod triggered scale-up: [{ng-big 0->1 (max: 5)}] (4 pods)"});
 }
 
+
+// Two groups of one c.large each: ng-a's node (zone-a) holds a 1500m "anchor" pod pinned to zone-a; ng-b's node
+// (zone-b, min size 0) holds both 250m web pods, which the scheduler puts on the emptier node. ng-b's node is at
+// 25 % and its pods fit beside the anchor (1500m + 2 x 250m = 2000m), so it is unneeded from the first scan (t=0)
+// and drained after more than 10 minutes, at 10m10s. `pdb` is the web PDB's spec.
+std::string drain_scenario(const std::string& pdb, const std::string& extra_args = "",
+                           const std::string& duration = "15m") {
+  return R"(
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: anchor, namespace: default}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: anchor}}
+  template:
+    metadata: {labels: {app: anchor}}
+    spec:
+      nodeSelector: {topology.kubernetes.io/zone: zone-a}
+      containers:
+      - {name: anchor, image: anchor, resources: {requests: {cpu: 1500m, memory: 256Mi}}}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: default}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+      - {name: web, image: web, resources: {requests: {cpu: 250m, memory: 128Mi}}}
+---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: web, namespace: default}
+spec:
+  selector: {matchLabels: {app: web}}
+  )" + pdb + R"(
+---
+apiVersion: scalewright.dev/v1alpha1
+kind: Scenario
+metadata: {name: drain}
+spec:
+  duration: )" + duration + R"(
+  cloud:
+    launchLatency: {min: 60s, max: 60s}
+    autoScalingGroups:
+    - {name: ng-a, instanceType: c.large, zones: [zone-a], minSize: 1, maxSize: 1, desiredCapacity: 1}
+    - {name: ng-b, instanceType: c.large, zones: [zone-b], minSize: 0, maxSize: 1, desiredCapacity: 1}
+  clusterAutoscaler:
+    args: ["--nodes=1:1:ng-a", "--nodes=0:1:ng-b")" + extra_args + R"(]
+)";
+}
+
+// The node the original web pods ran on: ng-b's.
+std::string web_node(const SimulationReport& r) {
+  for (const PodOutcome& p : r.pods) {
+    if (p.pod.starts_with("default/web-") && p.node.starts_with("ng-b-")) return p.node;
+  }
+  return "";
+}
+
+TEST(ClusterAutoscalerDrain, EvictionsWaitForThePdbBudgetThatTheReplacementGivesBack) {
+  // maxUnavailable 1 with 2 healthy web pods: 1 disruption allowed, so the node is drainable (upstream only needs
+  // the budget to allow one). At 10m10s the first eviction spends it; its replacement is created at once and bound
+  // beside the anchor (ng-b's node is tainted), but the second eviction in that round is refused. The retry at
+  // 10m20s finds 2 healthy again and evicts the second. Each evicted pod runs out Kubernetes' default 30 s grace
+  // period: they are gone at 10m40s and 10m50s, and the node with them.
+  SimulationReport r = run(drain_scenario("maxUnavailable: 1"));
+  const std::string node = web_node(r);
+  ASSERT_FALSE(node.empty());
+  EXPECT_EQ(messages(r, "drain"),
+            std::vector<std::string>{"t=10m10s draining node " + node + " of ng-b: 2 pods to evict, unneeded since t=0s"});
+  std::vector<std::string> refused = messages(r, "eviction-refused");
+  ASSERT_EQ(refused.size(), 1u);
+  EXPECT_TRUE(refused[0].starts_with("t=10m10s eviction of default/web-")) << refused[0];
+  EXPECT_NE(refused[0].find(" from node " + node + ": cannot evict pod as it would violate the pod's disruption "
+                            "budget default/web; retrying every 10s"),
+            std::string::npos)
+      << refused[0];
+  EXPECT_EQ(messages(r, "scale-down"),
+            std::vector<std::string>{"t=10m50s drained node " + node +
+                                     " of ng-b removed (2 pods evicted, drain took 40s), unneeded since t=0s"});
+  EXPECT_TRUE(messages(r, "scale-down-failed").empty());
+  // Both replacements run beside the anchor; nothing waits at the end.
+  std::size_t on_ng_a = 0;
+  for (const PodOutcome& p : r.pods) on_ng_a += p.pod.starts_with("default/web-") && p.node.starts_with("ng-a-");
+  EXPECT_EQ(on_ng_a, 2u);
+  EXPECT_EQ(r.summary.nodes_at_end, 1);
+  EXPECT_EQ(r.summary.pod_wait.pods_pending_at_end, 0u);
+  EXPECT_NE(r.cluster_autoscaler_status.find("- name: ng-b\n"), std::string::npos);
+}
+
+TEST(ClusterAutoscalerDrain, AnEvictionRefusedPastTheMaxPodEvictionTimeFailsTheScaleDown) {
+  // As above with --max-pod-eviction-time=5s: the retry at 10m20s is past 10m10s + 5s, so the drain fails with the
+  // second pod still there; the taint comes off and scale-down waits 3 minutes. The node is unneeded again once
+  // the first evicted pod has stopped (10m40s; until then it too needs a place in the removal simulation, as
+  // upstream counts terminating pods): its one 250m pod fits beside the anchor and the first replacement
+  // (1500m + 250m + 250m). More than 10 minutes later it is drained, at 20m50s, and gone when its pod's grace
+  // period ends.
+  SimulationReport r = run(drain_scenario("maxUnavailable: 1", ", \"--max-pod-eviction-time=5s\"", "25m"));
+  const std::string node = web_node(r);
+  ASSERT_FALSE(node.empty());
+  std::vector<std::string> failed = messages(r, "scale-down-failed");
+  ASSERT_EQ(failed.size(), 1u);
+  EXPECT_TRUE(failed[0].starts_with("t=10m20s ScaleDownFailed: failed to drain node " + node +
+                                    " of ng-b: default/web-"))
+      << failed[0];
+  EXPECT_NE(failed[0].find(" not evicted within 5s (cannot evict pod as it would violate the pod's disruption "
+                           "budget default/web); the taint is removed and scale-down waits 3m0s"),
+            std::string::npos)
+      << failed[0];
+  EXPECT_EQ(messages(r, "drain"),
+            (std::vector<std::string>{
+                "t=10m10s draining node " + node + " of ng-b: 2 pods to evict, unneeded since t=0s",
+                "t=20m50s draining node " + node + " of ng-b: 1 pod to evict, unneeded since t=10m40s"}));
+  EXPECT_EQ(messages(r, "scale-down"),
+            std::vector<std::string>{"t=21m20s drained node " + node +
+                                     " of ng-b removed (1 pod evicted, drain took 30s), unneeded since t=10m40s"});
+  EXPECT_EQ(r.summary.nodes_at_end, 1);
+  EXPECT_EQ(r.summary.pod_wait.pods_pending_at_end, 0u);
+}
+
+TEST(ClusterAutoscalerDrain, APdbThatAllowsNoDisruptionKeepsTheNodeAndSaysWhy) {
+  // minAvailable 2 with 2 pods: no disruption allowed, so the underutilized node is never drained.
+  SimulationReport r = run(drain_scenario("minAvailable: 2"));
+  const std::string node = web_node(r);
+  ASSERT_FALSE(node.empty());
+  std::vector<std::string> blocked = messages(r, "scale-down-blocked");
+  ASSERT_EQ(blocked.size(), 1u);
+  EXPECT_TRUE(blocked[0].starts_with("t=0s node " + node +
+                                     " of ng-b cannot be removed: not enough pod disruption budget to move default/web-"))
+      << blocked[0];
+  EXPECT_TRUE(messages(r, "drain").empty());
+  EXPECT_TRUE(messages(r, "scale-down").empty());
+  EXPECT_EQ(r.summary.nodes_at_end, 2);
+}
+
+TEST(ClusterAutoscalerDrain, AGracePeriodLongerThanTheCapIsCutToMaxGracefulTerminationSec) {
+  // terminationGracePeriodSeconds 300 capped by --max-graceful-termination-sec=60: with a PDB that allows both
+  // evictions at once (maxUnavailable 2), both pods go at 10m10s and stop at 11m10s, and the node with them.
+  std::string text = drain_scenario("maxUnavailable: 2", ", \"--max-graceful-termination-sec=60\"");
+  const std::string containers = "    spec:\n      containers:\n      - {name: web,";
+  const std::size_t at = text.find(containers);
+  ASSERT_NE(at, std::string::npos);
+  text.insert(at + std::string("    spec:\n").size(), "      terminationGracePeriodSeconds: 300\n");
+  SimulationReport r = run(text);
+  const std::string node = web_node(r);
+  ASSERT_FALSE(node.empty());
+  EXPECT_TRUE(messages(r, "eviction-refused").empty());
+  EXPECT_EQ(messages(r, "scale-down"),
+            std::vector<std::string>{"t=11m10s drained node " + node +
+                                     " of ng-b removed (2 pods evicted, drain took 1m0s), unneeded since t=0s"});
+}
+
 }  // namespace
 }  // namespace scalewright::sim
