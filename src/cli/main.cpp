@@ -39,6 +39,10 @@ int main(int argc, char** argv) {
                            "Run the scenario once with each of these files added and compare the runs side by side")
       ->expected(2, -1)
       ->check(CLI::ExistingFile);
+  simulate_cmd->add_option("--status-at", simulate.status_at,
+                           "Also print the cluster-autoscaler-status report as it stood at this time of the run "
+                           "(e.g. 5m, 12m30s); repeatable")
+      ->allow_extra_args(false);
   simulate_cmd->add_option("--data-dir", simulate.data_dir, "Directory holding aws/instance-types.csv and prices")
       ->check(CLI::ExistingDirectory);
 

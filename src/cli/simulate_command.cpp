@@ -56,6 +56,7 @@ int write_json(const std::string& path, const nlohmann::json& json, std::ostream
 
 // Loads, checks and runs one scenario made of `files`; nullopt after an error line on `err`.
 std::optional<sim::SimulationReport> simulate_files(const std::vector<std::string>& files, const std::string& data_dir_flag,
+                                                    const std::vector<Duration>& status_at, bool status_required,
                                                     std::ostream& err) {
   Result<ManifestSet> loaded = load_scenario_files(files);
   if (!loaded) {
@@ -109,12 +110,33 @@ std::optional<sim::SimulationReport> simulate_files(const std::vector<std::strin
     for (const std::string& problem : problems) err << "error: " << problem << "\n";
     return std::nullopt;
   }
-  return sim::simulate({std::move(scenario), std::move(objects), std::move(*catalog)});
+  if (!status_at.empty() && !scenario.cluster_autoscaler && status_required) {
+    err << "error: --status-at: Scenario/" << scenario.meta.name
+        << " runs no Cluster Autoscaler (spec.clusterAutoscaler), so there is no status to print\n";
+    return std::nullopt;
+  }
+  for (Duration at : status_at) {
+    if (at > scenario.duration) {
+      err << "error: --status-at " << format_duration(at) << ": after the end of Scenario/" << scenario.meta.name
+          << " (spec.duration " << format_duration(scenario.duration) << ")\n";
+      return std::nullopt;
+    }
+  }
+  return sim::simulate({std::move(scenario), std::move(objects), std::move(*catalog), status_at});
 }
 
 }  // namespace
 
 int run_simulate(const SimulateOptions& options, std::ostream& out, std::ostream& err) {
+  std::vector<Duration> status_at;
+  for (const std::string& text : options.status_at) {
+    Result<Duration> at = parse_duration(text);
+    if (!at) {
+      err << "error: --status-at " << text << ": " << at.error().message << "\n";
+      return 1;
+    }
+    status_at.push_back(*at);
+  }
   if (!options.compare.empty()) {
     // The shared files with each compared file in turn, then their summaries side by side.
     std::vector<sim::SimulationReport> reports;
@@ -122,12 +144,15 @@ int run_simulate(const SimulateOptions& options, std::ostream& out, std::ostream
     for (const std::string& side : options.compare) {
       std::vector<std::string> files = options.files;
       files.push_back(side);
-      std::optional<sim::SimulationReport> report = simulate_files(files, options.data_dir, err);
+      // A compared run without Cluster Autoscaler (the NodePools side) simply has no status to print.
+      std::optional<sim::SimulationReport> report =
+          simulate_files(files, options.data_dir, status_at, /*status_required=*/false, err);
       if (!report) return 1;
       if (!options.quiet) {
         out << "== " << side << "\n";
         sim::print_timeline(*report, out);
       }
+      sim::print_requested_statuses(*report, out);
       json.push_back(sim::to_json(*report));
       reports.push_back(std::move(*report));
     }
@@ -136,7 +161,8 @@ int run_simulate(const SimulateOptions& options, std::ostream& out, std::ostream
     sim::print_comparison(reports, names, out);
     return write_json(options.output_json, json, err);
   }
-  std::optional<sim::SimulationReport> report = simulate_files(options.files, options.data_dir, err);
+  std::optional<sim::SimulationReport> report =
+      simulate_files(options.files, options.data_dir, status_at, /*status_required=*/true, err);
   if (!report) return 1;
   if (!options.quiet) sim::print_timeline(*report, out);
   sim::print_summary(*report, out);

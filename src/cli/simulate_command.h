@@ -15,6 +15,8 @@ struct SimulateOptions {
   // Run `files` once with each of these added, and print the summaries side by side (node groups against
   // NodePools under the same workload, say).
   std::vector<std::string> compare;
+  // Also print Cluster Autoscaler's status report as it stood at these times ("5m", "12m30s").
+  std::vector<std::string> status_at;
 };
 
 // Returns the exit status: 0 when the scenario ran, 1 for invalid input (one error line on `err`).

@@ -24,6 +24,12 @@ void print_timeline(const SimulationReport& report, std::ostream& out) {
   }
 }
 
+void print_requested_statuses(const SimulationReport& report, std::ostream& out) {
+  for (const SimulationReport::StatusAt& s : report.cluster_autoscaler_status_at) {
+    out << "\ncluster-autoscaler-status (kube-system ConfigMap) at " << format_time(s.at) << ":\n" << s.status;
+  }
+}
+
 void print_summary(const SimulationReport& report, std::ostream& out) {
   const Summary& s = report.summary;
   out << fmt::format("\nScenario {} (seed {}, {} simulated)\n", report.scenario, report.seed,
@@ -44,8 +50,9 @@ void print_summary(const SimulationReport& report, std::ostream& out) {
                      s.peak_nodes, s.nodes_at_end, s.launches, s.insufficient_capacity_errors, s.spot_interruptions);
   out << fmt::format("mean allocation of Ready nodes: cpu {:.1f}%   memory {:.1f}%\n", 100 * s.mean_cpu_allocation,
                      100 * s.mean_memory_allocation);
+  print_requested_statuses(report, out);
   if (!report.cluster_autoscaler_status.empty()) {
-    out << "\ncluster-autoscaler-status (kube-system ConfigMap):\n" << report.cluster_autoscaler_status;
+    out << "\ncluster-autoscaler-status (kube-system ConfigMap) at the end:\n" << report.cluster_autoscaler_status;
   }
   if (s.autoscalers.empty()) return;
   out << fmt::format("\n{:<28} {:<36} {:>8} {:>16} {:>13} {:>6}\n", "AUTOSCALER", "TARGET", "REPLICAS",
@@ -121,8 +128,13 @@ nlohmann::json to_json(const SimulationReport& report) {
                     {"nodepool", p.nodepool},
                     {"wait_seconds", p.wait ? nlohmann::json(seconds(*p.wait)) : nlohmann::json(nullptr)}});
   }
+  nlohmann::json statuses = nlohmann::json::array();
+  for (const SimulationReport::StatusAt& s : report.cluster_autoscaler_status_at) {
+    statuses.push_back({{"at_seconds", seconds(s.at)}, {"status", s.status}});
+  }
   return {{"scenario", report.scenario},
           {"cluster_autoscaler_status", report.cluster_autoscaler_status},
+          {"cluster_autoscaler_status_at", statuses},
           {"seed", report.seed},
           {"duration_seconds", seconds(report.duration)},
           {"timeline", timeline},

@@ -80,6 +80,12 @@ struct SimulationReport {
   Summary summary;
   std::vector<PodOutcome> pods;  // every pod that ran or waited, by name (DaemonSet pods left out)
   std::string cluster_autoscaler_status;  // the cluster-autoscaler-status report at the end; empty without CA
+  // The report as it stood at the times asked for (SimulationInput::status_at), in time order.
+  struct StatusAt {
+    Duration at{0};
+    std::string status;
+  };
+  std::vector<StatusAt> cluster_autoscaler_status_at;
 };
 
 // "t=1m12.5s" style times, as the timeline prints them.
@@ -87,6 +93,8 @@ std::string format_time(Duration at);
 
 void print_timeline(const SimulationReport& report, std::ostream& out);
 void print_summary(const SimulationReport& report, std::ostream& out);
+// The cluster-autoscaler-status reports asked for during the run, each headed by its time.
+void print_requested_statuses(const SimulationReport& report, std::ostream& out);
 // Cost, nodes and pod wait of several runs of one workload, a column per run headed by `names`.
 void print_comparison(const std::vector<SimulationReport>& reports, const std::vector<std::string>& names,
                       std::ostream& out);

@@ -76,7 +76,7 @@ struct WorkloadState {
 
 enum class EventKind {
   Timeline, BatchDeadline, ProvisioningRetry, NodeReady, RegistrationTimeout, DisruptionCheck, SpotNotice, SpotReclaim,
-  MetricsScrape, HpaSync, KedaPoll, ClusterAutoscalerScan, EvictionRetry, PodTerminated
+  MetricsScrape, HpaSync, KedaPoll, ClusterAutoscalerScan, EvictionRetry, PodTerminated, StatusRequest
 };
 
 constexpr Duration kHpaSyncPeriod{15'000};  // kube-controller-manager's --horizontal-pod-autoscaler-sync-period
@@ -118,7 +118,8 @@ class Simulation : private AutoscalingView {
       : scenario_(std::move(input.scenario)),
         cloud_(std::move(input.catalog), scenario_.cloud, scenario_.seed),
         random_(scenario_.seed ^ 0x5ca1e5ca1eull),
-        batcher_(provisioning::BatchWindow{scenario_.batching.idle, scenario_.batching.max}) {
+        batcher_(provisioning::BatchWindow{scenario_.batching.idle, scenario_.batching.max}),
+        status_at_(std::move(input.status_at)) {
     apply_objects(std::move(input.objects));
     start_cluster_autoscaler();
   }
@@ -244,6 +245,10 @@ class Simulation : private AutoscalingView {
   bool provisioning_dirty_ = false;
   bool disruption_check_pending_ = false;
 
+  std::vector<Duration> status_at_;
+  bool status_requested_ = false;  // keep CA's status once everything due at this instant has happened
+  std::vector<SimulationReport::StatusAt> statuses_;
+
   std::vector<TimelineEntry> timeline_;
   std::vector<PodOutcome> outcomes_;
   std::vector<Duration> waits_;
@@ -266,6 +271,9 @@ SimulationReport Simulation::run() {
   for (const SpotInterruptionEvent& s : scenario_.cloud.faults.spot_interruptions) {
     push({s.at, 0, EventKind::SpotNotice, static_cast<std::size_t>(s.count), {}});
   }
+  if (cluster_autoscaler_) {
+    for (Duration at : status_at_) push({at, 0, EventKind::StatusRequest, 0, {}});
+  }
   settle();
   while (!events_.empty() && events_.top().at <= scenario_.duration) {
     Event e = events_.top();
@@ -279,6 +287,10 @@ SimulationReport Simulation::run() {
       handle(same);
     }
     settle();
+    if (status_requested_) {
+      status_requested_ = false;
+      statuses_.push_back({now_, cluster_autoscaler_->status(now_, kWallClockAtStart)});
+    }
   }
   advance_to(scenario_.duration);
   return report();
@@ -298,6 +310,7 @@ void Simulation::handle(const Event& e) {
     case EventKind::ClusterAutoscalerScan: on_cluster_autoscaler_scan(); break;
     case EventKind::EvictionRetry: evict_drained_pods(e.node); break;
     case EventKind::PodTerminated: on_pod_terminated(e.node); break;
+    case EventKind::StatusRequest: status_requested_ = true; break;
     case EventKind::HpaSync:
       apply_scale_changes(autoscaling_.sync_hpas(now_, *this, timeline_));
       push({now_ + kHpaSyncPeriod, 0, EventKind::HpaSync, 0, {}});
@@ -1379,6 +1392,7 @@ SimulationReport Simulation::report() {
   s.spot_interruptions = interruptions_;
   s.autoscalers = autoscaling_.summary();
   if (cluster_autoscaler_) r.cluster_autoscaler_status = cluster_autoscaler_->status(now_, kWallClockAtStart);
+  r.cluster_autoscaler_status_at = std::move(statuses_);
   s.dropped_requests = load_.dropped_requests();
   if (ready_time_ > 0) {
     s.mean_cpu_allocation = cpu_allocation_integral_ / ready_time_;

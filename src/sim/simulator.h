@@ -17,6 +17,9 @@ struct SimulationInput {
   Scenario scenario;
   ManifestSet objects;  // nodes, pods, workloads, NodePools, ... present at t=0
   cloud::Catalog catalog;
+  // Times at which to keep Cluster Autoscaler's status report as well as at the end (`simulate --status-at`): the
+  // report as CA writes it after its scans up to and including that instant.
+  std::vector<Duration> status_at;
 };
 
 SimulationReport simulate(SimulationInput input);

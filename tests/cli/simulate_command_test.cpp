@@ -257,5 +257,52 @@ TEST(Simulate, InvalidScenarioIsOneErrorLine) {
   std::filesystem::remove(path);
 }
 
+TEST(Simulate, StatusAtPrintsTheClusterAutoscalerStatusAsItStoodThen) {
+  // The node-group walk-through: the scan at 1m10s asks for 4 nodes, which are Ready 60-ish seconds later. At
+  // 1m30s they are upcoming (unregistered) and the scale-up is in progress; at 30m0s (the end) the group is back at
+  // 25 with no activity.
+  SimulateOptions options;
+  options.files = {kSource + "/examples/node-groups/nginx-node-group.yaml"};
+  options.quiet = true;
+  options.status_at = {"30m", "1m30s"};
+  std::ostringstream out, err;
+  ASSERT_EQ(run_simulate(options, out, err), 0) << err.str();
+  const std::string text = out.str();
+  const std::size_t early = text.find("cluster-autoscaler-status (kube-system ConfigMap) at t=1m30s:\n");
+  const std::size_t late = text.find("cluster-autoscaler-status (kube-system ConfigMap) at t=30m0s:\n");
+  const std::size_t end = text.find("cluster-autoscaler-status (kube-system ConfigMap) at the end:\n");
+  ASSERT_NE(early, std::string::npos) << text;
+  ASSERT_NE(late, std::string::npos) << text;
+  ASSERT_NE(end, std::string::npos) << text;
+  EXPECT_LT(early, late);  // in time order, whatever order they were asked in
+  const std::string at_early = text.substr(early, late - early);
+  EXPECT_NE(at_early.find("time: 2024-01-01 00:01:30 +0000 UTC\n"), std::string::npos) << at_early;
+  EXPECT_NE(at_early.find("      unregistered: 4\n"), std::string::npos) << at_early;
+  EXPECT_NE(at_early.find("  scaleUp:\n    status: InProgress\n"), std::string::npos) << at_early;
+  EXPECT_NE(at_early.find("    cloudProviderTarget: 29\n"), std::string::npos) << at_early;
+  const std::string at_late = text.substr(late, end - late);
+  EXPECT_NE(at_late.find("    cloudProviderTarget: 25\n"), std::string::npos) << at_late;
+  EXPECT_EQ(at_late.find("InProgress"), std::string::npos) << at_late;
+}
+
+TEST(Simulate, StatusAtIsRefusedWithoutClusterAutoscalerOrAfterTheEnd) {
+  auto error_of = [](const std::string& file, const std::string& at) {
+    SimulateOptions options;
+    options.files = {kSource + file};
+    options.status_at = {at};
+    std::ostringstream out, err;
+    EXPECT_EQ(run_simulate(options, out, err), 1);
+    EXPECT_EQ(out.str(), "");
+    return err.str();
+  };
+  EXPECT_EQ(error_of("/examples/inflate/inflate.yaml", "1m"),
+            "error: --status-at: Scenario/inflate runs no Cluster Autoscaler (spec.clusterAutoscaler), so there is no "
+            "status to print\n");
+  EXPECT_EQ(error_of("/examples/node-groups/nginx-node-group.yaml", "31m"),
+            "error: --status-at 31m0s: after the end of Scenario/nginx-node-group (spec.duration 30m0s)\n");
+  EXPECT_EQ(error_of("/examples/node-groups/nginx-node-group.yaml", "soon"),
+            "error: --status-at soon: invalid duration \"soon\"\n");
+}
+
 }  // namespace
 }  // namespace scalewright::cli
