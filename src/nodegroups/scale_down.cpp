@@ -41,6 +41,7 @@ std::string_view to_string(UnremovableReason reason) {
   switch (reason) {
     case UnremovableReason::NoReason: return "NoReason";
     case UnremovableReason::ScaleDownDisabledAnnotation: return "ScaleDownDisabledAnnotation";
+    case UnremovableReason::ScaleDownUnreadyDisabled: return "ScaleDownUnreadyDisabled";
     case UnremovableReason::NotAutoscaled: return "NotAutoscaled";
     case UnremovableReason::NotUnneededLongEnough: return "NotUnneededLongEnough";
     case UnremovableReason::NotUnreadyLongEnough: return "NotUnreadyLongEnough";
@@ -181,6 +182,10 @@ ScaleDownResult ScaleDownPlanner::update(ClusterSnapshot& snapshot, const ScaleD
     auto group_it = input.group_of_node.find(info.name());
     if (group_it == input.group_of_node.end() || !groups.count(group_it->second)) {
       reject(UnremovableReason::NotAutoscaled);
+      continue;
+    }
+    if (!options.scale_down_unready_enabled && !ready_for_scale_down(node)) {
+      reject(UnremovableReason::ScaleDownUnreadyDisabled);
       continue;
     }
     // A NotReady node must be underutilized too, as upstream checks it: only its wait differs.

@@ -32,6 +32,7 @@ inline constexpr std::string_view kGpuResource = "nvidia.com/gpu";
 enum class UnremovableReason {
   NoReason,
   ScaleDownDisabledAnnotation,
+  ScaleDownUnreadyDisabled,  // a NotReady node with --scale-down-unready-enabled=false
   NotAutoscaled,
   NotUnneededLongEnough,
   NotUnreadyLongEnough,  // a NotReady node unneeded for less than --scale-down-unready-time

@@ -392,6 +392,25 @@ TEST(ScaleDownUnready, TheGroupMinSizeStillHoldsOnceTheUnreadyTimeIsOver) {
   EXPECT_EQ(reason_of(r, "down"), UnremovableReason::NodeGroupMinSizeReached);
 }
 
+TEST(ScaleDownUnready, UnreadyEnabledFalseKeepsNotReadyNodesOutOfScaleDown) {
+  // --scale-down-unready-enabled=false: down is never a candidate (no utilization reported, as upstream); the
+  // Ready idle node is unaffected.
+  Cluster c;
+  c.group("ng", 0, 3);
+  c.options.scale_down_unready_enabled = false;
+  c.pod(c.node("busy"), "big", 3000);
+  c.node("idle");
+  c.node("down");
+  c.not_ready("down");
+  c.scan(Duration{0});
+  ScaleDownResult r = c.scan(30 * kMinute);
+  EXPECT_EQ(names(r.delete_empty), std::vector<std::string>{"idle"});
+  ASSERT_EQ(reason_of(r, "down"), UnremovableReason::ScaleDownUnreadyDisabled);
+  EXPECT_FALSE(r.find_unremovable("down")->utilization.has_value());
+  EXPECT_EQ(r.find_unneeded("down"), nullptr);
+  EXPECT_EQ(to_string(UnremovableReason::ScaleDownUnreadyDisabled), "ScaleDownUnreadyDisabled");
+}
+
 TEST(ScaleDownUnready, ReadinessFollowsTheReadyConditionDiskPressureAndNetworkUnavailable) {
   auto node = [](std::vector<NodeCondition> conditions) {
     Node n;
