@@ -181,6 +181,7 @@ const std::vector<FlagSpec>& known_flags() {
       {"node-group-backoff-reset-timeout", false, false, duration(&O::node_group_backoff_reset_timeout)},
       {"max-nodes-per-scaleup", false, false, int32(&O::max_nodes_per_scaleup)},
       {"scale-down-enabled", true, false, boolean(&O::scale_down_enabled)},
+      {"scale-down-unready-enabled", true, false, boolean(&O::scale_down_unready_enabled)},
       {"scale-down-utilization-threshold", false, false, fraction(&O::scale_down_utilization_threshold)},
       {"scale-down-gpu-utilization-threshold", false, false, fraction(&O::scale_down_gpu_utilization_threshold)},
       {"scale-down-unneeded-time", false, false, duration(&O::scale_down_unneeded_time)},
@@ -225,9 +226,8 @@ const std::vector<std::string_view>& ignored_boolean_flags() {
       "enable-provisioning-requests", "enforce-node-group-min-size", "force-delete-unregistered-nodes", "force-ds",
       "frequent-loops-enabled", "leader-elect",
       "logtostderr", "node-autoprovisioning-enabled", "one-output", "parallel-drain", "parallel-scale-up",
-      "profiling", "record-duplicated-events", "regional", "scale-down-delay-type-local",
-      "scale-down-unready-enabled", "scale-up-from-zero", "skip-headers", "skip-log-headers",
-      "write-status-configmap"};
+      "profiling", "record-duplicated-events", "regional", "scale-down-delay-type-local", "scale-up-from-zero",
+      "skip-headers", "skip-log-headers", "write-status-configmap"};
   return names;
 }
 

@@ -43,6 +43,7 @@ struct AutoscalerOptions {
   std::int32_t max_nodes_per_scaleup = 1000;
   // Scale-down.
   bool scale_down_enabled = true;
+  bool scale_down_unready_enabled = true;  // false: a NotReady node is never a scale-down candidate
   double scale_down_utilization_threshold = 0.5;
   double scale_down_gpu_utilization_threshold = 0.5;
   Duration scale_down_unneeded_time{10 * 60'000};

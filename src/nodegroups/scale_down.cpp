@@ -41,8 +41,10 @@ std::string_view to_string(UnremovableReason reason) {
   switch (reason) {
     case UnremovableReason::NoReason: return "NoReason";
     case UnremovableReason::ScaleDownDisabledAnnotation: return "ScaleDownDisabledAnnotation";
+    case UnremovableReason::ScaleDownUnreadyDisabled: return "ScaleDownUnreadyDisabled";
     case UnremovableReason::NotAutoscaled: return "NotAutoscaled";
     case UnremovableReason::NotUnneededLongEnough: return "NotUnneededLongEnough";
+    case UnremovableReason::NotUnreadyLongEnough: return "NotUnreadyLongEnough";
     case UnremovableReason::NodeGroupMinSizeReached: return "NodeGroupMinSizeReached";
     case UnremovableReason::MinimalResourceLimitExceeded: return "MinimalResourceLimitExceeded";
     case UnremovableReason::CurrentlyBeingDeleted: return "CurrentlyBeingDeleted";
@@ -77,6 +79,13 @@ const UnneededNode* ScaleDownResult::find_unneeded(std::string_view node) const 
     if (u.node == node) return &u;
   }
   return nullptr;
+}
+
+bool ready_for_scale_down(const Node& node) {
+  if (!node.is_ready()) return false;
+  return std::none_of(node.conditions.begin(), node.conditions.end(), [](const NodeCondition& c) {
+    return (c.type == "DiskPressure" || c.type == "NetworkUnavailable") && c.status == "True";
+  });
 }
 
 std::optional<NodeUtilization> node_utilization(const NodeInfo& node, const AutoscalerOptions& options) {
@@ -177,6 +186,11 @@ ScaleDownResult ScaleDownPlanner::update(ClusterSnapshot& snapshot, const ScaleD
       reject(UnremovableReason::NotAutoscaled);
       continue;
     }
+    if (!options.scale_down_unready_enabled && !ready_for_scale_down(node)) {
+      reject(UnremovableReason::ScaleDownUnreadyDisabled);
+      continue;
+    }
+    // A NotReady node must be underutilized too, as upstream checks it: only its wait differs.
     std::optional<NodeUtilization> utilization = node_utilization(info, options);
     if (!utilization) {
       reject(UnremovableReason::UnexpectedError);
@@ -259,7 +273,7 @@ ScaleDownResult ScaleDownPlanner::update(ClusterSnapshot& snapshot, const ScaleD
     return result;
   }
 
-  // RemovableAt: long enough unneeded, group above its min size, cluster above its minimal resources.
+  // RemovableAt: long enough unneeded (or unready), group above its min size, cluster above its minimal resources.
   std::map<std::string, std::int32_t> group_size;
   std::int32_t deletions_in_progress = 0;
   for (const NodeGroup& g : input.groups) {
@@ -285,8 +299,13 @@ ScaleDownResult ScaleDownPlanner::update(ClusterSnapshot& snapshot, const ScaleD
       auto reject = [&](UnremovableReason reason) {
         result.unremovable.push_back({u.node, reason, std::nullopt, u.utilization});
       };
-      if (!(u.since + options.scale_down_unneeded_time < now)) {
-        reject(UnremovableReason::NotUnneededLongEnough);
+      // Readiness is read now, against the same since-time: a node that was unneeded while Ready and then went
+      // NotReady waits the unready time from when it became unneeded, as upstream's RemovableAt does.
+      const Node& node = *snapshot.node(snapshot.find_node(u.node)).node;
+      const bool ready = ready_for_scale_down(node);
+      const Duration wait = ready ? options.scale_down_unneeded_time : options.scale_down_unready_time;
+      if (!(u.since + wait < now)) {
+        reject(ready ? UnremovableReason::NotUnneededLongEnough : UnremovableReason::NotUnreadyLongEnough);
         continue;
       }
       const NodeGroup& group = *groups.at(u.group);
@@ -294,7 +313,6 @@ ScaleDownResult ScaleDownPlanner::update(ClusterSnapshot& snapshot, const ScaleD
         reject(UnremovableReason::NodeGroupMinSizeReached);
         continue;
       }
-      const Node& node = *snapshot.node(snapshot.find_node(u.node)).node;
       std::int64_t cpu = node.capacity.cpu_milli(), memory = node.capacity.memory();
       if (cpu > cores_left || memory > memory_left) {
         reject(UnremovableReason::MinimalResourceLimitExceeded);

@@ -32,8 +32,10 @@ inline constexpr std::string_view kGpuResource = "nvidia.com/gpu";
 enum class UnremovableReason {
   NoReason,
   ScaleDownDisabledAnnotation,
+  ScaleDownUnreadyDisabled,  // a NotReady node with --scale-down-unready-enabled=false
   NotAutoscaled,
   NotUnneededLongEnough,
+  NotUnreadyLongEnough,  // a NotReady node unneeded for less than --scale-down-unready-time
   NodeGroupMinSizeReached,
   MinimalResourceLimitExceeded,
   CurrentlyBeingDeleted,
@@ -53,6 +55,12 @@ enum class ScaleDownStatus {
   ScaleDownNodeDeleteStarted,
 };
 std::string_view to_string(ScaleDownStatus status);
+
+// Ready as Cluster Autoscaler's scale-down sees it (utils/kubernetes GetReadinessState): the Ready condition
+// (Node::is_ready, so a node without one counts as Ready where upstream says NotReady) and no DiskPressure or
+// NetworkUnavailable condition that is True. A NotReady node is removed after --scale-down-unready-time instead of
+// --scale-down-unneeded-time.
+bool ready_for_scale_down(const Node& node);
 
 struct NodeUtilization {
   double cpu = 0;
@@ -118,8 +126,8 @@ struct ScaleDownResult {
 // Keeps, between scans, since when each node has been unneeded; everything else is recomputed at each update.
 class ScaleDownPlanner {
  public:
-  // One scan at `now`. `snapshot` holds the Ready nodes and their pods; it is forked for the what-ifs and
-  // reverted, so it comes back as it went in. Nodes are checked previously-unneeded first (so the ones closest to
+  // One scan at `now`. `snapshot` holds the nodes, NotReady ones too, and their pods; it is forked for the
+  // what-ifs and reverted, so it comes back as it went in. Nodes are checked previously-unneeded first (so the ones closest to
   // removal keep their place), and a node found unneeded is gone, with its pods at their new places, for every
   // node checked after it: two unneeded nodes never count on the same free room, and PDB budgets are shared.
   ScaleDownResult update(scheduling::ClusterSnapshot& snapshot, const ScaleDownInput& input,

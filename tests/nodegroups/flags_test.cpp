@@ -38,6 +38,7 @@ TEST(AutoscalerFlags, NoFlagsKeepsCaDefaults) {
   EXPECT_EQ(o.node_group_backoff_reset_timeout, 180 * kMinute);
   EXPECT_EQ(o.max_nodes_per_scaleup, 1000);
   EXPECT_TRUE(o.scale_down_enabled);
+  EXPECT_TRUE(o.scale_down_unready_enabled);
   EXPECT_DOUBLE_EQ(o.scale_down_utilization_threshold, 0.5);
   EXPECT_DOUBLE_EQ(o.scale_down_gpu_utilization_threshold, 0.5);
   EXPECT_EQ(o.scale_down_unneeded_time, 10 * kMinute);
@@ -76,6 +77,7 @@ TEST(AutoscalerFlags, EveryFlagWithAValue) {
       "--node-group-backoff-reset-timeout=1h",
       "--max-nodes-per-scaleup=50",
       "--scale-down-enabled=false",
+      "--scale-down-unready-enabled=false",
       "--scale-down-utilization-threshold=0.65",
       "--scale-down-gpu-utilization-threshold=0.3",
       "--scale-down-unneeded-time=5m",
@@ -120,6 +122,7 @@ TEST(AutoscalerFlags, EveryFlagWithAValue) {
   EXPECT_EQ(o.node_group_backoff_reset_timeout, 60 * kMinute);
   EXPECT_EQ(o.max_nodes_per_scaleup, 50);
   EXPECT_FALSE(o.scale_down_enabled);
+  EXPECT_FALSE(o.scale_down_unready_enabled);
   EXPECT_DOUBLE_EQ(o.scale_down_utilization_threshold, 0.65);
   EXPECT_DOUBLE_EQ(o.scale_down_gpu_utilization_threshold, 0.3);
   EXPECT_EQ(o.scale_down_unneeded_time, 5 * kMinute);
@@ -239,8 +242,8 @@ TEST(AutoscalerFlags, UnknownFlagsAndStrayArgumentsAreErrorsAtTheirIndex) {
 TEST(AutoscalerFlags, IgnoredListHasNoFlagScalewrightReads) {
   const auto& ignored = ignored_autoscaler_flags();
   EXPECT_TRUE(std::is_sorted(ignored.begin(), ignored.end()));
-  for (std::string_view read : {"nodes", "expander", "scale-down-enabled", "max-graceful-termination-sec",
-                                "max-pod-eviction-time"}) {
+  for (std::string_view read : {"nodes", "expander", "scale-down-enabled", "scale-down-unready-enabled",
+                                "max-graceful-termination-sec", "max-pod-eviction-time"}) {
     EXPECT_FALSE(std::binary_search(ignored.begin(), ignored.end(), read)) << read;
   }
   EXPECT_TRUE(std::binary_search(ignored.begin(), ignored.end(), "cloud-provider"));

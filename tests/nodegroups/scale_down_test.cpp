@@ -80,6 +80,25 @@ struct Cluster {
     pod(node, make_pod(name, cpu, memory, owner));
   }
 
+  // Replaces the node's status conditions, as the kubelet's status update does; its pods stay bound.
+  void set_conditions(const std::string& name, std::vector<NodeCondition> conditions) {
+    NodeId id = snapshot.find_node(name);
+    Node n = *snapshot.node(id).node;
+    n.conditions = std::move(conditions);
+    std::vector<std::shared_ptr<const Pod>> bound;
+    for (const auto& placed : snapshot.node(id).pods) bound.push_back(placed.pod);
+    snapshot.remove_node(id);
+    NodeId fresh = snapshot.add_node(std::move(n));
+    for (auto& pod : bound) snapshot.add_pod(pod, fresh);
+  }
+  void not_ready(const std::string& name) { set_conditions(name, {{"Ready", "False", "KubeletNotReady"}}); }
+
+  // What the actuator does after deleting a node: it leaves the snapshot and its group's target.
+  void deleted(const std::string& name, const std::string& group_id = "ng") {
+    snapshot.remove_node(snapshot.find_node(name));
+    for (NodeGroup& g : input.groups) g.target_size -= g.id == group_id ? 1 : 0;
+  }
+
   ScaleDownResult scan(Duration now) { return planner.update(snapshot, input, options, now); }
 };
 
@@ -286,6 +305,131 @@ TEST(ScaleDownTiming, BeingNeededAgainResetsTheClock) {
   EXPECT_EQ(c.scan(6 * kMinute).find_unneeded("idle")->since, 6 * kMinute);
   EXPECT_EQ(reason_of(c.scan(10 * kMinute + 10 * kSecond), "idle"), UnremovableReason::NotUnneededLongEnough);
   EXPECT_EQ(names(c.scan(16 * kMinute + 10 * kSecond).delete_empty), std::vector<std::string>{"idle"});
+}
+
+TEST(ScaleDownUnready, ANotReadyNodeWaitsTheUnreadyTimeInsteadOfTheUnneededTime) {
+  // idle (Ready) and down (NotReady) are both empty from 0. Defaults: unneeded 10 min, unready 20 min, and both
+  // compared strictly: idle goes at 10:10, down stays NotUnreadyLongEnough at 10:10 and at 20:00, goes at 20:10.
+  Cluster c;
+  c.group("ng", 0, 3);
+  c.pod(c.node("busy"), "big", 3000);
+  c.node("idle");
+  c.node("down");
+  c.not_ready("down");
+
+  ScaleDownResult r = c.scan(Duration{0});
+  ASSERT_EQ(names(r.unneeded), (std::vector<std::string>{"down", "idle"}));
+  EXPECT_EQ(reason_of(r, "idle"), UnremovableReason::NotUnneededLongEnough);
+  EXPECT_EQ(reason_of(r, "down"), UnremovableReason::NotUnreadyLongEnough);
+
+  r = c.scan(10 * kMinute + 10 * kSecond);
+  EXPECT_EQ(names(r.delete_empty), std::vector<std::string>{"idle"});
+  EXPECT_EQ(reason_of(r, "down"), UnremovableReason::NotUnreadyLongEnough);
+  EXPECT_EQ(r.find_unneeded("down")->since, Duration{0});
+  c.deleted("idle");
+
+  r = c.scan(20 * kMinute);
+  EXPECT_TRUE(r.delete_empty.empty());
+  EXPECT_EQ(reason_of(r, "down"), UnremovableReason::NotUnreadyLongEnough);
+  r = c.scan(20 * kMinute + 10 * kSecond);
+  EXPECT_EQ(names(r.delete_empty), std::vector<std::string>{"down"});
+  EXPECT_EQ(to_string(UnremovableReason::NotUnreadyLongEnough), "NotUnreadyLongEnough");
+}
+
+TEST(ScaleDownUnready, TheWaitCountsFromWhenTheNodeBecameUnneededNotFromWhenItWentNotReady) {
+  // --scale-down-unneeded-time=30m. idle is unneeded from 0 while Ready and goes NotReady at 12 min: its since
+  // stays 0, so it goes once 0 + 20 min is passed (20:10), not at 12 + 20 = 32 min nor at 0 + 30 = 30 min.
+  Cluster c;
+  c.group("ng", 0, 2);
+  c.options.scale_down_unneeded_time = 30 * kMinute;
+  c.pod(c.node("busy"), "big", 3000);
+  c.node("idle");
+  EXPECT_EQ(reason_of(c.scan(Duration{0}), "idle"), UnremovableReason::NotUnneededLongEnough);
+  c.not_ready("idle");
+  ScaleDownResult r = c.scan(12 * kMinute);
+  EXPECT_EQ(r.find_unneeded("idle")->since, Duration{0});
+  EXPECT_EQ(reason_of(r, "idle"), UnremovableReason::NotUnreadyLongEnough);
+  EXPECT_TRUE(c.scan(20 * kMinute).delete_empty.empty());
+  EXPECT_EQ(names(c.scan(20 * kMinute + 10 * kSecond).delete_empty), std::vector<std::string>{"idle"});
+}
+
+TEST(ScaleDownUnready, AShorterUnreadyTimeRemovesANotReadyNodeFirst) {
+  // --scale-down-unready-time=5m: down goes at 5:10 while idle (Ready) still waits its 10 minutes.
+  Cluster c;
+  c.group("ng", 0, 3);
+  c.options.scale_down_unready_time = 5 * kMinute;
+  c.pod(c.node("busy"), "big", 3000);
+  c.node("idle");
+  c.node("down");
+  c.not_ready("down");
+  c.scan(Duration{0});
+  ScaleDownResult r = c.scan(5 * kMinute + 10 * kSecond);
+  EXPECT_EQ(names(r.delete_empty), std::vector<std::string>{"down"});
+  EXPECT_EQ(reason_of(r, "idle"), UnremovableReason::NotUnneededLongEnough);
+}
+
+TEST(ScaleDownUnready, ANotReadyNodeMustStillBeUnderutilized) {
+  // Upstream checks the utilization threshold whatever the readiness: down holds 3000m of 4000m (0.75), so it is
+  // never unneeded, even long after the unready time.
+  Cluster c;
+  c.group("ng", 0, 2);
+  c.node("spare");
+  c.pod(c.node("down"), "big", 3000);
+  c.not_ready("down");
+  c.scan(Duration{0});
+  ScaleDownResult r = c.scan(30 * kMinute);
+  ASSERT_EQ(reason_of(r, "down"), UnremovableReason::NotUnderutilized);
+  EXPECT_DOUBLE_EQ(r.find_unremovable("down")->utilization->utilization, 0.75);
+  EXPECT_EQ(r.find_unneeded("down"), nullptr);
+}
+
+TEST(ScaleDownUnready, TheGroupMinSizeStillHoldsOnceTheUnreadyTimeIsOver) {
+  // A group at its min of 1 with its only node NotReady and empty: first the wait, then the min size, in
+  // upstream's order of checks.
+  Cluster c;
+  c.group("ng", 1, 1);
+  c.node("down");
+  c.not_ready("down");
+  EXPECT_EQ(reason_of(c.scan(Duration{0}), "down"), UnremovableReason::NotUnreadyLongEnough);
+  ScaleDownResult r = c.scan(20 * kMinute + 10 * kSecond);
+  EXPECT_TRUE(r.delete_empty.empty());
+  EXPECT_EQ(reason_of(r, "down"), UnremovableReason::NodeGroupMinSizeReached);
+}
+
+TEST(ScaleDownUnready, UnreadyEnabledFalseKeepsNotReadyNodesOutOfScaleDown) {
+  // --scale-down-unready-enabled=false: down is never a candidate (no utilization reported, as upstream); the
+  // Ready idle node is unaffected.
+  Cluster c;
+  c.group("ng", 0, 3);
+  c.options.scale_down_unready_enabled = false;
+  c.pod(c.node("busy"), "big", 3000);
+  c.node("idle");
+  c.node("down");
+  c.not_ready("down");
+  c.scan(Duration{0});
+  ScaleDownResult r = c.scan(30 * kMinute);
+  EXPECT_EQ(names(r.delete_empty), std::vector<std::string>{"idle"});
+  ASSERT_EQ(reason_of(r, "down"), UnremovableReason::ScaleDownUnreadyDisabled);
+  EXPECT_FALSE(r.find_unremovable("down")->utilization.has_value());
+  EXPECT_EQ(r.find_unneeded("down"), nullptr);
+  EXPECT_EQ(to_string(UnremovableReason::ScaleDownUnreadyDisabled), "ScaleDownUnreadyDisabled");
+}
+
+TEST(ScaleDownUnready, ReadinessFollowsTheReadyConditionDiskPressureAndNetworkUnavailable) {
+  auto node = [](std::vector<NodeCondition> conditions) {
+    Node n;
+    n.conditions = std::move(conditions);
+    return n;
+  };
+  EXPECT_TRUE(ready_for_scale_down(node({{"Ready", "True", ""}})));
+  EXPECT_FALSE(ready_for_scale_down(node({{"Ready", "False", ""}})));
+  EXPECT_FALSE(ready_for_scale_down(node({{"Ready", "Unknown", "NodeStatusUnknown"}})));
+  EXPECT_FALSE(ready_for_scale_down(node({{"Ready", "True", ""}, {"DiskPressure", "True", ""}})));
+  EXPECT_FALSE(ready_for_scale_down(node({{"NetworkUnavailable", "True", ""}, {"Ready", "True", ""}})));
+  EXPECT_TRUE(ready_for_scale_down(node({{"Ready", "True", ""}, {"DiskPressure", "False", ""}})));
+  EXPECT_TRUE(ready_for_scale_down(node({{"Ready", "True", ""}, {"MemoryPressure", "True", ""}})));
+  // No Ready condition: Ready, as Node::is_ready reads hand-written manifests (upstream would say NotReady).
+  EXPECT_TRUE(ready_for_scale_down(node({})));
 }
 
 TEST(ScaleDownTiming, CooldownAfterScaleUpDeleteAndFailure) {
