@@ -22,6 +22,8 @@ struct ContainerPort {
 struct Container {
   std::string name;
   std::string image;
+  std::vector<std::string> command;  // the entrypoint, e.g. ["./cluster-autoscaler", "--v=4", ...]
+  std::vector<std::string> args;
   ResourceList requests;
   ResourceList limits;
   std::vector<ContainerPort> ports;

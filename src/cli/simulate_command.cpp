@@ -79,6 +79,13 @@ std::optional<sim::SimulationReport> simulate_files(const std::vector<std::strin
     scenario = std::move(objects.scenarios.front());
     objects.scenarios.clear();
   }
+  Result<std::optional<std::string>> adopted =
+      sim::adopt_cluster_autoscaler_deployment(scenario, objects.cluster_autoscaler_deployments);
+  if (!adopted) {
+    err << "error: " << adopted.error().message << "\n";
+    return std::nullopt;
+  }
+  if (*adopted) err << "note: " << **adopted << "\n";
   if (objects.nodepools.empty() && objects.nodes.empty() && scenario.cloud.auto_scaling_groups.empty()) {
     err << "warning: no NodePool, Node or Auto Scaling group in the input: nothing can run\n";
   }

@@ -23,7 +23,16 @@ KindRegistry make_builtin_registry() {
              [](const Field& o, ManifestSet& out) { out.namespaces.push_back(decode_namespace(o)); }});
   kinds.add({"", "ConfigMap", {"v1"},
              [](const Field& o, ManifestSet& out) { out.config_maps.push_back(decode_config_map(o)); }});
-  kinds.add({"apps", "Deployment", {"v1"}, workload_decoder(WorkloadKind::Deployment)});
+  kinds.add({"apps", "Deployment", {"v1"}, [](const Field& o, ManifestSet& out) {
+               Workload deployment = decode_workload(o, WorkloadKind::Deployment);
+               if (std::optional<ClusterAutoscalerDeployment> ca = as_cluster_autoscaler(o, deployment)) {
+                 out.warnings.push_back("runs Cluster Autoscaler (container " + ca->container +
+                                        "): Scalewright takes its place with its flags; its pod is not simulated");
+                 out.cluster_autoscaler_deployments.push_back(std::move(*ca));
+                 return;
+               }
+               out.workloads.push_back(std::move(deployment));
+             }});
   kinds.add({"apps", "ReplicaSet", {"v1"}, workload_decoder(WorkloadKind::ReplicaSet)});
   kinds.add({"apps", "StatefulSet", {"v1"}, workload_decoder(WorkloadKind::StatefulSet)});
   kinds.add({"apps", "DaemonSet", {"v1"}, workload_decoder(WorkloadKind::DaemonSet)});

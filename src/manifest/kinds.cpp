@@ -6,6 +6,7 @@
 #include "api/integer.h"
 
 #include "manifest/meta_decoder.h"
+#include "nodegroups/flags.h"
 #include "manifest/pod_decoder.h"
 #include "manifest/selectors.h"
 
@@ -139,6 +140,44 @@ Workload decode_workload(const Field& object, WorkloadKind kind) {
   check_template_restart_policy(spec, workload);
   workload.selector = decode_workload_selector(spec, workload);
   return workload;
+}
+
+namespace {
+
+// The image's name without registry, path, tag or digest: "registry.k8s.io/autoscaling/cluster-autoscaler:v1.26.2"
+// -> "cluster-autoscaler".
+std::string_view image_name(std::string_view image) {
+  image = image.substr(0, image.find('@'));
+  std::size_t slash = image.rfind('/');
+  std::string_view last = slash == std::string_view::npos ? image : image.substr(slash + 1);
+  return last.substr(0, last.find(':'));
+}
+
+}  // namespace
+
+std::optional<ClusterAutoscalerDeployment> as_cluster_autoscaler(const Field& object, const Workload& deployment) {
+  const std::vector<Container>& containers = deployment.pod_template.spec.containers;
+  auto ca = std::find_if(containers.begin(), containers.end(),
+                         [](const Container& c) { return image_name(c.image) == "cluster-autoscaler"; });
+  if (ca == containers.end()) return std::nullopt;
+  ClusterAutoscalerDeployment out{deployment.meta, ca->name, ca->command};
+  out.flags.insert(out.flags.end(), ca->args.begin(), ca->args.end());
+  // The command and args elements in the same order as `flags`, to point at the one at fault.
+  const auto index = static_cast<std::size_t>(ca - containers.begin());
+  std::vector<Field> elements;
+  std::size_t i = 0;
+  object.child("spec").child("template").child("spec").each("containers", [&](const Field& container) {
+    if (i++ != index) return;
+    container.each("command", [&](const Field& part) { elements.push_back(part); });
+    container.each("args", [&](const Field& part) { elements.push_back(part); });
+  });
+  std::size_t at = elements.size();
+  Result<nodegroups::AutoscalerOptions> parsed = nodegroups::parse_autoscaler_flags(out.flags, &at);
+  if (!parsed) {
+    if (at < elements.size()) elements[at].fail(parsed.error().message);
+    object.fail(parsed.error().message);
+  }
+  return out;
 }
 
 PodDisruptionBudget decode_pod_disruption_budget(const Field& object) {

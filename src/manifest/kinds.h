@@ -5,6 +5,7 @@
 #include "api/pod.h"
 #include "api/workloads.h"
 #include "manifest/field.h"
+#include "manifest/manifest.h"
 
 namespace scalewright::manifest {
 
@@ -14,6 +15,9 @@ ConfigMap decode_config_map(const Field& object);
 // Deployment, ReplicaSet, StatefulSet, DaemonSet and Job: replicas (Job: min(parallelism, completions)),
 // selector (which must match the template's labels), and the pod template in the workload's namespace.
 Workload decode_workload(const Field& object, WorkloadKind kind);
+// A Deployment whose pod runs Cluster Autoscaler (a container image named cluster-autoscaler): its flags, checked
+// now so that a bad one fails the load at the command or args element that holds it. nullopt for any other.
+std::optional<ClusterAutoscalerDeployment> as_cluster_autoscaler(const Field& object, const Workload& deployment);
 PodDisruptionBudget decode_pod_disruption_budget(const Field& object);
 PriorityClass decode_priority_class(const Field& object);
 

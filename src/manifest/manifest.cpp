@@ -194,6 +194,7 @@ void ManifestSet::append(ManifestSet&& other) {
   move_all(scenarios, other.scenarios);
   move_all(horizontal_pod_autoscalers, other.horizontal_pod_autoscalers);
   move_all(scaled_objects, other.scaled_objects);
+  move_all(cluster_autoscaler_deployments, other.cluster_autoscaler_deployments);
   move_all(warnings, other.warnings);
 }
 

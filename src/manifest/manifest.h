@@ -17,6 +17,14 @@
 
 namespace scalewright {
 
+// Cluster Autoscaler's own Deployment, as users run it: Scalewright takes its place with the flags of its
+// container (command and args, in that order).
+struct ClusterAutoscalerDeployment {
+  ObjectMeta meta;
+  std::string container;
+  std::vector<std::string> flags;
+};
+
 struct ManifestSet {
   std::vector<Node> nodes;
   std::vector<Pod> pods;
@@ -29,6 +37,8 @@ struct ManifestSet {
   std::vector<Scenario> scenarios;
   std::vector<HorizontalPodAutoscaler> horizontal_pod_autoscalers;  // autoscaling/v2, v2beta2 and v1 (converted)
   std::vector<ScaledObject> scaled_objects;                          // keda.sh/v1alpha1
+  // Deployments that run Cluster Autoscaler: not workloads (their pod is not simulated), but its configuration.
+  std::vector<ClusterAutoscalerDeployment> cluster_autoscaler_deployments;
   // "web.yaml doc 3: skipped unknown kind ConfigMap (v1)"; a kind decoder's own warnings get the same prefix and
   // the object: "so.yaml doc 1 ScaledObject/queue: spec.triggers[0]: trigger type kafka is not simulated"
   std::vector<std::string> warnings;

@@ -148,6 +148,8 @@ Container decode_container(const Field& container) {
   Container decoded;
   decoded.name = container.required_string("name");
   decoded.image = container.optional_string("image");
+  container.each("command", [&](const Field& part) { decoded.command.push_back(part.as_string()); });
+  container.each("args", [&](const Field& part) { decoded.args.push_back(part.as_string()); });
   decode_resources(container.child("resources"), decoded);
   container.each("ports", [&](const Field& port) { decoded.ports.push_back(decode_port(port)); });
   return decoded;

@@ -26,6 +26,26 @@ std::optional<std::string> priority_config(const std::vector<ConfigMap>& config_
 
 }  // namespace
 
+Result<std::optional<std::string>> adopt_cluster_autoscaler_deployment(
+    Scenario& scenario, const std::vector<ClusterAutoscalerDeployment>& deployments) {
+  if (deployments.empty()) return std::optional<std::string>();
+  auto name = [](const ClusterAutoscalerDeployment& d) {
+    return "Deployment " + d.meta.namespace_ + "/" + d.meta.name;
+  };
+  if (deployments.size() > 1) {
+    return Error{fmt::format("{} and {} both run Cluster Autoscaler; a run takes one", name(deployments[0]),
+                             name(deployments[1]))};
+  }
+  const ClusterAutoscalerDeployment& ca = deployments.front();
+  if (scenario.cluster_autoscaler) {
+    return std::optional<std::string>(fmt::format(
+        "Scenario/{} gives spec.clusterAutoscaler.args: the flags of {} are not used", scenario.meta.name, name(ca)));
+  }
+  scenario.cluster_autoscaler = ClusterAutoscalerSpec{ca.flags};
+  return std::optional<std::string>(
+      fmt::format("Cluster Autoscaler runs with the flags of {} (container {})", name(ca), ca.container));
+}
+
 Result<ClusterAutoscalerLoop> ClusterAutoscalerLoop::create(const Scenario& scenario, const cloud::Catalog& catalog,
                                                             const std::vector<ConfigMap>& config_maps) {
   const std::vector<std::string> args =

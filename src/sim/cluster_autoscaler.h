@@ -14,6 +14,7 @@
 #include "api/scenario.h"
 #include "api/workloads.h"
 #include "cloud/catalog.h"
+#include "manifest/manifest.h"
 #include "nodegroups/backoff.h"
 #include "nodegroups/expander.h"
 #include "nodegroups/node_group.h"
@@ -47,6 +48,12 @@ struct NodeGroupActions {
   std::vector<nodegroups::UnneededNode> removals;  // empty nodes first, then the ones to drain
   std::set<std::string> claimed_pods;              // pods CA found or is bringing capacity for
 };
+
+// Which configuration Cluster Autoscaler runs with: the Scenario's spec.clusterAutoscaler.args when given, or else
+// the flags of CA's own Deployment among the manifests, which then become the Scenario's. Returns a note saying
+// where the flags came from (nullopt when there is no CA Deployment), or an error when there are two.
+Result<std::optional<std::string>> adopt_cluster_autoscaler_deployment(
+    Scenario& scenario, const std::vector<ClusterAutoscalerDeployment>& deployments);
 
 class ClusterAutoscalerLoop {
  public:

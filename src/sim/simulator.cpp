@@ -120,6 +120,15 @@ class Simulation : private AutoscalingView {
         random_(scenario_.seed ^ 0x5ca1e5ca1eull),
         batcher_(provisioning::BatchWindow{scenario_.batching.idle, scenario_.batching.max}),
         status_at_(std::move(input.status_at)) {
+    // Without spec.clusterAutoscaler, CA's own Deployment configures the CA this simulation runs (the CLI has
+    // usually done this already, and refused two of them).
+    if (!scenario_.cluster_autoscaler) {
+      if (Result<std::optional<std::string>> adopted =
+              adopt_cluster_autoscaler_deployment(scenario_, input.objects.cluster_autoscaler_deployments);
+          adopted && *adopted) {
+        note("cluster-autoscaler", **adopted);
+      }
+    }
     apply_objects(std::move(input.objects));
     start_cluster_autoscaler();
   }

@@ -193,6 +193,33 @@ TEST(Simulate, NodeGroupWalkthroughGrowsFrom25To29AndShrinksBack) {
   EXPECT_NE(status.find("maxSize: 80\n"), std::string::npos) << status;
 }
 
+TEST(Simulate, MaxSizeWalkthroughConfiguredByCasOwnDeploymentLeavesTheExcessPending) {
+  // CA's flags come from its kube-system Deployment. 2 empty m5.large nodes hold 13 nginx pods of 140m each (26);
+  // the other 124 would need 10 nodes, the group may add 3 (39 pods): 2 -> 5, and 85 stay pending with the reason.
+  SimulateOptions options;
+  options.files = {kSource + "/examples/node-groups/nginx-max-size.yaml"};
+  options.quiet = true;
+  options.output_json = (std::filesystem::temp_directory_path() / "scalewright-max-size.json").string();
+  std::ostringstream out, err;
+  ASSERT_EQ(run_simulate(options, out, err), 0) << err.str();
+  EXPECT_NE(err.str().find("note: Cluster Autoscaler runs with the flags of Deployment kube-system/cluster-autoscaler "
+                           "(container cluster-autoscaler)\n"),
+            std::string::npos)
+      << err.str();
+  nlohmann::json report;
+  std::ifstream(options.output_json) >> report;
+  std::filesystem::remove(options.output_json);
+  EXPECT_EQ(timeline_lines(report, "scale-up"),
+            std::vector<std::string>{
+                "t=1m10s TriggeredScaleUp: pod triggered scale-up: [{ng-capped 2->5 (max: 5)}] (39 pods)"});
+  EXPECT_EQ(timeline_lines(report, "not-triggered-scale-up"),
+            std::vector<std::string>{
+                "t=1m10s NotTriggerScaleUp: 85 pods didn't trigger scale-up: 1 max node group size reached"});
+  EXPECT_EQ(report["summary"]["pod_wait"]["pods_bound"], 65);
+  EXPECT_EQ(report["summary"]["pod_wait"]["pods_pending_at_end"], 85);
+  EXPECT_EQ(report["summary"]["nodes_at_end"], 5);
+}
+
 TEST(Simulate, CompareRunsTheWorkloadUnderNodeGroupsAndUnderNodePoolsSideBySide) {
   SimulateOptions options;
   options.files = {kSource + "/examples/compare-nginx/workload.yaml"};

@@ -91,5 +91,60 @@ TEST(ScenarioNodeGroups, AutoScalingGroupSizesAndFieldsAreChecked) {
             "test.yaml doc 1 Scenario/s: spec.cloud.autoScalingGroups[1].name: duplicate Auto Scaling group \"a\"");
 }
 
+// Cluster Autoscaler's Deployment as clusters run it; `command` is its container's command list.
+std::string ca_deployment(const std::string& command, const std::string& image =
+                                                          "registry.k8s.io/autoscaling/cluster-autoscaler:v1.26.2") {
+  return R"(apiVersion: apps/v1
+kind: Deployment
+metadata: {name: cluster-autoscaler, namespace: kube-system}
+spec:
+  selector: {matchLabels: {app: cluster-autoscaler}}
+  template:
+    metadata: {labels: {app: cluster-autoscaler}}
+    spec:
+      containers:
+      - {name: sidecar, image: busybox}
+      - name: cluster-autoscaler
+        image: )" + image + R"(
+        command: )" + command + R"(
+        args: [--scale-down-unneeded-time=5m]
+)";
+}
+
+TEST(ScenarioNodeGroups, ClusterAutoscalersDeploymentIsItsConfigurationNotAWorkload) {
+  ManifestSet set = decode_ok(ca_deployment("[./cluster-autoscaler, --v=4, --nodes=1:10:ng-a]"));
+  EXPECT_TRUE(set.workloads.empty());
+  ASSERT_EQ(set.cluster_autoscaler_deployments.size(), 1u);
+  const ClusterAutoscalerDeployment& ca = set.cluster_autoscaler_deployments[0];
+  EXPECT_EQ(ca.meta.namespace_, "kube-system");
+  EXPECT_EQ(ca.meta.name, "cluster-autoscaler");
+  EXPECT_EQ(ca.container, "cluster-autoscaler");
+  // command, then args.
+  EXPECT_EQ(ca.flags, (std::vector<std::string>{"./cluster-autoscaler", "--v=4", "--nodes=1:10:ng-a",
+                                                "--scale-down-unneeded-time=5m"}));
+  ASSERT_EQ(set.warnings.size(), 1u);
+  EXPECT_EQ(set.warnings[0],
+            "test.yaml doc 1 Deployment/cluster-autoscaler: runs Cluster Autoscaler (container cluster-autoscaler): "
+            "Scalewright takes its place with its flags; its pod is not simulated");
+}
+
+TEST(ScenarioNodeGroups, ABadFlagInTheDeploymentNamesTheCommandElement) {
+  EXPECT_EQ(decode_error(ca_deployment("[./cluster-autoscaler, --v=4, \"--nodes=1:x:ng-a\"]")),
+            "test.yaml doc 1 Deployment/cluster-autoscaler: spec.template.spec.containers[1].command[2]: flag --nodes: "
+            "\"1:x:ng-a\": max size \"x\" is not an integer (expected MIN:MAX:NAME)");
+}
+
+TEST(ScenarioNodeGroups, OnlyAnImageNamedClusterAutoscalerIsCa) {
+  // By registry path, tag or digest it is the same image; a name that merely contains it is another program.
+  for (const std::string image : {"cluster-autoscaler", "k8s.gcr.io/cluster-autoscaler:v1.2.2",
+                                  "localhost:5000/autoscaling/cluster-autoscaler@sha256:0123"}) {
+    EXPECT_EQ(decode_ok(ca_deployment("[./cluster-autoscaler]", image)).cluster_autoscaler_deployments.size(), 1u)
+        << image;
+  }
+  ManifestSet other = decode_ok(ca_deployment("[./run]", "example.com/cluster-autoscaler-exporter:1"));
+  EXPECT_TRUE(other.cluster_autoscaler_deployments.empty());
+  EXPECT_EQ(other.workloads.size(), 1u);
+}
+
 }  // namespace
 }  // namespace scalewright::testing

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "run_scenario.h"
+#include "sim/cluster_autoscaler.h"
 
 namespace scalewright::sim {
 namespace {
@@ -357,6 +358,44 @@ TEST(ClusterAutoscalerDrain, AGracePeriodLongerThanTheCapIsCutToMaxGracefulTermi
   EXPECT_EQ(messages(r, "scale-down"),
             std::vector<std::string>{"t=11m10s drained node " + node +
                                      " of ng-b removed (2 pods evicted, drain took 1m0s), unneeded since t=0s"});
+}
+
+TEST(ClusterAutoscalerConfiguration, CasDeploymentGivesTheFlagsUnlessTheScenarioDoes) {
+  ClusterAutoscalerDeployment ca;
+  ca.meta.name = "cluster-autoscaler";
+  ca.meta.namespace_ = "kube-system";
+  ca.container = "cluster-autoscaler";
+  ca.flags = {"./cluster-autoscaler", "--nodes=1:5:ng"};
+  Scenario scenario;
+  scenario.meta.name = "s";
+  Result<std::optional<std::string>> adopted = adopt_cluster_autoscaler_deployment(scenario, {ca});
+  ASSERT_TRUE(adopted.ok());
+  EXPECT_EQ(**adopted,
+            "Cluster Autoscaler runs with the flags of Deployment kube-system/cluster-autoscaler (container "
+            "cluster-autoscaler)");
+  ASSERT_TRUE(scenario.cluster_autoscaler.has_value());
+  EXPECT_EQ(scenario.cluster_autoscaler->args, ca.flags);
+
+  // The Scenario's own args win, and say so.
+  Scenario own;
+  own.meta.name = "own";
+  own.cluster_autoscaler = ClusterAutoscalerSpec{{"--nodes=0:3:other"}};
+  adopted = adopt_cluster_autoscaler_deployment(own, {ca});
+  ASSERT_TRUE(adopted.ok());
+  EXPECT_EQ(**adopted, "Scenario/own gives spec.clusterAutoscaler.args: the flags of Deployment "
+                       "kube-system/cluster-autoscaler are not used");
+  EXPECT_EQ(own.cluster_autoscaler->args, std::vector<std::string>{"--nodes=0:3:other"});
+
+  // No Deployment: nothing to say; two: which one is meant is not for us to guess.
+  Scenario none;
+  EXPECT_FALSE(adopt_cluster_autoscaler_deployment(none, {})->has_value());
+  ClusterAutoscalerDeployment second = ca;
+  second.meta.namespace_ = "autoscaling";
+  adopted = adopt_cluster_autoscaler_deployment(none, {ca, second});
+  ASSERT_FALSE(adopted.ok());
+  EXPECT_EQ(adopted.error().message, "Deployment kube-system/cluster-autoscaler and Deployment "
+                                     "autoscaling/cluster-autoscaler both run Cluster Autoscaler; a run takes one");
+  EXPECT_FALSE(none.cluster_autoscaler.has_value());
 }
 
 }  // namespace
