@@ -106,12 +106,12 @@ NodeGroupActions ClusterAutoscalerLoop::scan(const NodeGroupScan& scan, Duration
     for (const nodegroups::PodDecision& pod : decision.pods) {
       switch (pod.outcome) {
         case nodegroups::PodOutcome::FitsExistingNode:
-        case nodegroups::PodOutcome::FitsUpcomingNode: actions.claimed_pods.insert(pod.pod); break;
-        case nodegroups::PodOutcome::TriggeredScaleUp:
-          actions.claimed_pods.insert(pod.pod);
-          ++triggered;
+        case nodegroups::PodOutcome::FitsUpcomingNode: break;
+        case nodegroups::PodOutcome::TriggeredScaleUp: ++triggered; break;
+        case nodegroups::PodOutcome::NoScaleUp:
+          ++not_triggered[pod.reason];
+          actions.declined_pods.emplace(pod.pod, pod.reason);
           break;
-        case nodegroups::PodOutcome::NoScaleUp: ++not_triggered[pod.reason]; break;
         case nodegroups::PodOutcome::TooNew: break;
       }
     }

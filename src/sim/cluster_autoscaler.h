@@ -46,7 +46,8 @@ struct NodeGroupScan {
 struct NodeGroupActions {
   std::vector<nodegroups::ScaleUpInfo> scale_ups;
   std::vector<nodegroups::UnneededNode> removals;  // empty nodes first, then the ones to drain
-  std::set<std::string> claimed_pods;              // pods CA found or is bringing capacity for
+  // Pods no node group can take now (NoScaleUp), by the reason CA gives: NodePools may provision for them.
+  std::map<std::string, std::string> declined_pods;  // pod -> reason
 };
 
 // Which configuration Cluster Autoscaler runs with: the Scenario's spec.clusterAutoscaler.args when given, or else

@@ -233,7 +233,9 @@ class Simulation : private AutoscalingView {
   std::vector<PodDisruptionBudget> pdbs_;
   std::vector<ConfigMap> config_maps_;
   std::optional<ClusterAutoscalerLoop> cluster_autoscaler_;
-  std::set<std::string> claimed_by_cluster_autoscaler_;  // pending pods CA brings capacity for: not Karpenter's
+  // With both models, a pending pod is Cluster Autoscaler's first: NodePools provision only for the pods CA's last
+  // scan found no node group for (its reason kept, to say why they went to a NodePool).
+  std::map<std::string, std::string> declined_by_cluster_autoscaler_;
   // CA's scale-downs of non-empty nodes under way: the node is tainted and its pods are being evicted.
   struct NodeDrain {
     std::string group;
@@ -517,7 +519,20 @@ void Simulation::on_cluster_autoscaler_scan() {
     scan.unschedulable.push_back({pod->pod, pod->created});
   }
   NodeGroupActions actions = cluster_autoscaler_->scan(scan, now_, timeline_);
-  claimed_by_cluster_autoscaler_ = std::move(actions.claimed_pods);
+  if (!nodepools_.empty()) {
+    std::map<std::string, std::size_t> handed;  // reason -> pods newly left to the NodePools
+    for (const auto& [pod, reason] : actions.declined_pods) {
+      if (!declined_by_cluster_autoscaler_.count(pod)) ++handed[reason];
+    }
+    for (const auto& [reason, count] : handed) {
+      note("handoff", fmt::format("{} left to NodePools: no node group takes them ({})", plural(count, "pod"), reason));
+    }
+    if (!handed.empty()) {
+      provisioning_dirty_ = true;
+      scheduling_dirty_ = true;  // the pending pass opens the provisioning batch for them
+    }
+  }
+  declined_by_cluster_autoscaler_ = std::move(actions.declined_pods);
   for (const nodegroups::ScaleUpInfo& info : actions.scale_ups) {
     if (const nodegroups::NodeGroup* group = cluster_autoscaler_->group(info.group)) {
       launch_group_nodes(*group, info.new_size - info.current_size, /*already_running=*/false);
@@ -1004,12 +1019,13 @@ void Simulation::provision() {
   std::map<std::string, std::vector<const Pod*>> planned;  // in-flight node -> pods nominated to it
   for (auto& [key, pod_ptr] : unbound_) {
     SimPod& pod = *pod_ptr;
-    if (pod.daemon || claimed_by_cluster_autoscaler_.count(key)) continue;
+    if (pod.daemon) continue;
     auto nominated = nodes_.find(pod.nominated_node);
     if (nominated != nodes_.end() && nominated->second.state == NodeState::Launching) {
       planned[pod.nominated_node].push_back(pod.pod.get());  // waits for its node: not part of the batch
       continue;
     }
+    if (cluster_autoscaler_ && !declined_by_cluster_autoscaler_.count(key)) continue;  // a node group's, or not yet seen
     nominate(pod, "");
     input.pending.push_back(*pod.pod);
     pending_keys.push_back(key);
@@ -1019,7 +1035,8 @@ void Simulation::provision() {
   // The provisioner sees Ready nodes and in-flight ones, each with the pods already planned onto it.
   snapshot_.fork();
   for (auto& [name, node] : nodes_) {
-    if (node.state != NodeState::Launching) continue;
+    // A node group's upcoming node is for the pods Cluster Autoscaler launched it for, not for these.
+    if (node.state != NodeState::Launching || !node.node_group.empty()) continue;
     NodeId id = snapshot_.add_node(node.node);
     input.in_flight_nodes.push_back(name);
     for (const Pod* pod : planned[name]) snapshot_.add_pod(*pod, id);

@@ -360,6 +360,34 @@ TEST(ClusterAutoscalerDrain, AGracePeriodLongerThanTheCapIsCutToMaxGracefulTermi
                                      " of ng-b removed (2 pods evicted, drain took 1m0s), unneeded since t=0s"});
 }
 
+TEST(ClusterAutoscaler, WithNodePoolsTooTheGroupTakesWhatItCanAndTheNodePoolTheRest) {
+  // One full node in ng (max 2) and a NodePool. 10 web pods of 500m appear at 10 s; the scan at 20 s gives ng its
+  // one more node (4 pods) and finds no group for the other 6: they are left to the NodePool, which provisions for
+  // exactly those 6 after its batch window (the group's upcoming node is not the NodePool's to fill).
+  SimulationReport r = run(testing::nodepool() + cluster(1, 2) + R"(
+  - {at: 10s, scale: {kind: Deployment, name: web, replicas: 10}}
+)");
+  EXPECT_EQ(messages(r, "scale-up"),
+            std::vector<std::string>{"t=20s TriggeredScaleUp: pod triggered scale-up: [{ng 1->2 (max: 2)}] (4 pods)"});
+  // 6 x 500m = 3000m: a c.large (2000m) is too small, the c.xlarge (4000m) holds them, spot before on-demand.
+  std::vector<std::string> launches = messages(r, "launch");
+  ASSERT_EQ(launches.size(), 1u);
+  EXPECT_TRUE(launches[0].starts_with("t=21s NodeClaim default-")) << launches[0];
+  EXPECT_TRUE(launches[0].ends_with(" launched c.xlarge zone-a spot $0.0800/h for 6 pods")) << launches[0];
+  EXPECT_EQ(messages(r, "handoff"),
+            std::vector<std::string>{
+                "t=20s 6 pods left to NodePools: no node group takes them (1 max node group size reached)"});
+  std::size_t on_group = 0, on_nodepool = 0;
+  for (const PodOutcome& p : r.pods) {
+    if (!p.pod.starts_with("default/web-")) continue;
+    on_group += p.node.starts_with("ng-");
+    on_nodepool += p.nodepool == "default";
+  }
+  EXPECT_EQ(on_group, 4u);
+  EXPECT_EQ(on_nodepool, 6u);
+  EXPECT_EQ(r.summary.pod_wait.pods_pending_at_end, 0u);
+}
+
 TEST(ClusterAutoscalerConfiguration, CasDeploymentGivesTheFlagsUnlessTheScenarioDoes) {
   ClusterAutoscalerDeployment ca;
   ca.meta.name = "cluster-autoscaler";
