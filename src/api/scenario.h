@@ -26,6 +26,15 @@ struct SpotInterruptionEvent {
   std::int32_t count = 1;  // the oldest `count` spot nodes get the two-minute notice
 };
 
+// Nodes that stop reporting (an instance failure, a kubelet that died): they turn NotReady for good, the node
+// lifecycle controller taints them unreachable, and their pods are deleted once their toleration runs out.
+struct NodeFailureEvent {
+  Duration at{0};
+  std::int32_t count = 1;   // the oldest `count` Ready nodes matching the filters below
+  std::string node_group;   // only nodes of this Auto Scaling group; empty: any
+  std::string nodepool;     // only nodes of this NodePool; empty: any
+};
+
 // A time during which the metrics backend (Prometheus) answers every query with an error.
 struct OutageWindow {
   Duration at{0};
@@ -37,6 +46,7 @@ struct CloudFaults {
   std::vector<InsufficientCapacityWindow> insufficient_capacity;
   double never_ready_rate = 0;  // chance that a launched node never becomes Ready
   std::vector<SpotInterruptionEvent> spot_interruptions;
+  std::vector<NodeFailureEvent> node_failures;
   std::vector<OutageWindow> prometheus_outages;
 };
 

@@ -190,6 +190,17 @@ CloudSpec decode_cloud(const Field& cloud) {
     if (event.count < 1) s.fail_at("count", "must be at least 1");
     spec.faults.spot_interruptions.push_back(event);
   });
+  std::vector<Field> failure_groups;  // checked against the Auto Scaling groups, decoded below
+  faults.each("nodeFailures", [&](const Field& f) {
+    NodeFailureEvent event;
+    event.at = required_duration(f, "at");
+    event.count = f.optional_int32("count", 1);
+    if (event.count < 1) f.fail_at("count", "must be at least 1");
+    event.node_group = f.optional_string("nodeGroup");
+    event.nodepool = f.optional_string("nodePool");
+    if (!event.node_group.empty()) failure_groups.push_back(f.child("nodeGroup"));
+    spec.faults.node_failures.push_back(std::move(event));
+  });
   faults.each("prometheusOutages", [&](const Field& o) {
     spec.faults.prometheus_outages.push_back({required_duration(o, "at"), positive_duration(o, "duration")});
   });
@@ -200,6 +211,13 @@ CloudSpec decode_cloud(const Field& cloud) {
     }
     spec.auto_scaling_groups.push_back(std::move(group));
   });
+  for (const Field& group : failure_groups) {
+    const std::string name = group.as_string();
+    if (std::none_of(spec.auto_scaling_groups.begin(), spec.auto_scaling_groups.end(),
+                     [&](const AutoScalingGroup& g) { return g.name == name; })) {
+      group.fail("no Auto Scaling group " + quote(name) + " in spec.cloud.autoScalingGroups");
+    }
+  }
   return spec;
 }
 

@@ -85,12 +85,19 @@ bool has_local_storage(const Pod& pod) {
 
 bool scale_down_disabled(const Node& node) { return annotation(node.meta, kScaleDownDisabledAnnotation) == "true"; }
 
+bool is_long_terminating(const Pod& pod, Duration now) {
+  if (!pod.meta.deletion_timestamp) return false;
+  constexpr std::int64_t kExtraSeconds = 30;  // upstream's PodLongTerminatingExtraThreshold
+  const std::int64_t grace = pod.spec.termination_grace_period_seconds.value_or(30);
+  return Duration((*pod.meta.deletion_timestamp + grace + kExtraSeconds) * 1000) < now;
+}
+
 DrainPlan plan_drain(const std::vector<std::shared_ptr<const Pod>>& pods, const std::vector<PdbBudget>& pdbs,
-                     const DrainOptions& options) {
+                     const DrainOptions& options, Duration now) {
   DrainPlan plan;
   for (const auto& pod_ptr : pods) {
     const Pod& pod = *pod_ptr;
-    if (is_mirror_pod(pod) || pod.is_terminal()) continue;
+    if (is_mirror_pod(pod) || pod.is_terminal() || is_long_terminating(pod, now)) continue;
     if (pod.is_daemonset_pod()) {
       plan.daemonset_pods.push_back(pod_ptr);
       continue;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "api/node.h"
+#include "api/duration.h"
 #include "api/pod.h"
 #include "api/workloads.h"
 
@@ -84,8 +85,13 @@ struct DrainPlan {
 // GetPodsForDeletionOnNodeDrain followed by the PDB check, for one node's pods. `pdbs` carries the budgets left
 // in this scan: each PDB that covers one of the node's pods must allow at least one disruption (NotEnoughPdb).
 // Terminal pods are ignored: they hold nothing and need no eviction.
+// Pods being deleted for longer than their grace period and 30 s more (see is_long_terminating) are left out.
 DrainPlan plan_drain(const std::vector<std::shared_ptr<const Pod>>& pods, const std::vector<PdbBudget>& pdbs,
-                     const DrainOptions& options);
+                     const DrainOptions& options, Duration now);
+
+// Deleted longer ago than its grace period (30 s when unset) plus 30 s: a pod whose node cannot confirm it gone
+// (an unreachable kubelet), which CA then neither moves nor counts.
+bool is_long_terminating(const Pod& pod, Duration now);
 
 // The order in which the actuator evicts a drained node's pods: lower priority first, as CA's drain priority
 // groups do, so that critical pods leave last; DaemonSet pods are not evicted.

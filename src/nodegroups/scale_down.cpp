@@ -88,7 +88,8 @@ bool ready_for_scale_down(const Node& node) {
   });
 }
 
-std::optional<NodeUtilization> node_utilization(const NodeInfo& node, const AutoscalerOptions& options) {
+std::optional<NodeUtilization> node_utilization(const NodeInfo& node, const AutoscalerOptions& options,
+                                                Duration now) {
   const ResourceList& allocatable = node.allocatable;
   NodeUtilization out;
   out.gpu_node = allocatable.get(gpu_symbol()) > 0;
@@ -96,6 +97,7 @@ std::optional<NodeUtilization> node_utilization(const NodeInfo& node, const Auto
   std::int64_t cpu = 0, memory = 0, gpu = 0, skipped_cpu = 0, skipped_memory = 0, skipped_gpu = 0;
   for (const auto& placed : node.pods) {
     const Pod& pod = *placed.pod;
+    if (is_long_terminating(pod, now)) continue;
     bool skip = (options.ignore_daemonsets_utilization && pod.is_daemonset_pod()) ||
                 (options.ignore_mirror_pods_utilization && is_mirror_pod(pod));
     std::int64_t pod_gpu = out.gpu_node ? placed.requests.get(gpu_symbol()) : 0;
@@ -191,7 +193,7 @@ ScaleDownResult ScaleDownPlanner::update(ClusterSnapshot& snapshot, const ScaleD
       continue;
     }
     // A NotReady node must be underutilized too, as upstream checks it: only its wait differs.
-    std::optional<NodeUtilization> utilization = node_utilization(info, options);
+    std::optional<NodeUtilization> utilization = node_utilization(info, options, now);
     if (!utilization) {
       reject(UnremovableReason::UnexpectedError);
       continue;
@@ -219,7 +221,7 @@ ScaleDownResult ScaleDownPlanner::update(ClusterSnapshot& snapshot, const ScaleD
       std::vector<std::shared_ptr<const Pod>> pods;
       pods.reserve(info.pods.size());
       for (const auto& placed : info.pods) pods.push_back(placed.pod);
-      DrainPlan plan = plan_drain(pods, budgets, drain_options);
+      DrainPlan plan = plan_drain(pods, budgets, drain_options, now);
       if (!plan.drainable()) {
         result.unremovable.push_back({name, UnremovableReason::BlockedByPod, plan.blocking, candidate.utilization});
         continue;

@@ -74,7 +74,9 @@ struct NodeUtilization {
 // utilization.Calculate: requests of the node's pods over its allocatable, per resource. With
 // --ignore-daemonsets-utilization (or -mirror-pods-), those pods' requests leave both the numerator and the
 // allocatable. nullopt when the node has no allocatable cpu or memory (gpu on a GPU node) to divide by.
-std::optional<NodeUtilization> node_utilization(const scheduling::NodeInfo& node, const AutoscalerOptions& options);
+// Pods long terminating at `now` (is_long_terminating) count nowhere.
+std::optional<NodeUtilization> node_utilization(const scheduling::NodeInfo& node, const AutoscalerOptions& options,
+                                                Duration now);
 
 struct PodMove {
   std::shared_ptr<const Pod> pod;

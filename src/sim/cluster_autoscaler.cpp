@@ -90,6 +90,8 @@ NodeGroupActions ClusterAutoscalerLoop::scan(const NodeGroupScan& scan, Duration
   last_scan_ = now;
   registered_ = scan.registered;
   launching_ = scan.launching;
+  unready_ = scan.unready;
+  being_deleted_ = scan.deletions_in_progress;
   backoff_.remove_stale(now);
 
   // Scale-up: pods the scheduler could not place, against existing, upcoming and new nodes of the groups.
@@ -201,7 +203,10 @@ std::string ClusterAutoscalerLoop::status(Duration now, std::chrono::sys_seconds
       return it == m.end() ? 0 : it->second;
     };
     s.health.counts.registered = count(registered_, g.id);
-    s.health.counts.ready = s.health.counts.registered;
+    s.health.counts.unready = count(unready_, g.id);
+    s.health.counts.being_deleted = count(being_deleted_, g.id);
+    s.health.counts.ready =
+        std::max(0, s.health.counts.registered - s.health.counts.unready - s.health.counts.being_deleted);
     s.health.counts.unregistered = count(launching_, g.id);
     s.health.times = probed;
     s.cloud_provider_target = g.target_size;
@@ -222,6 +227,8 @@ std::string ClusterAutoscalerLoop::status(Duration now, std::chrono::sys_seconds
     candidates += s.scale_down.candidates;
     status.health.counts.registered += s.health.counts.registered;
     status.health.counts.ready += s.health.counts.ready;
+    status.health.counts.unready += s.health.counts.unready;
+    status.health.counts.being_deleted += s.health.counts.being_deleted;
     status.health.counts.unregistered += s.health.counts.unregistered;
     if (s.scale_up.status == nodegroups::ScaleUpConditionStatus::InProgress) {
       status.scale_up.status = nodegroups::ScaleUpConditionStatus::InProgress;

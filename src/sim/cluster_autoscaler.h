@@ -32,7 +32,8 @@ struct NodeGroupScan {
   scheduling::ClusterSnapshot* snapshot = nullptr;  // Ready nodes and their pods; forked and reverted
   const scheduling::Scheduler* scheduler = nullptr;
   std::unordered_map<std::string, std::string> group_of_node;  // Ready nodes of the groups
-  std::map<std::string, std::int32_t> registered;              // Ready nodes per group
+  std::map<std::string, std::int32_t> registered;              // registered (Ready or not) nodes per group
+  std::map<std::string, std::int32_t> unready;                 // of those, nodes that stopped reporting
   std::map<std::string, std::int32_t> launching;               // launched, not yet Ready, per group
   std::vector<nodegroups::PendingPod> unschedulable;
   std::vector<PodDisruptionBudget> pdbs;
@@ -100,6 +101,8 @@ class ClusterAutoscalerLoop {
   Duration last_scan_{0};
   std::map<std::string, std::int32_t> registered_;
   std::map<std::string, std::int32_t> launching_;
+  std::map<std::string, std::int32_t> unready_;
+  std::map<std::string, std::int32_t> being_deleted_;
   std::map<std::string, std::int32_t> candidates_;  // unneeded nodes per group
 };
 

@@ -35,6 +35,10 @@ constexpr Duration kSpotNotice{2 * 60'000};              // the spot interruptio
 constexpr Duration kDisruptionPoll{10'000};              // how often disruption looks again when budgets held it back
 // Cluster Autoscaler's drain: a refused eviction is tried again this much later (its EvictionRetryTime).
 constexpr Duration kEvictionRetry{10'000};
+// kube-controller-manager's node lifecycle: a node that stops reporting is tainted unreachable, and a pod that does
+// not say how long it tolerates that gets 300 s (the DefaultTolerationSeconds admission plugin).
+constexpr std::string_view kUnreachableTaint = "node.kubernetes.io/unreachable";
+constexpr std::int64_t kDefaultUnreachableTolerationSeconds = 300;
 
 struct SimPod {
   std::shared_ptr<Pod> pod;
@@ -65,6 +69,7 @@ struct SimNode {
   std::optional<Duration> terminated_at;
   NodeState state = NodeState::Launching;
   std::optional<Duration> empty_since;
+  std::optional<Duration> failed_at;  // stopped reporting: NotReady and unreachable from then on
 };
 
 struct WorkloadState {
@@ -76,8 +81,21 @@ struct WorkloadState {
 
 enum class EventKind {
   Timeline, BatchDeadline, ProvisioningRetry, NodeReady, RegistrationTimeout, DisruptionCheck, SpotNotice, SpotReclaim,
-  MetricsScrape, HpaSync, KedaPoll, ClusterAutoscalerScan, EvictionRetry, PodTerminated, StatusRequest
+  MetricsScrape, HpaSync, KedaPoll, ClusterAutoscalerScan, EvictionRetry, PodTerminated, StatusRequest,
+  NodeFailure, TaintEviction
 };
+
+// How long `pod` stays on a node that became unreachable: its toleration of the unreachable NoExecute taint
+// (nullopt: for good), or the 300 s every pod without one is given.
+std::optional<Duration> unreachable_toleration(const Pod& pod) {
+  const Taint taint{std::string(kUnreachableTaint), "", TaintEffect::NoExecute};
+  for (const Toleration& t : pod.spec.tolerations) {
+    if (!t.tolerates(taint)) continue;
+    if (!t.toleration_seconds) return std::nullopt;
+    return Duration(std::max<std::int64_t>(*t.toleration_seconds, 0) * 1000);
+  }
+  return Duration(kDefaultUnreachableTolerationSeconds * 1000);
+}
 
 constexpr Duration kHpaSyncPeriod{15'000};  // kube-controller-manager's --horizontal-pod-autoscaler-sync-period
 // Where the simulated wall clock starts, for cron triggers: a Monday, 00:00 UTC.
@@ -152,6 +170,9 @@ class Simulation : private AutoscalingView {
   void remove_group_node(const nodegroups::UnneededNode& unneeded);
   void evict_drained_pods(const std::string& node);
   void evict(SimPod& pod);
+  // The pod gets its deletionTimestamp and leaves its controller's count; it stops at `stops_at` (never: its node
+  // cannot confirm it, and it goes with the node).
+  void mark_deleted(SimPod& pod, std::optional<Duration> stops_at);
   void on_pod_terminated(const std::string& key);
   void finish_drain_if_done(const std::string& node);
   void set_to_be_deleted_taint(const std::string& node, bool tainted);
@@ -191,6 +212,10 @@ class Simulation : private AutoscalingView {
   void update_emptiness();
   void on_disruption_check();
   void on_spot_notice(std::int32_t count);
+  void on_node_failure(const NodeFailureEvent& failure);
+  void on_taint_eviction(const std::string& node);
+  // When the node `pod` is bound to stopped reporting; nullopt while it reports (or the pod is not bound).
+  std::optional<Duration> node_failed_at(const SimPod& pod) const;
   void drain(SimNode& node);
   void terminate(SimNode& node, Duration at);
 
@@ -282,6 +307,9 @@ SimulationReport Simulation::run() {
   for (const SpotInterruptionEvent& s : scenario_.cloud.faults.spot_interruptions) {
     push({s.at, 0, EventKind::SpotNotice, static_cast<std::size_t>(s.count), {}});
   }
+  for (std::size_t i = 0; i < scenario_.cloud.faults.node_failures.size(); ++i) {
+    push({scenario_.cloud.faults.node_failures[i].at, 0, EventKind::NodeFailure, i, {}});
+  }
   if (cluster_autoscaler_) {
     for (Duration at : status_at_) push({at, 0, EventKind::StatusRequest, 0, {}});
   }
@@ -322,6 +350,8 @@ void Simulation::handle(const Event& e) {
     case EventKind::EvictionRetry: evict_drained_pods(e.node); break;
     case EventKind::PodTerminated: on_pod_terminated(e.node); break;
     case EventKind::StatusRequest: status_requested_ = true; break;
+    case EventKind::NodeFailure: on_node_failure(scenario_.cloud.faults.node_failures[e.index]); break;
+    case EventKind::TaintEviction: on_taint_eviction(e.node); break;
     case EventKind::HpaSync:
       apply_scale_changes(autoscaling_.sync_hpas(now_, *this, timeline_));
       push({now_ + kHpaSyncPeriod, 0, EventKind::HpaSync, 0, {}});
@@ -503,6 +533,7 @@ void Simulation::on_cluster_autoscaler_scan() {
     if (node.state == NodeState::Ready) {
       scan.group_of_node[name] = node.node_group;
       ++scan.registered[node.node_group];
+      if (node.failed_at) ++scan.unready[node.node_group];
     } else if (node.state == NodeState::Launching) {
       ++scan.launching[node.node_group];
     }
@@ -713,7 +744,11 @@ void Simulation::evict_drained_pods(const std::string& node) {
 void Simulation::evict(SimPod& pod) {
   const std::int64_t grace_seconds = nodegroups::eviction_grace_period_seconds(
       *pod.pod, cluster_autoscaler_->options().max_graceful_termination.count() / 1000);
-  pod.terminating_until = now_ + Duration(std::max<std::int64_t>(grace_seconds, 0) * 1000);
+  mark_deleted(pod, now_ + Duration(std::max<std::int64_t>(grace_seconds, 0) * 1000));
+}
+
+void Simulation::mark_deleted(SimPod& pod, std::optional<Duration> stops_at) {
+  pod.terminating_until = stops_at.value_or(Duration::max());
   pod.pod->meta.deletion_timestamp = now_.count() / 1000;
   const std::string key = pod.pod->meta.key();
   if (auto owner = workloads_.find(pod.workload); owner != workloads_.end()) {
@@ -723,7 +758,7 @@ void Simulation::evict(SimPod& pod) {
   // The ReplicaSet controller creates the replacement before anything else looks: a PDB counts it as expected
   // (and not yet healthy) from this instant on.
   reconcile_workloads();
-  push({*pod.terminating_until, 0, EventKind::PodTerminated, 0, key});
+  if (stops_at) push({*stops_at, 0, EventKind::PodTerminated, 0, key});
 }
 
 void Simulation::on_pod_terminated(const std::string& key) {
@@ -784,7 +819,7 @@ void Simulation::on_metrics_scrape() {
   std::map<std::string, std::vector<RunningPod>> running;
   for (const auto& [key, pod] : pods_) {
     // An evicted pod is out of its Service's endpoints: it gets no requests while it shuts down.
-    if (!pod.bound_at || pod.daemon || pod.workload.empty() || pod.terminating_until) continue;
+    if (!pod.bound_at || pod.daemon || pod.workload.empty() || pod.terminating_until || node_failed_at(pod)) continue;
     std::int64_t limit = 0;
     if (!pod.pod->spec.containers.empty()) limit = pod.pod->spec.containers.front().limits.cpu_milli();
     running[pod.workload].push_back({key, *pod.bound_at, limit});
@@ -828,8 +863,10 @@ std::vector<ObservedPod> Simulation::pods(const std::string& namespace_, const L
     // The simulator starts a container as it binds and counts it Ready at once.
     pod.phase = sim.bound_at ? PodPhase::Running : PodPhase::Pending;
     if (sim.bound_at) {
-      pod.ready = true;
-      pod.ready_last_transition = *sim.bound_at;
+      // On a node that stopped reporting, the node lifecycle controller has marked the pod NotReady.
+      const std::optional<Duration> failed = node_failed_at(sim);
+      pod.ready = !failed;
+      pod.ready_last_transition = failed.value_or(*sim.bound_at);
       pod.start_time = *sim.bound_at;
     }
     for (const Container& c : sim.pod->spec.containers) pod.containers.push_back(hpa_container(c));
@@ -1290,6 +1327,82 @@ void Simulation::on_spot_notice(std::int32_t count) {
     drain(node);
     push({now_ + kSpotNotice, 0, EventKind::SpotReclaim, 0, node.node.meta.name});
   }
+}
+
+// A node stops reporting: the node lifecycle controller sets its Ready condition Unknown and taints it unreachable
+// (NoSchedule, NoExecute); its pods are NotReady at once and deleted when their toleration ends. The instance keeps
+// running (and billing) until an autoscaler or the timeline removes the node.
+void Simulation::on_node_failure(const NodeFailureEvent& failure) {
+  std::vector<SimNode*> matching;
+  for (auto& [name, node] : nodes_) {
+    if (node.state != NodeState::Ready || node.failed_at) continue;
+    if (!failure.node_group.empty() && node.node_group != failure.node_group) continue;
+    if (!failure.nodepool.empty() && node.nodepool != failure.nodepool) continue;
+    matching.push_back(&node);
+  }
+  std::stable_sort(matching.begin(), matching.end(),
+                   [](const SimNode* a, const SimNode* b) { return a->launched_at < b->launched_at; });
+  if (matching.empty()) {
+    note("warning", "node failure: no Ready node" + (failure.node_group.empty() ? "" : " of " + failure.node_group) +
+                        (failure.nodepool.empty() ? "" : " of NodePool " + failure.nodepool) + " to fail");
+    return;
+  }
+  for (std::int32_t i = 0; i < failure.count && i < static_cast<std::int32_t>(matching.size()); ++i) {
+    SimNode& node = *matching[static_cast<std::size_t>(i)];
+    const std::string& name = node.node.meta.name;
+    node.failed_at = now_;
+    auto ready = std::find_if(node.node.conditions.begin(), node.node.conditions.end(),
+                              [](const NodeCondition& c) { return c.type == "Ready"; });
+    if (ready == node.node.conditions.end()) ready = node.node.conditions.insert(ready, NodeCondition{"Ready", "", ""});
+    ready->status = "Unknown";
+    ready->reason = "NodeStatusUnknown";
+    for (TaintEffect effect : {TaintEffect::NoSchedule, TaintEffect::NoExecute}) {
+      node.node.taints.push_back({std::string(kUnreachableTaint), "", effect});
+    }
+    refresh_snapshot_node(node);
+    std::set<Duration> deletions;
+    std::size_t pods = 0;
+    if (NodeId id = snapshot_.find_node(name); id != scheduling::kNoNode) {
+      for (const auto& placed : snapshot_.node(id).pods) {
+        const SimPod& pod = pods_.at(placed.pod->meta.key());
+        if (pod.daemon || pod.terminating_until) continue;
+        ++pods;
+        if (std::optional<Duration> toleration = unreachable_toleration(*pod.pod)) deletions.insert(now_ + *toleration);
+      }
+    }
+    for (Duration at : deletions) push({at, 0, EventKind::TaintEviction, 0, name});
+    note("node-failure", fmt::format("node {} stopped reporting: NotReady, tainted {}; its {} deleted when their "
+                                     "toleration of it ends ({} unless they set one)",
+                                     name, kUnreachableTaint, plural(pods, "pod"),
+                                     format_duration(Duration(kDefaultUnreachableTolerationSeconds * 1000))));
+  }
+}
+
+// The taint manager deletes the pods whose toleration of the unreachable taint ends now. The kubelet cannot confirm
+// it, so they stay Terminating on the node (holding its room) until the node goes; their controllers replace them.
+void Simulation::on_taint_eviction(const std::string& name) {
+  auto it = nodes_.find(name);
+  if (it == nodes_.end() || it->second.state != NodeState::Ready || !it->second.failed_at) return;
+  NodeId id = snapshot_.find_node(name);
+  if (id == scheduling::kNoNode) return;
+  std::vector<SimPod*> due;
+  for (const auto& placed : snapshot_.node(id).pods) {
+    SimPod& pod = pods_.at(placed.pod->meta.key());
+    if (pod.daemon || pod.terminating_until) continue;
+    std::optional<Duration> toleration = unreachable_toleration(*pod.pod);
+    if (toleration && *it->second.failed_at + *toleration == now_) due.push_back(&pod);
+  }
+  for (SimPod* pod : due) mark_deleted(*pod, std::nullopt);
+  if (!due.empty()) {
+    note("taint-eviction", fmt::format("{} on unreachable node {} deleted after {}; their controllers replace them",
+                                       plural(due.size(), "pod"), name, format_duration(now_ - *it->second.failed_at)));
+  }
+}
+
+std::optional<Duration> Simulation::node_failed_at(const SimPod& pod) const {
+  if (!pod.bound_at) return std::nullopt;
+  auto it = nodes_.find(pod.pod->spec.node_name);
+  return it == nodes_.end() ? std::nullopt : it->second.failed_at;
 }
 
 // Takes the node out of scheduling and evicts its pods; their controllers create replacements.

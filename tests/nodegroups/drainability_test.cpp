@@ -34,7 +34,7 @@ PodDisruptionBudget pdb(const std::string& ns, const std::string& app) {
 
 DrainPlan drain(std::vector<std::shared_ptr<const Pod>> pods, std::vector<PdbBudget> pdbs = {},
                 DrainOptions options = {}) {
-  return plan_drain(pods, pdbs, options);
+  return plan_drain(pods, pdbs, options, Duration{0});
 }
 
 TEST(Drainability, ReplicatedPodsMoveAndDaemonSetPodsGoWithTheNode) {
@@ -178,6 +178,20 @@ TEST(Drainability, AnEvictedPodLeavesTheCountAndItsPendingReplacementIsNotHealth
   // web-4 bound to a node: 3 healthy -> 1 again.
   auto bound = with(replacement, [](Pod& p) { p.spec.node_name = "node-b"; });
   EXPECT_EQ(disruptions_allowed(b, {evicted.get(), web2.get(), web3.get(), bound.get()}), 1);
+}
+
+TEST(Drainability, APodDeletedLongerThanItsGracePeriodAndThirtySecondsIsLeftOut) {
+  // Deleted at 100 s with the default 30 s grace period: still counted up to 160 s, left out after.
+  auto deleted = with(make_pod("web-1"), [](Pod& p) { p.meta.deletion_timestamp = 100; });
+  EXPECT_FALSE(is_long_terminating(*deleted, Duration{160'000}));
+  EXPECT_TRUE(is_long_terminating(*deleted, Duration{160'001}));
+  EXPECT_FALSE(is_long_terminating(*make_pod("web-2"), Duration{1'000'000}));
+  auto slow = with(deleted, [](Pod& p) { p.spec.termination_grace_period_seconds = 600; });
+  EXPECT_FALSE(is_long_terminating(*slow, Duration{700'000}));
+  EXPECT_TRUE(is_long_terminating(*slow, Duration{730'001}));
+
+  EXPECT_EQ(plan_drain({deleted}, {}, {}, Duration{160'000}).pods_to_move.size(), 1u);
+  EXPECT_TRUE(plan_drain({deleted}, {}, {}, Duration{161'000}).pods_to_move.empty());
 }
 
 TEST(Drainability, ScaleDownDisabledAnnotationOnTheNode) {

@@ -388,6 +388,62 @@ TEST(ClusterAutoscaler, WithNodePoolsTooTheGroupTakesWhatItCanAndTheNodePoolTheR
   EXPECT_EQ(r.summary.pod_wait.pods_pending_at_end, 0u);
 }
 
+// `text` with its first `from` replaced by `to`.
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  const std::size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos) text.replace(at, from.size(), to);
+  return text;
+}
+
+TEST(ClusterAutoscaler, ANodeThatStopsReportingIsReplacedAndRemovedAfterTheUnreadyTime) {
+  // Two full nodes; the older (both start at 0: the first by name) stops reporting at 1m. Its app pod tolerates
+  // the unreachable taint the default 300 s: at 6m it is deleted and replaced, the replacement fits nowhere and the
+  // scan in that instant grows ng 2 -> 3. The dead node keeps the Terminating pod, counted until it is "long
+  // terminating" (deleted at 360 s + 30 s grace + 30 s, strictly after: the scan at 7m10s); from then the node is
+  // empty, and being NotReady it goes after --scale-down-unready-time (20m), not the unneeded time: at 27m20s.
+  std::string text = replaced(cluster(2, 5),
+                              "  cloud:\n", "  cloud:\n    faults:\n      nodeFailures: [{at: 1m, nodeGroup: ng}]\n");
+  SimulationReport r = run(replaced(text, "duration: 20m", "duration: 30m"));
+  std::vector<std::string> failed = messages(r, "node-failure");
+  ASSERT_EQ(failed.size(), 1u);
+  const std::string prefix = "t=1m0s node ";
+  ASSERT_TRUE(failed[0].starts_with(prefix)) << failed[0];
+  const std::string node = failed[0].substr(prefix.size(), failed[0].find(' ', prefix.size()) - prefix.size());
+  EXPECT_EQ(failed[0], prefix + node + " stopped reporting: NotReady, tainted node.kubernetes.io/unreachable; its 1 "
+                                       "pod deleted when their toleration of it ends (5m0s unless they set one)");
+  EXPECT_EQ(messages(r, "taint-eviction"),
+            std::vector<std::string>{"t=6m0s 1 pod on unreachable node " + node +
+                                     " deleted after 5m0s; their controllers replace them"});
+  EXPECT_EQ(messages(r, "scale-up"),
+            std::vector<std::string>{"t=6m0s TriggeredScaleUp: pod triggered scale-up: [{ng 2->3 (max: 5)}] (1 pod)"});
+  EXPECT_EQ(messages(r, "scale-down"),
+            std::vector<std::string>{"t=27m20s empty node " + node +
+                                     " of ng removed (no pods to move), unneeded since t=7m10s"});
+  EXPECT_EQ(r.summary.nodes_at_end, 2);
+  EXPECT_EQ(r.summary.pod_wait.pods_pending_at_end, 0u);
+}
+
+TEST(ClusterAutoscaler, TheStatusCountsANodeThatStoppedReportingAsUnready) {
+  std::string text = replaced(cluster(2, 5),
+                              "  cloud:\n", "  cloud:\n    faults:\n      nodeFailures: [{at: 1m, nodeGroup: ng}]\n");
+  SimulationReport r = run(text, 2, {Duration{2 * 60'000}});
+  ASSERT_EQ(r.cluster_autoscaler_status_at.size(), 1u);
+  const std::string& status = r.cluster_autoscaler_status_at[0].status;
+  EXPECT_NE(status.find("      registered:\n        total: 2\n        ready: 1\n"), std::string::npos) << status;
+  EXPECT_NE(status.find("        unready:\n          total: 1\n"), std::string::npos) << status;
+}
+
+TEST(ClusterAutoscaler, ANodeFailureNamingAnUnknownGroupIsALoadError) {
+  Result<ManifestSet> objects = decode_manifests(
+      replaced(cluster(2, 5), "  cloud:\n", "  cloud:\n    faults:\n      nodeFailures: [{at: 1m, nodeGroup: nq}]\n"),
+      "test.yaml");
+  ASSERT_FALSE(objects.ok());
+  EXPECT_EQ(objects.error().message,
+            "test.yaml doc 3 Scenario/ca: spec.cloud.faults.nodeFailures[0].nodeGroup: no Auto Scaling group \"nq\" in "
+            "spec.cloud.autoScalingGroups");
+}
+
 TEST(ClusterAutoscalerConfiguration, CasDeploymentGivesTheFlagsUnlessTheScenarioDoes) {
   ClusterAutoscalerDeployment ca;
   ca.meta.name = "cluster-autoscaler";

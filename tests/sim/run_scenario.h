@@ -13,15 +13,16 @@
 
 namespace scalewright::sim::testing {
 
-// `zones`: how many zones the catalog has (zone-a, zone-b, ...).
-inline SimulationReport run(const std::string& text, int zones = 2) {
+// `zones`: how many zones the catalog has (zone-a, zone-b, ...); `status_at`: when to keep Cluster Autoscaler's
+// status report as well (SimulationInput::status_at).
+inline SimulationReport run(const std::string& text, int zones = 2, std::vector<Duration> status_at = {}) {
   Result<ManifestSet> objects = decode_manifests(text, "test.yaml");
   EXPECT_TRUE(objects.ok()) << (objects.ok() ? "" : objects.error().message);
   if (!objects.ok()) return {};
   ManifestSet set = std::move(*objects);
   Scenario s = set.scenarios.at(0);
   set.scenarios.clear();
-  return simulate({std::move(s), std::move(set), provisioning::fixtures::make_catalog(zones), {}});
+  return simulate({std::move(s), std::move(set), provisioning::fixtures::make_catalog(zones), std::move(status_at)});
 }
 
 // A NodePool "default" for amd64 nodes that removes empty ones after 30 s; the extras are appended to its spec and
