@@ -21,32 +21,8 @@ constexpr const char* kScaleUpAt20s = "t=20s TriggeredScaleUp: pod triggered sca
 // `ng_c_max` is ng-c's max size (its group and its --nodes flag); `extra_args` follow the --nodes flags.
 std::string three_zones(const std::string& extra_args, int ng_c_max = 10, const std::string& extra_manifests = "") {
   const std::string c_max = std::to_string(ng_c_max);
-  return R"(
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: app, namespace: default}
-spec:
-  replicas: 3
-  selector: {matchLabels: {app: app}}
-  template:
-    metadata: {labels: {app: app}}
-    spec:
-      containers:
-      - {name: app, image: app, resources: {requests: {cpu: 1900m, memory: 1Gi}}}
----
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web, namespace: default}
-spec:
-  replicas: 0
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}}
-    spec:
-      containers:
-      - {name: web, image: web, resources: {requests: {cpu: 500m, memory: 512Mi}}}
----
-)" + extra_manifests + R"(apiVersion: scalewright.dev/v1alpha1
+  return testing::deployment("app", 3, "1900m") + testing::deployment("web", 0, "500m", "512Mi") + extra_manifests +
+         R"(apiVersion: scalewright.dev/v1alpha1
 kind: Scenario
 metadata: {name: three-zones}
 spec:

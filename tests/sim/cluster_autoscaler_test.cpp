@@ -13,36 +13,10 @@ using testing::messages;
 using testing::run;
 
 // web: 500m / 512Mi pods, none running at first.
-const std::string kWeb = R"(
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web, namespace: default}
-spec:
-  replicas: 0
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}}
-    spec:
-      containers:
-      - {name: web, image: web, resources: {requests: {cpu: 500m, memory: 512Mi}}}
----
-)";
+const std::string kWeb = testing::deployment("web", 0, "500m", "512Mi");
 
 std::string cluster(int nodes, int max_size, const std::string& extra_args = "") {
-  return R"(
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: app, namespace: default}
-spec:
-  replicas: )" + std::to_string(nodes) + R"(
-  selector: {matchLabels: {app: app}}
-  template:
-    metadata: {labels: {app: app}}
-    spec:
-      containers:
-      - {name: app, image: app, resources: {requests: {cpu: 1900m, memory: 1Gi}}}
----
-)" + kWeb + R"(apiVersion: scalewright.dev/v1alpha1
+  return testing::deployment("app", nodes, "1900m") + kWeb + R"(apiVersion: scalewright.dev/v1alpha1
 kind: Scenario
 metadata: {name: ca}
 spec:
@@ -210,34 +184,10 @@ spec:
 // 25 % and its pods fit beside the anchor (1500m + 2 x 250m = 2000m), so it is unneeded from the first scan (t=0)
 // and drained after more than 10 minutes, at 10m10s. `pdb` is the web PDB's spec.
 std::string drain_scenario(const std::string& pdb, const std::string& extra_args = "",
-                           const std::string& duration = "15m") {
-  return R"(
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: anchor, namespace: default}
-spec:
-  replicas: 1
-  selector: {matchLabels: {app: anchor}}
-  template:
-    metadata: {labels: {app: anchor}}
-    spec:
-      nodeSelector: {topology.kubernetes.io/zone: zone-a}
-      containers:
-      - {name: anchor, image: anchor, resources: {requests: {cpu: 1500m, memory: 256Mi}}}
----
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web, namespace: default}
-spec:
-  replicas: 2
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}}
-    spec:
-      containers:
-      - {name: web, image: web, resources: {requests: {cpu: 250m, memory: 128Mi}}}
----
-apiVersion: policy/v1
+                           const std::string& duration = "15m", const std::string& web_pod_spec = "") {
+  return testing::deployment("anchor", 1, "1500m", "256Mi",
+                             "      nodeSelector: {topology.kubernetes.io/zone: zone-a}\n") +
+         testing::deployment("web", 2, "250m", "128Mi", web_pod_spec) + R"(apiVersion: policy/v1
 kind: PodDisruptionBudget
 metadata: {name: web, namespace: default}
 spec:
@@ -346,12 +296,8 @@ TEST(ClusterAutoscalerDrain, APdbThatAllowsNoDisruptionKeepsTheNodeAndSaysWhy) {
 TEST(ClusterAutoscalerDrain, AGracePeriodLongerThanTheCapIsCutToMaxGracefulTerminationSec) {
   // terminationGracePeriodSeconds 300 capped by --max-graceful-termination-sec=60: with a PDB that allows both
   // evictions at once (maxUnavailable 2), both pods go at 10m10s and stop at 11m10s, and the node with them.
-  std::string text = drain_scenario("maxUnavailable: 2", ", \"--max-graceful-termination-sec=60\"");
-  const std::string containers = "    spec:\n      containers:\n      - {name: web,";
-  const std::size_t at = text.find(containers);
-  ASSERT_NE(at, std::string::npos);
-  text.insert(at + std::string("    spec:\n").size(), "      terminationGracePeriodSeconds: 300\n");
-  SimulationReport r = run(text);
+  SimulationReport r = run(drain_scenario("maxUnavailable: 2", ", \"--max-graceful-termination-sec=60\"", "15m",
+                                          "      terminationGracePeriodSeconds: 300\n"));
   const std::string node = web_node(r);
   ASSERT_FALSE(node.empty());
   EXPECT_TRUE(messages(r, "eviction-refused").empty());
@@ -396,15 +342,19 @@ std::string replaced(std::string text, const std::string& from, const std::strin
   return text;
 }
 
+// cluster(2, 5) with one node of `group` failing at 1m.
+std::string cluster_with_failure(const std::string& group) {
+  return replaced(cluster(2, 5), "  cloud:\n",
+                  "  cloud:\n    faults:\n      nodeFailures: [{at: 1m, nodeGroup: " + group + "}]\n");
+}
+
 TEST(ClusterAutoscaler, ANodeThatStopsReportingIsReplacedAndRemovedAfterTheUnreadyTime) {
   // Two full nodes; the older (both start at 0: the first by name) stops reporting at 1m. Its app pod tolerates
   // the unreachable taint the default 300 s: at 6m it is deleted and replaced, the replacement fits nowhere and the
   // scan in that instant grows ng 2 -> 3. The dead node keeps the Terminating pod, counted until it is "long
   // terminating" (deleted at 360 s + 30 s grace + 30 s, strictly after: the scan at 7m10s); from then the node is
   // empty, and being NotReady it goes after --scale-down-unready-time (20m), not the unneeded time: at 27m20s.
-  std::string text = replaced(cluster(2, 5),
-                              "  cloud:\n", "  cloud:\n    faults:\n      nodeFailures: [{at: 1m, nodeGroup: ng}]\n");
-  SimulationReport r = run(replaced(text, "duration: 20m", "duration: 30m"));
+  SimulationReport r = run(replaced(cluster_with_failure("ng"), "duration: 20m", "duration: 30m"));
   std::vector<std::string> failed = messages(r, "node-failure");
   ASSERT_EQ(failed.size(), 1u);
   const std::string prefix = "t=1m0s node ";
@@ -425,9 +375,7 @@ TEST(ClusterAutoscaler, ANodeThatStopsReportingIsReplacedAndRemovedAfterTheUnrea
 }
 
 TEST(ClusterAutoscaler, TheStatusCountsANodeThatStoppedReportingAsUnready) {
-  std::string text = replaced(cluster(2, 5),
-                              "  cloud:\n", "  cloud:\n    faults:\n      nodeFailures: [{at: 1m, nodeGroup: ng}]\n");
-  SimulationReport r = run(text, 2, {Duration{2 * 60'000}});
+  SimulationReport r = run(cluster_with_failure("ng"), 2, {Duration{2 * 60'000}});
   ASSERT_EQ(r.cluster_autoscaler_status_at.size(), 1u);
   const std::string& status = r.cluster_autoscaler_status_at[0].status;
   EXPECT_NE(status.find("      registered:\n        total: 2\n        ready: 1\n"), std::string::npos) << status;
@@ -435,9 +383,7 @@ TEST(ClusterAutoscaler, TheStatusCountsANodeThatStoppedReportingAsUnready) {
 }
 
 TEST(ClusterAutoscaler, ANodeFailureNamingAnUnknownGroupIsALoadError) {
-  Result<ManifestSet> objects = decode_manifests(
-      replaced(cluster(2, 5), "  cloud:\n", "  cloud:\n    faults:\n      nodeFailures: [{at: 1m, nodeGroup: nq}]\n"),
-      "test.yaml");
+  Result<ManifestSet> objects = decode_manifests(cluster_with_failure("nq"), "test.yaml");
   ASSERT_FALSE(objects.ok());
   EXPECT_EQ(objects.error().message,
             "test.yaml doc 3 Scenario/ca: spec.cloud.faults.nodeFailures[0].nodeGroup: no Auto Scaling group \"nq\" in "

@@ -25,6 +25,17 @@ inline SimulationReport run(const std::string& text, int zones = 2, std::vector<
   return simulate({std::move(s), std::move(set), provisioning::fixtures::make_catalog(zones), std::move(status_at)});
 }
 
+// A Deployment `name` of `replicas` pods (label app: <name>) asking `cpu` and `memory`; `pod_spec` lines are added to
+// the pod template's spec (indented by 6 spaces, e.g. "      nodeSelector: {...}\n").
+inline std::string deployment(const std::string& name, int replicas, const std::string& cpu,
+                              const std::string& memory = "1Gi", const std::string& pod_spec = "") {
+  return "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: " + name + ", namespace: default}\nspec:\n  replicas: " +
+         std::to_string(replicas) + "\n  selector: {matchLabels: {app: " + name +
+         "}}\n  template:\n    metadata: {labels: {app: " + name + "}}\n    spec:\n" + pod_spec +
+         "      containers:\n      - name: main\n        image: pause\n        resources: {requests: {cpu: \"" + cpu +
+         "\", memory: " + memory + "}}\n---\n";
+}
+
 // A NodePool "default" for amd64 nodes that removes empty ones after 30 s; the extras are appended to its spec and
 // to its template's spec.
 inline std::string nodepool(const std::string& extra_spec = "", const std::string& extra_template = "") {

@@ -23,13 +23,6 @@ namespace {
 constexpr double kHour = 3600.0;
 
 
-std::string deployment(const std::string& name, int replicas, const std::string& cpu) {
-  return "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: " + name + ", namespace: default}\nspec:\n  replicas: " +
-         std::to_string(replicas) + "\n  selector: {matchLabels: {app: " + name + "}}\n  template:\n    metadata: {labels: {app: " +
-         name + "}}\n    spec:\n      containers:\n      - name: main\n        image: pause\n        resources: {requests: {cpu: \"" +
-         cpu + "\", memory: 1Gi}}\n---\n";
-}
-
 std::string scenario(const std::string& timeline, const std::string& faults = "", const std::string& duration = "10m",
                      int seed = 1) {
   return "apiVersion: scalewright.dev/v1alpha1\nkind: Scenario\nmetadata: {name: test}\nspec:\n  duration: " + duration +
@@ -37,6 +30,7 @@ std::string scenario(const std::string& timeline, const std::string& faults = ""
          "\n  cloud:\n    launchLatency: {min: 60s, max: 60s}\n    faults: {" + faults + "}\n  timeline:\n" + timeline;
 }
 
+using testing::deployment;
 using testing::messages;
 using testing::nodepool;
 using testing::run;
