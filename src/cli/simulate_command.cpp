@@ -55,7 +55,9 @@ int write_json(const std::string& path, const nlohmann::json& json, std::ostream
 }
 
 // Loads, checks and runs one scenario made of `files`; nullopt after an error line on `err`.
-std::optional<sim::SimulationReport> simulate_files(const std::vector<std::string>& files, const std::string& data_dir_flag,
+// `status_required`: --status-at without Cluster Autoscaler in the scenario is an error (not in a comparison).
+std::optional<sim::SimulationReport> simulate_files(const std::vector<std::string>& files,
+                                                    const std::string& data_dir_flag,
                                                     const std::vector<Duration>& status_at, bool status_required,
                                                     std::ostream& err) {
   Result<ManifestSet> loaded = load_scenario_files(files);

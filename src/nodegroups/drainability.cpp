@@ -6,6 +6,8 @@ namespace scalewright::nodegroups {
 
 namespace {
 
+constexpr std::int64_t kDefaultTerminationGracePeriodSeconds = 30;  // the API server's default for a pod
+
 std::string annotation(const ObjectMeta& meta, std::string_view key) {
   auto it = meta.annotations.find(std::string(key));
   return it == meta.annotations.end() ? std::string() : it->second;
@@ -88,7 +90,7 @@ bool scale_down_disabled(const Node& node) { return annotation(node.meta, kScale
 bool is_long_terminating(const Pod& pod, Duration now) {
   if (!pod.meta.deletion_timestamp) return false;
   constexpr std::int64_t kExtraSeconds = 30;  // upstream's PodLongTerminatingExtraThreshold
-  const std::int64_t grace = pod.spec.termination_grace_period_seconds.value_or(30);
+  const std::int64_t grace = pod.spec.termination_grace_period_seconds.value_or(kDefaultTerminationGracePeriodSeconds);
   return Duration((*pod.meta.deletion_timestamp + grace + kExtraSeconds) * 1000) < now;
 }
 
@@ -154,7 +156,8 @@ std::vector<std::shared_ptr<const Pod>> eviction_order(std::vector<std::shared_p
 }
 
 std::int64_t eviction_grace_period_seconds(const Pod& pod, std::int64_t max_graceful_termination_seconds) {
-  return std::min(pod.spec.termination_grace_period_seconds.value_or(30), max_graceful_termination_seconds);
+  return std::min(pod.spec.termination_grace_period_seconds.value_or(kDefaultTerminationGracePeriodSeconds),
+                  max_graceful_termination_seconds);
 }
 
 }  // namespace scalewright::nodegroups

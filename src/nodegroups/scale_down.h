@@ -129,9 +129,9 @@ struct ScaleDownResult {
 class ScaleDownPlanner {
  public:
   // One scan at `now`. `snapshot` holds the nodes, NotReady ones too, and their pods; it is forked for the
-  // what-ifs and reverted, so it comes back as it went in. Nodes are checked previously-unneeded first (so the ones closest to
-  // removal keep their place), and a node found unneeded is gone, with its pods at their new places, for every
-  // node checked after it: two unneeded nodes never count on the same free room, and PDB budgets are shared.
+  // what-ifs and reverted, so it comes back as it went in. Nodes are checked previously-unneeded first (so the ones
+  // closest to removal keep their place), and a node found unneeded is gone, with its pods at their new places, for
+  // every node checked after it: two unneeded nodes never count on the same free room, and PDB budgets are shared.
   ScaleDownResult update(scheduling::ClusterSnapshot& snapshot, const ScaleDownInput& input,
                          const AutoscalerOptions& options, Duration now);
 

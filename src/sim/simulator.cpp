@@ -267,7 +267,7 @@ class Simulation : private AutoscalingView {
     Duration started{0};
     Duration unneeded_since{0};
     std::vector<std::string> to_evict;               // pods whose eviction was refused so far, retried
-    std::size_t evicted = 0;
+    std::vector<std::string> evicted;                // the node goes when these have stopped
     std::map<std::string, std::string> last_refusal;  // pod -> what the last refusal said, said once
   };
   std::map<std::string, NodeDrain> node_drains_;
@@ -648,7 +648,7 @@ void Simulation::remove_group_node(const nodegroups::UnneededNode& unneeded) {
     cluster_autoscaler_->node_removed(unneeded.group, now_);
     return;
   }
-  NodeDrain drain{unneeded.group, now_, unneeded.since, {}, 0, {}};
+  NodeDrain drain{unneeded.group, now_, unneeded.since, {}, {}, {}};
   if (NodeId id = snapshot_.find_node(unneeded.node); id != scheduling::kNoNode) {
     std::vector<std::shared_ptr<const Pod>> movable;
     for (const auto& placed : snapshot_.node(id).pods) {
@@ -722,7 +722,7 @@ void Simulation::evict_drained_pods(const std::string& node) {
     if (refusal.empty()) {
       if (!covering.empty()) --covering.front()->disruptions_allowed;
       evict(it->second);
-      ++drain.evicted;
+      drain.evicted.push_back(key);
       continue;
     }
     std::string& last = drain.last_refusal[key];
@@ -779,15 +779,15 @@ void Simulation::finish_drain_if_done(const std::string& node) {
     node_drains_.erase(found);  // the node went another way (a spot reclaim, a deletion): nothing to finish
     return;
   }
-  if (NodeId id = snapshot_.find_node(node); id != scheduling::kNoNode) {
-    for (const auto& placed : snapshot_.node(id).pods) {
-      if (placed.pod->meta.deletion_timestamp) return;
-    }
-  }
   const NodeDrain& drain = found->second;
-  note("scale-down", fmt::format("drained node {} of {} removed ({} evicted, drain took {}), unneeded since {}", node,
-                                 drain.group, plural(drain.evicted, "pod"), format_duration(now_ - drain.started),
-                                 format_time(drain.unneeded_since)));
+  for (const std::string& key : drain.evicted) {
+    auto pod = pods_.find(key);
+    if (pod != pods_.end() && pod->second.terminating_until && pod->second.pod->spec.node_name == node) return;
+  }
+  note("scale-down",
+       fmt::format("drained node {} of {} removed ({} evicted, drain took {}), unneeded since {}", node, drain.group,
+                   plural(drain.evicted.size(), "pod"), format_duration(now_ - drain.started),
+                   format_time(drain.unneeded_since)));
   terminate(it->second, now_);
   cluster_autoscaler_->node_removed(drain.group, now_);
   node_drains_.erase(found);
@@ -1062,7 +1062,8 @@ void Simulation::provision() {
       planned[pod.nominated_node].push_back(pod.pod.get());  // waits for its node: not part of the batch
       continue;
     }
-    if (cluster_autoscaler_ && !declined_by_cluster_autoscaler_.count(key)) continue;  // a node group's, or not yet seen
+    // With Cluster Autoscaler, only what its last scan left to the NodePools (not a group's, nor yet unseen).
+    if (cluster_autoscaler_ && !declined_by_cluster_autoscaler_.count(key)) continue;
     nominate(pod, "");
     input.pending.push_back(*pod.pod);
     pending_keys.push_back(key);
@@ -1371,8 +1372,8 @@ void Simulation::on_node_failure(const NodeFailureEvent& failure) {
       }
     }
     for (Duration at : deletions) push({at, 0, EventKind::TaintEviction, 0, name});
-    note("node-failure", fmt::format("node {} stopped reporting: NotReady, tainted {}; its {} deleted when their "
-                                     "toleration of it ends ({} unless they set one)",
+    note("node-failure", fmt::format("node {} stopped reporting: NotReady, tainted {}; {} on it, each deleted when "
+                                     "its toleration of the taint ends ({} by default)",
                                      name, kUnreachableTaint, plural(pods, "pod"),
                                      format_duration(Duration(kDefaultUnreachableTolerationSeconds * 1000))));
   }
@@ -1394,7 +1395,7 @@ void Simulation::on_taint_eviction(const std::string& name) {
   }
   for (SimPod* pod : due) mark_deleted(*pod, std::nullopt);
   if (!due.empty()) {
-    note("taint-eviction", fmt::format("{} on unreachable node {} deleted after {}; their controllers replace them",
+    note("taint-eviction", fmt::format("{} on unreachable node {} deleted after {}; controllers create replacements",
                                        plural(due.size(), "pod"), name, format_duration(now_ - *it->second.failed_at)));
   }
 }

@@ -360,11 +360,11 @@ TEST(ClusterAutoscaler, ANodeThatStopsReportingIsReplacedAndRemovedAfterTheUnrea
   const std::string prefix = "t=1m0s node ";
   ASSERT_TRUE(failed[0].starts_with(prefix)) << failed[0];
   const std::string node = failed[0].substr(prefix.size(), failed[0].find(' ', prefix.size()) - prefix.size());
-  EXPECT_EQ(failed[0], prefix + node + " stopped reporting: NotReady, tainted node.kubernetes.io/unreachable; its 1 "
-                                       "pod deleted when their toleration of it ends (5m0s unless they set one)");
+  EXPECT_EQ(failed[0], prefix + node + " stopped reporting: NotReady, tainted node.kubernetes.io/unreachable; 1 pod "
+                                       "on it, each deleted when its toleration of the taint ends (5m0s by default)");
   EXPECT_EQ(messages(r, "taint-eviction"),
             std::vector<std::string>{"t=6m0s 1 pod on unreachable node " + node +
-                                     " deleted after 5m0s; their controllers replace them"});
+                                     " deleted after 5m0s; controllers create replacements"});
   EXPECT_EQ(messages(r, "scale-up"),
             std::vector<std::string>{"t=6m0s TriggeredScaleUp: pod triggered scale-up: [{ng 2->3 (max: 5)}] (1 pod)"});
   EXPECT_EQ(messages(r, "scale-down"),
