@@ -84,6 +84,14 @@ Problem set_duration(std::string_view text, Duration& out) {
   return std::nullopt;
 }
 
+Problem set_percentage(std::string_view text, double& out) {
+  std::optional<double> v = to_double(text);
+  if (!v) return in_quotes(text) + " is not a number";
+  if (*v < 0 || *v > 100) return "must be between 0 and 100, got " + std::string(text);
+  out = *v;
+  return std::nullopt;
+}
+
 Problem set_fraction(std::string_view text, double& out) {
   std::optional<double> v = to_double(text);
   if (!v) return in_quotes(text) + " is not a number";
@@ -212,6 +220,9 @@ const std::vector<FlagSpec>& known_flags() {
        }},
       {"max-empty-bulk-delete", false, false, int32(&O::max_empty_bulk_delete)},
       {"max-pod-eviction-time", false, false, duration(&O::max_pod_eviction_time)},
+      {"ok-total-unready-count", false, false, int32(&O::ok_total_unready_count)},
+      {"max-total-unready-percentage", false, false,
+       [](std::string_view v, O& o) { return set_percentage(v, o.max_total_unready_percentage); }},
   };
   return flags;
 }
@@ -242,10 +253,10 @@ const std::vector<std::string_view>& ignored_value_flags() {
       "leader-elect-retry-period", "log-backtrace-at", "log-dir", "log-file", "log-file-max-size",
       "log-flush-frequency", "max-allocatable-difference-ratio", "max-autoprovisioned-node-group-count",
       "max-bulk-soft-taint-count", "max-bulk-soft-taint-time", "max-failing-time", "max-free-difference-ratio",
-      "max-inactivity", "max-node-startup-time", "max-nodegroup-binpacking-duration", "max-total-unready-percentage",
+      "max-inactivity", "max-node-startup-time", "max-nodegroup-binpacking-duration",
       "memory-difference-ratio", "min-replica-count", "namespace",
       "node-delete-delay-after-taint", "node-deletion-batcher-interval", "node-deletion-delay-timeout",
-      "node-info-cache-expire-time", "ok-total-unready-count", "provisioning-request-initial-backoff-time",
+      "node-info-cache-expire-time", "provisioning-request-initial-backoff-time",
       "provisioning-request-max-backoff-cache-size", "provisioning-request-max-backoff-time",
       "scale-down-candidates-pool-min-count", "scale-down-candidates-pool-ratio",
       "scale-down-non-empty-candidates-count", "scale-down-simulation-timeout", "startup-taint",

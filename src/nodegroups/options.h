@@ -37,6 +37,10 @@ struct AutoscalerOptions {
   bool balance_similar_node_groups = false;
   Duration new_pod_scale_up_delay{0};
   Duration max_node_provision_time{15 * 60'000};
+  // The cluster is unhealthy, and CA neither scales up nor down, when more than --ok-total-unready-count nodes
+  // and more than --max-total-unready-percentage of all nodes are unready.
+  std::int32_t ok_total_unready_count = 3;
+  double max_total_unready_percentage = 45;
   Duration initial_node_group_backoff{5 * 60'000};
   Duration max_node_group_backoff{30 * 60'000};
   Duration node_group_backoff_reset_timeout{3 * 3600'000};

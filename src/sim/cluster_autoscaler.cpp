@@ -94,6 +94,27 @@ NodeGroupActions ClusterAutoscalerLoop::scan(const NodeGroupScan& scan, Duration
   being_deleted_ = scan.deletions_in_progress;
   backoff_.remove_stale(now);
 
+  // Too many unready nodes: CA does nothing until they recover or go, and forgets which nodes were unneeded.
+  const bool healthy = !(scan.cluster_unready > options_.ok_total_unready_count &&
+                         scan.cluster_unready > options_.max_total_unready_percentage / 100.0 * scan.cluster_nodes);
+  if (healthy != cluster_healthy_) {
+    cluster_healthy_ = healthy;
+    timeline.push_back(
+        {now, healthy ? "cluster-healthy" : "cluster-unhealthy",
+         healthy ? fmt::format("cluster healthy again ({} of {} nodes unready): scaling resumes", scan.cluster_unready,
+                               scan.cluster_nodes)
+                 : fmt::format("ClusterUnhealthy: {} of {} nodes unready, more than --ok-total-unready-count={} and "
+                               "--max-total-unready-percentage={}% of them: no scale-up or scale-down",
+                               scan.cluster_unready, scan.cluster_nodes, options_.ok_total_unready_count,
+                               options_.max_total_unready_percentage)});
+  }
+  if (!healthy) {
+    planner_.clear();
+    candidates_.clear();
+    last_not_triggered_.clear();
+    return actions;
+  }
+
   // Scale-up: pods the scheduler could not place, against existing, upcoming and new nodes of the groups.
   if (!scan.unschedulable.empty()) {
     nodegroups::ScaleUpInput input;
@@ -236,6 +257,7 @@ std::string ClusterAutoscalerLoop::status(Duration now, std::chrono::sys_seconds
     status.node_groups.push_back(std::move(s));
   }
   status.health.times = probed;
+  if (!cluster_healthy_) status.health.status = nodegroups::HealthConditionStatus::Unhealthy;
   status.scale_up.times = probed;
   status.scale_down.candidates = candidates;
   status.scale_down.times = probed;

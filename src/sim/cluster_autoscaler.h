@@ -34,6 +34,9 @@ struct NodeGroupScan {
   std::unordered_map<std::string, std::string> group_of_node;  // Ready nodes of the groups
   std::map<std::string, std::int32_t> registered;              // registered (Ready or not) nodes per group
   std::map<std::string, std::int32_t> unready;                 // of those, nodes that stopped reporting
+  // Every registered node of the cluster, in a group or not, and how many of them are unready: CA's health check.
+  std::int32_t cluster_nodes = 0;
+  std::int32_t cluster_unready = 0;
   std::map<std::string, std::int32_t> launching;               // launched, not yet Ready, per group
   std::vector<nodegroups::PendingPod> unschedulable;
   std::vector<PodDisruptionBudget> pdbs;
@@ -97,6 +100,7 @@ class ClusterAutoscalerLoop {
   std::optional<Duration> last_scale_down_failure_;
   std::map<std::string, std::string> last_not_triggered_;  // reason -> pods line, said when it changes
   std::map<std::string, std::string> last_blocked_;        // node -> why a pod keeps it, said when it changes
+  bool cluster_healthy_ = true;
   // For the status report: what the last scan saw.
   Duration last_scan_{0};
   std::map<std::string, std::int32_t> registered_;

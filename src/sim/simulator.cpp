@@ -529,6 +529,10 @@ void Simulation::on_cluster_autoscaler_scan() {
   // Every group is listed, with no Ready node too: its upcoming nodes are its target minus what registered.
   for (const nodegroups::NodeGroup& group : cluster_autoscaler_->groups()) scan.registered[group.id] = 0;
   for (const auto& [name, node] : nodes_) {
+    if (node.state == NodeState::Ready) {
+      ++scan.cluster_nodes;
+      if (node.failed_at) ++scan.cluster_unready;
+    }
     if (node.node_group.empty()) continue;
     if (node.state == NodeState::Ready) {
       scan.group_of_node[name] = node.node_group;

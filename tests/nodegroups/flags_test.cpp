@@ -55,6 +55,8 @@ TEST(AutoscalerFlags, NoFlagsKeepsCaDefaults) {
   EXPECT_EQ(o.max_drain_parallelism, 1);
   EXPECT_EQ(o.max_graceful_termination, Duration(600'000));
   EXPECT_EQ(o.max_pod_eviction_time, Duration(120'000));
+  EXPECT_EQ(o.ok_total_unready_count, 3);
+  EXPECT_EQ(o.max_total_unready_percentage, 45);
   EXPECT_EQ(o.max_empty_bulk_delete, 10);
   EXPECT_TRUE(o.ignored_flags.empty());
 }
@@ -95,6 +97,8 @@ TEST(AutoscalerFlags, EveryFlagWithAValue) {
       "--max-graceful-termination-sec=120",
       "--max-empty-bulk-delete=3",
       "--max-pod-eviction-time=30s",
+      "--ok-total-unready-count=0",
+      "--max-total-unready-percentage=12.5",
   });
   ASSERT_EQ(o.nodes.size(), 2u);
   EXPECT_EQ(o.nodes[0].min_size, 1);
@@ -139,6 +143,8 @@ TEST(AutoscalerFlags, EveryFlagWithAValue) {
   EXPECT_EQ(o.max_drain_parallelism, 2);
   EXPECT_EQ(o.max_graceful_termination, Duration(120'000));
   EXPECT_EQ(o.max_pod_eviction_time, Duration(30'000));
+  EXPECT_EQ(o.ok_total_unready_count, 0);
+  EXPECT_EQ(o.max_total_unready_percentage, 12.5);
   EXPECT_EQ(o.max_empty_bulk_delete, 3);
 }
 
@@ -220,6 +226,8 @@ TEST(AutoscalerFlags, MalformedValuesNameTheFlag) {
   EXPECT_EQ(parse_error({"--expander=cheapest"}),
             "flag --expander: unknown expander \"cheapest\" (expected random, most-pods, least-waste, price, "
             "priority, least-nodes, grpc)");
+  EXPECT_EQ(parse_error({"--max-total-unready-percentage=145"}),
+            "flag --max-total-unready-percentage: must be between 0 and 100, got 145");
   EXPECT_EQ(parse_error({"--max-graceful-termination-sec=10m"}),
             "flag --max-graceful-termination-sec: \"10m\" is not an integer");
 }

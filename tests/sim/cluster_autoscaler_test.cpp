@@ -374,6 +374,33 @@ TEST(ClusterAutoscaler, ANodeThatStopsReportingIsReplacedAndRemovedAfterTheUnrea
   EXPECT_EQ(r.summary.pod_wait.pods_pending_at_end, 0u);
 }
 
+TEST(ClusterAutoscaler, TooManyUnreadyNodesStopAllScaling) {
+  // 6 full nodes, 4 stop reporting at 1m: 4 > --ok-total-unready-count (3) and 4 > 45 % of 6 (2.7), so the scan at
+  // 1m says the cluster is unhealthy. At 6m the 4 app pods are replaced and wait: no scale-up while it lasts. With 3
+  // failing (3 is not more than 3) the cluster stays healthy and the scan at 6m0s grows ng 6 -> 9.
+  auto failing = [](int count) {
+    return replaced(cluster(6, 10), "  cloud:\n",
+                    "  cloud:\n    faults:\n      nodeFailures: [{at: 1m, count: " + std::to_string(count) +
+                        ", nodeGroup: ng}]\n");
+  };
+  SimulationReport four = run(failing(4), 2, {Duration{10 * 60'000}});
+  EXPECT_EQ(messages(four, "cluster-unhealthy"),
+            std::vector<std::string>{"t=1m0s ClusterUnhealthy: 4 of 6 nodes unready, more than "
+                                     "--ok-total-unready-count=3 and --max-total-unready-percentage=45% of them: no "
+                                     "scale-up or scale-down"});
+  EXPECT_TRUE(messages(four, "scale-up").empty());
+  EXPECT_EQ(four.summary.pod_wait.pods_pending_at_end, 4u);
+  ASSERT_EQ(four.cluster_autoscaler_status_at.size(), 1u);
+  EXPECT_NE(four.cluster_autoscaler_status_at[0].status.find("clusterWide:\n  health:\n    status: Unhealthy\n"),
+            std::string::npos)
+      << four.cluster_autoscaler_status_at[0].status;
+
+  SimulationReport three = run(failing(3));
+  EXPECT_TRUE(messages(three, "cluster-unhealthy").empty());
+  EXPECT_EQ(messages(three, "scale-up"),
+            std::vector<std::string>{"t=6m0s TriggeredScaleUp: pod triggered scale-up: [{ng 6->9 (max: 10)}] (3 pods)"});
+}
+
 TEST(ClusterAutoscaler, TheStatusCountsANodeThatStoppedReportingAsUnready) {
   SimulationReport r = run(cluster_with_failure("ng"), 2, {Duration{2 * 60'000}});
   ASSERT_EQ(r.cluster_autoscaler_status_at.size(), 1u);
