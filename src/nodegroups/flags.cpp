@@ -84,18 +84,11 @@ Problem set_duration(std::string_view text, Duration& out) {
   return std::nullopt;
 }
 
-Problem set_percentage(std::string_view text, double& out) {
+// A number from 0 to `max`: a fraction (max 1) or a percentage (max 100).
+Problem set_bounded(std::string_view text, double& out, int max) {
   std::optional<double> v = to_double(text);
   if (!v) return in_quotes(text) + " is not a number";
-  if (*v < 0 || *v > 100) return "must be between 0 and 100, got " + std::string(text);
-  out = *v;
-  return std::nullopt;
-}
-
-Problem set_fraction(std::string_view text, double& out) {
-  std::optional<double> v = to_double(text);
-  if (!v) return in_quotes(text) + " is not a number";
-  if (*v < 0 || *v > 1) return "must be between 0 and 1, got " + std::string(text);
+  if (*v < 0 || *v > max) return "must be between 0 and " + std::to_string(max) + ", got " + std::string(text);
   out = *v;
   return std::nullopt;
 }
@@ -152,7 +145,10 @@ const std::vector<FlagSpec>& known_flags() {
     return [field](std::string_view v, O& o) { return set_duration(v, o.*field); };
   };
   auto fraction = [](double O::*field) {
-    return [field](std::string_view v, O& o) { return set_fraction(v, o.*field); };
+    return [field](std::string_view v, O& o) { return set_bounded(v, o.*field, 1); };
+  };
+  auto percentage = [](double O::*field) {
+    return [field](std::string_view v, O& o) { return set_bounded(v, o.*field, 100); };
   };
   static const std::vector<FlagSpec> flags{
       {"nodes", false, true,
@@ -221,8 +217,7 @@ const std::vector<FlagSpec>& known_flags() {
       {"max-empty-bulk-delete", false, false, int32(&O::max_empty_bulk_delete)},
       {"max-pod-eviction-time", false, false, duration(&O::max_pod_eviction_time)},
       {"ok-total-unready-count", false, false, int32(&O::ok_total_unready_count)},
-      {"max-total-unready-percentage", false, false,
-       [](std::string_view v, O& o) { return set_percentage(v, o.max_total_unready_percentage); }},
+      {"max-total-unready-percentage", false, false, percentage(&O::max_total_unready_percentage)},
   };
   return flags;
 }
