@@ -112,6 +112,10 @@ NodeGroupActions ClusterAutoscalerLoop::scan(const NodeGroupScan& scan, Duration
     planner_.clear();
     candidates_.clear();
     last_not_triggered_.clear();
+    // NodePools, where the scenario has them, may still serve the pods CA will not.
+    for (const nodegroups::PendingPod& pod : scan.unschedulable) {
+      actions.declined_pods.emplace(pod.pod->meta.key(), "cluster unhealthy");
+    }
     return actions;
   }
 

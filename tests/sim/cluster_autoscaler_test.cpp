@@ -395,6 +395,12 @@ TEST(ClusterAutoscaler, TooManyUnreadyNodesStopAllScaling) {
             std::string::npos)
       << four.cluster_autoscaler_status_at[0].status;
 
+  // With a NodePool as well, the pods CA will not serve go to it.
+  SimulationReport with_pool = run(testing::nodepool() + failing(4));
+  EXPECT_EQ(messages(with_pool, "handoff"),
+            std::vector<std::string>{"t=6m0s 4 pods left to NodePools: no node group takes them (cluster unhealthy)"});
+  EXPECT_EQ(with_pool.summary.pod_wait.pods_pending_at_end, 0u);
+
   SimulationReport three = run(failing(3));
   EXPECT_TRUE(messages(three, "cluster-unhealthy").empty());
   EXPECT_EQ(messages(three, "scale-up"),
