@@ -112,7 +112,7 @@ class Parser {
       pos_ = end + 1;
       if (m.op == LabelMatcher::Op::Regex || m.op == LabelMatcher::Op::NotRegex) {
         try {
-          std::regex check(m.value);
+          m.pattern = std::make_shared<const std::regex>(m.value);
         } catch (const std::regex_error&) {
           return set_error("invalid regular expression " + m.value);
         }
@@ -165,8 +165,8 @@ bool matches(const LabelMatcher& m, const Series& s) {
   switch (m.op) {
     case LabelMatcher::Op::Equal: return value == m.value;
     case LabelMatcher::Op::NotEqual: return value != m.value;
-    case LabelMatcher::Op::Regex: return std::regex_match(value, std::regex(m.value));
-    case LabelMatcher::Op::NotRegex: return !std::regex_match(value, std::regex(m.value));
+    case LabelMatcher::Op::Regex: return std::regex_match(value, *m.pattern);
+    case LabelMatcher::Op::NotRegex: return !std::regex_match(value, *m.pattern);
   }
   return false;
 }

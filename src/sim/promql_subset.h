@@ -3,7 +3,9 @@
 // inside rate/irate/increase over a range, optionally inside one aggregation:
 //     sum(rate(http_requests_total{app="podinfo"}[2m]))      max(http_requests_total{namespace!="test"})
 // Anything else is rejected when the scenario loads, with the reason, rather than answered wrongly.
+#include <memory>
 #include <optional>
+#include <regex>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -19,6 +21,8 @@ struct LabelMatcher {
   std::string name;
   Op op = Op::Equal;
   std::string value;
+  // =~ and !~: `value` compiled once, when the query is parsed (Prometheus anchors it: the whole value must match).
+  std::shared_ptr<const std::regex> pattern;
 };
 
 struct PromQuery {
