@@ -46,10 +46,6 @@ double preferred_cores(std::size_t cluster_nodes) {
   return 32;
 }
 
-std::int64_t capacity_or_allocatable(const Node& node, bool cpu) {
-  const std::int64_t c = cpu ? node.capacity.cpu_milli() : node.capacity.memory();
-  return c > 0 ? c : (cpu ? node.allocatable.cpu_milli() : node.allocatable.memory());
-}
 
 // The candidates whose score equals the best (lowest when `lower`), in their given order.
 template <typename Score>
@@ -183,8 +179,8 @@ double waste_score(const Option& option) {
   ResourceList requested;
   for (const auto& pod : option.pods) requested += container_requests(*pod);
   const Node& node = option.group->template_node;
-  const double cpu = static_cast<double>(capacity_or_allocatable(node, true)) * option.node_count;
-  const double memory = static_cast<double>(capacity_or_allocatable(node, false)) * option.node_count;
+  const double cpu = static_cast<double>(node_cpu_milli(node)) * option.node_count;
+  const double memory = static_cast<double>(node_memory_bytes(node)) * option.node_count;
   if (cpu <= 0 || memory <= 0) return std::numeric_limits<double>::quiet_NaN();
   return (cpu - static_cast<double>(requested.cpu_milli())) / cpu +
          (memory - static_cast<double>(requested.memory())) / memory;
@@ -205,8 +201,8 @@ std::vector<std::size_t> least_waste(const std::vector<Option>& options, const s
 double price_score(const Option& option, const ExpanderContext& context) {
   const NodeGroup& group = *option.group;
   const Node& node = group.template_node;
-  const double node_cores = static_cast<double>(capacity_or_allocatable(node, true)) / 1000.0;
-  const double node_gib = static_cast<double>(capacity_or_allocatable(node, false)) / kGiB;
+  const double node_cores = static_cast<double>(node_cpu_milli(node)) / 1000.0;
+  const double node_gib = static_cast<double>(node_memory_bytes(node)) / kGiB;
   const double node_price = group.price_per_hour > 0 ? group.price_per_hour : resource_price(node_cores, node_gib);
   double pods_price = 0;
   for (const auto& pod : option.pods) {

@@ -72,4 +72,12 @@ bool similar_node_groups(const NodeGroup& a, const NodeGroup& b) {
          x.taints == y.taints;
 }
 
+std::int64_t node_cpu_milli(const Node& node) {
+  return node.capacity.cpu_milli() > 0 ? node.capacity.cpu_milli() : node.allocatable.cpu_milli();
+}
+
+std::int64_t node_memory_bytes(const Node& node) {
+  return node.capacity.memory() > 0 ? node.capacity.memory() : node.allocatable.memory();
+}
+
 }  // namespace scalewright::nodegroups

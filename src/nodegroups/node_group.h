@@ -33,4 +33,9 @@ struct NodeGroup {
 // (hostname, zone and region, and the cloud's per-group names such as eks.amazonaws.com/nodegroup).
 bool similar_node_groups(const NodeGroup& a, const NodeGroup& b);
 
+// A node's cpu (milli) and memory (bytes) as CA counts them against its limits and expanders: its capacity, or
+// its allocatable when the node (a hand-written template) gives no capacity.
+std::int64_t node_cpu_milli(const Node& node);
+std::int64_t node_memory_bytes(const Node& node);
+
 }  // namespace scalewright::nodegroups

@@ -24,13 +24,6 @@ constexpr const char* kBackedOff = "in backoff after failed scale-up";
 constexpr const char* kMaxTotalReached = "max total nodes in cluster reached";
 constexpr const char* kMaxPerScaleUpReached = "max nodes per scale-up reached";
 
-std::int64_t node_cpu(const Node& node) {
-  return node.capacity.cpu_milli() > 0 ? node.capacity.cpu_milli() : node.allocatable.cpu_milli();
-}
-std::int64_t node_memory(const Node& node) {
-  return node.capacity.memory() > 0 ? node.capacity.memory() : node.allocatable.memory();
-}
-
 std::int32_t upcoming_nodes(const NodeGroup& group, const ScaleUpInput& input) {
   auto it = input.registered_nodes.find(group.id);
   if (it == input.registered_nodes.end()) return 0;
@@ -49,8 +42,10 @@ Node upcoming_node(const NodeGroup& group, std::int32_t n) {
 std::string resource_limit_reason(const NodeGroup& group, const ClusterTotals& totals,
                                   const AutoscalerOptions& options) {
   std::vector<std::string> exceeded;
-  if (totals.cpu_milli + node_cpu(group.template_node) > options.cores_total_max * 1000) exceeded.push_back("cpu");
-  if (totals.memory_bytes + node_memory(group.template_node) > options.memory_total_max_gib * kGiB) {
+  if (totals.cpu_milli + node_cpu_milli(group.template_node) > options.cores_total_max * 1000) {
+    exceeded.push_back("cpu");
+  }
+  if (totals.memory_bytes + node_memory_bytes(group.template_node) > options.memory_total_max_gib * kGiB) {
     exceeded.push_back("memory");
   }
   if (exceeded.empty()) return "";
@@ -138,14 +133,14 @@ ClusterTotals cluster_totals(const ClusterSnapshot& snapshot, const ScaleUpInput
   for (const auto& info : snapshot.nodes()) {
     if (info.removed) continue;
     ++totals.nodes;
-    totals.cpu_milli += node_cpu(*info.node);
-    totals.memory_bytes += node_memory(*info.node);
+    totals.cpu_milli += node_cpu_milli(*info.node);
+    totals.memory_bytes += node_memory_bytes(*info.node);
   }
   for (const NodeGroup& group : input.groups) {
     const std::int32_t n = upcoming_nodes(group, input);
     totals.nodes += n;
-    totals.cpu_milli += n * node_cpu(group.template_node);
-    totals.memory_bytes += n * node_memory(group.template_node);
+    totals.cpu_milli += n * node_cpu_milli(group.template_node);
+    totals.memory_bytes += n * node_memory_bytes(group.template_node);
   }
   return totals;
 }
@@ -324,10 +319,10 @@ ScaleUpDecision decide_scale_up(ClusterSnapshot& snapshot, const ScaleUpInput& i
 
   // Caps on the count: --max-nodes-total, then the cores and memory totals for the chosen group's node shape.
   std::int64_t new_nodes = std::min<std::int64_t>(best.node_count, total_room);
-  if (const std::int64_t cpu = node_cpu(chosen.template_node); cpu > 0) {
+  if (const std::int64_t cpu = node_cpu_milli(chosen.template_node); cpu > 0) {
     new_nodes = std::min(new_nodes, (options.cores_total_max * 1000 - totals.cpu_milli) / cpu);
   }
-  if (const std::int64_t memory = node_memory(chosen.template_node); memory > 0) {
+  if (const std::int64_t memory = node_memory_bytes(chosen.template_node); memory > 0) {
     new_nodes = std::min(new_nodes, (options.memory_total_max_gib * kGiB - totals.memory_bytes) / memory);
   }
 
