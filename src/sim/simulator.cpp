@@ -585,13 +585,13 @@ void Simulation::launch_group_nodes(const nodegroups::NodeGroup& group, std::int
   const cloud::CapacityType capacity = capacity_label != nullptr && capacity_label->str() == "SPOT"
                                            ? cloud::CapacityType::Spot
                                            : cloud::CapacityType::OnDemand;
+  // Zones in turn, counted over the group's live nodes, as an Auto Scaling group balances its subnets.
+  std::map<std::string, int> per_zone;
+  for (const auto& [n, node] : nodes_) {
+    if (node.node_group == group.id && node.state != NodeState::Terminated) ++per_zone[node.zone];
+  }
   for (std::int32_t i = 0; i < count; ++i) {
     const std::string name = new_claim_name(group.id);
-    // Zones in turn, counted over the group's live nodes, as an Auto Scaling group balances its subnets.
-    std::map<std::string, int> per_zone;
-    for (const auto& [n, node] : nodes_) {
-      if (node.node_group == group.id && node.state != NodeState::Terminated) ++per_zone[node.zone];
-    }
     const std::string zone = *std::min_element(group.zones.begin(), group.zones.end(),
                                                [&](const std::string& a, const std::string& b) {
                                                  return per_zone[a] != per_zone[b] ? per_zone[a] < per_zone[b] : a < b;
@@ -622,6 +622,7 @@ void Simulation::launch_group_nodes(const nodegroups::NodeGroup& group, std::int
     sim.node.provider_id = "aws:///" + zone + "/" + sim.instance_id;
     std::optional<Duration> ready = already_running ? std::optional(now_) : cloud_.ready_at(sim.instance_id);
     nodes_[name] = std::move(sim);
+    ++per_zone[zone];
     ++live_nodes_;
     if (!already_running) ++launches_;
     if (already_running) {
