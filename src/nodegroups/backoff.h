@@ -44,10 +44,4 @@ class NodeGroupBackoff {
   std::map<std::string, BackoffEntry> entries_;
 };
 
-// Whether a scale-up requested at `requested_at` has outlived --max-node-provision-time at `now` (its nodes are
-// then treated as failed and the group is backed off).
-inline bool provision_timed_out(Duration requested_at, Duration now, const AutoscalerOptions& options) {
-  return now - requested_at > options.max_node_provision_time;
-}
-
 }  // namespace scalewright::nodegroups

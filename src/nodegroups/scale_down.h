@@ -15,6 +15,7 @@
 #include "api/duration.h"
 #include "api/pod.h"
 #include "api/workloads.h"
+#include "cloud/instance_type.h"
 #include "nodegroups/drainability.h"
 #include "nodegroups/node_group.h"
 #include "nodegroups/options.h"
@@ -26,7 +27,7 @@ namespace scalewright::nodegroups {
 // puts on unneeded nodes, with the Unix time as the value.
 inline constexpr std::string_view kToBeDeletedTaint = "ToBeDeletedByClusterAutoscaler";
 inline constexpr std::string_view kDeletionCandidateTaint = "DeletionCandidateOfClusterAutoscaler";
-inline constexpr std::string_view kGpuResource = "nvidia.com/gpu";
+inline constexpr std::string_view kGpuResource = cloud::aws_resources::nvidia_gpu;
 
 // simulator.UnremovableReason, as CA's status and events print them.
 enum class UnremovableReason {

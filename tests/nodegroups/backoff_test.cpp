@@ -63,11 +63,5 @@ TEST(NodeGroupBackoff, RemoveStaleAndSuccessForget) {
   EXPECT_FALSE(backoff.is_backed_off("ng-b", 2 * kHour));
 }
 
-TEST(NodeGroupBackoff, ProvisionTimeoutIsFifteenMinutes) {
-  AutoscalerOptions options;
-  EXPECT_FALSE(provision_timed_out(Duration{0}, 15 * kMinute, options));
-  EXPECT_TRUE(provision_timed_out(Duration{0}, 15 * kMinute + Duration{1}, options));
-}
-
 }  // namespace
 }  // namespace scalewright::nodegroups
