@@ -205,6 +205,7 @@ class Simulation : private AutoscalingView {
   void on_batch_deadline();
   void retry_after_unavailable();
   void provision();
+  bool in_flight(const std::string& node_name) const;  // a NodeClaim launched whose node is not Ready yet
   void launch(provisioning::NewNodeClaim claim, const std::vector<std::string>& pod_keys);
   std::string new_claim_name(const std::string& nodepool);
   void on_node_ready(const std::string& name);
@@ -1026,6 +1027,14 @@ void Simulation::schedule_pending() {
       pod->reported_pending = true;
       ++newly_unschedulable;
     }
+    // A nomination holds while its node is in flight. Once the node is Ready, kube-scheduler binds pods in its own
+    // queue order, not the provisioner's plan, so a nominated pod it could not place there needs capacity again
+    // (Karpenter re-plans every pending pod on each batch); left nominated, it would wait for good.
+    if (!scheduled && !pod->nominated_node.empty() && !in_flight(pod->nominated_node)) {
+      nominate(*pod, "");
+      pod->last_reason.clear();
+      provisioning_dirty_ = true;
+    }
   }
   if (!bound_per_node.empty()) {
     int total = 0;
@@ -1049,6 +1058,11 @@ void Simulation::schedule_pending() {
   }
 }
 
+bool Simulation::in_flight(const std::string& node_name) const {
+  auto node = nodes_.find(node_name);
+  return node != nodes_.end() && node->second.state == NodeState::Launching;
+}
+
 void Simulation::on_batch_deadline() {
   if (!batcher_.due(now_)) return;
   batcher_.close();
@@ -1062,8 +1076,7 @@ void Simulation::provision() {
   for (auto& [key, pod_ptr] : unbound_) {
     SimPod& pod = *pod_ptr;
     if (pod.daemon) continue;
-    auto nominated = nodes_.find(pod.nominated_node);
-    if (nominated != nodes_.end() && nominated->second.state == NodeState::Launching) {
+    if (in_flight(pod.nominated_node)) {
       planned[pod.nominated_node].push_back(pod.pod.get());  // waits for its node: not part of the batch
       continue;
     }

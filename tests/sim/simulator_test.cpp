@@ -125,6 +125,32 @@ TEST(Simulator, APodNoTypeCanHoldLaunchesNothingAndSaysWhy) {
   EXPECT_NE(messages(r, "unschedulable")[0].find("cannot be provisioned"), std::string::npos);
 }
 
+TEST(Simulator, APodDisplacedFromItsPlannedNodeGetsCapacityAtTheNextBatch) {
+  // Only c.large (2 cpu, spot $0.04) and c.xlarge (4 cpu, spot $0.08). At 10 s `b-big` (3 cpu) is planned onto a
+  // c.xlarge launched at 11 s. At 30 s two 1-cpu pods of higher priority (1000) come: one fits the in-flight c.xlarge
+  // beside `b-big` (planned there), the other gets a c.large launched at 31 s. At 71 s the c.xlarge is Ready and
+  // kube-scheduler takes its queue in priority order: both 1-cpu pods bind there, leaving 2 cpu, and `b-big` no
+  // longer fits. Its nomination ends with the node Ready: the batch closing at 72 s finds it fits neither Ready
+  // node nor the c.large in flight (2 cpu), and launches a c.xlarge, Ready at 132 s: `b-big` waits 122 s. (It
+  // used to stay nominated to the Ready node and pending to the end.)
+  SimulationReport r =
+      run(nodepool("", "      - {key: node.kubernetes.io/instance-type, operator: In, values: [c.large, c.xlarge]}\n") +
+          deployment("a-small", 0, "1", "1Gi", "      priority: 1000\n") + deployment("b-big", 0, "3") +
+          scenario("  - {at: 10s, scale: {kind: Deployment, name: b-big, replicas: 1}}\n"
+                   "  - {at: 30s, scale: {kind: Deployment, name: a-small, replicas: 2}}\n"));
+  const std::vector<std::string> launches = messages(r, "launch");
+  ASSERT_EQ(launches.size(), 3u);
+  EXPECT_NE(launches[0].find("t=11s NodeClaim"), std::string::npos);
+  EXPECT_NE(launches[0].find("c.xlarge zone-a spot $0.0800/h for 1 pod"), std::string::npos);
+  EXPECT_NE(launches[1].find("t=31s NodeClaim"), std::string::npos);
+  EXPECT_NE(launches[1].find("c.large zone-a spot $0.0400/h for 1 pod"), std::string::npos);
+  EXPECT_NE(launches[2].find("t=1m12s NodeClaim"), std::string::npos);
+  EXPECT_NE(launches[2].find("c.xlarge zone-a spot $0.0800/h for 1 pod"), std::string::npos);
+  EXPECT_EQ(r.summary.pod_wait.pods_bound, 3u);
+  EXPECT_EQ(r.summary.pod_wait.pods_pending_at_end, 0u);
+  EXPECT_EQ(r.summary.pod_wait.max, Duration(122'000));
+}
+
 TEST(Simulator, SameSeedSameReportAndTheSeedDrawsLaunchLatency) {
   const std::string text = nodepool() + deployment("inflate", 0, "1");
   auto with_seed = [&](int seed) {
