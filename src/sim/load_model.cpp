@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "api/saturating.h"
+
 namespace scalewright::sim {
 namespace {
 
@@ -53,7 +55,7 @@ void LoadModel::scrape(Duration now, const std::map<std::string, std::vector<Run
   std::map<std::string, PodUsage> usage;
   auto sample = [&](const RunningPod& pod, double cpu_milli, std::int64_t memory, double served) {
     if (pod.started + kScrapeInterval > now) return;
-    usage[pod.key] = PodUsage{static_cast<std::int64_t>(std::llround(cpu_milli)), memory, served, now};
+    usage[pod.key] = PodUsage{saturate_cast<std::int64_t>(std::round(cpu_milli)), memory, served, now};
   };
   for (const auto& [workload, pods] : pods_by_workload) {
     if (loads_.count(workload)) continue;

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "api/saturating.h"
 #include "sim/promql_subset.h"
 #include "workloads/prometheus_client.h"
 #include "workloads/prometheus_trigger_reader.h"
@@ -48,7 +49,7 @@ class LoadMetrics : public workloads::MetricsSource {
     std::map<std::string, workloads::PodMetricSample> samples;
     for (const ObservedPod& observed : view_.pods(namespace_, selector)) {
       if (const PodUsage* usage = load_.usage(observed.key)) {
-        samples[observed.pod.name] = {static_cast<std::int64_t>(std::llround(usage->requests_per_second * 1000)),
+        samples[observed.pod.name] = {saturate_cast<std::int64_t>(std::round(usage->requests_per_second * 1000)),
                                       usage->timestamp, LoadModel::kScrapeInterval};
       }
     }

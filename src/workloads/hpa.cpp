@@ -11,6 +11,7 @@
 #include <string_view>
 #include <utility>
 
+#include "api/saturating.h"
 #include "workloads/metric_replicas.h"
 
 namespace scalewright::workloads {
@@ -511,7 +512,7 @@ std::int32_t stabilize_without_behavior(std::vector<TimestampedRecommendation>& 
 Limited limit_without_behavior(std::int32_t current, std::int32_t desired, std::int32_t min_replicas,
                                std::int32_t max_replicas) {
   const auto scale_up_limit =
-      static_cast<std::int32_t>(std::max(kScaleUpLimitFactor * static_cast<double>(current), kScaleUpLimitMinimum));
+      saturate_cast<std::int32_t>(std::max(kScaleUpLimitFactor * static_cast<double>(current), kScaleUpLimitMinimum));
   Limited upper{max_replicas, "TooManyReplicas", "the desired replica count is more than the maximum replica count"};
   if (max_replicas > scale_up_limit) {
     upper = {scale_up_limit, "ScaleUpLimit",
@@ -565,13 +566,22 @@ Stabilized stabilize_with_behavior(std::vector<TimestampedRecommendation>& recom
 }
 
 // Upstream's getReplicasChangePerPeriod: the replicas a direction moved within the last `period_seconds`.
-std::int32_t change_in_period(const std::vector<ScaleEvent>& events, std::int32_t period_seconds, Duration now) {
+// Summed in int64: several large steps within one period may add up past int32.
+std::int64_t change_in_period(const std::vector<ScaleEvent>& events, std::int32_t period_seconds, Duration now) {
   const Duration cutoff = now - seconds(period_seconds);
-  std::int32_t change = 0;
+  std::int64_t change = 0;
   for (const ScaleEvent& event : events) {
     if (event.at > cutoff) change += event.change;
   }
   return change;
+}
+
+// The replica count a policy's period started from: the current one less the period's scale-ups, plus its
+// scale-downs.
+std::int64_t replicas_at_period_start(std::int32_t current, const HpaState& state, const HpaScalingPolicy& policy,
+                                      Duration now) {
+  return current - change_in_period(state.scale_up_events, policy.period_seconds, now) +
+         change_in_period(state.scale_down_events, policy.period_seconds, now);
 }
 
 // The most a scale-up may reach now: each policy allows its step from the count at the start of its period.
@@ -581,14 +591,13 @@ std::int32_t scale_up_limit(std::int32_t current, const HpaState& state, const S
   std::int32_t result =
       min_change ? std::numeric_limits<std::int32_t>::max() : std::numeric_limits<std::int32_t>::min();
   for (const HpaScalingPolicy& policy : rules.policies) {
-    const std::int32_t period_start = current - change_in_period(state.scale_up_events, policy.period_seconds, now) +
-                                      change_in_period(state.scale_down_events, policy.period_seconds, now);
+    const std::int64_t period_start = replicas_at_period_start(current, state, policy, now);
     std::int32_t proposed = 0;
     if (policy.type == HpaScalingPolicy::Type::Pods) {
-      proposed = period_start + policy.value;
+      proposed = saturate_cast<std::int32_t>(period_start + policy.value);
     } else {
       // Rounded up: a small percentage of a small count must still allow one more replica.
-      proposed = static_cast<std::int32_t>(
+      proposed = saturate_cast<std::int32_t>(
           std::ceil(static_cast<double>(period_start) * (1 + static_cast<double>(policy.value) / 100)));
     }
     result = min_change ? std::min(result, proposed) : std::max(result, proposed);
@@ -603,14 +612,13 @@ std::int32_t scale_down_limit(std::int32_t current, const HpaState& state, const
   std::int32_t result =
       min_change ? std::numeric_limits<std::int32_t>::min() : std::numeric_limits<std::int32_t>::max();
   for (const HpaScalingPolicy& policy : rules.policies) {
-    const std::int32_t period_start = current - change_in_period(state.scale_up_events, policy.period_seconds, now) +
-                                      change_in_period(state.scale_down_events, policy.period_seconds, now);
+    const std::int64_t period_start = replicas_at_period_start(current, state, policy, now);
     std::int32_t proposed = 0;
     if (policy.type == HpaScalingPolicy::Type::Pods) {
-      proposed = period_start - policy.value;
+      proposed = saturate_cast<std::int32_t>(period_start - policy.value);
     } else {
-      proposed = static_cast<std::int32_t>(static_cast<double>(period_start) *
-                                           (1 - static_cast<double>(policy.value) / 100));
+      proposed = saturate_cast<std::int32_t>(static_cast<double>(period_start) *
+                                             (1 - static_cast<double>(policy.value) / 100));
     }
     result = min_change ? std::max(result, proposed) : std::min(result, proposed);
   }

@@ -8,6 +8,7 @@
 #include <cstdlib>
 
 #include "api/labels.h"
+#include "api/saturating.h"
 #include "workloads/cron_schedule.h"
 #include "workloads/formula.h"
 
@@ -62,8 +63,8 @@ std::string number(double v) {
   return out;
 }
 
-// GenerateMetricInMili: value x 1000, truncated toward zero.
-std::int64_t to_milli(double value) { return static_cast<std::int64_t>(value * 1000.0); }
+// GenerateMetricInMili: value x 1000, truncated toward zero; a value beyond what a quantity holds saturates.
+std::int64_t to_milli(double value) { return saturate_cast<std::int64_t>(value * 1000.0); }
 
 bool equal_fold(std::string_view a, std::string_view b) {
   if (a == b) return true;  // the usual case: the HPA asks with the very name keda_hpa gave it
@@ -394,7 +395,7 @@ HorizontalPodAutoscaler keda_hpa(const ScaledObject& so) {
       spec.container = t->container;
       spec.target.type = t->target_type;
       if (t->target_type == MetricTarget::Type::Utilization) {
-        spec.target.average_utilization = static_cast<std::int32_t>(t->target);
+        spec.target.average_utilization = saturate_cast<std::int32_t>(t->target);
       } else {
         spec.target.average_value = t->average_value;
       }

@@ -3,16 +3,13 @@
 #include <cmath>
 #include <limits>
 
+#include "api/saturating.h"
+
 namespace scalewright::workloads {
 namespace {
 
 // A huge metric must not overflow the int32 replica count; upstream saturates at MaxInt32.
-std::int32_t saturating_replicas(double replicas) {
-  if (!(replicas <= static_cast<double>(std::numeric_limits<std::int32_t>::max()))) {
-    return std::numeric_limits<std::int32_t>::max();
-  }
-  return static_cast<std::int32_t>(replicas);
-}
+std::int32_t saturating_replicas(double replicas) { return saturate_cast<std::int32_t>(replicas); }
 
 }  // namespace
 
@@ -33,7 +30,7 @@ Result<ValueReplicas> calculate_value_replicas(std::int32_t current_replicas, st
   const double ratio = static_cast<double>(usage_milli) / static_cast<double>(target_milli);
   if (current_replicas == 0) {
     // Scaled to zero there are no pods to count and no change too small: the ratio alone says how many to start.
-    result.desired_replicas = static_cast<std::int32_t>(std::ceil(ratio));
+    result.desired_replicas = saturating_replicas(std::ceil(ratio));
     return result;
   }
   if (tolerances.within(ratio)) {
@@ -56,10 +53,8 @@ ValueReplicas calculate_per_pod_replicas(std::int32_t status_replicas, std::int6
   if (!tolerances.within(ratio)) {
     result.desired_replicas = saturating_replicas(std::ceil(usage / static_cast<double>(target_average_milli)));
   }
-  if (usage >= static_cast<double>(std::numeric_limits<std::int64_t>::max())) {
-    result.usage_milli = std::numeric_limits<std::int64_t>::max();
-  } else if (status_replicas > 0) {
-    result.usage_milli = static_cast<std::int64_t>(std::ceil(usage / static_cast<double>(status_replicas)));
+  if (status_replicas > 0) {
+    result.usage_milli = saturate_cast<std::int64_t>(std::ceil(usage / static_cast<double>(status_replicas)));
   } else {
     // Upstream divides by zero here (an undefined conversion in Go); with no replicas there is no per-pod
     // value to report, so report the total.

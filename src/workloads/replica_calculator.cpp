@@ -6,6 +6,8 @@
 #include <cmath>
 #include <string_view>
 
+#include "api/saturating.h"
+
 namespace scalewright::workloads {
 namespace {
 
@@ -66,7 +68,7 @@ struct UsageEntry {
 
 struct Utilization {
   double ratio = 0;
-  std::int32_t percent = 0;
+  std::int32_t percent = 0;  // as the status reports it (int32): saturated, while the ratio uses the whole value
   std::int64_t raw_average = 0;
 };
 
@@ -77,15 +79,18 @@ Result<Utilization> utilization_ratio(const std::vector<UsageEntry>& entries, st
   for (const UsageEntry& entry : entries) {
     // Without a request a sample cannot take part in a percentage.
     if (!entry.request) continue;
-    usage_total += entry.usage;
-    requests_total += *entry.request;
+    usage_total = saturating_add(usage_total, entry.usage);
+    requests_total = saturating_add(requests_total, *entry.request);
     ++counted;
   }
   if (requests_total == 0) return Error{"no metrics returned matched known pods"};
   Utilization result;
   // Upstream truncates to a whole percent before dividing by the target; the ratio inherits that truncation.
-  result.percent = static_cast<std::int32_t>(usage_total * 100 / requests_total);
-  result.ratio = static_cast<double>(result.percent) / static_cast<double>(target);
+  // Upstream computes usage * 100 in int64 and narrows to int32, which wraps for a large usage (a negative
+  // utilization that scales down); here the product cannot overflow and the percentage saturates.
+  const std::int64_t percent = saturating_mul(usage_total, 100) / requests_total;
+  result.percent = saturate_cast<std::int32_t>(percent);
+  result.ratio = static_cast<double>(percent) / static_cast<double>(target);
   result.raw_average = usage_total / counted;
   return result;
 }
@@ -97,7 +102,7 @@ struct Average {
 
 Average average_ratio(const std::vector<UsageEntry>& entries, std::int64_t target) {
   std::int64_t total = 0;
-  for (const UsageEntry& entry : entries) total += entry.usage;
+  for (const UsageEntry& entry : entries) total = saturating_add(total, entry.usage);
   Average result;
   // The per-pod average is an integer division, as upstream's, before it is compared to the target.
   result.average = total / static_cast<std::int64_t>(entries.size());
@@ -106,7 +111,7 @@ Average average_ratio(const std::vector<UsageEntry>& entries, std::int64_t targe
 }
 
 std::int32_t ceil_replicas(double ratio, std::size_t pods) {
-  return static_cast<std::int32_t>(std::ceil(ratio * static_cast<double>(pods)));
+  return saturate_cast<std::int32_t>(std::ceil(ratio * static_cast<double>(pods)));
 }
 
 }  // namespace

@@ -628,6 +628,15 @@ const std::vector<HpaCase>& cases() {
          s.state.scale_down_events = {{2, kNow - seconds(30)}};
        },
        16},
+      // A Pods policy of 2^31 - 1 (the most the API server takes): 10 + (2^31 - 1) passes int32 and wrapped to a
+      // negative limit that kept the HPA at 10; it saturates instead, so 80 wanted, max 100: 80.
+      {"HugePodsPolicySaturates",
+       [](Scenario& s) {
+         s.pods(10, 2000);
+         s.hpa.max_replicas = 100;
+         s.scale_up().policies = {{Policy::Type::Pods, 2147483647, 60}};
+       },
+       80},
       // Behavior with max 12: 80 wanted, the policies allow 20, max wins: 12.
       {"BehaviorClampedToMax",
        [](Scenario& s) {

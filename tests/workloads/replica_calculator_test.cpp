@@ -64,6 +64,29 @@ TEST(ReplicaCalculator, ScalesDown) {
   EXPECT_EQ(r.utilization_percent, 20);
 }
 
+TEST(ReplicaCalculator, AUtilizationBeyondInt32SaturatesAndStillScalesUp) {
+  // 1 pod requesting 10m uses 10^9 m (10^6 requests/s at 1 cpu each): 10^9 x 100 / 10 = 10^10 %, beyond int32.
+  // Narrowed as upstream does it wraps to 1410065408 %, and 4 x that to a negative number that scaled down; here
+  // the status saturates at 2147483647 % and the ratio keeps the whole 10^10 / 1: ceil(10^10 x 1) saturates the
+  // replicas at 2147483647 (the HPA's maxReplicas and scale-up limit apply after).
+  auto in = utilization_input(1, 1);
+  add(in, "a", 1'000'000'000, 10);
+  const auto r = run(in);
+  EXPECT_EQ(r.utilization_percent, 2147483647);
+  EXPECT_EQ(r.desired_replicas, 2147483647);
+}
+
+TEST(ReplicaCalculator, UsageSummedBeyondInt64Saturates) {
+  // Two pods each at 2^62 m (the largest a quantity holds is 2^63 - 1): the sum and the x 100 saturate at int64's
+  // maximum rather than wrapping negative, and the HPA still scales up.
+  auto in = utilization_input(2, 50);
+  add(in, "a", std::int64_t{1} << 62, 500);
+  add(in, "b", std::int64_t{1} << 62, 500);
+  const auto r = run(in);
+  EXPECT_EQ(r.utilization_percent, 2147483647);
+  EXPECT_EQ(r.desired_replicas, 2147483647);
+}
+
 TEST(ReplicaCalculator, WithinToleranceKeepsCurrent) {
   // 3 x 270m of 500m = 54 %; target 50 % -> ratio 1.08; |1 - 1.08| <= 0.1 -> stay at 3.
   auto in = utilization_input(3, 50);
