@@ -14,9 +14,12 @@ int main(int argc, char** argv) {
   CLI::App* check_cmd = app.add_subcommand(
       "check", "Load manifests and show, for every pod without a node, where kube-scheduler would bind it, every "
                "node it fits on, or why it fits none.");
-  check_cmd->add_option("files", check.files, "Manifest files (YAML or JSON, multi-document)")
+  // A directory stands for its *.yaml, *.yml and *.json files, as with `kubectl apply -f DIR`.
+  check_cmd->add_option("files", check.files,
+                        "Manifest files (YAML or JSON, multi-document), or directories of them (*.yaml, *.yml, "
+                        "*.json, by name, not recursive)")
       ->required()
-      ->check(CLI::ExistingFile);
+      ->check(CLI::ExistingPath);
   check_cmd->add_option("-o,--output", check.output, "Output format")
       ->check(CLI::IsMember({"text", "json"}))
       ->capture_default_str();
@@ -31,8 +34,10 @@ int main(int argc, char** argv) {
   CLI::App* simulate_cmd = app.add_subcommand(
       "simulate", "Run a scenario in the embedded simulator: a simulated cluster and cloud on a virtual clock. With no "
                   "file, runs the built-in default (examples/inflate/inflate.yaml).");
-  simulate_cmd->add_option("scenario", simulate.files, "Scenario and manifest files (YAML or JSON, multi-document)")
-      ->check(CLI::ExistingFile);
+  simulate_cmd->add_option("scenario", simulate.files,
+                            "Scenario and manifest files (YAML or JSON, multi-document), or directories of them "
+                            "(*.yaml, *.yml, *.json, by name, not recursive)")
+      ->check(CLI::ExistingPath);
   simulate_cmd->add_option("--output", simulate.output_json, "Also write the report as JSON to this file");
   simulate_cmd->add_flag("-q,--quiet", simulate.quiet, "Print only the summary, not the timeline");
   simulate_cmd->add_option("--compare", simulate.compare,

@@ -74,7 +74,9 @@ std::optional<sim::SimulationReport> simulate_files(const std::vector<std::strin
   }
   Scenario scenario;
   if (objects.scenarios.empty()) {
-    scenario.meta.name = fs::path(files.front()).stem().string();
+    fs::path first(files.front());
+    if (!first.has_filename()) first = first.parent_path();  // "examples/podinfo/" is named podinfo
+    scenario.meta.name = first.stem().string();
     err << "note: no Scenario in the input; running " << format_duration(scenario.duration) << " with seed "
         << scenario.seed << " and the default cloud\n";
   } else {

@@ -208,12 +208,45 @@ Result<ManifestSet> load_manifest_file(const std::filesystem::path& path) {
   return std::move(decoded->set);
 }
 
+Result<std::vector<std::filesystem::path>> manifest_files_in(const std::filesystem::path& directory) {
+  std::vector<std::filesystem::path> files;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator(directory, error)) {
+    const std::string extension = entry.path().extension().string();
+    if ((extension == ".yaml" || extension == ".yml" || extension == ".json") && !entry.is_directory()) {
+      files.push_back(entry.path());
+    }
+  }
+  if (error) return Error{directory.string() + ": cannot read: " + error.message()};
+  if (files.empty()) {
+    return Error{directory.string() + ": no manifest files in this directory (it reads *.yaml, *.yml and *.json, "
+                                      "not subdirectories)"};
+  }
+  // The directory's own order is arbitrary; by name, as kubectl reads them, gives the same run every time.
+  std::sort(files.begin(), files.end(),
+            [](const auto& a, const auto& b) { return a.filename().string() < b.filename().string(); });
+  return files;
+}
+
 Result<ManifestSet> load_manifest_files(const std::vector<std::string>& paths) {
   manifest::DecodedFile all;
-  for (const std::string& path : paths) {
+  auto load = [&](const std::filesystem::path& path) -> std::optional<Error> {
     Result<manifest::DecodedFile> decoded = manifest::load_file(path);
     if (!decoded) return decoded.error();
     all.append(std::move(*decoded));
+    return std::nullopt;
+  };
+  for (const std::string& path : paths) {
+    std::error_code ignored;
+    if (!std::filesystem::is_directory(path, ignored)) {
+      if (std::optional<Error> error = load(path)) return *error;
+      continue;
+    }
+    Result<std::vector<std::filesystem::path>> files = manifest_files_in(path);
+    if (!files) return files.error();
+    for (const std::filesystem::path& file : *files) {
+      if (std::optional<Error> error = load(file)) return *error;
+    }
   }
   if (std::optional<Error> error = manifest::resolve_pod_priorities(all.set, all.pods, all.workloads)) return *error;
   return std::move(all.set);

@@ -90,6 +90,13 @@ TEST(Simulate, InflateExampleFileGivesTheSameReportAsTheBuiltInDefault) {
   EXPECT_EQ(builtin.dump(), file.dump());
 }
 
+TEST(Simulate, ExampleDirectoryGivesTheSameReportAsItsFile) {
+  // examples/inflate holds inflate.yaml alone; the Scenario inside names the run, not the directory.
+  nlohmann::json directory = simulate_json({kSource + "/examples/inflate"});
+  nlohmann::json file = simulate_json({kSource + "/examples/inflate/inflate.yaml"});
+  EXPECT_EQ(directory.dump(), file.dump());
+}
+
 TEST(Simulate, NginxOneHundredFiftyReplicasAllRun) {
   nlohmann::json report = simulate_json({kSource + "/examples/nginx/nginx.yaml"});
   EXPECT_EQ(report["summary"]["pod_wait"]["pods_bound"], 150);
