@@ -219,5 +219,29 @@ TEST(ScalewrightBinary, ExitStatusesForValidInvalidAndMisusedInput) {
   EXPECT_EQ(run_binary("simulate --quiet " + kSource + "/examples/inflate").status, 0);
 }
 
+TEST(ScalewrightBinary, HelpGivesTheExitStatuses) {
+  BinaryRun top = run_binary("--help");
+  EXPECT_EQ(top.status, 0);
+  EXPECT_NE(top.output.find("Exit status:\n  0  done (check: the input is valid, whether or not every pod fits; "
+                            "simulate: the scenario ran)\n"),
+            std::string::npos)
+      << top.output;
+  for (const std::string command : {"check", "simulate"}) {
+    BinaryRun help = run_binary(command + " --help");
+    EXPECT_EQ(help.status, 0) << command;
+    EXPECT_NE(help.output.find("Exit status:\n  0  "), std::string::npos) << help.output;
+    EXPECT_NE(help.output.find("\n  1  invalid input: a file cannot be read or decoded"), std::string::npos)
+        << help.output;
+    EXPECT_NE(help.output.find("\n  2  usage error: an unknown option, a bad option value, or a file or directory "
+                               "that does not exist"),
+              std::string::npos)
+        << help.output;
+  }
+  // What the help says of 2, checked: an unknown option, and a file that does not exist.
+  EXPECT_EQ(run_binary("simulate --no-such-flag").status, 2);
+  EXPECT_EQ(run_binary("simulate /no/such/scenario.yaml").status, 2);
+  EXPECT_EQ(run_binary("").status, 2);  // no subcommand
+}
+
 }  // namespace
 }  // namespace scalewright::cli
