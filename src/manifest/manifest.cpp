@@ -66,7 +66,10 @@ std::string expected_versions(const KindEntry& entry) {
 class DocumentDecoder {
  public:
   DocumentDecoder(std::string_view source, int number, const KindRegistry& kinds, DecodedFile& out)
-      : prefix_(std::string(source) + " doc " + std::to_string(number)), kinds_(kinds), out_(out) {}
+      : prefix_(std::string(source) + " doc " + std::to_string(number)),
+        context_{std::filesystem::path(source).parent_path()},
+        kinds_(kinds),
+        out_(out) {}
 
   std::optional<Error> decode(const YAML::Node& document) {
     if (!document.IsDefined() || document.IsNull()) return std::nullopt;  // an empty document
@@ -111,7 +114,7 @@ class DocumentDecoder {
     std::size_t pods = out_.set.pods.size();
     std::size_t workloads = out_.set.workloads.size();
     std::size_t warnings = out_.set.warnings.size();
-    entry.decode(object, out_.set);
+    entry.decode(object, context_, out_.set);
     for (std::size_t i = warnings; i < out_.set.warnings.size(); ++i) {
       out_.set.warnings[i] = context(object) + ": " + out_.set.warnings[i];
     }
@@ -126,6 +129,7 @@ class DocumentDecoder {
   }
 
   std::string prefix_;  // "web.yaml doc 3"
+  DecodeContext context_;
   const KindRegistry& kinds_;
   DecodedFile& out_;
 };
