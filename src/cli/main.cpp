@@ -1,4 +1,6 @@
 // The `scalewright` command.
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 #include <iostream>
 
@@ -85,6 +87,8 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : 2;
   }
   if (check_cmd->parsed()) return scalewright::cli::run_check(check, std::cout, std::cerr);
+  // The progress line is for a person watching; a log file or a pipe gets none.
+  simulate.progress = ::isatty(STDERR_FILENO) == 1;
   if (simulate_cmd->parsed()) return scalewright::cli::run_simulate(simulate, std::cout, std::cerr);
   return 0;
 }
