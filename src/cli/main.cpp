@@ -1,12 +1,39 @@
 // The `scalewright` command.
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 #include <iostream>
 
 #include "cli/check_command.h"
 #include "cli/simulate_command.h"
 
+namespace {
+
+// What each command returns, as run_check and run_simulate return it and as main maps CLI11's parse errors.
+constexpr const char* kCheckExitStatus =
+    "Exit status:\n"
+    "  0  the input is valid, whether or not every pod fits\n"
+    "  1  invalid input: a file cannot be read or decoded, or an object is invalid (one error line naming the\n"
+    "     file, document, object and field)\n"
+    "  2  usage error: an unknown option, a bad option value, or a file or directory that does not exist";
+constexpr const char* kSimulateExitStatus =
+    "Exit status:\n"
+    "  0  the scenario ran\n"
+    "  1  invalid input: a file cannot be read or decoded, an object or the Scenario is invalid, the instance-type\n"
+    "     data cannot be found, a --status-at time is invalid, or the --output file cannot be written\n"
+    "  2  usage error: an unknown option, a bad option value, or a file or directory that does not exist";
+constexpr const char* kExitStatus =
+    "Exit status:\n"
+    "  0  done (check: the input is valid, whether or not every pod fits; simulate: the scenario ran)\n"
+    "  1  invalid input: a file cannot be read or decoded, an object is invalid, ... (one error line)\n"
+    "  2  usage error: no or an unknown subcommand, an unknown option, a bad option value, or a file or directory\n"
+    "     that does not exist";
+
+}  // namespace
+
 int main(int argc, char** argv) {
   CLI::App app{"Scalewright: node and workload autoscaling for Kubernetes, in one binary."};
+  app.footer(kExitStatus);
   app.require_subcommand(1);
   app.set_version_flag("--version", "scalewright 0.1.0");
 
@@ -14,15 +41,19 @@ int main(int argc, char** argv) {
   CLI::App* check_cmd = app.add_subcommand(
       "check", "Load manifests and show, for every pod without a node, where kube-scheduler would bind it, every "
                "node it fits on, or why it fits none.");
-  check_cmd->add_option("files", check.files, "Manifest files (YAML or JSON, multi-document)")
+  // A directory stands for its *.yaml, *.yml and *.json files, as with `kubectl apply -f DIR`.
+  check_cmd->add_option("files", check.files,
+                        "Manifest files (YAML or JSON, multi-document), or directories of them (*.yaml, *.yml, "
+                        "*.json, by name, not recursive)")
       ->required()
-      ->check(CLI::ExistingFile);
+      ->check(CLI::ExistingPath);
   check_cmd->add_option("-o,--output", check.output, "Output format")
       ->check(CLI::IsMember({"text", "json"}))
       ->capture_default_str();
   check_cmd->add_option("--scoring", check.scoring, "NodeResourcesFit scoring strategy")
       ->check(CLI::IsMember({"LeastAllocated", "MostAllocated"}))
       ->capture_default_str();
+  check_cmd->footer(kCheckExitStatus);
   check_cmd->add_flag("--independent", check.independent,
                       "Answer each pod alone against the cluster as given, instead of binding pods one after "
                       "another in scheduling-queue order");
@@ -31,8 +62,11 @@ int main(int argc, char** argv) {
   CLI::App* simulate_cmd = app.add_subcommand(
       "simulate", "Run a scenario in the embedded simulator: a simulated cluster and cloud on a virtual clock. With no "
                   "file, runs the built-in default (examples/inflate/inflate.yaml).");
-  simulate_cmd->add_option("scenario", simulate.files, "Scenario and manifest files (YAML or JSON, multi-document)")
-      ->check(CLI::ExistingFile);
+  simulate_cmd->add_option("scenario", simulate.files,
+                            "Scenario and manifest files (YAML or JSON, multi-document), or directories of them "
+                            "(*.yaml, *.yml, *.json, by name, not recursive)")
+      ->check(CLI::ExistingPath);
+  simulate_cmd->footer(kSimulateExitStatus);
   simulate_cmd->add_option("--output", simulate.output_json, "Also write the report as JSON to this file");
   simulate_cmd->add_flag("-q,--quiet", simulate.quiet, "Print only the summary, not the timeline");
   simulate_cmd->add_option("--compare", simulate.compare,
@@ -53,6 +87,8 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : 2;
   }
   if (check_cmd->parsed()) return scalewright::cli::run_check(check, std::cout, std::cerr);
+  // The progress line is for a person watching; a log file or a pipe gets none.
+  simulate.progress = ::isatty(STDERR_FILENO) == 1;
   if (simulate_cmd->parsed()) return scalewright::cli::run_simulate(simulate, std::cout, std::cerr);
   return 0;
 }

@@ -6,6 +6,7 @@
 #include <optional>
 #include <nlohmann/json.hpp>
 
+#include "cli/timeline_printer.h"
 #include "manifest/manifest.h"
 #include "sim/cluster_autoscaler.h"
 #include "sim/default_scenario.h"
@@ -59,7 +60,7 @@ int write_json(const std::string& path, const nlohmann::json& json, std::ostream
 std::optional<sim::SimulationReport> simulate_files(const std::vector<std::string>& files,
                                                     const std::string& data_dir_flag,
                                                     const std::vector<Duration>& status_at, bool status_required,
-                                                    std::ostream& err) {
+                                                    sim::TimelineSink& sink, std::ostream& err) {
   Result<ManifestSet> loaded = load_scenario_files(files);
   if (!loaded) {
     err << "error: " << loaded.error().message << "\n";
@@ -74,7 +75,9 @@ std::optional<sim::SimulationReport> simulate_files(const std::vector<std::strin
   }
   Scenario scenario;
   if (objects.scenarios.empty()) {
-    scenario.meta.name = fs::path(files.front()).stem().string();
+    fs::path first(files.front());
+    if (!first.has_filename()) first = first.parent_path();  // "examples/podinfo/" is named podinfo
+    scenario.meta.name = first.stem().string();
     err << "note: no Scenario in the input; running " << format_duration(scenario.duration) << " with seed "
         << scenario.seed << " and the default cloud\n";
   } else {
@@ -131,7 +134,7 @@ std::optional<sim::SimulationReport> simulate_files(const std::vector<std::strin
       return std::nullopt;
     }
   }
-  return sim::simulate({std::move(scenario), std::move(objects), std::move(*catalog), status_at});
+  return sim::simulate({std::move(scenario), std::move(objects), std::move(*catalog), status_at, &sink});
 }
 
 }  // namespace
@@ -154,13 +157,13 @@ int run_simulate(const SimulateOptions& options, std::ostream& out, std::ostream
       std::vector<std::string> files = options.files;
       files.push_back(side);
       // A compared run without Cluster Autoscaler (the NodePools side) simply has no status to print.
+      TimelinePrinter printer(options.quiet ? nullptr : &out, options.progress ? &err : nullptr);
+      printer.set_header("== " + side + "\n");
+      printer.set_progress_label(fs::path(side).filename().string() + ": ");
       std::optional<sim::SimulationReport> report =
-          simulate_files(files, options.data_dir, status_at, /*status_required=*/false, err);
+          simulate_files(files, options.data_dir, status_at, /*status_required=*/false, printer, err);
       if (!report) return 1;
-      if (!options.quiet) {
-        out << "== " << side << "\n";
-        sim::print_timeline(*report, out);
-      }
+      printer.finish();
       sim::print_requested_statuses(*report, out);
       json.push_back(sim::to_json(*report));
       reports.push_back(std::move(*report));
@@ -170,10 +173,11 @@ int run_simulate(const SimulateOptions& options, std::ostream& out, std::ostream
     sim::print_comparison(reports, names, out);
     return write_json(options.output_json, json, err);
   }
+  TimelinePrinter printer(options.quiet ? nullptr : &out, options.progress ? &err : nullptr);
   std::optional<sim::SimulationReport> report =
-      simulate_files(options.files, options.data_dir, status_at, /*status_required=*/true, err);
+      simulate_files(options.files, options.data_dir, status_at, /*status_required=*/true, printer, err);
   if (!report) return 1;
-  if (!options.quiet) sim::print_timeline(*report, out);
+  printer.finish();
   sim::print_summary(*report, out);
   return write_json(options.output_json, sim::to_json(*report), err);
 }

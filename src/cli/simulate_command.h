@@ -17,9 +17,14 @@ struct SimulateOptions {
   std::vector<std::string> compare;
   // Also print Cluster Autoscaler's status report as it stood at these times ("5m", "12m30s").
   std::vector<std::string> status_at;
+  // Show a progress line on `err` while the run goes (main sets it when stderr is a terminal).
+  bool progress = false;
 };
 
-// Returns the exit status: 0 when the scenario ran, 1 for invalid input (one error line on `err`).
+// The timeline goes to `out` as the run makes it (not with `quiet`), then the summary. With `compare`, the runs go
+// one after another, each headed by "== FILE" and streamed as it runs, then the side-by-side comparison.
+// Returns the exit status: 0 when the scenario ran, 1 for invalid input or a report that cannot be written (one
+// error line on `err`).
 int run_simulate(const SimulateOptions& options, std::ostream& out, std::ostream& err);
 
 }  // namespace scalewright::cli

@@ -1,6 +1,7 @@
 #pragma once
 // Which kinds the manifest decoder understands: a table from API group and kind to the function that decodes
 // the object into a ManifestSet. A new kind is one decode function and one add() call.
+#include <filesystem>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -12,10 +13,16 @@
 
 namespace scalewright::manifest {
 
+// Where the object being decoded comes from.
+struct DecodeContext {
+  // The folder of the file holding the object: paths inside it (a Scenario's load `csv:` file) are relative to it.
+  std::filesystem::path directory;
+};
+
 // Decodes `object` (the document's root, or one item of a List) and appends the result to `out`. Reports an
 // invalid field by throwing FieldError, usually through Field's readers. Warnings it appends to out.warnings are
 // prefixed with the file, document and object by the manifest decoder.
-using KindDecoder = std::function<void(const Field& object, ManifestSet& out)>;
+using KindDecoder = std::function<void(const Field& object, const DecodeContext& context, ManifestSet& out)>;
 
 struct KindEntry {
   std::string group;                  // "" for the core group ("v1"), "apps", "policy", "karpenter.sh"

@@ -66,7 +66,10 @@ std::string expected_versions(const KindEntry& entry) {
 class DocumentDecoder {
  public:
   DocumentDecoder(std::string_view source, int number, const KindRegistry& kinds, DecodedFile& out)
-      : prefix_(std::string(source) + " doc " + std::to_string(number)), kinds_(kinds), out_(out) {}
+      : prefix_(std::string(source) + " doc " + std::to_string(number)),
+        context_{std::filesystem::path(source).parent_path()},
+        kinds_(kinds),
+        out_(out) {}
 
   std::optional<Error> decode(const YAML::Node& document) {
     if (!document.IsDefined() || document.IsNull()) return std::nullopt;  // an empty document
@@ -111,7 +114,7 @@ class DocumentDecoder {
     std::size_t pods = out_.set.pods.size();
     std::size_t workloads = out_.set.workloads.size();
     std::size_t warnings = out_.set.warnings.size();
-    entry.decode(object, out_.set);
+    entry.decode(object, context_, out_.set);
     for (std::size_t i = warnings; i < out_.set.warnings.size(); ++i) {
       out_.set.warnings[i] = context(object) + ": " + out_.set.warnings[i];
     }
@@ -126,6 +129,7 @@ class DocumentDecoder {
   }
 
   std::string prefix_;  // "web.yaml doc 3"
+  DecodeContext context_;
   const KindRegistry& kinds_;
   DecodedFile& out_;
 };
@@ -208,12 +212,45 @@ Result<ManifestSet> load_manifest_file(const std::filesystem::path& path) {
   return std::move(decoded->set);
 }
 
+Result<std::vector<std::filesystem::path>> manifest_files_in(const std::filesystem::path& directory) {
+  std::vector<std::filesystem::path> files;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator(directory, error)) {
+    const std::string extension = entry.path().extension().string();
+    if ((extension == ".yaml" || extension == ".yml" || extension == ".json") && !entry.is_directory()) {
+      files.push_back(entry.path());
+    }
+  }
+  if (error) return Error{directory.string() + ": cannot read: " + error.message()};
+  if (files.empty()) {
+    return Error{directory.string() + ": no manifest files in this directory (it reads *.yaml, *.yml and *.json, "
+                                      "not subdirectories)"};
+  }
+  // The directory's own order is arbitrary; by name, as kubectl reads them, gives the same run every time.
+  std::sort(files.begin(), files.end(),
+            [](const auto& a, const auto& b) { return a.filename().string() < b.filename().string(); });
+  return files;
+}
+
 Result<ManifestSet> load_manifest_files(const std::vector<std::string>& paths) {
   manifest::DecodedFile all;
-  for (const std::string& path : paths) {
+  auto load = [&](const std::filesystem::path& path) -> std::optional<Error> {
     Result<manifest::DecodedFile> decoded = manifest::load_file(path);
     if (!decoded) return decoded.error();
     all.append(std::move(*decoded));
+    return std::nullopt;
+  };
+  for (const std::string& path : paths) {
+    std::error_code ignored;
+    if (!std::filesystem::is_directory(path, ignored)) {
+      if (std::optional<Error> error = load(path)) return *error;
+      continue;
+    }
+    Result<std::vector<std::filesystem::path>> files = manifest_files_in(path);
+    if (!files) return files.error();
+    for (const std::filesystem::path& file : *files) {
+      if (std::optional<Error> error = load(file)) return *error;
+    }
   }
   if (std::optional<Error> error = manifest::resolve_pod_priorities(all.set, all.pods, all.workloads)) return *error;
   return std::move(all.set);

@@ -49,7 +49,11 @@ struct ManifestSet {
 // Decodes every document of `text`. `source` is the name used in messages (a file name).
 Result<ManifestSet> decode_manifests(std::string_view text, std::string_view source);
 Result<ManifestSet> load_manifest_file(const std::filesystem::path& path);
-// Loads the files in order; then resolves what spans files (pod priority from PriorityClass names).
+// The manifest files of a directory, as `kubectl apply -f DIR` reads them: its *.yaml, *.yml and *.json files,
+// sorted by name, subdirectories left alone. No such file is an error naming the directory.
+Result<std::vector<std::filesystem::path>> manifest_files_in(const std::filesystem::path& directory);
+// Loads the files in order (a directory stands for manifest_files_in(it)); then resolves what spans files (pod
+// priority from PriorityClass names).
 Result<ManifestSet> load_manifest_files(const std::vector<std::string>& paths);
 
 }  // namespace scalewright

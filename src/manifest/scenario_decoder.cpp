@@ -1,7 +1,11 @@
 #include "manifest/scenario_decoder.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
+#include <fstream>
+#include <sstream>
 #include <tuple>
 
 #include "cloud/csv_table.h"
@@ -47,9 +51,26 @@ Duration positive_duration(const Field& parent, std::string_view key) {
   return d;
 }
 
-// Points of a load curve from a CSV text (columns "after" and "requestsPerSecond"), read through libcsv.
-std::vector<std::pair<Duration, double>> decode_csv_points(const Field& csv) {
-  Result<cloud::CsvTable> table = cloud::CsvTable::parse(csv.as_string(), "csv");
+// The CSV text of `csv:`. A CSV with a point has at least two lines (the header, a row), so a value on one line
+// cannot be one: it is the path of a CSV file, relative to the scenario file's folder. The returned name is the
+// one CSV errors are reported under (the file's path, or "csv").
+std::pair<std::string, std::string> csv_text(const Field& csv, const std::filesystem::path& directory) {
+  std::string value = csv.as_string();
+  if (value.find('\n') != std::string::npos) return {std::move(value), "csv"};
+  const std::filesystem::path path = directory / value;  // an absolute value stays as it is
+  std::error_code ignored;
+  if (std::filesystem::is_directory(path, ignored)) csv.fail("cannot read CSV file " + path.string() + ": is a directory");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) csv.fail("cannot read CSV file " + path.string() + ": " + std::strerror(errno));
+  std::ostringstream text;
+  text << in.rdbuf();
+  return {text.str(), path.string()};
+}
+
+// Points of a load curve from CSV (columns "after" and "requestsPerSecond"), read through libcsv.
+std::vector<std::pair<Duration, double>> decode_csv_points(const Field& csv, const std::filesystem::path& directory) {
+  auto [text, name] = csv_text(csv, directory);
+  Result<cloud::CsvTable> table = cloud::CsvTable::parse(text, name);
   if (!table) csv.fail(table.error().message);
   Result<std::size_t> after = table->column("after");
   Result<std::size_t> rps = table->column("requestsPerSecond");
@@ -68,7 +89,7 @@ std::vector<std::pair<Duration, double>> decode_csv_points(const Field& csv) {
 }
 
 // One of requestsPerSecond, ramp, step, sine, points or csv: the load from this step on.
-LoadShape decode_load_shape(const Field& load) {
+LoadShape decode_load_shape(const Field& load, const std::filesystem::path& directory) {
   LoadShape shape;
   int shapes = 0;
   if (load.has("requestsPerSecond")) {
@@ -99,7 +120,7 @@ LoadShape decode_load_shape(const Field& load) {
     shapes += load.has("points") && load.has("csv") ? 2 : 1;
     shape.kind = LoadShape::Kind::Points;
     if (load.has("csv")) {
-      shape.points = decode_csv_points(load.child("csv"));
+      shape.points = decode_csv_points(load.child("csv"), directory);
     } else {
       load.each("points", [&](const Field& point) {
         shape.points.emplace_back(required_duration(point, "after"), decode_rps(point, "requestsPerSecond"));
@@ -268,7 +289,7 @@ std::string decode_apply(const Field& step) {
   return text;
 }
 
-TimelineStep decode_step(const Field& step) {
+TimelineStep decode_step(const Field& step, const std::filesystem::path& directory) {
   TimelineStep out;
   out.at = required_duration(step, "at");
   int actions = 0;
@@ -298,7 +319,7 @@ TimelineStep decode_step(const Field& step) {
     out.action = TimelineStep::Action::Load;
     Field load = step.child("load");
     out.target = decode_reference(load, {"Deployment", "ReplicaSet", "StatefulSet"});
-    out.load = decode_load_shape(load);
+    out.load = decode_load_shape(load, directory);
     out.cost = decode_load_cost(load);
   }
   for (const auto& [key, action] : {std::pair{"cordon", TimelineStep::Action::Cordon},
@@ -314,7 +335,7 @@ TimelineStep decode_step(const Field& step) {
 
 }  // namespace
 
-Scenario decode_scenario(const Field& object) {
+Scenario decode_scenario(const Field& object, const std::filesystem::path& directory) {
   Scenario scenario;
   scenario.meta = decode_object_meta(object, Scope::Cluster);
   Field spec = object.required_child("spec");
@@ -325,7 +346,7 @@ Scenario decode_scenario(const Field& object) {
   Field batching = spec.child("provisioning");
   scenario.batching.idle = maybe_duration(batching, "batchIdleDuration").value_or(scenario.batching.idle);
   scenario.batching.max = maybe_duration(batching, "batchMaxDuration").value_or(scenario.batching.max);
-  spec.each("timeline", [&](const Field& step) { scenario.timeline.push_back(decode_step(step)); });
+  spec.each("timeline", [&](const Field& step) { scenario.timeline.push_back(decode_step(step, directory)); });
   if (spec.has("clusterAutoscaler")) {
     scenario.cluster_autoscaler = decode_cluster_autoscaler(spec.child("clusterAutoscaler"));
   }

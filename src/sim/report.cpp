@@ -18,10 +18,12 @@ Duration quantile(std::vector<Duration> values, double q) {
   return values[std::clamp<std::size_t>(rank, 1, values.size()) - 1];
 }
 
+void print_timeline_entry(const TimelineEntry& entry, std::ostream& out) {
+  out << fmt::format("{:<12} {}\n", format_time(entry.at), entry.message);
+}
+
 void print_timeline(const SimulationReport& report, std::ostream& out) {
-  for (const TimelineEntry& e : report.timeline) {
-    out << fmt::format("{:<12} {}\n", format_time(e.at), e.message);
-  }
+  for (const TimelineEntry& e : report.timeline) print_timeline_entry(e, out);
 }
 
 void print_requested_statuses(const SimulationReport& report, std::ostream& out) {

@@ -92,6 +92,8 @@ struct SimulationReport {
 std::string format_time(Duration at);
 
 void print_timeline(const SimulationReport& report, std::ostream& out);
+// One line of print_timeline: "t=1m17.346s  node default-52cfd Ready ...".
+void print_timeline_entry(const TimelineEntry& entry, std::ostream& out);
 void print_summary(const SimulationReport& report, std::ostream& out);
 // The cluster-autoscaler-status reports asked for during the run, each headed by its time.
 void print_requested_statuses(const SimulationReport& report, std::ostream& out);

@@ -137,7 +137,8 @@ class Simulation : private AutoscalingView {
         cloud_(std::move(input.catalog), scenario_.cloud, scenario_.seed),
         random_(scenario_.seed ^ 0x5ca1e5ca1eull),
         batcher_(provisioning::BatchWindow{scenario_.batching.idle, scenario_.batching.max}),
-        status_at_(std::move(input.status_at)) {
+        status_at_(std::move(input.status_at)),
+        stream_(input.timeline_sink) {
     // Without spec.clusterAutoscaler, CA's own Deployment configures the CA this simulation runs (the CLI has
     // usually done this already, and refused two of them).
     if (!scenario_.cluster_autoscaler) {
@@ -224,6 +225,9 @@ class Simulation : private AutoscalingView {
   void record_outcome(const SimPod& pod);
   void retire_terminated();
   void note(std::string kind, std::string message) { timeline_.push_back({now_, std::move(kind), std::move(message)}); }
+  RunProgress progress() const {
+    return {now_, scenario_.duration, pods_.size() - unbound_.size(), unbound_.size(), live_nodes_};
+  }
   void advance_to(Duration t);
   void count_nodes();
   SimulationReport report();
@@ -287,6 +291,7 @@ class Simulation : private AutoscalingView {
   std::vector<SimulationReport::StatusAt> statuses_;
 
   std::vector<TimelineEntry> timeline_;
+  TimelineStream stream_;  // the timeline to the input's sink as the run goes
   std::vector<PodOutcome> outcomes_;
   std::vector<Duration> waits_;
   std::int32_t peak_nodes_ = 0;
@@ -315,6 +320,7 @@ SimulationReport Simulation::run() {
     for (Duration at : status_at_) push({at, 0, EventKind::StatusRequest, 0, {}});
   }
   settle();
+  stream_.flush(timeline_, progress());
   while (!events_.empty() && events_.top().at <= scenario_.duration) {
     Event e = events_.top();
     events_.pop();
@@ -327,12 +333,14 @@ SimulationReport Simulation::run() {
       handle(same);
     }
     settle();
+    stream_.flush(timeline_, progress());
     if (status_requested_) {
       status_requested_ = false;
       statuses_.push_back({now_, cluster_autoscaler_->status(now_, kWallClockAtStart)});
     }
   }
   advance_to(scenario_.duration);
+  stream_.flush(timeline_, progress());
   return report();
 }
 

@@ -10,6 +10,7 @@
 #include "cloud/catalog.h"
 #include "manifest/manifest.h"
 #include "sim/report.h"
+#include "sim/timeline_sink.h"
 
 namespace scalewright::sim {
 
@@ -20,6 +21,9 @@ struct SimulationInput {
   // Times at which to keep Cluster Autoscaler's status report as well as at the end (`simulate --status-at`): the
   // report as CA writes it after its scans up to and including that instant.
   std::vector<Duration> status_at;
+  // Told of each timeline entry and of the run's progress while it runs (`simulate` prints them as they come);
+  // null: nobody watches. Not owned.
+  TimelineSink* timeline_sink = nullptr;
 };
 
 SimulationReport simulate(SimulationInput input);

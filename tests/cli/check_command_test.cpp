@@ -4,8 +4,13 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <unistd.h>
+
 #include <array>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -129,6 +134,64 @@ TEST(CheckCommand, TextOutputListsAutoscalersAndWarnsAboutMissingTargets) {
             "warning: ScaledObject/default/podinfo scales Deployment/podinfo, which is not in the input\n");
 }
 
+// A fresh directory under the temp directory holding `files` (name -> content); removed by the caller.
+std::filesystem::path make_directory(const std::string& name, const std::map<std::string, std::string>& files) {
+  std::filesystem::path dir = std::filesystem::temp_directory_path() / (name + "-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  for (const auto& [file, text] : files) {
+    std::filesystem::create_directories((dir / file).parent_path());
+    std::ofstream(dir / file) << text;
+  }
+  return dir;
+}
+
+TEST(CheckCommand, DirectoryReadsItsYamlYmlAndJsonFilesByNameAndNothingElse) {
+  // One node with 2 cpu, and one pod of 1 cpu in a JSON file: the pod fits on the node. The text file and the
+  // subdirectory hold invalid YAML; they are not read, as `kubectl apply -f DIR` would not read them.
+  std::filesystem::path dir = make_directory(
+      "scalewright-check-dir",
+      {{"10-node.yml", "apiVersion: v1\nkind: Node\nmetadata: {name: node-a}\n"
+                       "status:\n  allocatable: {cpu: \"2\", memory: 4Gi, pods: \"10\"}\n"
+                       "  conditions: [{type: Ready, status: \"True\"}]\n"},
+       {"20-pod.json", R"({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web", "namespace": "shop"},
+                          "spec": {"containers": [{"name": "web", "image": "nginx",
+                                   "resources": {"requests": {"cpu": "1"}}}]}})"},
+       {"notes.txt", "{{{ not yaml"},
+       {"nested/30-broken.yaml", "{{{ not yaml"}});
+  CheckOptions options;
+  options.files = {dir.string()};
+  std::ostringstream out, err;
+  EXPECT_EQ(run_check(options, out, err), 0) << err.str();
+  EXPECT_EQ(out.str(), "shop/web  -> node-a  (fits on node-a)\n1 pod(s) without a node: 1 placed, 0 unschedulable\n");
+  EXPECT_EQ(err.str(), "");
+  std::filesystem::remove_all(dir);
+}
+
+TEST(CheckCommand, DirectoryFilesAreReadInNameOrderSoTheFirstBadFileByNameIsTheOneNamed) {
+  std::filesystem::path dir = make_directory("scalewright-check-order",
+                                             {{"b.yaml", "{{{"}, {"a.json", "{{{"}, {"c.yml", "{{{"}});
+  CheckOptions options;
+  options.files = {dir.string()};
+  std::ostringstream out, err;
+  EXPECT_EQ(run_check(options, out, err), 1);
+  EXPECT_EQ(err.str().rfind("error: " + (dir / "a.json").string() + ": invalid YAML", 0), 0u) << err.str();
+  std::filesystem::remove_all(dir);
+}
+
+TEST(CheckCommand, DirectoryWithoutManifestFilesIsAnErrorNamingIt) {
+  std::filesystem::path dir = make_directory("scalewright-check-empty", {{"README.md", "# nothing to apply"}});
+  CheckOptions options;
+  options.files = {dir.string()};
+  std::ostringstream out, err;
+  EXPECT_EQ(run_check(options, out, err), 1);
+  EXPECT_EQ(out.str(), "");
+  EXPECT_EQ(err.str(), "error: " + dir.string() +
+                           ": no manifest files in this directory (it reads *.yaml, *.yml and *.json, not "
+                           "subdirectories)\n");
+  std::filesystem::remove_all(dir);
+}
+
 struct BinaryRun {
   int status;
   std::string output;
@@ -151,6 +214,33 @@ TEST(ScalewrightBinary, ExitStatusesForValidInvalidAndMisusedInput) {
   EXPECT_NE(bad.output.find("invalid quantity \"1.5.3\""), std::string::npos) << bad.output;
   EXPECT_EQ(run_binary("check --output yaml " + kExample).status, 2);
   EXPECT_EQ(run_binary("check /no/such/file.yaml").status, 2);
+  // A directory is its manifest files (CLI11 used to refuse it: "File is actually a directory").
+  EXPECT_EQ(run_binary("check " + kSource + "/examples/check").status, 0);
+  EXPECT_EQ(run_binary("simulate --quiet " + kSource + "/examples/inflate").status, 0);
+}
+
+TEST(ScalewrightBinary, HelpGivesTheExitStatuses) {
+  BinaryRun top = run_binary("--help");
+  EXPECT_EQ(top.status, 0);
+  EXPECT_NE(top.output.find("Exit status:\n  0  done (check: the input is valid, whether or not every pod fits; "
+                            "simulate: the scenario ran)\n"),
+            std::string::npos)
+      << top.output;
+  for (const std::string command : {"check", "simulate"}) {
+    BinaryRun help = run_binary(command + " --help");
+    EXPECT_EQ(help.status, 0) << command;
+    EXPECT_NE(help.output.find("Exit status:\n  0  "), std::string::npos) << help.output;
+    EXPECT_NE(help.output.find("\n  1  invalid input: a file cannot be read or decoded"), std::string::npos)
+        << help.output;
+    EXPECT_NE(help.output.find("\n  2  usage error: an unknown option, a bad option value, or a file or directory "
+                               "that does not exist"),
+              std::string::npos)
+        << help.output;
+  }
+  // What the help says of 2, checked: an unknown option, and a file that does not exist.
+  EXPECT_EQ(run_binary("simulate --no-such-flag").status, 2);
+  EXPECT_EQ(run_binary("simulate /no/such/scenario.yaml").status, 2);
+  EXPECT_EQ(run_binary("").status, 2);  // no subcommand
 }
 
 }  // namespace

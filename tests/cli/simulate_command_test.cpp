@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -84,10 +85,42 @@ TEST(Simulate, DefaultRunIsTheInflateDemo) {
   EXPECT_EQ(entries(report, "removed").size(), launches.size());
 }
 
+TEST(Simulate, StreamedTimelineIsByteForByteThePrintedTimelineThenTheSummary) {
+  // The timeline is printed as the run goes; it must read exactly as print_timeline prints the finished report.
+  SimulateOptions options;  // the built-in inflate demo, timeline on
+  options.output_json = (std::filesystem::temp_directory_path() / "scalewright-streamed.json").string();
+  std::ostringstream out, err;
+  ASSERT_EQ(run_simulate(options, out, err), 0) << err.str();
+  nlohmann::json json;
+  std::ifstream(options.output_json) >> json;
+  std::filesystem::remove(options.output_json);
+  sim::SimulationReport report;
+  for (const nlohmann::json& e : json["timeline"]) {
+    report.timeline.push_back({Duration(std::llround(e["at_seconds"].get<double>() * 1000)), e["kind"], e["message"]});
+  }
+  std::ostringstream printed;
+  sim::print_timeline(report, printed);
+  const std::string text = out.str();
+  ASSERT_GT(text.size(), printed.str().size());
+  EXPECT_EQ(text.substr(0, printed.str().size()), printed.str());
+  EXPECT_EQ(text.substr(printed.str().size(), 19), "\nScenario inflate (");
+  // The first lines as the README shows them.
+  EXPECT_EQ(text.rfind("t=10s        scale Deployment default/inflate 0 -> 5\n"
+                       "t=10s        5 pods pending: no node fits them\n", 0), 0u) << text;
+  EXPECT_EQ(err.str(), "");  // no progress line: not a terminal
+}
+
 TEST(Simulate, InflateExampleFileGivesTheSameReportAsTheBuiltInDefault) {
   nlohmann::json builtin = simulate_json({});
   nlohmann::json file = simulate_json({kSource + "/examples/inflate/inflate.yaml"});
   EXPECT_EQ(builtin.dump(), file.dump());
+}
+
+TEST(Simulate, ExampleDirectoryGivesTheSameReportAsItsFile) {
+  // examples/inflate holds inflate.yaml alone; the Scenario inside names the run, not the directory.
+  nlohmann::json directory = simulate_json({kSource + "/examples/inflate"});
+  nlohmann::json file = simulate_json({kSource + "/examples/inflate/inflate.yaml"});
+  EXPECT_EQ(directory.dump(), file.dump());
 }
 
 TEST(Simulate, NginxOneHundredFiftyReplicasAllRun) {

@@ -228,7 +228,7 @@ TEST(ManifestSetAppend, MovesEverythingInOrder) {
 // A kind of one's own is one function and one registry entry.
 TEST(KindRegistry, AddingAKind) {
   manifest::KindRegistry kinds = manifest::KindRegistry::builtin();
-  kinds.add({"example.com", "Spike", {"v1alpha1"}, [](const manifest::Field& object, ManifestSet& out) {
+  kinds.add({"example.com", "Spike", {"v1alpha1"}, [](const manifest::Field& object, const manifest::DecodeContext&, ManifestSet& out) {
                out.warnings.push_back("scenario " + object.child("metadata").required_string("name") + " lasts " +
                                       std::to_string(object.child("spec").optional_int32("minutes", 10)) + "m");
              }});

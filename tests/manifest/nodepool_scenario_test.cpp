@@ -1,5 +1,9 @@
 // Karpenter's NodePool and v1alpha5 Provisioner, and our Scenario kind, read from the files users write.
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 
 #include "decode_helpers.h"
 
@@ -270,6 +274,51 @@ TEST(Scenario, InvalidLoadStepsNameTheirPath) {
             "test.yaml doc 1 Scenario/s: spec.timeline[0].load.csv: csv:1: missing column \"after\" in the header");
   EXPECT_EQ(decode_error(head + "  - {at: 1m, load: {kind: Deployment, name: a, requestsPerSecond: 1, cpuPerRequest: -1m}}\n"),
             "test.yaml doc 1 Scenario/s: spec.timeline[0].load.cpuPerRequest: must not be negative");
+}
+
+// A scenario file beside its CSV files, in a fresh folder under the temp directory; removed by the caller.
+std::filesystem::path scenario_folder(const std::string& name, const std::string& load,
+                                      const std::vector<std::pair<std::string, std::string>>& files) {
+  std::filesystem::path dir = std::filesystem::temp_directory_path() / (name + "-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir / "data");
+  std::ofstream(dir / "scenario.yaml") << "apiVersion: scalewright.dev/v1alpha1\nkind: Scenario\nmetadata: {name: s}\n"
+                                          "spec:\n  timeline:\n  - {at: 1m, load: {kind: Deployment, name: web, " +
+                                              load + "}}\n";
+  for (const auto& [file, text] : files) std::ofstream(dir / file) << text;
+  return dir;
+}
+
+TEST(Scenario, LoadCsvOnOneLineIsAFileBesideTheScenarioFile) {
+  // Relative to the scenario file's folder, not to the working directory.
+  std::filesystem::path dir = scenario_folder("scalewright-csv-file", "csv: data/spike.csv",
+                                              {{"data/spike.csv", "after,requestsPerSecond\n0s,5\n30s,15\n2m,0\n"}});
+  Result<ManifestSet> set = load_manifest_file(dir / "scenario.yaml");
+  ASSERT_TRUE(set.ok()) << set.error().message;
+  const LoadShape& load = set->scenarios.at(0).timeline.at(0).load;
+  EXPECT_EQ(load.kind, LoadShape::Kind::Points);
+  ASSERT_EQ(load.points.size(), 3u);
+  EXPECT_EQ(load.points[1], (std::pair<Duration, double>{std::chrono::seconds(30), 15}));
+  EXPECT_EQ(load.points[2], (std::pair<Duration, double>{std::chrono::minutes(2), 0}));
+  EXPECT_EQ(load.at(std::chrono::seconds(15)), 10);  // halfway from 5 to 15
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Scenario, LoadCsvFileThatCannotBeReadOrParsedIsAnErrorNamingFileAndField) {
+  std::filesystem::path dir =
+      scenario_folder("scalewright-csv-missing", "csv: missing.csv", {{"bad.csv", "when,rps\n0s,1\n"}});
+  const std::string scenario = (dir / "scenario.yaml").string();
+  Result<ManifestSet> missing = load_manifest_file(scenario);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error().message, scenario + " doc 1 Scenario/s: spec.timeline[0].load.csv: cannot read CSV file " +
+                                         (dir / "missing.csv").string() + ": No such file or directory");
+  std::ofstream(scenario) << "apiVersion: scalewright.dev/v1alpha1\nkind: Scenario\nmetadata: {name: s}\nspec:\n"
+                             "  timeline:\n  - {at: 1m, load: {kind: Deployment, name: web, csv: bad.csv}}\n";
+  Result<ManifestSet> bad = load_manifest_file(scenario);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().message, scenario + " doc 1 Scenario/s: spec.timeline[0].load.csv: " +
+                                     (dir / "bad.csv").string() + ":1: missing column \"after\" in the header");
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

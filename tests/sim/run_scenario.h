@@ -14,15 +14,17 @@
 namespace scalewright::sim::testing {
 
 // `zones`: how many zones the catalog has (zone-a, zone-b, ...); `status_at`: when to keep Cluster Autoscaler's
-// status report as well (SimulationInput::status_at).
-inline SimulationReport run(const std::string& text, int zones = 2, std::vector<Duration> status_at = {}) {
+// status report as well (SimulationInput::status_at); `sink`: told of the timeline as the run goes.
+inline SimulationReport run(const std::string& text, int zones = 2, std::vector<Duration> status_at = {},
+                            TimelineSink* sink = nullptr) {
   Result<ManifestSet> objects = decode_manifests(text, "test.yaml");
   EXPECT_TRUE(objects.ok()) << (objects.ok() ? "" : objects.error().message);
   if (!objects.ok()) return {};
   ManifestSet set = std::move(*objects);
   Scenario s = set.scenarios.at(0);
   set.scenarios.clear();
-  return simulate({std::move(s), std::move(set), provisioning::fixtures::make_catalog(zones), std::move(status_at)});
+  return simulate(
+      {std::move(s), std::move(set), provisioning::fixtures::make_catalog(zones), std::move(status_at), sink});
 }
 
 // A Deployment `name` of `replicas` pods (label app: <name>) asking `cpu` and `memory`; `pod_spec` lines are added to
