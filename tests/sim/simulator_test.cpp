@@ -12,6 +12,8 @@
 #include "sim/simulator.h"
 
 #include <gtest/gtest.h>
+
+#include <sstream>
 #include <nlohmann/json.hpp>
 
 #include "run_scenario.h"
@@ -204,6 +206,35 @@ status:
   EXPECT_EQ(r.summary.cost_lines[0].nodepool, "");
   EXPECT_EQ(r.summary.cost_lines[0].capacity_type, "on-demand");
   EXPECT_NEAR(r.summary.total_cost, 0.40 * 10 / 60, 1e-9);
+}
+
+TEST(Simulator, SummaryCountsEveryRowsNodesOneWayAndTheTotalIsTheirSum) {
+  // The static c.2xlarge (8 cpu) takes 8 of 13 one-cpu pods; the other 5 get one c.2xlarge spot NodeClaim. Each row
+  // counts the nodes that ran in it (1 and 1), and the total row their sum, 2, though only 1 was launched (the
+  // total used to print the launches: 1). Hours: the static node 600 s at $0.40/h = $0.0667, the NodeClaim from its
+  // launch at 11 s, 589 s at $0.16/h = $0.0262; together 0.33 h and $0.0928.
+  const std::string node = R"(
+apiVersion: v1
+kind: Node
+metadata:
+  name: static-1
+  labels: {node.kubernetes.io/instance-type: c.2xlarge, topology.kubernetes.io/zone: zone-a, kubernetes.io/arch: amd64}
+status:
+  capacity: {cpu: "8", memory: 16Gi, pods: "110"}
+---
+)";
+  SimulationReport r = run(node + nodepool() + deployment("inflate", 0, "1") +
+                           scenario("  - {at: 10s, scale: {kind: Deployment, name: inflate, replicas: 13}}\n"));
+  EXPECT_EQ(r.summary.launches, 1);
+  std::ostringstream out;
+  print_summary(r, out);
+  const std::string text = out.str();
+  EXPECT_NE(text.find("NODEPOOL         INSTANCE TYPE        CAPACITY   NODES RUN  NODE-HOURS       COST\n"
+                      "(static)         c.2xlarge            on-demand          1        0.17    $0.0667\n"
+                      "default          c.2xlarge            spot               1        0.16    $0.0262\n"
+                      "total                                                    2        0.33    $0.0928\n"),
+            std::string::npos)
+      << text;
 }
 
 TEST(Simulator, TimelineAppliesDeletesAndCordons) {
