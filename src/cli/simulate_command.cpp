@@ -134,7 +134,14 @@ std::optional<sim::SimulationReport> simulate_files(const std::vector<std::strin
       return std::nullopt;
     }
   }
-  return sim::simulate({std::move(scenario), std::move(objects), std::move(*catalog), status_at, &sink});
+  return sim::simulate({std::move(scenario), std::move(objects), std::move(*catalog), status_at, &sink, {}});
+}
+
+// A run that hit a limit has printed (and written) the report so far; it still fails, saying why.
+bool report_stopped(const sim::SimulationReport& report, const std::string& name, std::ostream& err) {
+  if (report.stopped.empty()) return false;
+  err << "error: " << name << ": run stopped at " << sim::format_time(report.duration) << ": " << report.stopped << "\n";
+  return true;
 }
 
 }  // namespace
@@ -171,7 +178,10 @@ int run_simulate(const SimulateOptions& options, std::ostream& out, std::ostream
     std::vector<std::string> names;
     for (const std::string& side : options.compare) names.push_back(fs::path(side).filename().string());
     sim::print_comparison(reports, names, out);
-    return write_json(options.output_json, json, err);
+    const int written = write_json(options.output_json, json, err);
+    bool stopped = false;
+    for (std::size_t i = 0; i < reports.size(); ++i) stopped |= report_stopped(reports[i], names[i], err);
+    return stopped ? 1 : written;
   }
   TimelinePrinter printer(options.quiet ? nullptr : &out, options.progress ? &err : nullptr);
   std::optional<sim::SimulationReport> report =
@@ -179,7 +189,8 @@ int run_simulate(const SimulateOptions& options, std::ostream& out, std::ostream
   if (!report) return 1;
   printer.finish();
   sim::print_summary(*report, out);
-  return write_json(options.output_json, sim::to_json(*report), err);
+  const int written = write_json(options.output_json, sim::to_json(*report), err);
+  return report_stopped(*report, "Scenario/" + report->scenario, err) ? 1 : written;
 }
 
 }  // namespace scalewright::cli

@@ -86,6 +86,9 @@ struct SimulationReport {
     std::string status;
   };
   std::vector<StatusAt> cluster_autoscaler_status_at;
+  // Why the run ended before the scenario's end (a limit of SimulationLimits was reached); empty when it ran to the
+  // end. `duration` is then the time it stopped.
+  std::string stopped;
 };
 
 // "t=1m12.5s" style times, as the timeline prints them.

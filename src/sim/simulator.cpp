@@ -138,7 +138,8 @@ class Simulation : private AutoscalingView {
         random_(scenario_.seed ^ 0x5ca1e5ca1eull),
         batcher_(provisioning::BatchWindow{scenario_.batching.idle, scenario_.batching.max}),
         status_at_(std::move(input.status_at)),
-        stream_(input.timeline_sink) {
+        stream_(input.timeline_sink),
+        limits_(input.limits) {
     // Without spec.clusterAutoscaler, CA's own Deployment configures the CA this simulation runs (the CLI has
     // usually done this already, and refused two of them).
     if (!scenario_.cluster_autoscaler) {
@@ -207,6 +208,8 @@ class Simulation : private AutoscalingView {
   void retry_after_unavailable();
   void provision();
   bool in_flight(const std::string& node_name) const;  // a NodeClaim launched whose node is not Ready yet
+  void stop(std::string reason);
+  bool node_limit_reached();  // and stops the run when it is
   void launch(provisioning::NewNodeClaim claim, const std::vector<std::string>& pod_keys);
   std::string new_claim_name(const std::string& nodepool);
   void on_node_ready(const std::string& name);
@@ -292,6 +295,8 @@ class Simulation : private AutoscalingView {
 
   std::vector<TimelineEntry> timeline_;
   TimelineStream stream_;  // the timeline to the input's sink as the run goes
+  SimulationLimits limits_;
+  std::string stopped_;  // why the run ended early (a limit); empty while it goes on
   std::vector<PodOutcome> outcomes_;
   std::vector<Duration> waits_;
   std::int32_t peak_nodes_ = 0;
@@ -321,7 +326,7 @@ SimulationReport Simulation::run() {
   }
   settle();
   stream_.flush(timeline_, progress());
-  while (!events_.empty() && events_.top().at <= scenario_.duration) {
+  while (stopped_.empty() && !events_.empty() && events_.top().at <= scenario_.duration) {
     Event e = events_.top();
     events_.pop();
     advance_to(e.at);
@@ -333,6 +338,8 @@ SimulationReport Simulation::run() {
       handle(same);
     }
     settle();
+    // The instant settles as it would have (pods already made go pending), then the run ends on that line.
+    if (!stopped_.empty()) note("stopped", fmt::format("run stopped: {}", stopped_));
     stream_.flush(timeline_, progress());
     if (status_requested_) {
       status_requested_ = false;
@@ -599,7 +606,7 @@ void Simulation::launch_group_nodes(const nodegroups::NodeGroup& group, std::int
   for (const auto& [n, node] : nodes_) {
     if (node.node_group == group.id && node.state != NodeState::Terminated) ++per_zone[node.zone];
   }
-  for (std::int32_t i = 0; i < count; ++i) {
+  for (std::int32_t i = 0; i < count && !node_limit_reached(); ++i) {
     const std::string name = new_claim_name(group.id);
     const std::string zone = *std::min_element(group.zones.begin(), group.zones.end(),
                                                [&](const std::string& a, const std::string& b) {
@@ -913,6 +920,7 @@ void Simulation::price_static_node(SimNode& node) const {
 
 void Simulation::reconcile_workloads() {
   for (auto& [key, state] : workloads_) {
+    if (!stopped_.empty()) return;
     if (!state.dirty) continue;
     state.dirty = false;
     const Workload& w = state.workload;
@@ -921,7 +929,7 @@ void Simulation::reconcile_workloads() {
     const auto want = static_cast<std::size_t>(std::max(w.replicas, 0));
     if (mine.size() < want) {
       std::int32_t ordinal = w.kind == WorkloadKind::StatefulSet ? 0 : state.next_ordinal;
-      for (std::size_t missing = want - mine.size(); missing > 0; ++ordinal) {
+      for (std::size_t missing = want - mine.size(); missing > 0 && stopped_.empty(); ++ordinal) {
         Pod pod = w.make_pod(ordinal);
         if (state.pods.count(pod.meta.key())) continue;
         create_pod(std::move(pod), key);
@@ -945,6 +953,11 @@ void Simulation::reconcile_workloads() {
 void Simulation::create_pod(Pod pod, std::string workload) {
   const std::string key = pod.meta.key();
   if (pods_.count(key)) return;
+  if (pods_.size() >= limits_.max_pods) {
+    stop(fmt::format("the simulation holds at most {} pods; {} asked for more", limits_.max_pods,
+                     workload.empty() ? "pod " + key : workload));
+    return;
+  }
   SimPod sim;
   sim.pod = std::make_shared<Pod>(std::move(pod));
   sim.created = now_;
@@ -1066,6 +1079,19 @@ void Simulation::schedule_pending() {
   }
 }
 
+// Ends the run at the current instant: the report covers the run up to now, and says why it ended.
+void Simulation::stop(std::string reason) {
+  if (!stopped_.empty()) return;
+  stopped_ = std::move(reason);
+  scenario_.duration = now_;
+}
+
+bool Simulation::node_limit_reached() {
+  if (live_nodes_ < static_cast<std::int64_t>(limits_.max_nodes)) return false;
+  stop(fmt::format("the simulation holds at most {} nodes; more were to be launched", limits_.max_nodes));
+  return true;
+}
+
 bool Simulation::in_flight(const std::string& node_name) const {
   auto node = nodes_.find(node_name);
   return node != nodes_.end() && node->second.state == NodeState::Launching;
@@ -1149,6 +1175,7 @@ std::string Simulation::new_claim_name(const std::string& nodepool) {
 // Launches the claim from its cheapest available offering; an offering that has no capacity is remembered for
 // three minutes and the next one tried, as Karpenter does.
 void Simulation::launch(provisioning::NewNodeClaim claim, const std::vector<std::string>& pod_keys) {
+  if (node_limit_reached()) return;
   const std::string name = new_claim_name(claim.nodepool);
   for (;;) {
     std::optional<provisioning::LaunchChoice> choice = provisioning::choose_offering(claim, unavailable_, now_);
@@ -1517,6 +1544,7 @@ SimulationReport Simulation::report() {
   r.scenario = scenario_.meta.name;
   r.seed = scenario_.seed;
   r.duration = scenario_.duration;
+  r.stopped = stopped_;
   r.timeline = std::move(timeline_);
   Summary& s = r.summary;
   std::map<std::tuple<std::string, std::string, std::string>, CostLine> lines;

@@ -14,6 +14,11 @@
 
 namespace scalewright::sim {
 
+struct SimulationLimits {
+  std::size_t max_pods = 2'000'000;  // pods that exist at once (DaemonSet pods included)
+  std::size_t max_nodes = 100'000;   // nodes that exist at once (launching, Ready or draining)
+};
+
 struct SimulationInput {
   Scenario scenario;
   ManifestSet objects;  // nodes, pods, workloads, NodePools, ... present at t=0
@@ -24,6 +29,9 @@ struct SimulationInput {
   // Told of each timeline entry and of the run's progress while it runs (`simulate` prints them as they come);
   // null: nobody watches. Not owned.
   TimelineSink* timeline_sink = nullptr;
+  // The most the run may hold at once. Past either, the run stops there with `SimulationReport::stopped` saying why
+  // and the report so far, instead of growing until memory runs out (a runaway autoscaler doubles every 15 s).
+  SimulationLimits limits;
 };
 
 SimulationReport simulate(SimulationInput input);

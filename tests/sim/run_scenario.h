@@ -14,9 +14,10 @@
 namespace scalewright::sim::testing {
 
 // `zones`: how many zones the catalog has (zone-a, zone-b, ...); `status_at`: when to keep Cluster Autoscaler's
-// status report as well (SimulationInput::status_at); `sink`: told of the timeline as the run goes.
+// status report as well (SimulationInput::status_at); `sink`: told of the timeline as the run goes; `limits`: the
+// run's ceilings.
 inline SimulationReport run(const std::string& text, int zones = 2, std::vector<Duration> status_at = {},
-                            TimelineSink* sink = nullptr) {
+                            TimelineSink* sink = nullptr, SimulationLimits limits = {}) {
   Result<ManifestSet> objects = decode_manifests(text, "test.yaml");
   EXPECT_TRUE(objects.ok()) << (objects.ok() ? "" : objects.error().message);
   if (!objects.ok()) return {};
@@ -24,7 +25,8 @@ inline SimulationReport run(const std::string& text, int zones = 2, std::vector<
   Scenario s = set.scenarios.at(0);
   set.scenarios.clear();
   return simulate(
-      {std::move(s), std::move(set), provisioning::fixtures::make_catalog(zones), std::move(status_at), sink});
+      {std::move(s), std::move(set), provisioning::fixtures::make_catalog(zones), std::move(status_at), sink,
+                   limits});
 }
 
 // A Deployment `name` of `replicas` pods (label app: <name>) asking `cpu` and `memory`; `pod_spec` lines are added to

@@ -243,3 +243,37 @@ spec:
 
 }  // namespace
 }  // namespace scalewright::sim
+
+namespace scalewright::sim {
+namespace {
+
+TEST(WorkloadAutoscaling, ARunawayHpaStopsTheRunAtThePodLimitWithTheReportSoFar) {
+  // maxReplicas 2^31 - 1 under a load no number of pods serves: the HPA doubles web every sync (2 -> 4 -> 8 -> 16
+  // -> 32 -> 64, from 1m30s every 15 s). With a limit of 50 pods, the sync at 2m30s that asks for 64 stops the run
+  // at that instant: the timeline ends there with the reason, the report's duration is that time, and no more
+  // than 50 pods were made.
+  std::string web = kWeb;
+  web.replace(web.find("maxReplicas: 10"), 15, "maxReplicas: 2147483647");
+  SimulationLimits limits;
+  limits.max_pods = 50;
+  const SimulationReport r = run(kNodePool + web +
+                                     scenario("  - {at: 0s, load: {kind: Deployment, name: web, requestsPerSecond: "
+                                              "1000000, cpuPerRequest: \"1\"}}\n",
+                                              "1h"),
+                                 2, {}, nullptr, limits);
+  EXPECT_EQ(r.stopped, "the simulation holds at most 50 pods; Deployment/default/web asked for more");
+  const std::vector<std::string> scales = messages(r, "autoscale");
+  ASSERT_FALSE(scales.empty());
+  EXPECT_NE(scales.back().find("hpa/web 32 -> 64"), std::string::npos) << scales.back();
+  const std::string at = scales.back().substr(0, scales.back().find(' '));
+  ASSERT_FALSE(r.timeline.empty());
+  EXPECT_EQ(r.timeline.back().kind, "stopped");
+  EXPECT_EQ(format_time(r.timeline.back().at), at);
+  EXPECT_EQ(format_time(r.duration), at);
+  EXPECT_EQ(at, "t=2m30s");
+  EXPECT_LT(r.duration, Duration(3600'000));
+  EXPECT_LE(r.summary.pod_wait.pods_bound + r.summary.pod_wait.pods_pending_at_end, 50u);
+}
+
+}  // namespace
+}  // namespace scalewright::sim
