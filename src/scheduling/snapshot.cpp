@@ -21,15 +21,6 @@ NonZeroRequests non_zero(const Container& c) {
   return {cpu == 0 ? kDefaultMilliCpuRequest : cpu, memory == 0 ? kDefaultMemoryRequest : memory};
 }
 
-// True when `key` is the pod's "namespace/name" (or "name" without a namespace), without building the key.
-bool has_key(const Pod& pod, std::string_view key) {
-  const std::string& ns = pod.meta.namespace_;
-  const std::string& name = pod.meta.name;
-  if (ns.empty()) return key == name;
-  return key.size() == ns.size() + 1 + name.size() && key.compare(0, ns.size(), ns) == 0 && key[ns.size()] == '/' &&
-         key.compare(ns.size() + 1, std::string_view::npos, name) == 0;
-}
-
 bool has_pod_terms(const Pod& pod) {
   const Affinity& a = pod.spec.affinity;
   return !a.required_pod_affinity.empty() || !a.required_pod_anti_affinity.empty() ||
@@ -113,7 +104,7 @@ void ClusterSnapshot::add_pod(std::shared_ptr<const Pod> pod, NodeId node) {
 bool ClusterSnapshot::remove_pod(const std::string& pod_key) {
   auto it = pod_locations_.find(pod_key);
   if (it == pod_locations_.end()) return false;
-  NodeId node = it->second;
+  NodeId node = it->second.node;
   PlacedPod placed = unplace(pod_key);
   record({Change::Kind::RemovedPod, node, {}, std::move(placed)});
   return true;
@@ -122,7 +113,7 @@ bool ClusterSnapshot::remove_pod(const std::string& pod_key) {
 void ClusterSnapshot::place(PlacedPod placed, NodeId node) {
   NodeInfo& info = nodes_[node];
   const Pod& pod = *placed.pod;
-  if (!pod_locations_.emplace(pod.meta.key(), node).second) {
+  if (!pod_locations_.emplace(pod.meta.key(), PodLocation{node, info.pods.size()}).second) {
     throw std::invalid_argument("pod " + pod.meta.key() + " is already in the snapshot");
   }
   info.requested += placed.requests;
@@ -138,12 +129,15 @@ void ClusterSnapshot::place(PlacedPod placed, NodeId node) {
 
 PlacedPod ClusterSnapshot::unplace(const std::string& key) {
   auto location = pod_locations_.find(key);
-  NodeInfo& info = nodes_[location->second];
+  NodeInfo& info = nodes_[location->second.node];
+  const std::size_t index = location->second.index;
   pod_locations_.erase(location);
-  auto it = std::find_if(info.pods.begin(), info.pods.end(),
-                         [&](const PlacedPod& p) { return has_key(*p.pod, key); });
-  PlacedPod placed = std::move(*it);
-  *it = std::move(info.pods.back());
+  PlacedPod placed = std::move(info.pods[index]);
+  if (index + 1 != info.pods.size()) {
+    // The last pod takes the freed place.
+    info.pods[index] = std::move(info.pods.back());
+    pod_locations_.at(info.pods[index].pod->meta.key()).index = index;
+  }
   info.pods.pop_back();
   const Pod& pod = *placed.pod;
   info.requested -= placed.requests;
@@ -193,7 +187,7 @@ NodeId ClusterSnapshot::find_node(std::string_view name) const {
 std::optional<NodeId> ClusterSnapshot::node_of_pod(const std::string& pod_key) const {
   auto it = pod_locations_.find(pod_key);
   if (it == pod_locations_.end()) return std::nullopt;
-  return it->second;
+  return it->second.node;
 }
 
 bool ClusterSnapshot::matches(const std::vector<PodMatcher>& all_of, const Pod& pod) const {
