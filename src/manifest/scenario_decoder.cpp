@@ -124,9 +124,14 @@ std::optional<LoadCost> decode_load_cost(const Field& load) {
     if (q && q->negative()) load.fail_at(key, "must not be negative");
     return q;
   };
-  if (auto q = non_negative("cpuPerRequest")) cost.cpu_per_request_milli = q->milli_value();
-  if (auto q = non_negative("idleCpu")) cost.idle_cpu_milli = q->milli_value();
-  if (auto q = non_negative("memory")) cost.memory_bytes = q->value();
+  auto exact = [&](std::string_view key, const Quantity& q, bool milli) {
+    std::optional<std::int64_t> amount = milli ? q.exact_milli_value() : q.exact_value();
+    if (!amount) load.fail_at(key, out_of_range(q, milli));
+    return *amount;
+  };
+  if (auto q = non_negative("cpuPerRequest")) cost.cpu_per_request_milli = exact("cpuPerRequest", *q, true);
+  if (auto q = non_negative("idleCpu")) cost.idle_cpu_milli = exact("idleCpu", *q, true);
+  if (auto q = non_negative("memory")) cost.memory_bytes = exact("memory", *q, false);
   return cost;
 }
 
@@ -320,12 +325,24 @@ Scenario decode_scenario(const Field& object) {
   Field spec = object.required_child("spec");
   scenario.duration = maybe_duration(spec, "duration").value_or(scenario.duration);
   if (scenario.duration.count() <= 0) spec.fail_at("duration", "must be positive");
-  if (std::optional<std::int64_t> seed = spec.maybe_int64("seed")) scenario.seed = static_cast<std::uint64_t>(*seed);
+  if (std::optional<std::int64_t> seed = spec.maybe_int64("seed")) {
+    if (*seed < 0) spec.fail_at("seed", "must not be negative");  // it would wrap to 18446744073709551615
+    scenario.seed = static_cast<std::uint64_t>(*seed);
+  }
   scenario.cloud = decode_cloud(spec.child("cloud"));
   Field batching = spec.child("provisioning");
   scenario.batching.idle = maybe_duration(batching, "batchIdleDuration").value_or(scenario.batching.idle);
   scenario.batching.max = maybe_duration(batching, "batchMaxDuration").value_or(scenario.batching.max);
-  spec.each("timeline", [&](const Field& step) { scenario.timeline.push_back(decode_step(step)); });
+  spec.each("timeline", [&](const Field& step) {
+    TimelineStep decoded = decode_step(step);
+    // The run ends at spec.duration: a later step would never happen.
+    if (decoded.at > scenario.duration) {
+      step.fail_at("at", format_duration(decoded.at) + " is after the end of the scenario (spec.duration " +
+                             format_duration(scenario.duration) + ")");
+    }
+    decoded.index = scenario.timeline.size();
+    scenario.timeline.push_back(std::move(decoded));
+  });
   if (spec.has("clusterAutoscaler")) {
     scenario.cluster_autoscaler = decode_cluster_autoscaler(spec.child("clusterAutoscaler"));
   }
