@@ -1,0 +1,157 @@
+// Input that `simulate` and `check` must refuse before anything runs, each with one error line naming the file,
+// document, object and field: references between objects, NodePools no instance type can satisfy, KEDA's rules
+// for both commands, and flags.
+#include <gtest/gtest.h>
+
+#include "scenario_files.h"
+
+namespace scalewright::cli::testing {
+namespace {
+
+// Asserts one error line that starts with "error: <path> <where>" and returns the rest of it.
+std::string error_after(const CommandRun& run, const std::string& path, const std::string& where) {
+  EXPECT_EQ(run.status, 1) << run.err;
+  EXPECT_EQ(run.out, "");
+  const std::string head = "error: " + path + " " + where;
+  EXPECT_EQ(run.err.rfind(head, 0), 0u) << run.err;
+  std::size_t lines = 0;
+  for (char c : run.err) lines += c == '\n';
+  const std::size_t warnings = run.err.find("warning: ") == std::string::npos ? 0 : 1;
+  EXPECT_EQ(lines - warnings, 1u) << run.err;
+  return run.err.rfind(head, 0) == 0 ? run.err.substr(head.size()) : "";
+}
+
+TEST(InputValidation, TheValidScenarioRuns) {
+  ScenarioFiles files;
+  CommandRun run = ScenarioFiles::simulate({files.write("s.yaml", kValidScenario)});
+  EXPECT_EQ(run.status, 0) << run.err;
+}
+
+TEST(InputValidation, TimelineStepAfterTheEndNamesTheStepAsWritten) {
+  // Written out of order: the step at 12m is spec.timeline[0] even though the timeline runs in time order.
+  ScenarioFiles files;
+  const std::string path = files.write(
+      "s.yaml", replaced(kValidScenario, "  timeline:\n",
+                         "  timeline:\n  - {at: 12m, scale: {kind: Deployment, name: web, replicas: 1}}\n"));
+  EXPECT_EQ(error_after(ScenarioFiles::simulate({path}), path, "doc 1 Scenario/s: spec.timeline[0].at: "),
+            "12m0s is after the end of the scenario (spec.duration 10m0s)\n");
+}
+
+TEST(InputValidation, NegativeStatusAtIsAUsageError) {
+  ScenarioFiles files;
+  CommandRun run = ScenarioFiles::simulate({files.write("s.yaml", kValidScenario)}, {"-5m"});
+  EXPECT_EQ(run.status, 2);
+  EXPECT_EQ(run.err, "error: --status-at -5m: must not be negative\n");
+}
+
+TEST(InputValidation, ScaleStepNamingNoWorkloadIsRefusedAtLoad) {
+  ScenarioFiles files;
+  const std::string path =
+      files.write("s.yaml", replaced(kValidScenario, "scale: {kind: Deployment, name: web,", "scale: {kind: Deployment, name: api,"));
+  EXPECT_EQ(error_after(ScenarioFiles::simulate({path}), path, "doc 1 Scenario/s: spec.timeline[0].scale.name: "),
+            "no Deployment default/api in the input\n");
+}
+
+const std::string kApplyApi = R"(  - at: 30s
+    apply:
+    - apiVersion: apps/v1
+      kind: Deployment
+      metadata: {name: api}
+      spec:
+        selector: {matchLabels: {app: api}}
+        template:
+          metadata: {labels: {app: api}}
+          spec: {containers: [{name: c, image: nginx}]}
+)";
+
+// The scale step at 1m names Deployment api, which an apply step creates at `apply_at`.
+std::string scale_after_apply(const std::string& apply_at) {
+  std::string text = replaced(kValidScenario, "scale: {kind: Deployment, name: web,", "scale: {kind: Deployment, name: api,");
+  return replaced(text, "  timeline:\n", "  timeline:\n" + replaced(kApplyApi, "30s", apply_at));
+}
+
+TEST(InputValidation, ScaleStepMayNameAnObjectAnEarlierOrSimultaneousApplyCreates) {
+  ScenarioFiles files;
+  EXPECT_EQ(ScenarioFiles::simulate({files.write("early.yaml", scale_after_apply("30s"))}).status, 0);
+  EXPECT_EQ(ScenarioFiles::simulate({files.write("same.yaml", scale_after_apply("1m"))}).status, 0);
+}
+
+TEST(InputValidation, ScaleStepBeforeTheApplyThatCreatesItsTargetIsRefused) {
+  ScenarioFiles files;
+  const std::string path = files.write("late.yaml", scale_after_apply("2m"));
+  // The apply step is spec.timeline[0] as written; the scale step spec.timeline[1].
+  EXPECT_EQ(error_after(ScenarioFiles::simulate({path}), path, "doc 1 Scenario/s: spec.timeline[1].scale.name: "),
+            "no Deployment default/api in the input (spec.timeline[0] creates it at 2m0s, after this step at "
+            "1m0s)\n");
+}
+
+TEST(InputValidation, LoadStepNamingNoWorkloadIsRefused) {
+  ScenarioFiles files;
+  const std::string path = files.write(
+      "s.yaml", replaced(kValidScenario, "  timeline:\n",
+                         "  timeline:\n  - {at: 0s, load: {kind: Deployment, name: api, requestsPerSecond: 5}}\n"));
+  EXPECT_EQ(error_after(ScenarioFiles::simulate({path}), path, "doc 1 Scenario/s: spec.timeline[0].load.name: "),
+            "no Deployment default/api in the input\n");
+}
+
+TEST(InputValidation, NodeFailureNamingNoNodePoolIsRefused) {
+  ScenarioFiles files;
+  const std::string path = files.write(
+      "s.yaml", replaced(kValidScenario, "launchLatency: {min: 45s, max: 75s}}",
+                         "launchLatency: {min: 45s, max: 75s}, faults: {nodeFailures: [{at: 2m, nodePool: gpu}]}}"));
+  EXPECT_EQ(error_after(ScenarioFiles::simulate({path}), path,
+                        "doc 1 Scenario/s: spec.cloud.faults.nodeFailures[0].nodePool: "),
+            "no NodePool gpu in the input\n");
+}
+
+TEST(InputValidation, AutoscalerTargetingNoWorkloadIsRefusedBySimulate) {
+  ScenarioFiles files;
+  const std::string path =
+      files.write("s.yaml", replaced(kValidScenario, "kind: Deployment, name: web}", "kind: Deployment, name: api}"));
+  EXPECT_EQ(error_after(ScenarioFiles::simulate({path}), path,
+                        "doc 4 HorizontalPodAutoscaler/web: spec.scaleTargetRef.name: "),
+            "no Deployment default/api in the input\n");
+}
+
+TEST(InputValidation, NodePoolThatNoInstanceTypeSatisfiesIsRefusedBySimulate) {
+  ScenarioFiles files;
+  const std::string path = files.write(
+      "s.yaml", replaced(kValidScenario, "      - {key: kubernetes.io/arch, operator: In, values: [amd64]}\n",
+                         "      - {key: kubernetes.io/arch, operator: In, values: [amd64]}\n"
+                         "      - {key: node.kubernetes.io/instance-type, operator: In, values: [does-not-exist.large]}\n"));
+  EXPECT_EQ(error_after(ScenarioFiles::simulate({path}), path,
+                        "doc 3 NodePool/default: spec.template.spec.requirements[1]: "),
+            "no instance type of region us-east-1 satisfies node.kubernetes.io/instance-type In {does-not-exist.large} "
+            "together with the requirements before it, so the NodePool could never launch a node\n");
+}
+
+TEST(InputValidation, UnknownRegionNamesTheFile) {
+  ScenarioFiles files;
+  const std::string path = files.write("s.yaml", replaced(kValidScenario, "region: us-east-1", "region: mars-1"));
+  // The rest names the data file that lists the regions.
+  const std::string rest = error_after(ScenarioFiles::simulate({path}), path, "doc 1 Scenario/s: spec.cloud.region: ");
+  EXPECT_TRUE(rest.ends_with("regions.csv: unknown region \"mars-1\"\n")) << rest;
+}
+
+const std::string kHistogramQuery = R"yaml(apiVersion: keda.sh/v1alpha1
+kind: ScaledObject
+metadata: {name: q, namespace: default}
+spec:
+  scaleTargetRef: {name: web}
+  triggers:
+  - type: prometheus
+    metadata: {serverAddress: "http://prometheus:9090", query: "histogram_quantile(0.9, x)", threshold: "1"}
+)yaml";
+
+TEST(InputValidation, CheckAndSimulateRefuseTheSamePromqlNamingTheFile) {
+  ScenarioFiles files;
+  const std::string path = files.write("so.yaml", kHistogramQuery);
+  const std::string where = "doc 1 ScaledObject/q: spec.triggers[0].metadata.query: ";
+  const std::string check = error_after(ScenarioFiles::check({path}), path, where);
+  EXPECT_EQ(check.rfind("query \"histogram_quantile(0.9, x)\" is outside what the simulator answers", 0), 0u) << check;
+  const std::string base = files.write("s.yaml", kValidScenario);
+  EXPECT_EQ(error_after(ScenarioFiles::simulate({base, path}), path, where), check);
+}
+
+}  // namespace
+}  // namespace scalewright::cli::testing
