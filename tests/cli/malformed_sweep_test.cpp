@@ -42,6 +42,8 @@ const Mutation kMutations[] = {
      "doc 1 Scenario/s: spec.cloud.faults.insufficientCapacityRate: "},
     {"NodeFailureUnknownNodePool", "max: 75s}}", "max: 75s}, faults: {nodeFailures: [{at: 1m, nodePool: gpu}]}}",
      "doc 1 Scenario/s: spec.cloud.faults.nodeFailures[0].nodePool: "},
+    {"FaultAfterTheEnd", "max: 75s}}", "max: 75s}, faults: {spotInterruptions: [{at: 20m}]}}",
+     "doc 1 Scenario/s: spec.cloud.faults.spotInterruptions[0].at: "},
     {"NodeFailureUnknownNodeGroup", "max: 75s}}", "max: 75s}, faults: {nodeFailures: [{at: 1m, nodeGroup: ng}]}}",
      "doc 1 Scenario/s: spec.cloud.faults.nodeFailures[0].nodeGroup: "},
     {"StepAfterTheEnd", "at: 1m,", "at: 11m,", "doc 1 Scenario/s: spec.timeline[0].at: "},
