@@ -2,7 +2,8 @@
 // What a scenario refers to by name must be there when it is needed, checked when the files load rather than
 // discovered halfway through a run: the workloads of timeline scale and load steps, the NodePools of node-failure
 // faults, and the scale targets of HorizontalPodAutoscalers and ScaledObjects. An object a timeline `apply` step
-// creates counts from that step's time on, for steps at the same time too (they run in the same instant).
+// creates counts from that step on, and one a `delete` step removes is gone after it, as the simulator runs them:
+// in time order, steps at one time in the order written, faults after the steps of their time.
 #include <optional>
 
 #include "api/result.h"
@@ -12,8 +13,7 @@
 namespace scalewright {
 
 // The first dangling reference, as an error naming the file, document, object and field; `scenario` may be null
-// (manifests without a Scenario). Deletions are not followed: a step naming an object deleted earlier is not
-// caught here.
+// (manifests without a Scenario).
 std::optional<Error> check_references(const ManifestSet& objects, const Scenario* scenario);
 
 }  // namespace scalewright

@@ -85,6 +85,26 @@ TEST(InputValidation, ScaleStepBeforeTheApplyThatCreatesItsTargetIsRefused) {
             "1m0s)\n");
 }
 
+TEST(InputValidation, StepsAtOneTimeRunInTheOrderWritten) {
+  // The apply at 1m is written after the scale at 1m, so the simulator runs it after: the scale would find nothing.
+  ScenarioFiles files;
+  std::string text = replaced(kValidScenario, "name: web, namespace: default, replicas", "name: api, namespace: default, replicas");
+  text = replaced(text, "replicas: 3}}\n", "replicas: 3}}\n" + replaced(kApplyApi, "30s", "1m"));
+  const std::string path = files.write("after.yaml", text);
+  EXPECT_EQ(error_after(ScenarioFiles::simulate({path}), path, "doc 1 Scenario/s: spec.timeline[0].scale.name: "),
+            "no Deployment default/api in the input (spec.timeline[1] creates it at 1m0s, after this step at 1m0s; "
+            "steps at one time run in the order written)\n");
+}
+
+TEST(InputValidation, ScaleStepAfterADeleteOfItsTargetIsRefused) {
+  ScenarioFiles files;
+  const std::string path = files.write(
+      "s.yaml", replaced(kValidScenario, "  timeline:\n",
+                         "  timeline:\n  - {at: 30s, delete: {kind: Deployment, name: web}}\n"));
+  EXPECT_EQ(error_after(ScenarioFiles::simulate({path}), path, "doc 1 Scenario/s: spec.timeline[1].scale.name: "),
+            "no Deployment default/web then: spec.timeline[0] deletes it at 30s, before this step at 1m0s\n");
+}
+
 TEST(InputValidation, LoadStepNamingNoWorkloadIsRefused) {
   ScenarioFiles files;
   const std::string path = files.write(
