@@ -94,8 +94,9 @@ std::optional<sim::SimulationReport> simulate_files(const std::vector<std::strin
   }
   Result<std::optional<std::string>> adopted =
       sim::adopt_cluster_autoscaler_deployment(scenario, objects.cluster_autoscaler_deployments);
-  if (!adopted) {
-    err << "error: " << adopted.error().message << "\n";
+  if (!adopted) {  // more than one Deployment runs Cluster Autoscaler: name the file of the last one
+    const ClusterAutoscalerDeployment& last = objects.cluster_autoscaler_deployments.back();
+    err << "error: " << objects.locate("Deployment", last.meta, "") << ": " << adopted.error().message << "\n";
     return std::nullopt;
   }
   if (*adopted) err << "note: " << **adopted << "\n";

@@ -112,6 +112,7 @@ class DocumentDecoder {
     const std::size_t nodes = set.nodes.size(), pods = set.pods.size(), workloads = set.workloads.size();
     const std::size_t nodepools = set.nodepools.size(), scenarios = set.scenarios.size();
     const std::size_t hpas = set.horizontal_pod_autoscalers.size(), scaled = set.scaled_objects.size();
+    const std::size_t cluster_autoscalers = set.cluster_autoscaler_deployments.size();
     const std::size_t warnings = set.warnings.size();
     entry.decode(object, set);
     for (std::size_t i = warnings; i < set.warnings.size(); ++i) {
@@ -134,6 +135,7 @@ class DocumentDecoder {
     record("Scenario", set.scenarios, scenarios);
     record("HorizontalPodAutoscaler", set.horizontal_pod_autoscalers, hpas);
     record("ScaledObject", set.scaled_objects, scaled);
+    record("Deployment", set.cluster_autoscaler_deployments, cluster_autoscalers);
   }
 
   std::string context(const Field& object) const {

@@ -8,17 +8,19 @@
 namespace scalewright::cli::testing {
 namespace {
 
-// Asserts one error line that starts with "error: <path> <where>" and returns the rest of it.
+// Asserts exit 1 and one error line (after any warnings and notes) that starts with "error: <path> <where>";
+// returns the rest of it.
 std::string error_after(const CommandRun& run, const std::string& path, const std::string& where) {
   EXPECT_EQ(run.status, 1) << run.err;
   EXPECT_EQ(run.out, "");
+  const std::size_t error = run.err.find("error: ");
+  EXPECT_NE(error, std::string::npos) << run.err;
+  if (error == std::string::npos) return "";
+  const std::string line = run.err.substr(error);
+  EXPECT_EQ(line.find('\n'), line.size() - 1) << "one error line, the last: " << run.err;
   const std::string head = "error: " + path + " " + where;
-  EXPECT_EQ(run.err.rfind(head, 0), 0u) << run.err;
-  std::size_t lines = 0;
-  for (char c : run.err) lines += c == '\n';
-  const std::size_t warnings = run.err.find("warning: ") == std::string::npos ? 0 : 1;
-  EXPECT_EQ(lines - warnings, 1u) << run.err;
-  return run.err.rfind(head, 0) == 0 ? run.err.substr(head.size()) : "";
+  EXPECT_EQ(line.rfind(head, 0), 0u) << line;
+  return line.rfind(head, 0) == 0 ? line.substr(head.size()) : "";
 }
 
 TEST(InputValidation, TheValidScenarioRuns) {
@@ -151,6 +153,29 @@ TEST(InputValidation, UnknownRegionNamesTheFile) {
   // The rest names the data file that lists the regions.
   const std::string rest = error_after(ScenarioFiles::simulate({path}), path, "doc 1 Scenario/s: spec.cloud.region: ");
   EXPECT_TRUE(rest.ends_with("regions.csv: unknown region \"mars-1\"\n")) << rest;
+}
+
+// A Deployment running Cluster Autoscaler, which simulate adopts the flags of.
+std::string cluster_autoscaler_deployment(const std::string& name) {
+  return "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: " + name + ", namespace: kube-system}\n" + R"(spec:
+  selector: {matchLabels: {app: ca}}
+  template:
+    metadata: {labels: {app: ca}}
+    spec:
+      containers:
+      - name: ca
+        image: registry.k8s.io/autoscaling/cluster-autoscaler:v1.30.0
+        command: [./cluster-autoscaler, --nodes=1:3:ng]
+)";
+}
+
+TEST(InputValidation, TwoClusterAutoscalerDeploymentsNameTheFile) {
+  ScenarioFiles files;
+  const std::string path =
+      files.write("ca.yaml", cluster_autoscaler_deployment("ca-a") + "---\n" + cluster_autoscaler_deployment("ca-b"));
+  EXPECT_EQ(error_after(ScenarioFiles::simulate({path}), path, "doc 2 Deployment/ca-b: "),
+            "Deployment kube-system/ca-a and Deployment kube-system/ca-b both run Cluster Autoscaler; a run takes "
+            "one\n");
 }
 
 const std::string kHistogramQuery = R"yaml(apiVersion: keda.sh/v1alpha1
