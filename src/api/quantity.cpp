@@ -62,19 +62,19 @@ std::optional<Suffix> parse_suffix(std::string_view s) {
   return Suffix{negative ? -exponent : exponent, 0};
 }
 
-std::int64_t saturate(int128 v) {
-  if (v > std::numeric_limits<std::int64_t>::max()) return std::numeric_limits<std::int64_t>::max();
-  if (v < std::numeric_limits<std::int64_t>::min()) return std::numeric_limits<std::int64_t>::min();
+std::optional<std::int64_t> narrow(int128 v) {
+  if (v > std::numeric_limits<std::int64_t>::max() || v < std::numeric_limits<std::int64_t>::min()) {
+    return std::nullopt;
+  }
   return static_cast<std::int64_t>(v);
 }
 
-// ceil(mantissa × 10^e10 × 2^e2), saturated to int64, computed exactly in 128 bits. A negative e10 divides by
-// 10^k = 2^k × 5^k: the factors of two cancel against e2 first, so "1.000000000000000000000Ei" stays exact.
-std::int64_t scaled_ceil(int128 mantissa, int e10, int e2) {
+// ceil(mantissa × 10^e10 × 2^e2) computed exactly in 128 bits; nullopt when it does not fit in an int64. A
+// negative e10 divides by 10^k = 2^k × 5^k: the factors of two cancel against e2 first, so
+// "1.000000000000000000000Ei" stays exact.
+std::optional<std::int64_t> scaled_ceil(int128 mantissa, int e10, int e2) {
   if (mantissa == 0) return 0;
   const bool negative = mantissa < 0;
-  constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
-  constexpr std::int64_t kMin = std::numeric_limits<std::int64_t>::min();
   while (e10 < 0 && mantissa % 10 == 0) {
     mantissa /= 10;
     ++e10;
@@ -90,21 +90,26 @@ std::int64_t scaled_ceil(int128 mantissa, int e10, int e2) {
   }
   int128 value = mantissa;
   for (int i = 0; i < e2; ++i) {
-    if (__builtin_mul_overflow(value, 2, &value)) return negative ? kMin : kMax;
+    if (__builtin_mul_overflow(value, 2, &value)) return std::nullopt;
   }
   for (int i = 0; i < e10; ++i) {
-    if (__builtin_mul_overflow(value, 10, &value)) return negative ? kMin : kMax;
+    if (__builtin_mul_overflow(value, 10, &value)) return std::nullopt;
   }
   int128 divisor = 1;
   for (int i = 0; i < twos_in_divisor; ++i) {
-    if (__builtin_mul_overflow(divisor, 2, &divisor)) return negative ? 0 : 1;  // magnitude below one
+    if (__builtin_mul_overflow(divisor, 2, &divisor)) return std::int64_t{negative ? 0 : 1};  // magnitude below one
   }
   for (int i = 0; i < fives_in_divisor; ++i) {
-    if (__builtin_mul_overflow(divisor, 5, &divisor)) return negative ? 0 : 1;
+    if (__builtin_mul_overflow(divisor, 5, &divisor)) return std::int64_t{negative ? 0 : 1};
   }
   int128 quotient = value / divisor;  // truncates toward zero
   if (!negative && value % divisor != 0) ++quotient;
-  return saturate(quotient);
+  return narrow(quotient);
+}
+
+std::int64_t saturated(std::optional<std::int64_t> exact, bool negative) {
+  if (exact) return *exact;
+  return negative ? std::numeric_limits<std::int64_t>::min() : std::numeric_limits<std::int64_t>::max();
 }
 
 Error invalid(std::string_view text) { return Error{"invalid quantity \"" + std::string(text) + "\""}; }
@@ -163,8 +168,12 @@ Quantity Quantity::from_milli(std::int64_t milli) {
   return q;
 }
 
-std::int64_t Quantity::value() const { return scaled_ceil(mantissa_, exponent10_, exponent2_); }
-std::int64_t Quantity::milli_value() const { return scaled_ceil(mantissa_, exponent10_ + 3, exponent2_); }
+std::int64_t Quantity::value() const { return saturated(exact_value(), negative()); }
+std::int64_t Quantity::milli_value() const { return saturated(exact_milli_value(), negative()); }
+std::optional<std::int64_t> Quantity::exact_value() const { return scaled_ceil(mantissa_, exponent10_, exponent2_); }
+std::optional<std::int64_t> Quantity::exact_milli_value() const {
+  return scaled_ceil(mantissa_, exponent10_ + 3, exponent2_);
+}
 bool Quantity::negative() const { return mantissa_ < 0; }
 bool Quantity::is_zero() const { return mantissa_ == 0; }
 

@@ -1,6 +1,7 @@
 #pragma once
 // Kubernetes resource quantities ("100m", "1.5Gi", "1e3"), parsed as apimachinery's resource.ParseQuantity does.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -24,6 +25,10 @@ class Quantity {
   std::int64_t value() const;
   // The value in thousandths rounded up, as resource.Quantity.MilliValue() does (used for cpu).
   std::int64_t milli_value() const;
+  // value() and milli_value() when they fit in an int64, nullopt when they would saturate: a decoder refuses such
+  // a quantity rather than silently reading 1e308 cpu as 9223372036854775807m.
+  std::optional<std::int64_t> exact_value() const;
+  std::optional<std::int64_t> exact_milli_value() const;
 
   bool negative() const;
   bool is_zero() const;

@@ -38,6 +38,10 @@ std::int64_t resource_amount(Symbol name, const Quantity& quantity) {
   return name == resource_names::cpu() ? quantity.milli_value() : quantity.value();
 }
 
+std::optional<std::int64_t> exact_resource_amount(Symbol name, const Quantity& quantity) {
+  return name == resource_names::cpu() ? quantity.exact_milli_value() : quantity.exact_value();
+}
+
 std::int64_t ResourceList::get(Symbol name) const {
   if (name == resource_names::cpu()) return cpu_milli_;
   if (name == resource_names::memory()) return memory_;

@@ -4,6 +4,7 @@
 // hot path adds and compares plain integers; anything else lives in a short sorted vector.
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -22,6 +23,8 @@ inline const Symbol& pods() { static const Symbol s("pods"); return s; }
 
 // The amount a quantity stands for in resource `name`'s unit: milli for cpu, whole units (rounded up) otherwise.
 std::int64_t resource_amount(Symbol name, const Quantity& quantity);
+// As resource_amount(), or nullopt when the amount does not fit in an int64 in that unit (cpu "1e308").
+std::optional<std::int64_t> exact_resource_amount(Symbol name, const Quantity& quantity);
 
 class ResourceList {
  public:

@@ -119,6 +119,7 @@ struct TimelineStep {
   std::string node;                // Cordon, Uncordon
   LoadShape load;                  // Load
   std::optional<LoadCost> cost;    // Load; absent: keep what an earlier step set
+  std::size_t index = 0;           // its place in spec.timeline as written (the timeline is sorted by `at`)
 };
 
 // Cluster Autoscaler's command line as the user's CA Deployment has it (spec.clusterAutoscaler.args), checked when

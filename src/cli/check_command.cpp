@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cli/validation.h"
 #include "manifest/manifest.h"
 #include "scheduling/placement.h"
 #include "scheduling/scheduler.h"
@@ -123,6 +124,12 @@ int run_check(const CheckOptions& options, std::ostream& out, std::ostream& err)
   Result<ManifestSet> loaded = load_manifest_files(options.files);
   if (!loaded) {
     err << "error: " << loaded.error().message << "\n";
+    return 1;
+  }
+  // The ScaledObjects simulate would refuse, refused here too (a target missing from the input stays a warning:
+  // check may be given part of a cluster).
+  if (std::optional<Error> invalid = check_scaled_objects(*loaded, /*simulated=*/false)) {
+    err << "error: " << invalid->message << "\n";
     return 1;
   }
   std::vector<Workload> daemonsets;

@@ -7,7 +7,9 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/timeline_printer.h"
+#include "cli/validation.h"
 #include "manifest/manifest.h"
+#include "manifest/references.h"
 #include "sim/cluster_autoscaler.h"
 #include "sim/default_scenario.h"
 #include "sim/simulator.h"
@@ -69,11 +71,19 @@ std::optional<sim::SimulationReport> simulate_files(const std::vector<std::strin
   ManifestSet objects = std::move(*loaded);
   for (const std::string& warning : objects.warnings) err << "warning: " << warning << "\n";
   if (objects.scenarios.size() > 1) {
-    err << "error: " << objects.scenarios.size() << " Scenario objects given (" << objects.scenarios[0].meta.name
-        << ", " << objects.scenarios[1].meta.name << "); a run takes one\n";
+    err << "error: " << objects.locate("Scenario", objects.scenarios[1].meta, "") << ": a second Scenario (after "
+        << objects.locate("Scenario", objects.scenarios[0].meta, "") << "); a run takes one\n";
+    return std::nullopt;
+  }
+  // Everything the files refer to by name, and what KEDA would refuse, before any data is read.
+  std::optional<Error> invalid = check_scaled_objects(objects, /*simulated=*/true);
+  if (!invalid) invalid = check_references(objects, objects.scenarios.empty() ? nullptr : &objects.scenarios[0]);
+  if (invalid) {
+    err << "error: " << invalid->message << "\n";
     return std::nullopt;
   }
   Scenario scenario;
+  std::string scenario_origin;  // "s.yaml doc 1 Scenario/s", to name the file in errors about the Scenario
   if (objects.scenarios.empty()) {
     fs::path first(files.front());
     if (!first.has_filename()) first = first.parent_path();  // "examples/podinfo/" is named podinfo
@@ -81,16 +91,19 @@ std::optional<sim::SimulationReport> simulate_files(const std::vector<std::strin
     err << "note: no Scenario in the input; running " << format_duration(scenario.duration) << " with seed "
         << scenario.seed << " and the default cloud\n";
   } else {
+    scenario_origin = objects.locate("Scenario", objects.scenarios.front().meta, "");
     scenario = std::move(objects.scenarios.front());
     objects.scenarios.clear();
   }
   Result<std::optional<std::string>> adopted =
       sim::adopt_cluster_autoscaler_deployment(scenario, objects.cluster_autoscaler_deployments);
-  if (!adopted) {
-    err << "error: " << adopted.error().message << "\n";
+  if (!adopted) {  // more than one Deployment runs Cluster Autoscaler: name the file of the last one
+    const ClusterAutoscalerDeployment& last = objects.cluster_autoscaler_deployments.back();
+    err << "error: " << objects.locate("Deployment", last.meta, "") << ": " << adopted.error().message << "\n";
     return std::nullopt;
   }
   if (*adopted) err << "note: " << **adopted << "\n";
+  if (scenario_origin.empty()) scenario_origin = "Scenario/" + scenario.meta.name;
   if (objects.nodepools.empty() && objects.nodes.empty() && scenario.cloud.auto_scaling_groups.empty()) {
     err << "warning: no NodePool, Node or Auto Scaling group in the input: nothing can run\n";
   }
@@ -100,6 +113,10 @@ std::optional<sim::SimulationReport> simulate_files(const std::vector<std::strin
     err << "error: " << data_dir.error().message << "\n";
     return std::nullopt;
   }
+  if (std::optional<Error> region = cloud::check_region(*data_dir, scenario.cloud.region)) {
+    err << "error: " << scenario_origin << ": spec.cloud.region: " << region->message << "\n";
+    return std::nullopt;
+  }
   cloud::CatalogOptions catalog_options;
   catalog_options.region = scenario.cloud.region;
   catalog_options.instance_types = scenario.cloud.instance_types;
@@ -107,19 +124,19 @@ std::optional<sim::SimulationReport> simulate_files(const std::vector<std::strin
   if (scenario.cloud.spot_price_fraction) catalog_options.use_spot_snapshot = false;
   Result<cloud::Catalog> catalog = cloud::load_catalog(*data_dir, catalog_options);
   if (!catalog) {
-    err << "error: Scenario/" << scenario.meta.name << ": spec.cloud: " << catalog.error().message << "\n";
+    err << "error: " << scenario_origin << ": spec.cloud: " << catalog.error().message << "\n";
     return std::nullopt;
   }
 
   if (scenario.cluster_autoscaler) {
     Result<sim::ClusterAutoscalerLoop> loop = sim::ClusterAutoscalerLoop::create(scenario, *catalog, objects.config_maps);
     if (!loop) {
-      err << "error: Scenario/" << scenario.meta.name << ": " << loop.error().message << "\n";
+      err << "error: " << scenario_origin << ": " << loop.error().message << "\n";
       return std::nullopt;
     }
   }
-  if (std::vector<std::string> problems = sim::simulation_problems(objects); !problems.empty()) {
-    for (const std::string& problem : problems) err << "error: " << problem << "\n";
+  if (std::optional<Error> nodepool = check_nodepools(objects, *catalog)) {
+    err << "error: " << nodepool->message << "\n";
     return std::nullopt;
   }
   if (!status_at.empty() && !scenario.cluster_autoscaler && status_required) {
@@ -149,10 +166,15 @@ bool report_stopped(const sim::SimulationReport& report, const std::string& name
 int run_simulate(const SimulateOptions& options, std::ostream& out, std::ostream& err) {
   std::vector<Duration> status_at;
   for (const std::string& text : options.status_at) {
+    // A time of the run: a bad one is a usage error, as CLI11 reports the flags it checks itself.
     Result<Duration> at = parse_duration(text);
     if (!at) {
       err << "error: --status-at " << text << ": " << at.error().message << "\n";
-      return 1;
+      return 2;
+    }
+    if (at->count() < 0) {
+      err << "error: --status-at " << text << ": must not be negative\n";
+      return 2;
     }
     status_at.push_back(*at);
   }

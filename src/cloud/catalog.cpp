@@ -330,6 +330,12 @@ std::optional<std::int64_t> zone_number(std::string_view zone_id) {
 
 }  // namespace
 
+std::optional<Error> check_region(const std::filesystem::path& data_dir, const std::string& region) {
+  Result<std::string> code = region_code(data_dir, region);
+  if (!code) return code.error();
+  return std::nullopt;
+}
+
 AllocatableOptions allocatable_options(const CatalogOptions& options) {
   AllocatableOptions out;
   out.vm_memory_overhead_percent = options.vm_memory_overhead_percent;

@@ -99,6 +99,9 @@ class Catalog {
 // Reads regions.csv, zone-ids.csv, prices-on-demand.csv, prices-spot-2022-05.csv and instance-types.csv from
 // `data_dir`. Errors name the file, line and column at fault, or the option that is out of range.
 Result<Catalog> load_catalog(const std::filesystem::path& data_dir, const CatalogOptions& options = {});
+// Whether regions.csv in `data_dir` knows `region`: nullopt, or `<file>: unknown region "<region>"` (or why the
+// file could not be read). The simulate command asks first, to name the Scenario's field in its error.
+std::optional<Error> check_region(const std::filesystem::path& data_dir, const std::string& region);
 
 // Zone names for a region's zone IDs: sorted by the number after "-az", then named <region>a, <region>b, ...
 // Real AWS accounts map names to IDs differently (the mapping is shuffled per account).

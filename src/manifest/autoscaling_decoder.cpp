@@ -277,13 +277,25 @@ void check_metadata_bool(const ScaledObjectTrigger& trigger, const Field& metada
   }
 }
 
-// KEDA's prometheus scaler: serverAddress, query and a numeric threshold are required.
-void check_prometheus_trigger(const ScaledObjectTrigger& trigger, const Field& metadata) {
+// KEDA's prometheus scaler: serverAddress, query and a numeric threshold are required. KEDA's HPA targets the
+// threshold in thousandths, truncated (GetMetricTargetMili), and the API server refuses a target that is not
+// positive, so a threshold under 0.001 never makes a ScaledObject. A negative activationThreshold KEDA takes.
+void check_prometheus_trigger(const ScaledObjectTrigger& trigger, const Field& metadata,
+                              std::vector<std::string>& warnings) {
   required_metadata(trigger, metadata, "serverAddress");
   required_metadata(trigger, metadata, "query");
   std::optional<double> threshold = metadata_number(trigger, metadata, "threshold");
   if (!threshold) metadata.fail_at("threshold", "required for a prometheus trigger");
-  metadata_number(trigger, metadata, "activationThreshold");
+  if (*threshold * 1000.0 < 1.0) {
+    metadata.fail_at("threshold", "must be at least 0.001 (KEDA's HPA target is the threshold in thousandths, which "
+                                  "must be positive), got " + quote(*metadata_value(trigger, "threshold")));
+  }
+  std::optional<double> activation = metadata_number(trigger, metadata, "activationThreshold");
+  if (activation && *activation < 0) {
+    warnings.push_back(metadata.path_of("activationThreshold") + ": " +
+                       quote(*metadata_value(trigger, "activationThreshold")) +
+                       " is negative: the trigger is active whenever the query gives 0 or more");
+  }
   check_metadata_bool(trigger, metadata, "ignoreNullValues");
 }
 
@@ -368,7 +380,7 @@ ScaledObjectTrigger decode_trigger(const Field& t, std::vector<std::string>& war
               "Utilization is only supported for cpu and memory triggers (expected Value, AverageValue)");
   }
   if (out.type == "prometheus") {
-    check_prometheus_trigger(out, metadata);
+    check_prometheus_trigger(out, metadata, warnings);
   } else if (resource_trigger(out.type)) {
     check_resource_trigger(out, t, metadata);
   } else if (out.type == "cron") {

@@ -27,6 +27,11 @@ std::string quote(std::string_view text) {
   return out + "\"";
 }
 
+std::string out_of_range(const Quantity& quantity, bool milli) {
+  return "quantity " + quote(quantity.text()) + " is out of range (at most " +
+         std::to_string(std::numeric_limits<std::int64_t>::max()) + (milli ? "m)" : ")");
+}
+
 Field Field::child(std::string_view key) const {
   if (!present()) return Field(YAML::Node(YAML::NodeType::Undefined), path_of(key));
   expect_map();

@@ -28,6 +28,8 @@ struct FieldError {
 
 // `"text"` with quotes and backslashes escaped, as error messages quote user input.
 std::string quote(std::string_view text);
+// Why a quantity whose amount does not fit in an int64 (in thousandths when `milli`, as cpu is kept) is refused.
+std::string out_of_range(const Quantity& quantity, bool milli);
 
 class Field {
  public:

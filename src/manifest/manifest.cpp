@@ -111,16 +111,34 @@ class DocumentDecoder {
   }
 
   void add(const Field& object, const KindEntry& entry) {
-    std::size_t pods = out_.set.pods.size();
-    std::size_t workloads = out_.set.workloads.size();
-    std::size_t warnings = out_.set.warnings.size();
-    entry.decode(object, context_, out_.set);
-    for (std::size_t i = warnings; i < out_.set.warnings.size(); ++i) {
-      out_.set.warnings[i] = context(object) + ": " + out_.set.warnings[i];
+    ManifestSet& set = out_.set;
+    const std::size_t nodes = set.nodes.size(), pods = set.pods.size(), workloads = set.workloads.size();
+    const std::size_t nodepools = set.nodepools.size(), scenarios = set.scenarios.size();
+    const std::size_t hpas = set.horizontal_pod_autoscalers.size(), scaled = set.scaled_objects.size();
+    const std::size_t cluster_autoscalers = set.cluster_autoscaler_deployments.size();
+    const std::size_t warnings = set.warnings.size();
+    entry.decode(object, context_, set);
+    for (std::size_t i = warnings; i < set.warnings.size(); ++i) {
+      set.warnings[i] = context(object) + ": " + set.warnings[i];
     }
     ObjectOrigin origin{context(object), object.path()};
-    for (std::size_t i = pods; i < out_.set.pods.size(); ++i) out_.pods.push_back(origin);
-    for (std::size_t i = workloads; i < out_.set.workloads.size(); ++i) out_.workloads.push_back(origin);
+    for (std::size_t i = pods; i < set.pods.size(); ++i) out_.pods.push_back(origin);
+    for (std::size_t i = workloads; i < set.workloads.size(); ++i) out_.workloads.push_back(origin);
+    auto record = [&](std::string_view kind, const auto& objects, std::size_t from) {
+      for (std::size_t i = from; i < objects.size(); ++i) {
+        set.origins.emplace(origin_key(kind, objects[i].meta), origin);
+      }
+    };
+    record("Node", set.nodes, nodes);
+    record("Pod", set.pods, pods);
+    for (std::size_t i = workloads; i < set.workloads.size(); ++i) {
+      set.origins.emplace(origin_key(to_string(set.workloads[i].kind), set.workloads[i].meta), origin);
+    }
+    record("NodePool", set.nodepools, nodepools);
+    record("Scenario", set.scenarios, scenarios);
+    record("HorizontalPodAutoscaler", set.horizontal_pod_autoscalers, hpas);
+    record("ScaledObject", set.scaled_objects, scaled);
+    record("Deployment", set.cluster_autoscaler_deployments, cluster_autoscalers);
   }
 
   std::string context(const Field& object) const {
@@ -200,6 +218,24 @@ void ManifestSet::append(ManifestSet&& other) {
   move_all(scaled_objects, other.scaled_objects);
   move_all(cluster_autoscaler_deployments, other.cluster_autoscaler_deployments);
   move_all(warnings, other.warnings);
+  origins.merge(other.origins);  // keeps this set's entry where both have one
+  other.origins.clear();
+}
+
+std::string ObjectOrigin::at(std::string_view field) const {
+  if (field.empty()) return path.empty() ? context : context + ": " + path;
+  return context + ": " + (path.empty() ? std::string(field) : path + "." + std::string(field));
+}
+
+std::string origin_key(std::string_view kind, const ObjectMeta& meta) {
+  return std::string(kind) + "/" + meta.namespace_ + "/" + meta.name;
+}
+
+std::string ManifestSet::locate(std::string_view kind, const ObjectMeta& meta, std::string_view field) const {
+  auto found = origins.find(origin_key(kind, meta));
+  if (found != origins.end()) return found->second.at(field);
+  const std::string object = std::string(kind) + "/" + meta.name;
+  return field.empty() ? object : object + ": " + std::string(field);
 }
 
 Result<ManifestSet> decode_manifests(std::string_view text, std::string_view source) {

@@ -3,6 +3,7 @@
 // many. A file is decoded whole or not at all: the first invalid object rejects the file with its name, the
 // document number, kind/name and the field path.
 #include <filesystem>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,6 +26,16 @@ struct ClusterAutoscalerDeployment {
   std::vector<std::string> flags;
 };
 
+// Where an object came from, for messages: "web.yaml doc 3 Deployment/web", and the path of the object inside
+// its document ("" or "items[2]").
+struct ObjectOrigin {
+  std::string context;
+  std::string path;
+
+  // "web.yaml doc 3 Deployment/web: spec.replicas" (".. items[2].spec.replicas" inside a List).
+  std::string at(std::string_view field) const;
+};
+
 struct ManifestSet {
   std::vector<Node> nodes;
   std::vector<Pod> pods;
@@ -42,9 +53,17 @@ struct ManifestSet {
   // "web.yaml doc 3: skipped unknown kind ConfigMap (v1)"; a kind decoder's own warnings get the same prefix and
   // the object: "so.yaml doc 1 ScaledObject/queue: spec.triggers[0]: trigger type kafka is not simulated"
   std::vector<std::string> warnings;
+  // Where each decoded object was read, by kind, namespace and name (see origin_key), for errors found after
+  // decoding: references between objects, checks against the cloud's catalog. The first definition wins.
+  std::map<std::string, ObjectOrigin, std::less<>> origins;
 
   void append(ManifestSet&& other);
+  // "<file> doc <n> <Kind>/<name>: <field>", or "<kind>/<name>: <field>" for an object of unknown origin.
+  std::string locate(std::string_view kind, const ObjectMeta& meta, std::string_view field) const;
 };
+
+// "Deployment/default/web"; a cluster-scoped object has the namespace its decoder leaves it ("" for a NodePool).
+std::string origin_key(std::string_view kind, const ObjectMeta& meta);
 
 // Decodes every document of `text`. `source` is the name used in messages (a file name).
 Result<ManifestSet> decode_manifests(std::string_view text, std::string_view source);

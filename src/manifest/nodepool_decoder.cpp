@@ -30,6 +30,27 @@ NodePoolRequirement decode_nodepool_requirement(const Field& r) {
   return out;
 }
 
+// requirements[]: each one decoded, then refused when it leaves some key no value that every requirement so far
+// allows (In [amd64] then NotIn [amd64]): no node could ever carry labels that satisfy them all.
+std::vector<NodePoolRequirement> decode_requirements(const Field& parent) {
+  std::vector<NodePoolRequirement> out;
+  RequirementSet so_far;
+  parent.each("requirements", [&](const Field& r) {
+    NodePoolRequirement requirement = decode_nodepool_requirement(r);
+    const std::string key(requirement.requirement.key.str());
+    const ValueSet* before = so_far.find(key);
+    const std::string before_text = before ? before->to_string() : "";
+    so_far.add(requirement.requirement);
+    const ValueSet* after = so_far.find(key);
+    if (before && after->is_empty() && !after->allows_absent()) {
+      r.fail(key + " " + ValueSet::from(requirement.requirement).to_string() +
+             " contradicts the requirements before it (" + key + " " + before_text + "): no node can have them all");
+    }
+    out.push_back(std::move(requirement));
+  });
+  return out;
+}
+
 void decode_limits(const Field& limits, NodePool& pool) {
   pool.limits = decode_resource_list(limits);
   limits.entries([&](const std::string& name, const Field&) { pool.limited_resources.emplace_back(name); });
@@ -81,7 +102,7 @@ NodePool decode_nodepool(const Field& object) {
   Field node_spec = tmpl.child("spec");
   pool.taints = decode_taints(node_spec, "taints");
   pool.startup_taints = decode_taints(node_spec, "startupTaints");
-  node_spec.each("requirements", [&](const Field& r) { pool.requirements.push_back(decode_nodepool_requirement(r)); });
+  pool.requirements = decode_requirements(node_spec);
   pool.expire_after = duration_or_never(node_spec, "expireAfter", pool.expire_after);
   pool.termination_grace_period = maybe_duration(node_spec, "terminationGracePeriod");
 
@@ -125,7 +146,7 @@ NodePool decode_provisioner(const Field& object) {
   pool.template_labels = decode_labels(spec, "labels");
   pool.taints = decode_taints(spec, "taints");
   pool.startup_taints = decode_taints(spec, "startupTaints");
-  spec.each("requirements", [&](const Field& r) { pool.requirements.push_back(decode_nodepool_requirement(r)); });
+  pool.requirements = decode_requirements(spec);
   decode_limits(spec.child("limits").child("resources"), pool);
   pool.weight = decode_weight(spec);
   const bool consolidation = spec.child("consolidation").optional_bool("enabled", false);

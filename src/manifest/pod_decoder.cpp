@@ -139,7 +139,9 @@ ResourceList decode_resource_list(const Field& list) {
     Quantity quantity = value.as_quantity();
     if (quantity.negative()) value.fail("must not be negative");
     Symbol resource(name);
-    decoded.set(resource, resource_amount(resource, quantity));
+    std::optional<std::int64_t> amount = exact_resource_amount(resource, quantity);
+    if (!amount) value.fail(out_of_range(quantity, resource == resource_names::cpu()));
+    decoded.set(resource, *amount);
   });
   return decoded;
 }

@@ -43,8 +43,7 @@ std::optional<std::string> resolve(PodSpec& spec, const PriorityTable& table) {
 std::string locate(const std::vector<ObjectOrigin>& origins, std::size_t index, std::string fallback,
                    const std::string& field) {
   if (index >= origins.size()) return fallback + ": " + field;
-  const ObjectOrigin& origin = origins[index];
-  return origin.context + ": " + (origin.path.empty() ? field : origin.path + "." + field);
+  return origins[index].at(field);
 }
 
 }  // namespace

@@ -11,13 +11,6 @@
 
 namespace scalewright::manifest {
 
-// Where an object came from, for messages: "web.yaml doc 3 Deployment/web", and the path of the object inside
-// its document ("" or "items[2]").
-struct ObjectOrigin {
-  std::string context;
-  std::string path;
-};
-
 // system-cluster-critical (2000000000) and system-node-critical (2000001000).
 const std::vector<PriorityClass>& builtin_priority_classes();
 

@@ -145,9 +145,14 @@ std::optional<LoadCost> decode_load_cost(const Field& load) {
     if (q && q->negative()) load.fail_at(key, "must not be negative");
     return q;
   };
-  if (auto q = non_negative("cpuPerRequest")) cost.cpu_per_request_milli = q->milli_value();
-  if (auto q = non_negative("idleCpu")) cost.idle_cpu_milli = q->milli_value();
-  if (auto q = non_negative("memory")) cost.memory_bytes = q->value();
+  auto exact = [&](std::string_view key, const Quantity& q, bool milli) {
+    std::optional<std::int64_t> amount = milli ? q.exact_milli_value() : q.exact_value();
+    if (!amount) load.fail_at(key, out_of_range(q, milli));
+    return *amount;
+  };
+  if (auto q = non_negative("cpuPerRequest")) cost.cpu_per_request_milli = exact("cpuPerRequest", *q, true);
+  if (auto q = non_negative("idleCpu")) cost.idle_cpu_milli = exact("idleCpu", *q, true);
+  if (auto q = non_negative("memory")) cost.memory_bytes = exact("memory", *q, false);
   return cost;
 }
 
@@ -176,7 +181,17 @@ AutoScalingGroup decode_auto_scaling_group(const Field& f) {
   return group;
 }
 
-CloudSpec decode_cloud(const Field& cloud) {
+// The `at` of a timeline step or fault: the run ends at spec.duration, so a later one would never happen.
+Duration time_within(const Field& parent, Duration end) {
+  Duration at = required_duration(parent, "at");
+  if (at > end) {
+    parent.fail_at("at", format_duration(at) + " is after the end of the scenario (spec.duration " +
+                             format_duration(end) + ")");
+  }
+  return at;
+}
+
+CloudSpec decode_cloud(const Field& cloud, Duration end) {
   CloudSpec spec;
   spec.region = cloud.optional_string("region", spec.region);
   spec.instance_types = cloud.strings("instanceTypes");
@@ -194,7 +209,7 @@ CloudSpec decode_cloud(const Field& cloud) {
   spec.faults.never_ready_rate = decode_rate(faults, "neverReadyRate");
   faults.each("insufficientCapacity", [&](const Field& w) {
     InsufficientCapacityWindow window;
-    window.at = required_duration(w, "at");
+    window.at = time_within(w, end);
     window.duration = required_duration(w, "duration");
     window.instance_type = w.optional_string("instanceType");
     window.zone = w.optional_string("zone");
@@ -206,7 +221,7 @@ CloudSpec decode_cloud(const Field& cloud) {
   });
   faults.each("spotInterruptions", [&](const Field& s) {
     SpotInterruptionEvent event;
-    event.at = required_duration(s, "at");
+    event.at = time_within(s, end);
     event.count = s.optional_int32("count", 1);
     if (event.count < 1) s.fail_at("count", "must be at least 1");
     spec.faults.spot_interruptions.push_back(event);
@@ -214,7 +229,7 @@ CloudSpec decode_cloud(const Field& cloud) {
   std::vector<Field> failure_groups;  // checked against the Auto Scaling groups, decoded below
   faults.each("nodeFailures", [&](const Field& f) {
     NodeFailureEvent event;
-    event.at = required_duration(f, "at");
+    event.at = time_within(f, end);
     event.count = f.optional_int32("count", 1);
     if (event.count < 1) f.fail_at("count", "must be at least 1");
     event.node_group = f.optional_string("nodeGroup");
@@ -223,7 +238,7 @@ CloudSpec decode_cloud(const Field& cloud) {
     spec.faults.node_failures.push_back(std::move(event));
   });
   faults.each("prometheusOutages", [&](const Field& o) {
-    spec.faults.prometheus_outages.push_back({required_duration(o, "at"), positive_duration(o, "duration")});
+    spec.faults.prometheus_outages.push_back({time_within(o, end), positive_duration(o, "duration")});
   });
   cloud.each("autoScalingGroups", [&](const Field& g) {
     AutoScalingGroup group = decode_auto_scaling_group(g);
@@ -341,12 +356,20 @@ Scenario decode_scenario(const Field& object, const std::filesystem::path& direc
   Field spec = object.required_child("spec");
   scenario.duration = maybe_duration(spec, "duration").value_or(scenario.duration);
   if (scenario.duration.count() <= 0) spec.fail_at("duration", "must be positive");
-  if (std::optional<std::int64_t> seed = spec.maybe_int64("seed")) scenario.seed = static_cast<std::uint64_t>(*seed);
-  scenario.cloud = decode_cloud(spec.child("cloud"));
+  if (std::optional<std::int64_t> seed = spec.maybe_int64("seed")) {
+    if (*seed < 0) spec.fail_at("seed", "must not be negative");  // it would wrap to 18446744073709551615
+    scenario.seed = static_cast<std::uint64_t>(*seed);
+  }
+  scenario.cloud = decode_cloud(spec.child("cloud"), scenario.duration);
   Field batching = spec.child("provisioning");
   scenario.batching.idle = maybe_duration(batching, "batchIdleDuration").value_or(scenario.batching.idle);
   scenario.batching.max = maybe_duration(batching, "batchMaxDuration").value_or(scenario.batching.max);
-  spec.each("timeline", [&](const Field& step) { scenario.timeline.push_back(decode_step(step, directory)); });
+  spec.each("timeline", [&](const Field& step) {
+    TimelineStep decoded = decode_step(step, directory);
+    time_within(step, scenario.duration);
+    decoded.index = scenario.timeline.size();
+    scenario.timeline.push_back(std::move(decoded));
+  });
   if (spec.has("clusterAutoscaler")) {
     scenario.cluster_autoscaler = decode_cluster_autoscaler(spec.child("clusterAutoscaler"));
   }

@@ -123,6 +123,18 @@ TEST(QuantitySaturation, HugeValuesSaturateAtInt64Limits) {
   EXPECT_EQ(parsed("1Ei").milli_value(), kMax);
 }
 
+TEST(QuantitySaturation, ExactValuesAreEmptyWhereTheSaturatedOnesClamp) {
+  // Decoders refuse what does not fit instead of reading it as the int64 limit.
+  EXPECT_EQ(parsed("1e100").exact_value(), std::nullopt);
+  EXPECT_EQ(parsed("9223372036854775807").exact_value(), kMax);
+  EXPECT_EQ(parsed("9223372036854775808").exact_value(), std::nullopt);
+  EXPECT_EQ(parsed("-9223372036854775808").exact_value(), kMin);
+  EXPECT_EQ(parsed("1Ei").exact_value(), std::int64_t{1} << 60);
+  EXPECT_EQ(parsed("1Ei").exact_milli_value(), std::nullopt);  // 1.15e21 thousandths
+  EXPECT_EQ(parsed("9223372036854775807m").exact_milli_value(), kMax);
+  EXPECT_EQ(parsed("1e-100").exact_milli_value(), 1);
+}
+
 TEST(QuantitySaturation, TinyPositiveValuesRoundUpToOne) {
   EXPECT_EQ(parsed("1e-100").value(), 1);
   EXPECT_EQ(parsed("1e-100").milli_value(), 1);

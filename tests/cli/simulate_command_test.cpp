@@ -297,8 +297,8 @@ spec:
   options.files = {path};
   std::ostringstream out, err;
   EXPECT_EQ(run_simulate(options, out, err), 1);
-  EXPECT_NE(err.str().find("error: ScaledObject default/q: spec.triggers[0].metadata.query: query \"histogram_quantile(0.9, x)\" "
-                           "is outside what the simulator answers"),
+  EXPECT_NE(err.str().find("error: " + path + " doc 1 ScaledObject/q: spec.triggers[0].metadata.query: query "
+                           "\"histogram_quantile(0.9, x)\" is outside what the simulator answers"),
             std::string::npos)
       << err.str();
   std::filesystem::remove(path);
@@ -346,12 +346,13 @@ TEST(Simulate, StatusAtPrintsTheClusterAutoscalerStatusAsItStoodThen) {
 }
 
 TEST(Simulate, StatusAtIsRefusedWithoutClusterAutoscalerOrAfterTheEnd) {
-  auto error_of = [](const std::string& file, const std::string& at) {
+  // A time that is no duration is a usage error (2); one the scenario cannot print, invalid input (1).
+  auto error_of = [](const std::string& file, const std::string& at, int status = 1) {
     SimulateOptions options;
     options.files = {kSource + file};
     options.status_at = {at};
     std::ostringstream out, err;
-    EXPECT_EQ(run_simulate(options, out, err), 1);
+    EXPECT_EQ(run_simulate(options, out, err), status);
     EXPECT_EQ(out.str(), "");
     return err.str();
   };
@@ -360,7 +361,7 @@ TEST(Simulate, StatusAtIsRefusedWithoutClusterAutoscalerOrAfterTheEnd) {
             "status to print\n");
   EXPECT_EQ(error_of("/examples/node-groups/nginx-node-group.yaml", "31m"),
             "error: --status-at 31m0s: after the end of Scenario/nginx-node-group (spec.duration 30m0s)\n");
-  EXPECT_EQ(error_of("/examples/node-groups/nginx-node-group.yaml", "soon"),
+  EXPECT_EQ(error_of("/examples/node-groups/nginx-node-group.yaml", "soon", 2),
             "error: --status-at soon: invalid duration \"soon\"\n");
 }
 

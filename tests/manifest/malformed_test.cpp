@@ -318,5 +318,97 @@ items:
             "NoSchedule, PreferNoSchedule, NoExecute)");
 }
 
+// A Pod whose one container has `resources` (a flow mapping).
+std::string pod_with_resources(const std::string& resources) {
+  return "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: c\n    resources: " +
+         resources + "\n";
+}
+
+TEST(MalformedQuantity, CpuBeyondWhatMillicoresHoldIsRefusedNotSaturated) {
+  // 1e308 cores, and 10^23 cores, are far more than 2^63-1 thousandths: they were read as 9223372036854775807m.
+  const std::string path = "test.yaml doc 1 Pod/p: spec.containers[0].resources.requests.cpu: ";
+  EXPECT_EQ(decode_error(pod_with_resources("{requests: {cpu: 1e308}}")),
+            path + "quantity \"1e308\" is out of range (at most 9223372036854775807m)");
+  EXPECT_EQ(decode_error(pod_with_resources("{requests: {cpu: \"99999999999999999999999\"}}")),
+            path + "quantity \"99999999999999999999999\" is out of range (at most 9223372036854775807m)");
+  // 9223372036854775807m itself fits, and so does 7Ei of memory (8Ei = 2^63 bytes is one past the limit).
+  decode_ok(pod_with_resources("{requests: {cpu: 9223372036854775807m, memory: 7Ei}}"));
+}
+
+TEST(MalformedQuantity, MemoryBeyondInt64BytesIsRefused) {
+  EXPECT_EQ(decode_error(pod_with_resources("{limits: {memory: 8Ei}}")),
+            "test.yaml doc 1 Pod/p: spec.containers[0].resources.limits.memory: quantity \"8Ei\" is out of range "
+            "(at most 9223372036854775807)");
+}
+
+const std::string kScenarioHead = "apiVersion: scalewright.dev/v1alpha1\nkind: Scenario\nmetadata: {name: s}\nspec:\n";
+
+TEST(MalformedScenario, NegativeSeedIsRefusedRatherThanWrappedAround) {
+  EXPECT_EQ(decode_error(kScenarioHead + "  seed: -1\n"), "test.yaml doc 1 Scenario/s: spec.seed: must not be negative");
+  EXPECT_EQ(decode_ok(kScenarioHead + "  seed: 9223372036854775807\n").scenarios.at(0).seed, 9223372036854775807u);
+}
+
+TEST(MalformedScenario, TimelineStepAfterTheDurationIsRefused) {
+  // A step at the very end still runs (the simulator handles events at t <= duration).
+  decode_ok(kScenarioHead + "  duration: 5m\n  timeline:\n  - {at: 5m, cordon: {node: n}}\n");
+  EXPECT_EQ(decode_error(kScenarioHead + "  duration: 5m\n  timeline:\n  - {at: 1m, cordon: {node: n}}\n"
+                                         "  - {at: 5m1s, cordon: {node: n}}\n"),
+            "test.yaml doc 1 Scenario/s: spec.timeline[1].at: 5m1s is after the end of the scenario (spec.duration "
+            "5m0s)");
+}
+
+const std::string kPrometheusScaledObject = R"(apiVersion: keda.sh/v1alpha1
+kind: ScaledObject
+metadata: {name: so}
+spec:
+  scaleTargetRef: {name: web}
+  triggers:
+  - type: prometheus
+    metadata:
+      serverAddress: http://prometheus:9090
+      query: sum(rate(http_requests_total[2m]))
+)";
+
+TEST(MalformedScaledObject, PrometheusThresholdMustGiveAPositiveHpaTarget) {
+  // KEDA's HPA targets the threshold in thousandths (GetMetricTargetMili), and the API server refuses a target
+  // that is not positive: "-5", "0" and "0.0004" (0 thousandths) never make a ScaledObject.
+  const std::string path = "test.yaml doc 1 ScaledObject/so: spec.triggers[0].metadata.threshold: ";
+  for (const char* threshold : {"-5", "0", "0.0004"}) {
+    EXPECT_EQ(decode_error(kPrometheusScaledObject + "      threshold: \"" + threshold + "\"\n"),
+              path + "must be at least 0.001 (KEDA's HPA target is the threshold in thousandths, which must be "
+                     "positive), got \"" + threshold + "\"");
+  }
+  decode_ok(kPrometheusScaledObject + "      threshold: \"0.001\"\n");
+}
+
+TEST(MalformedScaledObject, NegativeActivationThresholdIsAcceptedWithAWarning) {
+  // KEDA takes it (a trigger is active when the value is above it), but then any non-negative value activates.
+  ManifestSet set = decode_ok(kPrometheusScaledObject + "      threshold: \"5\"\n      activationThreshold: \"-5\"\n");
+  ASSERT_EQ(set.warnings.size(), 1u);
+  EXPECT_EQ(set.warnings[0],
+            "test.yaml doc 1 ScaledObject/so: spec.triggers[0].metadata.activationThreshold: \"-5\" is negative: the "
+            "trigger is active whenever the query gives 0 or more");
+}
+
+const std::string kNodePoolHead = R"(apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: np}
+spec:
+  template:
+    spec:
+      requirements:
+)";
+
+TEST(MalformedNodePool, ContradictoryRequirementsNameTheOneThatLeavesNothing) {
+  EXPECT_EQ(decode_error(kNodePoolHead + "      - {key: kubernetes.io/arch, operator: In, values: [amd64]}\n"
+                                         "      - {key: kubernetes.io/os, operator: In, values: [linux]}\n"
+                                         "      - {key: kubernetes.io/arch, operator: NotIn, values: [amd64]}\n"),
+            "test.yaml doc 1 NodePool/np: spec.template.spec.requirements[2]: kubernetes.io/arch NotIn {amd64} "
+            "contradicts the requirements before it (kubernetes.io/arch In {amd64}): no node can have them all");
+  // Absent satisfies NotIn and DoesNotExist together, so these do not contradict.
+  decode_ok(kNodePoolHead + "      - {key: example.com/team, operator: NotIn, values: [a]}\n"
+                            "      - {key: example.com/team, operator: DoesNotExist}\n");
+}
+
 }  // namespace
 }  // namespace scalewright::testing

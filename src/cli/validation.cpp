@@ -1,0 +1,68 @@
+#include "cli/validation.h"
+
+#include <string>
+
+#include "provisioning/instance_types.h"
+#include "sim/promql_subset.h"
+#include "workloads/keda.h"
+
+namespace scalewright::cli {
+
+std::optional<Error> check_scaled_objects(const ManifestSet& objects, bool simulated) {
+  for (const ScaledObject& so : objects.scaled_objects) {
+    // KEDA's messages start with the object ("ScaledObject default/q: ..."); the origin names it already.
+    const std::string keda_prefix = "ScaledObject " + so.meta.key() + ": ";
+    // KEDA's rules as the simulator models its scalers: a trigger type it does not simulate (kafka, say) has
+    // rules of its own there, so `check` leaves them to the warning the decoder gives.
+    for (std::string problem : simulated ? workloads::scaled_object_problems(so) : std::vector<std::string>{}) {
+      if (problem.starts_with(keda_prefix)) problem.erase(0, keda_prefix.size());
+      return Error{objects.locate("ScaledObject", so.meta, "") + ": " + problem};
+    }
+    for (std::size_t i = 0; i < so.triggers.size(); ++i) {
+      if (so.triggers[i].type != "prometheus") continue;
+      auto query = so.triggers[i].metadata.find("query");
+      if (query == so.triggers[i].metadata.end()) continue;  // the decoder refuses it
+      const std::string field = "spec.triggers[" + std::to_string(i) + "].metadata.query";
+      Result<sim::PromQuery> parsed = sim::parse_promql(query->second);
+      if (!parsed) return Error{objects.locate("ScaledObject", so.meta, field) + ": " + parsed.error().message};
+      if (simulated && parsed->metric != "http_requests_total") {
+        return Error{objects.locate("ScaledObject", so.meta, field) +
+                     ": the simulator serves http_requests_total (a request counter per loaded workload), not " +
+                     parsed->metric};
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<Error> check_nodepools(const ManifestSet& objects, const cloud::Catalog& catalog) {
+  provisioning::InstanceTypeIndex index(catalog, nullptr, Duration(0));
+  for (const NodePool& pool : objects.nodepools) {
+    // Narrowed one requirement at a time, as written, so the error names the one that leaves nothing. Keys no
+    // instance type carries (a team label, say) do not narrow: Karpenter puts them on the node as asked.
+    RequirementSet so_far = RequirementSet::from_labels(pool.template_labels);
+    provisioning::TypeSet types(index.size(), true);
+    for (std::size_t r = 0; r < pool.requirements.size(); ++r) {
+      const LabelRequirement& requirement = pool.requirements[r].requirement;
+      const std::string key(requirement.key.str());
+      so_far.add(requirement);
+      if (!provisioning::is_offering_key(key) && index.labelled(key)) types &= index.matching(key, *so_far.find(key));
+      const std::uint64_t zones = index.allowed_zones(so_far);
+      const provisioning::CapacityTypeMask capacity = index.allowed_capacity_types(so_far);
+      bool any = false;
+      for (std::size_t i = 0; i < index.size() && !any; ++i) {
+        any = types.test(i) && index.has_offering(i, zones, capacity);
+      }
+      if (!any) {
+        return Error{objects.locate("NodePool", pool.meta,
+                                    "spec.template.spec.requirements[" + std::to_string(r) + "]") +
+                     ": no instance type of region " + catalog.region() + " satisfies " + key + " " +
+                     ValueSet::from(requirement).to_string() +
+                     " together with the requirements before it, so the NodePool could never launch a node"};
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace scalewright::cli

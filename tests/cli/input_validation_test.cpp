@@ -1,0 +1,202 @@
+// Input that `simulate` and `check` must refuse before anything runs, each with one error line naming the file,
+// document, object and field: references between objects, NodePools no instance type can satisfy, KEDA's rules
+// for both commands, and flags.
+#include <gtest/gtest.h>
+
+#include "scenario_files.h"
+
+namespace scalewright::cli::testing {
+namespace {
+
+// Asserts exit 1 and one error line (after any warnings and notes) that starts with "error: <path> <where>";
+// returns the rest of it.
+std::string error_after(const CommandRun& run, const std::string& path, const std::string& where) {
+  EXPECT_EQ(run.status, 1) << run.err;
+  EXPECT_EQ(run.out, "");
+  const std::size_t error = run.err.find("error: ");
+  EXPECT_NE(error, std::string::npos) << run.err;
+  if (error == std::string::npos) return "";
+  const std::string line = run.err.substr(error);
+  EXPECT_EQ(line.find('\n'), line.size() - 1) << "one error line, the last: " << run.err;
+  const std::string head = "error: " + path + " " + where;
+  EXPECT_EQ(line.rfind(head, 0), 0u) << line;
+  return line.rfind(head, 0) == 0 ? line.substr(head.size()) : "";
+}
+
+TEST(InputValidation, TheValidScenarioRuns) {
+  ScenarioFiles files;
+  CommandRun run = ScenarioFiles::simulate({files.write("s.yaml", kValidScenario)});
+  EXPECT_EQ(run.status, 0) << run.err;
+}
+
+TEST(InputValidation, TimelineStepAfterTheEndNamesTheStepAsWritten) {
+  // Written out of order: the step at 12m is spec.timeline[0] even though the timeline runs in time order.
+  ScenarioFiles files;
+  const std::string path = files.write(
+      "s.yaml", replaced(kValidScenario, "  timeline:\n",
+                         "  timeline:\n  - {at: 12m, scale: {kind: Deployment, name: web, replicas: 1}}\n"));
+  EXPECT_EQ(error_after(ScenarioFiles::simulate({path}), path, "doc 1 Scenario/s: spec.timeline[0].at: "),
+            "12m0s is after the end of the scenario (spec.duration 10m0s)\n");
+}
+
+TEST(InputValidation, NegativeStatusAtIsAUsageError) {
+  ScenarioFiles files;
+  CommandRun run = ScenarioFiles::simulate({files.write("s.yaml", kValidScenario)}, {"-5m"});
+  EXPECT_EQ(run.status, 2);
+  EXPECT_EQ(run.err, "error: --status-at -5m: must not be negative\n");
+}
+
+TEST(InputValidation, ScaleStepNamingNoWorkloadIsRefusedAtLoad) {
+  ScenarioFiles files;
+  const std::string path =
+      files.write("s.yaml", replaced(kValidScenario, "scale: {kind: Deployment, name: web,", "scale: {kind: Deployment, name: api,"));
+  EXPECT_EQ(error_after(ScenarioFiles::simulate({path}), path, "doc 1 Scenario/s: spec.timeline[0].scale.name: "),
+            "no Deployment default/api in the input\n");
+}
+
+const std::string kApplyApi = R"(  - at: 30s
+    apply:
+    - apiVersion: apps/v1
+      kind: Deployment
+      metadata: {name: api}
+      spec:
+        selector: {matchLabels: {app: api}}
+        template:
+          metadata: {labels: {app: api}}
+          spec: {containers: [{name: c, image: nginx}]}
+)";
+
+// The scale step at 1m names Deployment api, which an apply step creates at `apply_at`.
+std::string scale_after_apply(const std::string& apply_at) {
+  std::string text = replaced(kValidScenario, "scale: {kind: Deployment, name: web,", "scale: {kind: Deployment, name: api,");
+  return replaced(text, "  timeline:\n", "  timeline:\n" + replaced(kApplyApi, "30s", apply_at));
+}
+
+TEST(InputValidation, ScaleStepMayNameAnObjectAnEarlierOrSimultaneousApplyCreates) {
+  ScenarioFiles files;
+  EXPECT_EQ(ScenarioFiles::simulate({files.write("early.yaml", scale_after_apply("30s"))}).status, 0);
+  EXPECT_EQ(ScenarioFiles::simulate({files.write("same.yaml", scale_after_apply("1m"))}).status, 0);
+}
+
+TEST(InputValidation, ScaleStepBeforeTheApplyThatCreatesItsTargetIsRefused) {
+  ScenarioFiles files;
+  const std::string path = files.write("late.yaml", scale_after_apply("2m"));
+  // The apply step is spec.timeline[0] as written; the scale step spec.timeline[1].
+  EXPECT_EQ(error_after(ScenarioFiles::simulate({path}), path, "doc 1 Scenario/s: spec.timeline[1].scale.name: "),
+            "no Deployment default/api in the input (spec.timeline[0] creates it at 2m0s, after this step at "
+            "1m0s)\n");
+}
+
+TEST(InputValidation, StepsAtOneTimeRunInTheOrderWritten) {
+  // The apply at 1m is written after the scale at 1m, so the simulator runs it after: the scale would find nothing.
+  ScenarioFiles files;
+  std::string text = replaced(kValidScenario, "name: web, namespace: default, replicas", "name: api, namespace: default, replicas");
+  text = replaced(text, "replicas: 3}}\n", "replicas: 3}}\n" + replaced(kApplyApi, "30s", "1m"));
+  const std::string path = files.write("after.yaml", text);
+  EXPECT_EQ(error_after(ScenarioFiles::simulate({path}), path, "doc 1 Scenario/s: spec.timeline[0].scale.name: "),
+            "no Deployment default/api in the input (spec.timeline[1] creates it at 1m0s, after this step at 1m0s; "
+            "steps at one time run in the order written)\n");
+}
+
+TEST(InputValidation, ScaleStepAfterADeleteOfItsTargetIsRefused) {
+  ScenarioFiles files;
+  const std::string path = files.write(
+      "s.yaml", replaced(kValidScenario, "  timeline:\n",
+                         "  timeline:\n  - {at: 30s, delete: {kind: Deployment, name: web}}\n"));
+  EXPECT_EQ(error_after(ScenarioFiles::simulate({path}), path, "doc 1 Scenario/s: spec.timeline[1].scale.name: "),
+            "no Deployment default/web then: spec.timeline[0] deletes it at 30s, before this step at 1m0s\n");
+}
+
+TEST(InputValidation, LoadStepNamingNoWorkloadIsRefused) {
+  ScenarioFiles files;
+  const std::string path = files.write(
+      "s.yaml", replaced(kValidScenario, "  timeline:\n",
+                         "  timeline:\n  - {at: 0s, load: {kind: Deployment, name: api, requestsPerSecond: 5}}\n"));
+  EXPECT_EQ(error_after(ScenarioFiles::simulate({path}), path, "doc 1 Scenario/s: spec.timeline[0].load.name: "),
+            "no Deployment default/api in the input\n");
+}
+
+TEST(InputValidation, NodeFailureNamingNoNodePoolIsRefused) {
+  ScenarioFiles files;
+  const std::string path = files.write(
+      "s.yaml", replaced(kValidScenario, "launchLatency: {min: 45s, max: 75s}}",
+                         "launchLatency: {min: 45s, max: 75s}, faults: {nodeFailures: [{at: 2m, nodePool: gpu}]}}"));
+  EXPECT_EQ(error_after(ScenarioFiles::simulate({path}), path,
+                        "doc 1 Scenario/s: spec.cloud.faults.nodeFailures[0].nodePool: "),
+            "no NodePool gpu in the input\n");
+}
+
+TEST(InputValidation, AutoscalerTargetingNoWorkloadIsRefusedBySimulate) {
+  ScenarioFiles files;
+  const std::string path =
+      files.write("s.yaml", replaced(kValidScenario, "kind: Deployment, name: web}", "kind: Deployment, name: api}"));
+  EXPECT_EQ(error_after(ScenarioFiles::simulate({path}), path,
+                        "doc 4 HorizontalPodAutoscaler/web: spec.scaleTargetRef.name: "),
+            "no Deployment default/api in the input\n");
+}
+
+TEST(InputValidation, NodePoolThatNoInstanceTypeSatisfiesIsRefusedBySimulate) {
+  ScenarioFiles files;
+  const std::string path = files.write(
+      "s.yaml", replaced(kValidScenario, "      - {key: kubernetes.io/arch, operator: In, values: [amd64]}\n",
+                         "      - {key: kubernetes.io/arch, operator: In, values: [amd64]}\n"
+                         "      - {key: node.kubernetes.io/instance-type, operator: In, values: [does-not-exist.large]}\n"));
+  EXPECT_EQ(error_after(ScenarioFiles::simulate({path}), path,
+                        "doc 3 NodePool/default: spec.template.spec.requirements[1]: "),
+            "no instance type of region us-east-1 satisfies node.kubernetes.io/instance-type In {does-not-exist.large} "
+            "together with the requirements before it, so the NodePool could never launch a node\n");
+}
+
+TEST(InputValidation, UnknownRegionNamesTheFile) {
+  ScenarioFiles files;
+  const std::string path = files.write("s.yaml", replaced(kValidScenario, "region: us-east-1", "region: mars-1"));
+  // The rest names the data file that lists the regions.
+  const std::string rest = error_after(ScenarioFiles::simulate({path}), path, "doc 1 Scenario/s: spec.cloud.region: ");
+  EXPECT_TRUE(rest.ends_with("regions.csv: unknown region \"mars-1\"\n")) << rest;
+}
+
+// A Deployment running Cluster Autoscaler, which simulate adopts the flags of.
+std::string cluster_autoscaler_deployment(const std::string& name) {
+  return "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: " + name + ", namespace: kube-system}\n" + R"(spec:
+  selector: {matchLabels: {app: ca}}
+  template:
+    metadata: {labels: {app: ca}}
+    spec:
+      containers:
+      - name: ca
+        image: registry.k8s.io/autoscaling/cluster-autoscaler:v1.30.0
+        command: [./cluster-autoscaler, --nodes=1:3:ng]
+)";
+}
+
+TEST(InputValidation, TwoClusterAutoscalerDeploymentsNameTheFile) {
+  ScenarioFiles files;
+  const std::string path =
+      files.write("ca.yaml", cluster_autoscaler_deployment("ca-a") + "---\n" + cluster_autoscaler_deployment("ca-b"));
+  EXPECT_EQ(error_after(ScenarioFiles::simulate({path}), path, "doc 2 Deployment/ca-b: "),
+            "Deployment kube-system/ca-a and Deployment kube-system/ca-b both run Cluster Autoscaler; a run takes "
+            "one\n");
+}
+
+const std::string kHistogramQuery = R"yaml(apiVersion: keda.sh/v1alpha1
+kind: ScaledObject
+metadata: {name: q, namespace: default}
+spec:
+  scaleTargetRef: {name: web}
+  triggers:
+  - type: prometheus
+    metadata: {serverAddress: "http://prometheus:9090", query: "histogram_quantile(0.9, x)", threshold: "1"}
+)yaml";
+
+TEST(InputValidation, CheckAndSimulateRefuseTheSamePromqlNamingTheFile) {
+  ScenarioFiles files;
+  const std::string path = files.write("so.yaml", kHistogramQuery);
+  const std::string where = "doc 1 ScaledObject/q: spec.triggers[0].metadata.query: ";
+  const std::string check = error_after(ScenarioFiles::check({path}), path, where);
+  EXPECT_EQ(check.rfind("query \"histogram_quantile(0.9, x)\" is outside what the simulator answers", 0), 0u) << check;
+  const std::string base = files.write("s.yaml", kValidScenario);
+  EXPECT_EQ(error_after(ScenarioFiles::simulate({base, path}), path, where), check);
+}
+
+}  // namespace
+}  // namespace scalewright::cli::testing
