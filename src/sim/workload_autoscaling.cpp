@@ -111,30 +111,6 @@ std::string target_name(const std::string& namespace_, const CrossVersionObjectR
 
 }  // namespace
 
-std::vector<std::string> simulation_problems(const ManifestSet& objects) {
-  std::vector<std::string> problems;
-  for (const ScaledObject& so : objects.scaled_objects) {
-    const std::string name = fmt::format("ScaledObject {}/{}", so.meta.namespace_, so.meta.name);
-    for (const std::string& problem : workloads::scaled_object_problems(so)) {
-      problems.push_back(fmt::format("{}: {}", name, problem));
-    }
-    for (std::size_t i = 0; i < so.triggers.size(); ++i) {
-      if (so.triggers[i].type != "prometheus") continue;
-      auto query = so.triggers[i].metadata.find("query");
-      if (query == so.triggers[i].metadata.end()) continue;  // the decoder reports it
-      Result<PromQuery> parsed = parse_promql(query->second);
-      if (!parsed) {
-        problems.push_back(fmt::format("{}: spec.triggers[{}].metadata.query: {}", name, i, parsed.error().message));
-      } else if (parsed->metric != "http_requests_total") {
-        problems.push_back(fmt::format("{}: spec.triggers[{}].metadata.query: the simulator serves http_requests_total "
-                                       "(a request counter per loaded workload), not {}",
-                                       name, i, parsed->metric));
-      }
-    }
-  }
-  return problems;
-}
-
 struct WorkloadAutoscaling::Hpa {
   HorizontalPodAutoscaler spec;
   std::string label;  // "hpa/php-apache"

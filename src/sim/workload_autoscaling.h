@@ -23,10 +23,6 @@
 
 namespace scalewright::sim {
 
-// What in `objects` the simulator cannot run as written: a ScaledObject KEDA would reject, or a prometheus trigger
-// whose query is outside the PromQL the simulator answers. Each problem names the object and field.
-std::vector<std::string> simulation_problems(const ManifestSet& objects);
-
 // A scale target as the scale subresource shows it.
 struct ScaleTarget {
   std::string workload;  // the simulation's key for it
