@@ -42,6 +42,9 @@ struct PodClass {
 class Provisioner {
  public:
   explicit Provisioner(const ProvisioningInput& input);
+  ~Provisioner() { cluster_.revert(); }
+  Provisioner(const Provisioner&) = delete;
+  Provisioner& operator=(const Provisioner&) = delete;
   ProvisioningPlan run();
 
  private:
@@ -59,7 +62,8 @@ class Provisioner {
   ProvisioningPlan finish();
 
   const ProvisioningInput& input_;
-  scheduling::ClusterSnapshot cluster_;
+  scheduling::ClusterSnapshot no_cluster_;  // stands in when the input has no snapshot
+  scheduling::ClusterSnapshot& cluster_;    // the input's, forked for the plan and reverted after
   scheduling::Scheduler scheduler_;
   InstanceTypeIndex types_;
   std::vector<NodePoolInfo> pools_;
@@ -94,8 +98,10 @@ const cloud::Catalog& catalog_or_empty(const cloud::Catalog* catalog) {
 
 Provisioner::Provisioner(const ProvisioningInput& input)
     : input_(input),
-      cluster_(input.cluster ? *input.cluster : scheduling::ClusterSnapshot()),
-      types_(catalog_or_empty(input.catalog), input.unavailable, input.now) {}
+      cluster_(input.cluster ? *input.cluster : no_cluster_),
+      types_(catalog_or_empty(input.catalog), input.unavailable, input.now) {
+  cluster_.fork();
+}
 
 void Provisioner::prepare_cluster() {
   // The batch is being placed now: where any of it sits in the snapshot already, it must not count twice.

@@ -51,8 +51,10 @@ class UnavailableOfferings {
 
 struct ProvisioningInput {
   // Ready nodes and in-flight ones (launched NodeClaims whose node is not Ready yet, whose startup and not-ready
-  // taints the provisioner ignores), with bound pods and pods already nominated to them.
-  const scheduling::ClusterSnapshot* cluster = nullptr;
+  // taints the provisioner ignores), with bound pods and pods already nominated to them. The plan works on a fork
+  // of it and reverts that before it returns, so the snapshot is left as it was; nothing is copied, and a plan
+  // costs what it changes rather than the size of the cluster.
+  scheduling::ClusterSnapshot* cluster = nullptr;
   std::vector<std::string> in_flight_nodes;
   std::vector<Pod> pending;  // the batch
   std::vector<NodePool> nodepools;
