@@ -1,0 +1,287 @@
+#include "manifest/yaml_stream.h"
+
+#include <yaml.h>
+
+#include <algorithm>
+#include <unordered_map>
+#include <utility>
+
+namespace scalewright::manifest {
+namespace {
+
+std::string_view view(const yaml_char_t* text, std::size_t length) {
+  return {reinterpret_cast<const char*>(text), length};
+}
+
+std::string_view view(const yaml_char_t* text) {
+  return text == nullptr ? std::string_view() : std::string_view(reinterpret_cast<const char*>(text));
+}
+
+// yaml-cpp reads these plain scalars as null (and so does Kubernetes); Field treats null as absent.
+bool is_null_text(std::string_view text) {
+  return text.empty() || text == "~" || text == "null" || text == "Null" || text == "NULL";
+}
+
+// A scalar as yaml-cpp's own builder makes it: untagged plain scalars get the non-specific tag "?", untagged
+// quoted and block scalars "!", which is how Field::quoted() tells `replicas: "3"` from `replicas: 3`.
+YAML::Node scalar_node(const yaml_event_t& event) {
+  std::string_view value = view(event.data.scalar.value, event.data.scalar.length);
+  std::string_view tag = view(event.data.scalar.tag);
+  bool plain = event.data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
+  if (tag.empty() && plain && is_null_text(value)) return YAML::Node(YAML::NodeType::Null);
+  YAML::Node node{std::string(value)};
+  node.SetTag(!tag.empty() ? std::string(tag) : plain ? "?" : "!");
+  return node;
+}
+
+// Frees an event's buffers however the loop leaves.
+struct EventGuard {
+  yaml_event_t& event;
+  ~EventGuard() { yaml_event_delete(&event); }
+};
+
+// One open mapping or sequence of the document being built.
+struct Frame {
+  Frame(YAML::Node node_, bool mapping_, bool is_key_, std::string anchor_, DuplicateKey::Segment segment_)
+      : node(std::move(node_)), mapping(mapping_), is_key(is_key_), anchor(std::move(anchor_)),
+        segment(std::move(segment_)) {}
+
+  YAML::Node node;
+  bool mapping = false;
+  bool is_key = false;  // a mapping or sequence used as a mapping key: placed when it ends, not when it starts
+  std::string anchor;   // to refuse an alias to a node from inside that node (a cycle)
+  DuplicateKey::Segment segment;  // where the node is in its parent, for paths
+  std::size_t next_index = 0;     // a sequence's next item
+  // A mapping's key waiting for its value.
+  std::optional<YAML::Node> key;
+  std::optional<std::string> key_text;  // when the key is a scalar
+  // The mapping's scalar keys so far and their lines, for duplicates: scanned while few, hashed beyond.
+  std::vector<std::pair<std::string, int>> keys;
+  std::unordered_map<std::string, int> key_index;
+};
+
+constexpr std::size_t kKeysScannedLinearly = 16;
+
+}  // namespace
+
+struct YamlStream::Parser {
+  std::string_view text;
+  std::string source;
+  int max_depth;
+  yaml_parser_t parser{};
+  bool done = false;
+  int document = 0;
+  std::size_t document_start = 0;  // offset of the line where the current document starts
+  std::size_t document_line = 0;   // 0-based line of that offset
+
+  std::optional<YAML::Node> root;
+  std::vector<Frame> stack;
+  std::unordered_map<std::string, YAML::Node> anchors;
+  std::optional<DuplicateKey> duplicate;
+
+  Parser(std::string_view text_, std::string source_, int max_depth_)
+      : text(text_), source(std::move(source_)), max_depth(max_depth_) {
+    yaml_parser_initialize(&parser);
+    yaml_parser_set_input_string(&parser, reinterpret_cast<const unsigned char*>(text.data()), text.size());
+  }
+  ~Parser() { yaml_parser_delete(&parser); }
+
+  Error at(const yaml_mark_t& mark, const std::string& problem) const {
+    return Error{source + " doc " + std::to_string(document) + ": " + problem + " at line " +
+                 std::to_string(mark.line + 1) + ", column " + std::to_string(mark.column + 1)};
+  }
+
+  // Places `child` at the current position: the document's root, the next item of the open sequence, or the
+  // open mapping's key or value. Containers are placed when they start, so their items are created in the
+  // document's one node store; placing a finished subtree would copy its whole store at every level.
+  DuplicateKey::Segment place(const YAML::Node& child, const yaml_mark_t& mark, std::string_view scalar_key) {
+    if (stack.empty()) {
+      root.emplace(child);  // emplace: assigning one yaml-cpp node to another rebinds what it refers to
+      return std::string();
+    }
+    Frame& top = stack.back();
+    if (!top.mapping) {
+      top.node.push_back(child);
+      return top.next_index++;
+    }
+    if (!top.key) {
+      top.key.emplace(child);
+      top.key_text.reset();
+      if (child.IsScalar() || child.IsNull()) {
+        top.key_text = std::string(scalar_key);
+        note_key(top, *top.key_text, static_cast<int>(mark.line + 1));
+      }
+      return std::string();
+    }
+    top.node.force_insert(*top.key, child);
+    top.key.reset();
+    return top.key_text ? DuplicateKey::Segment(*top.key_text) : DuplicateKey::Segment(std::string("?"));
+  }
+
+  void note_key(Frame& top, const std::string& key, int line) {
+    int first_line = 0;
+    if (top.keys.size() < kKeysScannedLinearly) {
+      for (const auto& [seen, seen_line] : top.keys) {
+        if (seen == key) first_line = seen_line;
+      }
+    } else {
+      if (top.key_index.empty()) top.key_index.insert(top.keys.begin(), top.keys.end());
+      if (auto found = top.key_index.find(key); found != top.key_index.end()) first_line = found->second;
+    }
+    if (first_line == 0) {
+      top.keys.emplace_back(key, line);
+      if (!top.key_index.empty()) top.key_index.emplace(key, line);
+      return;
+    }
+    if (duplicate) return;  // the first one is the one reported
+    DuplicateKey found{{}, line, first_line};
+    for (std::size_t i = 1; i < stack.size(); ++i) found.path.push_back(stack[i].segment);
+    found.path.push_back(key);
+    duplicate = std::move(found);
+  }
+
+  // An anchor may be defined again; it then names the later node. Erased first: assigning over the earlier
+  // yaml-cpp node would change that node, not the map entry.
+  void name_anchor(std::string_view anchor, const YAML::Node& node) {
+    std::string name(anchor);
+    anchors.erase(name);
+    anchors.emplace(std::move(name), node);
+  }
+
+  std::optional<Error> start_container(const yaml_event_t& event, bool mapping) {
+    if (static_cast<int>(stack.size()) >= max_depth) {
+      return at(event.start_mark, "nested deeper than the limit of " + std::to_string(max_depth) + " levels");
+    }
+    std::string_view tag = view(mapping ? event.data.mapping_start.tag : event.data.sequence_start.tag);
+    std::string_view anchor = view(mapping ? event.data.mapping_start.anchor : event.data.sequence_start.anchor);
+    YAML::Node node(mapping ? YAML::NodeType::Map : YAML::NodeType::Sequence);
+    if (!tag.empty()) node.SetTag(std::string(tag));
+    bool is_key = !stack.empty() && stack.back().mapping && !stack.back().key;
+    DuplicateKey::Segment segment = is_key ? DuplicateKey::Segment(std::string("?")) : place(node, event.start_mark, "");
+    if (!anchor.empty()) name_anchor(anchor, node);
+    stack.emplace_back(node, mapping, is_key, std::string(anchor), std::move(segment));
+    return std::nullopt;
+  }
+
+  void end_container(const yaml_event_t& event) {
+    Frame frame = std::move(stack.back());
+    stack.pop_back();
+    if (frame.is_key) place(frame.node, event.start_mark, "");
+  }
+
+  std::optional<Error> alias(const yaml_event_t& event) {
+    std::string name(view(event.data.alias.anchor));
+    auto found = anchors.find(name);
+    if (found == anchors.end()) return at(event.start_mark, "alias *" + name + " names no anchor before it");
+    for (const Frame& frame : stack) {
+      if (frame.anchor == name) return at(event.start_mark, "alias *" + name + " inside the node it refers to");
+    }
+    place(found->second, event.start_mark, found->second.IsScalar() ? found->second.Scalar() : "");
+    return std::nullopt;
+  }
+
+  void scalar(const yaml_event_t& event) {
+    YAML::Node node = scalar_node(event);
+    std::string_view anchor = view(event.data.scalar.anchor);
+    if (!anchor.empty()) name_anchor(anchor, node);
+    place(node, event.start_mark, view(event.data.scalar.value, event.data.scalar.length));
+  }
+
+  Result<std::optional<YamlDocument>> next() {
+    if (done) return std::optional<YamlDocument>();
+    for (;;) {
+      yaml_event_t event;
+      if (yaml_parser_parse(&parser, &event) == 0) {
+        done = true;
+        return syntax_error();
+      }
+      EventGuard guard{event};
+      std::optional<Error> error;
+      switch (event.type) {
+        case YAML_DOCUMENT_START_EVENT:
+          ++document;
+          document_start = event.start_mark.index - event.start_mark.column;
+          document_line = event.start_mark.line;
+          break;
+        case YAML_DOCUMENT_END_EVENT: {
+          YamlDocument out{root ? std::move(*root) : YAML::Node(), std::move(duplicate)};
+          root.reset();
+          duplicate.reset();
+          anchors.clear();
+          return std::optional<YamlDocument>(std::move(out));
+        }
+        case YAML_MAPPING_START_EVENT:
+        case YAML_SEQUENCE_START_EVENT:
+          error = start_container(event, event.type == YAML_MAPPING_START_EVENT);
+          break;
+        case YAML_MAPPING_END_EVENT:
+        case YAML_SEQUENCE_END_EVENT:
+          end_container(event);
+          break;
+        case YAML_SCALAR_EVENT:
+          scalar(event);
+          break;
+        case YAML_ALIAS_EVENT:
+          error = alias(event);
+          break;
+        case YAML_STREAM_END_EVENT:
+        case YAML_NO_EVENT:
+          done = true;
+          return std::optional<YamlDocument>();
+        case YAML_STREAM_START_EVENT:
+          break;
+      }
+      if (error) {
+        done = true;
+        return *error;
+      }
+    }
+  }
+
+  // The message yaml-cpp gave before libyaml read the manifests ("end of map flow not found"), kept because
+  // users and scripts know it: yaml-cpp reads the failing document again, up to the line libyaml stopped at
+  // (errors only, so its speed does not matter). libyaml's own words when yaml-cpp finds nothing wrong there.
+  Error syntax_error() const {
+    std::size_t stop = std::min(parser.problem_offset, text.size());
+    if (parser.error != YAML_READER_ERROR) stop = std::min(parser.problem_mark.index, text.size());
+    std::size_t line_end = text.find('\n', stop);
+    std::size_t end = line_end == std::string_view::npos ? text.size() : line_end + 1;
+    try {
+      YAML::LoadAll(std::string(text.substr(document_start, end - document_start)));
+    } catch (const YAML::Exception& error) {
+      if (error.mark.is_null()) return Error{source + ": invalid YAML: " + error.msg};
+      return Error{source + ": invalid YAML at line " + std::to_string(error.mark.line + 1 + document_line) +
+                   ", column " + std::to_string(error.mark.column + 1) + ": " + error.msg};
+    }
+    std::string problem = parser.problem != nullptr ? parser.problem : "cannot be read";
+    if (parser.context != nullptr) problem += std::string(" ") + parser.context;
+    if (parser.error == YAML_READER_ERROR) {
+      std::size_t line = static_cast<std::size_t>(std::count(text.begin(), text.begin() + stop, '\n'));
+      return Error{source + ": invalid YAML at line " + std::to_string(line + 1) + ": " + problem};
+    }
+    return Error{source + ": invalid YAML at line " + std::to_string(parser.problem_mark.line + 1) + ", column " +
+                 std::to_string(parser.problem_mark.column + 1) + ": " + problem};
+  }
+};
+
+YamlStream::YamlStream(std::string_view text, std::string source, int max_depth)
+    : parser_(std::make_unique<Parser>(text, std::move(source), max_depth)) {}
+
+YamlStream::~YamlStream() = default;
+
+Result<std::optional<YamlDocument>> YamlStream::next() { return parser_->next(); }
+
+std::string format_path(const std::vector<DuplicateKey::Segment>& path, std::size_t first) {
+  std::string out;
+  for (std::size_t i = first; i < path.size(); ++i) {
+    if (const std::size_t* index = std::get_if<std::size_t>(&path[i])) {
+      out += "[" + std::to_string(*index) + "]";
+    } else {
+      if (!out.empty()) out += ".";
+      out += std::get<std::string>(path[i]);
+    }
+  }
+  return out;
+}
+
+}  // namespace scalewright::manifest
