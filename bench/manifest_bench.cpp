@@ -3,6 +3,7 @@
 // 10x the input's size.
 // - BM_DecodeManifests50MB: decode_manifests over the text already in memory (the parse and decode cost alone).
 // - BM_LoadManifestFile50MB: load_manifest_file over the same text written to a temporary file.
+// - BM_ReadDocuments50MB: the parse alone (libyaml events built into one node tree per document), no decoding.
 // Counters: input_MiB, peak_RSS_MiB (high-water mark during the run, minus nothing: it includes the input text),
 // and peak_over_input (that peak divided by the input's size).
 // `manifest_bench --write-yaml=FILE` writes the generated text to FILE and exits, for timing `scalewright check`.
@@ -16,6 +17,7 @@
 #include <string_view>
 
 #include "manifest/manifest.h"
+#include "manifest/yaml_stream.h"
 #include "process_memory.h"
 
 namespace scalewright::bench {
@@ -89,6 +91,27 @@ void BM_LoadManifestFile50MB(benchmark::State& state) {
   report(state, peak);
 }
 BENCHMARK(BM_LoadManifestFile50MB)->Unit(benchmark::kMillisecond)->Iterations(1);
+
+// The parse alone: every document read and built as a node tree, then dropped, nothing decoded.
+void BM_ReadDocuments50MB(benchmark::State& state) {
+  const std::string& text = manifests_text();
+  double peak = 0;
+  for (auto _ : state) {
+    reset_peak_rss();
+    manifest::YamlStream stream(text, "bench.yaml", ManifestLimits{}.max_depth);
+    int documents = 0;
+    for (;;) {
+      Result<std::optional<manifest::YamlDocument>> document = stream.next();
+      if (!document) state.SkipWithError(document.error().message.c_str());
+      if (!document || !*document) break;
+      ++documents;
+    }
+    if (documents != kDeployments) state.SkipWithError("count");
+    peak = std::max(peak, peak_rss_since_reset_mib());
+  }
+  report(state, peak);
+}
+BENCHMARK(BM_ReadDocuments50MB)->Unit(benchmark::kMillisecond)->Iterations(1);
 
 }  // namespace
 }  // namespace scalewright::bench
