@@ -28,9 +28,29 @@ std::string quote(std::string_view text) {
 }
 
 Field Field::child(std::string_view key) const {
-  if (!present()) return Field(YAML::Node(YAML::NodeType::Undefined), path_of(key));
+  if (!present()) return Field(undefined(), path_of(key));
   expect_map();
-  return Field(node_[std::string(key)], path_of(key));
+  for (const auto& [name, value] : index()) {
+    if (name == key) return Field(value, path_of(key));
+  }
+  return Field(undefined(), path_of(key));
+}
+
+const YAML::Node& Field::undefined() {
+  static const YAML::Node node(YAML::NodeType::Undefined);
+  return node;
+}
+
+const Field::Index& Field::index() const {
+  if (!index_) {
+    auto index = std::make_shared<Index>();
+    index->reserve(node_.size());
+    for (const auto& entry : node_) {
+      if (entry.first.IsScalar()) index->emplace_back(entry.first.Scalar(), entry.second);
+    }
+    index_ = std::move(index);
+  }
+  return *index_;
 }
 
 Field Field::required_child(std::string_view key) const {
