@@ -157,7 +157,8 @@ struct YamlStream::Parser {
     YAML::Node node(mapping ? YAML::NodeType::Map : YAML::NodeType::Sequence);
     if (!tag.empty()) node.SetTag(std::string(tag));
     bool is_key = !stack.empty() && stack.back().mapping && !stack.back().key;
-    DuplicateKey::Segment segment = is_key ? DuplicateKey::Segment(std::string("?")) : place(node, event.start_mark, "");
+    DuplicateKey::Segment segment =
+        is_key ? DuplicateKey::Segment(std::string("?")) : place(node, event.start_mark, "");
     if (!anchor.empty()) name_anchor(anchor, node);
     stack.emplace_back(node, mapping, is_key, std::string(anchor), std::move(segment));
     return std::nullopt;
