@@ -30,11 +30,12 @@ constexpr int kDeployments = 156'101;
 void append_deployment(std::string& out, int i) {
   const std::string name = "svc-" + std::to_string(i);
   const char* tier = (i % 3 == 0) ? "web" : (i % 3 == 1) ? "api" : "worker";
-  out += "---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: " + name +
-         "\nspec:\n  replicas: " + std::to_string(1 + i % 4) + "\n  selector:\n    matchLabels: {app: " + name +
-         "}\n  template:\n    metadata:\n      labels: {app: " + name + ", tier: " + tier + "}\n    spec:\n      containers:\n      - name: app\n        image: nginx:1." +
-         std::to_string(20 + i % 6) + "\n        resources:\n          requests: {cpu: " +
-         std::to_string(100 + (i % 8) * 50) + "m, memory: " + std::to_string(128 << (i % 4)) + "Mi}\n";
+  out += "---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: " + name;
+  out += "\nspec:\n  replicas: " + std::to_string(1 + i % 4) + "\n  selector:\n    matchLabels: {app: " + name;
+  out += "}\n  template:\n    metadata:\n      labels: {app: " + name + ", tier: " + tier + "}\n    spec:\n";
+  out += "      containers:\n      - name: app\n        image: nginx:1." + std::to_string(20 + i % 6);
+  out += "\n        resources:\n          requests: {cpu: " + std::to_string(100 + (i % 8) * 50) +
+         "m, memory: " + std::to_string(128 << (i % 4)) + "Mi}\n";
   if (i % 10 == 0) {
     out += "          limits: {cpu: \"1\", memory: 1Gi}\n      - name: envoy\n"
            "        image: envoyproxy/envoy:v1.28\n        resources: {requests: {cpu: 50m, memory: 64Mi}}\n";
