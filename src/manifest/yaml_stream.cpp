@@ -22,18 +22,6 @@ bool is_null_text(std::string_view text) {
   return text.empty() || text == "~" || text == "null" || text == "Null" || text == "NULL";
 }
 
-// A scalar as yaml-cpp's own builder makes it: untagged plain scalars get the non-specific tag "?", untagged
-// quoted and block scalars "!", which is how Field::quoted() tells `replicas: "3"` from `replicas: 3`.
-YAML::Node scalar_node(const yaml_event_t& event) {
-  std::string_view value = view(event.data.scalar.value, event.data.scalar.length);
-  std::string_view tag = view(event.data.scalar.tag);
-  bool plain = event.data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
-  if (tag.empty() && plain && is_null_text(value)) return YAML::Node(YAML::NodeType::Null);
-  YAML::Node node{std::string(value)};
-  node.SetTag(!tag.empty() ? std::string(tag) : plain ? "?" : "!");
-  return node;
-}
-
 // Frees an event's buffers however the loop leaves.
 struct EventGuard {
   yaml_event_t& event;
@@ -54,10 +42,11 @@ struct Frame {
   std::size_t next_index = 0;     // a sequence's next item
   // A mapping's key waiting for its value.
   std::optional<YAML::Node> key;
-  std::optional<std::string> key_text;  // when the key is a scalar
+  // When the key is a scalar: its text, viewed in the key node (which lives as long as the document).
+  std::optional<std::string_view> key_text;
   // The mapping's scalar keys so far and their lines, for duplicates: scanned while few, hashed beyond.
-  std::vector<std::pair<std::string, int>> keys;
-  std::unordered_map<std::string, int> key_index;
+  std::vector<std::pair<std::string_view, int>> keys;
+  std::unordered_map<std::string_view, int> key_index;
 };
 
 constexpr std::size_t kKeysScannedLinearly = 16;
@@ -78,6 +67,13 @@ struct YamlStream::Parser {
   std::vector<Frame> stack;
   std::unordered_map<std::string, YAML::Node> anchors;
   std::optional<DuplicateKey> duplicate;
+  std::string scratch;  // a scalar's text on its way into its node, in a buffer that is reused
+  // Every node of the document is an item of this sequence, which only the stream sees: yaml-cpp creates an
+  // item in its sequence's node store, whereas a node made on its own gets a store of its own (five
+  // allocations) that is then merged into its parent's. Items are made one at a time, each given its value
+  // before the next: yaml-cpp adds an item only after a defined one.
+  std::optional<YAML::Node> arena;
+  std::size_t arena_size = 0;
 
   Parser(std::string_view text_, std::string source_, int max_depth_)
       : text(text_), source(std::move(source_)), max_depth(max_depth_) {
@@ -91,34 +87,72 @@ struct YamlStream::Parser {
                  std::to_string(mark.line + 1) + ", column " + std::to_string(mark.column + 1)};
   }
 
+  YAML::Node fresh() {
+    if (!arena) {
+      arena.emplace(YAML::NodeType::Sequence);
+      arena_size = 0;
+    }
+    return (*arena)[arena_size++];
+  }
+
+  // A scalar as yaml-cpp's own builder makes it, but for the tag of untagged plain scalars: yaml-cpp gives them
+  // the non-specific "?", which nothing here reads (the emitter writes neither "?" nor ""), so it stays empty.
+  // Untagged quoted and block scalars get "!", which is how Field::quoted() tells `replicas: "3"` from
+  // `replicas: 3`. Setting a tag also defines a node: as null until it gets a value.
+  YAML::Node scalar_node(const yaml_event_t& event) {
+    std::string_view value = view(event.data.scalar.value, event.data.scalar.length);
+    std::string_view tag = view(event.data.scalar.tag);
+    bool plain = event.data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
+    YAML::Node node = fresh();
+    if (tag.empty() && plain && is_null_text(value)) {
+      node.SetTag("");
+      return node;
+    }
+    scratch.assign(value);
+    node = scratch;
+    if (!tag.empty()) {
+      node.SetTag(std::string(tag));
+    } else if (!plain) {
+      node.SetTag("!");
+    }
+    return node;
+  }
+
   // Places `child` at the current position: the document's root, the next item of the open sequence, or the
   // open mapping's key or value. Containers are placed when they start, so their items are created in the
   // document's one node store; placing a finished subtree would copy its whole store at every level.
-  DuplicateKey::Segment place(const YAML::Node& child, const yaml_mark_t& mark, std::string_view scalar_key) {
+  void place(const YAML::Node& child, const yaml_mark_t& mark) {
     if (stack.empty()) {
       root.emplace(child);  // emplace: assigning one yaml-cpp node to another rebinds what it refers to
-      return std::string();
+      return;
     }
     Frame& top = stack.back();
     if (!top.mapping) {
       top.node.push_back(child);
-      return top.next_index++;
+      ++top.next_index;
+      return;
     }
     if (!top.key) {
       top.key.emplace(child);
       top.key_text.reset();
-      if (child.IsScalar() || child.IsNull()) {
-        top.key_text = std::string(scalar_key);
-        note_key(top, *top.key_text, static_cast<int>(mark.line + 1));
-      }
-      return std::string();
+      if (child.IsScalar()) top.key_text = std::string_view(top.key->Scalar());
+      if (child.IsNull()) top.key_text = std::string_view();
+      if (top.key_text) note_key(top, *top.key_text, static_cast<int>(mark.line + 1));
+      return;
     }
     top.node.force_insert(*top.key, child);
     top.key.reset();
-    return top.key_text ? DuplicateKey::Segment(*top.key_text) : DuplicateKey::Segment(std::string("?"));
   }
 
-  void note_key(Frame& top, const std::string& key, int line) {
+  // Where the next node placed goes in its parent, for paths.
+  DuplicateKey::Segment next_segment() const {
+    if (stack.empty()) return std::string();
+    const Frame& top = stack.back();
+    if (!top.mapping) return top.next_index;
+    return std::string(top.key && top.key_text ? *top.key_text : "?");
+  }
+
+  void note_key(Frame& top, std::string_view key, int line) {
     int first_line = 0;
     if (top.keys.size() < kKeysScannedLinearly) {
       for (const auto& [seen, seen_line] : top.keys) {
@@ -136,7 +170,7 @@ struct YamlStream::Parser {
     if (duplicate) return;  // the first one is the one reported
     DuplicateKey found{{}, line, first_line};
     for (std::size_t i = 1; i < stack.size(); ++i) found.path.push_back(stack[i].segment);
-    found.path.push_back(key);
+    found.path.push_back(std::string(key));
     duplicate = std::move(found);
   }
 
@@ -154,11 +188,13 @@ struct YamlStream::Parser {
     }
     std::string_view tag = view(mapping ? event.data.mapping_start.tag : event.data.sequence_start.tag);
     std::string_view anchor = view(mapping ? event.data.mapping_start.anchor : event.data.sequence_start.anchor);
-    YAML::Node node(mapping ? YAML::NodeType::Map : YAML::NodeType::Sequence);
-    if (!tag.empty()) node.SetTag(std::string(tag));
+    // Defined by its tag (yaml-cpp's "?" when it has none), as null until its first entry makes it a mapping or
+    // a sequence; an empty one is given its type when it ends.
+    YAML::Node node = fresh();
+    node.SetTag(tag.empty() ? std::string("?") : std::string(tag));
     bool is_key = !stack.empty() && stack.back().mapping && !stack.back().key;
-    DuplicateKey::Segment segment =
-        is_key ? DuplicateKey::Segment(std::string("?")) : place(node, event.start_mark, "");
+    DuplicateKey::Segment segment = next_segment();
+    if (!is_key) place(node, event.start_mark);
     if (!anchor.empty()) name_anchor(anchor, node);
     stack.emplace_back(node, mapping, is_key, std::string(anchor), std::move(segment));
     return std::nullopt;
@@ -167,7 +203,12 @@ struct YamlStream::Parser {
   void end_container(const yaml_event_t& event) {
     Frame frame = std::move(stack.back());
     stack.pop_back();
-    if (frame.is_key) place(frame.node, event.start_mark, "");
+    if (frame.mapping ? !frame.node.IsMap() : !frame.node.IsSequence()) {
+      std::string tag = frame.node.Tag();
+      frame.node = YAML::Node(frame.mapping ? YAML::NodeType::Map : YAML::NodeType::Sequence);
+      frame.node.SetTag(tag);
+    }
+    if (frame.is_key) place(frame.node, event.start_mark);
   }
 
   std::optional<Error> alias(const yaml_event_t& event) {
@@ -177,7 +218,7 @@ struct YamlStream::Parser {
     for (const Frame& frame : stack) {
       if (frame.anchor == name) return at(event.start_mark, "alias *" + name + " inside the node it refers to");
     }
-    place(found->second, event.start_mark, found->second.IsScalar() ? found->second.Scalar() : "");
+    place(found->second, event.start_mark);
     return std::nullopt;
   }
 
@@ -185,7 +226,7 @@ struct YamlStream::Parser {
     YAML::Node node = scalar_node(event);
     std::string_view anchor = view(event.data.scalar.anchor);
     if (!anchor.empty()) name_anchor(anchor, node);
-    place(node, event.start_mark, view(event.data.scalar.value, event.data.scalar.length));
+    place(node, event.start_mark);
   }
 
   Result<std::optional<YamlDocument>> next() {
@@ -209,6 +250,7 @@ struct YamlStream::Parser {
           root.reset();
           duplicate.reset();
           anchors.clear();
+          arena.reset();
           return std::optional<YamlDocument>(std::move(out));
         }
         case YAML_MAPPING_START_EVENT:
