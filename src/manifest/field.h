@@ -34,8 +34,8 @@ class Field {
  public:
   // A missing key arrives as yaml-cpp's "zombie" node, which throws when asked its type: keep a plain undefined
   // node instead, so absent fields answer every question.
-  Field(YAML::Node node, std::string path)
-      : node_(node.IsDefined() ? std::move(node) : undefined()), path_(std::move(path)) {}
+  Field(const YAML::Node& node, std::string path)
+      : node_(node.IsDefined() ? node : undefined()), path_(std::move(path)) {}
 
   const std::string& path() const { return path_; }
   const YAML::Node& node() const { return node_; }
