@@ -1,6 +1,6 @@
 #pragma once
 // A YAML (or JSON) stream read one document at a time. libyaml's event parser reads the text (yaml-cpp's own
-// scanner was most of the 27 s that 50 MB took, issue [5]) and each document is built as a yaml-cpp node tree,
+// parser takes 9 times as long for the events alone, issue [5]) and each document is built as a yaml-cpp tree,
 // the form the kind decoders read through Field, so only one document's tree is alive at once.
 // While it builds, it refuses what kubectl and the API server refuse or what would exhaust the process: nesting
 // deeper than a limit (counted on the events, so 1,000,000 levels cost no stack) and a key given twice in one
