@@ -87,6 +87,7 @@ struct YamlStream::Parser {
                  std::to_string(mark.line + 1) + ", column " + std::to_string(mark.column + 1)};
   }
 
+  // A new, undefined node of the document; the caller defines it before the next call.
   YAML::Node fresh() {
     if (!arena) {
       arena.emplace(YAML::NodeType::Sequence);
@@ -119,8 +120,9 @@ struct YamlStream::Parser {
   }
 
   // Places `child` at the current position: the document's root, the next item of the open sequence, or the
-  // open mapping's key or value. Containers are placed when they start, so their items are created in the
-  // document's one node store; placing a finished subtree would copy its whole store at every level.
+  // open mapping's key or value. A container is placed when it starts and filled afterwards (a container used
+  // as a key, when it ends: the key must be whole before its value). All are in the document's node store
+  // (fresh()), so force_insert and push_back copy no store.
   void place(const YAML::Node& child, const yaml_mark_t& mark) {
     if (stack.empty()) {
       root.emplace(child);  // emplace: assigning one yaml-cpp node to another rebinds what it refers to
