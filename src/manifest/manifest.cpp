@@ -76,7 +76,7 @@ class DocumentDecoder {
   }
 
  private:
-  // The API server refuses a field given twice (strict field validation, kubectl's default since 1.27), and
+  // The API server refuses a field given twice (strict field validation, kubectl's default), and
   // which of the two would win is not obvious to the reader of the file. Named like any invalid field: the
   // object (the List item when it is in one) and the path within it.
   Error duplicate_key(const YAML::Node& root, const DuplicateKey& duplicate) const {
