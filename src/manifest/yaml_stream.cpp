@@ -30,9 +30,10 @@ struct EventGuard {
 
 // One open mapping or sequence of the document being built.
 struct Frame {
-  Frame(YAML::Node node_, bool mapping_, bool is_key_, std::string anchor_, DuplicateKey::Segment segment_)
+  Frame(YAML::Node node_, bool mapping_, bool is_key_, std::string anchor_, DuplicateKey::Segment segment_,
+        std::size_t keys_begin_)
       : node(std::move(node_)), mapping(mapping_), is_key(is_key_), anchor(std::move(anchor_)),
-        segment(std::move(segment_)) {}
+        segment(std::move(segment_)), keys_begin(keys_begin_) {}
 
   YAML::Node node;
   bool mapping = false;
@@ -44,8 +45,9 @@ struct Frame {
   std::optional<YAML::Node> key;
   // When the key is a scalar: its text, viewed in the key node (which lives as long as the document).
   std::optional<std::string_view> key_text;
-  // The mapping's scalar keys so far and their lines, for duplicates: scanned while few, hashed beyond.
-  std::vector<std::pair<std::string_view, int>> keys;
+  // The mapping's scalar keys so far, for duplicates: Parser::open_keys from keys_begin on while it is the
+  // innermost container; scanned while few, hashed beyond.
+  std::size_t keys_begin = 0;
   std::unordered_map<std::string_view, int> key_index;
 };
 
@@ -65,6 +67,9 @@ struct YamlStream::Parser {
 
   std::optional<YAML::Node> root;
   std::vector<Frame> stack;
+  // The scalar keys, with their lines, of every open mapping, innermost last: one buffer for all, since a
+  // mapping's keys are dropped when it ends (a vector per mapping was a few allocations per mapping).
+  std::vector<std::pair<std::string_view, int>> open_keys;
   std::unordered_map<std::string, YAML::Node> anchors;
   std::optional<DuplicateKey> duplicate;
   std::string scratch;  // a scalar's text on its way into its node, in a buffer that is reused
@@ -156,16 +161,16 @@ struct YamlStream::Parser {
 
   void note_key(Frame& top, std::string_view key, int line) {
     int first_line = 0;
-    if (top.keys.size() < kKeysScannedLinearly) {
-      for (const auto& [seen, seen_line] : top.keys) {
-        if (seen == key) first_line = seen_line;
+    if (open_keys.size() - top.keys_begin < kKeysScannedLinearly) {
+      for (std::size_t i = top.keys_begin; i < open_keys.size(); ++i) {
+        if (open_keys[i].first == key) first_line = open_keys[i].second;
       }
     } else {
-      if (top.key_index.empty()) top.key_index.insert(top.keys.begin(), top.keys.end());
+      if (top.key_index.empty()) top.key_index.insert(open_keys.begin() + top.keys_begin, open_keys.end());
       if (auto found = top.key_index.find(key); found != top.key_index.end()) first_line = found->second;
     }
     if (first_line == 0) {
-      top.keys.emplace_back(key, line);
+      open_keys.emplace_back(key, line);
       if (!top.key_index.empty()) top.key_index.emplace(key, line);
       return;
     }
@@ -198,13 +203,14 @@ struct YamlStream::Parser {
     DuplicateKey::Segment segment = next_segment();
     if (!is_key) place(node, event.start_mark);
     if (!anchor.empty()) name_anchor(anchor, node);
-    stack.emplace_back(node, mapping, is_key, std::string(anchor), std::move(segment));
+    stack.emplace_back(node, mapping, is_key, std::string(anchor), std::move(segment), open_keys.size());
     return std::nullopt;
   }
 
   void end_container(const yaml_event_t& event) {
     Frame frame = std::move(stack.back());
     stack.pop_back();
+    open_keys.resize(frame.keys_begin);
     if (frame.mapping ? !frame.node.IsMap() : !frame.node.IsSequence()) {
       std::string tag = frame.node.Tag();
       frame.node = YAML::Node(frame.mapping ? YAML::NodeType::Map : YAML::NodeType::Sequence);

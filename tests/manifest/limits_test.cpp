@@ -181,6 +181,26 @@ items:
             "test.yaml doc 1 Node/n2: metadata.labels.zone: duplicate field \"zone\" at line 9 (first at line 9)");
 }
 
+TEST(DuplicateKeys, AfterANestedMappingHasEnded) {
+  EXPECT_EQ(decode_error(R"(apiVersion: v1
+kind: Node
+metadata:
+  name: n1
+  labels: {name: a, zone: b}
+  name: n2
+)"),
+            "test.yaml doc 1 Node/n1: metadata.name: duplicate field \"name\" at line 6 (first at line 4)");
+}
+
+TEST(DuplicateKeys, InAMappingOfManyKeys) {
+  // Beyond 16 keys a mapping's keys are hashed rather than scanned: k0..k19 on lines 6..25, then k7 again.
+  std::string yaml = "apiVersion: v1\nkind: Node\nmetadata:\n  name: n1\n  labels:\n";
+  for (int i = 0; i < 20; ++i) yaml += "    k" + std::to_string(i) + ": v\n";
+  yaml += "    k7: w\n";
+  EXPECT_EQ(decode_error(yaml),
+            "test.yaml doc 1 Node/n1: metadata.labels.k7: duplicate field \"k7\" at line 26 (first at line 13)");
+}
+
 TEST(DuplicateKeys, TheSameKeyInDifferentMappingsIsNotADuplicate) {
   ManifestSet set = decode_ok(R"(apiVersion: v1
 kind: Pod
