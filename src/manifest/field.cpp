@@ -33,9 +33,29 @@ std::string out_of_range(const Quantity& quantity, bool milli) {
 }
 
 Field Field::child(std::string_view key) const {
-  if (!present()) return Field(YAML::Node(YAML::NodeType::Undefined), path_of(key));
+  if (!present()) return Field(undefined(), path_of(key));
   expect_map();
-  return Field(node_[std::string(key)], path_of(key));
+  for (const auto& [name, value] : index()) {
+    if (name == key) return Field(value, path_of(key));
+  }
+  return Field(undefined(), path_of(key));
+}
+
+const YAML::Node& Field::undefined() {
+  static const YAML::Node node(YAML::NodeType::Undefined);
+  return node;
+}
+
+const Field::Index& Field::index() const {
+  if (!index_) {
+    auto index = std::make_shared<Index>();
+    index->reserve(node_.size());
+    for (const auto& entry : node_) {
+      if (entry.first.IsScalar()) index->emplace_back(entry.first.Scalar(), entry.second);
+    }
+    index_ = std::move(index);
+  }
+  return *index_;
 }
 
 Field Field::required_child(std::string_view key) const {
@@ -47,7 +67,8 @@ Field Field::required_child(std::string_view key) const {
 void Field::items(const std::function<void(const Field&)>& fn) const {
   if (!present()) return;
   if (!node_.IsSequence()) fail("expected a list, got " + describe());
-  for (std::size_t i = 0; i < node_.size(); ++i) fn(Field(node_[i], path_ + "[" + std::to_string(i) + "]"));
+  std::size_t i = 0;
+  for (const YAML::Node& item : node_) fn(Field(item, path_ + "[" + std::to_string(i++) + "]"));
 }
 
 void Field::entries(const std::function<void(const std::string&, const Field&)>& fn) const {
@@ -165,9 +186,14 @@ void Field::fail_at(std::string_view key, std::string problem) const {
   throw FieldError{path_of(key), std::move(problem)};
 }
 
+// Built in one allocation: the decoders make a path for every key they ask for, present or not.
 std::string Field::path_of(std::string_view key) const {
-  if (path_.empty()) return std::string(key);
-  return path_ + "." + std::string(key);
+  std::string path;
+  path.reserve(path_.size() + 1 + key.size());
+  path += path_;
+  if (!path.empty()) path += '.';
+  path += key;
+  return path;
 }
 
 std::string Field::describe() const {

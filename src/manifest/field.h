@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <initializer_list>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -35,8 +36,8 @@ class Field {
  public:
   // A missing key arrives as yaml-cpp's "zombie" node, which throws when asked its type: keep a plain undefined
   // node instead, so absent fields answer every question.
-  Field(YAML::Node node, std::string path)
-      : node_(node.IsDefined() ? std::move(node) : YAML::Node(YAML::NodeType::Undefined)), path_(std::move(path)) {}
+  Field(const YAML::Node& node, std::string path)
+      : node_(node.IsDefined() ? node : undefined()), path_(std::move(path)) {}
 
   const std::string& path() const { return path_; }
   const YAML::Node& node() const { return node_; }
@@ -124,9 +125,18 @@ class Field {
   static std::string unknown_choice(std::string_view noun, std::string_view text,
                                     const std::vector<std::string_view>& names);
   void expect_map() const;
+  // One undefined node shared by every absent field: a new one per absent key cost four allocations, and the
+  // decoders ask for many more absent keys than present ones. Fields never write through their node.
+  static const YAML::Node& undefined();
+  // This mapping's scalar keys and values, listed on the first lookup and shared by copies of the Field:
+  // yaml-cpp's own lookup copied every key it compared into a std::string, which was most of the decoding time
+  // of issue [5]. The keys view the nodes' own strings, which live as long as node_.
+  using Index = std::vector<std::pair<std::string_view, YAML::Node>>;
+  const Index& index() const;
 
   YAML::Node node_;
   std::string path_;
+  mutable std::shared_ptr<const Index> index_;
 };
 
 }  // namespace scalewright::manifest

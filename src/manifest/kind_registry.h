@@ -47,6 +47,7 @@ class KindRegistry {
 };
 
 // decode_manifests with a registry of one's own (the built-in kinds plus others, for example).
-Result<ManifestSet> decode_manifests(std::string_view text, std::string_view source, const KindRegistry& kinds);
+Result<ManifestSet> decode_manifests(std::string_view text, std::string_view source, const KindRegistry& kinds,
+                                     const ManifestLimits& limits = {});
 
 }  // namespace scalewright::manifest

@@ -6,14 +6,15 @@
 #include <fstream>
 #include <iterator>
 #include <optional>
-#include <sstream>
 #include <utility>
+#include <variant>
 
 #include <yaml-cpp/yaml.h>
 
 #include "manifest/field.h"
 #include "manifest/kind_registry.h"
 #include "manifest/priority.h"
+#include "manifest/yaml_stream.h"
 
 namespace scalewright {
 namespace manifest {
@@ -71,12 +72,31 @@ class DocumentDecoder {
         kinds_(kinds),
         out_(out) {}
 
-  std::optional<Error> decode(const YAML::Node& document) {
-    if (!document.IsDefined() || document.IsNull()) return std::nullopt;  // an empty document
-    return decode_object(Field(document, ""));
+  std::optional<Error> decode(const YamlDocument& document) {
+    if (document.duplicate) return duplicate_key(document.root, *document.duplicate);
+    if (!document.root.IsDefined() || document.root.IsNull()) return std::nullopt;  // an empty document
+    return decode_object(Field(document.root, ""));
   }
 
  private:
+  // The API server refuses a field given twice (strict field validation, kubectl's default), and
+  // which of the two would win is not obvious to the reader of the file. Named like any invalid field: the
+  // object (the List item when it is in one) and the path within it.
+  Error duplicate_key(const YAML::Node& root, const DuplicateKey& duplicate) const {
+    YAML::Node object = root;
+    std::size_t first = 0;
+    const std::size_t* item = duplicate.path.size() > 2 ? std::get_if<std::size_t>(&duplicate.path[1]) : nullptr;
+    if (item != nullptr && duplicate.path[0] == DuplicateKey::Segment(std::string("items")) &&
+        scalar_at(root, "kind") == "List" && root["items"].IsSequence() && *item < root["items"].size()) {
+      object = root["items"][*item];
+      first = 2;
+    }
+    std::string key = std::get<std::string>(duplicate.path.back());
+    return Error{context(Field(object, "")) + ": " + format_path(duplicate.path, first) + ": duplicate field " +
+                 quote(key) + " at line " + std::to_string(duplicate.line) + " (first at line " +
+                 std::to_string(duplicate.first_line) + ")"};
+  }
+
   std::optional<Error> decode_object(const Field& object) {
     try {
       std::string kind = object.required_string("kind");
@@ -152,48 +172,66 @@ class DocumentDecoder {
   DecodedFile& out_;
 };
 
-Error syntax_error(std::string_view source, const YAML::Exception& error) {
-  if (error.mark.is_null()) return Error{std::string(source) + ": invalid YAML: " + error.msg};
-  return Error{std::string(source) + ": invalid YAML at line " + std::to_string(error.mark.line + 1) + ", column " +
-               std::to_string(error.mark.column + 1) + ": " + error.msg};
+std::string size_text(std::uintmax_t bytes) {
+  constexpr std::uintmax_t kMiB = 1024 * 1024;
+  std::string text = std::to_string(bytes) + " bytes";
+  if (bytes >= kMiB && bytes % kMiB == 0) text += " (" + std::to_string(bytes / kMiB) + " MiB)";
+  return text;
 }
 
-Result<DecodedFile> decode_file(std::string_view text, std::string_view source, const KindRegistry& kinds) {
-  std::vector<YAML::Node> documents;
-  try {
-    documents = YAML::LoadAll(std::string(text));
-  } catch (const YAML::Exception& error) {
-    return syntax_error(source, error);
-  }
+Error too_large(std::string_view source, std::uintmax_t size, const ManifestLimits& limits) {
+  return Error{std::string(source) + ": " + std::to_string(size) + " bytes is over the limit of " +
+               size_text(limits.max_bytes) + " for a manifest file"};
+}
+
+Result<DecodedFile> decode_file(std::string_view text, std::string_view source, const KindRegistry& kinds,
+                                const ManifestLimits& limits) {
+  if (text.size() > limits.max_bytes) return too_large(source, text.size(), limits);
+  // One document's node tree at a time: the whole file's trees at once were most of the 4 GB of issue [5].
+  YamlStream stream(text, std::string(source), limits.max_depth);
   DecodedFile out;
-  for (std::size_t i = 0; i < documents.size(); ++i) {
-    DocumentDecoder decoder(source, static_cast<int>(i + 1), kinds, out);
-    if (std::optional<Error> error = decoder.decode(documents[i])) return *error;
+  for (int number = 1;; ++number) {
+    Result<std::optional<YamlDocument>> document = stream.next();
+    if (!document) return document.error();
+    if (!*document) return out;
+    DocumentDecoder decoder(source, number, kinds, out);
+    if (std::optional<Error> error = decoder.decode(**document)) return *error;
   }
-  return out;
 }
 
-Result<std::string> read_file(const std::filesystem::path& path) {
+// Reads the file into one string of its size; refuses it unread when it is over the limit (a pipe or other
+// file without a size is refused once it has given more).
+Result<std::string> read_file(const std::filesystem::path& path, const ManifestLimits& limits) {
   std::error_code ignored;
   if (std::filesystem::is_directory(path, ignored)) return Error{path.string() + ": cannot read: is a directory"};
   std::ifstream in(path, std::ios::binary);
   if (!in) return Error{path.string() + ": cannot read: " + std::strerror(errno)};
-  std::ostringstream text;
-  text << in.rdbuf();
+  std::error_code no_size;
+  std::uintmax_t size = std::filesystem::is_regular_file(path, ignored) ? std::filesystem::file_size(path, no_size) : 0;
+  if (no_size) size = 0;
+  if (size > limits.max_bytes) return too_large(path.string(), size, limits);
+  std::string text;
+  text.reserve(static_cast<std::size_t>(size));
+  char buffer[1 << 16];
+  while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
+    text.append(buffer, static_cast<std::size_t>(in.gcount()));
+    if (text.size() > limits.max_bytes) return too_large(path.string(), text.size(), limits);
+  }
   if (in.bad()) return Error{path.string() + ": cannot read: " + std::strerror(errno)};
-  return text.str();
+  return text;
 }
 
-Result<DecodedFile> load_file(const std::filesystem::path& path) {
-  Result<std::string> text = read_file(path);
+Result<DecodedFile> load_file(const std::filesystem::path& path, const ManifestLimits& limits) {
+  Result<std::string> text = read_file(path, limits);
   if (!text) return text.error();
-  return decode_file(*text, path.string(), KindRegistry::builtin());
+  return decode_file(*text, path.string(), KindRegistry::builtin(), limits);
 }
 
 }  // namespace
 
-Result<ManifestSet> decode_manifests(std::string_view text, std::string_view source, const KindRegistry& kinds) {
-  Result<DecodedFile> decoded = decode_file(text, source, kinds);
+Result<ManifestSet> decode_manifests(std::string_view text, std::string_view source, const KindRegistry& kinds,
+                                     const ManifestLimits& limits) {
+  Result<DecodedFile> decoded = decode_file(text, source, kinds, limits);
   if (!decoded) return decoded.error();
   return std::move(decoded->set);
 }
@@ -238,12 +276,12 @@ std::string ManifestSet::locate(std::string_view kind, const ObjectMeta& meta, s
   return field.empty() ? object : object + ": " + std::string(field);
 }
 
-Result<ManifestSet> decode_manifests(std::string_view text, std::string_view source) {
-  return manifest::decode_manifests(text, source, manifest::KindRegistry::builtin());
+Result<ManifestSet> decode_manifests(std::string_view text, std::string_view source, const ManifestLimits& limits) {
+  return manifest::decode_manifests(text, source, manifest::KindRegistry::builtin(), limits);
 }
 
-Result<ManifestSet> load_manifest_file(const std::filesystem::path& path) {
-  Result<manifest::DecodedFile> decoded = manifest::load_file(path);
+Result<ManifestSet> load_manifest_file(const std::filesystem::path& path, const ManifestLimits& limits) {
+  Result<manifest::DecodedFile> decoded = manifest::load_file(path, limits);
   if (!decoded) return decoded.error();
   return std::move(decoded->set);
 }
@@ -271,7 +309,7 @@ Result<std::vector<std::filesystem::path>> manifest_files_in(const std::filesyst
 Result<ManifestSet> load_manifest_files(const std::vector<std::string>& paths) {
   manifest::DecodedFile all;
   auto load = [&](const std::filesystem::path& path) -> std::optional<Error> {
-    Result<manifest::DecodedFile> decoded = manifest::load_file(path);
+    Result<manifest::DecodedFile> decoded = manifest::load_file(path, ManifestLimits{});
     if (!decoded) return decoded.error();
     all.append(std::move(*decoded));
     return std::nullopt;

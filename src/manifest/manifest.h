@@ -2,6 +2,7 @@
 // Reading the manifests users already `kubectl apply`: multi-document YAML or JSON, List objects, one file or
 // many. A file is decoded whole or not at all: the first invalid object rejects the file with its name, the
 // document number, kind/name and the field path.
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <string>
@@ -65,9 +66,20 @@ struct ManifestSet {
 // "Deployment/default/web"; a cluster-scoped object has the namespace its decoder leaves it ("" for a NodePool).
 std::string origin_key(std::string_view kind, const ObjectMeta& meta);
 
+// What a manifest file may be; beyond either limit it is refused with the limit in the message (README.md,
+// "Limits"). 256 MiB is five times the 50 MB of issue [5] (156,101 Deployments), far beyond the 3 MiB the API
+// server takes in one request. 1,000 levels of nesting is 10 times below the 10,000 of Kubernetes' own JSON
+// decoding (k8s.io/apimachinery/pkg/util/json, maxDepth) and some 20 times deeper than the deepest real
+// manifests (CRDs with a pod template in their schema, about 30-50 levels).
+struct ManifestLimits {
+  std::uintmax_t max_bytes = 256 * 1024 * 1024;
+  int max_depth = 1000;
+};
+
 // Decodes every document of `text`. `source` is the name used in messages (a file name).
-Result<ManifestSet> decode_manifests(std::string_view text, std::string_view source);
-Result<ManifestSet> load_manifest_file(const std::filesystem::path& path);
+Result<ManifestSet> decode_manifests(std::string_view text, std::string_view source,
+                                     const ManifestLimits& limits = {});
+Result<ManifestSet> load_manifest_file(const std::filesystem::path& path, const ManifestLimits& limits = {});
 // The manifest files of a directory, as `kubectl apply -f DIR` reads them: its *.yaml, *.yml and *.json files,
 // sorted by name, subdirectories left alone. No such file is an error naming the directory.
 Result<std::vector<std::filesystem::path>> manifest_files_in(const std::filesystem::path& directory);
