@@ -1,6 +1,7 @@
 #include "sim/simulator.h"
 
 #include <algorithm>
+#include <cassert>
 #include <fmt/format.h>
 #include <map>
 #include <memory>
@@ -47,11 +48,21 @@ struct SimPod {
   std::string nominated_node;  // the node (NodeClaim) the provisioner planned it onto
   std::string workload;        // owning workload's key; empty for bare and daemon pods
   Symbol scheduling_class;     // equivalence class, interned once: pods of one class fail together
+  std::string_view key;        // "namespace/name": the key of its entry in pods_, which does not move
+  std::uint64_t serial = 0;    // creation order among all pods; the timeline reports a pod pending once
   bool daemon = false;
-  bool reported_pending = false;
   std::string last_reason;     // last provisioning verdict reported, so the timeline says it once
   // Evicted: it keeps its place on the node (and out of its controller's count) until its grace period ends.
   std::optional<Duration> terminating_until;
+};
+
+// kube-scheduler's queue order: higher priority first, then older, then by key.
+struct QueueOrder {
+  bool operator()(const SimPod* a, const SimPod* b) const {
+    if (a->pod->priority() != b->pod->priority()) return a->pod->priority() > b->pod->priority();
+    if (a->created != b->created) return a->created < b->created;
+    return a->key < b->key;
+  }
 };
 
 enum class NodeState { Launching, Ready, Draining, Terminated };
@@ -208,6 +219,9 @@ class Simulation : private AutoscalingView {
   void retry_after_unavailable();
   void provision();
   bool in_flight(const std::string& node_name) const;  // a NodeClaim launched whose node is not Ready yet
+  void leave_queue(SimPod& pod);
+  void drop_nominee(SimPod& pod);  // from nominees_, its nomination left as it is
+  void check_pending_counts() const;
   void stop(std::string reason);
   bool node_limit_reached();  // and stops the run when it is
   void launch(provisioning::NewNodeClaim claim, const std::vector<std::string>& pod_keys);
@@ -256,6 +270,16 @@ class Simulation : private AutoscalingView {
   // Pods not bound to a node, by key: what the scheduler and the provisioner scan. Map nodes do not move, so
   // the pointers stay valid until the pod is deleted.
   std::map<std::string, SimPod*> unbound_;
+  // The same pods by scheduling class, each class in queue order: a scheduling pass merges the classes' heads, so
+  // it costs the pods it binds plus one try per class, not a sort of every pending pod at every event.
+  std::unordered_map<Symbol, std::set<SimPod*, QueueOrder>> queue_;
+  // Kept as pods come and go, so that a pass need not scan every pending pod to know them:
+  std::size_t needing_capacity_ = 0;  // pending pods, not DaemonSet pods, nominated nowhere
+  std::size_t unreported_ = 0;        // pending pods, not DaemonSet pods, with serial >= reported_below_
+  std::uint64_t reported_below_ = 0;  // pods created before it have been reported pending (or bound)
+  std::uint64_t next_pod_serial_ = 0;
+  // node -> the pending pods nominated to it.
+  std::unordered_map<std::string, std::unordered_set<SimPod*>> nominees_;
   std::map<std::string, SimNode> nodes_;         // launching, Ready or draining
   std::vector<SimNode> retired_;                 // terminated: kept for the bill
   std::vector<std::string> to_retire_;           // terminated during this event, moved out when it settles
@@ -964,9 +988,17 @@ void Simulation::create_pod(Pod pod, std::string workload) {
   sim.workload = std::move(workload);
   sim.daemon = sim.pod->is_daemonset_pod();
   sim.scheduling_class = Symbol(scheduling::scheduling_key(*sim.pod));
+  sim.serial = next_pod_serial_++;
   if (auto owner = workloads_.find(sim.workload); owner != workloads_.end()) owner->second.pods.insert(key);
   auto [it, inserted] = pods_.emplace(key, std::move(sim));
-  unbound_.emplace(key, &it->second);
+  SimPod& added = it->second;
+  added.key = it->first;
+  unbound_.emplace(key, &added);
+  queue_[added.scheduling_class].insert(&added);
+  if (!added.daemon) {
+    ++needing_capacity_;
+    ++unreported_;
+  }
   scheduling_dirty_ = true;
   provisioning_dirty_ = true;
 }
@@ -987,9 +1019,30 @@ void Simulation::delete_pod(const std::string& key) {
       snapshot_.remove_pod(key);
     }
   }
+  if (!it->second.bound_at) {
+    drop_nominee(it->second);
+    leave_queue(it->second);
+  }
   unbound_.erase(key);
   pods_.erase(it);
   scheduling_dirty_ = true;
+}
+
+void Simulation::drop_nominee(SimPod& pod) {
+  auto was = nominees_.find(pod.nominated_node);
+  if (was == nominees_.end()) return;
+  was->second.erase(&pod);
+  if (was->second.empty()) nominees_.erase(was);
+}
+
+// A pending pod leaves kube-scheduler's queue (bound or deleted), and the counts of pending pods it was in.
+void Simulation::leave_queue(SimPod& pod) {
+  auto cls = queue_.find(pod.scheduling_class);
+  cls->second.erase(&pod);
+  if (cls->second.empty()) queue_.erase(cls);
+  if (pod.daemon) return;
+  if (pod.nominated_node.empty()) --needing_capacity_;
+  if (pod.serial >= reported_below_) --unreported_;
 }
 
 void Simulation::count_busy(const SimPod& pod, int delta) {
@@ -1001,12 +1054,23 @@ void Simulation::count_busy(const SimPod& pod, int delta) {
 void Simulation::nominate(SimPod& pod, const std::string& node) {
   if (pod.bound_at || pod.nominated_node == node) return;
   count_busy(pod, -1);
+  if (pod.nominated_node.empty()) {
+    if (!pod.daemon) --needing_capacity_;
+  } else {
+    drop_nominee(pod);
+  }
   pod.nominated_node = node;
+  if (node.empty()) {
+    if (!pod.daemon) ++needing_capacity_;
+  } else {
+    nominees_[node].insert(&pod);
+  }
   count_busy(pod, +1);
 }
 
 void Simulation::bind(SimPod& pod, NodeId node, bool count_wait) {
   nominate(pod, "");
+  leave_queue(pod);
   pod.pod->spec.node_name = snapshot_.node(node).name();
   pod.bound_at = now_;
   unbound_.erase(pod.pod->meta.key());
@@ -1017,44 +1081,30 @@ void Simulation::bind(SimPod& pod, NodeId node, bool count_wait) {
 }
 
 // kube-scheduler's loop, one pass: pending pods in queue order, each bound before the next. Pods equivalent to
-// one that just failed fail too without another try, which keeps a pass over 50,000 replicas cheap.
+// one that just failed fail too without another try, which keeps a pass over 50,000 replicas cheap: the pass
+// walks each class's queue only while its pods bind.
 void Simulation::schedule_pending() {
   if (!scheduling_dirty_) return;
   scheduling_dirty_ = false;
-  std::vector<SimPod*> pending;
-  pending.reserve(unbound_.size());
-  for (const auto& [key, pod] : unbound_) pending.push_back(pod);
-  std::stable_sort(pending.begin(), pending.end(), [](const SimPod* a, const SimPod* b) {
-    if (a->pod->priority() != b->pod->priority()) return a->pod->priority() > b->pod->priority();
-    return a->created < b->created;
-  });
-  std::unordered_set<Symbol> failed_classes;
+  // The classes' first pods, best first (a heap ordered by the queue order, reversed for std::push_heap).
+  auto later = [](const SimPod* a, const SimPod* b) { return QueueOrder()(b, a); };
+  std::vector<SimPod*> heads;
+  heads.reserve(queue_.size());
+  for (const auto& [cls, pods] : queue_) heads.push_back(*pods.begin());
+  std::make_heap(heads.begin(), heads.end(), later);
   std::map<std::string, int> bound_per_node;
-  std::size_t newly_unschedulable = 0;
-  for (SimPod* pod : pending) {
-    const Symbol key = pod->scheduling_class;
-    bool scheduled = false;
-    if (!failed_classes.count(key)) {
-      scheduling::SchedulingResult result = scheduler_.schedule(snapshot_, *pod->pod);
-      if (result.scheduled()) {
-        bind(*pod, result.chosen);
-        ++bound_per_node[snapshot_.node(result.chosen).name()];
-        scheduled = true;
-      } else {
-        failed_classes.insert(key);
-      }
-    }
-    if (!scheduled && !pod->daemon && !pod->reported_pending) {
-      pod->reported_pending = true;
-      ++newly_unschedulable;
-    }
-    // A nomination holds while its node is in flight. Once the node is Ready, kube-scheduler binds pods in its own
-    // queue order, not the provisioner's plan, so a nominated pod it could not place there needs capacity again
-    // (Karpenter re-plans every pending pod on each batch); left nominated, it would wait for good.
-    if (!scheduled && !pod->nominated_node.empty() && !in_flight(pod->nominated_node)) {
-      nominate(*pod, "");
-      pod->last_reason.clear();
-      provisioning_dirty_ = true;
+  while (!heads.empty()) {
+    std::pop_heap(heads.begin(), heads.end(), later);
+    SimPod* pod = heads.back();
+    heads.pop_back();
+    scheduling::SchedulingResult result = scheduler_.schedule(snapshot_, *pod->pod);
+    if (!result.scheduled()) continue;  // its class fails for the rest of the pass
+    const Symbol cls = pod->scheduling_class;
+    bind(*pod, result.chosen);
+    ++bound_per_node[snapshot_.node(result.chosen).name()];
+    if (auto next = queue_.find(cls); next != queue_.end()) {
+      heads.push_back(*next->second.begin());
+      std::push_heap(heads.begin(), heads.end(), later);
     }
   }
   if (!bound_per_node.empty()) {
@@ -1066,17 +1116,40 @@ void Simulation::schedule_pending() {
     }
     note("bound", fmt::format("{} bound ({})", plural(static_cast<std::size_t>(total), "pod"), where));
   }
-  if (newly_unschedulable > 0) {
-    note("pending", fmt::format("{} pending: no node fits them", plural(newly_unschedulable, "pod")));
+  if (unreported_ > 0) note("pending", fmt::format("{} pending: no node fits them", plural(unreported_, "pod")));
+  unreported_ = 0;
+  reported_below_ = next_pod_serial_;
+  // A nomination holds while its node is in flight. Once the node is Ready, kube-scheduler binds pods in its own
+  // queue order, not the provisioner's plan, so a nominated pod it could not place there needs capacity again
+  // (Karpenter re-plans every pending pod on each batch); left nominated, it would wait for good.
+  std::vector<SimPod*> void_nominations;
+  for (const auto& [node, pods] : nominees_) {
+    if (!in_flight(node)) void_nominations.insert(void_nominations.end(), pods.begin(), pods.end());
   }
+  for (SimPod* pod : void_nominations) {
+    nominate(*pod, "");
+    pod->last_reason.clear();
+    provisioning_dirty_ = true;
+  }
+  check_pending_counts();
   // Pods that fit nowhere and wait for no planned node need capacity: they open or extend a batch.
-  const bool provisionable = std::any_of(pending.begin(), pending.end(), [](const SimPod* p) {
-    return !p->bound_at && !p->daemon && p->nominated_node.empty();
-  });
-  if (provisionable && provisioning_dirty_ && !nodepools_.empty()) {
+  if (needing_capacity_ > 0 && provisioning_dirty_ && !nodepools_.empty()) {
     provisioning_dirty_ = false;
     push({batcher_.trigger(now_), 0, EventKind::BatchDeadline, 0, {}});
   }
+}
+
+// The counts kept as pods come and go, checked against a scan of every pending pod in debug builds (the tests'
+// sanitizer build), where scenarios are small.
+void Simulation::check_pending_counts() const {
+#ifndef NDEBUG
+  std::size_t needing = 0;
+  std::size_t queued = 0;
+  for (const auto& [key, pod] : unbound_) needing += !pod->daemon && pod->nominated_node.empty();
+  for (const auto& [cls, pods] : queue_) queued += pods.size();
+  assert(needing == needing_capacity_);
+  assert(queued == unbound_.size());
+#endif
 }
 
 // Ends the run at the current instant: the report covers the run up to now, and says why it ended.
@@ -1117,7 +1190,7 @@ void Simulation::provision() {
     // With Cluster Autoscaler, only what its last scan left to the NodePools (not a group's, nor yet unseen).
     if (cluster_autoscaler_ && !declined_by_cluster_autoscaler_.count(key)) continue;
     nominate(pod, "");
-    input.pending.push_back(*pod.pod);
+    input.pending.push_back(pod.pod);  // shared, not copied
     pending_keys.push_back(key);
   }
   if (input.pending.empty()) return;
