@@ -194,7 +194,7 @@ int run_simulate(const SimulateOptions& options, std::ostream& out, std::ostream
       if (!report) return 1;
       printer.finish();
       sim::print_requested_statuses(*report, out);
-      json.push_back(sim::to_json(*report));
+      if (!options.output_json.empty()) json.push_back(sim::to_json(*report));
       reports.push_back(std::move(*report));
     }
     std::vector<std::string> names;
@@ -211,7 +211,8 @@ int run_simulate(const SimulateOptions& options, std::ostream& out, std::ostream
   if (!report) return 1;
   printer.finish();
   sim::print_summary(*report, out);
-  const int written = write_json(options.output_json, sim::to_json(*report), err);
+  // The JSON of a large run is large: built only when it is written.
+  const int written = options.output_json.empty() ? 0 : write_json(options.output_json, sim::to_json(*report), err);
   return report_stopped(*report, "Scenario/" + report->scenario, err) ? 1 : written;
 }
 

@@ -88,7 +88,7 @@ Labels only_keys(const Labels& labels, const std::vector<Symbol>& keys) {
   return out;
 }
 
-std::vector<Symbol> selector_label_keys(const std::vector<Pod>& pods, const std::vector<const LabelSelector*>& more) {
+std::vector<Symbol> selector_label_keys(const PendingPods& pods, const std::vector<const LabelSelector*>& more) {
   std::vector<Symbol> out;
   for (const LabelSelector* selector : more) add_keys(*selector, out);
   for (const Pod& pod : pods) {

@@ -8,6 +8,7 @@
 
 #include "api/pod.h"
 #include "api/requirements.h"
+#include "provisioning/pending_pods.h"
 #include "scheduling/pod_query.h"
 
 namespace scalewright::provisioning {
@@ -59,7 +60,7 @@ bool same_scheduling_constraints(const Pod& a, const Pod& b, const std::vector<S
 
 // The label keys any of these pods' spread or pod (anti-)affinity selectors read, or that the snapshot's
 // existing pods' affinity terms read, sorted: pods that differ only in other labels are placed alike.
-std::vector<Symbol> selector_label_keys(const std::vector<Pod>& pods,
+std::vector<Symbol> selector_label_keys(const PendingPods& pods,
                                         const std::vector<const LabelSelector*>& more = {});
 // `labels` restricted to `keys` (sorted).
 Labels only_keys(const Labels& labels, const std::vector<Symbol>& keys);

@@ -25,6 +25,7 @@
 #include "api/workloads.h"
 #include "cloud/catalog.h"
 #include "cloud/instance_type.h"
+#include "provisioning/pending_pods.h"
 #include "scheduling/snapshot.h"
 
 namespace scalewright::provisioning {
@@ -56,7 +57,7 @@ struct ProvisioningInput {
   // costs what it changes rather than the size of the cluster.
   scheduling::ClusterSnapshot* cluster = nullptr;
   std::vector<std::string> in_flight_nodes;
-  std::vector<Pod> pending;  // the batch
+  PendingPods pending;  // the batch
   std::vector<NodePool> nodepools;
   const cloud::Catalog* catalog = nullptr;
   std::vector<Workload> daemonsets;
