@@ -7,6 +7,7 @@
 #include <numeric>
 #include <unordered_map>
 
+#include "provisioning/colocation.h"
 #include "provisioning/daemon_overhead.h"
 #include "provisioning/instance_types.h"
 #include "provisioning/nodeclaim_builder.h"
@@ -38,6 +39,8 @@ struct PodClass {
   std::uint64_t failed_at = std::numeric_limits<std::uint64_t>::max();  // placements_ when it last failed
   std::string failure;
 };
+
+constexpr std::uint32_t kNoClaim = ~std::uint32_t{0};
 
 class Provisioner {
  public:
@@ -71,7 +74,9 @@ class Provisioner {
   std::vector<std::size_t> class_of_;     // per pending pod
   std::vector<std::unique_ptr<PodClass>> classes_;
   std::vector<Symbol> label_keys_;        // the label keys some selector reads, sorted
-  std::vector<std::size_t> order_;        // pending pods, largest first
+  std::vector<std::size_t> order_;        // pending pods, largest first (co-location groups together)
+  Colocation colocation_;
+  std::vector<std::uint32_t> group_claim_;  // per co-location group: the claim its leader opened or joined
   std::uint32_t next_alternative_ = 0;
 
   std::vector<ClaimState> claims_;
@@ -194,10 +199,23 @@ void Provisioner::prepare_pods() {
     if (requests_[a].cpu_milli() != requests_[b].cpu_milli()) return requests_[a].cpu_milli() > requests_[b].cpu_milli();
     return requests_[a].memory() > requests_[b].memory();
   });
+  // A co-location group is placed as its leader carrying the whole group's requests, its followers right after
+  // with none: wherever the leader fits, the rest do, and no pod in between takes their room.
+  colocation_ = find_colocation(input_.pending, requests_, order_, cluster_);
+  group_claim_.assign(colocation_.groups.size(), kNoClaim);
+  if (!colocation_.groups.empty()) {
+    order_ = colocated_order(order_, colocation_);
+    for (const ColocationGroup& group : colocation_.groups) {
+      requests_[group.members[0]] = group.requests;
+      for (std::size_t k = 1; k < group.members.size(); ++k) requests_[group.members[k]] = ResourceList();
+    }
+  }
+  // Followers need no room, and never open a claim: a claim is full when no other pod can fit.
   smallest_cpu_ = smallest_memory_ = std::numeric_limits<std::int64_t>::max();
-  for (const ResourceList& r : requests_) {
-    smallest_cpu_ = std::min(smallest_cpu_, r.cpu_milli());
-    smallest_memory_ = std::min(smallest_memory_, r.memory());
+  for (std::size_t i = 0; i < n; ++i) {
+    if (colocation_.follows(i)) continue;
+    smallest_cpu_ = std::min(smallest_cpu_, requests_[i].cpu_milli());
+    smallest_memory_ = std::min(smallest_memory_, requests_[i].memory());
   }
 
   // Equivalence classes. Only labels some selector reads tell pods apart (a StatefulSet's pods differ in their
@@ -389,7 +407,10 @@ scheduling::NodeId Provisioner::find_existing(PodVariant& v, PodClass& cls) {
     if (id == scheduling::kNoNode) return id;
     const std::size_t position = (id + slots - start) % slots;
     if (position < last) return scheduling::kNoNode;  // wrapped around: every node was judged
-    if (topology_->allows_node(v.owned, cls.topology, cluster_.node(id))) {
+    // A co-location leader is judged with its own requests by the scheduler; its group needs room for all.
+    if (topology_->allows_node(v.owned, cls.topology, cluster_.node(id)) &&
+        (!colocation_.leads(cls.member) ||
+         node_has_room(cluster_.node(id), colocation_.groups[colocation_.group_of[cls.member]].requests))) {
       if (v.constraints->monotone) v.existing_cursor = id;
       return id;
     }
@@ -422,6 +443,21 @@ void Provisioner::close_if_full(ClaimState& claim) {
 std::size_t Provisioner::place(PodClass& cls, PodVariant& v, bool bulk, const std::vector<std::size_t>& run,
                                std::size_t at) {
   const std::size_t pod = run[at];
+  // A follower whose leader is on a new claim goes there: the leader reserved its room, and it may be closed to
+  // everyone else. (Followers of a leader on an existing node are led there by the scheduler's affinity filter.)
+  const std::uint32_t group = colocation_.group_of[pod];
+  if (colocation_.follows(pod) && group_claim_[group] != kNoClaim) {
+    ClaimState& claim = claims_[group_claim_[group]];
+    ClaimChange change;
+    std::string reason;
+    if (!builder_->try_add(claim, v, cls.topology, change, &reason)) {
+      v.reason = "cannot join the node of its co-located pods: " + reason;
+      return 0;
+    }
+    builder_->commit(claim, std::move(change), v, cls.topology, pod);
+    ++placements_;
+    return 1;
+  }
   // (a) existing and in-flight nodes
   if (!v.existing_exhausted) {
     const scheduling::NodeId node = find_existing(v, cls);
@@ -454,6 +490,7 @@ std::size_t Provisioner::place(PodClass& cls, PodVariant& v, bool bulk, const st
     if (claim.closed) continue;
     if (builder_->try_add(claim, v, cls.topology, change, nullptr)) {
       builder_->commit(claim, std::move(change), v, cls.topology, pod);
+      if (colocation_.leads(pod)) group_claim_[group] = *it;
       return fill(claim);
     }
     // A monotone pod kind rejected once is rejected for good: the claim only fills up and narrows.
@@ -470,6 +507,7 @@ std::size_t Provisioner::place(PodClass& cls, PodVariant& v, bool bulk, const st
       const auto id = static_cast<std::uint32_t>(claims_.size());
       claims_.push_back(std::move(claim));
       open_.push_back(id);
+      if (colocation_.leads(pod)) group_claim_[group] = id;
       return fill(claims_.back());
     }
     reasons += (reasons.empty() ? "" : "; ") + ("nodepool \"" + pools_[p].pool->meta.name + "\": " + reason);
@@ -482,6 +520,15 @@ std::size_t Provisioner::place(PodClass& cls, PodVariant& v, bool bulk, const st
 void Provisioner::place_run(PodClass& cls, const std::vector<std::size_t>& run) {
   std::size_t at = 0;
   while (at < run.size()) {
+    // A follower waits for its leader: placed alone, it would start a node of its own.
+    if (colocation_.follows(run[at])) {
+      const std::size_t leader = colocation_.groups[colocation_.group_of[run[at]]].members[0];
+      if (!placed_[leader]) {
+        failures_[run[at]] = failures_[leader];
+        ++at;
+        continue;
+      }
+    }
     if (cls.failed_at == placements_) {  // nothing changed since this kind of pod last failed
       failures_[run[at]] = cls.failure;
       ++at;
@@ -503,6 +550,10 @@ void Provisioner::place_run(PodClass& cls, const std::vector<std::size_t>& run) 
       if (!v->dead) lower_levels_dead = false;
     }
     if (placed == 0) {
+      // A leader's class holds the leader alone (no other pod has its constraints and the group's requests).
+      if (colocation_.leads(run[at])) {
+        last_failure = colocation_reason(colocation_.groups[colocation_.group_of[run[at]]], last_failure);
+      }
       cls.failure = last_failure;
       cls.failed_at = placements_;
       failures_[run[at]] = cls.failure;
