@@ -58,7 +58,6 @@ class Provisioner {
   scheduling::NodeId find_existing(PodVariant& v, PodClass& cls);
   void bind_existing(std::size_t pod, scheduling::NodeId node, const PodClass& cls);
   void close_if_full(ClaimState& claim);
-  const std::vector<std::uint32_t>& price_rank(std::uint64_t zones, CapacityTypeMask capacity_types);
   ProvisioningPlan finish();
 
   const ProvisioningInput& input_;
@@ -89,7 +88,6 @@ class Provisioner {
   std::vector<Nomination> nominations_;
   std::vector<std::string> failures_;  // per pending pod; empty when placed
   std::vector<char> placed_;
-  std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> price_ranks_;  // by (zones, capacity types)
 };
 
 const cloud::Catalog& catalog_or_empty(const cloud::Catalog* catalog) {
@@ -139,42 +137,7 @@ void Provisioner::prepare_nodepools() {
   });
   std::vector<ResourceList> remaining;
   for (const NodePool* np : sorted) {
-    NodePoolInfo info;
-    info.pool = np;
-    info.requirements = np->requirement_set();
-    for (const NodePoolRequirement& r : np->requirements) {
-      if (r.min_values) info.min_values.emplace_back(r.requirement.key.string(), *r.min_values);
-    }
-    // Keys the NodePool puts on its nodes itself: template labels, and requirements no instance type labels.
-    for (const auto& [key, value] : np->template_labels) info.own_keys.push_back(key.string());
-    for (const NodePoolRequirement& r : np->requirements) {
-      const std::string key = r.requirement.key.string();
-      if (!is_offering_key(key) && !types_.labelled(key)) info.own_keys.push_back(key);
-    }
-    std::sort(info.own_keys.begin(), info.own_keys.end());
-    info.own_keys.erase(std::unique(info.own_keys.begin(), info.own_keys.end()), info.own_keys.end());
-
-    const std::uint64_t zones = types_.allowed_zones(info.requirements);
-    const CapacityTypeMask capacity_types = types_.allowed_capacity_types(info.requirements);
-    TypeSet mask(types_.size(), true);
-    for (const auto& [key, values] : info.requirements.keys()) {
-      if (is_offering_key(key) || key == well_known::hostname || key.rfind("karpenter.sh/", 0) == 0 ||
-          std::binary_search(info.own_keys.begin(), info.own_keys.end(), key)) {
-        continue;
-      }
-      mask &= types_.matching(key, values);
-    }
-    for (std::uint32_t t = 0; t < types_.size(); ++t) {
-      if (!mask.test(t)) continue;
-      const std::uint64_t offered = types_.available_zones(t, capacity_types) & zones;
-      if (offered == 0) continue;
-      info.types.push_back(t);
-      info.zones |= offered;
-      for (CapacityTypeMask bit : {kOnDemandBit, kSpotBit}) {
-        if ((capacity_types & bit) && (types_.available_zones(t, bit) & zones)) info.capacity_types |= bit;
-      }
-    }
-
+    NodePoolInfo info = nodepool_info(*np, types_);
     ResourceList left;
     auto usage = input_.nodepool_usage.find(np->meta.name);
     for (Symbol r : np->limited_resources) {
@@ -594,26 +557,6 @@ ProvisioningPlan Provisioner::run() {
   return finish();
 }
 
-const std::vector<std::uint32_t>& Provisioner::price_rank(std::uint64_t zones, CapacityTypeMask capacity_types) {
-  const std::uint64_t key = zones * 4 + capacity_types;
-  auto [it, inserted] = price_ranks_.try_emplace(key);
-  if (!inserted) return it->second;
-  // Every type's place when sorted by its cheapest offering there, then by name.
-  std::vector<double> price(types_.size());
-  std::vector<std::uint32_t> order(types_.size());
-  for (std::uint32_t t = 0; t < types_.size(); ++t) {
-    price[t] = types_.cheapest(t, zones, capacity_types);
-    order[t] = t;
-  }
-  std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
-    if (price[a] != price[b]) return price[a] < price[b];
-    return types_.type(a).name < types_.type(b).name;
-  });
-  it->second.resize(types_.size());
-  for (std::uint32_t i = 0; i < order.size(); ++i) it->second[order[i]] = i;
-  return it->second;
-}
-
 ProvisioningPlan Provisioner::finish() {
   ProvisioningPlan plan;
   plan.existing = std::move(nominations_);
@@ -631,7 +574,7 @@ ProvisioningPlan Provisioner::finish() {
     }
     out.taints = np.taints;
     out.startup_taints = np.startup_taints;
-    const std::vector<std::uint32_t>& rank = price_rank(claim.zones, claim.capacity_types);
+    const std::vector<std::uint32_t>& rank = types_.price_rank(claim.zones, claim.capacity_types);
     std::vector<std::size_t> by_price(claim.types.size());
     std::iota(by_price.begin(), by_price.end(), 0);
     std::sort(by_price.begin(), by_price.end(),
