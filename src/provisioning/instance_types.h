@@ -80,6 +80,8 @@ class InstanceTypeIndex {
   const Symbol* label(std::size_t i, Symbol key) const { return types_[i].type->labels.find(key); }
   // Types whose label `key` has a value `values` allows (an absent label only when `values` allows absence).
   const TypeSet& matching(const std::string& key, const ValueSet& values);
+  // Every type's place when sorted by its cheapest offering inside `zones` and `capacity_types`, then by name.
+  const std::vector<std::uint32_t>& price_rank(std::uint64_t zones, CapacityTypeMask capacity_types);
 
  private:
   struct Entry {
@@ -102,6 +104,7 @@ class InstanceTypeIndex {
   Duration now_{0};
   mutable std::unordered_map<std::string, bool> labelled_;  // a cache of a pure function
   std::unordered_map<std::string, TypeSet> matching_;
+  std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> price_ranks_;  // by (zones, capacity types)
 };
 
 }  // namespace scalewright::provisioning

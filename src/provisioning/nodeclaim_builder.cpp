@@ -66,6 +66,42 @@ bool fits_everywhere(const ClaimState& claim, const ResourceList& requests) {
 
 }  // namespace
 
+NodePoolInfo nodepool_info(const NodePool& np, InstanceTypeIndex& types) {
+  NodePoolInfo info;
+  info.pool = &np;
+  info.requirements = np.requirement_set();
+  for (const NodePoolRequirement& r : np.requirements) {
+    if (r.min_values) info.min_values.emplace_back(r.requirement.key.string(), *r.min_values);
+  }
+  // Keys the NodePool puts on its nodes itself: template labels, and requirements no instance type labels.
+  for (const auto& [key, value] : np.template_labels) info.own_keys.push_back(key.string());
+  for (const NodePoolRequirement& r : np.requirements) {
+    const std::string key = r.requirement.key.string();
+    if (!is_offering_key(key) && !types.labelled(key)) info.own_keys.push_back(key);
+  }
+  std::sort(info.own_keys.begin(), info.own_keys.end());
+  info.own_keys.erase(std::unique(info.own_keys.begin(), info.own_keys.end()), info.own_keys.end());
+
+  const std::uint64_t zones = types.allowed_zones(info.requirements);
+  const CapacityTypeMask capacity_types = types.allowed_capacity_types(info.requirements);
+  TypeSet mask(types.size(), true);
+  for (const auto& [key, values] : info.requirements.keys()) {
+    if (type_independent(key) || std::binary_search(info.own_keys.begin(), info.own_keys.end(), key)) continue;
+    mask &= types.matching(key, values);
+  }
+  for (std::uint32_t t = 0; t < types.size(); ++t) {
+    if (!mask.test(t)) continue;
+    const std::uint64_t offered = types.available_zones(t, capacity_types) & zones;
+    if (offered == 0) continue;
+    info.types.push_back(t);
+    info.zones |= offered;
+    for (CapacityTypeMask bit : {kOnDemandBit, kSpotBit}) {
+      if ((capacity_types & bit) && (types.available_zones(t, bit) & zones)) info.capacity_types |= bit;
+    }
+  }
+  return info;
+}
+
 bool fits(const ResourceList& used, const ResourceList& requests, const ResourceList& daemons,
           const ResourceList& allocatable) {
   if (used.cpu_milli() + requests.cpu_milli() + daemons.cpu_milli() > allocatable.cpu_milli()) return false;

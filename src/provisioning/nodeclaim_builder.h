@@ -119,6 +119,10 @@ class NodeClaimBuilder {
   std::vector<std::vector<const ResourceList*>> pool_daemons_;  // per NodePool: daemon requests on its types
 };
 
+// `np` as provisioning uses it: its requirements, the keys it labels itself, and the instance types (with an
+// available offering in its zones and capacity types) it allows.
+NodePoolInfo nodepool_info(const NodePool& np, InstanceTypeIndex& types);
+
 // Whether `requests` on top of `used` and `daemons` fits in `allocatable`.
 bool fits(const ResourceList& used, const ResourceList& requests, const ResourceList& daemons,
           const ResourceList& allocatable);

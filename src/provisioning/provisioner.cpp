@@ -7,6 +7,7 @@
 #include <numeric>
 #include <unordered_map>
 
+#include "provisioning/colocation.h"
 #include "provisioning/daemon_overhead.h"
 #include "provisioning/instance_types.h"
 #include "provisioning/nodeclaim_builder.h"
@@ -39,6 +40,8 @@ struct PodClass {
   std::string failure;
 };
 
+constexpr std::uint32_t kNoClaim = ~std::uint32_t{0};
+
 class Provisioner {
  public:
   explicit Provisioner(const ProvisioningInput& input);
@@ -58,7 +61,6 @@ class Provisioner {
   scheduling::NodeId find_existing(PodVariant& v, PodClass& cls);
   void bind_existing(std::size_t pod, scheduling::NodeId node, const PodClass& cls);
   void close_if_full(ClaimState& claim);
-  const std::vector<std::uint32_t>& price_rank(std::uint64_t zones, CapacityTypeMask capacity_types);
   ProvisioningPlan finish();
 
   const ProvisioningInput& input_;
@@ -75,7 +77,9 @@ class Provisioner {
   std::vector<std::size_t> class_of_;     // per pending pod
   std::vector<std::unique_ptr<PodClass>> classes_;
   std::vector<Symbol> label_keys_;        // the label keys some selector reads, sorted
-  std::vector<std::size_t> order_;        // pending pods, largest first
+  std::vector<std::size_t> order_;        // pending pods, largest first (co-location groups together)
+  Colocation colocation_;
+  std::vector<std::uint32_t> group_claim_;  // per co-location group: the claim its leader opened or joined
   std::uint32_t next_alternative_ = 0;
 
   std::vector<ClaimState> claims_;
@@ -88,7 +92,6 @@ class Provisioner {
   std::vector<Nomination> nominations_;
   std::vector<std::string> failures_;  // per pending pod; empty when placed
   std::vector<char> placed_;
-  std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> price_ranks_;  // by (zones, capacity types)
 };
 
 const cloud::Catalog& catalog_or_empty(const cloud::Catalog* catalog) {
@@ -140,42 +143,7 @@ void Provisioner::prepare_nodepools() {
   });
   std::vector<ResourceList> remaining;
   for (const NodePool* np : sorted) {
-    NodePoolInfo info;
-    info.pool = np;
-    info.requirements = np->requirement_set();
-    for (const NodePoolRequirement& r : np->requirements) {
-      if (r.min_values) info.min_values.emplace_back(r.requirement.key.string(), *r.min_values);
-    }
-    // Keys the NodePool puts on its nodes itself: template labels, and requirements no instance type labels.
-    for (const auto& [key, value] : np->template_labels) info.own_keys.push_back(key.string());
-    for (const NodePoolRequirement& r : np->requirements) {
-      const std::string key = r.requirement.key.string();
-      if (!is_offering_key(key) && !types_.labelled(key)) info.own_keys.push_back(key);
-    }
-    std::sort(info.own_keys.begin(), info.own_keys.end());
-    info.own_keys.erase(std::unique(info.own_keys.begin(), info.own_keys.end()), info.own_keys.end());
-
-    const std::uint64_t zones = types_.allowed_zones(info.requirements);
-    const CapacityTypeMask capacity_types = types_.allowed_capacity_types(info.requirements);
-    TypeSet mask(types_.size(), true);
-    for (const auto& [key, values] : info.requirements.keys()) {
-      if (is_offering_key(key) || key == well_known::hostname || key.rfind("karpenter.sh/", 0) == 0 ||
-          std::binary_search(info.own_keys.begin(), info.own_keys.end(), key)) {
-        continue;
-      }
-      mask &= types_.matching(key, values);
-    }
-    for (std::uint32_t t = 0; t < types_.size(); ++t) {
-      if (!mask.test(t)) continue;
-      const std::uint64_t offered = types_.available_zones(t, capacity_types) & zones;
-      if (offered == 0) continue;
-      info.types.push_back(t);
-      info.zones |= offered;
-      for (CapacityTypeMask bit : {kOnDemandBit, kSpotBit}) {
-        if ((capacity_types & bit) && (types_.available_zones(t, bit) & zones)) info.capacity_types |= bit;
-      }
-    }
-
+    NodePoolInfo info = nodepool_info(*np, types_);
     ResourceList left;
     auto usage = input_.nodepool_usage.find(np->meta.name);
     for (Symbol r : np->limited_resources) {
@@ -200,10 +168,23 @@ void Provisioner::prepare_pods() {
     if (requests_[a].cpu_milli() != requests_[b].cpu_milli()) return requests_[a].cpu_milli() > requests_[b].cpu_milli();
     return requests_[a].memory() > requests_[b].memory();
   });
+  // A co-location group is placed as its leader carrying the whole group's requests, its followers right after
+  // with none: wherever the leader fits, the rest do, and no pod in between takes their room.
+  colocation_ = find_colocation(input_.pending, requests_, order_, cluster_);
+  group_claim_.assign(colocation_.groups.size(), kNoClaim);
+  if (!colocation_.groups.empty()) {
+    order_ = colocated_order(order_, colocation_);
+    for (const ColocationGroup& group : colocation_.groups) {
+      requests_[group.members[0]] = group.requests;
+      for (std::size_t k = 1; k < group.members.size(); ++k) requests_[group.members[k]] = ResourceList();
+    }
+  }
+  // Followers need no room, and never open a claim: a claim is full when no other pod can fit.
   smallest_cpu_ = smallest_memory_ = std::numeric_limits<std::int64_t>::max();
-  for (const ResourceList& r : requests_) {
-    smallest_cpu_ = std::min(smallest_cpu_, r.cpu_milli());
-    smallest_memory_ = std::min(smallest_memory_, r.memory());
+  for (std::size_t i = 0; i < n; ++i) {
+    if (colocation_.follows(i)) continue;
+    smallest_cpu_ = std::min(smallest_cpu_, requests_[i].cpu_milli());
+    smallest_memory_ = std::min(smallest_memory_, requests_[i].memory());
   }
 
   // Equivalence classes. Only labels some selector reads tell pods apart (a StatefulSet's pods differ in their
@@ -395,7 +376,10 @@ scheduling::NodeId Provisioner::find_existing(PodVariant& v, PodClass& cls) {
     if (id == scheduling::kNoNode) return id;
     const std::size_t position = (id + slots - start) % slots;
     if (position < last) return scheduling::kNoNode;  // wrapped around: every node was judged
-    if (topology_->allows_node(v.owned, cls.topology, cluster_.node(id))) {
+    // A co-location leader is judged with its own requests by the scheduler; its group needs room for all.
+    if (topology_->allows_node(v.owned, cls.topology, cluster_.node(id)) &&
+        (!colocation_.leads(cls.member) ||
+         node_has_room(cluster_.node(id), colocation_.groups[colocation_.group_of[cls.member]].requests))) {
       if (v.constraints->monotone) v.existing_cursor = id;
       return id;
     }
@@ -428,6 +412,21 @@ void Provisioner::close_if_full(ClaimState& claim) {
 std::size_t Provisioner::place(PodClass& cls, PodVariant& v, bool bulk, const std::vector<std::size_t>& run,
                                std::size_t at) {
   const std::size_t pod = run[at];
+  // A follower whose leader is on a new claim goes there: the leader reserved its room, and it may be closed to
+  // everyone else. (Followers of a leader on an existing node are led there by the scheduler's affinity filter.)
+  const std::uint32_t group = colocation_.group_of[pod];
+  if (colocation_.follows(pod) && group_claim_[group] != kNoClaim) {
+    ClaimState& claim = claims_[group_claim_[group]];
+    ClaimChange change;
+    std::string reason;
+    if (!builder_->try_add(claim, v, cls.topology, change, &reason)) {
+      v.reason = "cannot join the node of its co-located pods: " + reason;
+      return 0;
+    }
+    builder_->commit(claim, std::move(change), v, cls.topology, pod);
+    ++placements_;
+    return 1;
+  }
   // (a) existing and in-flight nodes
   if (!v.existing_exhausted) {
     const scheduling::NodeId node = find_existing(v, cls);
@@ -460,6 +459,7 @@ std::size_t Provisioner::place(PodClass& cls, PodVariant& v, bool bulk, const st
     if (claim.closed) continue;
     if (builder_->try_add(claim, v, cls.topology, change, nullptr)) {
       builder_->commit(claim, std::move(change), v, cls.topology, pod);
+      if (colocation_.leads(pod)) group_claim_[group] = *it;
       return fill(claim);
     }
     // A monotone pod kind rejected once is rejected for good: the claim only fills up and narrows.
@@ -476,6 +476,7 @@ std::size_t Provisioner::place(PodClass& cls, PodVariant& v, bool bulk, const st
       const auto id = static_cast<std::uint32_t>(claims_.size());
       claims_.push_back(std::move(claim));
       open_.push_back(id);
+      if (colocation_.leads(pod)) group_claim_[group] = id;
       return fill(claims_.back());
     }
     reasons += (reasons.empty() ? "" : "; ") + ("nodepool \"" + pools_[p].pool->meta.name + "\": " + reason);
@@ -488,6 +489,15 @@ std::size_t Provisioner::place(PodClass& cls, PodVariant& v, bool bulk, const st
 void Provisioner::place_run(PodClass& cls, const std::vector<std::size_t>& run) {
   std::size_t at = 0;
   while (at < run.size()) {
+    // A follower waits for its leader: placed alone, it would start a node of its own.
+    if (colocation_.follows(run[at])) {
+      const std::size_t leader = colocation_.groups[colocation_.group_of[run[at]]].members[0];
+      if (!placed_[leader]) {
+        failures_[run[at]] = failures_[leader];
+        ++at;
+        continue;
+      }
+    }
     if (cls.failed_at == placements_) {  // nothing changed since this kind of pod last failed
       failures_[run[at]] = cls.failure;
       ++at;
@@ -509,6 +519,10 @@ void Provisioner::place_run(PodClass& cls, const std::vector<std::size_t>& run) 
       if (!v->dead) lower_levels_dead = false;
     }
     if (placed == 0) {
+      // A leader's class holds the leader alone (no other pod has its constraints and the group's requests).
+      if (colocation_.leads(run[at])) {
+        last_failure = colocation_reason(colocation_.groups[colocation_.group_of[run[at]]], last_failure);
+      }
       cls.failure = last_failure;
       cls.failed_at = placements_;
       failures_[run[at]] = cls.failure;
@@ -549,26 +563,6 @@ ProvisioningPlan Provisioner::run() {
   return finish();
 }
 
-const std::vector<std::uint32_t>& Provisioner::price_rank(std::uint64_t zones, CapacityTypeMask capacity_types) {
-  const std::uint64_t key = zones * 4 + capacity_types;
-  auto [it, inserted] = price_ranks_.try_emplace(key);
-  if (!inserted) return it->second;
-  // Every type's place when sorted by its cheapest offering there, then by name.
-  std::vector<double> price(types_.size());
-  std::vector<std::uint32_t> order(types_.size());
-  for (std::uint32_t t = 0; t < types_.size(); ++t) {
-    price[t] = types_.cheapest(t, zones, capacity_types);
-    order[t] = t;
-  }
-  std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
-    if (price[a] != price[b]) return price[a] < price[b];
-    return types_.type(a).name < types_.type(b).name;
-  });
-  it->second.resize(types_.size());
-  for (std::uint32_t i = 0; i < order.size(); ++i) it->second[order[i]] = i;
-  return it->second;
-}
-
 ProvisioningPlan Provisioner::finish() {
   ProvisioningPlan plan;
   plan.existing = std::move(nominations_);
@@ -586,7 +580,7 @@ ProvisioningPlan Provisioner::finish() {
     }
     out.taints = np.taints;
     out.startup_taints = np.startup_taints;
-    const std::vector<std::uint32_t>& rank = price_rank(claim.zones, claim.capacity_types);
+    const std::vector<std::uint32_t>& rank = types_.price_rank(claim.zones, claim.capacity_types);
     std::vector<std::size_t> by_price(claim.types.size());
     std::iota(by_price.begin(), by_price.end(), 0);
     std::sort(by_price.begin(), by_price.end(),
