@@ -36,7 +36,7 @@ bool runs_anywhere(const scheduling::ClusterSnapshot& cluster, const scheduling:
 
 }  // namespace
 
-Colocation find_colocation(const std::vector<Pod>& pending, const std::vector<ResourceList>& requests,
+Colocation find_colocation(const PendingPods& pending, const std::vector<ResourceList>& requests,
                            const std::vector<std::size_t>& order, const scheduling::ClusterSnapshot& cluster) {
   Colocation out;
   out.group_of.assign(pending.size(), Colocation::kNone);

@@ -11,6 +11,7 @@
 
 #include "api/pod.h"
 #include "api/resources.h"
+#include "provisioning/pending_pods.h"
 #include "scheduling/snapshot.h"
 
 namespace scalewright::provisioning {
@@ -31,7 +32,7 @@ struct Colocation {
 
 // The co-location groups of `pending`, given their requests and placement order (largest first). Pods whose
 // peers already run somewhere in `cluster` are left out: the scheduler's affinity leads them to those peers.
-Colocation find_colocation(const std::vector<Pod>& pending, const std::vector<ResourceList>& requests,
+Colocation find_colocation(const PendingPods& pending, const std::vector<ResourceList>& requests,
                            const std::vector<std::size_t>& order, const scheduling::ClusterSnapshot& cluster);
 
 // `order` with each group's members moved up to follow its leader (its first member in `order`); every other
