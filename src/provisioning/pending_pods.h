@@ -30,6 +30,8 @@ class PendingPods {
   Pod& operator[](std::size_t i) { return *pods_[i]; }
   const Pod& back() const { return *pods_.back(); }
   Pod& back() { return *pods_.back(); }
+  // The pod itself, shared (to place it in a snapshot without a copy).
+  std::shared_ptr<const Pod> shared(std::size_t i) const { return pods_[i]; }
 
   // Iterates the pods themselves, not their pointers.
   template <typename Iterator, typename Reference>

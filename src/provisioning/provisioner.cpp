@@ -390,9 +390,13 @@ scheduling::NodeId Provisioner::find_existing(PodVariant& v, PodClass& cls) {
 }
 
 void Provisioner::bind_existing(std::size_t pod, scheduling::NodeId node, const PodClass& cls) {
-  auto bound = std::make_shared<Pod>(input_.pending[pod]);
-  if (cluster_.node_of_pod(bound->meta.key())) bound->meta.name += "#" + std::to_string(pod);  // duplicate names
-  cluster_.add_pod(std::shared_ptr<const Pod>(std::move(bound)), node);
+  std::shared_ptr<const Pod> bound = input_.pending.shared(pod);
+  if (cluster_.node_of_pod(bound->meta.key())) {  // a duplicate name: placed under a name of its own
+    auto renamed = std::make_shared<Pod>(*bound);
+    renamed->meta.name += "#" + std::to_string(pod);
+    bound = std::move(renamed);
+  }
+  cluster_.add_pod(std::move(bound), node);
   topology_->record_node(cls.topology, cluster_.node(node));
   nominations_.push_back({pod, cluster_.node(node).name()});
 }

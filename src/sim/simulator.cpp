@@ -1179,12 +1179,12 @@ void Simulation::on_batch_deadline() {
 void Simulation::provision() {
   provisioning::ProvisioningInput input;
   std::vector<std::string> pending_keys;
-  std::map<std::string, std::vector<const Pod*>> planned;  // in-flight node -> pods nominated to it
+  std::map<std::string, std::vector<std::shared_ptr<const Pod>>> planned;  // in-flight node -> pods nominated to it
   for (auto& [key, pod_ptr] : unbound_) {
     SimPod& pod = *pod_ptr;
     if (pod.daemon) continue;
     if (in_flight(pod.nominated_node)) {
-      planned[pod.nominated_node].push_back(pod.pod.get());  // waits for its node: not part of the batch
+      planned[pod.nominated_node].push_back(pod.pod);  // waits for its node: not part of the batch
       continue;
     }
     // With Cluster Autoscaler, only what its last scan left to the NodePools (not a group's, nor yet unseen).
@@ -1202,7 +1202,7 @@ void Simulation::provision() {
     if (node.state != NodeState::Launching || !node.node_group.empty()) continue;
     NodeId id = snapshot_.add_node(node.node);
     input.in_flight_nodes.push_back(name);
-    for (const Pod* pod : planned[name]) snapshot_.add_pod(*pod, id);
+    for (std::shared_ptr<const Pod>& pod : planned[name]) snapshot_.add_pod(std::move(pod), id);  // shared
   }
   for (const auto& [key, state] : workloads_) {
     if (state.workload.kind == WorkloadKind::DaemonSet) input.daemonsets.push_back(state.workload);
