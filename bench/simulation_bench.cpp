@@ -90,7 +90,7 @@ sim::SimulationInput swing_input(const cloud::Catalog& catalog) {
   ManifestSet set = std::move(objects).value();
   Scenario s = set.scenarios.at(0);
   set.scenarios.clear();
-  return {std::move(s), std::move(set), catalog, {}, nullptr, {}};
+  return {std::move(s), std::move(set), catalog, {}, nullptr, {}, true};
 }
 
 void BM_Simulate24Hours_1000Nodes(benchmark::State& state) {

@@ -58,11 +58,12 @@ int write_json(const std::string& path, const nlohmann::json& json, std::ostream
 }
 
 // Loads, checks and runs one scenario made of `files`; nullopt after an error line on `err`.
-// `status_required`: --status-at without Cluster Autoscaler in the scenario is an error (not in a comparison).
+// `status_required`: --status-at without Cluster Autoscaler in the scenario is an error (not in a comparison);
+// `pod_outcomes`: keep where every pod ran (for the JSON report).
 std::optional<sim::SimulationReport> simulate_files(const std::vector<std::string>& files,
                                                     const std::string& data_dir_flag,
                                                     const std::vector<Duration>& status_at, bool status_required,
-                                                    sim::TimelineSink& sink, std::ostream& err) {
+                                                    bool pod_outcomes, sim::TimelineSink& sink, std::ostream& err) {
   Result<ManifestSet> loaded = load_scenario_files(files);
   if (!loaded) {
     err << "error: " << loaded.error().message << "\n";
@@ -151,7 +152,7 @@ std::optional<sim::SimulationReport> simulate_files(const std::vector<std::strin
       return std::nullopt;
     }
   }
-  return sim::simulate({std::move(scenario), std::move(objects), std::move(*catalog), status_at, &sink, {}});
+  return sim::simulate({std::move(scenario), std::move(objects), std::move(*catalog), status_at, &sink, {}, pod_outcomes});
 }
 
 // A run that hit a limit has printed (and written) the report so far; it still fails, saying why.
@@ -190,7 +191,8 @@ int run_simulate(const SimulateOptions& options, std::ostream& out, std::ostream
       printer.set_header("== " + side + "\n");
       printer.set_progress_label(fs::path(side).filename().string() + ": ");
       std::optional<sim::SimulationReport> report =
-          simulate_files(files, options.data_dir, status_at, /*status_required=*/false, printer, err);
+          simulate_files(files, options.data_dir, status_at, /*status_required=*/false,
+                         /*pod_outcomes=*/!options.output_json.empty(), printer, err);
       if (!report) return 1;
       printer.finish();
       sim::print_requested_statuses(*report, out);
@@ -207,7 +209,8 @@ int run_simulate(const SimulateOptions& options, std::ostream& out, std::ostream
   }
   TimelinePrinter printer(options.quiet ? nullptr : &out, options.progress ? &err : nullptr);
   std::optional<sim::SimulationReport> report =
-      simulate_files(options.files, options.data_dir, status_at, /*status_required=*/true, printer, err);
+      simulate_files(options.files, options.data_dir, status_at, /*status_required=*/true,
+                     /*pod_outcomes=*/!options.output_json.empty(), printer, err);
   if (!report) return 1;
   printer.finish();
   sim::print_summary(*report, out);

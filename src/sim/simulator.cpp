@@ -150,7 +150,8 @@ class Simulation : private AutoscalingView {
         batcher_(provisioning::BatchWindow{scenario_.batching.idle, scenario_.batching.max}),
         status_at_(std::move(input.status_at)),
         stream_(input.timeline_sink),
-        limits_(input.limits) {
+        limits_(input.limits),
+        pod_outcomes_(input.pod_outcomes) {
     // Without spec.clusterAutoscaler, CA's own Deployment configures the CA this simulation runs (the CLI has
     // usually done this already, and refused two of them).
     if (!scenario_.cluster_autoscaler) {
@@ -320,6 +321,7 @@ class Simulation : private AutoscalingView {
   std::vector<TimelineEntry> timeline_;
   TimelineStream stream_;  // the timeline to the input's sink as the run goes
   SimulationLimits limits_;
+  bool pod_outcomes_ = true;
   std::string stopped_;  // why the run ended early (a limit); empty while it goes on
   std::vector<PodOutcome> outcomes_;
   std::vector<Duration> waits_;
@@ -949,18 +951,19 @@ void Simulation::reconcile_workloads() {
     state.dirty = false;
     const Workload& w = state.workload;
     if (w.kind == WorkloadKind::DaemonSet) continue;
-    std::vector<std::string> mine(state.pods.begin(), state.pods.end());
     const auto want = static_cast<std::size_t>(std::max(w.replicas, 0));
-    if (mine.size() < want) {
+    const std::size_t have = state.pods.size();
+    if (have < want) {
       std::int32_t ordinal = w.kind == WorkloadKind::StatefulSet ? 0 : state.next_ordinal;
-      for (std::size_t missing = want - mine.size(); missing > 0 && stopped_.empty(); ++ordinal) {
+      for (std::size_t missing = want - have; missing > 0 && stopped_.empty(); ++ordinal) {
         Pod pod = w.make_pod(ordinal);
         if (state.pods.count(pod.meta.key())) continue;
         create_pod(std::move(pod), key);
         --missing;
       }
       if (w.kind != WorkloadKind::StatefulSet) state.next_ordinal = ordinal;
-    } else if (mine.size() > want) {
+    } else if (have > want) {
+      std::vector<std::string> mine(state.pods.begin(), state.pods.end());
       // As the ReplicaSet controller: pods not yet bound go first, then the newest.
       std::sort(mine.begin(), mine.end(), [&](const std::string& a, const std::string& b) {
         const SimPod& pa = pods_.at(a);
@@ -1571,7 +1574,7 @@ void Simulation::terminate(SimNode& node, Duration at) {
 }
 
 void Simulation::record_outcome(const SimPod& pod) {
-  if (pod.daemon) return;
+  if (pod.daemon || !pod_outcomes_) return;
   PodOutcome outcome{pod.pod->meta.key(), {}, {}, std::nullopt};
   if (pod.bound_at) {
     outcome.node = pod.pod->spec.node_name;
@@ -1644,7 +1647,9 @@ SimulationReport Simulation::report() {
     s.total_node_hours += line.node_hours;
     s.cost_lines.push_back(std::move(line));
   }
-  for (const auto& [key, pod] : pods_) record_outcome(pod);
+  if (pod_outcomes_) {
+    for (const auto& [key, pod] : pods_) record_outcome(pod);
+  }
   std::stable_sort(outcomes_.begin(), outcomes_.end(),
                    [](const PodOutcome& a, const PodOutcome& b) { return a.pod < b.pod; });
   r.pods = std::move(outcomes_);

@@ -32,6 +32,9 @@ struct SimulationInput {
   // The most the run may hold at once. Past either, the run stops there with `SimulationReport::stopped` saying why
   // and the report so far, instead of growing until memory runs out (a runaway autoscaler doubles every 15 s).
   SimulationLimits limits;
+  // Keep where every pod ran (SimulationReport::pods, the JSON report's `pods`): a record per pod, which a large
+  // run printed to the terminal has no use for.
+  bool pod_outcomes = true;
 };
 
 SimulationReport simulate(SimulationInput input);

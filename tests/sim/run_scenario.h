@@ -26,7 +26,7 @@ inline SimulationReport run(const std::string& text, int zones = 2, std::vector<
   set.scenarios.clear();
   return simulate(
       {std::move(s), std::move(set), provisioning::fixtures::make_catalog(zones), std::move(status_at), sink,
-                   limits});
+                   limits, true});
 }
 
 // A Deployment `name` of `replicas` pods (label app: <name>) asking `cpu` and `memory`; `pod_spec` lines are added to
