@@ -72,7 +72,7 @@ NodeId ClusterSnapshot::add_node(Node node) {
   node_by_name_.emplace(nodes_[id].name(), id);
   ++live_nodes_;
   tally_node(nodes_[id], +1);
-  record({Change::Kind::AddedNode, id, {}, {}});
+  record({Change::Kind::AddedNode, id, {}});
   return id;
 }
 
@@ -88,17 +88,21 @@ void ClusterSnapshot::remove_node(NodeId id) {
     info.pods.clear();
     free_slots_.push_back(id);
   }
-  record({Change::Kind::RemovedNode, id, {}, {}});
+  record({Change::Kind::RemovedNode, id, {}});
 }
 
 void ClusterSnapshot::add_pod(Pod pod, NodeId node) { add_pod(std::make_shared<const Pod>(std::move(pod)), node); }
 
 void ClusterSnapshot::add_pod(std::shared_ptr<const Pod> pod, NodeId node) {
   if (nodes_.at(node).removed) throw std::invalid_argument("cannot bind a pod to a removed node");
-  PlacedPod placed{pod, pod->effective_requests(), non_zero_requests(*pod)};
-  std::string key = pod->meta.key();
-  place(std::move(placed), node);
-  record({Change::Kind::AddedPod, node, std::move(key), {}});
+  if (!fork_marks_.empty()) journal_.push_back({Change::Kind::AddedPod, node, pod});
+  place(placed_pod(std::move(pod)), node);
+}
+
+PlacedPod ClusterSnapshot::placed_pod(std::shared_ptr<const Pod> pod) {
+  const ResourceList requests = pod->effective_requests();
+  const NonZeroRequests non_zero = non_zero_requests(*pod);
+  return {std::move(pod), requests, non_zero};
 }
 
 bool ClusterSnapshot::remove_pod(const std::string& pod_key) {
@@ -106,7 +110,7 @@ bool ClusterSnapshot::remove_pod(const std::string& pod_key) {
   if (it == pod_locations_.end()) return false;
   NodeId node = it->second.node;
   PlacedPod placed = unplace(pod_key);
-  record({Change::Kind::RemovedPod, node, {}, std::move(placed)});
+  record({Change::Kind::RemovedPod, node, std::move(placed.pod)});
   return true;
 }
 
@@ -285,10 +289,10 @@ void ClusterSnapshot::revert() {
     journal_.pop_back();
     switch (change.kind) {
       case Change::Kind::AddedPod:
-        unplace(change.pod_key);
+        unplace(change.pod->meta.key());
         break;
       case Change::Kind::RemovedPod:
-        place(std::move(change.placed), change.node);
+        place(placed_pod(std::move(change.pod)), change.node);
         break;
       case Change::Kind::AddedNode:
         node_by_name_.erase(nodes_[change.node].name());

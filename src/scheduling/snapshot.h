@@ -109,14 +109,15 @@ class ClusterSnapshot {
   std::size_t fork_depth() const { return fork_marks_.size(); }
 
  private:
-  // One journaled change; revert applies its inverse.
+  // One journaled change; revert applies its inverse. Kept small (a fork may journal a million placements): a
+  // pod's key and requests are worked out again from the pod when the change is undone.
   struct Change {
     enum class Kind { AddedPod, RemovedPod, AddedNode, RemovedNode } kind;
     NodeId node = kNoNode;
-    std::string pod_key;  // AddedPod
-    PlacedPod placed;     // RemovedPod
+    std::shared_ptr<const Pod> pod;  // AddedPod, RemovedPod
   };
 
+  static PlacedPod placed_pod(std::shared_ptr<const Pod> pod);  // with its requests worked out
   void place(PlacedPod placed, NodeId node);
   PlacedPod unplace(const std::string& key);
   void index_terms(const Pod& pod, const NodeInfo& node, int delta);

@@ -45,13 +45,13 @@ struct SimPod {
   std::shared_ptr<Pod> pod;
   Duration created{0};
   std::optional<Duration> bound_at;
-  std::string nominated_node;  // the node (NodeClaim) the provisioner planned it onto
-  std::string workload;        // owning workload's key; empty for bare and daemon pods
+  Symbol nominated_node;       // the node (NodeClaim) the provisioner planned it onto (interned, as is the next)
+  Symbol workload;             // owning workload's key, interned (a million pods share it); empty for bare pods
   Symbol scheduling_class;     // equivalence class, interned once: pods of one class fail together
   std::string_view key;        // "namespace/name": the key of its entry in pods_, which does not move
   std::uint64_t serial = 0;    // creation order among all pods; the timeline reports a pod pending once
   bool daemon = false;
-  std::string last_reason;     // last provisioning verdict reported, so the timeline says it once
+  Symbol last_reason;          // last provisioning verdict reported, so the timeline says it once
   // Evicted: it keeps its place on the node (and out of its controller's count) until its grace period ends.
   std::optional<Duration> terminating_until;
 };
@@ -86,7 +86,8 @@ struct SimNode {
 struct WorkloadState {
   Workload workload;
   std::int32_t next_ordinal = 0;
-  std::set<std::string> pods;  // keys of the pods it owns, kept as pods come and go
+  // Keys of the pods it owns, kept as pods come and go: views of the keys of pods_, whose entries do not move.
+  std::set<std::string_view> pods;
   bool dirty = true;           // replicas or pods changed since the controller last looked
 };
 
@@ -225,7 +226,7 @@ class Simulation : private AutoscalingView {
   void check_pending_counts() const;
   void stop(std::string reason);
   bool node_limit_reached();  // and stops the run when it is
-  void launch(provisioning::NewNodeClaim claim, const std::vector<std::string>& pod_keys);
+  void launch(provisioning::NewNodeClaim claim, const std::vector<SimPod*>& pods);
   std::string new_claim_name(const std::string& nodepool);
   void on_node_ready(const std::string& name);
   void on_registration_timeout(const std::string& name);
@@ -270,7 +271,7 @@ class Simulation : private AutoscalingView {
   std::map<std::string, SimPod> pods_;
   // Pods not bound to a node, by key: what the scheduler and the provisioner scan. Map nodes do not move, so
   // the pointers stay valid until the pod is deleted.
-  std::map<std::string, SimPod*> unbound_;
+  std::map<std::string_view, SimPod*> unbound_;  // keyed by views of pods_' keys
   // The same pods by scheduling class, each class in queue order: a scheduling pass merges the classes' heads, so
   // it costs the pods it binds plus one try per class, not a sort of every pending pod at every event.
   std::unordered_map<Symbol, std::set<SimPod*, QueueOrder>> queue_;
@@ -280,7 +281,7 @@ class Simulation : private AutoscalingView {
   std::uint64_t reported_below_ = 0;  // pods created before it have been reported pending (or bound)
   std::uint64_t next_pod_serial_ = 0;
   // node -> the pending pods nominated to it.
-  std::unordered_map<std::string, std::unordered_set<SimPod*>> nominees_;
+  std::unordered_map<Symbol, std::unordered_set<SimPod*>> nominees_;
   std::map<std::string, SimNode> nodes_;         // launching, Ready or draining
   std::vector<SimNode> retired_;                 // terminated: kept for the bill
   std::vector<std::string> to_retire_;           // terminated during this event, moved out when it settles
@@ -467,7 +468,7 @@ void Simulation::run_timeline_step(const TimelineStep& step) {
         const std::string key = workload_key(t.kind, t.namespace_, t.name);
         auto it = workloads_.find(key);
         if (it != workloads_.end()) {
-          const std::set<std::string> owned = it->second.pods;
+          const std::vector<std::string> owned(it->second.pods.begin(), it->second.pods.end());
           workloads_.erase(it);
           for (const std::string& k : owned) delete_pod(k);
         }
@@ -591,7 +592,7 @@ void Simulation::on_cluster_autoscaler_scan() {
   for (const auto& [key, pod] : unbound_) {
     if (pod->daemon) continue;
     scan.pending_pods.push_back(pod->pod);
-    auto nominated = nodes_.find(pod->nominated_node);
+    auto nominated = nodes_.find(pod->nominated_node.string());
     if (nominated != nodes_.end() && nominated->second.node_group.empty()) continue;  // a NodeClaim is coming
     scan.unschedulable.push_back({pod->pod, pod->created});
   }
@@ -798,7 +799,7 @@ void Simulation::mark_deleted(SimPod& pod, std::optional<Duration> stops_at) {
   pod.terminating_until = stops_at.value_or(Duration::max());
   pod.pod->meta.deletion_timestamp = now_.count() / 1000;
   const std::string key = pod.pod->meta.key();
-  if (auto owner = workloads_.find(pod.workload); owner != workloads_.end()) {
+  if (auto owner = workloads_.find(pod.workload.string()); owner != workloads_.end()) {
     owner->second.pods.erase(key);
     owner->second.dirty = true;
   }
@@ -869,7 +870,7 @@ void Simulation::on_metrics_scrape() {
     if (!pod.bound_at || pod.daemon || pod.workload.empty() || pod.terminating_until || node_failed_at(pod)) continue;
     std::int64_t limit = 0;
     if (!pod.pod->spec.containers.empty()) limit = pod.pod->spec.containers.front().limits.cpu_milli();
-    running[pod.workload].push_back({key, *pod.bound_at, limit});
+    running[pod.workload.string()].push_back({key, *pod.bound_at, limit});
   }
   load_.scrape(now_, running);
   push({now_ + LoadModel::kScrapeInterval, 0, EventKind::MetricsScrape, 0, {}});
@@ -988,15 +989,15 @@ void Simulation::create_pod(Pod pod, std::string workload) {
   SimPod sim;
   sim.pod = std::make_shared<Pod>(std::move(pod));
   sim.created = now_;
-  sim.workload = std::move(workload);
+  sim.workload = Symbol(workload);
   sim.daemon = sim.pod->is_daemonset_pod();
   sim.scheduling_class = Symbol(scheduling::scheduling_key(*sim.pod));
   sim.serial = next_pod_serial_++;
-  if (auto owner = workloads_.find(sim.workload); owner != workloads_.end()) owner->second.pods.insert(key);
   auto [it, inserted] = pods_.emplace(key, std::move(sim));
   SimPod& added = it->second;
   added.key = it->first;
-  unbound_.emplace(key, &added);
+  if (auto owner = workloads_.find(workload); owner != workloads_.end()) owner->second.pods.insert(added.key);
+  unbound_.emplace(added.key, &added);
   queue_[added.scheduling_class].insert(&added);
   if (!added.daemon) {
     ++needing_capacity_;
@@ -1011,7 +1012,7 @@ void Simulation::delete_pod(const std::string& key) {
   if (it == pods_.end()) return;
   record_outcome(it->second);
   count_busy(it->second, -1);
-  if (auto owner = workloads_.find(it->second.workload); owner != workloads_.end()) {
+  if (auto owner = workloads_.find(it->second.workload.string()); owner != workloads_.end()) {
     owner->second.pods.erase(key);
     owner->second.dirty = true;  // a deleted pod is replaced, as its ReplicaSet would
   }
@@ -1050,11 +1051,12 @@ void Simulation::leave_queue(SimPod& pod) {
 
 void Simulation::count_busy(const SimPod& pod, int delta) {
   if (pod.daemon) return;
-  const std::string& node = pod.bound_at ? pod.pod->spec.node_name : pod.nominated_node;
+  const std::string node = pod.bound_at ? pod.pod->spec.node_name : pod.nominated_node.string();
   if (!node.empty()) busy_[node] += delta;
 }
 
-void Simulation::nominate(SimPod& pod, const std::string& node) {
+void Simulation::nominate(SimPod& pod, const std::string& node_name) {
+  const Symbol node = node_name.empty() ? Symbol() : Symbol(node_name);
   if (pod.bound_at || pod.nominated_node == node) return;
   count_busy(pod, -1);
   if (pod.nominated_node.empty()) {
@@ -1127,11 +1129,11 @@ void Simulation::schedule_pending() {
   // (Karpenter re-plans every pending pod on each batch); left nominated, it would wait for good.
   std::vector<SimPod*> void_nominations;
   for (const auto& [node, pods] : nominees_) {
-    if (!in_flight(node)) void_nominations.insert(void_nominations.end(), pods.begin(), pods.end());
+    if (!in_flight(node.string())) void_nominations.insert(void_nominations.end(), pods.begin(), pods.end());
   }
   for (SimPod* pod : void_nominations) {
     nominate(*pod, "");
-    pod->last_reason.clear();
+    pod->last_reason = Symbol();
     provisioning_dirty_ = true;
   }
   check_pending_counts();
@@ -1181,20 +1183,20 @@ void Simulation::on_batch_deadline() {
 
 void Simulation::provision() {
   provisioning::ProvisioningInput input;
-  std::vector<std::string> pending_keys;
+  std::vector<SimPod*> batch;  // the batch's pods, in the order of input.pending
   std::map<std::string, std::vector<std::shared_ptr<const Pod>>> planned;  // in-flight node -> pods nominated to it
   for (auto& [key, pod_ptr] : unbound_) {
     SimPod& pod = *pod_ptr;
     if (pod.daemon) continue;
-    if (in_flight(pod.nominated_node)) {
-      planned[pod.nominated_node].push_back(pod.pod);  // waits for its node: not part of the batch
+    if (in_flight(pod.nominated_node.string())) {
+      planned[pod.nominated_node.string()].push_back(pod.pod);  // waits for its node: not part of the batch
       continue;
     }
     // With Cluster Autoscaler, only what its last scan left to the NodePools (not a group's, nor yet unseen).
-    if (cluster_autoscaler_ && !declined_by_cluster_autoscaler_.count(key)) continue;
+    if (cluster_autoscaler_ && !declined_by_cluster_autoscaler_.count(std::string(key))) continue;
     nominate(pod, "");
     input.pending.push_back(pod.pod);  // shared, not copied
-    pending_keys.push_back(key);
+    batch.push_back(&pod);
   }
   if (input.pending.empty()) return;
 
@@ -1222,18 +1224,18 @@ void Simulation::provision() {
   provisioning::ProvisioningPlan plan = provisioning::plan_provisioning(input);
   snapshot_.revert();
 
-  for (const provisioning::Nomination& n : plan.existing) nominate(pods_.at(pending_keys[n.pod]), n.node);
+  for (const provisioning::Nomination& n : plan.existing) nominate(*batch[n.pod], n.node);
   for (const provisioning::Unschedulable& u : plan.unschedulable) {
-    SimPod& pod = pods_.at(pending_keys[u.pod]);
-    if (pod.last_reason != u.reason) {
-      pod.last_reason = u.reason;
-      note("unschedulable", fmt::format("pod {} cannot be provisioned: {}", pending_keys[u.pod], u.reason));
+    SimPod& pod = *batch[u.pod];
+    if (pod.last_reason.str() != u.reason) {
+      pod.last_reason = Symbol(u.reason);
+      note("unschedulable", fmt::format("pod {} cannot be provisioned: {}", pod.key, u.reason));
     }
   }
   for (provisioning::NewNodeClaim& claim : plan.new_claims) {
-    std::vector<std::string> keys;
-    for (std::size_t i : claim.pods) keys.push_back(pending_keys[i]);
-    launch(std::move(claim), keys);
+    std::vector<SimPod*> pods;
+    for (std::size_t i : claim.pods) pods.push_back(batch[i]);
+    launch(std::move(claim), pods);
   }
 }
 
@@ -1250,14 +1252,14 @@ std::string Simulation::new_claim_name(const std::string& nodepool) {
 
 // Launches the claim from its cheapest available offering; an offering that has no capacity is remembered for
 // three minutes and the next one tried, as Karpenter does.
-void Simulation::launch(provisioning::NewNodeClaim claim, const std::vector<std::string>& pod_keys) {
+void Simulation::launch(provisioning::NewNodeClaim claim, const std::vector<SimPod*>& pods) {
   if (node_limit_reached()) return;
   const std::string name = new_claim_name(claim.nodepool);
   for (;;) {
     std::optional<provisioning::LaunchChoice> choice = provisioning::choose_offering(claim, unavailable_, now_);
     if (!choice) {
       note("launch-failed", fmt::format("NodeClaim for {} not launched: every offering that fits is unavailable",
-                                        plural(pod_keys.size(), "pod")));
+                                        plural(pods.size(), "pod")));
       retry_after_unavailable();
       return;
     }
@@ -1292,11 +1294,11 @@ void Simulation::launch(provisioning::NewNodeClaim claim, const std::vector<std:
     node.node.provider_id = "aws:///" + offering.zone + "/" + node.instance_id;
     ++launches_;
     note("launch", fmt::format("NodeClaim {} launched {} {} {} ${:.4f}/h for {}", name, type.name, offering.zone,
-                               node.capacity_type, offering.price_per_hour, plural(pod_keys.size(), "pod")));
+                               node.capacity_type, offering.price_per_hour, plural(pods.size(), "pod")));
     std::optional<Duration> ready = cloud_.ready_at(node.instance_id);
     nodes_[name] = std::move(node);
     ++live_nodes_;
-    for (const std::string& key : pod_keys) nominate(pods_.at(key), name);
+    for (SimPod* pod : pods) nominate(*pod, name);
     if (ready) {
       push({*ready, 0, EventKind::NodeReady, 0, name});
     } else {
@@ -1373,9 +1375,9 @@ void Simulation::on_registration_timeout(const std::string& name) {
     cluster_autoscaler_->provisioning_failed(group, "FailedToRegister", now_);
   }
   for (auto& [key, pod] : pods_) {
-    if (pod.nominated_node == name) {
+    if (pod.nominated_node.str() == name) {
       nominate(pod, "");
-      pod.last_reason.clear();
+      pod.last_reason = Symbol();
     }
   }
   scheduling_dirty_ = true;
@@ -1543,13 +1545,13 @@ void Simulation::drain(SimNode& node) {
     for (const auto& placed : snapshot_.node(id).pods) evicted.push_back(placed.pod->meta.key());
   }
   for (const auto& [key, pod] : unbound_) {
-    if (pod->nominated_node == name) evicted.push_back(key);
+    if (pod->nominated_node.str() == name) evicted.emplace_back(key);
   }
   for (const std::string& key : evicted) {
     SimPod& pod = pods_.at(key);
-    if (pod.nominated_node == name && !pod.bound_at) {
+    if (pod.nominated_node.str() == name && !pod.bound_at) {
       nominate(pod, "");
-      pod.last_reason.clear();
+      pod.last_reason = Symbol();
     } else {
       delete_pod(key);
     }
