@@ -128,6 +128,9 @@ void ClusterSnapshot::place(PlacedPod placed, NodeId node) {
     tally_pod(q, info, +1);
   });
   if (has_pod_terms(pod)) index_terms(pod, info, +1);
+  // Grown by half rather than doubled: a node's pods are most of the snapshot, and a full node left up to half its
+  // list unused (a million pods on 661 nodes of 1,514 each: 31 MB).
+  if (info.pods.size() == info.pods.capacity()) info.pods.reserve(info.pods.size() + info.pods.size() / 2 + 1);
   info.pods.push_back(std::move(placed));
 }
 

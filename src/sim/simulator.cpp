@@ -979,22 +979,23 @@ void Simulation::reconcile_workloads() {
 }
 
 void Simulation::create_pod(Pod pod, std::string workload) {
-  const std::string key = pod.meta.key();
-  if (pods_.count(key)) return;
+  std::string key = pod.meta.key();
   if (pods_.size() >= limits_.max_pods) {
+    if (pods_.count(key)) return;
     stop(fmt::format("the simulation holds at most {} pods; {} asked for more", limits_.max_pods,
                      workload.empty() ? "pod " + key : workload));
     return;
   }
-  SimPod sim;
-  sim.pod = std::make_shared<Pod>(std::move(pod));
-  sim.created = now_;
-  sim.workload = Symbol(workload);
-  sim.daemon = sim.pod->is_daemonset_pod();
-  sim.scheduling_class = Symbol(scheduling::scheduling_key(*sim.pod));
-  sim.serial = next_pod_serial_++;
-  auto [it, inserted] = pods_.emplace(key, std::move(sim));
+  // One lookup both refuses a name already taken and makes the entry.
+  auto [it, inserted] = pods_.try_emplace(std::move(key));
+  if (!inserted) return;
   SimPod& added = it->second;
+  added.pod = std::make_shared<Pod>(std::move(pod));
+  added.created = now_;
+  added.workload = Symbol(workload);
+  added.daemon = added.pod->is_daemonset_pod();
+  added.scheduling_class = Symbol(scheduling::scheduling_key(*added.pod));
+  added.serial = next_pod_serial_++;
   added.key = it->first;
   if (auto owner = workloads_.find(workload); owner != workloads_.end()) owner->second.pods.insert(added.key);
   unbound_.emplace(added.key, &added);
