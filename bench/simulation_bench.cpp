@@ -7,6 +7,7 @@
 // together: low for even hours, high for odd ones). Requests are 500m–1250m cpu and 1–3 GiB memory, so nodes
 // are cpu-bound at 6–15 pods; kHigh is chosen so that the peak is about 1,000 nodes (reported as peak_nodes).
 #include <benchmark/benchmark.h>
+#include <malloc.h>
 
 #include <cstdlib>
 #include <iostream>
@@ -124,6 +125,90 @@ void BM_Simulate24Hours_1000Nodes(benchmark::State& state) {
   state.counters["peak_rss_MiB"] = peak_rss_since_reset_mib();
 }
 BENCHMARK(BM_Simulate24Hours_1000Nodes)->Unit(benchmark::kSecond)->Iterations(1);
+
+// Issue [5]'s scaling run: one Deployment of N replicas (100m cpu, 128Mi each) under one NodePool (the inflate
+// demo's, limit raised out of the way), all created at t=0, over one simulated hour. The simulator's cost must grow
+// linearly (or n log n) with the pods: 1,000,000 replicas in under 30 s and 2 GiB. `scalewright simulate` of the
+// same scenario without --output keeps no per-pod record either.
+sim::SimulationInput one_deployment_input(const cloud::Catalog& catalog, std::int64_t replicas) {
+  const std::string text = R"(apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: default}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      requirements:
+      - {key: kubernetes.io/arch, operator: In, values: [amd64]}
+      - {key: kubernetes.io/os, operator: In, values: [linux]}
+      - {key: karpenter.sh/capacity-type, operator: In, values: [spot, on-demand]}
+      - {key: karpenter.k8s.aws/instance-category, operator: In, values: [c, m, r]}
+      - {key: karpenter.k8s.aws/instance-generation, operator: Gt, values: ["2"]}
+  limits: {cpu: 10000000}
+  disruption: {consolidationPolicy: WhenEmpty, consolidateAfter: 30s}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: default}
+spec:
+  replicas: )" + std::to_string(replicas) + R"(
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+      - {name: c, image: pause, resources: {requests: {cpu: 100m, memory: 128Mi}}}
+---
+apiVersion: scalewright.dev/v1alpha1
+kind: Scenario
+metadata: {name: one-deployment}
+spec: {duration: 1h, seed: 1}
+)";
+  Result<ManifestSet> objects = decode_manifests(text, "simulation_bench");
+  if (!objects) {
+    std::cerr << objects.error().message << "\n";
+    std::exit(1);
+  }
+  ManifestSet set = std::move(objects).value();
+  Scenario s = set.scenarios.at(0);
+  set.scenarios.clear();
+  return {std::move(s), std::move(set), catalog, {}, nullptr, {}, /*pod_outcomes=*/false};
+}
+
+void BM_OneDeploymentOneHour(benchmark::State& state) {
+  Result<cloud::Catalog> catalog = cloud::load_catalog(std::string(SCALEWRIGHT_SOURCE_DIR) + "/data/aws");
+  if (!catalog) {
+    state.SkipWithError(catalog.error().message.c_str());
+    return;
+  }
+  sim::Summary summary;
+  double peak_mib = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    sim::SimulationInput input = one_deployment_input(*catalog, state.range(0));
+    malloc_trim(0);
+    reset_peak_rss();
+    const double before_mib = current_rss_mib();
+    state.ResumeTiming();
+    sim::SimulationReport report = sim::simulate(std::move(input));
+    state.PauseTiming();
+    summary = report.summary;
+    peak_mib = peak_rss_since_reset_mib();
+    state.counters["rss_before_MiB"] = before_mib;
+    state.ResumeTiming();
+  }
+  state.counters["pods_bound"] = static_cast<double>(summary.pod_wait.pods_bound);
+  state.counters["pods_pending_at_end"] = static_cast<double>(summary.pod_wait.pods_pending_at_end);
+  state.counters["peak_nodes"] = summary.peak_nodes;
+  state.counters["peak_rss_MiB"] = peak_mib;
+}
+BENCHMARK(BM_OneDeploymentOneHour)
+    ->Arg(10'000)
+    ->Arg(100'000)
+    ->Arg(400'000)
+    ->Arg(1'000'000)
+    ->Unit(benchmark::kSecond)
+    ->Iterations(1);
 
 }  // namespace
 }  // namespace scalewright::bench
