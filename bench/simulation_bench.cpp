@@ -79,10 +79,8 @@ std::string scenario() {
   return text;
 }
 
-sim::SimulationInput swing_input(const cloud::Catalog& catalog) {
-  std::string text = kNodePool;
-  for (int k = 0; k < kDeployments; ++k) text += deployment(k);
-  text += scenario();
+// The scenario in `text` (its manifests and one Scenario) as the simulator's input.
+sim::SimulationInput simulation_input(const std::string& text, const cloud::Catalog& catalog, bool pod_outcomes) {
   Result<ManifestSet> objects = decode_manifests(text, "simulation_bench");
   if (!objects) {
     std::cerr << objects.error().message << "\n";
@@ -91,7 +89,14 @@ sim::SimulationInput swing_input(const cloud::Catalog& catalog) {
   ManifestSet set = std::move(objects).value();
   Scenario s = set.scenarios.at(0);
   set.scenarios.clear();
-  return {std::move(s), std::move(set), catalog, {}, nullptr, {}, true};
+  return {std::move(s), std::move(set), catalog, {}, nullptr, {}, pod_outcomes};
+}
+
+sim::SimulationInput swing_input(const cloud::Catalog& catalog) {
+  std::string text = kNodePool;
+  for (int k = 0; k < kDeployments; ++k) text += deployment(k);
+  text += scenario();
+  return simulation_input(text, catalog, /*pod_outcomes=*/true);
 }
 
 void BM_Simulate24Hours_1000Nodes(benchmark::State& state) {
@@ -164,15 +169,7 @@ kind: Scenario
 metadata: {name: one-deployment}
 spec: {duration: 1h, seed: 1}
 )";
-  Result<ManifestSet> objects = decode_manifests(text, "simulation_bench");
-  if (!objects) {
-    std::cerr << objects.error().message << "\n";
-    std::exit(1);
-  }
-  ManifestSet set = std::move(objects).value();
-  Scenario s = set.scenarios.at(0);
-  set.scenarios.clear();
-  return {std::move(s), std::move(set), catalog, {}, nullptr, {}, /*pod_outcomes=*/false};
+  return simulation_input(text, catalog, /*pod_outcomes=*/false);
 }
 
 void BM_OneDeploymentOneHour(benchmark::State& state) {

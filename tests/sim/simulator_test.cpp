@@ -185,10 +185,8 @@ TEST(Simulator, SpotInterruptionDrainsTheNodeAndReplacesItsCapacity) {
   EXPECT_EQ(messages(r, "reclaimed")[0].substr(0, 7), "t=5m0s ");
 }
 
-TEST(Simulator, ExistingNodesTakePodsFirstAndAreBilledAtTheirOnDemandPrice) {
-  // A c.2xlarge node (8 cpu) that came with the manifests takes all 5 pods the moment they exist: nothing is
-  // launched and nobody waits. It is billed on-demand in its zone, $0.40/h, for the whole 10 minutes.
-  const std::string node = R"(
+// A c.2xlarge node (8 cpu) that came with the manifests, in zone-a.
+const std::string kStaticNode = R"(
 apiVersion: v1
 kind: Node
 metadata:
@@ -198,7 +196,11 @@ status:
   capacity: {cpu: "8", memory: 16Gi, pods: "110"}
 ---
 )";
-  SimulationReport r = run(node + nodepool() + deployment("inflate", 0, "1") + scenario(kScaleTo5At10s));
+
+TEST(Simulator, ExistingNodesTakePodsFirstAndAreBilledAtTheirOnDemandPrice) {
+  // A c.2xlarge node (8 cpu) that came with the manifests takes all 5 pods the moment they exist: nothing is
+  // launched and nobody waits. It is billed on-demand in its zone, $0.40/h, for the whole 10 minutes.
+  SimulationReport r = run(kStaticNode + nodepool() + deployment("inflate", 0, "1") + scenario(kScaleTo5At10s));
   EXPECT_EQ(r.summary.launches, 0);
   EXPECT_EQ(r.summary.pod_wait.pods_bound, 5u);
   EXPECT_EQ(r.summary.pod_wait.max, Duration(0));
@@ -213,17 +215,7 @@ TEST(Simulator, SummaryCountsEveryRowsNodesOneWayAndTheTotalIsTheirSum) {
   // counts the nodes that ran in it (1 and 1), and the total row their sum, 2, though only 1 was launched (the
   // total used to print the launches: 1). Hours: the static node 600 s at $0.40/h = $0.0667, the NodeClaim from its
   // launch at 11 s, 589 s at $0.16/h = $0.0262; together 0.33 h and $0.0928.
-  const std::string node = R"(
-apiVersion: v1
-kind: Node
-metadata:
-  name: static-1
-  labels: {node.kubernetes.io/instance-type: c.2xlarge, topology.kubernetes.io/zone: zone-a, kubernetes.io/arch: amd64}
-status:
-  capacity: {cpu: "8", memory: 16Gi, pods: "110"}
----
-)";
-  SimulationReport r = run(node + nodepool() + deployment("inflate", 0, "1") +
+  SimulationReport r = run(kStaticNode + nodepool() + deployment("inflate", 0, "1") +
                            scenario("  - {at: 10s, scale: {kind: Deployment, name: inflate, replicas: 13}}\n"));
   EXPECT_EQ(r.summary.launches, 1);
   std::ostringstream out;
