@@ -15,7 +15,7 @@
 namespace scalewright::sim {
 
 struct SimulationLimits {
-  std::size_t max_pods = 2'000'000;  // pods that exist at once (DaemonSet pods included)
+  std::size_t max_pods = 1'500'000;  // pods that exist at once (DaemonSet pods included): about 3 GB
   std::size_t max_nodes = 100'000;   // nodes that exist at once (launching, Ready or draining)
 };
 
