@@ -2,10 +2,13 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 #include <iostream>
+#include <string>
 
 #include "cli/check_command.h"
 #include "cli/simulate_command.h"
+#include "sim/simulator.h"
 
 namespace {
 
@@ -16,12 +19,19 @@ constexpr const char* kCheckExitStatus =
     "  1  invalid input: a file cannot be read or decoded, or an object is invalid (one error line naming the\n"
     "     file, document, object and field)\n"
     "  2  usage error: an unknown option, a bad option value, or a file or directory that does not exist";
-constexpr const char* kSimulateExitStatus =
-    "Exit status:\n"
-    "  0  the scenario ran\n"
-    "  1  invalid input: a file cannot be read or decoded, an object or the Scenario is invalid, the instance-type\n"
-    "     data cannot be found, a --status-at time is invalid, or the --output file cannot be written\n"
-    "  2  usage error: an unknown option, a bad option value, or a file or directory that does not exist";
+// The limits named are the simulator's own (SimulationLimits), not a copy of them.
+std::string simulate_exit_status() {
+  const scalewright::sim::SimulationLimits limits;
+  return fmt::format(
+      "Exit status:\n"
+      "  0  the scenario ran\n"
+      "  1  invalid input: a file cannot be read or decoded, an object or the Scenario is invalid, the instance-type\n"
+      "     data cannot be found, or the --output file cannot be written; or the run went past the simulator's\n"
+      "     limits ({} pods, {} nodes at once) and stopped there, its report so far printed\n"
+      "  2  usage error: an unknown option, a bad option value, or a file or directory that does not exist\n"
+      "     (a --status-at time that is not a duration, or is negative, is a bad option value)",
+      limits.max_pods, limits.max_nodes);
+}
 constexpr const char* kExitStatus =
     "Exit status:\n"
     "  0  done (check: the input is valid, whether or not every pod fits; simulate: the scenario ran)\n"
@@ -66,7 +76,7 @@ int main(int argc, char** argv) {
                             "Scenario and manifest files (YAML or JSON, multi-document), or directories of them "
                             "(*.yaml, *.yml, *.json, by name, not recursive)")
       ->check(CLI::ExistingPath);
-  simulate_cmd->footer(kSimulateExitStatus);
+  simulate_cmd->footer(simulate_exit_status());
   simulate_cmd->add_option("--output", simulate.output_json, "Also write the report as JSON to this file");
   simulate_cmd->add_flag("-q,--quiet", simulate.quiet, "Print only the summary, not the timeline");
   simulate_cmd->add_option("--compare", simulate.compare,

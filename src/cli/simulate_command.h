@@ -23,8 +23,8 @@ struct SimulateOptions {
 
 // The timeline goes to `out` as the run makes it (not with `quiet`), then the summary. With `compare`, the runs go
 // one after another, each headed by "== FILE" and streamed as it runs, then the side-by-side comparison.
-// Returns the exit status: 0 when the scenario ran, 1 for invalid input or a report that cannot be written (one
-// error line on `err`).
+// Returns the exit status: 0 when the scenario ran; 1 for invalid input, a report that cannot be written, or a run
+// stopped at the simulator's limits (one error line on `err`, after the report so far); 2 for a bad --status-at.
 int run_simulate(const SimulateOptions& options, std::ostream& out, std::ostream& err);
 
 }  // namespace scalewright::cli
