@@ -3,6 +3,7 @@
 #include <string>
 
 #include "provisioning/instance_types.h"
+#include "provisioning/nodeclaim_builder.h"
 #include "sim/promql_subset.h"
 #include "workloads/keda.h"
 
@@ -38,28 +39,21 @@ std::optional<Error> check_scaled_objects(const ManifestSet& objects, bool simul
 std::optional<Error> check_nodepools(const ManifestSet& objects, const cloud::Catalog& catalog) {
   provisioning::InstanceTypeIndex index(catalog, nullptr, Duration(0));
   for (const NodePool& pool : objects.nodepools) {
-    // Narrowed one requirement at a time, as written, so the error names the one that leaves nothing. Keys no
-    // instance type carries (a team label, say) do not narrow: Karpenter puts them on the node as asked.
-    RequirementSet so_far = RequirementSet::from_labels(pool.template_labels);
-    provisioning::TypeSet types(index.size(), true);
+    // The provisioner's own view of the NodePool (provisioning::nodepool_info): the types it could launch.
+    if (!provisioning::nodepool_info(pool, index).types.empty()) continue;
+    // None: name the requirement after which nothing is left, the last of the shortest run of them, as written,
+    // that already leaves no type.
+    NodePool so_far = pool;
+    so_far.requirements.clear();
     for (std::size_t r = 0; r < pool.requirements.size(); ++r) {
+      so_far.requirements.push_back(pool.requirements[r]);
+      if (!provisioning::nodepool_info(so_far, index).types.empty()) continue;
       const LabelRequirement& requirement = pool.requirements[r].requirement;
-      const std::string key(requirement.key.str());
-      so_far.add(requirement);
-      if (!provisioning::is_offering_key(key) && index.labelled(key)) types &= index.matching(key, *so_far.find(key));
-      const std::uint64_t zones = index.allowed_zones(so_far);
-      const provisioning::CapacityTypeMask capacity = index.allowed_capacity_types(so_far);
-      bool any = false;
-      for (std::size_t i = 0; i < index.size() && !any; ++i) {
-        any = types.test(i) && index.has_offering(i, zones, capacity);
-      }
-      if (!any) {
-        return Error{objects.locate("NodePool", pool.meta,
-                                    "spec.template.spec.requirements[" + std::to_string(r) + "]") +
-                     ": no instance type of region " + catalog.region() + " satisfies " + key + " " +
-                     ValueSet::from(requirement).to_string() +
-                     " together with the requirements before it, so the NodePool could never launch a node"};
-      }
+      return Error{objects.locate("NodePool", pool.meta,
+                                  "spec.template.spec.requirements[" + std::to_string(r) + "]") +
+                   ": no instance type of region " + catalog.region() + " satisfies " +
+                   std::string(requirement.key.str()) + " " + ValueSet::from(requirement).to_string() +
+                   " together with the requirements before it, so the NodePool could never launch a node"};
     }
   }
   return std::nullopt;
