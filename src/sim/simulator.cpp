@@ -223,6 +223,7 @@ class Simulation : private AutoscalingView {
   bool in_flight(const std::string& node_name) const;  // a NodeClaim launched whose node is not Ready yet
   void leave_queue(SimPod& pod);
   void drop_nominee(SimPod& pod);  // from nominees_, its nomination left as it is
+  void release_nominations(const std::string& node);
   void check_pending_counts() const;
   void stop(std::string reason);
   bool node_limit_reached();  // and stops the run when it is
@@ -1128,15 +1129,12 @@ void Simulation::schedule_pending() {
   // A nomination holds while its node is in flight. Once the node is Ready, kube-scheduler binds pods in its own
   // queue order, not the provisioner's plan, so a nominated pod it could not place there needs capacity again
   // (Karpenter re-plans every pending pod on each batch); left nominated, it would wait for good.
-  std::vector<SimPod*> void_nominations;
+  std::vector<std::string> landed;  // nodes no longer in flight that pods are still nominated to
   for (const auto& [node, pods] : nominees_) {
-    if (!in_flight(node.string())) void_nominations.insert(void_nominations.end(), pods.begin(), pods.end());
+    if (!in_flight(node.string())) landed.push_back(node.string());
   }
-  for (SimPod* pod : void_nominations) {
-    nominate(*pod, "");
-    pod->last_reason = Symbol();
-    provisioning_dirty_ = true;
-  }
+  for (const std::string& node : landed) release_nominations(node);
+  if (!landed.empty()) provisioning_dirty_ = true;
   check_pending_counts();
   // Pods that fit nowhere and wait for no planned node need capacity: they open or extend a batch.
   if (needing_capacity_ > 0 && provisioning_dirty_ && !nodepools_.empty()) {
@@ -1169,6 +1167,17 @@ bool Simulation::node_limit_reached() {
   if (live_nodes_ < static_cast<std::int64_t>(limits_.max_nodes)) return false;
   stop(fmt::format("the simulation holds at most {} nodes; more were to be launched", limits_.max_nodes));
   return true;
+}
+
+// Ends every nomination to `node` (Ready without those pods, or going away): its pods need capacity again.
+void Simulation::release_nominations(const std::string& node) {
+  auto it = nominees_.find(Symbol(node));
+  if (it == nominees_.end()) return;
+  const std::vector<SimPod*> pods(it->second.begin(), it->second.end());  // nominate() edits the set
+  for (SimPod* pod : pods) {
+    nominate(*pod, "");
+    pod->last_reason = Symbol();
+  }
 }
 
 bool Simulation::in_flight(const std::string& node_name) const {
@@ -1375,13 +1384,7 @@ void Simulation::on_registration_timeout(const std::string& name) {
   if (!group.empty() && cluster_autoscaler_) {
     cluster_autoscaler_->provisioning_failed(group, "FailedToRegister", now_);
   }
-  for (auto& [key, pod] : pods_) {
-    if (pod.nominated_node.str() == name) {
-      nominate(pod, "");
-      pod.last_reason = Symbol();
-    }
-  }
-  scheduling_dirty_ = true;
+  scheduling_dirty_ = true;  // terminate() drained it: the pods planned onto it need capacity again
 }
 
 // Emptiness as Karpenter's disruption controller sees it: a NodePool node with no pods but DaemonSet pods, and
@@ -1545,18 +1548,8 @@ void Simulation::drain(SimNode& node) {
   if (NodeId id = snapshot_.find_node(name); id != scheduling::kNoNode) {
     for (const auto& placed : snapshot_.node(id).pods) evicted.push_back(placed.pod->meta.key());
   }
-  for (const auto& [key, pod] : unbound_) {
-    if (pod->nominated_node.str() == name) evicted.emplace_back(key);
-  }
-  for (const std::string& key : evicted) {
-    SimPod& pod = pods_.at(key);
-    if (pod.nominated_node.str() == name && !pod.bound_at) {
-      nominate(pod, "");
-      pod.last_reason = Symbol();
-    } else {
-      delete_pod(key);
-    }
-  }
+  for (const std::string& key : evicted) delete_pod(key);
+  release_nominations(name);
   NodeId id = snapshot_.find_node(name);
   if (id != scheduling::kNoNode) {
     ready_allocatable_ -= node.node.allocatable;
