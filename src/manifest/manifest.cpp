@@ -146,13 +146,13 @@ class DocumentDecoder {
     for (std::size_t i = workloads; i < set.workloads.size(); ++i) out_.workloads.push_back(origin);
     auto record = [&](std::string_view kind, const auto& objects, std::size_t from) {
       for (std::size_t i = from; i < objects.size(); ++i) {
-        set.origins.emplace(origin_key(kind, objects[i].meta), origin);
+        set.origins.emplace(object_key(kind, objects[i].meta), origin);
       }
     };
     record("Node", set.nodes, nodes);
     record("Pod", set.pods, pods);
     for (std::size_t i = workloads; i < set.workloads.size(); ++i) {
-      set.origins.emplace(origin_key(to_string(set.workloads[i].kind), set.workloads[i].meta), origin);
+      set.origins.emplace(object_key(to_string(set.workloads[i].kind), set.workloads[i].meta), origin);
     }
     record("NodePool", set.nodepools, nodepools);
     record("Scenario", set.scenarios, scenarios);
@@ -265,12 +265,19 @@ std::string ObjectOrigin::at(std::string_view field) const {
   return context + ": " + (path.empty() ? std::string(field) : path + "." + std::string(field));
 }
 
-std::string origin_key(std::string_view kind, const ObjectMeta& meta) {
-  return std::string(kind) + "/" + meta.namespace_ + "/" + meta.name;
+std::string object_key(std::string_view kind, std::string_view namespace_, std::string_view name) {
+  std::string key;
+  key.reserve(kind.size() + namespace_.size() + name.size() + 2);
+  key.append(kind).append("/").append(namespace_).append("/").append(name);
+  return key;
+}
+
+std::string object_key(std::string_view kind, const ObjectMeta& meta) {
+  return object_key(kind, meta.namespace_, meta.name);
 }
 
 std::string ManifestSet::locate(std::string_view kind, const ObjectMeta& meta, std::string_view field) const {
-  auto found = origins.find(origin_key(kind, meta));
+  auto found = origins.find(object_key(kind, meta));
   if (found != origins.end()) return found->second.at(field);
   const std::string object = std::string(kind) + "/" + meta.name;
   return field.empty() ? object : object + ": " + std::string(field);

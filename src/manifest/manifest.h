@@ -54,7 +54,7 @@ struct ManifestSet {
   // "web.yaml doc 3: skipped unknown kind ConfigMap (v1)"; a kind decoder's own warnings get the same prefix and
   // the object: "so.yaml doc 1 ScaledObject/queue: spec.triggers[0]: trigger type kafka is not simulated"
   std::vector<std::string> warnings;
-  // Where each decoded object was read, by kind, namespace and name (see origin_key), for errors found after
+  // Where each decoded object was read, by kind, namespace and name (see object_key), for errors found after
   // decoding: references between objects, checks against the cloud's catalog. The first definition wins.
   std::map<std::string, ObjectOrigin, std::less<>> origins;
 
@@ -63,8 +63,11 @@ struct ManifestSet {
   std::string locate(std::string_view kind, const ObjectMeta& meta, std::string_view field) const;
 };
 
-// "Deployment/default/web"; a cluster-scoped object has the namespace its decoder leaves it ("" for a NodePool).
-std::string origin_key(std::string_view kind, const ObjectMeta& meta);
+// "Deployment/default/web": an object's kind, namespace and name as one key, the one ManifestSet::origins, the
+// reference checks and the simulator's workloads are kept by. A cluster-scoped object has the namespace its decoder
+// leaves it ("" for a NodePool).
+std::string object_key(std::string_view kind, std::string_view namespace_, std::string_view name);
+std::string object_key(std::string_view kind, const ObjectMeta& meta);
 
 // What a manifest file may be; beyond either limit it is refused with the limit in the message (README.md,
 // "Limits"). 256 MiB is five times the 50 MB of issue [5] (156,101 Deployments), far beyond the 3 MiB the API

@@ -8,10 +8,6 @@
 namespace scalewright {
 namespace {
 
-std::string workload_key(std::string_view kind, std::string_view namespace_, std::string_view name) {
-  return std::string(kind) + "/" + std::string(namespace_) + "/" + std::string(name);
-}
-
 // When a timeline step creates or deletes an object. Steps at one time run in the order written, which is the
 // order of `index` among them (the timeline is sorted by time, stably).
 struct Change {
@@ -27,28 +23,28 @@ struct Moment {
   bool after(const Change& c) const { return c.at < at || (c.at == at && (!index || c.index < *index)); }
 };
 
-std::string nodepool_key(std::string_view name) { return workload_key("NodePool", "", name); }
+std::string nodepool_key(std::string_view name) { return object_key("NodePool", "", name); }
 
 // Which workloads and NodePools exist at a moment: those loaded, and what apply and delete steps change.
 class Inventory {
  public:
   Inventory(const ManifestSet& objects, const Scenario* scenario) {
     for (const Workload& w : objects.workloads) {
-      loaded_.insert(workload_key(to_string(w.kind), w.meta.namespace_, w.meta.name));
+      loaded_.insert(object_key(to_string(w.kind), w.meta.namespace_, w.meta.name));
     }
     for (const NodePool& p : objects.nodepools) loaded_.insert(nodepool_key(p.meta.name));
     if (scenario == nullptr) return;
     for (const TimelineStep& step : scenario->timeline) {  // in the order they run
       if (step.action == TimelineStep::Action::Delete) {
         const ObjectReference& t = step.target;
-        const std::string key = t.kind == "NodePool" ? nodepool_key(t.name) : workload_key(t.kind, t.namespace_, t.name);
+        const std::string key = t.kind == "NodePool" ? nodepool_key(t.name) : object_key(t.kind, t.namespace_, t.name);
         changes_[key].push_back({step.at, step.index, false});
       }
       if (step.action != TimelineStep::Action::Apply) continue;
       Result<ManifestSet> applied = decode_manifests(step.apply_source, "apply");
       if (!applied) continue;  // refused when the scenario was decoded
       for (const Workload& w : applied->workloads) {
-        changes_[workload_key(to_string(w.kind), w.meta.namespace_, w.meta.name)].push_back({step.at, step.index});
+        changes_[object_key(to_string(w.kind), w.meta.namespace_, w.meta.name)].push_back({step.at, step.index});
       }
       for (const NodePool& p : applied->nodepools) changes_[nodepool_key(p.meta.name)].push_back({step.at, step.index});
       applied_.emplace_back(step, std::move(*applied));
@@ -102,7 +98,7 @@ std::optional<Error> check_autoscalers(const ManifestSet& objects, const Invento
   auto check = [&](std::string_view kind, const ObjectMeta& meta,
                    const CrossVersionObjectReference& ref) -> std::optional<Error> {
     const std::string when = std::string(kind) + "/" + meta.name + " is created at " + format_duration(at.at);
-    if (auto problem = inventory.missing(workload_key(ref.kind, meta.namespace_, ref.name),
+    if (auto problem = inventory.missing(object_key(ref.kind, meta.namespace_, ref.name),
                                          ref.kind + " " + meta.namespace_ + "/" + ref.name, at, when)) {
       return Error{locate(kind, meta, "spec.scaleTargetRef.name") + ": " + *problem};
     }
@@ -134,7 +130,7 @@ std::optional<Error> check_references(const ManifestSet& objects, const Scenario
     if (step.action == TimelineStep::Action::Scale || step.action == TimelineStep::Action::Load) {
       const ObjectReference& t = step.target;
       const char* action = step.action == TimelineStep::Action::Scale ? "scale" : "load";
-      if (auto problem = inventory.missing(workload_key(t.kind, t.namespace_, t.name),
+      if (auto problem = inventory.missing(object_key(t.kind, t.namespace_, t.name),
                                            t.kind + " " + t.namespace_ + "/" + t.name, Moment{step.at, step.index},
                                            "this step at " + format_duration(step.at))) {
         return Error{at_scenario(path + "." + action + ".name") + ": " + *problem};

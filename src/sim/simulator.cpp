@@ -124,10 +124,6 @@ struct Event {
   }
 };
 
-std::string workload_key(std::string_view kind, std::string_view ns, std::string_view name) {
-  return fmt::format("{}/{}/{}", kind, ns, name);
-}
-
 // A container as the HPA reads it: its requests in milli-units (cpu is kept in milli-cpu already).
 workloads::HpaContainer hpa_container(const Container& c) {
   workloads::HpaContainer out;
@@ -432,7 +428,7 @@ void Simulation::settle() {
 void Simulation::run_timeline_step(const TimelineStep& step) {
   switch (step.action) {
     case TimelineStep::Action::Scale: {
-      auto it = workloads_.find(workload_key(step.target.kind, step.target.namespace_, step.target.name));
+      auto it = workloads_.find(object_key(step.target.kind, step.target.namespace_, step.target.name));
       if (it == workloads_.end()) {
         note("warning", fmt::format("scale: no {} {}/{}", step.target.kind, step.target.namespace_, step.target.name));
         return;
@@ -466,7 +462,7 @@ void Simulation::run_timeline_step(const TimelineStep& step) {
           terminate(it->second, now_);
         }
       } else {
-        const std::string key = workload_key(t.kind, t.namespace_, t.name);
+        const std::string key = object_key(t.kind, t.namespace_, t.name);
         auto it = workloads_.find(key);
         if (it != workloads_.end()) {
           const std::vector<std::string> owned(it->second.pods.begin(), it->second.pods.end());
@@ -479,7 +475,7 @@ void Simulation::run_timeline_step(const TimelineStep& step) {
     }
     case TimelineStep::Action::Load: {
       const ObjectReference& t = step.target;
-      const std::string key = workload_key(t.kind, t.namespace_, t.name);
+      const std::string key = object_key(t.kind, t.namespace_, t.name);
       auto it = workloads_.find(key);
       if (it == workloads_.end()) {
         note("warning", fmt::format("load: no {} {}/{}", t.kind, t.namespace_, t.name));
@@ -517,7 +513,7 @@ void Simulation::apply_objects(ManifestSet objects) {
     on_node_ready(name);
   }
   for (Workload& w : objects.workloads) {
-    const std::string key = workload_key(to_string(w.kind), w.meta.namespace_, w.meta.name);
+    const std::string key = object_key(to_string(w.kind), w.meta.namespace_, w.meta.name);
     auto [it, inserted] = workloads_.try_emplace(key, WorkloadState{w, 0, {}, true});
     if (!inserted) it->second.workload = std::move(w);  // re-applying updates the template and replicas
     it->second.dirty = true;
@@ -894,7 +890,7 @@ void Simulation::apply_scale_changes(const std::vector<ScaleChange>& changes) {
 
 std::optional<ScaleTarget> Simulation::scale_target(const std::string& namespace_,
                                                     const CrossVersionObjectReference& ref) const {
-  auto it = workloads_.find(workload_key(ref.kind, namespace_, ref.name));
+  auto it = workloads_.find(object_key(ref.kind, namespace_, ref.name));
   if (it == workloads_.end() || it->second.workload.kind == WorkloadKind::DaemonSet) return std::nullopt;
   return ScaleTarget{it->first, it->second.workload.replicas, it->second.workload.selector};
 }
