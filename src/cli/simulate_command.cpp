@@ -152,13 +152,15 @@ std::optional<sim::SimulationReport> simulate_files(const std::vector<std::strin
       return std::nullopt;
     }
   }
-  return sim::simulate({std::move(scenario), std::move(objects), std::move(*catalog), status_at, &sink, {}, pod_outcomes});
+  return sim::simulate(
+      {std::move(scenario), std::move(objects), std::move(*catalog), status_at, &sink, {}, pod_outcomes});
 }
 
 // A run that hit a limit has printed (and written) the report so far; it still fails, saying why.
 bool report_stopped(const sim::SimulationReport& report, const std::string& name, std::ostream& err) {
   if (report.stopped.empty()) return false;
-  err << "error: " << name << ": run stopped at " << sim::format_time(report.duration) << ": " << report.stopped << "\n";
+  err << "error: " << name << ": run stopped at " << sim::format_time(report.duration) << ": " << report.stopped
+      << "\n";
   return true;
 }
 

@@ -11,19 +11,29 @@
 namespace scalewright::manifest {
 namespace {
 
+// A kind whose objects decode alone, without knowing where they were read.
+using ContextFreeDecoder = void (*)(const Field& object, ManifestSet& out);
+KindDecoder context_free(ContextFreeDecoder decode) {
+  return [decode](const Field& object, const DecodeContext&, ManifestSet& out) { decode(object, out); };
+}
+
 KindDecoder workload_decoder(WorkloadKind kind) {
-  return [kind](const Field& object, const DecodeContext&, ManifestSet& out) { out.workloads.push_back(decode_workload(object, kind)); };
+  return [kind](const Field& object, const DecodeContext&, ManifestSet& out) {
+    out.workloads.push_back(decode_workload(object, kind));
+  };
 }
 
 KindRegistry make_builtin_registry() {
   KindRegistry kinds;
-  kinds.add({"", "Node", {"v1"}, [](const Field& o, const DecodeContext&, ManifestSet& out) { out.nodes.push_back(decode_node(o)); }});
-  kinds.add({"", "Pod", {"v1"}, [](const Field& o, const DecodeContext&, ManifestSet& out) { out.pods.push_back(decode_pod(o)); }});
+  kinds.add({"", "Node", {"v1"},
+             context_free([](const Field& o, ManifestSet& out) { out.nodes.push_back(decode_node(o)); })});
+  kinds.add({"", "Pod", {"v1"},
+             context_free([](const Field& o, ManifestSet& out) { out.pods.push_back(decode_pod(o)); })});
   kinds.add({"", "Namespace", {"v1"},
-             [](const Field& o, const DecodeContext&, ManifestSet& out) { out.namespaces.push_back(decode_namespace(o)); }});
+             context_free([](const Field& o, ManifestSet& out) { out.namespaces.push_back(decode_namespace(o)); })});
   kinds.add({"", "ConfigMap", {"v1"},
-             [](const Field& o, const DecodeContext&, ManifestSet& out) { out.config_maps.push_back(decode_config_map(o)); }});
-  kinds.add({"apps", "Deployment", {"v1"}, [](const Field& o, const DecodeContext&, ManifestSet& out) {
+             context_free([](const Field& o, ManifestSet& out) { out.config_maps.push_back(decode_config_map(o)); })});
+  kinds.add({"apps", "Deployment", {"v1"}, context_free([](const Field& o, ManifestSet& out) {
                Workload deployment = decode_workload(o, WorkloadKind::Deployment);
                if (std::optional<ClusterAutoscalerDeployment> ca = as_cluster_autoscaler(o, deployment)) {
                  out.warnings.push_back("runs Cluster Autoscaler (container " + ca->container +
@@ -32,26 +42,28 @@ KindRegistry make_builtin_registry() {
                  return;
                }
                out.workloads.push_back(std::move(deployment));
-             }});
+             })});
   kinds.add({"apps", "ReplicaSet", {"v1"}, workload_decoder(WorkloadKind::ReplicaSet)});
   kinds.add({"apps", "StatefulSet", {"v1"}, workload_decoder(WorkloadKind::StatefulSet)});
   kinds.add({"apps", "DaemonSet", {"v1"}, workload_decoder(WorkloadKind::DaemonSet)});
   kinds.add({"batch", "Job", {"v1"}, workload_decoder(WorkloadKind::Job)});
-  kinds.add({"policy", "PodDisruptionBudget", {"v1", "v1beta1"}, [](const Field& o, const DecodeContext&, ManifestSet& out) {
+  kinds.add({"policy", "PodDisruptionBudget", {"v1", "v1beta1"}, context_free([](const Field& o, ManifestSet& out) {
                out.pod_disruption_budgets.push_back(decode_pod_disruption_budget(o));
-             }});
-  kinds.add({"scheduling.k8s.io", "PriorityClass", {"v1"},
-             [](const Field& o, const DecodeContext&, ManifestSet& out) { out.priority_classes.push_back(decode_priority_class(o)); }});
+             })});
+  kinds.add({"scheduling.k8s.io", "PriorityClass", {"v1"}, context_free([](const Field& o, ManifestSet& out) {
+               out.priority_classes.push_back(decode_priority_class(o));
+             })});
   kinds.add({"karpenter.sh", "NodePool", {"v1", "v1beta1"},
-             [](const Field& o, const DecodeContext&, ManifestSet& out) { out.nodepools.push_back(decode_nodepool(o)); }});
+             context_free([](const Field& o, ManifestSet& out) { out.nodepools.push_back(decode_nodepool(o)); })});
   kinds.add({"karpenter.sh", "Provisioner", {"v1alpha5"},
-             [](const Field& o, const DecodeContext&, ManifestSet& out) { out.nodepools.push_back(decode_provisioner(o)); }});
-  kinds.add({"autoscaling", "HorizontalPodAutoscaler", {"v2", "v2beta2", "v1"}, [](const Field& o, const DecodeContext&, ManifestSet& out) {
+             context_free([](const Field& o, ManifestSet& out) { out.nodepools.push_back(decode_provisioner(o)); })});
+  kinds.add({"autoscaling", "HorizontalPodAutoscaler", {"v2", "v2beta2", "v1"},
+             context_free([](const Field& o, ManifestSet& out) {
                out.horizontal_pod_autoscalers.push_back(decode_horizontal_pod_autoscaler(o));
-             }});
-  kinds.add({"keda.sh", "ScaledObject", {"v1alpha1"}, [](const Field& o, const DecodeContext&, ManifestSet& out) {
+             })});
+  kinds.add({"keda.sh", "ScaledObject", {"v1alpha1"}, context_free([](const Field& o, ManifestSet& out) {
                out.scaled_objects.push_back(decode_scaled_object(o, out.warnings));
-             }});
+             })});
   kinds.add({"scalewright.dev", "Scenario", {"v1alpha1"},
              [](const Field& o, const DecodeContext& context, ManifestSet& out) {
                out.scenarios.push_back(decode_scenario(o, context.directory));

@@ -59,7 +59,9 @@ std::pair<std::string, std::string> csv_text(const Field& csv, const std::filesy
   if (value.find('\n') != std::string::npos) return {std::move(value), "csv"};
   const std::filesystem::path path = directory / value;  // an absolute value stays as it is
   std::error_code ignored;
-  if (std::filesystem::is_directory(path, ignored)) csv.fail("cannot read CSV file " + path.string() + ": is a directory");
+  if (std::filesystem::is_directory(path, ignored)) {
+    csv.fail("cannot read CSV file " + path.string() + ": is a directory");
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) csv.fail("cannot read CSV file " + path.string() + ": " + std::strerror(errno));
   std::ostringstream text;

@@ -49,7 +49,9 @@ void print_summary(const SimulationReport& report, std::ostream& out) {
   }
   out << fmt::format("{:<16} {:<20} {:<10} {:>9} {:>11.2f} {:>10}\n", "total", "", "", nodes_run,
                      s.total_node_hours, fmt::format("${:.4f}", s.total_cost));
-  if (!report.stopped.empty()) out << fmt::format("run stopped at {}: {}\n", format_time(report.duration), report.stopped);
+  if (!report.stopped.empty()) {
+    out << fmt::format("run stopped at {}: {}\n", format_time(report.duration), report.stopped);
+  }
   out << fmt::format("pods bound: {}   pending at end: {}   wait p50 {}  p99 {}  max {}\n", s.pod_wait.pods_bound,
                      s.pod_wait.pods_pending_at_end, format_duration(s.pod_wait.p50), format_duration(s.pod_wait.p99),
                      format_duration(s.pod_wait.max));
