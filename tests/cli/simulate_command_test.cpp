@@ -285,28 +285,6 @@ TEST(Simulate, CompareRunsTheWorkloadUnderNodeGroupsAndUnderNodePoolsSideBySide)
   EXPECT_LT(runs[1]["summary"]["total_cost_usd"].get<double>(), runs[0]["summary"]["total_cost_usd"].get<double>());
 }
 
-TEST(Simulate, QueryOutsideTheSimulatorsPromqlIsAnErrorNamingTheTrigger) {
-  const std::string path = (std::filesystem::temp_directory_path() / "scalewright-bad-query.yaml").string();
-  std::ofstream(path) << R"yaml(apiVersion: keda.sh/v1alpha1
-kind: ScaledObject
-metadata: {name: q, namespace: default}
-spec:
-  scaleTargetRef: {name: web}
-  triggers:
-  - type: prometheus
-    metadata: {serverAddress: "http://prometheus:9090", query: "histogram_quantile(0.9, x)", threshold: "1"}
-)yaml";
-  SimulateOptions options;
-  options.files = {path};
-  std::ostringstream out, err;
-  EXPECT_EQ(run_simulate(options, out, err), 1);
-  EXPECT_NE(err.str().find("error: " + path + " doc 1 ScaledObject/q: spec.triggers[0].metadata.query: query "
-                           "\"histogram_quantile(0.9, x)\" is outside what the simulator answers"),
-            std::string::npos)
-      << err.str();
-  std::filesystem::remove(path);
-}
-
 TEST(Simulate, InvalidScenarioIsOneErrorLine) {
   const std::string path = (std::filesystem::temp_directory_path() / "scalewright-bad-scenario.yaml").string();
   std::ofstream(path) << "apiVersion: scalewright.dev/v1alpha1\nkind: Scenario\nmetadata: {name: bad}\n"
