@@ -7,15 +7,15 @@
 
 #include "api/node.h"
 #include "api/pod.h"
-#include "sim/random.h"
+#include "api/random.h"
 
 namespace scalewright::bench {
 
 // The peer workloads' stream is the simulator's own generator (SplitMix64); index() is PEER-WORKLOADS.md's
 // `next() % 5`.
-class SplitMix64 : public sim::Random {
+class SplitMix64 : public Random {
  public:
-  using sim::Random::Random;
+  using Random::Random;
   std::size_t index() { return static_cast<std::size_t>(next() % 5); }
 };
 

@@ -10,10 +10,10 @@
 #include "cli/validation.h"
 #include "manifest/manifest.h"
 #include "manifest/references.h"
-#include "sim/cluster_autoscaler.h"
+#include "controllers/cluster_autoscaler.h"
 #include "sim/default_scenario.h"
 #include "sim/simulator.h"
-#include "sim/workload_autoscaling.h"
+#include "controllers/workload_autoscaling.h"
 
 namespace scalewright::cli {
 namespace {
@@ -97,7 +97,7 @@ std::optional<sim::SimulationReport> simulate_files(const std::vector<std::strin
     objects.scenarios.clear();
   }
   Result<std::optional<std::string>> adopted =
-      sim::adopt_cluster_autoscaler_deployment(scenario, objects.cluster_autoscaler_deployments);
+      controllers::adopt_cluster_autoscaler_deployment(scenario, objects.cluster_autoscaler_deployments);
   if (!adopted) {  // more than one Deployment runs Cluster Autoscaler: name the file of the last one
     const ClusterAutoscalerDeployment& last = objects.cluster_autoscaler_deployments.back();
     err << "error: " << objects.locate("Deployment", last.meta, "") << ": " << adopted.error().message << "\n";
@@ -130,7 +130,7 @@ std::optional<sim::SimulationReport> simulate_files(const std::vector<std::strin
   }
 
   if (scenario.cluster_autoscaler) {
-    Result<sim::ClusterAutoscalerLoop> loop = sim::ClusterAutoscalerLoop::create(scenario, *catalog, objects.config_maps);
+    Result<controllers::ClusterAutoscalerLoop> loop = controllers::ClusterAutoscalerLoop::create(scenario, *catalog, objects.config_maps);
     if (!loop) {
       err << "error: " << scenario_origin << ": " << loop.error().message << "\n";
       return std::nullopt;

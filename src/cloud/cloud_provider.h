@@ -1,6 +1,7 @@
 #pragma once
-// What the autoscaler asks of a cloud: launch an instance from an offering, terminate it. The simulated cloud
-// and real providers implement it; the engine never talks to one directly (the act adapter does).
+// What the controllers ask of a cloud: its instance types and offerings, launch an instance from an offering,
+// terminate it, and the instances running. The simulated cloud implements it, a kwok-style and an AWS provider
+// later; the engine never talks to one (the controllers do, through this port).
 #include <optional>
 #include <string>
 #include <vector>
@@ -40,6 +41,10 @@ class CloudProvider {
   virtual const Catalog& catalog() const = 0;
   virtual LaunchOutcome launch(const LaunchRequest& request) = 0;
   virtual void terminate(const std::string& instance_id) = 0;
+  // A running instance; nullopt when there is none of that id (never launched, or terminated).
+  virtual std::optional<Instance> get(const std::string& instance_id) const = 0;
+  // Every running instance, by id.
+  virtual std::vector<Instance> list() const = 0;
 };
 
 }  // namespace scalewright::cloud

@@ -8,7 +8,6 @@
 
 namespace scalewright::sim {
 
-std::string format_time(Duration at) { return "t=" + format_duration(at); }
 
 Duration quantile(std::vector<Duration> values, double q) {
   if (values.empty()) return Duration(0);

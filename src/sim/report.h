@@ -9,14 +9,14 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "api/duration.h"
+#include "controllers/ports.h"
+#include "controllers/workload_autoscaling.h"
 
 namespace scalewright::sim {
 
-struct TimelineEntry {
-  Duration at{0};
-  std::string kind;  // "scale", "pending", "launch", "insufficient-capacity", "ready", "bound", "removed", ...
-  std::string message;
-};
+using controllers::AutoscalerSummary;
+using controllers::TimelineEntry;
+using scalewright::format_time;
 
 struct CostLine {
   std::string nodepool;       // "" for nodes that came with the manifests
@@ -33,18 +33,6 @@ struct PodWait {
   Duration p50{0};
   Duration p99{0};
   Duration max{0};
-};
-
-// One workload autoscaler over the run: an HPA, or a ScaledObject (its activations and its HPA's decisions).
-struct AutoscalerSummary {
-  std::string name;    // "hpa/php-apache", "scaledobject/podinfo"
-  std::string target;  // "Deployment default/php-apache"
-  std::int32_t min_replicas = 0;  // the fewest and most replicas it kept the target at
-  std::int32_t max_replicas = 0;
-  double replica_seconds = 0;     // the target's replicas integrated over the run
-  Duration above_target{0};       // time during which its metrics asked for more replicas than the target had
-  std::int32_t scale_ups = 0;
-  std::int32_t scale_downs = 0;
 };
 
 struct Summary {
@@ -90,9 +78,6 @@ struct SimulationReport {
   // end. `duration` is then the time it stopped.
   std::string stopped;
 };
-
-// "t=1m12.5s" style times, as the timeline prints them.
-std::string format_time(Duration at);
 
 void print_timeline(const SimulationReport& report, std::ostream& out);
 // One line of print_timeline: "t=1m17.346s  node default-52cfd Ready ...".

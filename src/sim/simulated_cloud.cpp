@@ -26,6 +26,7 @@ cloud::LaunchOutcome SimulatedCloud::launch(const cloud::LaunchRequest& request)
   const std::int64_t boot = random_.between(spec_.launch_latency_min.count(), spec_.launch_latency_max.count());
   if (random_shortage || in_insufficient_capacity_window(request)) {
     outcome.insufficient_capacity = true;
+    ++insufficient_capacity_errors_;
     outcome.message = "InsufficientInstanceCapacity: no " + std::string(cloud::to_string(request.offering->capacity_type)) +
                       " capacity for " + request.instance_type->name + " in " + request.offering->zone;
     return outcome;
@@ -33,16 +34,27 @@ cloud::LaunchOutcome SimulatedCloud::launch(const cloud::LaunchRequest& request)
   char id[32];
   std::snprintf(id, sizeof id, "i-%017llx", static_cast<unsigned long long>(next_instance_++));
   cloud::Instance instance{id, request.name, request.instance_type, *request.offering};
-  ready_at_[instance.id] = never_ready ? std::nullopt : std::optional<Duration>(now_ + Duration(boot));
+  running_[instance.id] = {instance, never_ready ? std::nullopt : std::optional<Duration>(now_ + Duration(boot))};
   outcome.instance = std::move(instance);
   return outcome;
 }
 
-void SimulatedCloud::terminate(const std::string& instance_id) { ready_at_.erase(instance_id); }
+void SimulatedCloud::terminate(const std::string& instance_id) { running_.erase(instance_id); }
+
+std::optional<cloud::Instance> SimulatedCloud::get(const std::string& instance_id) const {
+  auto it = running_.find(instance_id);
+  return it == running_.end() ? std::nullopt : std::optional(it->second.instance);
+}
+
+std::vector<cloud::Instance> SimulatedCloud::list() const {
+  std::vector<cloud::Instance> out;
+  for (const auto& [id, running] : running_) out.push_back(running.instance);
+  return out;
+}
 
 std::optional<Duration> SimulatedCloud::ready_at(const std::string& instance_id) const {
-  auto it = ready_at_.find(instance_id);
-  return it == ready_at_.end() ? std::nullopt : it->second;
+  auto it = running_.find(instance_id);
+  return it == running_.end() ? std::nullopt : it->second.ready_at;
 }
 
 }  // namespace scalewright::sim

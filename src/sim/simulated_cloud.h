@@ -8,7 +8,7 @@
 
 #include "api/scenario.h"
 #include "cloud/cloud_provider.h"
-#include "sim/random.h"
+#include "api/random.h"
 
 namespace scalewright::sim {
 
@@ -22,6 +22,10 @@ class SimulatedCloud : public cloud::CloudProvider {
   const cloud::Catalog& catalog() const override { return catalog_; }
   cloud::LaunchOutcome launch(const cloud::LaunchRequest& request) override;
   void terminate(const std::string& instance_id) override;
+  std::optional<cloud::Instance> get(const std::string& instance_id) const override;
+  std::vector<cloud::Instance> list() const override;
+  // Launches refused for want of capacity so far (EC2's InsufficientInstanceCapacity).
+  std::int32_t insufficient_capacity_errors() const { return insufficient_capacity_errors_; }
 
   // When a running instance's node registers and becomes Ready (drawn at launch); nullopt when it never will.
   std::optional<Duration> ready_at(const std::string& instance_id) const;
@@ -34,7 +38,12 @@ class SimulatedCloud : public cloud::CloudProvider {
   Random random_;
   Duration now_{0};
   std::uint64_t next_instance_ = 1;
-  std::map<std::string, std::optional<Duration>> ready_at_;  // running instances
+  struct Running {
+    cloud::Instance instance;
+    std::optional<Duration> ready_at;
+  };
+  std::map<std::string, Running> running_;  // by instance id
+  std::int32_t insufficient_capacity_errors_ = 0;
 };
 
 }  // namespace scalewright::sim

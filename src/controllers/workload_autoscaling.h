@@ -1,9 +1,9 @@
 #pragma once
-// Workload autoscaling in the simulator: the HPA controller's 15-second sync over every HorizontalPodAutoscaler
-// (those KEDA generates included) and KEDA's polling of every ScaledObject, fed by the load model. The decisions
-// come from the same engine code (workloads::reconcile_hpa, workloads::poll_scaled_object) a real cluster's
-// controller runs; this file is only the observe side (metrics from the load model, pods from the simulation)
-// and the bookkeeping the report needs.
+// Workload autoscaling: the HPA controller's sync over every HorizontalPodAutoscaler (those KEDA generates
+// included) and KEDA's polling of every ScaledObject. The decisions come from the engine
+// (workloads::reconcile_hpa, workloads::poll_scaled_object); this class keeps what the controllers keep between
+// passes and the tallies a report needs. Metrics come through AutoscalingMetrics (the simulator's load model, or
+// metrics-server and Prometheus), the cluster through AutoscalingView.
 #include <chrono>
 #include <cstdint>
 #include <map>
@@ -16,12 +16,23 @@
 #include "api/duration.h"
 #include "api/labels.h"
 #include "manifest/manifest.h"
-#include "sim/load_model.h"
-#include "sim/report.h"
+#include "controllers/ports.h"
 #include "workloads/hpa.h"
 #include "workloads/keda.h"
 
-namespace scalewright::sim {
+namespace scalewright::controllers {
+
+// One workload autoscaler over the run: an HPA, or a ScaledObject (its activations and its HPA's decisions).
+struct AutoscalerSummary {
+  std::string name;    // "hpa/php-apache", "scaledobject/podinfo"
+  std::string target;  // "Deployment default/php-apache"
+  std::int32_t min_replicas = 0;  // the fewest and most replicas it kept the target at
+  std::int32_t max_replicas = 0;
+  double replica_seconds = 0;     // the target's replicas integrated over the run
+  Duration above_target{0};       // time during which its metrics asked for more replicas than the target had
+  std::int32_t scale_ups = 0;
+  std::int32_t scale_downs = 0;
+};
 
 // A scale target as the scale subresource shows it.
 struct ScaleTarget {
@@ -36,7 +47,7 @@ struct ObservedPod {
   workloads::HpaPod pod;
 };
 
-// The cluster as the workload autoscalers observe it; the simulation implements it.
+// The cluster as the workload autoscalers observe it (StateAutoscalingView reads it from the cluster state).
 class AutoscalingView {
  public:
   virtual ~AutoscalingView() = default;
@@ -44,6 +55,17 @@ class AutoscalingView {
                                                   const CrossVersionObjectReference& ref) const = 0;
   // The pods of `namespace_` that `selector` matches (Failed and deleted pods are gone from the simulation).
   virtual std::vector<ObservedPod> pods(const std::string& namespace_, const LabelSelector& selector) const = 0;
+};
+
+// Where the autoscalers read metrics: the resource and custom metrics APIs (metrics-server, prometheus-adapter),
+// and the sources of KEDA's triggers. The simulator answers from its load model.
+class AutoscalingMetrics {
+ public:
+  virtual ~AutoscalingMetrics() = default;
+  // metrics.k8s.io and custom.metrics.k8s.io, for the pods `view` shows.
+  virtual const workloads::MetricsSource& pod_metrics() const = 0;
+  // The triggers' sources (Prometheus, ...), read at the time they are asked.
+  virtual const workloads::TriggerReader& triggers() const = 0;
 };
 
 // A scale the autoscalers ask for.
@@ -54,9 +76,8 @@ struct ScaleChange {
 
 class WorkloadAutoscaling {
  public:
-  // Prometheus answers no query during `outages`.
-  WorkloadAutoscaling(const LoadModel& load, std::chrono::sys_seconds wall_clock_at_start,
-                      std::vector<OutageWindow> outages = {});
+  // Cron triggers read the wall clock: `wall_clock_at_start` at time 0.
+  WorkloadAutoscaling(const AutoscalingMetrics& metrics, std::chrono::sys_seconds wall_clock_at_start);
   ~WorkloadAutoscaling();
 
   void add(HorizontalPodAutoscaler hpa, Duration now);
@@ -81,11 +102,10 @@ class WorkloadAutoscaling {
   std::vector<ScaleChange> reconcile(Hpa& hpa, const workloads::MetricsSource& metrics, Duration now,
                                      const AutoscalingView& view, std::vector<TimelineEntry>& timeline);
 
-  const LoadModel* load_;
+  const AutoscalingMetrics* metrics_;
   std::chrono::sys_seconds wall_clock_at_start_;
-  std::vector<OutageWindow> outages_;
   std::vector<std::unique_ptr<Hpa>> hpas_;  // HPAs from the manifests, then KEDA's, in the order added
   std::vector<std::unique_ptr<Scaled>> scaled_objects_;
 };
 
-}  // namespace scalewright::sim
+}  // namespace scalewright::controllers

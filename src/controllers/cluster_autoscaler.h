@@ -1,8 +1,8 @@
 #pragma once
-// Cluster Autoscaler in the simulator: every --scan-interval, the engine's scale-up decision
-// (nodegroups::decide_scale_up) and scale-down planner (nodegroups::ScaleDownPlanner) over what the simulation
-// observes; the simulation carries out what they decide (launching a group's nodes, draining and deleting them),
-// and the loop keeps what CA keeps between scans (target sizes, backoff, unneeded times) and writes its status.
+// Cluster Autoscaler's loop: every --scan-interval, the engine's scale-up decision (nodegroups::decide_scale_up)
+// and scale-down planner (nodegroups::ScaleDownPlanner) over what NodeGroupController observed; the controller
+// carries out what they decide (launching a group's nodes, draining and deleting them), and the loop keeps what
+// CA keeps between scans (target sizes, backoff, unneeded times) and writes its status.
 #include <map>
 #include <optional>
 #include <set>
@@ -23,11 +23,11 @@
 #include "nodegroups/scale_up.h"
 #include "scheduling/scheduler.h"
 #include "scheduling/snapshot.h"
-#include "sim/report.h"
+#include "controllers/ports.h"
 
-namespace scalewright::sim {
+namespace scalewright::controllers {
 
-// What the simulation shows CA at one scan.
+// What CA observes at one scan.
 struct NodeGroupScan {
   scheduling::ClusterSnapshot* snapshot = nullptr;  // Ready nodes and their pods; forked and reverted
   const scheduling::Scheduler* scheduler = nullptr;
@@ -41,17 +41,17 @@ struct NodeGroupScan {
   std::vector<nodegroups::PendingPod> unschedulable;
   std::vector<PodDisruptionBudget> pdbs;
   std::vector<std::shared_ptr<const Pod>> pending_pods;  // every pod on no node, for the PDBs' counts
-  // Scale-downs the simulation is carrying out: nodes tainted and not yet deleted.
+  // Scale-downs being carried out: nodes tainted and not yet deleted.
   std::map<std::string, std::int32_t> deletions_in_progress;  // per group
   std::int32_t drains_in_progress = 0;                         // of those, nodes whose pods are being evicted
 };
 
-// What CA decided at one scan, for the simulation to carry out.
+// What CA decided at one scan, for NodeGroupController to carry out.
 struct NodeGroupActions {
   std::vector<nodegroups::ScaleUpInfo> scale_ups;
   std::vector<nodegroups::UnneededNode> removals;  // empty nodes first, then the ones to drain
   // Pods no node group can take now (NoScaleUp), by the reason CA gives: NodePools may provision for them.
-  std::map<std::string, std::string> declined_pods;  // pod -> reason
+  std::map<std::string, std::string, std::less<>> declined_pods;  // pod -> reason
 };
 
 // Which configuration Cluster Autoscaler runs with: the Scenario's spec.clusterAutoscaler.args when given, or else
@@ -110,4 +110,4 @@ class ClusterAutoscalerLoop {
   std::map<std::string, std::int32_t> candidates_;  // unneeded nodes per group
 };
 
-}  // namespace scalewright::sim
+}  // namespace scalewright::controllers

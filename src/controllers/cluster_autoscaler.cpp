@@ -1,4 +1,4 @@
-#include "sim/cluster_autoscaler.h"
+#include "controllers/cluster_autoscaler.h"
 
 #include <algorithm>
 
@@ -8,7 +8,7 @@
 #include "nodegroups/flags.h"
 #include "nodegroups/status.h"
 
-namespace scalewright::sim {
+namespace scalewright::controllers {
 
 namespace {
 
@@ -271,4 +271,4 @@ std::string ClusterAutoscalerLoop::status(Duration now, std::chrono::sys_seconds
   return nodegroups::render_status(status, base);
 }
 
-}  // namespace scalewright::sim
+}  // namespace scalewright::controllers

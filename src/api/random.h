@@ -1,9 +1,10 @@
 #pragma once
-// The simulator's only source of chance: SplitMix64, chosen because its output is fixed by the seed on every
-// platform and standard library (std::uniform_*_distribution is not), so a scenario's run is reproducible.
+// The only source of chance (the simulator's, and the names of new nodes): SplitMix64, chosen because its output
+// is fixed by the seed on every platform and standard library (std::uniform_*_distribution is not), so a
+// scenario's run is reproducible.
 #include <cstdint>
 
-namespace scalewright::sim {
+namespace scalewright {
 
 class Random {
  public:
@@ -28,4 +29,4 @@ class Random {
   std::uint64_t state_;
 };
 
-}  // namespace scalewright::sim
+}  // namespace scalewright

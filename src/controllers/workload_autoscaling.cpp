@@ -1,109 +1,13 @@
-#include "sim/workload_autoscaling.h"
+#include "controllers/workload_autoscaling.h"
 
 #include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
 
-#include "api/saturating.h"
-#include "sim/promql_subset.h"
-#include "workloads/prometheus_client.h"
-#include "workloads/prometheus_trigger_reader.h"
 
-namespace scalewright::sim {
+namespace scalewright::controllers {
 namespace {
-
-// metrics.k8s.io as metrics-server would answer it from the load model's latest scrape. A container's usage is
-// the pod's on its first container (the one serving the load) and nothing on the others.
-class LoadMetrics : public workloads::MetricsSource {
- public:
-  LoadMetrics(const AutoscalingView& view, const LoadModel& load) : view_(view), load_(load) {}
-
-  Result<std::map<std::string, workloads::PodMetricSample>> pod_resource_usage(
-      const std::string& namespace_, const std::string& resource, const std::string& container,
-      const LabelSelector& selector) const override {
-    if (resource != "cpu" && resource != "memory") {
-      return Error{fmt::format("the simulator measures cpu and memory, not {}", resource)};
-    }
-    std::map<std::string, workloads::PodMetricSample> samples;
-    for (const ObservedPod& observed : view_.pods(namespace_, selector)) {
-      const PodUsage* usage = load_.usage(observed.key);
-      if (usage == nullptr) continue;
-      const bool first = container.empty() || (!observed.pod.containers.empty() &&
-                                               observed.pod.containers.front().name == container);
-      std::int64_t value = resource == "cpu" ? usage->cpu_milli : usage->memory_bytes * 1000;
-      samples[observed.pod.name] = {first ? value : 0, usage->timestamp, LoadModel::kScrapeInterval};
-    }
-    if (samples.empty()) return Error{"no metrics returned from resource metrics API"};
-    return samples;
-  }
-  // custom.metrics.k8s.io for pods: the request rate each pod served, as prometheus-adapter's usual rule turns
-  // http_requests_total into http_requests_per_second.
-  Result<std::map<std::string, workloads::PodMetricSample>> pod_metric(const std::string& namespace_,
-                                                                      const MetricIdentifier& metric,
-                                                                      const LabelSelector& selector) const override {
-    if (metric.name != LoadModel::kPodRequestRate) {
-      return Error{fmt::format("the simulator serves the pods metric {}, not {}", LoadModel::kPodRequestRate,
-                               metric.name)};
-    }
-    std::map<std::string, workloads::PodMetricSample> samples;
-    for (const ObservedPod& observed : view_.pods(namespace_, selector)) {
-      if (const PodUsage* usage = load_.usage(observed.key)) {
-        samples[observed.pod.name] = {saturate_cast<std::int64_t>(std::round(usage->requests_per_second * 1000)),
-                                      usage->timestamp, LoadModel::kScrapeInterval};
-      }
-    }
-    if (samples.empty()) return Error{"no metrics returned from custom metrics API"};
-    return samples;
-  }
-  Result<std::int64_t> object_metric(const std::string&, const MetricIdentifier& metric,
-                                     const CrossVersionObjectReference&) const override {
-    return Error{fmt::format("the simulator serves no object metric {}", metric.name)};
-  }
-  Result<std::vector<std::int64_t>> external_metric(const std::string&, const MetricIdentifier& metric) const override {
-    return Error{fmt::format("the simulator serves no external metric {} outside KEDA", metric.name)};
-  }
-
- private:
-  const AutoscalingView& view_;
-  const LoadModel& load_;
-};
-
-// KEDA's prometheus scaler answered from the load model's request counters, with KEDA's single-value rule.
-class LoadTriggerReader : public workloads::TriggerReader {
- public:
-  LoadTriggerReader(const LoadModel& load, const std::vector<OutageWindow>& outages)
-      : load_(load), outages_(outages) {}
-  void set_now(Duration now) { now_ = now; }
-
-  Result<double> read(const ScaledObject& scaled_object, std::size_t index) const override {
-    const ScaledObjectTrigger& trigger = scaled_object.triggers.at(index);
-    if (trigger.type != "prometheus") {
-      return Error{fmt::format("trigger type {} is not simulated", trigger.type)};
-    }
-    auto query = trigger.metadata.find("query");
-    if (query == trigger.metadata.end()) return Error{"prometheus trigger without a query"};
-    for (const OutageWindow& outage : outages_) {
-      if (outage.at <= now_ && now_ < outage.at + outage.duration) {
-        auto server = trigger.metadata.find("serverAddress");
-        return Error{fmt::format("prometheus {} did not answer: connection refused (simulated outage)",
-                                 server == trigger.metadata.end() ? "" : server->second)};
-      }
-    }
-    Result<PromQuery> parsed = parse_promql(query->second);
-    if (!parsed) return parsed.error();
-    Result<std::vector<double>> values = evaluate(*parsed, load_.request_series(), now_);
-    if (!values) return values.error();
-    workloads::PrometheusQueryData data;
-    for (double v : *values) data.samples.push_back({{{"series", std::to_string(data.samples.size())}}, 0, v});
-    return workloads::prometheus_single_value(data, workloads::ignore_null_values(trigger));
-  }
-
- private:
-  const LoadModel& load_;
-  const std::vector<OutageWindow>& outages_;
-  Duration now_{0};
-};
 
 std::string target_name(const std::string& namespace_, const CrossVersionObjectReference& ref) {
   return fmt::format("{} {}/{}", ref.kind, namespace_, ref.name);
@@ -128,20 +32,18 @@ struct WorkloadAutoscaling::Scaled {
   ScaledObject spec;
   std::string label;  // "scaledobject/podinfo"
   workloads::ScaledObjectState state;
-  LoadTriggerReader reader;
   Hpa* hpa = nullptr;
   Duration next_poll{0};
   std::string last_problem;
   std::int32_t activations = 0;
   std::int32_t deactivations = 0;
 
-  Scaled(ScaledObject s, const LoadModel& load, const std::vector<OutageWindow>& outages)
-      : spec(std::move(s)), reader(load, outages) {}
+  explicit Scaled(ScaledObject s) : spec(std::move(s)) {}
 };
 
-WorkloadAutoscaling::WorkloadAutoscaling(const LoadModel& load, std::chrono::sys_seconds wall_clock_at_start,
-                                         std::vector<OutageWindow> outages)
-    : load_(&load), wall_clock_at_start_(wall_clock_at_start), outages_(std::move(outages)) {}
+WorkloadAutoscaling::WorkloadAutoscaling(const AutoscalingMetrics& metrics,
+                                         std::chrono::sys_seconds wall_clock_at_start)
+    : metrics_(&metrics), wall_clock_at_start_(wall_clock_at_start) {}
 
 WorkloadAutoscaling::~WorkloadAutoscaling() = default;
 
@@ -156,7 +58,7 @@ void WorkloadAutoscaling::add(HorizontalPodAutoscaler spec, Duration now) {
 }
 
 void WorkloadAutoscaling::add(ScaledObject spec, Duration now) {
-  auto scaled = std::make_unique<Scaled>(std::move(spec), *load_, outages_);
+  auto scaled = std::make_unique<Scaled>(std::move(spec));
   scaled->label = "scaledobject/" + scaled->spec.meta.name;
   scaled->state.created = now;
   scaled->next_poll = now;
@@ -243,14 +145,13 @@ std::vector<ScaleChange> WorkloadAutoscaling::reconcile(Hpa& hpa, const workload
 std::vector<ScaleChange> WorkloadAutoscaling::sync_hpas(Duration now, const AutoscalingView& view,
                                                         std::vector<TimelineEntry>& timeline) {
   account(now, view);
-  LoadMetrics resources(view, *load_);
+  const workloads::MetricsSource& resources = metrics_->pod_metrics();
   std::vector<ScaleChange> changes;
   for (auto& hpa : hpas_) {
     std::vector<ScaleChange> change;
     if (hpa->owner != nullptr) {
       // KEDA's metrics adapter answers the External metrics of the HPA it generated.
-      hpa->owner->reader.set_now(now);
-      workloads::ScaledObjectMetrics adapter(hpa->owner->spec, hpa->owner->state, hpa->owner->reader, &resources);
+      workloads::ScaledObjectMetrics adapter(hpa->owner->spec, hpa->owner->state, metrics_->triggers(), &resources);
       adapter.set_now(now);
       adapter.set_wall_clock(wall_clock_at_start_ + std::chrono::duration_cast<std::chrono::seconds>(now));
       const bool fallback_before = hpa->owner->state.fallback_active;
@@ -285,10 +186,9 @@ std::vector<ScaleChange> WorkloadAutoscaling::poll_scaled_objects(Duration now, 
     if (scaled->next_poll > now) continue;
     const ScaledObject& spec = scaled->spec;
     std::optional<ScaleTarget> target = view.scale_target(spec.meta.namespace_, spec.scale_target_ref);
-    scaled->reader.set_now(now);
     const std::int32_t current = target ? target->replicas : 0;
     workloads::KedaPoll poll =
-        workloads::poll_scaled_object(spec, scaled->state, current, scaled->reader, now,
+        workloads::poll_scaled_object(spec, scaled->state, current, metrics_->triggers(), now,
                                       wall_clock_at_start_ + std::chrono::duration_cast<std::chrono::seconds>(now));
     scaled->next_poll = poll.next_poll > now ? poll.next_poll
                                               : now + Duration(workloads::kDefaultPollingIntervalSeconds * 1000);
@@ -319,4 +219,4 @@ std::vector<AutoscalerSummary> WorkloadAutoscaling::summary() const {
   return out;
 }
 
-}  // namespace scalewright::sim
+}  // namespace scalewright::controllers

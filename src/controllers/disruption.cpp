@@ -1,0 +1,84 @@
+#include "controllers/disruption.h"
+
+#include <algorithm>
+#include <optional>
+
+#include <fmt/format.h>
+
+namespace scalewright::controllers {
+
+void DisruptionController::reconcile() {
+  std::optional<Duration> earliest;
+  const Duration now = clock_.now();
+  // Rebuilt at every look, so that a node that stopped being empty, left, or was replaced by a namesake starts over.
+  std::map<std::string, Duration> empty_since;
+  for (const auto& [name, node] : state_.nodes()) {
+    if (node.phase != state::NodePhase::Ready || node.nodepool.empty() || state_.busy(name) > 0) continue;
+    const NodePool* pool = state_.find_nodepool(node.nodepool);
+    if (pool == nullptr || !pool->consolidate_after) continue;
+    auto was = empty_since_.find(name);
+    const Duration since = empty_since.emplace_hint(empty_since.end(), name, was == empty_since_.end() ? now : was->second)->second;
+    const Duration due = since + *pool->consolidate_after;
+    if (!earliest || due < *earliest) earliest = due;
+  }
+  empty_since_ = std::move(empty_since);
+  if (earliest) schedule_pass(std::max(*earliest, now));
+}
+
+void DisruptionController::schedule_pass(Duration at) {
+  if (pass_pending_) return;
+  pass_pending_ = true;
+  clock_.wake_at(at, [this] {
+    pass_pending_ = false;
+    on_pass();
+  });
+}
+
+void DisruptionController::on_pass() {
+  const Duration now = clock_.now();
+  // Budgets: at most `nodes` of a NodePool's nodes disrupted at once ("10%" rounds up, as Karpenter does).
+  std::map<std::string, std::int32_t> pool_nodes;
+  for (const auto& [name, node] : state_.nodes()) {
+    if (!node.nodepool.empty() && node.phase != state::NodePhase::Terminated) ++pool_nodes[node.nodepool];
+  }
+  std::map<std::string, std::int32_t> allowed;
+  for (const auto& [pool_name, count] : pool_nodes) {
+    const NodePool* pool = state_.find_nodepool(pool_name);
+    std::int32_t limit = count;
+    if (pool) {
+      for (const DisruptionBudget& b : pool->budgets) limit = std::min(limit, b.nodes.scaled(count, /*round_up=*/true));
+    }
+    allowed[pool_name] = limit;
+  }
+  bool held_back = false;
+  std::vector<std::string> removed;
+  for (const auto& [name, node] : state_.nodes()) {
+    if (node.phase != state::NodePhase::Ready) continue;
+    auto since = empty_since_.find(name);
+    if (since == empty_since_.end()) continue;
+    const NodePool* pool = state_.find_nodepool(node.nodepool);
+    if (pool == nullptr || !pool->consolidate_after) continue;
+    if (since->second + *pool->consolidate_after > now) continue;
+    if (allowed[node.nodepool] <= 0) {
+      held_back = true;
+      continue;
+    }
+    --allowed[node.nodepool];
+    writer_.record({now, "removed", fmt::format("node {} empty, removed after {}", name, format_duration(now - since->second))});
+    const std::string instance = node.instance_id;
+    writer_.delete_node(name);
+    if (!instance.empty()) cloud_.terminate(instance);
+  }
+  if (held_back) schedule_pass(now + kPollPeriod);
+}
+
+void DisruptionController::interruption_notice(const std::string& name, Duration notice) {
+  const state::NodeRecord* node = state_.find_node(name);
+  if (node == nullptr) return;
+  writer_.record({clock_.now(), "interruption",
+                  fmt::format("spot interruption notice for node {} ({} {}); draining, reclaimed in {}", name,
+                              node->instance_type, node->zone, format_duration(notice))});
+  writer_.drain(name);
+}
+
+}  // namespace scalewright::controllers

@@ -1,0 +1,42 @@
+#pragma once
+// Karpenter's disruption controller, as far as it goes today: emptiness and interruption. A NodePool node with no
+// pods but DaemonSet pods, and none planned onto it, is empty; after the NodePool's consolidateAfter it is removed,
+// at most as many of a NodePool's nodes at once as its budgets allow (a pass every 10 s while budgets hold some
+// back). A spot interruption notice cordons and drains its node at once, so its pods are provisioned elsewhere
+// before the cloud reclaims it. Consolidation comes in a later issue, here.
+#include <map>
+#include <string>
+
+#include "cloud/cloud_provider.h"
+#include "controllers/ports.h"
+#include "state/cluster_state.h"
+
+namespace scalewright::controllers {
+
+class DisruptionController {
+ public:
+  // How often disruption looks again when budgets held it back.
+  static constexpr Duration kPollPeriod{10'000};
+
+  DisruptionController(const state::ClusterState& state, Clock& clock, ClusterWriter& writer,
+                       cloud::CloudProvider& cloud)
+      : state_(state), clock_(clock), writer_(writer), cloud_(cloud) {}
+
+  // After every change: which nodes are empty since when, and a disruption pass when the first is due.
+  void reconcile();
+  // The cloud warned that `node`'s spot instance is reclaimed in `notice`.
+  void interruption_notice(const std::string& node, Duration notice);
+
+ private:
+  void on_pass();
+  void schedule_pass(Duration at);
+
+  const state::ClusterState& state_;
+  Clock& clock_;
+  ClusterWriter& writer_;
+  cloud::CloudProvider& cloud_;
+  std::map<std::string, Duration> empty_since_;  // Ready NodePool nodes with nothing to move, since when
+  bool pass_pending_ = false;
+};
+
+}  // namespace scalewright::controllers

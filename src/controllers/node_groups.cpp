@@ -1,0 +1,166 @@
+#include "controllers/node_groups.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "controllers/provisioning.h"
+#include "nodegroups/discovery.h"
+#include "nodegroups/estimator.h"
+#include "nodegroups/scale_down.h"
+
+namespace scalewright::controllers {
+namespace {
+
+std::string plural(std::size_t n, std::string_view word) { return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s"); }
+
+}  // namespace
+
+void NodeGroupController::start() {
+  for (const nodegroups::NodeGroup& group : loop_.groups()) launch(group, group.target_size, /*running_already=*/true);
+  clock_.wake_at(clock_.now(), [this] { on_scan(); });
+}
+
+void NodeGroupController::on_scan() {
+  const Duration now = clock_.now();
+  clock_.wake_at(now + loop_.options().scan_interval, [this] { on_scan(); });
+  NodeGroupScan scan;
+  scan.pdbs = state_.pdbs();
+  scan.scheduler = &scheduler_;
+  // Every group is listed, with no Ready node too: its upcoming nodes are its target minus what registered.
+  for (const nodegroups::NodeGroup& group : loop_.groups()) scan.registered[group.id] = 0;
+  for (const auto& [name, node] : state_.nodes()) {
+    if (node.phase == state::NodePhase::Ready) {
+      ++scan.cluster_nodes;
+      if (node.failed_at) ++scan.cluster_unready;
+    }
+    if (node.node_group.empty()) continue;
+    if (node.phase == state::NodePhase::Ready) {
+      scan.group_of_node[name] = node.node_group;
+      ++scan.registered[node.node_group];
+      if (node.failed_at) ++scan.unready[node.node_group];
+    } else if (node.phase == state::NodePhase::Launching) {
+      ++scan.launching[node.node_group];
+    }
+  }
+  scan.deletions_in_progress = termination_.drains_per_group();
+  scan.drains_in_progress = static_cast<std::int32_t>(termination_.drains());
+  for (const auto& [key, pod] : state_.unbound()) {
+    if (pod->daemon) continue;
+    scan.pending_pods.push_back(pod->pod);
+    const state::NodeRecord* nominated = state_.find_node(pod->nominated_node.string());
+    if (nominated != nullptr && nominated->node_group.empty()) continue;  // a NodeClaim is coming
+    scan.unschedulable.push_back({pod->pod, pod->created});
+  }
+  std::vector<TimelineEntry> timeline;
+  NodeGroupActions actions;
+  {
+    // CA's simulations of scale-up and scale-down are what-ifs, reverted before anything is carried out.
+    state::ClusterState::WhatIf what_if(state_);
+    scan.snapshot = &what_if.snapshot();
+    actions = loop_.scan(scan, now, timeline);
+  }
+  for (TimelineEntry& entry : timeline) writer_.record(std::move(entry));
+  if (!state_.nodepools().empty()) {
+    std::map<std::string, std::size_t> handed;  // reason -> pods newly left to the NodePools
+    for (const auto& [pod, reason] : actions.declined_pods) {
+      if (!declined_.count(pod)) ++handed[reason];
+    }
+    for (const auto& [reason, count] : handed) {
+      writer_.record({now, "handoff", fmt::format("{} left to NodePools: no node group takes them ({})",
+                                                  plural(count, "pod"), reason)});
+    }
+    if (!handed.empty() && provisioning_ != nullptr) provisioning_->look_again();
+  }
+  declined_ = std::move(actions.declined_pods);
+  for (const nodegroups::ScaleUpInfo& info : actions.scale_ups) {
+    if (const nodegroups::NodeGroup* group = loop_.group(info.group)) launch(*group, info.new_size - info.current_size);
+  }
+  for (const nodegroups::UnneededNode& unneeded : actions.removals) remove(unneeded);
+}
+
+// Each instance registers as the group's template node, under a name of its own.
+void NodeGroupController::launch(const nodegroups::NodeGroup& group, std::int32_t count, bool running_already) {
+  const cloud::InstanceType* type = cloud_.catalog().find(group.instance_type);
+  if (type == nullptr || group.zones.empty()) return;  // discovery checked both
+  const Duration now = clock_.now();
+  const Symbol* capacity_label = group.template_node.meta.labels.find(Symbol(nodegroups::eks_labels::capacity_type));
+  const cloud::CapacityType capacity = capacity_label != nullptr && capacity_label->str() == "SPOT"
+                                           ? cloud::CapacityType::Spot
+                                           : cloud::CapacityType::OnDemand;
+  // Zones in turn, counted over the group's live nodes, as an Auto Scaling group balances its subnets.
+  std::map<std::string, int> per_zone;
+  for (const auto& [n, node] : state_.nodes()) {
+    if (node.node_group == group.id && node.phase != state::NodePhase::Terminated) ++per_zone[node.zone];
+  }
+  for (std::int32_t i = 0; i < count && writer_.can_add_node(); ++i) {
+    const std::string name = names_.next(group.id, state_);
+    const std::string zone = *std::min_element(group.zones.begin(), group.zones.end(),
+                                               [&](const std::string& a, const std::string& b) {
+                                                 return per_zone[a] != per_zone[b] ? per_zone[a] < per_zone[b] : a < b;
+                                               });
+    const cloud::Offering* offering = type->offering(zone, capacity);
+    if (offering == nullptr) continue;
+    Node node = nodegroups::instantiate_template(group, 0);
+    node.meta.name = name;
+    node.meta.labels.set(Symbol(well_known::hostname), Symbol(name));
+    node.meta.labels.set(Symbol(well_known::zone), Symbol(zone));
+    cloud::LaunchOutcome outcome = cloud_.launch({name, type, offering, node.meta.labels, node.taints});
+    if (outcome.insufficient_capacity) {
+      writer_.record({now, "insufficient-capacity", fmt::format("{}: {}", group.id, outcome.message)});
+      loop_.provisioning_failed(group.id, "OutOfResource", now);
+      continue;
+    }
+    state::NodeRecord record;
+    record.node_group = group.id;
+    record.instance_id = outcome.instance->id;
+    record.instance_type = type->name;
+    record.zone = zone;
+    record.capacity_type = std::string(cloud::to_string(capacity));
+    record.price_per_hour = offering->price_per_hour;
+    record.launched_at = now;
+    record.node = std::move(node);
+    record.node.provider_id = "aws:///" + zone + "/" + record.instance_id;
+    ++per_zone[zone];
+    writer_.node_launched(std::move(record), running_already);
+    if (!running_already) lifecycle_.launched(name, loop_.options().max_node_provision_time);
+  }
+}
+
+void NodeGroupController::provisioning_failed(const std::string& group, const std::string& error_code) {
+  loop_.provisioning_failed(group, error_code, clock_.now());
+}
+
+DrainRules NodeGroupController::drain_rules() const {
+  const nodegroups::AutoscalerOptions& options = loop_.options();
+  return {Taint{std::string(nodegroups::kToBeDeletedTaint), "", TaintEffect::NoSchedule}, options.max_pod_eviction_time,
+          options.max_graceful_termination, options.scale_down_delay_after_failure};
+}
+
+// Scale-down as CA carries it out: an empty node is tainted ToBeDeletedByClusterAutoscaler and deleted at once;
+// any other is drained (TerminationController), and the group shrinks when it is deleted.
+void NodeGroupController::remove(const nodegroups::UnneededNode& unneeded) {
+  const state::NodeRecord* node = state_.find_node(unneeded.node);
+  if (node == nullptr || node->phase != state::NodePhase::Ready || termination_.draining(unneeded.node)) return;
+  const Duration now = clock_.now();
+  if (!unneeded.empty) {
+    termination_.drain(unneeded.node, unneeded.group, unneeded.since, drain_rules(),
+                       [this](const std::string&, const std::string& group, bool deleted) {
+                         if (deleted) {
+                           loop_.node_removed(group, clock_.now());
+                         } else {
+                           loop_.scale_down_failed(clock_.now());
+                         }
+                       });
+    return;
+  }
+  writer_.set_taint(unneeded.node, drain_rules().taint, true);
+  writer_.record({now, "scale-down", fmt::format("empty node {} of {} removed (no pods to move), unneeded since {}",
+                                                 unneeded.node, unneeded.group, format_time(unneeded.since))});
+  const std::string instance = node->instance_id;
+  writer_.delete_node(unneeded.node);
+  if (!instance.empty()) cloud_.terminate(instance);
+  loop_.node_removed(unneeded.group, now);
+}
+
+}  // namespace scalewright::controllers

@@ -1,0 +1,63 @@
+#pragma once
+// Cluster Autoscaler's node groups, carried out: every --scan-interval, what the cluster shows is handed to
+// ClusterAutoscalerLoop, and what it decides is done through the ports — a scale-up launches the group's instances
+// across its zones in turn (as an Auto Scaling group balances its subnets), an empty unneeded node is tainted and
+// deleted at once, any other is drained through TerminationController. Pods no group can take are left to the
+// NodePools (ProvisioningController::defer_to).
+#include <map>
+#include <string>
+#include <string_view>
+
+#include "cloud/cloud_provider.h"
+#include "controllers/cluster_autoscaler.h"
+#include "controllers/node_lifecycle.h"
+#include "controllers/node_names.h"
+#include "controllers/ports.h"
+#include "controllers/termination.h"
+#include "state/cluster_state.h"
+
+namespace scalewright::controllers {
+
+class ProvisioningController;
+
+class NodeGroupController {
+ public:
+  NodeGroupController(const state::ClusterState& state, Clock& clock, ClusterWriter& writer,
+                      cloud::CloudProvider& cloud, NodeNames& names, NodeLifecycleController& lifecycle,
+                      TerminationController& termination, ClusterAutoscalerLoop loop)
+      : state_(state), clock_(clock), writer_(writer), cloud_(cloud), names_(names), lifecycle_(lifecycle),
+        termination_(termination), loop_(std::move(loop)) {}
+  // Told when pods no group takes are left to the NodePools.
+  void hand_off_to(ProvisioningController* provisioning) { provisioning_ = provisioning; }
+
+  // The groups' desired nodes are running when the controller starts, and it scans from now on.
+  void start();
+  // Launches `count` instances of `group` (`running_already`: instances the group had before the start).
+  void launch(const nodegroups::NodeGroup& group, std::int32_t count, bool running_already = false);
+  // A node of `group` never came (no capacity, or it did not register in time): the group backs off.
+  void provisioning_failed(const std::string& group, const std::string& error_code);
+  // Whether CA's last scan found no group for this pending pod (and left it to the NodePools).
+  bool declined(std::string_view pod) const { return declined_.find(pod) != declined_.end(); }
+
+  const ClusterAutoscalerLoop& loop() const { return loop_; }
+
+ private:
+  void on_scan();
+  void remove(const nodegroups::UnneededNode& unneeded);
+  DrainRules drain_rules() const;
+
+  const state::ClusterState& state_;
+  Clock& clock_;
+  ClusterWriter& writer_;
+  cloud::CloudProvider& cloud_;
+  NodeNames& names_;
+  NodeLifecycleController& lifecycle_;
+  TerminationController& termination_;
+  ClusterAutoscalerLoop loop_;
+  scheduling::Scheduler scheduler_;
+  ProvisioningController* provisioning_ = nullptr;
+  // Pod -> why no group takes it, as of the last scan.
+  std::map<std::string, std::string, std::less<>> declined_;
+};
+
+}  // namespace scalewright::controllers

@@ -1,0 +1,45 @@
+#pragma once
+// A launched node's life until it is Ready: it must register within its limit (15 min for a NodeClaim, as
+// Karpenter's registration TTL; --max-node-provision-time for a node group's instance), or it is deleted, its
+// instance terminated, and its group backs off.
+#include <string>
+#include <unordered_map>
+
+#include "cloud/cloud_provider.h"
+#include "controllers/ports.h"
+#include "state/cluster_state.h"
+
+namespace scalewright::controllers {
+
+class NodeGroupController;
+
+class NodeLifecycleController {
+ public:
+  // Karpenter's registration TTL: a NodeClaim whose node is not Ready by then is given up on.
+  static constexpr Duration kRegistrationTtl{15 * 60'000};
+
+  NodeLifecycleController(const state::ClusterState& state, Clock& clock, ClusterWriter& writer,
+                          cloud::CloudProvider& cloud)
+      : state_(state), clock_(clock), writer_(writer), cloud_(cloud) {}
+  // Where a group's node that never registered is reported (its group backs off).
+  void set_node_groups(NodeGroupController* node_groups) { node_groups_ = node_groups; }
+
+  // `node` was launched: it must be Ready within `limit`.
+  void launched(const std::string& node, Duration limit);
+  // `node` registered and is Ready.
+  void registered(const std::string& node);
+  // Stops watching nodes that left launching another way (drained or deleted before they registered).
+  void reconcile();
+
+ private:
+  void on_registration_timeout(const std::string& node, Duration limit);
+
+  const state::ClusterState& state_;
+  Clock& clock_;
+  ClusterWriter& writer_;
+  cloud::CloudProvider& cloud_;
+  NodeGroupController* node_groups_ = nullptr;
+  std::unordered_map<std::string, TimerId> registering_;  // node -> its registration deadline
+};
+
+}  // namespace scalewright::controllers

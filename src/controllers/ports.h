@@ -1,0 +1,69 @@
+#pragma once
+// The narrow ports the controllers act through. A controller reads the observed cluster (state::ClusterState) and
+// the time from its Clock, and changes the world only through a ClusterWriter (the Kubernetes API, or the
+// simulator playing it) and a cloud::CloudProvider. The simulator implements these ports over its virtual clock
+// and simulated cloud; `scalewright run` implements them over the Kubernetes API and a provider.
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "api/duration.h"
+#include "api/node.h"
+#include "state/cluster_state.h"
+
+namespace scalewright::controllers {
+
+// What a controller did, or why it did not: a line of the simulator's timeline, an Event in a real cluster.
+struct TimelineEntry {
+  Duration at{0};
+  std::string kind;  // "scale", "pending", "launch", "insufficient-capacity", "ready", "bound", "removed", ...
+  std::string message;
+};
+
+class EventRecorder {
+ public:
+  virtual ~EventRecorder() = default;
+  virtual void record(TimelineEntry entry) = 0;
+};
+
+using TimerId = std::uint64_t;
+
+class Clock {
+ public:
+  virtual ~Clock() = default;
+  virtual Duration now() const = 0;
+  // Calls `wake` at `at` (or now, when `at` has passed). Timers due at one instant run in the order they were set.
+  virtual TimerId wake_at(Duration at, std::function<void()> wake) = 0;
+  // The timer does not run (no effect once it ran).
+  virtual void cancel(TimerId timer) = 0;
+};
+
+class ClusterWriter : public EventRecorder {
+ public:
+  // Karpenter's nomination: `pod` waits for capacity planned for it on `node` (a NodeClaim in flight, or a node
+  // with room); an empty node ends the nomination.
+  virtual void nominate(const state::PodRecord& pod, const std::string& node) = 0;
+  // Ends every nomination to `node` (Ready without those pods, or going away): its pods need capacity again, and
+  // their provisioning verdicts are said anew.
+  virtual void release_nominations(const std::string& node) = 0;
+  // Publishes why `pod` cannot be provisioned (the verdict kept on the pod, so that it is said once).
+  virtual void report_unschedulable(const state::PodRecord& pod, const std::string& reason) = 0;
+  // The eviction API's delete, after its checks passed: the pod is deleted and stops after `grace`.
+  virtual void evict(const state::PodRecord& pod, Duration grace) = 0;
+  // Adds (or removes) a taint of `node`'s spec.
+  virtual void set_taint(const std::string& node, const Taint& taint, bool present) = 0;
+  // False when the cluster can hold no more nodes (the simulator's limit): a launch is not tried.
+  virtual bool can_add_node() = 0;
+  // A launched instance's node object (a NodeClaim, or a node group's instance) for the cluster to track until it
+  // registers. `running_already`: an instance running before the autoscaler started (a group's desired nodes at
+  // the start), Ready at once and not a launch of this run.
+  virtual void node_launched(state::NodeRecord node, bool running_already) = 0;
+  // Cordons `node` and deletes its pods at once (no eviction): their controllers replace them elsewhere.
+  virtual void drain(const std::string& node) = 0;
+  // Deletes the node (draining it first when it was not); its instance is the caller's to terminate.
+  virtual void delete_node(const std::string& node) = 0;
+  // Sets a workload's replicas through its scale subresource.
+  virtual void scale(const std::string& workload, std::int32_t replicas) = 0;
+};
+
+}  // namespace scalewright::controllers

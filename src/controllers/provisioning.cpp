@@ -1,0 +1,155 @@
+#include "controllers/provisioning.h"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <memory>
+
+#include "controllers/node_groups.h"
+
+namespace scalewright::controllers {
+namespace {
+
+std::string plural(std::size_t n, std::string_view word) { return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s"); }
+
+}  // namespace
+
+void ProvisioningController::reconcile() {
+  if (state_.scheduling_changes() == scheduling_seen_ && !look_again_) return;
+  scheduling_seen_ = state_.scheduling_changes();
+  if (look_again_) capacity_freed_ = true;
+  look_again_ = false;
+  std::vector<std::string> landed;  // nodes no longer in flight that pods are still nominated to
+  for (const auto& [node, pods] : state_.nominees()) {
+    if (!state_.in_flight(node.string())) landed.push_back(node.string());
+  }
+  for (const std::string& node : landed) writer_.release_nominations(node);
+  if (!landed.empty()) capacity_freed_ = true;
+  // Pods that fit nowhere and wait for no planned node need capacity: they open or extend a batch.
+  const bool changed = capacity_freed_ || state_.capacity_changes() != capacity_seen_;
+  if (state_.needing_capacity() > 0 && changed && !state_.nodepools().empty()) {
+    capacity_seen_ = state_.capacity_changes();
+    capacity_freed_ = false;
+    clock_.wake_at(batcher_.trigger(clock_.now()), [this] { on_batch_deadline(); });
+  }
+}
+
+void ProvisioningController::on_batch_deadline() {
+  if (!batcher_.due(clock_.now())) return;
+  batcher_.close();
+  provision();
+}
+
+void ProvisioningController::provision() {
+  const Duration now = clock_.now();
+  provisioning::ProvisioningInput input;
+  std::vector<const state::PodRecord*> batch;  // the batch's pods, in the order of input.pending
+  std::map<std::string, std::vector<std::shared_ptr<const Pod>>> planned;  // in-flight node -> pods nominated to it
+  for (const auto& [key, pod_ptr] : state_.unbound()) {
+    const state::PodRecord& pod = *pod_ptr;
+    if (pod.daemon) continue;
+    if (state_.in_flight(pod.nominated_node.string())) {
+      planned[pod.nominated_node.string()].push_back(pod.pod);  // waits for its node: not part of the batch
+      continue;
+    }
+    // With Cluster Autoscaler, only what its last scan left to the NodePools (not a group's, nor yet unseen).
+    if (node_groups_ != nullptr && !node_groups_->declined(key)) continue;
+    writer_.nominate(pod, "");
+    input.pending.push_back(pod.pod);  // shared, not copied
+    batch.push_back(&pod);
+  }
+  if (input.pending.empty()) return;
+
+  provisioning::ProvisioningPlan plan;
+  {
+    // The provisioner sees Ready nodes and in-flight ones, each with the pods already planned onto it.
+    state::ClusterState::WhatIf what_if(state_);
+    scheduling::ClusterSnapshot& snapshot = what_if.snapshot();
+    for (const auto& [name, node] : state_.nodes()) {
+      // A node group's upcoming node is for the pods Cluster Autoscaler launched it for, not for these.
+      if (node.phase != state::NodePhase::Launching || !node.node_group.empty()) continue;
+      const scheduling::NodeId id = snapshot.add_node(node.node);
+      input.in_flight_nodes.push_back(name);
+      for (std::shared_ptr<const Pod>& pod : planned[name]) snapshot.add_pod(std::move(pod), id);  // shared
+    }
+    for (const auto& [key, record] : state_.workloads()) {
+      if (record.workload.kind == WorkloadKind::DaemonSet) input.daemonsets.push_back(record.workload);
+    }
+    for (const auto& [name, pool] : state_.nodepools()) input.nodepools.push_back(pool);
+    for (const auto& [name, node] : state_.nodes()) {
+      if (node.nodepool.empty() || node.phase == state::NodePhase::Terminated) continue;
+      input.nodepool_usage[node.nodepool] += node.node.capacity;
+    }
+    input.cluster = &snapshot;
+    input.catalog = &cloud_.catalog();
+    input.unavailable = &unavailable_;
+    input.now = now;
+    plan = provisioning::plan_provisioning(input);
+  }
+
+  for (const provisioning::Nomination& n : plan.existing) writer_.nominate(*batch[n.pod], n.node);
+  for (const provisioning::Unschedulable& u : plan.unschedulable) {
+    const state::PodRecord& pod = *batch[u.pod];
+    if (pod.last_reason.str() != u.reason) {
+      writer_.report_unschedulable(pod, u.reason);
+      writer_.record({now, "unschedulable", fmt::format("pod {} cannot be provisioned: {}", pod.key, u.reason)});
+    }
+  }
+  for (provisioning::NewNodeClaim& claim : plan.new_claims) {
+    std::vector<const state::PodRecord*> pods;
+    for (std::size_t i : claim.pods) pods.push_back(batch[i]);
+    launch(std::move(claim), pods);
+  }
+}
+
+void ProvisioningController::launch(provisioning::NewNodeClaim claim, const std::vector<const state::PodRecord*>& pods) {
+  if (!writer_.can_add_node()) return;
+  const Duration now = clock_.now();
+  const std::string name = names_.next(claim.nodepool, state_);
+  for (;;) {
+    std::optional<provisioning::LaunchChoice> choice = provisioning::choose_offering(claim, unavailable_, now);
+    if (!choice) {
+      writer_.record({now, "launch-failed", fmt::format("NodeClaim for {} not launched: every offering that fits is unavailable",
+                                                        plural(pods.size(), "pod"))});
+      // Offerings marked unavailable come back after their TTL: look again then.
+      clock_.wake_at(now + kUnavailableOfferingTtl, [this] { look_again(); });
+      return;
+    }
+    const cloud::InstanceType& type = *choice->instance_type;
+    const cloud::Offering& offering = *choice->offering;
+    cloud::LaunchOutcome outcome = cloud_.launch({name, &type, &offering, claim.labels, claim.taints});
+    if (outcome.insufficient_capacity) {
+      unavailable_.mark({type.name, offering.zone, offering.capacity_type}, now + kUnavailableOfferingTtl);
+      writer_.record({now, "insufficient-capacity", outcome.message + "; trying the next offering"});
+      continue;
+    }
+    state::NodeRecord node;
+    node.nodepool = claim.nodepool;
+    node.instance_id = outcome.instance->id;
+    node.instance_type = type.name;
+    node.zone = offering.zone;
+    node.capacity_type = std::string(cloud::to_string(offering.capacity_type));
+    node.price_per_hour = offering.price_per_hour;
+    node.launched_at = now;
+    node.node.meta.name = name;
+    node.node.meta.labels = claim.labels;
+    for (const auto& [k, v] : type.labels) node.node.meta.labels.set(k, v);
+    node.node.meta.labels.set(Symbol(well_known::zone), Symbol(offering.zone));
+    node.node.meta.labels.set(Symbol(karpenter_labels::capacity_type), Symbol(node.capacity_type));
+    node.node.meta.labels.set(Symbol(karpenter_labels::nodepool), Symbol(claim.nodepool));
+    node.node.meta.labels.set(Symbol(well_known::hostname), Symbol(name));
+    node.node.taints = claim.taints;  // startup taints are gone by the time pods are bound
+    node.node.capacity = type.capacity;
+    node.node.allocatable = type.allocatable;
+    node.node.provider_id = "aws:///" + offering.zone + "/" + node.instance_id;
+    writer_.record({now, "launch", fmt::format("NodeClaim {} launched {} {} {} ${:.4f}/h for {}", name, type.name,
+                                               offering.zone, node.capacity_type, offering.price_per_hour,
+                                               plural(pods.size(), "pod"))});
+    writer_.node_launched(std::move(node), /*running_already=*/false);
+    for (const state::PodRecord* pod : pods) writer_.nominate(*pod, name);
+    lifecycle_.launched(name, NodeLifecycleController::kRegistrationTtl);
+    return;
+  }
+}
+
+}  // namespace scalewright::controllers

@@ -1,0 +1,154 @@
+#include "controllers/termination.h"
+
+#include <algorithm>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "nodegroups/drainability.h"
+
+namespace scalewright::controllers {
+namespace {
+
+std::string plural(std::size_t n, std::string_view word) { return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s"); }
+
+}  // namespace
+
+void TerminationController::drain(const std::string& node, const std::string& group, Duration unneeded_since,
+                                  const DrainRules& rules, Finished finished) {
+  writer_.set_taint(node, rules.taint, true);
+  NodeDrain drain{group, clock_.now(), unneeded_since, rules, std::move(finished), {}, {}, {}};
+  const scheduling::ClusterSnapshot& snapshot = state_.snapshot();
+  if (const scheduling::NodeId id = snapshot.find_node(node); id != scheduling::kNoNode) {
+    std::vector<std::shared_ptr<const Pod>> movable;
+    for (const auto& placed : snapshot.node(id).pods) {
+      const state::PodRecord& pod = *state_.find_pod(placed.pod->meta.key());
+      if (!pod.daemon && !pod.terminating_until && !nodegroups::is_mirror_pod(*pod.pod)) movable.push_back(placed.pod);
+    }
+    for (const auto& pod : nodegroups::eviction_order(std::move(movable))) drain.to_evict.push_back(pod->meta.key());
+  }
+  record("drain", fmt::format("draining node {} of {}: {} to evict, unneeded since {}", node, group,
+                              plural(drain.to_evict.size(), "pod"), format_time(unneeded_since)));
+  drains_.emplace(node, std::move(drain));
+  evict_round(node);
+}
+
+// One round of evictions. The budgets are the PDBs' disruptionsAllowed as they stand (the pods being deleted out,
+// pending replacements counted but not healthy), lowered by each eviction of the round, as the eviction API lowers
+// a PDB's status before its controller recomputes it.
+void TerminationController::evict_round(const std::string& node) {
+  auto found = drains_.find(node);
+  if (found == drains_.end()) return;
+  NodeDrain& drain = found->second;
+  const state::NodeRecord* live = state_.find_node(node);
+  if (live == nullptr || live->phase != state::NodePhase::Ready) {
+    drains_.erase(found);  // the node went another way (a spot reclaim, a deletion): nothing to finish
+    return;
+  }
+  // Pods gone meanwhile (deleted by their controller, or evicted by someone else) need no eviction.
+  std::erase_if(drain.to_evict, [&](const std::string& key) {
+    const state::PodRecord* pod = state_.find_pod(key);
+    return pod == nullptr || pod->terminating_until || pod->pod->spec.node_name != node;
+  });
+  if (drain.to_evict.empty()) {
+    finish_if_done(node);
+    return;
+  }
+  const Duration now = clock_.now();
+  const DrainRules& rules = drain.rules;
+  if (now >= drain.started + rules.max_pod_eviction_time) {
+    const std::string& first = drain.to_evict.front();
+    record("scale-down-failed",
+           fmt::format("ScaleDownFailed: failed to drain node {} of {}: {} not evicted within {} ({}); the taint is "
+                       "removed and scale-down waits {}",
+                       node, drain.group, first, format_duration(rules.max_pod_eviction_time),
+                       drain.last_refusal[first], format_duration(rules.delay_after_failure)));
+    writer_.set_taint(node, rules.taint, false);
+    const std::string group = drain.group;
+    const Finished finished = std::move(drain.finished);
+    drains_.erase(found);
+    finished(node, group, false);
+    return;
+  }
+  std::vector<nodegroups::PdbBudget> budgets;
+  if (!state_.pdbs().empty()) {
+    std::vector<const Pod*> all;
+    all.reserve(state_.pods().size());
+    for (const auto& [key, pod] : state_.pods()) all.push_back(pod.pod.get());
+    for (const PodDisruptionBudget& pdb : state_.pdbs()) budgets.push_back({pdb, nodegroups::disruptions_allowed(pdb, all)});
+  }
+  std::vector<std::string> refused;
+  for (const std::string& key : drain.to_evict) {
+    const state::PodRecord* pod = state_.find_pod(key);
+    if (pod == nullptr) continue;  // scaled in by its controller during this round
+    std::vector<nodegroups::PdbBudget*> covering;
+    for (nodegroups::PdbBudget& budget : budgets) {
+      if (budget.selects(*pod->pod)) covering.push_back(&budget);
+    }
+    std::string refusal;
+    if (covering.size() > 1) {
+      refusal = "the pod has more than one PodDisruptionBudget, which the eviction subresource does not support";
+    } else if (covering.size() == 1 && covering.front()->disruptions_allowed <= 0) {
+      refusal = fmt::format("cannot evict pod as it would violate the pod's disruption budget {}/{}",
+                            covering.front()->pdb.meta.namespace_, covering.front()->pdb.meta.name);
+    }
+    if (refusal.empty()) {
+      if (!covering.empty()) --covering.front()->disruptions_allowed;
+      const std::int64_t grace_seconds = nodegroups::eviction_grace_period_seconds(
+          *pod->pod, rules.max_graceful_termination.count() / 1000);
+      writer_.evict(*pod, Duration(std::max<std::int64_t>(grace_seconds, 0) * 1000));
+      drain.evicted.push_back(key);
+      continue;
+    }
+    std::string& last = drain.last_refusal[key];
+    if (last != refusal) {
+      record("eviction-refused", fmt::format("eviction of {} from node {}: {}; retrying every {}", key, node, refusal,
+                                             format_duration(kEvictionRetry)));
+    }
+    last = refusal;
+    refused.push_back(key);
+  }
+  drain.to_evict = std::move(refused);
+  if (!drain.to_evict.empty()) {
+    clock_.wake_at(now + kEvictionRetry, [this, node] { evict_round(node); });
+    return;
+  }
+  finish_if_done(node);
+}
+
+void TerminationController::pod_terminated(const std::string& node) { finish_if_done(node); }
+
+// A drained node goes once every eviction went through and no evicted pod is still running out its grace period.
+void TerminationController::finish_if_done(const std::string& node) {
+  auto found = drains_.find(node);
+  if (found == drains_.end() || !found->second.to_evict.empty()) return;
+  const state::NodeRecord* live = state_.find_node(node);
+  if (live == nullptr || live->phase != state::NodePhase::Ready) {
+    drains_.erase(found);  // the node went another way (a spot reclaim, a deletion): nothing to finish
+    return;
+  }
+  const NodeDrain& drain = found->second;
+  for (const std::string& key : drain.evicted) {
+    const state::PodRecord* pod = state_.find_pod(key);
+    if (pod != nullptr && pod->terminating_until && pod->pod->spec.node_name == node) return;
+  }
+  const Duration now = clock_.now();
+  record("scale-down", fmt::format("drained node {} of {} removed ({} evicted, drain took {}), unneeded since {}", node,
+                                   drain.group, plural(drain.evicted.size(), "pod"), format_duration(now - drain.started),
+                                   format_time(drain.unneeded_since)));
+  const std::string instance = live->instance_id;
+  const std::string group = drain.group;
+  const Finished finished = drain.finished;
+  drains_.erase(found);
+  writer_.delete_node(node);
+  if (!instance.empty()) cloud_.terminate(instance);
+  finished(node, group, true);
+}
+
+std::map<std::string, std::int32_t> TerminationController::drains_per_group() const {
+  std::map<std::string, std::int32_t> out;
+  for (const auto& [node, drain] : drains_) ++out[drain.group];
+  return out;
+}
+
+}  // namespace scalewright::controllers

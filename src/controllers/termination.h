@@ -1,0 +1,71 @@
+#pragma once
+// Termination of a node that still runs pods, through the eviction API's rules: the node is tainted (nothing new
+// schedules there) and its pods are evicted, each eviction that a PodDisruptionBudget refuses (or that two PDBs
+// cover) retried every 10 s; an evicted pod's controller replaces it at once while the pod runs out its grace
+// period. The node is deleted once the last evicted pod is gone; a pod still not evicted when the drain's time is
+// up fails it: the taint comes off and the node stays. Cluster Autoscaler's scale-down drains this way today.
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "api/node.h"
+#include "cloud/cloud_provider.h"
+#include "controllers/ports.h"
+#include "state/cluster_state.h"
+
+namespace scalewright::controllers {
+
+struct DrainRules {
+  Taint taint;                          // put on the node while it drains (ToBeDeletedByClusterAutoscaler)
+  Duration max_pod_eviction_time{0};    // how long refused evictions are retried before the drain fails
+  Duration max_graceful_termination{0};  // the longest grace period an evicted pod is given
+  Duration delay_after_failure{0};       // how long the owner waits after a failed drain (for the message)
+};
+
+class TerminationController {
+ public:
+  // A refused eviction is tried again this much later (Cluster Autoscaler's EvictionRetryTime).
+  static constexpr Duration kEvictionRetry{10'000};
+
+  // Told when a drain ended: `deleted` false when it failed.
+  using Finished = std::function<void(const std::string& node, const std::string& group, bool deleted)>;
+
+  TerminationController(const state::ClusterState& state, Clock& clock, ClusterWriter& writer,
+                        cloud::CloudProvider& cloud)
+      : state_(state), clock_(clock), writer_(writer), cloud_(cloud) {}
+
+  // Taints `node` (of `group`, unneeded since `unneeded_since`) and evicts its pods; `finished` is told the end.
+  void drain(const std::string& node, const std::string& group, Duration unneeded_since, const DrainRules& rules,
+             Finished finished);
+  // A pod of `node` ran out its grace period and is gone.
+  void pod_terminated(const std::string& node);
+
+  // Drains under way, per group.
+  std::map<std::string, std::int32_t> drains_per_group() const;
+  std::size_t drains() const { return drains_.size(); }
+  bool draining(const std::string& node) const { return drains_.count(node) > 0; }
+
+ private:
+  struct NodeDrain {
+    std::string group;
+    Duration started{0};
+    Duration unneeded_since{0};
+    DrainRules rules;
+    Finished finished;
+    std::vector<std::string> to_evict;                // pods whose eviction was refused so far, retried
+    std::vector<std::string> evicted;                 // the node goes when these have stopped
+    std::map<std::string, std::string> last_refusal;  // pod -> what the last refusal said, said once
+  };
+  void evict_round(const std::string& node);
+  void finish_if_done(const std::string& node);
+  void record(std::string kind, std::string message) { writer_.record({clock_.now(), std::move(kind), std::move(message)}); }
+
+  const state::ClusterState& state_;
+  Clock& clock_;
+  ClusterWriter& writer_;
+  cloud::CloudProvider& cloud_;
+  std::map<std::string, NodeDrain> drains_;
+};
+
+}  // namespace scalewright::controllers

@@ -1,0 +1,94 @@
+#include "controllers/workload_autoscaler.h"
+
+#include <algorithm>
+
+namespace scalewright::controllers {
+namespace {
+
+// A container as the HPA reads it: its requests in milli-units (cpu is kept in milli-cpu already).
+workloads::HpaContainer hpa_container(const Container& c) {
+  workloads::HpaContainer out;
+  out.name = c.name;
+  for (const auto& [name, amount] : c.requests.entries()) {
+    out.requests_milli.emplace_back(name.string(), name == resource_names::cpu() ? amount : amount * 1000);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::optional<ScaleTarget> StateAutoscalingView::scale_target(const std::string& namespace_,
+                                                              const CrossVersionObjectReference& ref) const {
+  auto it = state_.workloads().find(object_key(ref.kind, namespace_, ref.name));
+  if (it == state_.workloads().end() || it->second.workload.kind == WorkloadKind::DaemonSet) return std::nullopt;
+  return ScaleTarget{it->first, it->second.workload.replicas, it->second.workload.selector};
+}
+
+std::vector<ObservedPod> StateAutoscalingView::pods(const std::string& namespace_, const LabelSelector& selector) const {
+  std::vector<ObservedPod> out;
+  const std::string prefix = namespace_ + "/";
+  const auto& all = state_.pods();
+  for (auto it = all.lower_bound(prefix); it != all.end() && it->first.starts_with(prefix); ++it) {
+    const state::PodRecord& record = it->second;
+    if (record.daemon || !selector.matches(record.pod->meta.labels)) continue;
+    ObservedPod observed{it->first, {}};
+    workloads::HpaPod& pod = observed.pod;
+    pod.name = record.pod->meta.name;
+    pod.deleting = record.terminating_until.has_value();
+    // A container starts as its pod binds and counts Ready at once.
+    pod.phase = record.bound_at ? PodPhase::Running : PodPhase::Pending;
+    if (record.bound_at) {
+      // On a node that stopped reporting, the node lifecycle controller has marked the pod NotReady.
+      const state::NodeRecord* node = state_.find_node(record.pod->spec.node_name);
+      const std::optional<Duration> failed = node == nullptr ? std::nullopt : node->failed_at;
+      pod.ready = !failed;
+      pod.ready_last_transition = failed.value_or(*record.bound_at);
+      pod.start_time = *record.bound_at;
+    }
+    for (const Container& c : record.pod->spec.containers) pod.containers.push_back(hpa_container(c));
+    out.push_back(std::move(observed));
+  }
+  return out;
+}
+
+void WorkloadAutoscalerController::schedule_poll() {
+  std::optional<Duration> next = autoscaling_.next_poll();
+  if (!next || poll_pending_) return;
+  poll_pending_ = true;
+  clock_.wake_at(std::max(*next, clock_.now()), [this] {
+    poll_pending_ = false;
+    poll();
+  });
+}
+
+// Set after the next scrape, so that every sync reads the scrape of the same instant.
+void WorkloadAutoscalerController::metrics_scraped() {
+  if (sync_scheduled_) return;
+  sync_scheduled_ = true;
+  clock_.wake_at(clock_.now() + kHpaSyncPeriod, [this] { sync_hpas(); });
+}
+
+void WorkloadAutoscalerController::sync_hpas() {
+  std::vector<TimelineEntry> timeline;
+  apply(autoscaling_.sync_hpas(clock_.now(), view_, timeline), timeline);
+  clock_.wake_at(clock_.now() + kHpaSyncPeriod, [this] { sync_hpas(); });
+}
+
+void WorkloadAutoscalerController::poll() {
+  std::vector<TimelineEntry> timeline;
+  apply(autoscaling_.poll_scaled_objects(clock_.now(), view_, timeline), timeline);
+}
+
+void WorkloadAutoscalerController::apply(const std::vector<ScaleChange>& changes,
+                                         std::vector<TimelineEntry>& timeline) {
+  for (TimelineEntry& entry : timeline) writer_.record(std::move(entry));
+  for (const ScaleChange& change : changes) writer_.scale(change.workload, change.replicas);
+  schedule_poll();
+}
+
+std::vector<AutoscalerSummary> WorkloadAutoscalerController::summary(Duration now) {
+  autoscaling_.account(now, view_);
+  return autoscaling_.summary();
+}
+
+}  // namespace scalewright::controllers

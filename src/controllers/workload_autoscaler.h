@@ -1,0 +1,61 @@
+#pragma once
+// The workload autoscalers as controllers: the HPA controller syncs every HorizontalPodAutoscaler every 15 s
+// (kube-controller-manager's --horizontal-pod-autoscaler-sync-period), from the first metrics scrape on; KEDA polls
+// each ScaledObject when it is due. What they decide is carried out through the scale subresource.
+#include <chrono>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "controllers/ports.h"
+#include "controllers/workload_autoscaling.h"
+#include "state/cluster_state.h"
+
+namespace scalewright::controllers {
+
+// The cluster as the autoscalers observe it, read from the cluster state: a workload's scale subresource, and the
+// pods a selector matches with their readiness (NotReady on a node that stopped reporting).
+class StateAutoscalingView : public AutoscalingView {
+ public:
+  explicit StateAutoscalingView(const state::ClusterState& state) : state_(state) {}
+  std::optional<ScaleTarget> scale_target(const std::string& namespace_,
+                                          const CrossVersionObjectReference& ref) const override;
+  std::vector<ObservedPod> pods(const std::string& namespace_, const LabelSelector& selector) const override;
+
+ private:
+  const state::ClusterState& state_;
+};
+
+class WorkloadAutoscalerController {
+ public:
+  static constexpr Duration kHpaSyncPeriod{15'000};
+
+  WorkloadAutoscalerController(const state::ClusterState& state, Clock& clock, ClusterWriter& writer,
+                               const AutoscalingMetrics& metrics, std::chrono::sys_seconds wall_clock_at_start)
+      : view_(state), clock_(clock), writer_(writer), autoscaling_(metrics, wall_clock_at_start) {}
+
+  void add(HorizontalPodAutoscaler hpa) { autoscaling_.add(std::move(hpa), clock_.now()); }
+  void add(ScaledObject scaled_object) { autoscaling_.add(std::move(scaled_object), clock_.now()); }
+  // Sets KEDA's next poll, when a ScaledObject is due and none is set.
+  void schedule_poll();
+  // Metrics were scraped: the HPA controller syncs one period after the first scrape, and every period after.
+  void metrics_scraped();
+
+  const AutoscalingView& view() const { return view_; }
+  // The autoscalers' tallies, brought up to `now`.
+  std::vector<AutoscalerSummary> summary(Duration now);
+
+ private:
+  void sync_hpas();
+  void poll();
+  void apply(const std::vector<ScaleChange>& changes, std::vector<TimelineEntry>& timeline);
+
+  StateAutoscalingView view_;
+  Clock& clock_;
+  ClusterWriter& writer_;
+  WorkloadAutoscaling autoscaling_;
+  bool poll_pending_ = false;
+  bool sync_scheduled_ = false;
+};
+
+}  // namespace scalewright::controllers

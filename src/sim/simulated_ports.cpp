@@ -1,0 +1,77 @@
+// The ports the controllers act through, as the simulated cluster carries them out: each change is made at once
+// and observed into the cluster state, as the API server would persist it and a watch deliver it.
+#include <fmt/format.h>
+
+#include "sim/simulation.h"
+
+namespace scalewright::sim {
+namespace {
+
+// The writer is handed the state's own records back (the controllers read them const): the simulated API server
+// changes the object they name.
+state::PodRecord& record_of(const state::PodRecord& pod) { return const_cast<state::PodRecord&>(pod); }
+
+}  // namespace
+
+void Simulation::nominate(const state::PodRecord& pod, const std::string& node) {
+  state_.pod_nominated(record_of(pod), node.empty() ? Symbol() : Symbol(node));
+}
+
+void Simulation::report_unschedulable(const state::PodRecord& pod, const std::string& reason) {
+  state_.pod_verdict(record_of(pod), Symbol(reason));
+}
+
+// The eviction API's delete: the pod is marked for deletion and leaves its controller's count (a replacement is
+// created now), and it stops after its grace period.
+void Simulation::evict(const state::PodRecord& pod, Duration grace) { mark_deleted(record_of(pod), now_ + grace); }
+
+void Simulation::set_taint(const std::string& node_name, const Taint& taint, bool present) {
+  state::NodeRecord* node = state_.find_node(node_name);
+  if (node == nullptr) return;
+  std::vector<Taint>& taints = node->node.taints;
+  std::erase_if(taints, [&](const Taint& t) { return t.key == taint.key; });
+  if (present) taints.push_back(taint);
+  state_.node_updated(*node);
+}
+
+bool Simulation::can_add_node() {
+  if (state_.live_nodes() < static_cast<std::int64_t>(limits_.max_nodes)) return true;
+  stop(fmt::format("the simulation holds at most {} nodes; more were to be launched", limits_.max_nodes));
+  return false;
+}
+
+// The instance boots: its node registers and is Ready when the simulated cloud drew it would (never, for an
+// instance that fails to); one that was running before the run is Ready now.
+void Simulation::node_launched(state::NodeRecord node, bool running_already) {
+  const std::string name = node.name();
+  const std::optional<Duration> ready = running_already ? std::optional(now_) : cloud_.ready_at(node.instance_id);
+  state_.node_added(std::move(node));
+  if (running_already) {
+    on_node_ready(name);
+    return;
+  }
+  ++launches_;
+  if (ready) push({*ready, 0, EventKind::NodeReady, 0, name, {}});
+}
+
+// Takes the node out of scheduling and deletes its pods; their controllers create replacements.
+void Simulation::drain(const std::string& name) {
+  state::NodeRecord* node = state_.find_node(name);
+  if (node == nullptr) return;
+  std::vector<std::string> deleted;
+  if (const scheduling::NodeId id = state_.snapshot().find_node(name); id != scheduling::kNoNode) {
+    for (const auto& placed : state_.snapshot().node(id).pods) deleted.push_back(placed.pod->meta.key());
+  }
+  for (const std::string& key : deleted) delete_pod(key);
+  state_.nominations_released(name);
+  state_.node_draining(*node);
+}
+
+void Simulation::delete_node(const std::string& name) {
+  state::NodeRecord* node = state_.find_node(name);
+  if (node == nullptr || node->phase == state::NodePhase::Terminated) return;
+  if (node->phase != state::NodePhase::Draining) drain(name);
+  state_.node_terminated(*node, now_);
+}
+
+}  // namespace scalewright::sim

@@ -1,0 +1,164 @@
+#pragma once
+// The simulated environment, inside: one Simulation runs a scenario. It keeps the virtual clock and the event
+// queue, plays what Kubernetes itself does (the workload controllers, kube-scheduler, the kubelet, the node
+// lifecycle controller's taint manager), the cloud with its faults, the load and its metrics, and keeps the report.
+// The autoscaling decisions are the controllers' (src/controllers/): the Simulation observes every change into the
+// cluster state they read, and implements the ports they act through — it is their Clock and their ClusterWriter.
+// Its members are defined in simulator.cpp (the loop, the timeline and the report), kubernetes.cpp (what
+// Kubernetes does) and simulated_ports.cpp (the ports).
+#include <functional>
+#include <memory>
+#include <optional>
+#include <queue>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "controllers/disruption.h"
+#include "controllers/node_groups.h"
+#include "controllers/node_lifecycle.h"
+#include "controllers/node_names.h"
+#include "controllers/ports.h"
+#include "controllers/provisioning.h"
+#include "controllers/termination.h"
+#include "controllers/workload_autoscaler.h"
+#include "scheduling/scheduler.h"
+#include "sim/load_metrics.h"
+#include "sim/load_model.h"
+#include "sim/simulated_cloud.h"
+#include "sim/simulator.h"
+#include "state/cluster_state.h"
+
+namespace scalewright::sim {
+
+// The spot interruption warning: the cloud reclaims the instance this long after it.
+inline constexpr Duration kSpotNotice{2 * 60'000};
+// Where the simulated wall clock starts, for cron triggers and CA's status: a Monday, 00:00 UTC.
+inline constexpr std::chrono::sys_seconds kWallClockAtStart{std::chrono::sys_days{std::chrono::year{2024} / 1 / 1}};
+
+enum class EventKind {
+  Timeline, Timer, NodeReady, SpotNotice, SpotReclaim, MetricsScrape, PodTerminated, StatusRequest, NodeFailure,
+  TaintEviction
+};
+
+struct Event {
+  Duration at{0};
+  std::uint64_t sequence = 0;  // ties at the same time run in the order scheduled; a timer's id
+  EventKind kind = EventKind::Timeline;
+  std::size_t index = 0;       // timeline step, fault
+  std::string subject;         // the node or pod it concerns
+  std::function<void()> wake;  // a controller's timer
+  friend bool operator>(const Event& a, const Event& b) {
+    return a.at != b.at ? a.at > b.at : a.sequence > b.sequence;
+  }
+};
+
+class Simulation final : public controllers::Clock, public controllers::ClusterWriter {
+ public:
+  explicit Simulation(SimulationInput input);
+  SimulationReport run();
+
+  // --- controllers::Clock ---
+  Duration now() const override { return now_; }
+  controllers::TimerId wake_at(Duration at, std::function<void()> wake) override;
+  void cancel(controllers::TimerId timer) override { cancelled_.insert(timer); }
+
+  // --- controllers::ClusterWriter: each change observed into the state at once, as a watch would deliver it ---
+  void record(TimelineEntry entry) override { timeline_.push_back(std::move(entry)); }
+  void nominate(const state::PodRecord& pod, const std::string& node) override;
+  void release_nominations(const std::string& node) override { state_.nominations_released(node); }
+  void report_unschedulable(const state::PodRecord& pod, const std::string& reason) override;
+  void evict(const state::PodRecord& pod, Duration grace) override;
+  void set_taint(const std::string& node, const Taint& taint, bool present) override;
+  bool can_add_node() override;
+  void node_launched(state::NodeRecord node, bool running_already) override;
+  void drain(const std::string& node) override;
+  void delete_node(const std::string& node) override;
+  void scale(const std::string& workload, std::int32_t replicas) override { state_.workload_scaled(workload, replicas); }
+
+ private:
+  // --- the loop (simulator.cpp) ---
+  void push(Event e);
+  bool pop_due(Event& out, std::optional<Duration> at);
+  void handle(Event& e);
+  void settle();
+  void run_timeline_step(const TimelineStep& step);
+  void apply_objects(ManifestSet objects);
+  void start_cluster_autoscaler();
+  void start_autoscaling();
+  void on_spot_notice(std::int32_t count);
+  void on_spot_reclaim(const std::string& node);
+  void stop(std::string reason);
+  void note(std::string kind, std::string message) { record({now_, std::move(kind), std::move(message)}); }
+  RunProgress progress() const;
+  void advance_to(Duration t);
+  SimulationReport report();
+
+  // --- what Kubernetes does (kubernetes.cpp) ---
+  void price_static_node(state::NodeRecord& node) const;
+  void reconcile_workloads();
+  void create_pod(Pod pod, const std::string& workload);
+  void delete_pod(const std::string& key);
+  void schedule_pending();
+  void bind(state::PodRecord& pod, scheduling::NodeId node, bool count_wait = true);
+  void on_node_ready(const std::string& name);
+  void add_daemon_pods(const state::NodeRecord& node);
+  void set_unschedulable(const std::string& node, bool unschedulable);
+  // The pod gets its deletionTimestamp and leaves its controller's count; it stops at `stops_at` (never: its node
+  // cannot confirm it, and it goes with the node).
+  void mark_deleted(state::PodRecord& pod, std::optional<Duration> stops_at);
+  void on_pod_terminated(const std::string& key);
+  void on_node_failure(const NodeFailureEvent& failure);
+  void on_taint_eviction(const std::string& node);
+  // When the node `pod` is bound to stopped reporting; nullopt while it reports (or the pod is not bound).
+  std::optional<Duration> node_failed_at(const state::PodRecord& pod) const;
+  void on_metrics_scrape();
+  void record_outcome(const state::PodRecord& pod);
+
+  Scenario scenario_;
+  SimulatedCloud cloud_;
+  std::vector<Duration> status_at_;
+  TimelineStream stream_;  // the timeline to the input's sink as the run goes
+  SimulationLimits limits_;
+  bool pod_outcomes_ = true;
+  std::string stopped_;  // why the run ended early (a limit); empty while it goes on
+
+  Duration now_{0};
+  std::uint64_t next_sequence_ = 0;
+  std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
+  std::unordered_set<controllers::TimerId> cancelled_;
+
+  state::ClusterState state_;
+  scheduling::Scheduler scheduler_;      // kube-scheduler
+  std::uint64_t scheduling_seen_ = 0;    // the state's scheduling_changes() at kube-scheduler's last pass
+  LoadModel load_;
+  controllers::StateAutoscalingView view_{state_};
+  LoadModelMetrics metrics_{view_, load_, scenario_.cloud.faults.prometheus_outages, now_};
+  bool autoscaling_started_ = false;
+
+  // The controllers, as a real cluster runs them.
+  controllers::NodeNames names_;
+  controllers::NodeLifecycleController lifecycle_{state_, *this, *this, cloud_};
+  controllers::TerminationController termination_{state_, *this, *this, cloud_};
+  controllers::ProvisioningController provisioning_;
+  controllers::DisruptionController disruption_{state_, *this, *this, cloud_};
+  controllers::WorkloadAutoscalerController workload_autoscaler_{state_, *this, *this, metrics_, kWallClockAtStart};
+  std::unique_ptr<controllers::NodeGroupController> node_groups_;  // with Cluster Autoscaler
+
+  bool status_requested_ = false;  // keep CA's status once everything due at this instant has happened
+  std::vector<SimulationReport::StatusAt> statuses_;
+  std::vector<TimelineEntry> timeline_;
+  std::vector<PodOutcome> outcomes_;
+  std::vector<Duration> waits_;
+  std::int32_t peak_nodes_ = 0;
+  std::int32_t launches_ = 0;
+  std::int32_t interruptions_ = 0;
+  // Requested ÷ allocatable of Ready nodes, integrated over time for the mean allocation.
+  double cpu_allocation_integral_ = 0;
+  double memory_allocation_integral_ = 0;
+  double ready_time_ = 0;
+};
+
+std::string plural(std::size_t n, std::string_view word);
+
+}  // namespace scalewright::sim

@@ -1,0 +1,255 @@
+#include "state/cluster_state.h"
+
+#include <cassert>
+
+#include "scheduling/equivalence.h"
+
+namespace scalewright::state {
+
+PodRecord* ClusterState::pod_created(Pod pod, const std::string& workload, Duration now) {
+  // One lookup both refuses a name already taken and makes the entry.
+  auto [it, inserted] = pods_.try_emplace(pod.meta.key());
+  if (!inserted) return nullptr;
+  PodRecord& added = it->second;
+  added.pod = std::make_shared<Pod>(std::move(pod));
+  added.created = now;
+  added.workload = Symbol(workload);
+  added.daemon = added.pod->is_daemonset_pod();
+  added.scheduling_class = Symbol(scheduling::scheduling_key(*added.pod));
+  added.serial = next_pod_serial_++;
+  added.key = it->first;
+  if (auto owner = workloads_.find(workload); owner != workloads_.end()) owner->second.pods.insert(added.key);
+  unbound_.emplace(added.key, &added);
+  queue_[added.scheduling_class].insert(&added);
+  if (!added.daemon) {
+    ++needing_capacity_;
+    ++unreported_;
+  }
+  ++scheduling_changes_;
+  ++capacity_changes_;
+  return &added;
+}
+
+void ClusterState::pod_bound(PodRecord& pod, scheduling::NodeId node, Duration now) {
+  pod_nominated(pod, Symbol());
+  leave_queue(pod);
+  pod.pod->spec.node_name = snapshot_.node(node).name();
+  pod.bound_at = now;
+  unbound_.erase(pod.key);
+  count_busy(pod, +1);
+  ready_requested_ += pod.pod->effective_requests();
+  snapshot_.add_pod(std::shared_ptr<const Pod>(pod.pod), node);
+}
+
+void ClusterState::pod_nominated(PodRecord& pod, Symbol node) {
+  if (pod.bound_at || pod.nominated_node == node) return;
+  count_busy(pod, -1);
+  if (pod.nominated_node.empty()) {
+    if (!pod.daemon) --needing_capacity_;
+  } else {
+    drop_nominee(pod);
+  }
+  pod.nominated_node = node;
+  if (node.empty()) {
+    if (!pod.daemon) ++needing_capacity_;
+  } else {
+    nominees_[node].insert(&pod);
+  }
+  count_busy(pod, +1);
+}
+
+void ClusterState::nominations_released(const std::string& node) {
+  auto it = nominees_.find(Symbol(node));
+  if (it == nominees_.end()) return;
+  const std::vector<PodRecord*> pods(it->second.begin(), it->second.end());  // pod_nominated() edits the set
+  for (PodRecord* pod : pods) {
+    pod_nominated(*pod, Symbol());
+    pod->last_reason = Symbol();
+  }
+}
+
+void ClusterState::pod_deleting(PodRecord& pod, Duration stops_at, Duration now) {
+  pod.terminating_until = stops_at;
+  pod.pod->meta.deletion_timestamp = now.count() / 1000;
+  if (auto owner = workloads_.find(pod.workload.string()); owner != workloads_.end()) {
+    owner->second.pods.erase(pod.key);
+    owner->second.dirty = true;
+  }
+}
+
+void ClusterState::pod_deleted(const std::string& key) {
+  auto it = pods_.find(key);
+  if (it == pods_.end()) return;
+  PodRecord& pod = it->second;
+  count_busy(pod, -1);
+  if (auto owner = workloads_.find(pod.workload.string()); owner != workloads_.end()) {
+    owner->second.pods.erase(pod.key);
+    owner->second.dirty = true;  // a deleted pod is replaced, as its ReplicaSet would
+  }
+  if (pod.bound_at) {
+    if (snapshot_.node_of_pod(key)) {
+      ready_requested_ -= pod.pod->effective_requests();
+      snapshot_.remove_pod(key);
+    }
+  } else {
+    drop_nominee(pod);
+    leave_queue(pod);
+  }
+  unbound_.erase(pod.key);
+  pods_.erase(it);
+  ++scheduling_changes_;
+}
+
+void ClusterState::drop_nominee(PodRecord& pod) {
+  auto was = nominees_.find(pod.nominated_node);
+  if (was == nominees_.end()) return;
+  was->second.erase(&pod);
+  if (was->second.empty()) nominees_.erase(was);
+}
+
+// A pending pod leaves kube-scheduler's queue (bound or deleted), and the counts of pending pods it was in.
+void ClusterState::leave_queue(PodRecord& pod) {
+  auto cls = queue_.find(pod.scheduling_class);
+  cls->second.erase(&pod);
+  if (cls->second.empty()) queue_.erase(cls);
+  if (pod.daemon) return;
+  if (pod.nominated_node.empty()) --needing_capacity_;
+  if (pod.serial >= reported_below_) --unreported_;
+}
+
+void ClusterState::count_busy(const PodRecord& pod, int delta) {
+  if (pod.daemon) return;
+  const std::string node = pod.bound_at ? pod.pod->spec.node_name : pod.nominated_node.string();
+  if (!node.empty()) busy_[node] += delta;
+}
+
+std::int32_t ClusterState::busy(const std::string& node) const {
+  auto it = busy_.find(node);
+  return it == busy_.end() ? 0 : it->second;
+}
+
+NodeRecord& ClusterState::node_added(NodeRecord node) {
+  const std::string name = node.name();
+  NodeRecord& added = nodes_[name] = std::move(node);
+  ++live_nodes_;
+  return added;
+}
+
+void ClusterState::node_ready(NodeRecord& node) {
+  node.phase = NodePhase::Ready;
+  node.node.conditions = {{"Ready", "True", "KubeletReady"}};
+  snapshot_.add_node(node.node);
+  ready_allocatable_ += node.node.allocatable;
+  ++scheduling_changes_;
+}
+
+void ClusterState::node_updated(const NodeRecord& node) {
+  const scheduling::NodeId id = snapshot_.find_node(node.name());
+  if (id == scheduling::kNoNode) return;
+  std::vector<std::shared_ptr<const Pod>> bound;
+  for (const auto& placed : snapshot_.node(id).pods) bound.push_back(placed.pod);
+  snapshot_.remove_node(id);
+  const scheduling::NodeId fresh = snapshot_.add_node(node.node);
+  for (auto& pod : bound) snapshot_.add_pod(pod, fresh);
+  ++scheduling_changes_;
+}
+
+void ClusterState::node_draining(NodeRecord& node) {
+  if (const scheduling::NodeId id = snapshot_.find_node(node.name()); id != scheduling::kNoNode) {
+    ready_allocatable_ -= node.node.allocatable;
+    snapshot_.remove_node(id);
+  }
+  node.phase = NodePhase::Draining;
+  ++scheduling_changes_;
+}
+
+void ClusterState::node_terminated(NodeRecord& node, Duration at) {
+  node.phase = NodePhase::Terminated;
+  node.terminated_at = at;
+  --live_nodes_;
+  to_retire_.push_back(node.name());
+  ++capacity_changes_;  // capacity and NodePool limits freed
+}
+
+void ClusterState::retire_terminated() {
+  for (const std::string& name : to_retire_) {
+    auto it = nodes_.find(name);
+    if (it == nodes_.end()) continue;
+    busy_.erase(name);
+    retired_.push_back(std::move(it->second));
+    nodes_.erase(it);
+  }
+  to_retire_.clear();
+}
+
+void ClusterState::namespace_seen(const Namespace& ns) { snapshot_.set_namespace_labels(ns.meta.name, ns.meta.labels); }
+
+WorkloadRecord& ClusterState::workload_applied(Workload workload) {
+  const std::string key = object_key(to_string(workload.kind), workload.meta.namespace_, workload.meta.name);
+  auto [it, inserted] = workloads_.try_emplace(key, WorkloadRecord{workload, 0, {}, true});
+  if (!inserted) it->second.workload = std::move(workload);  // re-applying updates the template and replicas
+  it->second.dirty = true;
+  return it->second;
+}
+
+void ClusterState::workload_scaled(const std::string& key, std::int32_t replicas) {
+  auto it = workloads_.find(key);
+  if (it == workloads_.end()) return;
+  it->second.workload.replicas = replicas;
+  it->second.dirty = true;
+}
+
+std::vector<std::string> ClusterState::workload_deleted(const std::string& key) {
+  auto it = workloads_.find(key);
+  if (it == workloads_.end()) return {};
+  std::vector<std::string> owned(it->second.pods.begin(), it->second.pods.end());
+  workloads_.erase(it);
+  return owned;
+}
+
+void ClusterState::nodepool_applied(NodePool pool) {
+  std::string name = pool.meta.name;
+  nodepools_[std::move(name)] = std::move(pool);
+  ++capacity_changes_;
+}
+
+PodRecord* ClusterState::find_pod(const std::string& key) {
+  auto it = pods_.find(key);
+  return it == pods_.end() ? nullptr : &it->second;
+}
+const PodRecord* ClusterState::find_pod(const std::string& key) const {
+  auto it = pods_.find(key);
+  return it == pods_.end() ? nullptr : &it->second;
+}
+NodeRecord* ClusterState::find_node(const std::string& name) {
+  auto it = nodes_.find(name);
+  return it == nodes_.end() ? nullptr : &it->second;
+}
+const NodeRecord* ClusterState::find_node(const std::string& name) const {
+  auto it = nodes_.find(name);
+  return it == nodes_.end() ? nullptr : &it->second;
+}
+const NodePool* ClusterState::find_nodepool(const std::string& name) const {
+  auto it = nodepools_.find(name);
+  return it == nodepools_.end() ? nullptr : &it->second;
+}
+
+bool ClusterState::in_flight(const std::string& node) const {
+  const NodeRecord* record = find_node(node);
+  return record != nullptr && record->phase == NodePhase::Launching;
+}
+
+// The counts kept as pods come and go, checked against a scan of every pending pod in debug builds, where
+// scenarios are small.
+void ClusterState::check_indexes() const {
+#ifndef NDEBUG
+  std::size_t needing = 0;
+  std::size_t queued = 0;
+  for (const auto& [key, pod] : unbound_) needing += !pod->daemon && pod->nominated_node.empty();
+  for (const auto& [cls, pods] : queue_) queued += pods.size();
+  assert(needing == needing_capacity_);
+  assert(queued == unbound_.size());
+#endif
+}
+
+}  // namespace scalewright::state

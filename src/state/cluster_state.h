@@ -1,0 +1,229 @@
+#pragma once
+// The observed cluster, as every controller reads it: pods, nodes (with the NodeClaim or node group behind them),
+// workloads, NodePools, PodDisruptionBudgets, and the indexes the engine needs kept up to date as objects come and
+// go — the pending pods by scheduling class, the pods per node and what is nominated where, and the scheduling
+// snapshot of Ready nodes. It is fed by observations (an object added, updated or deleted), from simulated events
+// or from a Kubernetes watch; controllers read it and act through their ports, never by writing into it.
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "api/duration.h"
+#include "api/nodepool.h"
+#include "api/pod.h"
+#include "api/symbol.h"
+#include "api/workloads.h"
+#include "manifest/manifest.h"
+#include "scheduling/snapshot.h"
+
+namespace scalewright::state {
+
+struct PodRecord {
+  std::shared_ptr<Pod> pod;
+  Duration created{0};
+  std::optional<Duration> bound_at;
+  Symbol nominated_node;       // the node (NodeClaim) the provisioner planned it onto (interned, as is the next)
+  Symbol workload;             // owning workload's key, interned (a million pods share it); empty for bare pods
+  Symbol scheduling_class;     // equivalence class, interned once: pods of one class fail together
+  std::string_view key;        // "namespace/name": the key of its entry in the state, which does not move
+  std::uint64_t serial = 0;    // creation order among all pods
+  bool daemon = false;
+  // The last verdict the provisioner published for it (why it cannot be provisioned), so that it is said once; it
+  // is said anew once the pod's nomination ends.
+  Symbol last_reason;
+  // Deleted (evicted, or by the taint manager): it keeps its place on the node (and out of its controller's
+  // count) until its grace period ends, or for good when its node cannot confirm it.
+  std::optional<Duration> terminating_until;
+};
+
+// kube-scheduler's queue order: higher priority first, then older, then by key.
+struct QueueOrder {
+  bool operator()(const PodRecord* a, const PodRecord* b) const {
+    if (a->pod->priority() != b->pod->priority()) return a->pod->priority() > b->pod->priority();
+    if (a->created != b->created) return a->created < b->created;
+    return a->key < b->key;
+  }
+};
+
+enum class NodePhase { Launching, Ready, Draining, Terminated };
+
+// A node as the controllers see it: the Node, and the NodeClaim or node group instance behind it.
+struct NodeRecord {
+  Node node;
+  std::string nodepool;    // empty for nodes from the manifests and node groups
+  std::string node_group;  // the Auto Scaling group of a Cluster Autoscaler node
+  std::string instance_id;
+  std::string instance_type;
+  std::string zone;
+  std::string capacity_type;
+  double price_per_hour = 0;
+  Duration launched_at{0};
+  std::optional<Duration> terminated_at;
+  NodePhase phase = NodePhase::Launching;
+  std::optional<Duration> failed_at;  // stopped reporting: NotReady and unreachable from then on
+
+  const std::string& name() const { return node.meta.name; }
+};
+
+struct WorkloadRecord {
+  Workload workload;
+  std::int32_t next_ordinal = 0;
+  // Keys of the pods it owns, kept as pods come and go: views of the state's pod keys, whose entries do not move.
+  std::set<std::string_view> pods;
+  bool dirty = true;  // replicas or pods changed since its controller last looked
+};
+
+class ClusterState {
+ public:
+  ClusterState() = default;
+  ClusterState(const ClusterState&) = delete;
+  ClusterState& operator=(const ClusterState&) = delete;
+
+  // --- observations: pods ---
+  // A pod was created (owned by `workload`, empty for a bare pod); null when a pod of that name exists.
+  PodRecord* pod_created(Pod pod, const std::string& workload, Duration now);
+  // A pending pod was bound to `node` (a Ready node of the snapshot).
+  void pod_bound(PodRecord& pod, scheduling::NodeId node, Duration now);
+  // The pod's nominated node changed (empty: none).
+  void pod_nominated(PodRecord& pod, Symbol node);
+  // Every nomination to `node` ended (the node is Ready without those pods, or going away); their verdicts too.
+  void nominations_released(const std::string& node);
+  void pod_verdict(PodRecord& pod, Symbol reason) { pod.last_reason = reason; }
+  // The pod got its deletionTimestamp; it stops at `stops_at` (Duration::max(): not before its node goes).
+  void pod_deleting(PodRecord& pod, Duration stops_at, Duration now);
+  // The pod is gone.
+  void pod_deleted(const std::string& key);
+
+  // --- observations: nodes ---
+  // A NodeClaim (or a group's instance) launched, or a node that came with the manifests; its phase says which.
+  NodeRecord& node_added(NodeRecord node);
+  // The node registered and is Ready: it joins the scheduling snapshot.
+  void node_ready(NodeRecord& node);
+  // The node's spec changed (taints, unschedulable): the snapshot holds nodes by value, so it is put back with its
+  // pods.
+  void node_updated(const NodeRecord& node);
+  // The node left scheduling (it is going away); its pods were deleted before.
+  void node_draining(NodeRecord& node);
+  // The instance is gone; the record leaves the working set at the next retire_terminated().
+  void node_terminated(NodeRecord& node, Duration at);
+  // Terminated nodes move out of nodes() into retired(), which every scan would otherwise walk.
+  void retire_terminated();
+
+  // --- observations: the rest ---
+  void namespace_seen(const Namespace& ns);
+  // Returns the record (created, or updated: the template and replicas of a re-applied workload).
+  WorkloadRecord& workload_applied(Workload workload);
+  void workload_scaled(const std::string& key, std::int32_t replicas);
+  // Deletes the workload; returns the keys of the pods it owned (not deleted here).
+  std::vector<std::string> workload_deleted(const std::string& key);
+  void nodepool_applied(NodePool pool);
+  void nodepool_deleted(const std::string& name) { nodepools_.erase(name); }
+  // A set of objects was applied: whatever it held, the next scheduling pass looks again.
+  void objects_applied() { ++scheduling_changes_; }
+  void pdb_applied(PodDisruptionBudget pdb) { pdbs_.push_back(std::move(pdb)); }
+  void config_map_applied(ConfigMap config_map) { config_maps_.push_back(std::move(config_map)); }
+
+  // --- reads ---
+  const std::map<std::string, PodRecord>& pods() const { return pods_; }
+  PodRecord* find_pod(const std::string& key);
+  const PodRecord* find_pod(const std::string& key) const;
+  // Pods on no node, by key (views of the pods' keys).
+  const std::map<std::string_view, PodRecord*>& unbound() const { return unbound_; }
+  // The same pods by scheduling class, each class in kube-scheduler's queue order.
+  const std::unordered_map<Symbol, std::set<PodRecord*, QueueOrder>>& queue() const { return queue_; }
+  // Pending pods, not DaemonSet pods, nominated nowhere: what needs capacity.
+  std::size_t needing_capacity() const { return needing_capacity_; }
+  // Pending pods (not DaemonSet pods) created since pending_reported() was last called: reported pending once.
+  std::size_t unreported_pending() const { return unreported_; }
+  void pending_reported() {
+    unreported_ = 0;
+    reported_below_ = next_pod_serial_;
+  }
+  // node -> the pending pods nominated to it.
+  const std::unordered_map<Symbol, std::unordered_set<PodRecord*>>& nominees() const { return nominees_; }
+  // Pods (not DaemonSet pods) bound or nominated to `node`: a node with none is empty.
+  std::int32_t busy(const std::string& node) const;
+
+  std::map<std::string, NodeRecord>& nodes() { return nodes_; }
+  const std::map<std::string, NodeRecord>& nodes() const { return nodes_; }
+  NodeRecord* find_node(const std::string& name);
+  const NodeRecord* find_node(const std::string& name) const;
+  const std::vector<NodeRecord>& retired() const { return retired_; }
+  std::int32_t live_nodes() const { return live_nodes_; }
+  // A NodeClaim launched (or a group's instance) whose node is not Ready yet.
+  bool in_flight(const std::string& node) const;
+
+  std::map<std::string, WorkloadRecord>& workloads() { return workloads_; }
+  const std::map<std::string, WorkloadRecord>& workloads() const { return workloads_; }
+  const std::map<std::string, NodePool>& nodepools() const { return nodepools_; }
+  const NodePool* find_nodepool(const std::string& name) const;
+  const std::vector<PodDisruptionBudget>& pdbs() const { return pdbs_; }
+  const std::vector<ConfigMap>& config_maps() const { return config_maps_; }
+
+  // Ready nodes and the pods bound to them: what kube-scheduler sees. What-if questions fork it and revert it
+  // before they return (see WhatIf); it is otherwise changed only by observations.
+  const scheduling::ClusterSnapshot& snapshot() const { return snapshot_; }
+  // Requests of pods bound to Ready nodes, and those nodes' allocatable: the cluster's allocation.
+  const ResourceList& ready_requested() const { return ready_requested_; }
+  const ResourceList& ready_allocatable() const { return ready_allocatable_; }
+
+  // Counters that move when something a scheduling pass, or a provisioning decision, would see has changed: a
+  // loop remembers the value it last acted on.
+  std::uint64_t scheduling_changes() const { return scheduling_changes_; }
+  std::uint64_t capacity_changes() const { return capacity_changes_; }
+
+  // The checks of the indexes against a scan, in debug builds (the tests' sanitizer build).
+  void check_indexes() const;
+
+  // A what-if over the scheduling snapshot: forked on creation, reverted on destruction, so that the observed
+  // state is as it was when the question is answered.
+  class WhatIf {
+   public:
+    explicit WhatIf(const ClusterState& state) : snapshot_(state.snapshot_) { snapshot_.fork(); }
+    ~WhatIf() { snapshot_.revert(); }
+    WhatIf(const WhatIf&) = delete;
+    WhatIf& operator=(const WhatIf&) = delete;
+    scheduling::ClusterSnapshot& snapshot() { return snapshot_; }
+
+   private:
+    scheduling::ClusterSnapshot& snapshot_;
+  };
+
+ private:
+  void leave_queue(PodRecord& pod);
+  void drop_nominee(PodRecord& pod);
+  void count_busy(const PodRecord& pod, int delta);
+
+  std::map<std::string, PodRecord> pods_;
+  std::map<std::string_view, PodRecord*> unbound_;  // keyed by views of pods_' keys
+  std::unordered_map<Symbol, std::set<PodRecord*, QueueOrder>> queue_;
+  std::size_t needing_capacity_ = 0;
+  std::size_t unreported_ = 0;        // pending pods, not DaemonSet pods, with serial >= reported_below_
+  std::uint64_t reported_below_ = 0;  // pods created before it have been reported pending (or bound)
+  std::uint64_t next_pod_serial_ = 0;
+  std::unordered_map<Symbol, std::unordered_set<PodRecord*>> nominees_;
+  std::unordered_map<std::string, std::int32_t> busy_;
+  std::map<std::string, NodeRecord> nodes_;  // launching, Ready or draining
+  std::vector<NodeRecord> retired_;          // terminated: kept for the bill
+  std::vector<std::string> to_retire_;       // terminated since the last retire_terminated()
+  std::int32_t live_nodes_ = 0;
+  std::map<std::string, WorkloadRecord> workloads_;
+  std::map<std::string, NodePool> nodepools_;
+  std::vector<PodDisruptionBudget> pdbs_;
+  std::vector<ConfigMap> config_maps_;
+  // Mutable for WhatIf only: a fork that is reverted before the question returns changes no observed state.
+  mutable scheduling::ClusterSnapshot snapshot_;
+  ResourceList ready_requested_;
+  ResourceList ready_allocatable_;
+  std::uint64_t scheduling_changes_ = 1;
+  std::uint64_t capacity_changes_ = 0;
+};
+
+}  // namespace scalewright::state
