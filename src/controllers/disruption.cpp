@@ -17,7 +17,8 @@ void DisruptionController::reconcile() {
     const NodePool* pool = state_.find_nodepool(node.nodepool);
     if (pool == nullptr || !pool->consolidate_after) continue;
     auto was = empty_since_.find(name);
-    const Duration since = empty_since.emplace_hint(empty_since.end(), name, was == empty_since_.end() ? now : was->second)->second;
+    const Duration since =
+        empty_since.emplace_hint(empty_since.end(), name, was == empty_since_.end() ? now : was->second)->second;
     const Duration due = since + *pool->consolidate_after;
     if (!earliest || due < *earliest) earliest = due;
   }
@@ -64,7 +65,7 @@ void DisruptionController::on_pass() {
       continue;
     }
     --allowed[node.nodepool];
-    writer_.record({now, "removed", fmt::format("node {} empty, removed after {}", name, format_duration(now - since->second))});
+    record("removed", fmt::format("node {} empty, removed after {}", name, format_duration(now - since->second)));
     const std::string instance = node.instance_id;
     writer_.delete_node(name);
     if (!instance.empty()) cloud_.terminate(instance);
@@ -75,9 +76,8 @@ void DisruptionController::on_pass() {
 void DisruptionController::interruption_notice(const std::string& name, Duration notice) {
   const state::NodeRecord* node = state_.find_node(name);
   if (node == nullptr) return;
-  writer_.record({clock_.now(), "interruption",
-                  fmt::format("spot interruption notice for node {} ({} {}); draining, reclaimed in {}", name,
-                              node->instance_type, node->zone, format_duration(notice))});
+  record("interruption", fmt::format("spot interruption notice for node {} ({} {}); draining, reclaimed in {}", name,
+                                     node->instance_type, node->zone, format_duration(notice)));
   writer_.drain(name);
 }
 

@@ -13,14 +13,12 @@
 
 namespace scalewright::controllers {
 
-class DisruptionController {
+class DisruptionController : private Controller {
  public:
   // How often disruption looks again when budgets held it back.
   static constexpr Duration kPollPeriod{10'000};
 
-  DisruptionController(const state::ClusterState& state, Clock& clock, ClusterWriter& writer,
-                       cloud::CloudProvider& cloud)
-      : state_(state), clock_(clock), writer_(writer), cloud_(cloud) {}
+  explicit DisruptionController(const Ports& ports) : Controller(ports) {}
 
   // After every change: which nodes are empty since when, and a disruption pass when the first is due.
   void reconcile();
@@ -31,10 +29,6 @@ class DisruptionController {
   void on_pass();
   void schedule_pass(Duration at);
 
-  const state::ClusterState& state_;
-  Clock& clock_;
-  ClusterWriter& writer_;
-  cloud::CloudProvider& cloud_;
   std::map<std::string, Duration> empty_since_;  // Ready NodePool nodes with nothing to move, since when
   bool pass_pending_ = false;
 };

@@ -4,18 +4,13 @@
 
 #include <fmt/format.h>
 
+#include "api/wording.h"
 #include "controllers/provisioning.h"
 #include "nodegroups/discovery.h"
 #include "nodegroups/estimator.h"
 #include "nodegroups/scale_down.h"
 
 namespace scalewright::controllers {
-namespace {
-
-std::string plural(std::size_t n, std::string_view word) { return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s"); }
-
-}  // namespace
-
 void NodeGroupController::start() {
   for (const nodegroups::NodeGroup& group : loop_.groups()) launch(group, group.target_size, /*running_already=*/true);
   clock_.wake_at(clock_.now(), [this] { on_scan(); });
@@ -67,8 +62,8 @@ void NodeGroupController::on_scan() {
       if (!declined_.count(pod)) ++handed[reason];
     }
     for (const auto& [reason, count] : handed) {
-      writer_.record({now, "handoff", fmt::format("{} left to NodePools: no node group takes them ({})",
-                                                  plural(count, "pod"), reason)});
+      record("handoff",
+             fmt::format("{} left to NodePools: no node group takes them ({})", plural(count, "pod"), reason));
     }
     if (!handed.empty() && provisioning_ != nullptr) provisioning_->look_again();
   }
@@ -95,10 +90,10 @@ void NodeGroupController::launch(const nodegroups::NodeGroup& group, std::int32_
   }
   for (std::int32_t i = 0; i < count && writer_.can_add_node(); ++i) {
     const std::string name = names_.next(group.id, state_);
-    const std::string zone = *std::min_element(group.zones.begin(), group.zones.end(),
-                                               [&](const std::string& a, const std::string& b) {
-                                                 return per_zone[a] != per_zone[b] ? per_zone[a] < per_zone[b] : a < b;
-                                               });
+    const std::string zone =
+        *std::min_element(group.zones.begin(), group.zones.end(), [&](const std::string& a, const std::string& b) {
+          return per_zone[a] != per_zone[b] ? per_zone[a] < per_zone[b] : a < b;
+        });
     const cloud::Offering* offering = type->offering(zone, capacity);
     if (offering == nullptr) continue;
     Node node = nodegroups::instantiate_template(group, 0);
@@ -107,7 +102,7 @@ void NodeGroupController::launch(const nodegroups::NodeGroup& group, std::int32_
     node.meta.labels.set(Symbol(well_known::zone), Symbol(zone));
     cloud::LaunchOutcome outcome = cloud_.launch({name, type, offering, node.meta.labels, node.taints});
     if (outcome.insufficient_capacity) {
-      writer_.record({now, "insufficient-capacity", fmt::format("{}: {}", group.id, outcome.message)});
+      record("insufficient-capacity", fmt::format("{}: {}", group.id, outcome.message));
       loop_.provisioning_failed(group.id, "OutOfResource", now);
       continue;
     }
@@ -155,8 +150,8 @@ void NodeGroupController::remove(const nodegroups::UnneededNode& unneeded) {
     return;
   }
   writer_.set_taint(unneeded.node, drain_rules().taint, true);
-  writer_.record({now, "scale-down", fmt::format("empty node {} of {} removed (no pods to move), unneeded since {}",
-                                                 unneeded.node, unneeded.group, format_time(unneeded.since))});
+  record("scale-down", fmt::format("empty node {} of {} removed (no pods to move), unneeded since {}", unneeded.node,
+                                   unneeded.group, format_time(unneeded.since)));
   const std::string instance = node->instance_id;
   writer_.delete_node(unneeded.node);
   if (!instance.empty()) cloud_.terminate(instance);

@@ -20,13 +20,11 @@ namespace scalewright::controllers {
 
 class ProvisioningController;
 
-class NodeGroupController {
+class NodeGroupController : private Controller {
  public:
-  NodeGroupController(const state::ClusterState& state, Clock& clock, ClusterWriter& writer,
-                      cloud::CloudProvider& cloud, NodeNames& names, NodeLifecycleController& lifecycle,
+  NodeGroupController(const Ports& ports, NodeNames& names, NodeLifecycleController& lifecycle,
                       TerminationController& termination, ClusterAutoscalerLoop loop)
-      : state_(state), clock_(clock), writer_(writer), cloud_(cloud), names_(names), lifecycle_(lifecycle),
-        termination_(termination), loop_(std::move(loop)) {}
+      : Controller(ports), names_(names), lifecycle_(lifecycle), termination_(termination), loop_(std::move(loop)) {}
   // Told when pods no group takes are left to the NodePools.
   void hand_off_to(ProvisioningController* provisioning) { provisioning_ = provisioning; }
 
@@ -46,10 +44,6 @@ class NodeGroupController {
   void remove(const nodegroups::UnneededNode& unneeded);
   DrainRules drain_rules() const;
 
-  const state::ClusterState& state_;
-  Clock& clock_;
-  ClusterWriter& writer_;
-  cloud::CloudProvider& cloud_;
   NodeNames& names_;
   NodeLifecycleController& lifecycle_;
   TerminationController& termination_;

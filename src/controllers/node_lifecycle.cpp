@@ -7,7 +7,8 @@
 namespace scalewright::controllers {
 
 void NodeLifecycleController::launched(const std::string& node, Duration limit) {
-  registering_[node] = clock_.wake_at(clock_.now() + limit, [this, node, limit] { on_registration_timeout(node, limit); });
+  registering_[node] =
+      clock_.wake_at(clock_.now() + limit, [this, node, limit] { on_registration_timeout(node, limit); });
 }
 
 void NodeLifecycleController::registered(const std::string& name) {
@@ -19,11 +20,13 @@ void NodeLifecycleController::registered(const std::string& name) {
   if (node == nullptr) return;
   const Duration now = clock_.now();
   if ((!node->nodepool.empty() || !node->node_group.empty()) && now > node->launched_at) {
-    writer_.record({now, "ready", fmt::format("node {} Ready ({} after launch)", name, format_duration(now - node->launched_at))});
+    record("ready", fmt::format("node {} Ready ({} after launch)", name, format_duration(now - node->launched_at)));
   }
 }
 
 void NodeLifecycleController::reconcile() {
+  if (state_.node_departures() == departures_seen_) return;
+  departures_seen_ = state_.node_departures();
   std::erase_if(registering_, [&](const auto& entry) {
     if (state_.in_flight(entry.first)) return false;
     clock_.cancel(entry.second);
@@ -37,9 +40,8 @@ void NodeLifecycleController::on_registration_timeout(const std::string& name, D
   if (node == nullptr || node->phase != state::NodePhase::Launching) return;
   const std::string group = node->node_group;
   const std::string instance = node->instance_id;
-  writer_.record({clock_.now(), "registration-timeout",
-                  fmt::format("{} {} did not become Ready within {}; deleted", group.empty() ? "NodeClaim" : "node",
-                              name, format_duration(limit))});
+  record("registration-timeout", fmt::format("{} {} did not become Ready within {}; deleted",
+                                             group.empty() ? "NodeClaim" : "node", name, format_duration(limit)));
   writer_.delete_node(name);
   if (!instance.empty()) cloud_.terminate(instance);
   if (!group.empty() && node_groups_ != nullptr) node_groups_->provisioning_failed(group, "FailedToRegister");

@@ -13,14 +13,12 @@ namespace scalewright::controllers {
 
 class NodeGroupController;
 
-class NodeLifecycleController {
+class NodeLifecycleController : private Controller {
  public:
   // Karpenter's registration TTL: a NodeClaim whose node is not Ready by then is given up on.
   static constexpr Duration kRegistrationTtl{15 * 60'000};
 
-  NodeLifecycleController(const state::ClusterState& state, Clock& clock, ClusterWriter& writer,
-                          cloud::CloudProvider& cloud)
-      : state_(state), clock_(clock), writer_(writer), cloud_(cloud) {}
+  explicit NodeLifecycleController(const Ports& ports) : Controller(ports) {}
   // Where a group's node that never registered is reported (its group backs off).
   void set_node_groups(NodeGroupController* node_groups) { node_groups_ = node_groups; }
 
@@ -34,12 +32,9 @@ class NodeLifecycleController {
  private:
   void on_registration_timeout(const std::string& node, Duration limit);
 
-  const state::ClusterState& state_;
-  Clock& clock_;
-  ClusterWriter& writer_;
-  cloud::CloudProvider& cloud_;
   NodeGroupController* node_groups_ = nullptr;
   std::unordered_map<std::string, TimerId> registering_;  // node -> its registration deadline
+  std::uint64_t departures_seen_ = 0;                     // the state's node_departures() at the last reconcile
 };
 
 }  // namespace scalewright::controllers

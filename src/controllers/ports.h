@@ -9,6 +9,7 @@
 
 #include "api/duration.h"
 #include "api/node.h"
+#include "cloud/cloud_provider.h"
 #include "state/cluster_state.h"
 
 namespace scalewright::controllers {
@@ -64,6 +65,30 @@ class ClusterWriter : public EventRecorder {
   virtual void delete_node(const std::string& node) = 0;
   // Sets a workload's replicas through its scale subresource.
   virtual void scale(const std::string& workload, std::int32_t replicas) = 0;
+};
+
+// What every controller is given: the state it reads and the ports it acts through.
+struct Ports {
+  const state::ClusterState& state;
+  Clock& clock;
+  ClusterWriter& writer;
+  cloud::CloudProvider& cloud;
+};
+
+// The base of the controllers: the state and the ports, and the timeline line (an Event in a real cluster) each
+// writes about what it did.
+class Controller {
+ protected:
+  explicit Controller(const Ports& ports)
+      : state_(ports.state), clock_(ports.clock), writer_(ports.writer), cloud_(ports.cloud) {}
+  void record(std::string kind, std::string message) {
+    writer_.record({clock_.now(), std::move(kind), std::move(message)});
+  }
+
+  const state::ClusterState& state_;
+  Clock& clock_;
+  ClusterWriter& writer_;
+  cloud::CloudProvider& cloud_;
 };
 
 }  // namespace scalewright::controllers

@@ -1,19 +1,14 @@
 #include "controllers/provisioning.h"
 
-#include <fmt/format.h>
-
 #include <map>
 #include <memory>
 
+#include <fmt/format.h>
+
+#include "api/wording.h"
 #include "controllers/node_groups.h"
 
 namespace scalewright::controllers {
-namespace {
-
-std::string plural(std::size_t n, std::string_view word) { return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s"); }
-
-}  // namespace
-
 void ProvisioningController::reconcile() {
   if (state_.scheduling_changes() == scheduling_seen_ && !look_again_) return;
   scheduling_seen_ = state_.scheduling_changes();
@@ -92,7 +87,7 @@ void ProvisioningController::provision() {
     const state::PodRecord& pod = *batch[u.pod];
     if (pod.last_reason.str() != u.reason) {
       writer_.report_unschedulable(pod, u.reason);
-      writer_.record({now, "unschedulable", fmt::format("pod {} cannot be provisioned: {}", pod.key, u.reason)});
+      record("unschedulable", fmt::format("pod {} cannot be provisioned: {}", pod.key, u.reason));
     }
   }
   for (provisioning::NewNodeClaim& claim : plan.new_claims) {
@@ -102,15 +97,16 @@ void ProvisioningController::provision() {
   }
 }
 
-void ProvisioningController::launch(provisioning::NewNodeClaim claim, const std::vector<const state::PodRecord*>& pods) {
+void ProvisioningController::launch(provisioning::NewNodeClaim claim,
+                                    const std::vector<const state::PodRecord*>& pods) {
   if (!writer_.can_add_node()) return;
   const Duration now = clock_.now();
   const std::string name = names_.next(claim.nodepool, state_);
   for (;;) {
     std::optional<provisioning::LaunchChoice> choice = provisioning::choose_offering(claim, unavailable_, now);
     if (!choice) {
-      writer_.record({now, "launch-failed", fmt::format("NodeClaim for {} not launched: every offering that fits is unavailable",
-                                                        plural(pods.size(), "pod"))});
+      record("launch-failed", fmt::format("NodeClaim for {} not launched: every offering that fits is unavailable",
+                                          plural(pods.size(), "pod")));
       // Offerings marked unavailable come back after their TTL: look again then.
       clock_.wake_at(now + kUnavailableOfferingTtl, [this] { look_again(); });
       return;
@@ -120,7 +116,7 @@ void ProvisioningController::launch(provisioning::NewNodeClaim claim, const std:
     cloud::LaunchOutcome outcome = cloud_.launch({name, &type, &offering, claim.labels, claim.taints});
     if (outcome.insufficient_capacity) {
       unavailable_.mark({type.name, offering.zone, offering.capacity_type}, now + kUnavailableOfferingTtl);
-      writer_.record({now, "insufficient-capacity", outcome.message + "; trying the next offering"});
+      record("insufficient-capacity", outcome.message + "; trying the next offering");
       continue;
     }
     state::NodeRecord node;
@@ -142,9 +138,8 @@ void ProvisioningController::launch(provisioning::NewNodeClaim claim, const std:
     node.node.capacity = type.capacity;
     node.node.allocatable = type.allocatable;
     node.node.provider_id = "aws:///" + offering.zone + "/" + node.instance_id;
-    writer_.record({now, "launch", fmt::format("NodeClaim {} launched {} {} {} ${:.4f}/h for {}", name, type.name,
-                                               offering.zone, node.capacity_type, offering.price_per_hour,
-                                               plural(pods.size(), "pod"))});
+    record("launch", fmt::format("NodeClaim {} launched {} {} {} ${:.4f}/h for {}", name, type.name, offering.zone,
+                                 node.capacity_type, offering.price_per_hour, plural(pods.size(), "pod")));
     writer_.node_launched(std::move(node), /*running_already=*/false);
     for (const state::PodRecord* pod : pods) writer_.nominate(*pod, name);
     lifecycle_.launched(name, NodeLifecycleController::kRegistrationTtl);

@@ -21,16 +21,14 @@ namespace scalewright::controllers {
 
 class NodeGroupController;
 
-class ProvisioningController {
+class ProvisioningController : private Controller {
  public:
   // How long an offering that returned insufficient capacity is avoided (Karpenter's unavailable-offerings TTL).
   static constexpr Duration kUnavailableOfferingTtl{3 * 60'000};
 
-  ProvisioningController(const state::ClusterState& state, Clock& clock, ClusterWriter& writer,
-                         cloud::CloudProvider& cloud, NodeNames& names, NodeLifecycleController& lifecycle,
+  ProvisioningController(const Ports& ports, NodeNames& names, NodeLifecycleController& lifecycle,
                          provisioning::BatchWindow window)
-      : state_(state), clock_(clock), writer_(writer), cloud_(cloud), names_(names), lifecycle_(lifecycle),
-        batcher_(window) {}
+      : Controller(ports), names_(names), lifecycle_(lifecycle), batcher_(window) {}
   // With Cluster Autoscaler beside it, a pending pod is CA's first: NodePools provision only for the pods its last
   // scan found no node group for.
   void defer_to(const NodeGroupController* node_groups) { node_groups_ = node_groups; }
@@ -47,10 +45,6 @@ class ProvisioningController {
   void provision();
   void launch(provisioning::NewNodeClaim claim, const std::vector<const state::PodRecord*>& pods);
 
-  const state::ClusterState& state_;
-  Clock& clock_;
-  ClusterWriter& writer_;
-  cloud::CloudProvider& cloud_;
   NodeNames& names_;
   NodeLifecycleController& lifecycle_;
   const NodeGroupController* node_groups_ = nullptr;

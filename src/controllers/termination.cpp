@@ -5,15 +5,10 @@
 
 #include <fmt/format.h>
 
+#include "api/wording.h"
 #include "nodegroups/drainability.h"
 
 namespace scalewright::controllers {
-namespace {
-
-std::string plural(std::size_t n, std::string_view word) { return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s"); }
-
-}  // namespace
-
 void TerminationController::drain(const std::string& node, const std::string& group, Duration unneeded_since,
                                   const DrainRules& rules, Finished finished) {
   writer_.set_taint(node, rules.taint, true);
@@ -75,7 +70,8 @@ void TerminationController::evict_round(const std::string& node) {
     std::vector<const Pod*> all;
     all.reserve(state_.pods().size());
     for (const auto& [key, pod] : state_.pods()) all.push_back(pod.pod.get());
-    for (const PodDisruptionBudget& pdb : state_.pdbs()) budgets.push_back({pdb, nodegroups::disruptions_allowed(pdb, all)});
+    for (const PodDisruptionBudget& pdb : state_.pdbs())
+      budgets.push_back({pdb, nodegroups::disruptions_allowed(pdb, all)});
   }
   std::vector<std::string> refused;
   for (const std::string& key : drain.to_evict) {
@@ -94,8 +90,8 @@ void TerminationController::evict_round(const std::string& node) {
     }
     if (refusal.empty()) {
       if (!covering.empty()) --covering.front()->disruptions_allowed;
-      const std::int64_t grace_seconds = nodegroups::eviction_grace_period_seconds(
-          *pod->pod, rules.max_graceful_termination.count() / 1000);
+      const std::int64_t grace_seconds =
+          nodegroups::eviction_grace_period_seconds(*pod->pod, rules.max_graceful_termination.count() / 1000);
       writer_.evict(*pod, Duration(std::max<std::int64_t>(grace_seconds, 0) * 1000));
       drain.evicted.push_back(key);
       continue;
@@ -116,7 +112,9 @@ void TerminationController::evict_round(const std::string& node) {
   finish_if_done(node);
 }
 
-void TerminationController::pod_terminated(const std::string& node) { finish_if_done(node); }
+void TerminationController::pod_terminated(const std::string& node) {
+  finish_if_done(node);
+}
 
 // A drained node goes once every eviction went through and no evicted pod is still running out its grace period.
 void TerminationController::finish_if_done(const std::string& node) {
@@ -134,8 +132,8 @@ void TerminationController::finish_if_done(const std::string& node) {
   }
   const Duration now = clock_.now();
   record("scale-down", fmt::format("drained node {} of {} removed ({} evicted, drain took {}), unneeded since {}", node,
-                                   drain.group, plural(drain.evicted.size(), "pod"), format_duration(now - drain.started),
-                                   format_time(drain.unneeded_since)));
+                                   drain.group, plural(drain.evicted.size(), "pod"),
+                                   format_duration(now - drain.started), format_time(drain.unneeded_since)));
   const std::string instance = live->instance_id;
   const std::string group = drain.group;
   const Finished finished = drain.finished;

@@ -17,13 +17,13 @@
 namespace scalewright::controllers {
 
 struct DrainRules {
-  Taint taint;                          // put on the node while it drains (ToBeDeletedByClusterAutoscaler)
-  Duration max_pod_eviction_time{0};    // how long refused evictions are retried before the drain fails
+  Taint taint;                           // put on the node while it drains (ToBeDeletedByClusterAutoscaler)
+  Duration max_pod_eviction_time{0};     // how long refused evictions are retried before the drain fails
   Duration max_graceful_termination{0};  // the longest grace period an evicted pod is given
   Duration delay_after_failure{0};       // how long the owner waits after a failed drain (for the message)
 };
 
-class TerminationController {
+class TerminationController : private Controller {
  public:
   // A refused eviction is tried again this much later (Cluster Autoscaler's EvictionRetryTime).
   static constexpr Duration kEvictionRetry{10'000};
@@ -31,9 +31,7 @@ class TerminationController {
   // Told when a drain ended: `deleted` false when it failed.
   using Finished = std::function<void(const std::string& node, const std::string& group, bool deleted)>;
 
-  TerminationController(const state::ClusterState& state, Clock& clock, ClusterWriter& writer,
-                        cloud::CloudProvider& cloud)
-      : state_(state), clock_(clock), writer_(writer), cloud_(cloud) {}
+  explicit TerminationController(const Ports& ports) : Controller(ports) {}
 
   // Taints `node` (of `group`, unneeded since `unneeded_since`) and evicts its pods; `finished` is told the end.
   void drain(const std::string& node, const std::string& group, Duration unneeded_since, const DrainRules& rules,
@@ -59,12 +57,7 @@ class TerminationController {
   };
   void evict_round(const std::string& node);
   void finish_if_done(const std::string& node);
-  void record(std::string kind, std::string message) { writer_.record({clock_.now(), std::move(kind), std::move(message)}); }
 
-  const state::ClusterState& state_;
-  Clock& clock_;
-  ClusterWriter& writer_;
-  cloud::CloudProvider& cloud_;
   std::map<std::string, NodeDrain> drains_;
 };
 

@@ -24,7 +24,8 @@ std::optional<ScaleTarget> StateAutoscalingView::scale_target(const std::string&
   return ScaleTarget{it->first, it->second.workload.replicas, it->second.workload.selector};
 }
 
-std::vector<ObservedPod> StateAutoscalingView::pods(const std::string& namespace_, const LabelSelector& selector) const {
+std::vector<ObservedPod> StateAutoscalingView::pods(const std::string& namespace_,
+                                                    const LabelSelector& selector) const {
   std::vector<ObservedPod> out;
   const std::string prefix = namespace_ + "/";
   const auto& all = state_.pods();

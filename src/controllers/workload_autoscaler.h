@@ -26,13 +26,13 @@ class StateAutoscalingView : public AutoscalingView {
   const state::ClusterState& state_;
 };
 
-class WorkloadAutoscalerController {
+class WorkloadAutoscalerController : private Controller {
  public:
   static constexpr Duration kHpaSyncPeriod{15'000};
 
-  WorkloadAutoscalerController(const state::ClusterState& state, Clock& clock, ClusterWriter& writer,
-                               const AutoscalingMetrics& metrics, std::chrono::sys_seconds wall_clock_at_start)
-      : view_(state), clock_(clock), writer_(writer), autoscaling_(metrics, wall_clock_at_start) {}
+  WorkloadAutoscalerController(const Ports& ports, const AutoscalingMetrics& metrics,
+                               std::chrono::sys_seconds wall_clock_at_start)
+      : Controller(ports), view_(state_), autoscaling_(metrics, wall_clock_at_start) {}
 
   void add(HorizontalPodAutoscaler hpa) { autoscaling_.add(std::move(hpa), clock_.now()); }
   void add(ScaledObject scaled_object) { autoscaling_.add(std::move(scaled_object), clock_.now()); }
@@ -51,8 +51,6 @@ class WorkloadAutoscalerController {
   void apply(const std::vector<ScaleChange>& changes, std::vector<TimelineEntry>& timeline);
 
   StateAutoscalingView view_;
-  Clock& clock_;
-  ClusterWriter& writer_;
   WorkloadAutoscaling autoscaling_;
   bool poll_pending_ = false;
   bool sync_scheduled_ = false;

@@ -36,7 +36,7 @@ struct AutoscalerSummary {
 
 // A scale target as the scale subresource shows it.
 struct ScaleTarget {
-  std::string workload;  // the simulation's key for it
+  std::string workload;  // the workload's key in the cluster state ("Kind/namespace/name")
   std::int32_t replicas = 0;
   LabelSelector selector;
 };
@@ -53,7 +53,7 @@ class AutoscalingView {
   virtual ~AutoscalingView() = default;
   virtual std::optional<ScaleTarget> scale_target(const std::string& namespace_,
                                                   const CrossVersionObjectReference& ref) const = 0;
-  // The pods of `namespace_` that `selector` matches (Failed and deleted pods are gone from the simulation).
+  // The pods of `namespace_` that `selector` matches (Failed and deleted pods are gone from the state).
   virtual std::vector<ObservedPod> pods(const std::string& namespace_, const LabelSelector& selector) const = 0;
 };
 

@@ -27,8 +27,8 @@ class LoadModelMetrics::PodMetrics : public workloads::MetricsSource {
     for (const controllers::ObservedPod& observed : view_.pods(namespace_, selector)) {
       const PodUsage* usage = load_.usage(observed.key);
       if (usage == nullptr) continue;
-      const bool first = container.empty() || (!observed.pod.containers.empty() &&
-                                               observed.pod.containers.front().name == container);
+      const bool first =
+          container.empty() || (!observed.pod.containers.empty() && observed.pod.containers.front().name == container);
       std::int64_t value = resource == "cpu" ? usage->cpu_milli : usage->memory_bytes * 1000;
       samples[observed.pod.name] = {first ? value : 0, usage->timestamp, LoadModel::kScrapeInterval};
     }
@@ -38,11 +38,11 @@ class LoadModelMetrics::PodMetrics : public workloads::MetricsSource {
   // custom.metrics.k8s.io for pods: the request rate each pod served, as prometheus-adapter's usual rule turns
   // http_requests_total into http_requests_per_second.
   Result<std::map<std::string, workloads::PodMetricSample>> pod_metric(const std::string& namespace_,
-                                                                      const MetricIdentifier& metric,
-                                                                      const LabelSelector& selector) const override {
+                                                                       const MetricIdentifier& metric,
+                                                                       const LabelSelector& selector) const override {
     if (metric.name != LoadModel::kPodRequestRate) {
-      return Error{fmt::format("the simulator serves the pods metric {}, not {}", LoadModel::kPodRequestRate,
-                               metric.name)};
+      return Error{
+          fmt::format("the simulator serves the pods metric {}, not {}", LoadModel::kPodRequestRate, metric.name)};
     }
     std::map<std::string, workloads::PodMetricSample> samples;
     for (const controllers::ObservedPod& observed : view_.pods(namespace_, selector)) {
@@ -110,7 +110,11 @@ LoadModelMetrics::LoadModelMetrics(const controllers::AutoscalingView& view, con
 
 LoadModelMetrics::~LoadModelMetrics() = default;
 
-const workloads::MetricsSource& LoadModelMetrics::pod_metrics() const { return *pod_metrics_; }
-const workloads::TriggerReader& LoadModelMetrics::triggers() const { return *triggers_; }
+const workloads::MetricsSource& LoadModelMetrics::pod_metrics() const {
+  return *pod_metrics_;
+}
+const workloads::TriggerReader& LoadModelMetrics::triggers() const {
+  return *triggers_;
+}
 
 }  // namespace scalewright::sim

@@ -9,7 +9,9 @@ namespace {
 
 // The writer is handed the state's own records back (the controllers read them const): the simulated API server
 // changes the object they name.
-state::PodRecord& record_of(const state::PodRecord& pod) { return const_cast<state::PodRecord&>(pod); }
+state::PodRecord& record_of(const state::PodRecord& pod) {
+  return const_cast<state::PodRecord&>(pod);
+}
 
 }  // namespace
 
@@ -23,7 +25,9 @@ void Simulation::report_unschedulable(const state::PodRecord& pod, const std::st
 
 // The eviction API's delete: the pod is marked for deletion and leaves its controller's count (a replacement is
 // created now), and it stops after its grace period.
-void Simulation::evict(const state::PodRecord& pod, Duration grace) { mark_deleted(record_of(pod), now_ + grace); }
+void Simulation::evict(const state::PodRecord& pod, Duration grace) {
+  mark_deleted(record_of(pod), now_ + grace);
+}
 
 void Simulation::set_taint(const std::string& node_name, const Taint& taint, bool present) {
   state::NodeRecord* node = state_.find_node(node_name);

@@ -14,6 +14,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "api/wording.h"
 #include "controllers/disruption.h"
 #include "controllers/node_groups.h"
 #include "controllers/node_lifecycle.h"
@@ -37,7 +38,15 @@ inline constexpr Duration kSpotNotice{2 * 60'000};
 inline constexpr std::chrono::sys_seconds kWallClockAtStart{std::chrono::sys_days{std::chrono::year{2024} / 1 / 1}};
 
 enum class EventKind {
-  Timeline, Timer, NodeReady, SpotNotice, SpotReclaim, MetricsScrape, PodTerminated, StatusRequest, NodeFailure,
+  Timeline,
+  Timer,
+  NodeReady,
+  SpotNotice,
+  SpotReclaim,
+  MetricsScrape,
+  PodTerminated,
+  StatusRequest,
+  NodeFailure,
   TaintEviction
 };
 
@@ -48,9 +57,7 @@ struct Event {
   std::size_t index = 0;       // timeline step, fault
   std::string subject;         // the node or pod it concerns
   std::function<void()> wake;  // a controller's timer
-  friend bool operator>(const Event& a, const Event& b) {
-    return a.at != b.at ? a.at > b.at : a.sequence > b.sequence;
-  }
+  friend bool operator>(const Event& a, const Event& b) { return a.at != b.at ? a.at > b.at : a.sequence > b.sequence; }
 };
 
 class Simulation final : public controllers::Clock, public controllers::ClusterWriter {
@@ -74,7 +81,9 @@ class Simulation final : public controllers::Clock, public controllers::ClusterW
   void node_launched(state::NodeRecord node, bool running_already) override;
   void drain(const std::string& node) override;
   void delete_node(const std::string& node) override;
-  void scale(const std::string& workload, std::int32_t replicas) override { state_.workload_scaled(workload, replicas); }
+  void scale(const std::string& workload, std::int32_t replicas) override {
+    state_.workload_scaled(workload, replicas);
+  }
 
  private:
   // --- the loop (simulator.cpp) ---
@@ -129,8 +138,8 @@ class Simulation final : public controllers::Clock, public controllers::ClusterW
   std::unordered_set<controllers::TimerId> cancelled_;
 
   state::ClusterState state_;
-  scheduling::Scheduler scheduler_;      // kube-scheduler
-  std::uint64_t scheduling_seen_ = 0;    // the state's scheduling_changes() at kube-scheduler's last pass
+  scheduling::Scheduler scheduler_;    // kube-scheduler
+  std::uint64_t scheduling_seen_ = 0;  // the state's scheduling_changes() at kube-scheduler's last pass
   LoadModel load_;
   controllers::StateAutoscalingView view_{state_};
   LoadModelMetrics metrics_{view_, load_, scenario_.cloud.faults.prometheus_outages, now_};
@@ -138,11 +147,12 @@ class Simulation final : public controllers::Clock, public controllers::ClusterW
 
   // The controllers, as a real cluster runs them.
   controllers::NodeNames names_;
-  controllers::NodeLifecycleController lifecycle_{state_, *this, *this, cloud_};
-  controllers::TerminationController termination_{state_, *this, *this, cloud_};
+  controllers::Ports ports_{state_, *this, *this, cloud_};
+  controllers::NodeLifecycleController lifecycle_{ports_};
+  controllers::TerminationController termination_{ports_};
   controllers::ProvisioningController provisioning_;
-  controllers::DisruptionController disruption_{state_, *this, *this, cloud_};
-  controllers::WorkloadAutoscalerController workload_autoscaler_{state_, *this, *this, metrics_, kWallClockAtStart};
+  controllers::DisruptionController disruption_{ports_};
+  controllers::WorkloadAutoscalerController workload_autoscaler_{ports_, metrics_, kWallClockAtStart};
   std::unique_ptr<controllers::NodeGroupController> node_groups_;  // with Cluster Autoscaler
 
   bool status_requested_ = false;  // keep CA's status once everything due at this instant has happened
@@ -158,7 +168,5 @@ class Simulation final : public controllers::Clock, public controllers::ClusterW
   double memory_allocation_integral_ = 0;
   double ready_time_ = 0;
 };
-
-std::string plural(std::size_t n, std::string_view word);
 
 }  // namespace scalewright::sim

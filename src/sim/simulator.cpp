@@ -3,13 +3,10 @@
 #include <algorithm>
 #include <fmt/format.h>
 
+#include "api/wording.h"
 #include "sim/simulation.h"
 
 namespace scalewright::sim {
-
-std::string plural(std::size_t n, std::string_view word) {
-  return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s");
-}
 
 Simulation::Simulation(SimulationInput input)
     : scenario_(std::move(input.scenario)),
@@ -19,7 +16,7 @@ Simulation::Simulation(SimulationInput input)
       limits_(input.limits),
       pod_outcomes_(input.pod_outcomes),
       names_(scenario_.seed ^ 0x5ca1e5ca1eull),
-      provisioning_(state_, *this, *this, cloud_, names_, lifecycle_,
+      provisioning_(ports_, names_, lifecycle_,
                     provisioning::BatchWindow{scenario_.batching.idle, scenario_.batching.max}) {
   // Without spec.clusterAutoscaler, CA's own Deployment configures the CA this simulation runs (the CLI has
   // usually done this already, and refused two of them).
@@ -242,8 +239,8 @@ void Simulation::start_cluster_autoscaler() {
     note("warning", "cluster autoscaler not started: " + loop.error().message);  // the CLI checks this first
     return;
   }
-  node_groups_ = std::make_unique<controllers::NodeGroupController>(state_, *this, *this, cloud_, names_, lifecycle_,
-                                                                    termination_, std::move(*loop));
+  node_groups_ =
+      std::make_unique<controllers::NodeGroupController>(ports_, names_, lifecycle_, termination_, std::move(*loop));
   provisioning_.defer_to(node_groups_.get());
   node_groups_->hand_off_to(&provisioning_);
   lifecycle_.set_node_groups(node_groups_.get());
@@ -269,7 +266,8 @@ void Simulation::on_spot_notice(std::int32_t count) {
       spot.push_back(&node);
     }
   }
-  std::stable_sort(spot.begin(), spot.end(), [](const auto* a, const auto* b) { return a->launched_at < b->launched_at; });
+  std::stable_sort(spot.begin(), spot.end(),
+                   [](const auto* a, const auto* b) { return a->launched_at < b->launched_at; });
   for (std::int32_t i = 0; i < count && i < static_cast<std::int32_t>(spot.size()); ++i) {
     const std::string name = spot[static_cast<std::size_t>(i)]->name();
     ++interruptions_;
@@ -379,6 +377,8 @@ SimulationReport Simulation::report() {
   return r;
 }
 
-SimulationReport simulate(SimulationInput input) { return Simulation(std::move(input)).run(); }
+SimulationReport simulate(SimulationInput input) {
+  return Simulation(std::move(input)).run();
+}
 
 }  // namespace scalewright::sim

@@ -161,6 +161,7 @@ void ClusterState::node_draining(NodeRecord& node) {
   }
   node.phase = NodePhase::Draining;
   ++scheduling_changes_;
+  ++node_departures_;
 }
 
 void ClusterState::node_terminated(NodeRecord& node, Duration at) {
@@ -168,6 +169,7 @@ void ClusterState::node_terminated(NodeRecord& node, Duration at) {
   node.terminated_at = at;
   --live_nodes_;
   to_retire_.push_back(node.name());
+  ++node_departures_;
   ++capacity_changes_;  // capacity and NodePool limits freed
 }
 
@@ -182,7 +184,9 @@ void ClusterState::retire_terminated() {
   to_retire_.clear();
 }
 
-void ClusterState::namespace_seen(const Namespace& ns) { snapshot_.set_namespace_labels(ns.meta.name, ns.meta.labels); }
+void ClusterState::namespace_seen(const Namespace& ns) {
+  snapshot_.set_namespace_labels(ns.meta.name, ns.meta.labels);
+}
 
 WorkloadRecord& ClusterState::workload_applied(Workload workload) {
   const std::string key = object_key(to_string(workload.kind), workload.meta.namespace_, workload.meta.name);

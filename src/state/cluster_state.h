@@ -29,11 +29,11 @@ struct PodRecord {
   std::shared_ptr<Pod> pod;
   Duration created{0};
   std::optional<Duration> bound_at;
-  Symbol nominated_node;       // the node (NodeClaim) the provisioner planned it onto (interned, as is the next)
-  Symbol workload;             // owning workload's key, interned (a million pods share it); empty for bare pods
-  Symbol scheduling_class;     // equivalence class, interned once: pods of one class fail together
-  std::string_view key;        // "namespace/name": the key of its entry in the state, which does not move
-  std::uint64_t serial = 0;    // creation order among all pods
+  Symbol nominated_node;     // the node (NodeClaim) the provisioner planned it onto (interned, as is the next)
+  Symbol workload;           // owning workload's key, interned (a million pods share it); empty for bare pods
+  Symbol scheduling_class;   // equivalence class, interned once: pods of one class fail together
+  std::string_view key;      // "namespace/name": the key of its entry in the state, which does not move
+  std::uint64_t serial = 0;  // creation order among all pods
   bool daemon = false;
   // The last verdict the provisioner published for it (why it cannot be provisioned), so that it is said once; it
   // is said anew once the pod's nomination ends.
@@ -178,6 +178,8 @@ class ClusterState {
   // loop remembers the value it last acted on.
   std::uint64_t scheduling_changes() const { return scheduling_changes_; }
   std::uint64_t capacity_changes() const { return capacity_changes_; }
+  // Moves when a node starts draining or is terminated.
+  std::uint64_t node_departures() const { return node_departures_; }
 
   // The checks of the indexes against a scan, in debug builds (the tests' sanitizer build).
   void check_indexes() const;
@@ -224,6 +226,7 @@ class ClusterState {
   ResourceList ready_allocatable_;
   std::uint64_t scheduling_changes_ = 1;
   std::uint64_t capacity_changes_ = 0;
+  std::uint64_t node_departures_ = 0;
 };
 
 }  // namespace scalewright::state
