@@ -1,0 +1,95 @@
+// DisruptionController through fake ports: emptiness. NodePool "default" has consolidateAfter 30 s; its nodes are
+// Ready c.2xlarge instances the fake cloud started (i-1, i-2, ...). The test reconciles after each change, as the
+// simulator does after every instant; the disruption passes are timers of the fake clock.
+#include "controllers/disruption.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "fake_ports.h"
+
+namespace scalewright::controllers {
+namespace {
+
+using namespace fakes;
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+
+class Disruption : public ::testing::Test, protected FakeCluster {
+ protected:
+  explicit Disruption(std::optional<IntOrPercent> budget = std::nullopt) {
+    NodePool pool = provisioning::fixtures::make_nodepool("default");
+    pool.consolidate_after = 30s;
+    if (budget) pool.budgets = {DisruptionBudget{*budget, {}}};
+    state.nodepool_applied(std::move(pool));
+  }
+
+  DisruptionController disruption{state, clock, writer, cloud};
+};
+
+TEST_F(Disruption, EmptyNodeIsDeletedAfterConsolidateAfterAndItsInstanceTerminated) {
+  // n1 is empty from 0 s, due at 30 s; n2 from 1 s, due at 31 s: the pass at 30 s leaves n2, empty 29 s then.
+  const std::string instance = add_node(state, cloud, "n1", "default").instance_id;
+  disruption.reconcile();
+  clock.advance_to(1s);
+  add_node(state, cloud, "n2", "default");
+  disruption.reconcile();
+
+  clock.advance_to(29'999ms);
+  EXPECT_THAT(writer.calls, IsEmpty());
+  EXPECT_TRUE(cloud.get(instance).has_value());
+
+  clock.advance_to(30s);
+  EXPECT_THAT(writer.calls, ElementsAre("30s delete_node n1"));
+  EXPECT_THAT(cloud.calls, ElementsAre("terminate " + instance));
+  EXPECT_FALSE(cloud.get(instance).has_value());
+  EXPECT_EQ(state.find_node("n1")->phase, state::NodePhase::Terminated);
+  EXPECT_THAT(writer.events_of("removed"), ElementsAre("30s node n1 empty, removed after 30s"));
+
+  disruption.reconcile();  // after the change, as the simulator settles every instant
+  clock.advance_to(31s);
+  EXPECT_THAT(writer.calls, ElementsAre("30s delete_node n1", "31s delete_node n2"));
+}
+
+TEST_F(Disruption, NodeThatGetsAPodBackBeforeConsolidateAfterIsKept) {
+  add_node(state, cloud, "n1", "default");
+  disruption.reconcile();  // empty since 0 s
+
+  // A pod is bound there at 20 s: at 30 s the node is not empty, and stays however long the pod runs.
+  clock.advance_to(20s);
+  state::PodRecord& pod = add_pod(state, clock, "web-0", 500);
+  bind_pod(state, clock, pod, "n1");
+  disruption.reconcile();
+  clock.advance_to(5min);
+  EXPECT_THAT(writer.calls, IsEmpty());
+
+  // Empty again at 5 min: its 30 s start over from then (5m30s), not from 0 s.
+  state.pod_deleted("default/web-0");
+  disruption.reconcile();
+  clock.advance_to(5min + 29'999ms);
+  EXPECT_THAT(writer.calls, IsEmpty());
+  clock.advance_to(5min + 30s);
+  EXPECT_THAT(writer.calls, ElementsAre("5m30s delete_node n1"));
+}
+
+class DisruptionBudgetOfOneNode : public Disruption {
+ protected:
+  DisruptionBudgetOfOneNode() : Disruption(IntOrPercent{1, false}) {}
+};
+
+TEST_F(DisruptionBudgetOfOneNode, RemovesOneEmptyNodePerPassTheNextTenSecondsLater) {
+  // Three nodes empty since 0 s, all due at 30 s; budget nodes "1": one per pass, and a pass every 10 s while the
+  // budget holds some back: 30, 40, 50 s.
+  for (const char* name : {"n1", "n2", "n3"}) add_node(state, cloud, name, "default");
+  disruption.reconcile();
+
+  clock.advance_to(39'999ms);
+  EXPECT_THAT(writer.calls, ElementsAre("30s delete_node n1"));
+  clock.advance_to(1min);
+  EXPECT_THAT(writer.calls, ElementsAre("30s delete_node n1", "40s delete_node n2", "50s delete_node n3"));
+  EXPECT_THAT(cloud.calls, ElementsAre("terminate i-1", "terminate i-2", "terminate i-3"));
+  EXPECT_THAT(clock.pending(), IsEmpty());
+}
+
+}  // namespace
+}  // namespace scalewright::controllers

@@ -1,0 +1,56 @@
+// NodeLifecycleController through fake ports: a NodeClaim of NodePool "default" launched at 0 s on instance i-1
+// must be Ready within Karpenter's registration TTL, 15 min.
+#include "controllers/node_lifecycle.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "fake_ports.h"
+
+namespace scalewright::controllers {
+namespace {
+
+using namespace fakes;
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+
+class NodeLifecycle : public ::testing::Test, protected FakeCluster {
+ protected:
+  NodeLifecycle() {
+    instance = add_node(state, cloud, "default-abcde", "default", /*ready=*/false).instance_id;
+    lifecycle.launched("default-abcde", NodeLifecycleController::kRegistrationTtl);
+  }
+
+  NodeLifecycleController lifecycle{state, clock, writer, cloud};
+  std::string instance;
+};
+
+TEST_F(NodeLifecycle, NodeClaimNotReadyWithin15MinutesIsDeletedAndItsInstanceTerminated) {
+  clock.advance_to(15min - 1ms);
+  EXPECT_THAT(writer.calls, IsEmpty());
+
+  clock.advance_to(15min);
+  EXPECT_THAT(writer.calls, ElementsAre("15m0s delete_node default-abcde"));
+  EXPECT_THAT(cloud.calls, ElementsAre("terminate " + instance));
+  EXPECT_FALSE(cloud.get(instance).has_value());
+  EXPECT_EQ(state.find_node("default-abcde")->phase, state::NodePhase::Terminated);
+  EXPECT_THAT(writer.events_of("registration-timeout"),
+              ElementsAre("15m0s NodeClaim default-abcde did not become Ready within 15m0s; deleted"));
+}
+
+TEST_F(NodeLifecycle, NodeClaimThatRegistersInTimeIsKept) {
+  // Ready at 14 min: the deadline at 15 min is cancelled.
+  clock.advance_to(14min);
+  state.node_ready(*state.find_node("default-abcde"));
+  lifecycle.registered("default-abcde");
+  EXPECT_THAT(clock.pending(), IsEmpty());
+
+  clock.advance_to(1h);
+  EXPECT_THAT(writer.calls, IsEmpty());
+  EXPECT_THAT(cloud.calls, IsEmpty());
+  EXPECT_EQ(state.find_node("default-abcde")->phase, state::NodePhase::Ready);
+  EXPECT_THAT(writer.events_of("ready"), ElementsAre("14m0s node default-abcde Ready (14m0s after launch)"));
+}
+
+}  // namespace
+}  // namespace scalewright::controllers

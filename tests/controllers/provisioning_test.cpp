@@ -1,0 +1,131 @@
+// ProvisioningController through fake ports. One NodePool "default" without requirements over the fixtures'
+// catalog (c.large 2 cpu 4 GiB $0.04 spot, g.xlarge 4 cpu 8 GiB arm64 $0.06 spot, c.xlarge 4 cpu 8 GiB $0.08 spot,
+// ... in zone-a and zone-b); batch window idle 1 s, max 10 s. Every pod requests 256Mi memory. A test observes a
+// pod, then reconciles as the simulator does after kube-scheduler's pass; the batch's deadline is a timer of the
+// fake clock.
+#include "controllers/provisioning.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "fake_ports.h"
+
+namespace scalewright::controllers {
+namespace {
+
+using namespace fakes;
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+using ::testing::SizeIs;
+
+class Provisioning : public ::testing::Test, protected FakeCluster {
+ protected:
+  Provisioning() { state.nodepool_applied(provisioning::fixtures::make_nodepool("default")); }
+
+  // Pending pods p-<first>, p-<first + 1>, ... observed one every `every` from `from`, each followed by the
+  // reconcile after kube-scheduler's pass (which found it no node).
+  void pods_arrive(int count, Duration from, Duration every, std::int64_t cpu_milli, int first = 0) {
+    for (int i = 0; i < count; ++i) {
+      clock.advance_to(from + i * every);
+      add_pod(state, clock, fmt::format("p-{}", first + i), cpu_milli);
+      provisioning.reconcile();
+    }
+  }
+  // Nothing is launched before `at`; at `at` one node is, from `offering` ("g.xlarge zone-a spot"): its name.
+  std::string expect_one_launch_at(Duration at, const std::string& offering) {
+    clock.advance_to(at - 1ms);
+    EXPECT_THAT(writer.calls_of("node_launched"), IsEmpty());
+    clock.advance_to(at);
+    const std::string node = state.nodes().empty() ? "" : state.nodes().begin()->first;
+    EXPECT_THAT(writer.calls_of("node_launched"),
+                ElementsAre(fmt::format("{} node_launched {} {}", format_duration(at), node, offering)));
+    return node;
+  }
+
+  NodeNames names{7};
+  NodeLifecycleController lifecycle{state, clock, writer, cloud};
+  ProvisioningController provisioning{state,     clock, writer, cloud, names, lifecycle,
+                                      {Duration(1'000), Duration(10'000)}};
+};
+
+TEST_F(Provisioning, BatchClosesAtTheMaxWindowUnderSteadyArrivals) {
+  // A pod every 0.5 s keeps extending the idle deadline (last + 1 s), so the window closes at its max: 0 + 10 s.
+  // By then the pods of 0, 0.5, ..., 9.5 s are observed: 20 of them, 20 x (50m, 256Mi) = 1 cpu and 5 GiB, more
+  // memory than c.large's 4 GiB: one g.xlarge (4 cpu, 8 GiB, $0.06 spot).
+  pods_arrive(20, 0s, 500ms, 50);
+  const std::string node = expect_one_launch_at(10s, "g.xlarge zone-a spot");
+  EXPECT_THAT(nominated_to(state, node), SizeIs(20));
+  EXPECT_EQ(state.needing_capacity(), 0u);
+
+  // The pod observed at 10 s, after the launch, opens the next batch: it closes 1 s later.
+  pods_arrive(1, 10s, 0s, 50, /*first=*/20);
+  EXPECT_EQ(state.find_pod("default/p-20")->nominated_node.str(), "");
+  EXPECT_EQ(clock.pending().front(), 11s);
+}
+
+TEST_F(Provisioning, BatchClosesOneSecondAfterTheLastPodWhenArrivalsStop) {
+  // Pods at 0, 0.5, 1, 1.5, 2 s, then none: the window closes at 2 + 1 = 3 s, long before its max of 10 s. The
+  // five (250m, 1.25 GiB) fit the cheapest type, c.large.
+  pods_arrive(5, 0s, 500ms, 50);
+  const std::string node = expect_one_launch_at(3s, "c.large zone-a spot");
+  EXPECT_THAT(nominated_to(state, node), SizeIs(5));
+}
+
+TEST_F(Provisioning, CheapestFittingOfferingIsLaunchedAndThePodsNominatedToTheNewNode) {
+  // 3 pods x 1 cpu = 3 cpu: c.large (2 cpu) is too small; of the 4-cpu types g.xlarge spot ($0.06) is cheaper than
+  // c.xlarge spot ($0.08); zone-a before zone-b at the same price.
+  pods_arrive(3, 0s, 0s, 1'000);
+  const std::string node = expect_one_launch_at(1s, "g.xlarge zone-a spot");
+  EXPECT_THAT(cloud.calls, ElementsAre("launch g.xlarge zone-a spot"));
+  const state::NodeRecord& record = *state.find_node(node);
+  EXPECT_EQ(record.phase, state::NodePhase::Launching);
+  EXPECT_EQ(record.nodepool, "default");
+  EXPECT_EQ(record.price_per_hour, 0.06);
+  EXPECT_TRUE(cloud.get(record.instance_id).has_value());
+  EXPECT_THAT(writer.events_of("launch"),
+              ElementsAre("1s NodeClaim " + node + " launched g.xlarge zone-a spot $0.0600/h for 3 pods"));
+  // The batch's pods are first taken off whatever they waited for ("-> none"), then nominated to the new node.
+  EXPECT_THAT(writer.calls_of("nominate"),
+              ElementsAre("1s nominate default/p-0 -> none", "1s nominate default/p-1 -> none",
+                          "1s nominate default/p-2 -> none", "1s nominate default/p-0 -> " + node,
+                          "1s nominate default/p-1 -> " + node, "1s nominate default/p-2 -> " + node));
+  EXPECT_THAT(nominated_to(state, node), ElementsAre("default/p-0", "default/p-1", "default/p-2"));
+  EXPECT_EQ(state.needing_capacity(), 0u);
+}
+
+TEST_F(Provisioning, OfferingOutOfCapacityIsSkippedForTheNextOne) {
+  // The cheapest offering (g.xlarge spot in zone-a, see above) has no capacity: the next is the same type and
+  // price in zone-b.
+  cloud.out_of_capacity("g.xlarge", "zone-a", cloud::CapacityType::Spot);
+  pods_arrive(3, 0s, 0s, 1'000);
+  const std::string node = expect_one_launch_at(1s, "g.xlarge zone-b spot");
+  EXPECT_THAT(cloud.calls, ElementsAre("launch g.xlarge zone-a spot", "launch g.xlarge zone-b spot"));
+  EXPECT_THAT(writer.events_of("insufficient-capacity"),
+              ElementsAre("1s InsufficientInstanceCapacity: no spot capacity for g.xlarge in zone-a; trying the "
+                          "next offering"));
+  EXPECT_THAT(writer.events_of("launch"),
+              ElementsAre("1s NodeClaim " + node + " launched g.xlarge zone-b spot $0.0600/h for 3 pods"));
+  EXPECT_THAT(nominated_to(state, node), SizeIs(3));
+}
+
+TEST_F(Provisioning, NominationsToANodeThatBecameReadyAreReleasedAtTheNextReconcile) {
+  pods_arrive(3, 0s, 0s, 1'000);
+  const std::string node = expect_one_launch_at(1s, "g.xlarge zone-a spot");
+
+  // At 60 s the node is Ready and kube-scheduler binds p-0 and p-1 there, not p-2: until the next reconcile p-2
+  // still waits for it, after it p-2 needs capacity again.
+  clock.advance_to(60s);
+  state.node_ready(*state.find_node(node));
+  bind_pod(state, clock, *state.find_pod("default/p-0"), node);
+  bind_pod(state, clock, *state.find_pod("default/p-1"), node);
+  EXPECT_THAT(nominated_to(state, node), ElementsAre("default/p-2"));
+  EXPECT_THAT(writer.calls_of("release_nominations"), IsEmpty());
+
+  provisioning.reconcile();
+  EXPECT_THAT(writer.calls_of("release_nominations"), ElementsAre("1m0s release_nominations " + node));
+  EXPECT_THAT(nominated_to(state, node), IsEmpty());
+  EXPECT_EQ(state.needing_capacity(), 1u);
+}
+
+}  // namespace
+}  // namespace scalewright::controllers

@@ -1,0 +1,109 @@
+// TerminationController through fake ports: a drain under a PodDisruptionBudget. Nodes n1 (drained, instance i-1)
+// and n2 are Ready; web-0 runs on n1 and web-1 on n2, both app=web with a 30 s grace period; the PDB "web" has
+// minAvailable 2. disruptionsAllowed = healthy - minAvailable = 2 - 2 = 0, so web-0 cannot be evicted until a third
+// web pod is observed bound (3 - 2 = 1). The fake writer plays the kubelet: an evicted pod leaves the state when
+// its grace period ends and the controller is told (pod_terminated).
+#include "controllers/termination.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "fake_ports.h"
+
+namespace scalewright::controllers {
+namespace {
+
+using namespace fakes;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using ::testing::SizeIs;
+
+class Termination : public ::testing::Test, protected FakeCluster {
+ protected:
+  Termination() {
+    add_node(state, cloud, "n1", "");
+    add_node(state, cloud, "n2", "");
+    web_pod("web-0", "n1");
+    web_pod("web-1", "n2");
+    PodDisruptionBudget pdb;
+    pdb.meta.name = "web";
+    pdb.meta.namespace_ = "default";
+    pdb.selector = LabelSelector{{provisioning::fixtures::requirement("app", SelectorOperator::In, {"web"})}};
+    pdb.min_available = IntOrPercent{2, false};
+    state.pdb_applied(pdb);
+    writer.on_pod_terminated = [this](const std::string& node) { termination.pod_terminated(node); };
+  }
+
+  void web_pod(const std::string& name, const std::string& node) {
+    state::PodRecord& pod = add_pod(state, clock, name, 500, "web");
+    pod.pod->spec.termination_grace_period_seconds = 30;
+    bind_pod(state, clock, pod, node);
+  }
+  void drain(Duration max_pod_eviction_time) {
+    const DrainRules rules{Taint{"ToBeDeletedByClusterAutoscaler", "", TaintEffect::NoSchedule},
+                           max_pod_eviction_time, 10min, 3min};
+    termination.drain("n1", "group-a", Duration(0), rules,
+                      [this](const std::string& node, const std::string& group, bool deleted) {
+                        finished.push_back(fmt::format("{} {} of {} {}", format_duration(clock.now()), node, group,
+                                                       deleted ? "deleted" : "not deleted"));
+                      });
+  }
+
+  TerminationController termination{state, clock, writer, cloud};
+  std::vector<std::string> finished;  // what the `finished` callback was told, when
+};
+
+TEST_F(Termination, DrainWaitsForThePdbThenDeletesTheNodeAfterTheEvictedPodsGracePeriod) {
+  drain(10min);
+  // Tainted, web-0's eviction refused (said once) and tried again every 10 s.
+  EXPECT_THAT(writer.calls, ElementsAre("0s taint n1 +ToBeDeletedByClusterAutoscaler"));
+  EXPECT_THAT(state.find_node("n1")->node.taints, SizeIs(1));
+  ASSERT_THAT(writer.events_of("eviction-refused"), SizeIs(1));
+  EXPECT_THAT(writer.events_of("eviction-refused")[0],
+              HasSubstr("default/web-0 from node n1: cannot evict pod as it would violate the pod's disruption "
+                        "budget default/web"));
+  EXPECT_THAT(clock.pending(), ElementsAre(10s));
+  clock.advance_to(20s);
+  EXPECT_THAT(writer.calls_of("evict"), IsEmpty());
+  EXPECT_THAT(clock.pending(), ElementsAre(30s));
+  EXPECT_THAT(writer.events_of("eviction-refused"), SizeIs(1));
+
+  // A replacement is bound on n2 at 25 s: the retry at 30 s evicts web-0 with its 30 s grace period.
+  clock.advance_to(25s);
+  web_pod("web-2", "n2");
+  clock.advance_to(30s);
+  EXPECT_THAT(writer.calls_of("evict"), ElementsAre("30s evict default/web-0 grace=30s"));
+
+  // The node goes when web-0 has stopped: at 30 + 30 = 60 s, not before.
+  clock.advance_to(59'999ms);
+  EXPECT_THAT(writer.calls_of("delete_node"), IsEmpty());
+  EXPECT_THAT(finished, IsEmpty());
+  clock.advance_to(60s);
+  EXPECT_THAT(writer.calls, ElementsAre("0s taint n1 +ToBeDeletedByClusterAutoscaler",
+                                        "30s evict default/web-0 grace=30s", "1m0s delete_node n1"));
+  EXPECT_THAT(cloud.calls, ElementsAre("terminate i-1"));
+  EXPECT_THAT(finished, ElementsAre("1m0s n1 of group-a deleted"));
+  EXPECT_FALSE(termination.draining("n1"));
+}
+
+TEST_F(Termination, DrainThatCannotEvictWithinMaxPodEvictionTimeRemovesTheTaintAndFails) {
+  // No replacement ever comes: refused at 0, 10, ..., 50 s; the round at 60 s = 0 + max_pod_eviction_time fails.
+  drain(1min);
+  clock.advance_to(59'999ms);
+  EXPECT_THAT(finished, IsEmpty());
+  EXPECT_THAT(state.find_node("n1")->node.taints, SizeIs(1));
+
+  clock.advance_to(60s);
+  EXPECT_THAT(writer.calls, ElementsAre("0s taint n1 +ToBeDeletedByClusterAutoscaler",
+                                        "1m0s taint n1 -ToBeDeletedByClusterAutoscaler"));
+  EXPECT_THAT(state.find_node("n1")->node.taints, IsEmpty());
+  EXPECT_THAT(finished, ElementsAre("1m0s n1 of group-a not deleted"));
+  EXPECT_THAT(writer.events_of("scale-down-failed"), SizeIs(1));
+  EXPECT_THAT(cloud.calls, IsEmpty());
+  EXPECT_FALSE(termination.draining("n1"));
+  EXPECT_THAT(clock.pending(), IsEmpty());
+}
+
+}  // namespace
+}  // namespace scalewright::controllers

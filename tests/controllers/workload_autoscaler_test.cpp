@@ -1,0 +1,79 @@
+// WorkloadAutoscalerController through fake ports: the HPA "web" (min 1, max 10, cpu at 50 % of requests) over the
+// Deployment default/web, 2 replicas, whose pods web-0 and web-1 (500m cpu requested each) are bound to n1 at 0 s.
+// The fake metrics answer fixed cpu usage per pod, sampled now over 15 s: the pods, Ready since 0 s, have been Ready
+// a whole window by 15 s, so their samples count although they are within the 5 min cpu initialization period.
+#include "controllers/workload_autoscaler.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "fake_ports.h"
+
+namespace scalewright::controllers {
+namespace {
+
+using namespace fakes;
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+
+class WorkloadAutoscaler : public ::testing::Test, protected FakeCluster {
+ protected:
+  WorkloadAutoscaler() {
+    add_node(state, cloud, "n1", "");
+    Workload web;
+    web.meta.name = "web";
+    web.meta.namespace_ = "default";
+    web.replicas = 2;
+    web.selector = LabelSelector{{provisioning::fixtures::requirement("app", SelectorOperator::In, {"web"})}};
+    state.workload_applied(web);
+    for (const char* name : {"web-0", "web-1"}) {
+      bind_pod(state, clock, add_pod(state, clock, name, 500, "web", "Deployment/default/web"), "n1");
+    }
+    HorizontalPodAutoscaler hpa;
+    hpa.meta.name = "web";
+    hpa.meta.namespace_ = "default";
+    hpa.scale_target_ref = {"Deployment", "web", "apps/v1"};
+    hpa.min_replicas = 1;
+    hpa.max_replicas = 10;
+    MetricSpec cpu;
+    cpu.resource = "cpu";
+    cpu.target.average_utilization = 50;
+    hpa.metrics = {cpu};
+    autoscaler.add(hpa);
+  }
+
+  // metrics-server scraped at `at`, and told the controller.
+  void scrape_at(Duration at) {
+    clock.advance_to(at);
+    autoscaler.metrics_scraped();
+  }
+
+  FakeMetrics metrics{clock};
+  WorkloadAutoscalerController autoscaler{state, clock, writer, metrics, std::chrono::sys_seconds{}};
+};
+
+TEST_F(WorkloadAutoscaler, HpaSyncsFifteenSecondsAfterTheFirstScrapeAndEveryFifteenAfterAndScalesThroughTheWriter) {
+  // 500m used of 500m requested: 100 % against a 50 % target, ratio 2; ceil(2 x 2 pods) = 4.
+  metrics.cpu_milli = {{"web-0", 500}, {"web-1", 500}};
+  scrape_at(5s);  // the first scrape: syncs at 20, 35, 50 s, ...
+  clock.advance_to(19'999ms);
+  EXPECT_THAT(writer.calls, IsEmpty());
+  scrape_at(20s);
+  EXPECT_THAT(writer.calls, ElementsAre("20s scale Deployment/default/web 4"));
+  EXPECT_EQ(state.workloads().at("Deployment/default/web").workload.replicas, 4);
+  EXPECT_THAT(writer.events_of("autoscale"), ElementsAre("20s hpa/web 2 -> 4: cpu 100% of 50% target"));
+
+  // From 25 s the two pods use 750m (150 %, ratio 3). The Deployment's spec says 4 but no new pod exists here (no
+  // ReplicaSet controller), so the sync at 35 s computes ceil(3 x 2 pods) = 6; the default scale-up policies allow
+  // max(4 + 4 pods, 2 x 4) = 8 in 15 s, so 6 stands. Scrapes every 15 s do not add syncs: one is pending, at 50 s.
+  clock.advance_to(25s);
+  metrics.cpu_milli = {{"web-0", 750}, {"web-1", 750}};
+  clock.advance_to(34'999ms);
+  EXPECT_THAT(writer.calls, ElementsAre("20s scale Deployment/default/web 4"));
+  scrape_at(35s);
+  EXPECT_THAT(writer.calls, ElementsAre("20s scale Deployment/default/web 4", "35s scale Deployment/default/web 6"));
+  EXPECT_THAT(clock.pending(), ElementsAre(50s));
+}
+
+}  // namespace
+}  // namespace scalewright::controllers
