@@ -24,7 +24,7 @@ class Disruption : public ::testing::Test, protected FakeCluster {
     state.nodepool_applied(std::move(pool));
   }
 
-  DisruptionController disruption{state, clock, writer, cloud};
+  DisruptionController disruption{ports};
 };
 
 TEST_F(Disruption, EmptyNodeIsDeletedAfterConsolidateAfterAndItsInstanceTerminated) {

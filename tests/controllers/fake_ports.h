@@ -290,6 +290,7 @@ struct FakeCluster {
   FakeClock clock;
   FakeWriter writer{state, clock};
   FakeCloud cloud;
+  Ports ports{state, clock, writer, cloud};
 };
 
 // A node of `type` (the catalog's) in zone-a, of `nodepool` (empty: none), running on an instance the cloud

@@ -21,7 +21,7 @@ class NodeLifecycle : public ::testing::Test, protected FakeCluster {
     lifecycle.launched("default-abcde", NodeLifecycleController::kRegistrationTtl);
   }
 
-  NodeLifecycleController lifecycle{state, clock, writer, cloud};
+  NodeLifecycleController lifecycle{ports};
   std::string instance;
 };
 

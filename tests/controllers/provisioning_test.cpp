@@ -43,9 +43,8 @@ class Provisioning : public ::testing::Test, protected FakeCluster {
   }
 
   NodeNames names{7};
-  NodeLifecycleController lifecycle{state, clock, writer, cloud};
-  ProvisioningController provisioning{state,     clock, writer, cloud, names, lifecycle,
-                                      {Duration(1'000), Duration(10'000)}};
+  NodeLifecycleController lifecycle{ports};
+  ProvisioningController provisioning{ports, names, lifecycle, {Duration(1'000), Duration(10'000)}};
 };
 
 TEST_F(Provisioning, BatchClosesAtTheMaxWindowUnderSteadyArrivals) {

@@ -50,7 +50,7 @@ class Termination : public ::testing::Test, protected FakeCluster {
                       });
   }
 
-  TerminationController termination{state, clock, writer, cloud};
+  TerminationController termination{ports};
   std::vector<std::string> finished;  // what the `finished` callback was told, when
 };
 

@@ -49,7 +49,7 @@ class WorkloadAutoscaler : public ::testing::Test, protected FakeCluster {
   }
 
   FakeMetrics metrics{clock};
-  WorkloadAutoscalerController autoscaler{state, clock, writer, metrics, std::chrono::sys_seconds{}};
+  WorkloadAutoscalerController autoscaler{ports, metrics, std::chrono::sys_seconds{}};
 };
 
 TEST_F(WorkloadAutoscaler, HpaSyncsFifteenSecondsAfterTheFirstScrapeAndEveryFifteenAfterAndScalesThroughTheWriter) {
