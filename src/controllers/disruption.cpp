@@ -13,7 +13,7 @@ void DisruptionController::reconcile() {
   // Rebuilt at every look, so that a node that stopped being empty, left, or was replaced by a namesake starts over.
   std::map<std::string, Duration> empty_since;
   for (const auto& [name, node] : state_.nodes()) {
-    if (node.phase != state::NodePhase::Ready || node.nodepool.empty() || state_.busy(name) > 0) continue;
+    if (node.phase != state::NodePhase::Ready || node.nodepool.empty() || node.busy > 0) continue;
     const NodePool* pool = state_.find_nodepool(node.nodepool);
     if (pool == nullptr || !pool->consolidate_after) continue;
     auto was = empty_since_.find(name);

@@ -120,12 +120,8 @@ void ClusterState::leave_queue(PodRecord& pod) {
 void ClusterState::count_busy(const PodRecord& pod, int delta) {
   if (pod.daemon) return;
   const std::string node = pod.bound_at ? pod.pod->spec.node_name : pod.nominated_node.string();
-  if (!node.empty()) busy_[node] += delta;
-}
-
-std::int32_t ClusterState::busy(const std::string& node) const {
-  auto it = busy_.find(node);
-  return it == busy_.end() ? 0 : it->second;
+  if (node.empty()) return;
+  if (NodeRecord* record = find_node(node)) record->busy += delta;
 }
 
 NodeRecord& ClusterState::node_added(NodeRecord node) {
@@ -177,7 +173,6 @@ void ClusterState::retire_terminated() {
   for (const std::string& name : to_retire_) {
     auto it = nodes_.find(name);
     if (it == nodes_.end()) continue;
-    busy_.erase(name);
     retired_.push_back(std::move(it->second));
     nodes_.erase(it);
   }
@@ -239,6 +234,7 @@ const NodePool* ClusterState::find_nodepool(const std::string& name) const {
 }
 
 bool ClusterState::in_flight(const std::string& node) const {
+  if (node.empty()) return false;  // most pending pods wait for no node
   const NodeRecord* record = find_node(node);
   return record != nullptr && record->phase == NodePhase::Launching;
 }

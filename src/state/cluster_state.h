@@ -68,6 +68,9 @@ struct NodeRecord {
   std::optional<Duration> terminated_at;
   NodePhase phase = NodePhase::Launching;
   std::optional<Duration> failed_at;  // stopped reporting: NotReady and unreachable from then on
+  // Pods (not DaemonSet pods) bound or nominated to it, kept by the state as pods come and go: with none, the node
+  // is empty.
+  std::int32_t busy = 0;
 
   const std::string& name() const { return node.meta.name; }
 };
@@ -148,8 +151,6 @@ class ClusterState {
   }
   // node -> the pending pods nominated to it.
   const std::unordered_map<Symbol, std::unordered_set<PodRecord*>>& nominees() const { return nominees_; }
-  // Pods (not DaemonSet pods) bound or nominated to `node`: a node with none is empty.
-  std::int32_t busy(const std::string& node) const;
 
   std::map<std::string, NodeRecord>& nodes() { return nodes_; }
   const std::map<std::string, NodeRecord>& nodes() const { return nodes_; }
@@ -211,7 +212,6 @@ class ClusterState {
   std::uint64_t reported_below_ = 0;  // pods created before it have been reported pending (or bound)
   std::uint64_t next_pod_serial_ = 0;
   std::unordered_map<Symbol, std::unordered_set<PodRecord*>> nominees_;
-  std::unordered_map<std::string, std::int32_t> busy_;
   std::map<std::string, NodeRecord> nodes_;  // launching, Ready or draining
   std::vector<NodeRecord> retired_;          // terminated: kept for the bill
   std::vector<std::string> to_retire_;       // terminated since the last retire_terminated()
