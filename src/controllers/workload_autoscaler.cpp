@@ -52,6 +52,15 @@ std::vector<ObservedPod> StateAutoscalingView::pods(const std::string& namespace
   return out;
 }
 
+void WorkloadAutoscalerController::reconcile() {
+  const Duration now = clock_.now();
+  for (; hpas_seen_ < state_.hpas().size(); ++hpas_seen_) autoscaling_.add(state_.hpas()[hpas_seen_], now);
+  for (; scaled_objects_seen_ < state_.scaled_objects().size(); ++scaled_objects_seen_) {
+    autoscaling_.add(state_.scaled_objects()[scaled_objects_seen_], now);
+  }
+  schedule_poll();
+}
+
 void WorkloadAutoscalerController::schedule_poll() {
   std::optional<Duration> next = autoscaling_.next_poll();
   if (!next || poll_pending_) return;

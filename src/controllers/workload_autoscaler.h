@@ -34,10 +34,9 @@ class WorkloadAutoscalerController : private Controller {
                                std::chrono::sys_seconds wall_clock_at_start)
       : Controller(ports), view_(state_), autoscaling_(metrics, wall_clock_at_start) {}
 
-  void add(HorizontalPodAutoscaler hpa) { autoscaling_.add(std::move(hpa), clock_.now()); }
-  void add(ScaledObject scaled_object) { autoscaling_.add(std::move(scaled_object), clock_.now()); }
-  // Sets KEDA's next poll, when a ScaledObject is due and none is set.
-  void schedule_poll();
+  // Takes on the autoscalers observed since the last look (HPAs first, then ScaledObjects, each in the order
+  // applied) and sets KEDA's next poll.
+  void reconcile();
   // Metrics were scraped: the HPA controller syncs one period after the first scrape, and every period after.
   void metrics_scraped();
 
@@ -46,12 +45,16 @@ class WorkloadAutoscalerController : private Controller {
   std::vector<AutoscalerSummary> summary(Duration now);
 
  private:
+  // Sets KEDA's next poll, when a ScaledObject is due and none is set.
+  void schedule_poll();
   void sync_hpas();
   void poll();
   void apply(const std::vector<ScaleChange>& changes, std::vector<TimelineEntry>& timeline);
 
   StateAutoscalingView view_;
   WorkloadAutoscaling autoscaling_;
+  std::size_t hpas_seen_ = 0;  // of the state's hpas() and scaled_objects(), those taken on
+  std::size_t scaled_objects_seen_ = 0;
   bool poll_pending_ = false;
   bool sync_scheduled_ = false;
 };

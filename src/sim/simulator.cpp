@@ -223,8 +223,8 @@ void Simulation::apply_objects(ManifestSet objects) {
   }
   for (PodDisruptionBudget& pdb : objects.pod_disruption_budgets) state_.pdb_applied(std::move(pdb));
   for (ConfigMap& config_map : objects.config_maps) state_.config_map_applied(std::move(config_map));
-  for (HorizontalPodAutoscaler& hpa : objects.horizontal_pod_autoscalers) workload_autoscaler_.add(std::move(hpa));
-  for (ScaledObject& scaled : objects.scaled_objects) workload_autoscaler_.add(std::move(scaled));
+  for (HorizontalPodAutoscaler& hpa : objects.horizontal_pod_autoscalers) state_.hpa_applied(std::move(hpa));
+  for (ScaledObject& scaled : objects.scaled_objects) state_.scaled_object_applied(std::move(scaled));
   if (!objects.horizontal_pod_autoscalers.empty() || !objects.scaled_objects.empty()) start_autoscaling();
   state_.objects_applied();
 }
@@ -254,7 +254,7 @@ void Simulation::start_autoscaling() {
     autoscaling_started_ = true;
     push({now_, 0, EventKind::MetricsScrape, 0, {}, {}});
   }
-  workload_autoscaler_.schedule_poll();
+  workload_autoscaler_.reconcile();
 }
 
 // The cloud's spot interruption warnings: the oldest spot nodes get them, and are reclaimed two minutes later.

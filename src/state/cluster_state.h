@@ -132,6 +132,9 @@ class ClusterState {
   void objects_applied() { ++scheduling_changes_; }
   void pdb_applied(PodDisruptionBudget pdb) { pdbs_.push_back(std::move(pdb)); }
   void config_map_applied(ConfigMap config_map) { config_maps_.push_back(std::move(config_map)); }
+  // The workload autoscalers, in the order applied (the simulator neither updates nor deletes them).
+  void hpa_applied(HorizontalPodAutoscaler hpa) { hpas_.push_back(std::move(hpa)); }
+  void scaled_object_applied(ScaledObject scaled_object) { scaled_objects_.push_back(std::move(scaled_object)); }
 
   // --- reads ---
   const std::map<std::string, PodRecord>& pods() const { return pods_; }
@@ -167,6 +170,8 @@ class ClusterState {
   const NodePool* find_nodepool(const std::string& name) const;
   const std::vector<PodDisruptionBudget>& pdbs() const { return pdbs_; }
   const std::vector<ConfigMap>& config_maps() const { return config_maps_; }
+  const std::vector<HorizontalPodAutoscaler>& hpas() const { return hpas_; }
+  const std::vector<ScaledObject>& scaled_objects() const { return scaled_objects_; }
 
   // Ready nodes and the pods bound to them: what kube-scheduler sees. What-if questions fork it and revert it
   // before they return (see WhatIf); it is otherwise changed only by observations.
@@ -220,6 +225,8 @@ class ClusterState {
   std::map<std::string, NodePool> nodepools_;
   std::vector<PodDisruptionBudget> pdbs_;
   std::vector<ConfigMap> config_maps_;
+  std::vector<HorizontalPodAutoscaler> hpas_;
+  std::vector<ScaledObject> scaled_objects_;
   // Mutable for WhatIf only: a fork that is reverted before the question returns changes no observed state.
   mutable scheduling::ClusterSnapshot snapshot_;
   ResourceList ready_requested_;

@@ -39,7 +39,8 @@ class WorkloadAutoscaler : public ::testing::Test, protected FakeCluster {
     cpu.resource = "cpu";
     cpu.target.average_utilization = 50;
     hpa.metrics = {cpu};
-    autoscaler.add(hpa);
+    state.hpa_applied(hpa);  // observed, then taken on by the controller
+    autoscaler.reconcile();
   }
 
   // metrics-server scraped at `at`, and told the controller.
