@@ -82,7 +82,7 @@ std::string with_param(const std::string& path, std::string_view name, std::stri
 }  // namespace
 
 std::string KubeError::describe() const {
-  if (code == 0) return fmt::format("{} {}: {}", verb, path, message);
+  if (code == 0) return message;  // the transport's message names the method, server and path
   if (reason.empty()) return fmt::format("{} {}: {}: {}", verb, path, code, message);
   return fmt::format("{} {}: {} {}: {}", verb, path, code, reason, message);
 }

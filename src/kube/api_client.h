@@ -22,7 +22,7 @@ struct KubeError {
   std::string path;                        // "/api/v1/nodes/sw-node-2"
   int code = 0;                            // HTTP status; 0 when no answer arrived (connection, TLS, bad body)
   std::string reason;                      // Status.reason ("Conflict", "NotFound", ...); empty when none
-  std::string message;                     // Status.message, or what went wrong
+  std::string message;                     // Status.message; with code 0 the transport's whole message
   std::optional<int> retry_after_seconds;  // Retry-After header, else Status details.retryAfterSeconds
   nlohmann::json status;                   // the whole Status object (details.causes, ...); null when none
 
@@ -31,7 +31,8 @@ struct KubeError {
   bool is_not_found() const { return code == 404; }
   bool is_too_many_requests() const { return code == 429; }
 
-  // "PUT /api/v1/nodes/sw-node-2: 409 Conflict: Operation cannot be fulfilled on ..."
+  // "PUT /api/v1/nodes/sw-node-2: 409 Conflict: Operation cannot be fulfilled on ..."; with code 0 the
+  // transport's message: "GET https://127.0.0.1:6443/version: TLS verification of the server certificate failed (...)"
   std::string describe() const;
   Error to_error() const { return Error{describe()}; }
 };

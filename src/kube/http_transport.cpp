@@ -237,12 +237,20 @@ Result<std::string> bearer_token(const ClusterConfig& config) {
 namespace {
 
 std::string describe_failure(httplib::ClientImpl& client, bool https, httplib::Error error) {
-  std::string text = httplib::to_string(error);
-  if (https && error == httplib::Error::SSLServerVerification) {
-    long verify = static_cast<httplib::SSLClient&>(client).get_openssl_verify_result();
-    if (verify != X509_V_OK) text += fmt::format(" ({})", X509_verify_cert_error_string(verify));
+  switch (error) {
+    case httplib::Error::Connection: return "cannot connect";
+    case httplib::Error::ConnectionTimeout: return "connect timed out";
+    case httplib::Error::Read: return "reading the answer failed or timed out";
+    case httplib::Error::Write: return "sending the request failed";
+    case httplib::Error::SSLConnection: return "TLS handshake failed";
+    case httplib::Error::SSLServerVerification: {
+      std::string text = "TLS verification of the server certificate failed";
+      long verify = https ? static_cast<httplib::SSLClient&>(client).get_openssl_verify_result() : X509_V_OK;
+      if (verify != X509_V_OK) text += fmt::format(" ({})", X509_verify_cert_error_string(verify));
+      return text;
+    }
+    default: return httplib::to_string(error);
   }
-  return text;
 }
 
 }  // namespace
