@@ -13,6 +13,7 @@ packages=(
   libcsv-dev                         # data files (CSV)
   libcpp-httplib-dev                 # HTTP client for metric sources (Prometheus API); test servers
   prometheus                         # a real Prometheus server for the metric-source tests
+  etcd-server openssl curl xz-utils  # ../shared/k8s/control-plane: a real kube-apiserver for the Kubernetes client tests
 )
 missing=()
 for p in "${packages[@]}"; do
