@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "api/percent_encode.h"
+
 namespace scalewright::kube {
 namespace {
 
@@ -87,24 +89,6 @@ std::string KubeError::describe() const {
   return fmt::format("{} {}: {} {}: {}", verb, path, code, reason, message);
 }
 
-std::string query_escape(std::string_view value) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  out.reserve(value.size() * 3);
-  for (unsigned char c : value) {
-    bool unreserved = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
-                      c == '_' || c == '.' || c == '~';
-    if (unreserved) {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += kHex[c >> 4];
-      out += kHex[c & 0xF];
-    }
-  }
-  return out;
-}
-
 ApiClient::ApiClient(std::shared_ptr<const HttpTransport> transport) : transport_(std::move(transport)) {}
 
 Result<ApiClient> ApiClient::create(const ClusterConfig& config, TransportOptions options) {
@@ -153,7 +137,7 @@ KubeResult<ListResult> ApiClient::list(const std::string& path, int limit) const
       token = string_field(*metadata, "continue");
     }
     if (token.empty()) return out;
-    next = with_param(first, "continue", query_escape(token));
+    next = with_param(first, "continue", percent_encode(token));
   }
 }
 
@@ -179,7 +163,7 @@ KubeResult<json> ApiClient::strategic_merge_patch(const std::string& path, const
 
 KubeResult<json> ApiClient::apply(const std::string& path, const std::string& manifest,
                                   const ApplyOptions& options) const {
-  std::string target = with_param(path, "fieldManager", query_escape(options.field_manager));
+  std::string target = with_param(path, "fieldManager", percent_encode(options.field_manager));
   if (options.force) target = with_param(target, "force", "true");
   return send("PATCH", target, "application/apply-patch+yaml", manifest);
 }
@@ -195,13 +179,13 @@ KubeResult<std::string> ApiClient::watch(const std::string& path, const WatchOpt
   std::string target = with_param(path, "watch", "1");
   if (options.allow_bookmarks) target = with_param(target, "allowWatchBookmarks", "true");
   if (!options.resource_version.empty()) {
-    target = with_param(target, "resourceVersion", query_escape(options.resource_version));
+    target = with_param(target, "resourceVersion", percent_encode(options.resource_version));
   }
   if (!options.label_selector.empty()) {
-    target = with_param(target, "labelSelector", query_escape(options.label_selector));
+    target = with_param(target, "labelSelector", percent_encode(options.label_selector));
   }
   if (!options.field_selector.empty()) {
-    target = with_param(target, "fieldSelector", query_escape(options.field_selector));
+    target = with_param(target, "fieldSelector", percent_encode(options.field_selector));
   }
   if (options.timeout_seconds > 0) target = with_param(target, "timeoutSeconds", std::to_string(options.timeout_seconds));
 

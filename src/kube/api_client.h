@@ -9,7 +9,6 @@
 #include <string>
 #include <string_view>
 #include <utility>
-#include <variant>
 #include <vector>
 
 #include "api/result.h"
@@ -37,27 +36,9 @@ struct KubeError {
   Error to_error() const { return Error{describe()}; }
 };
 
-// A value or a KubeError (Result<T> with a structured error).
+// A value or a KubeError.
 template <typename T>
-class KubeResult {
- public:
-  KubeResult(T value) : state_(std::move(value)) {}  // NOLINT(google-explicit-constructor)
-  KubeResult(KubeError error) : state_(std::move(error)) {}  // NOLINT(google-explicit-constructor)
-
-  bool ok() const { return std::holds_alternative<T>(state_); }
-  explicit operator bool() const { return ok(); }
-  const T& value() const& { return std::get<T>(state_); }
-  T& value() & { return std::get<T>(state_); }
-  T&& value() && { return std::get<T>(std::move(state_)); }
-  const T& operator*() const& { return value(); }
-  T& operator*() & { return value(); }
-  const T* operator->() const { return &value(); }
-  T* operator->() { return &value(); }
-  const KubeError& error() const { return std::get<KubeError>(state_); }
-
- private:
-  std::variant<T, KubeError> state_;
-};
+using KubeResult = Result<T, KubeError>;
 
 struct ListResult {
   std::vector<nlohmann::json> items;  // every page's items, in order
@@ -80,9 +61,6 @@ struct WatchOptions {
 
 // Called once per event: type is ADDED, MODIFIED, DELETED or BOOKMARK; return false to stop watching.
 using WatchCallback = std::function<bool(std::string_view type, const nlohmann::json& object)>;
-
-// Percent-encodes a query parameter value (RFC 3986 unreserved characters stay).
-std::string query_escape(std::string_view value);
 
 class ApiClient {
  public:
