@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "api/percent_encode.h"
+#include "api/snippet.h"
 
 namespace scalewright::kube {
 namespace {
@@ -26,16 +27,6 @@ std::string_view status_text(int code) {
     case 504: return "Timeout";
     default: return "";
   }
-}
-
-std::string snippet(std::string_view body) {
-  constexpr std::size_t kMax = 200;
-  std::string s(body.substr(0, kMax));
-  for (char& c : s) {
-    if (c == '\n' || c == '\r') c = ' ';
-  }
-  if (body.size() > kMax) s += "...";
-  return s;
 }
 
 std::string string_field(const json& object, const char* key) {

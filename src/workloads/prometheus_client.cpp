@@ -1,6 +1,7 @@
 #include "workloads/prometheus_client.h"
 
 #include "api/percent_encode.h"
+#include "api/snippet.h"
 
 #include <fmt/format.h>
 #include <httplib.h>
@@ -16,17 +17,6 @@ namespace scalewright::workloads {
 namespace {
 
 using nlohmann::json;
-
-// Bodies can be large HTML error pages; an error message needs only their start.
-std::string snippet(std::string_view body) {
-  constexpr std::size_t kMax = 200;
-  std::string s(body.substr(0, kMax));
-  for (char& c : s) {
-    if (c == '\n' || c == '\r') c = ' ';
-  }
-  if (body.size() > kMax) s += "...";
-  return s;
-}
 
 // Prometheus writes sample values as strings: decimals, "NaN", "+Inf", "-Inf". from_chars is locale-independent
 // but rejects a leading '+', so that is dropped first.
