@@ -1,5 +1,6 @@
 #pragma once
-// Errors at the edges are values: a Result holds either the value or a message that says what, where and why.
+// Errors at the edges are values: a Result holds either the value or a message that says what, where and why
+// (or, with a second argument, a structured error such as kube::KubeError).
 #include <optional>
 #include <string>
 #include <utility>
@@ -11,11 +12,11 @@ struct Error {
   std::string message;
 };
 
-template <typename T>
+template <typename T, typename E = Error>
 class Result {
  public:
   Result(T value) : state_(std::move(value)) {}  // NOLINT(google-explicit-constructor)
-  Result(Error error) : state_(std::move(error)) {}  // NOLINT(google-explicit-constructor)
+  Result(E error) : state_(std::move(error)) {}  // NOLINT(google-explicit-constructor)
 
   bool ok() const { return std::holds_alternative<T>(state_); }
   explicit operator bool() const { return ok(); }
@@ -28,10 +29,10 @@ class Result {
   const T* operator->() const { return &value(); }
   T* operator->() { return &value(); }
 
-  const Error& error() const { return std::get<Error>(state_); }
+  const E& error() const { return std::get<E>(state_); }
 
  private:
-  std::variant<T, Error> state_;
+  std::variant<T, E> state_;
 };
 
 }  // namespace scalewright

@@ -1,5 +1,8 @@
 #include "workloads/prometheus_client.h"
 
+#include "api/percent_encode.h"
+#include "api/snippet.h"
+
 #include <fmt/format.h>
 #include <httplib.h>
 
@@ -14,36 +17,6 @@ namespace scalewright::workloads {
 namespace {
 
 using nlohmann::json;
-
-// Bodies can be large HTML error pages; an error message needs only their start.
-std::string snippet(std::string_view body) {
-  constexpr std::size_t kMax = 200;
-  std::string s(body.substr(0, kMax));
-  for (char& c : s) {
-    if (c == '\n' || c == '\r') c = ' ';
-  }
-  if (body.size() > kMax) s += "...";
-  return s;
-}
-
-// RFC 3986 unreserved characters stay; everything else (PromQL's braces, quotes, spaces) is percent-encoded.
-std::string percent_encode(std::string_view text) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  out.reserve(text.size() * 3);
-  for (unsigned char c : text) {
-    bool unreserved = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
-                      c == '_' || c == '.' || c == '~';
-    if (unreserved) {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += kHex[c >> 4];
-      out += kHex[c & 0xF];
-    }
-  }
-  return out;
-}
 
 // Prometheus writes sample values as strings: decimals, "NaN", "+Inf", "-Inf". from_chars is locale-independent
 // but rejects a leading '+', so that is dropped first.

@@ -406,53 +406,5 @@ TEST_F(InClusterTest, ErrorsNameWhatIsMissing) {
             "in-cluster config: " + dir + "ca.crt: cannot read: No such file or directory");
 }
 
-// A real kube-apiserver (../shared/k8s beside the repository): the kubeconfig its script writes loads, and what it
-// names is what the API server was started with.
-class ControlPlaneTest : public ::testing::Test {
- protected:
-  const fs::path script_ = fs::path(SCALEWRIGHT_SOURCE_DIR) / ".." / "shared" / "k8s" / "control-plane";
-  TempDir dir_;
-  bool started_ = false;
-
-  void SetUp() override {
-    if (!fs::exists(script_.parent_path())) GTEST_SKIP() << script_.parent_path() << " is absent";
-  }
-  void TearDown() override {
-    if (!started_) return;
-    int status = std::system(("'" + script_.string() + "' down '" + (dir_.path() / "cluster").string() + "' >/dev/null 2>&1").c_str());
-    EXPECT_EQ(status, 0) << "control-plane down";
-  }
-
-  static std::string read(const fs::path& file) {
-    std::ifstream in(file, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-  }
-};
-
-TEST_F(ControlPlaneTest, LoadsTheKubeconfigOfARealApiServer) {
-  const fs::path cluster = dir_.path() / "cluster";
-  const fs::path log = dir_.path() / "up.log";
-  started_ = true;  // `down` is harmless when `up` wrote no pids
-  int status = std::system(
-      ("'" + script_.string() + "' up '" + cluster.string() + "' --apiserver-only >'" + log.string() + "' 2>&1").c_str());
-  ASSERT_EQ(status, 0) << read(log);
-  KubeconfigOptions options;
-  options.kubeconfig = (cluster / "kubeconfig").string();
-  Result<ClusterConfig> config = load_kubeconfig(options);
-  ASSERT_TRUE(config) << config.error().message;
-  EXPECT_THAT(config->server, ::testing::MatchesRegex("https://127\\.0\\.0\\.1:[0-9]+"));
-  EXPECT_THAT(config->certificate_authority, StartsWith("-----BEGIN CERTIFICATE-----\n"));
-  EXPECT_THAT(config->client_certificate, StartsWith("-----BEGIN CERTIFICATE-----\n"));
-  EXPECT_THAT(config->client_key, StartsWith("-----BEGIN PRIVATE KEY-----\n"));
-  EXPECT_THAT(config->client_key, HasSubstr("-----END PRIVATE KEY-----\n"));
-  EXPECT_EQ(config->certificate_authority, read(cluster / "pki" / "ca.crt"));
-  EXPECT_EQ(config->client_certificate, read(cluster / "pki" / "admin.crt"));
-  EXPECT_EQ(config->client_key, read(cluster / "pki" / "admin.key"));
-  EXPECT_FALSE(config->insecure_skip_tls_verify);
-  EXPECT_EQ(config->namespace_, "default");
-}
-
 }  // namespace
 }  // namespace scalewright::kube

@@ -1,0 +1,357 @@
+#include "kube/http_transport.h"
+
+#include <fmt/format.h>
+#include <httplib.h>
+#include <openssl/bio.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+#include <openssl/x509.h>
+#include <openssl/x509_vfy.h>
+
+#include <cctype>
+#include <charconv>
+#include <fstream>
+#include <sstream>
+
+#ifndef SCALEWRIGHT_VERSION
+#define SCALEWRIGHT_VERSION "0.0.0"
+#endif
+
+namespace scalewright::kube {
+namespace {
+
+struct X509Free {
+  void operator()(X509* x) const { X509_free(x); }
+};
+struct PkeyFree {
+  void operator()(EVP_PKEY* k) const { EVP_PKEY_free(k); }
+};
+struct BioFree {
+  void operator()(BIO* b) const { BIO_free(b); }
+};
+struct StoreFree {
+  void operator()(X509_STORE* s) const { X509_STORE_free(s); }
+};
+using X509Ptr = std::unique_ptr<X509, X509Free>;
+using PkeyPtr = std::unique_ptr<EVP_PKEY, PkeyFree>;
+using BioPtr = std::unique_ptr<BIO, BioFree>;
+using StorePtr = std::unique_ptr<X509_STORE, StoreFree>;
+
+// The last OpenSSL error on this thread, for messages; clears the queue.
+std::string openssl_error() {
+  unsigned long code = ERR_get_error();
+  ERR_clear_error();
+  if (code == 0) return "no OpenSSL error recorded";
+  char buffer[256];
+  ERR_error_string_n(code, buffer, sizeof(buffer));
+  return buffer;
+}
+
+BioPtr memory_bio(const std::string& pem) {
+  return BioPtr(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())));
+}
+
+Result<X509Ptr> parse_certificate(const std::string& pem, std::string_view what) {
+  BioPtr bio = memory_bio(pem);
+  if (!bio) return Error{fmt::format("{}: cannot allocate a memory BIO", what)};
+  X509Ptr cert(PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr));
+  if (!cert) return Error{fmt::format("{} is not a PEM certificate: {}", what, openssl_error())};
+  return cert;
+}
+
+Result<PkeyPtr> parse_private_key(const std::string& pem, std::string_view what) {
+  BioPtr bio = memory_bio(pem);
+  if (!bio) return Error{fmt::format("{}: cannot allocate a memory BIO", what)};
+  PkeyPtr key(PEM_read_bio_PrivateKey(bio.get(), nullptr, nullptr, nullptr));
+  if (!key) return Error{fmt::format("{} is not a PEM private key: {}", what, openssl_error())};
+  return key;
+}
+
+// Every certificate of a PEM bundle into a new store.
+Result<StorePtr> parse_ca_bundle(const std::string& pem, std::string_view what) {
+  BioPtr bio = memory_bio(pem);
+  StorePtr store(X509_STORE_new());
+  if (!bio || !store) return Error{fmt::format("{}: cannot allocate", what)};
+  int count = 0;
+  while (true) {
+    X509Ptr cert(PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr));
+    if (!cert) break;
+    if (X509_STORE_add_cert(store.get(), cert.get()) != 1) {
+      return Error{fmt::format("{}: cannot add certificate {}: {}", what, count + 1, openssl_error())};
+    }
+    ++count;
+  }
+  ERR_clear_error();  // the loop ends on "no start line"
+  if (count == 0) return Error{fmt::format("{} holds no PEM certificate", what)};
+  return store;
+}
+
+std::optional<int> parse_retry_after(const std::string& value) {
+  int seconds = 0;
+  auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), seconds);
+  if (ec != std::errc() || end != value.data() + value.size() || seconds < 0) return std::nullopt;
+  return seconds;
+}
+
+}  // namespace
+
+std::string user_agent() { return "scalewright/" SCALEWRIGHT_VERSION " (linux/amd64)"; }
+
+struct HttpTransport::Endpoint {
+  bool https = false;
+  std::string host;
+  int port = 0;
+  std::string address_prefix;  // "https://host:port" for messages
+  X509Ptr client_certificate;
+  PkeyPtr client_key;
+};
+
+HttpTransport::HttpTransport(ClusterConfig config, TransportOptions options, std::unique_ptr<Endpoint> endpoint)
+    : config_(std::move(config)), options_(options), endpoint_(std::move(endpoint)) {}
+
+HttpTransport::~HttpTransport() = default;
+
+Result<std::shared_ptr<HttpTransport>> HttpTransport::create(const ClusterConfig& config, TransportOptions options) {
+  auto endpoint = std::make_unique<Endpoint>();
+  std::string_view server = config.server;
+  std::string where = config.source.empty() ? std::string("cluster config") : config.source;
+  std::size_t scheme_end = server.find("://");
+  if (scheme_end == std::string_view::npos) {
+    return Error{fmt::format("{}: server \"{}\" must start with https:// or http://", where, server)};
+  }
+  std::string_view scheme = server.substr(0, scheme_end);
+  if (scheme != "https" && scheme != "http") {
+    return Error{fmt::format("{}: server scheme \"{}\" is not supported", where, scheme)};
+  }
+  endpoint->https = scheme == "https";
+  std::string_view authority = server.substr(scheme_end + 3);
+  if (std::size_t slash = authority.find('/'); slash != std::string_view::npos) {
+    if (authority.substr(slash) != "/") {
+      return Error{fmt::format("{}: server \"{}\" has a path; a path prefix is not supported", where, server)};
+    }
+    authority = authority.substr(0, slash);
+  }
+  int port = endpoint->https ? 443 : 80;
+  std::string_view host = authority;
+  if (!authority.empty() && authority.front() == '[') {  // [::1]:6443
+    std::size_t close = authority.find(']');
+    if (close == std::string_view::npos) return Error{fmt::format("{}: server \"{}\" is malformed", where, server)};
+    host = authority.substr(1, close - 1);
+    authority = authority.substr(close + 1);
+    if (!authority.empty() && authority.front() != ':') {
+      return Error{fmt::format("{}: server \"{}\" is malformed", where, server)};
+    }
+    authority = authority.empty() ? authority : authority.substr(1);
+    if (!authority.empty()) {
+      auto [end, ec] = std::from_chars(authority.data(), authority.data() + authority.size(), port);
+      if (ec != std::errc() || end != authority.data() + authority.size()) {
+        return Error{fmt::format("{}: server \"{}\" has a bad port", where, server)};
+      }
+    }
+  } else if (std::size_t colon = authority.rfind(':'); colon != std::string_view::npos) {
+    host = authority.substr(0, colon);
+    std::string_view digits = authority.substr(colon + 1);
+    auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), port);
+    if (ec != std::errc() || end != digits.data() + digits.size() || port <= 0 || port > 65535) {
+      return Error{fmt::format("{}: server \"{}\" has a bad port", where, server)};
+    }
+  }
+  if (host.empty()) return Error{fmt::format("{}: server \"{}\" has no host", where, server)};
+  endpoint->host = std::string(host);
+  endpoint->port = port;
+  endpoint->address_prefix = std::string(server.substr(0, server.size() - (server.ends_with('/') ? 1 : 0)));
+
+  if (endpoint->https) {
+    if (!config.client_certificate.empty() || !config.client_key.empty()) {
+      if (config.client_certificate.empty() || config.client_key.empty()) {
+        return Error{fmt::format("{}: a client certificate needs both the certificate and the key", where)};
+      }
+      auto cert = parse_certificate(config.client_certificate, where + " client certificate");
+      if (!cert) return cert.error();
+      auto key = parse_private_key(config.client_key, where + " client key");
+      if (!key) return key.error();
+      if (X509_check_private_key(cert->get(), key->get()) != 1) {
+        return Error{fmt::format("{}: the client key does not match the client certificate: {}", where,
+                                 openssl_error())};
+      }
+      endpoint->client_certificate = std::move(*cert);
+      endpoint->client_key = std::move(*key);
+    }
+    if (!config.certificate_authority.empty()) {
+      auto store = parse_ca_bundle(config.certificate_authority, where + " certificate authority");
+      if (!store) return store.error();
+    }
+  } else if (!config.client_certificate.empty()) {
+    return Error{fmt::format("{}: a client certificate needs an https:// server", where)};
+  }
+  return std::shared_ptr<HttpTransport>(new HttpTransport(config, options, std::move(endpoint)));
+}
+
+namespace {
+
+// One client per call: httplib clients are not safe for concurrent use and a watch holds its connection for minutes.
+Result<std::unique_ptr<httplib::ClientImpl>> make_client(const ClusterConfig& config, const TransportOptions& options,
+                                                         bool https, const std::string& host, int port,
+                                                         X509* cert, EVP_PKEY* key) {
+  std::unique_ptr<httplib::ClientImpl> client;
+  if (https) {
+    // SSL_CTX_use_certificate/PrivateKey take their own references: the Endpoint keeps ownership of cert and key.
+    auto ssl = cert != nullptr ? std::make_unique<httplib::SSLClient>(host, port, cert, key)
+                               : std::make_unique<httplib::SSLClient>(host, port);
+    if (!ssl->is_valid()) return Error{fmt::format("cannot set up TLS: {}", openssl_error())};
+    if (!config.certificate_authority.empty()) {
+      auto store = parse_ca_bundle(config.certificate_authority, "certificate authority");
+      if (!store) return store.error();
+      ssl->set_ca_cert_store(store->release());  // the SSL_CTX owns it from here
+    }
+    ssl->enable_server_certificate_verification(!config.insecure_skip_tls_verify);
+    client = std::move(ssl);
+  } else {
+    client = std::make_unique<httplib::ClientImpl>(host, port);
+  }
+  client->set_connection_timeout(options.connect_timeout);
+  client->set_read_timeout(options.read_timeout);
+  client->set_write_timeout(options.write_timeout);
+  client->set_keep_alive(false);
+  client->set_follow_location(false);
+  return client;
+}
+
+Result<std::string> bearer_token(const ClusterConfig& config) {
+  if (!config.bearer_token_file.empty()) {
+    std::ifstream in(config.bearer_token_file, std::ios::binary);
+    if (!in) return Error{fmt::format("cannot read bearer token file {}", config.bearer_token_file)};
+    std::ostringstream text;
+    text << in.rdbuf();
+    std::string token = text.str();
+    while (!token.empty() && std::isspace(static_cast<unsigned char>(token.back()))) token.pop_back();
+    if (token.empty()) return Error{fmt::format("bearer token file {} is empty", config.bearer_token_file)};
+    return token;
+  }
+  return config.bearer_token;
+}
+
+}  // namespace
+
+namespace {
+
+std::string describe_failure(httplib::ClientImpl& client, bool https, httplib::Error error) {
+  switch (error) {
+    case httplib::Error::Connection: return "cannot connect";
+    case httplib::Error::ConnectionTimeout: return "connect timed out";
+    case httplib::Error::Read: return "reading the answer failed or timed out";
+    case httplib::Error::Write: return "sending the request failed";
+    case httplib::Error::SSLConnection: return "TLS handshake failed";
+    case httplib::Error::SSLServerVerification: {
+      std::string text = "TLS verification of the server certificate failed";
+      long verify = https ? static_cast<httplib::SSLClient&>(client).get_openssl_verify_result() : X509_V_OK;
+      if (verify != X509_V_OK) text += fmt::format(" ({})", X509_verify_cert_error_string(verify));
+      return text;
+    }
+    default: return httplib::to_string(error);
+  }
+}
+
+}  // namespace
+
+Result<HttpResponse> HttpTransport::request(const HttpRequest& request) const {
+  const Endpoint& e = *endpoint_;
+  auto client = make_client(config_, options_, e.https, e.host, e.port, e.client_certificate.get(),
+                            e.client_key.get());
+  if (!client) return Error{fmt::format("{} {}{}: {}", request.method, e.address_prefix, request.path,
+                                        client.error().message)};
+  auto token = bearer_token(config_);
+  if (!token) return Error{fmt::format("{} {}: {}", request.method, request.path, token.error().message)};
+
+  httplib::Request req;
+  req.method = request.method;
+  req.path = request.path;
+  req.set_header("Accept", "application/json");
+  req.set_header("User-Agent", user_agent());
+  if (!token->empty()) req.set_header("Authorization", "Bearer " + *token);
+  if (!request.content_type.empty()) {
+    req.set_header("Content-Type", request.content_type);
+    req.body = request.body;
+  }
+  httplib::Response res;
+  httplib::Error error = httplib::Error::Success;
+  if (!(*client)->send(req, res, error)) {
+    return Error{fmt::format("{} {}{}: {}", request.method, e.address_prefix, request.path,
+                             describe_failure(**client, e.https, error))};
+  }
+  HttpResponse out;
+  out.status = res.status;
+  out.content_type = res.get_header_value("Content-Type");
+  if (res.has_header("Retry-After")) out.retry_after_seconds = parse_retry_after(res.get_header_value("Retry-After"));
+  out.body = std::move(res.body);
+  return out;
+}
+
+Result<HttpResponse> HttpTransport::stream_lines(const std::string& path,
+                                                 const std::function<bool(std::string_view)>& on_line) const {
+  const Endpoint& e = *endpoint_;
+  auto client = make_client(config_, options_, e.https, e.host, e.port, e.client_certificate.get(),
+                            e.client_key.get());
+  if (!client) return Error{fmt::format("GET {}{}: {}", e.address_prefix, path, client.error().message)};
+  auto token = bearer_token(config_);
+  if (!token) return Error{fmt::format("GET {}: {}", path, token.error().message)};
+
+  HttpResponse out;
+  std::string pending;       // an incomplete line carried from one chunk to the next
+  bool stopped = false;      // on_line asked to stop
+  bool success = false;      // 2xx: the body is lines
+  httplib::Request req;
+  req.method = "GET";
+  req.path = path;
+  req.set_header("Accept", "application/json");
+  req.set_header("User-Agent", user_agent());
+  if (!token->empty()) req.set_header("Authorization", "Bearer " + *token);
+  req.response_handler = [&](const httplib::Response& res) {
+    out.status = res.status;
+    out.content_type = res.get_header_value("Content-Type");
+    if (res.has_header("Retry-After")) out.retry_after_seconds = parse_retry_after(res.get_header_value("Retry-After"));
+    success = res.status >= 200 && res.status < 300;
+    return true;
+  };
+  req.content_receiver = [&](const char* data, size_t size, uint64_t, uint64_t) {
+    if (!success) {
+      out.body.append(data, size);
+      return true;
+    }
+    std::string_view chunk(data, size);
+    while (!chunk.empty()) {
+      std::size_t newline = chunk.find('\n');
+      if (newline == std::string_view::npos) {
+        pending.append(chunk);
+        break;
+      }
+      std::string_view line = chunk.substr(0, newline);
+      chunk.remove_prefix(newline + 1);
+      bool keep_going;
+      if (pending.empty()) {
+        keep_going = on_line(line);
+      } else {
+        pending.append(line);
+        keep_going = on_line(pending);
+        pending.clear();
+      }
+      if (!keep_going) {
+        stopped = true;
+        return false;
+      }
+    }
+    return true;
+  };
+  httplib::Response res;
+  httplib::Error error = httplib::Error::Success;
+  bool sent = (*client)->send(req, res, error);
+  if (stopped) return out;
+  if (!sent) {
+    return Error{fmt::format("GET {}{}: {}", e.address_prefix, path, describe_failure(**client, e.https, error))};
+  }
+  if (success && !pending.empty()) on_line(pending);
+  return out;
+}
+
+}  // namespace scalewright::kube

@@ -1,0 +1,105 @@
+#include "replay_server.h"
+
+#include <algorithm>
+#include <chrono>
+#include <memory>
+
+namespace scalewright::kube::testing {
+
+using nlohmann::json;
+
+ReplayServer::ReplayServer() {
+  auto handler = [this](const httplib::Request& req, httplib::Response& res) { handle(req, res); };
+  server_.Get(".*", handler);
+  server_.Post(".*", handler);
+  server_.Put(".*", handler);
+  server_.Patch(".*", handler);
+  server_.Delete(".*", handler);
+  port_ = server_.bind_to_any_port("127.0.0.1");
+  thread_ = std::thread([this] { server_.listen_after_bind(); });
+  while (!server_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+}
+
+ReplayServer::~ReplayServer() {
+  server_.stop();
+  thread_.join();
+}
+
+void ReplayServer::expect(json exchange, httplib::Headers extra_headers) {
+  std::lock_guard lock(mutex_);
+  queue_.emplace_back(std::move(exchange), std::move(extra_headers));
+}
+
+std::vector<std::string> ReplayServer::problems() const {
+  std::lock_guard lock(mutex_);
+  std::vector<std::string> out = problems_;
+  for (const auto& [exchange, headers] : queue_) {
+    out.push_back("not requested: " + exchange["request"]["method"].get<std::string>() + " " +
+                  exchange["request"]["path"].get<std::string>());
+  }
+  return out;
+}
+
+int ReplayServer::served() const {
+  std::lock_guard lock(mutex_);
+  return served_;
+}
+
+void ReplayServer::handle(const httplib::Request& req, httplib::Response& res) {
+  std::unique_lock lock(mutex_);
+  std::string seen = req.method + " " + req.target;
+  if (queue_.empty()) {
+    problems_.push_back("unexpected request " + seen);
+    res.status = 500;
+    return;
+  }
+  auto [exchange, extra_headers] = std::move(queue_.front());
+  queue_.pop_front();
+  ++served_;
+  const json& expected = exchange["request"];
+  auto problem = [&](const std::string& what) { problems_.push_back(seen + ": " + what); };
+
+  std::string want = expected["method"].get<std::string>() + " " + expected["path"].get<std::string>();
+  if (seen != want) problem("expected " + want);
+  if (req.get_header_value("Accept") != "application/json") problem("Accept is \"" + req.get_header_value("Accept") + "\"");
+  if (req.get_header_value("User-Agent").rfind("scalewright/", 0) != 0) {
+    problem("User-Agent is \"" + req.get_header_value("User-Agent") + "\"");
+  }
+  std::string content_type = expected["headers"].value("Content-Type", "");
+  if (req.get_header_value("Content-Type") != content_type) {
+    problem("Content-Type \"" + req.get_header_value("Content-Type") + "\", recorded \"" + content_type + "\"");
+  }
+  const json& body = expected["body"];
+  if (body.is_null()) {
+    if (!req.body.empty()) problem("sent a body, recorded none: " + req.body);
+  } else if (body.is_string()) {
+    if (req.body != body.get<std::string>()) problem("body differs: " + req.body);
+  } else {
+    json sent = json::parse(req.body, nullptr, false);
+    if (sent != body) problem("JSON body differs: " + req.body);
+  }
+
+  const json& response = exchange["response"];
+  res.status = response["status"].get<int>();
+  for (const auto& [name, value] : extra_headers) res.set_header(name, value);
+  std::string response_type = response["headers"].value("Content-Type", "application/json");
+  lock.unlock();
+  if (req.target.find("watch=1") != std::string::npos && response["body"].is_array()) {
+    // The recorded lines, newline-delimited, cut into 1000-byte chunks: lines split across chunks and several
+    // short lines in one chunk, which the server never did but a client must handle.
+    auto stream = std::make_shared<std::string>();
+    for (const json& line : response["body"]) *stream += line.dump() + "\n";
+    res.set_chunked_content_provider(response_type, [stream](size_t offset, httplib::DataSink& sink) {
+      if (offset >= stream->size()) {
+        sink.done();
+        return true;
+      }
+      std::size_t n = std::min<std::size_t>(1000, stream->size() - offset);
+      return sink.write(stream->data() + offset, n);
+    });
+    return;
+  }
+  res.set_content(response["body"].dump(), response_type);
+}
+
+}  // namespace scalewright::kube::testing
