@@ -1,0 +1,193 @@
+// Leader election over a Lease: the micro-time format, and the election rules against the real API server (the
+// RealApiServer suite's control plane), driven with injected times instead of sleeping.
+#include "kube/leader_election.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include "real_apiserver.h"
+
+namespace scalewright::kube {
+namespace {
+
+using nlohmann::json;
+using std::chrono::seconds;
+using std::chrono::system_clock;
+using testing::RealApiServer;
+
+TEST(LeaseMicroTime, FormatParseRoundTrip) {
+  auto parsed = parse_micro_time("2026-11-22T10:31:41.123456Z");
+  ASSERT_TRUE(parsed.has_value());
+  EXPECT_EQ(format_micro_time(*parsed), "2026-11-22T10:31:41.123456Z");
+  EXPECT_EQ(std::chrono::duration_cast<std::chrono::microseconds>(parsed->time_since_epoch()).count(),
+            1795343501123456LL);  // date -u -d 2026-11-22T10:31:41Z +%s: 1795343501
+  // Any time truncated to microseconds survives the round trip.
+  auto now = std::chrono::time_point_cast<std::chrono::microseconds>(system_clock::now());
+  EXPECT_EQ(parse_micro_time(format_micro_time(now)), system_clock::time_point(now));
+  // What else RFC 3339 allows; what it does not.
+  EXPECT_EQ(parse_micro_time("2026-11-22T10:31:41Z"), parse_micro_time("2026-11-22T10:31:41.000000Z"));
+  EXPECT_EQ(parse_micro_time("2026-11-22T11:31:41.5+01:00"), parse_micro_time("2026-11-22T10:31:41.500000Z"));
+  EXPECT_EQ(parse_micro_time("2026-11-22T10:31:41.123456789Z"), parse_micro_time("2026-11-22T10:31:41.123456Z"));
+  EXPECT_EQ(parse_micro_time("2026-11-22T10:31:41"), std::nullopt);
+  EXPECT_EQ(parse_micro_time("2026-11-22 10:31:41Z"), std::nullopt);
+  EXPECT_EQ(parse_micro_time("2026-13-22T10:31:41Z"), std::nullopt);
+  EXPECT_EQ(parse_micro_time("2026-11-22T10:31:41.Z"), std::nullopt);
+  EXPECT_EQ(parse_micro_time(""), std::nullopt);
+}
+
+TEST(LeaderElectionConfig, ValidatesLikeClientGo) {
+  LeaderElectionConfig config{.lease_name = "l", .identity = "me"};
+  EXPECT_FALSE(validate(config).has_value());  // the defaults: 15 s, 10 s, 2 s
+  config.renew_deadline = seconds(15);
+  EXPECT_TRUE(validate(config).has_value());
+  config.renew_deadline = seconds(2);
+  EXPECT_TRUE(validate(config).has_value());  // not above 1.2 * retry period
+  config = {.lease_name = "l", .identity = ""};
+  EXPECT_TRUE(validate(config).has_value());
+  EXPECT_FALSE(default_identity().empty());
+}
+
+LeaderElector elector(const ApiClient& api, const std::string& name, const std::string& identity) {
+  LeaderElectionConfig config{.lease_namespace = "default", .lease_name = name, .identity = identity};
+  auto created = LeaderElector::create(api, config);
+  EXPECT_TRUE(created.ok()) << created.error().message;
+  return std::move(created).value();
+}
+
+// The default namespace may appear a moment after the API server: the first round may fail with NotFound.
+KubeResult<bool> first_round(LeaderElector& e, system_clock::time_point now) {
+  for (int attempt = 0;; ++attempt) {
+    auto r = e.try_acquire_or_renew(now);
+    if (r.ok() || !r.error().is_not_found() || attempt == 40) return r;
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));
+  }
+}
+
+// Whether e leads after a round at now; a round that fails is a test failure (and does not lead).
+bool leads_after_round(LeaderElector& e, system_clock::time_point now) {
+  auto r = e.try_acquire_or_renew(now);
+  EXPECT_TRUE(r.ok()) << r.error().describe();
+  return r.ok() && *r;
+}
+
+// The Lease's spec as the server has it now.
+json spec_of(const ApiClient& api, const LeaderElector& e) {
+  auto lease = api.get(e.lease_path());
+  EXPECT_TRUE(lease.ok()) << lease.error().describe();
+  return lease.ok() ? (*lease)["spec"] : json();
+}
+
+// A fresh Lease with two candidates, a_1 and b_2: a created it at t0 and leads.
+struct TwoCandidates {
+  ApiClient api;
+  LeaderElector a;
+  LeaderElector b;
+  system_clock::time_point t0;
+};
+
+std::optional<TwoCandidates> a_leads(const ApiClient& api, const std::string& name) {
+  TwoCandidates c{api, elector(api, name, "a_1"), elector(api, name, "b_2"), system_clock::now()};
+  auto first = first_round(c.a, c.t0);
+  EXPECT_TRUE(first.ok()) << first.error().describe();
+  if (!first.ok() || !*first) return std::nullopt;
+  return c;
+}
+
+TEST_F(RealApiServer, LeaderElectionFirstCreatesTheLeaseSecondFollows) {
+  auto candidates = a_leads(client(config_), unique_name("lease"));
+  ASSERT_TRUE(candidates.has_value());
+  auto& [api, a, b, t0] = *candidates;
+  EXPECT_TRUE(a.is_leader());
+  EXPECT_FALSE(leads_after_round(b, t0));
+  EXPECT_FALSE(b.is_leader());
+  EXPECT_EQ(spec_of(api, a), json({{"holderIdentity", "a_1"},
+                                   {"leaseDurationSeconds", 15},
+                                   {"acquireTime", format_micro_time(t0)},
+                                   {"renewTime", format_micro_time(t0)},
+                                   {"leaseTransitions", 0}}));
+  // The leader renews: renewTime moves, acquireTime and leaseTransitions stay.
+  EXPECT_TRUE(leads_after_round(a, t0 + seconds(2)));
+  json spec = spec_of(api, a);
+  EXPECT_EQ(spec["renewTime"], format_micro_time(t0 + seconds(2)));
+  EXPECT_EQ(spec["acquireTime"], format_micro_time(t0));
+  EXPECT_EQ(spec["leaseTransitions"], 0);
+}
+
+TEST_F(RealApiServer, LeaderElectionFollowerTakesOverOnlyAfterExpiryByItsOwnClock) {
+  auto candidates = a_leads(client(config_), unique_name("lease"));
+  ASSERT_TRUE(candidates.has_value());
+  auto& [api, a, b, t0] = *candidates;
+  // b's clock runs an hour behind a's: the remote renewTime must not matter, only when b saw the record change.
+  auto b0 = t0 - std::chrono::hours(1);
+  EXPECT_FALSE(leads_after_round(b, b0));
+  // a stops renewing. At +14 s by b's clock the lease has not expired yet for b; at +16 s it has.
+  EXPECT_FALSE(leads_after_round(b, b0 + seconds(14)));
+  EXPECT_TRUE(leads_after_round(b, b0 + seconds(16)));
+  EXPECT_TRUE(b.is_leader());
+  json spec = spec_of(api, a);
+  EXPECT_EQ(spec["holderIdentity"], "b_2");
+  EXPECT_EQ(spec["leaseTransitions"], 1);
+  EXPECT_EQ(spec["acquireTime"], format_micro_time(b0 + seconds(16)));
+  // a comes back: it sees b as the holder, does not lead, and does not release b's lease.
+  EXPECT_FALSE(leads_after_round(a, t0 + seconds(17)));
+  EXPECT_FALSE(a.is_leader());
+  auto released = a.release(t0 + seconds(17));
+  ASSERT_TRUE(released.ok());
+  EXPECT_FALSE(*released);
+}
+
+TEST_F(RealApiServer, LeaderElectionReleaseHandsOverAtOnce) {
+  auto candidates = a_leads(client(config_), unique_name("lease"));
+  ASSERT_TRUE(candidates.has_value());
+  auto& [api, a, b, t0] = *candidates;
+  EXPECT_FALSE(leads_after_round(b, t0 + seconds(1)));
+  auto released = a.release(t0 + seconds(2));
+  ASSERT_TRUE(released.ok()) << released.error().describe();
+  EXPECT_TRUE(*released);
+  EXPECT_FALSE(a.is_leader());
+  json spec = spec_of(api, a);
+  EXPECT_EQ(spec["holderIdentity"], "");
+  EXPECT_EQ(spec["leaseDurationSeconds"], 1);
+  // b's next try, well within a's 15 s: it takes over.
+  EXPECT_TRUE(leads_after_round(b, t0 + seconds(3)));
+  spec = spec_of(api, a);
+  EXPECT_EQ(spec["holderIdentity"], "b_2");
+  EXPECT_EQ(spec["leaseDurationSeconds"], 15);
+  EXPECT_EQ(spec["leaseTransitions"], 1);
+}
+
+TEST_F(RealApiServer, LeaderElectionStaleResourceVersionExactlyOneWins) {
+  auto candidates = a_leads(client(config_), unique_name("lease"));
+  ASSERT_TRUE(candidates.has_value());
+  auto& [api, a, b, t0] = *candidates;
+  LeaderElector c = elector(api, a.config().lease_name, "c_3");
+  ASSERT_TRUE(*a.release(t0));
+  // b and c read the same released Lease (same resourceVersion) and both update with it.
+  auto lease = api.get(a.lease_path());
+  ASSERT_TRUE(lease.ok());
+  auto by_b = b.try_acquire_or_renew(*lease, t0 + seconds(1));
+  auto by_c = c.try_acquire_or_renew(*lease, t0 + seconds(1));
+  ASSERT_TRUE(by_b.ok()) << by_b.error().describe();
+  ASSERT_TRUE(by_c.ok()) << by_c.error().describe();
+  EXPECT_TRUE(*by_b);
+  EXPECT_FALSE(*by_c);  // the server answered 409
+  EXPECT_TRUE(b.is_leader());
+  EXPECT_FALSE(c.is_leader());
+  // The same stale update again, by hand: the server's answer is 409 Conflict.
+  json stale = *lease;
+  stale["spec"]["holderIdentity"] = "c_3";
+  auto conflict = api.update(a.lease_path(), stale);
+  ASSERT_FALSE(conflict.ok());
+  EXPECT_TRUE(conflict.error().is_conflict()) << conflict.error().describe();
+  EXPECT_EQ(spec_of(api, a)["holderIdentity"], "b_2");
+  // c, on its next round, sees b's fresh record and follows.
+  EXPECT_FALSE(leads_after_round(c, t0 + seconds(2)));
+}
+
+}  // namespace
+}  // namespace scalewright::kube
