@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -187,6 +188,82 @@ TEST_F(RealApiServer, LeaderElectionStaleResourceVersionExactlyOneWins) {
   EXPECT_EQ(spec_of(api, a)["holderIdentity"], "b_2");
   // c, on its next round, sees b's fresh record and follows.
   EXPECT_FALSE(leads_after_round(c, t0 + seconds(2)));
+}
+
+// run() with short timings (lease 3 s, renew deadline 2 s, retry 1 s) on its own thread and its own client.
+struct Running {
+  std::atomic<bool> stop{false};
+  std::atomic<int> started{0};
+  std::atomic<int> stopped{0};
+  std::thread thread;
+
+  Running(ApiClient api, const std::string& name, const std::string& identity) {
+    LeaderElectionConfig election{.lease_namespace = "default",
+                                  .lease_name = name,
+                                  .identity = identity,
+                                  .lease_duration = seconds(3),
+                                  .renew_deadline = seconds(2),
+                                  .retry_period = seconds(1),
+                                  .jitter_factor = 0.5};
+    auto created = LeaderElector::create(std::move(api), election);
+    EXPECT_TRUE(created.ok()) << created.error().message;
+    thread = std::thread([this, e = std::move(created).value()]() mutable {
+      e.run([this] { return stop.load(); }, [this] { ++started; }, [this] { ++stopped; });
+    });
+  }
+  ~Running() { finish(); }
+  void finish() {
+    stop = true;
+    if (thread.joinable()) thread.join();
+  }
+  // Waits up to 20 s for the counter to reach 1.
+  static bool reaches_one(const std::atomic<int>& counter) {
+    for (int i = 0; i < 200 && counter.load() == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    return counter.load() == 1;
+  }
+};
+
+TEST_F(RealApiServer, LeaderElectionRunLeadsAndReleasesOnStop) {
+  std::string name = unique_name("lease");
+  ApiClient api = client(config_);
+  {
+    Running running(client(config_), name, "runner_1");
+    ASSERT_TRUE(Running::reaches_one(running.started));
+    EXPECT_EQ(running.stopped, 0);
+    std::this_thread::sleep_for(std::chrono::milliseconds(2500));  // a couple of renewals
+    EXPECT_EQ(running.stopped, 0);
+    auto lease = api.get("/apis/coordination.k8s.io/v1/namespaces/default/leases/" + name);
+    ASSERT_TRUE(lease.ok());
+    EXPECT_EQ((*lease)["spec"]["holderIdentity"], "runner_1");
+    EXPECT_NE((*lease)["spec"]["renewTime"], (*lease)["spec"]["acquireTime"]);
+    running.finish();
+    EXPECT_EQ(running.started, 1);
+    EXPECT_EQ(running.stopped, 1);
+  }
+  auto lease = api.get("/apis/coordination.k8s.io/v1/namespaces/default/leases/" + name);
+  ASSERT_TRUE(lease.ok());
+  EXPECT_EQ((*lease)["spec"]["holderIdentity"], "");
+  EXPECT_EQ((*lease)["spec"]["leaseDurationSeconds"], 1);
+}
+
+TEST_F(RealApiServer, LeaderElectionRunStopsLeadingOnceAnotherHolderIsSeen) {
+  std::string name = unique_name("lease");
+  ApiClient api = client(config_);
+  Running running(client(config_), name, "runner_1");
+  ASSERT_TRUE(Running::reaches_one(running.started));
+  // Someone else writes the Lease (as after our renewals had failed and it expired for them).
+  std::string path = "/apis/coordination.k8s.io/v1/namespaces/default/leases/" + name;
+  for (int attempt = 0; attempt < 10; ++attempt) {
+    auto lease = api.get(path);
+    ASSERT_TRUE(lease.ok());
+    (*lease)["spec"]["holderIdentity"] = "usurper_2";
+    auto updated = api.update(path, *lease);
+    if (updated.ok()) break;
+    ASSERT_TRUE(updated.error().is_conflict()) << updated.error().describe();
+  }
+  // The runner notices on its next renewal and steps down without waiting for its renew deadline.
+  ASSERT_TRUE(Running::reaches_one(running.stopped));
+  EXPECT_EQ(running.started, 1);
 }
 
 }  // namespace
