@@ -190,7 +190,8 @@ TEST_F(RealApiServer, LeaderElectionStaleResourceVersionExactlyOneWins) {
   EXPECT_FALSE(leads_after_round(c, t0 + seconds(2)));
 }
 
-// run() with short timings (lease 3 s, renew deadline 2 s, retry 1 s) on its own thread and its own client.
+// run() on its own thread and its own client, renewing every second; the lease (30 s) and renew deadline (20 s) are
+// long enough that a loaded machine (the sanitizer build) never makes it step down by a late renewal.
 struct Running {
   std::atomic<bool> stop{false};
   std::atomic<int> started{0};
@@ -201,8 +202,8 @@ struct Running {
     LeaderElectionConfig election{.lease_namespace = "default",
                                   .lease_name = name,
                                   .identity = identity,
-                                  .lease_duration = seconds(3),
-                                  .renew_deadline = seconds(2),
+                                  .lease_duration = seconds(30),
+                                  .renew_deadline = seconds(20),
                                   .retry_period = seconds(1),
                                   .jitter_factor = 0.5};
     auto created = LeaderElector::create(std::move(api), election);
@@ -230,12 +231,17 @@ TEST_F(RealApiServer, LeaderElectionRunLeadsAndReleasesOnStop) {
     Running running(client(config_), name, "runner_1");
     ASSERT_TRUE(Running::reaches_one(running.started));
     EXPECT_EQ(running.stopped, 0);
-    std::this_thread::sleep_for(std::chrono::milliseconds(2500));  // a couple of renewals
-    EXPECT_EQ(running.stopped, 0);
-    auto lease = api.get("/apis/coordination.k8s.io/v1/namespaces/default/leases/" + name);
+    // It renews: within 20 s the Lease's renewTime moves past its acquireTime, held by the same runner.
+    const std::string path = "/apis/coordination.k8s.io/v1/namespaces/default/leases/" + name;
+    KubeResult<json> lease = api.get(path);
+    for (int i = 0; i < 200 && lease.ok() && (*lease)["spec"]["renewTime"] == (*lease)["spec"]["acquireTime"]; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      lease = api.get(path);
+    }
     ASSERT_TRUE(lease.ok());
     EXPECT_EQ((*lease)["spec"]["holderIdentity"], "runner_1");
     EXPECT_NE((*lease)["spec"]["renewTime"], (*lease)["spec"]["acquireTime"]);
+    EXPECT_EQ(running.stopped, 0);
     running.finish();
     EXPECT_EQ(running.started, 1);
     EXPECT_EQ(running.stopped, 1);
