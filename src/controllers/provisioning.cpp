@@ -12,7 +12,6 @@ namespace scalewright::controllers {
 void ProvisioningController::reconcile() {
   if (state_.scheduling_changes() == scheduling_seen_ && !look_again_) return;
   scheduling_seen_ = state_.scheduling_changes();
-  if (look_again_) capacity_freed_ = true;
   look_again_ = false;
   std::vector<std::string> landed;  // nodes no longer in flight that pods are still nominated to
   for (const auto& [node, pods] : state_.nominees()) {

@@ -38,7 +38,10 @@ class ProvisioningController : private Controller {
   void reconcile();
   // Pending pods may now be provisioned although no observed object changed (Cluster Autoscaler left them to the
   // NodePools; an unavailable offering's time is up).
-  void look_again() { look_again_ = true; }
+  void look_again() {
+    look_again_ = true;
+    capacity_freed_ = true;
+  }
 
  private:
   void on_batch_deadline();

@@ -40,8 +40,7 @@ std::vector<ObservedPod> StateAutoscalingView::pods(const std::string& namespace
     pod.phase = record.bound_at ? PodPhase::Running : PodPhase::Pending;
     if (record.bound_at) {
       // On a node that stopped reporting, the node lifecycle controller has marked the pod NotReady.
-      const state::NodeRecord* node = state_.find_node(record.pod->spec.node_name);
-      const std::optional<Duration> failed = node == nullptr ? std::nullopt : node->failed_at;
+      const std::optional<Duration> failed = state_.node_failed_at(record);
       pod.ready = !failed;
       pod.ready_last_transition = failed.value_or(*record.bound_at);
       pod.start_time = *record.bound_at;

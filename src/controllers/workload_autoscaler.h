@@ -40,7 +40,6 @@ class WorkloadAutoscalerController : private Controller {
   // Metrics were scraped: the HPA controller syncs one period after the first scrape, and every period after.
   void metrics_scraped();
 
-  const AutoscalingView& view() const { return view_; }
   // The autoscalers' tallies, brought up to `now`.
   std::vector<AutoscalerSummary> summary(Duration now);
 

@@ -14,7 +14,8 @@ struct ClusterConfig {
   std::string bearer_token;            // empty: none
   std::string bearer_token_file;       // re-read when set (projected service-account tokens rotate)
   std::string namespace_;              // the context's namespace, or the service account's; "default" if none
-  std::string source;                  // where it came from, for messages: "kubeconfig /path (context kind)" or "in-cluster"
+  // Where it came from, for messages: "kubeconfig /path (context kind)" or "in-cluster".
+  std::string source;
 };
 
 }  // namespace scalewright::kube

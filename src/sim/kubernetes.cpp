@@ -281,18 +281,13 @@ void Simulation::on_taint_eviction(const std::string& name) {
   }
 }
 
-std::optional<Duration> Simulation::node_failed_at(const state::PodRecord& pod) const {
-  if (!pod.bound_at) return std::nullopt;
-  const state::NodeRecord* node = state_.find_node(pod.pod->spec.node_name);
-  return node == nullptr ? std::nullopt : node->failed_at;
-}
-
 // metrics-server's scrape of the pods that serve load; the HPA controller syncs on what it scraped.
 void Simulation::on_metrics_scrape() {
   std::map<std::string, std::vector<RunningPod>> running;
   for (const auto& [key, pod] : state_.pods()) {
     // An evicted pod is out of its Service's endpoints: it gets no requests while it shuts down.
-    if (!pod.bound_at || pod.daemon || pod.workload.empty() || pod.terminating_until || node_failed_at(pod)) continue;
+    if (!pod.bound_at || pod.daemon || pod.workload.empty() || pod.terminating_until) continue;
+    if (state_.node_failed_at(pod)) continue;
     std::int64_t limit = 0;
     if (!pod.pod->spec.containers.empty()) limit = pod.pod->spec.containers.front().limits.cpu_milli();
     running[pod.workload.string()].push_back({key, *pod.bound_at, limit});

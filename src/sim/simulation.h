@@ -119,8 +119,6 @@ class Simulation final : public controllers::Clock, public controllers::ClusterW
   void on_pod_terminated(const std::string& key);
   void on_node_failure(const NodeFailureEvent& failure);
   void on_taint_eviction(const std::string& node);
-  // When the node `pod` is bound to stopped reporting; nullopt while it reports (or the pod is not bound).
-  std::optional<Duration> node_failed_at(const state::PodRecord& pod) const;
   void on_metrics_scrape();
   void record_outcome(const state::PodRecord& pod);
 

@@ -233,6 +233,12 @@ const NodePool* ClusterState::find_nodepool(const std::string& name) const {
   return it == nodepools_.end() ? nullptr : &it->second;
 }
 
+std::optional<Duration> ClusterState::node_failed_at(const PodRecord& pod) const {
+  if (!pod.bound_at) return std::nullopt;
+  const NodeRecord* node = find_node(pod.pod->spec.node_name);
+  return node == nullptr ? std::nullopt : node->failed_at;
+}
+
 bool ClusterState::in_flight(const std::string& node) const {
   if (node.empty()) return false;  // most pending pods wait for no node
   const NodeRecord* record = find_node(node);

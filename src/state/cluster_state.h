@@ -161,6 +161,8 @@ class ClusterState {
   const NodeRecord* find_node(const std::string& name) const;
   const std::vector<NodeRecord>& retired() const { return retired_; }
   std::int32_t live_nodes() const { return live_nodes_; }
+  // When the node `pod` is bound to stopped reporting; nullopt while it reports (or the pod is not bound).
+  std::optional<Duration> node_failed_at(const PodRecord& pod) const;
   // A NodeClaim launched (or a group's instance) whose node is not Ready yet.
   bool in_flight(const std::string& node) const;
 
