@@ -151,6 +151,11 @@ std::optional<Error> PrometheusFixture::start_prometheus(const PrometheusFixture
            "  - job_name: exporter\n"
            "    static_configs:\n"
         << "      - targets: ['127.0.0.1:" << exporter_port_ << "']\n";
+    for (const auto& target : options.extra_targets) {
+      out << "  - job_name: " << target.job << "\n"
+          << "    static_configs:\n"
+          << "      - targets: ['" << target.address << "']\n";
+    }
     if (!out) return Error{fmt::format("cannot write {}", config.string())};
   }
   std::string log_path = (dir_ / "prometheus.log").string();

@@ -27,6 +27,7 @@
 #include <string_view>
 #include <thread>
 #include <utility>
+#include <vector>
 
 #include "api/result.h"
 
@@ -36,9 +37,16 @@ class Server;
 
 namespace scalewright::testing {
 
+// Another endpoint for Prometheus to scrape (GET /metrics, every second), e.g. an exporter under test.
+struct ScrapeTarget {
+  std::string job;      // the job label its series get
+  std::string address;  // "127.0.0.1:PORT"
+};
+
 struct PrometheusFixtureOptions {
   std::string binary = "/usr/bin/prometheus";
   std::chrono::seconds ready_timeout{30};  // until /-/ready answers and the first scrape is queryable
+  std::vector<ScrapeTarget> extra_targets;  // scraped besides the fixture's own exporter (job "exporter")
 };
 
 class PrometheusFixture {
