@@ -166,7 +166,7 @@ KubeResult<json> ApiClient::remove(const std::string& path, std::optional<int> g
 }
 
 KubeResult<std::string> ApiClient::watch(const std::string& path, const WatchOptions& options,
-                                         const WatchCallback& callback) const {
+                                         const WatchCallback& callback, std::stop_token stop) const {
   std::string target = with_param(path, "watch", "1");
   if (options.allow_bookmarks) target = with_param(target, "allowWatchBookmarks", "true");
   if (!options.resource_version.empty()) {
@@ -192,7 +192,7 @@ KubeResult<std::string> ApiClient::watch(const std::string& path, const WatchOpt
       return false;
     }
     const std::string& type = event["type"].get_ref<const std::string&>();
-    const json& object = event["object"];
+    json& object = event["object"];
     if (type == "ERROR") {
       KubeError error{"GET", target, 0, {}, {}, std::nullopt, nullptr};
       if (!read_status(object, error)) {
@@ -209,7 +209,8 @@ KubeResult<std::string> ApiClient::watch(const std::string& path, const WatchOpt
     }
     return callback(type, object);
   };
-  auto response = transport_->stream_lines(target, on_line);
+  auto response = transport_->stream_lines(target, on_line, stop);
+  if (stop.stop_requested()) return last_resource_version;
   if (!response) return transport_error("GET", target, response.error());
   if (response->status < 200 || response->status >= 300) return error_from_response("GET", target, *response);
   if (failure) return std::move(*failure);

@@ -6,6 +6,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <stop_token>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -59,8 +60,9 @@ struct WatchOptions {
   int timeout_seconds = 0;       // server-side timeout; 0: the server's default
 };
 
-// Called once per event: type is ADDED, MODIFIED, DELETED or BOOKMARK; return false to stop watching.
-using WatchCallback = std::function<bool(std::string_view type, const nlohmann::json& object)>;
+// Called once per event: type is ADDED, MODIFIED, DELETED or BOOKMARK; return false to stop watching. The object is
+// the callback's to keep (it may move from it).
+using WatchCallback = std::function<bool(std::string_view type, nlohmann::json& object)>;
 
 class ApiClient {
  public:
@@ -82,11 +84,12 @@ class ApiClient {
   // (the object for pods, a Status for nodes and custom resources).
   KubeResult<nlohmann::json> remove(const std::string& path, std::optional<int> grace_period_seconds = {}) const;
 
-  // Streams a watch until the server closes it or the callback returns false. An ERROR event ends the watch
-  // with its Status as the KubeError (410 Expired: relist). Returns the last resourceVersion seen (events and
-  // bookmarks), or options.resource_version when none arrived.
-  KubeResult<std::string> watch(const std::string& path, const WatchOptions& options,
-                                const WatchCallback& callback) const;
+  // Streams a watch until the server closes it, the callback returns false, or stop is requested (from any
+  // thread: the stream's connection is shut down, so this returns at once). An ERROR event ends the watch with its
+  // Status as the KubeError (410 Expired: relist). Returns the last resourceVersion seen (events and bookmarks),
+  // or options.resource_version when none arrived; a stopped watch returns it too, whatever the connection did.
+  KubeResult<std::string> watch(const std::string& path, const WatchOptions& options, const WatchCallback& callback,
+                                std::stop_token stop = {}) const;
 
   const HttpTransport& transport() const { return *transport_; }
 

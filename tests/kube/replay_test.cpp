@@ -312,27 +312,29 @@ TEST(KubeTransport, BearerTokenAndUserAgent) {
   {
     std::ofstream(token_file) << "from-file-1\n";
   }
-  ClusterConfig config;
-  config.server = "http://127.0.0.1:" + std::to_string(port);
-  config.bearer_token = "static";
-  auto with_token = ApiClient::create(config);
-  ASSERT_TRUE(with_token.ok());
-  EXPECT_TRUE(with_token->get("/version").ok());
-  EXPECT_EQ(authorization, "Bearer static");
-  EXPECT_EQ(agent, user_agent());
-  EXPECT_TRUE(agent.starts_with("scalewright/")) << agent;
-  EXPECT_TRUE(agent.ends_with(" (linux/amd64)")) << agent;
+  {  // the clients close their kept-alive connections before the server stops, which would otherwise wait for them
+    ClusterConfig config;
+    config.server = "http://127.0.0.1:" + std::to_string(port);
+    config.bearer_token = "static";
+    auto with_token = ApiClient::create(config);
+    ASSERT_TRUE(with_token.ok());
+    EXPECT_TRUE(with_token->get("/version").ok());
+    EXPECT_EQ(authorization, "Bearer static");
+    EXPECT_EQ(agent, user_agent());
+    EXPECT_TRUE(agent.starts_with("scalewright/")) << agent;
+    EXPECT_TRUE(agent.ends_with(" (linux/amd64)")) << agent;
 
-  config.bearer_token_file = token_file.string();
-  auto with_file = ApiClient::create(config);
-  ASSERT_TRUE(with_file.ok());
-  EXPECT_TRUE(with_file->get("/version").ok());
-  EXPECT_EQ(authorization, "Bearer from-file-1");
-  {
-    std::ofstream(token_file) << "from-file-2";  // rotated
+    config.bearer_token_file = token_file.string();
+    auto with_file = ApiClient::create(config);
+    ASSERT_TRUE(with_file.ok());
+    EXPECT_TRUE(with_file->get("/version").ok());
+    EXPECT_EQ(authorization, "Bearer from-file-1");
+    {
+      std::ofstream(token_file) << "from-file-2";  // rotated
+    }
+    EXPECT_TRUE(with_file->get("/version").ok());
+    EXPECT_EQ(authorization, "Bearer from-file-2");
   }
-  EXPECT_TRUE(with_file->get("/version").ok());
-  EXPECT_EQ(authorization, "Bearer from-file-2");
   std::filesystem::remove(token_file);
   server.stop();
   thread.join();
