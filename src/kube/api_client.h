@@ -47,6 +47,23 @@ struct ListResult {
   std::string kind;                   // "NodeList"
 };
 
+struct ListOptions {
+  int limit = 0;                 // items per page; 0: the whole list in one answer
+  std::string label_selector;    // unescaped: "app=web"
+  std::string field_selector;    // unescaped: "spec.nodeName!="
+};
+
+// One page of a list, as the server answered it.
+struct ListPage {
+  std::vector<nlohmann::json> items;
+  std::string resource_version;  // the list's metadata.resourceVersion (the same on every page of one list)
+  std::string kind;              // "NodeList"
+  bool last = false;             // no continue token: the list is complete with this page
+};
+
+// Called once per page, in order; may move the items out. Return false to stop before the next page.
+using ListPageCallback = std::function<bool(ListPage& page)>;
+
 struct ApplyOptions {
   std::string field_manager = "scalewright";
   bool force = false;  // take over fields other managers own instead of answering 409
@@ -72,6 +89,11 @@ class ApiClient {
   KubeResult<nlohmann::json> get(const std::string& path) const;
   // Pages with limit (0: one request, no limit) and follows metadata.continue until the list is complete.
   KubeResult<ListResult> list(const std::string& path, int limit = 0) const;
+  // The same paging, handing each page to on_page as it arrives instead of holding the whole list. Returns the
+  // list's resourceVersion. A failing page ends the list with its error: 410 Expired on a continue page means the
+  // list took longer than the server keeps its snapshot, and only a new list from the start can complete it.
+  KubeResult<std::string> list_pages(const std::string& path, const ListOptions& options,
+                                     const ListPageCallback& on_page) const;
   KubeResult<nlohmann::json> create(const std::string& path, const nlohmann::json& object) const;      // POST
   KubeResult<nlohmann::json> update(const std::string& path, const nlohmann::json& object) const;      // PUT
   KubeResult<nlohmann::json> merge_patch(const std::string& path, const nlohmann::json& patch) const;  // RFC 7386
