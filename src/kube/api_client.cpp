@@ -232,7 +232,9 @@ KubeResult<std::string> ApiClient::watch(const std::string& path, const WatchOpt
     }
     return callback(type, object);
   };
-  auto response = transport_->stream_lines(target, on_line, stop);
+  StreamOptions stream{stop, {}};
+  if (options.timeout_seconds > 0) stream.read_timeout = std::chrono::seconds(options.timeout_seconds + 30);
+  auto response = transport_->stream_lines(target, on_line, stream);
   if (stop.stop_requested()) return last_resource_version;
   if (!response) return transport_error("GET", target, response.error());
   if (response->status < 200 || response->status >= 300) return error_from_response("GET", target, *response);

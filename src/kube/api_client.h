@@ -74,7 +74,9 @@ struct WatchOptions {
   bool allow_bookmarks = true;
   std::string label_selector;    // unescaped: "kubernetes.io/hostname=sw-node-1"
   std::string field_selector;
-  int timeout_seconds = 0;       // server-side timeout; 0: the server's default
+  // Server-side timeout; 0: the server's default. The stream's read timeout becomes 30 s longer, so that a quiet
+  // watch waits for the server to end it (the transport's read timeout only applies to watches without one).
+  int timeout_seconds = 0;
 };
 
 // Called once per event: type is ADDED, MODIFIED, DELETED or BOOKMARK; return false to stop watching. The object is

@@ -385,13 +385,15 @@ Result<HttpResponse> HttpTransport::request(const HttpRequest& request) const {
 
 Result<HttpResponse> HttpTransport::stream_lines(const std::string& path,
                                                  const std::function<bool(std::string_view)>& on_line,
-                                                 std::stop_token stop) const {
+                                                 const StreamOptions& options) const {
   const Endpoint& e = *endpoint_;
+  const std::stop_token& stop = options.stop;
   HttpResponse out;
   if (stop.stop_requested()) return out;
   auto client = make_client(config_, options_, e.https, e.host, e.port, e.client_certificate.get(),
                             e.client_key.get(), /*keep_alive=*/false);
   if (!client) return Error{fmt::format("GET {}{}: {}", e.address_prefix, path, client.error().message)};
+  if (options.read_timeout.count() > 0) (*client)->set_read_timeout(options.read_timeout);
   auto token = bearer_token(config_);
   if (!token) return Error{fmt::format("GET {}: {}", path, token.error().message)};
 

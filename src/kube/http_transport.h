@@ -31,13 +31,18 @@ struct HttpResponse {
 
 struct TransportOptions {
   std::chrono::milliseconds connect_timeout{10'000};
-  std::chrono::milliseconds read_timeout{60'000};  // a watch's read timeout must exceed its timeoutSeconds
+  std::chrono::milliseconds read_timeout{60'000};  // streams may set their own: StreamOptions
   std::chrono::milliseconds write_timeout{60'000};
   // Kept-alive connections waiting for the next request; more than this many idle at once are closed.
   std::size_t max_idle_connections = 8;
   // An idle connection older than this is closed instead of reused: the API server closes its idle connections
   // after 90 s, and reusing one just as it does so would fail the request.
   std::chrono::milliseconds idle_connection_timeout{50'000};
+};
+
+struct StreamOptions {
+  std::stop_token stop;                       // a stop request ends the stream at once, from any thread
+  std::chrono::milliseconds read_timeout{0};  // silence longer than this fails the stream; 0: the transport's
 };
 
 // "scalewright/<version> (linux/amd64)"
@@ -59,12 +64,12 @@ class HttpTransport {
 
   // GET whose body is a stream of newline-delimited lines (a watch), on a connection of its own: on_line is called
   // once per complete line (without the '\n'; a final unterminated line is delivered at the end) until the server
-  // closes the stream, on_line returns false, or stop is requested. A non-2xx answer is collected into the response
-  // body instead. A stop request from another thread shuts the connection down, so the call returns at once with
-  // what arrived so far (status 0 when no answer did), not an error; a connect or TLS handshake in progress
-  // finishes or times out first.
+  // closes the stream, on_line returns false, or options.stop is requested. A non-2xx answer is collected into the
+  // response body instead. A stop request from another thread shuts the connection down, so the call returns at
+  // once with what arrived so far (status 0 when no answer did), not an error; a connect or TLS handshake in
+  // progress finishes or times out first.
   Result<HttpResponse> stream_lines(const std::string& path, const std::function<bool(std::string_view line)>& on_line,
-                                    std::stop_token stop = {}) const;
+                                    const StreamOptions& options = {}) const;
 
   const ClusterConfig& config() const { return config_; }
 

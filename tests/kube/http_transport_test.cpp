@@ -304,18 +304,21 @@ TEST(KubeTransport, PostIsNotResentWhenAReusedConnectionClosesBeforeAnswering) {
   EXPECT_EQ(server.connections(), 2);
 }
 
-// A watch that sends one event, then nothing until the test ends: what a quiet cluster looks like.
+// A watch that sends one event (after first_event_after), then nothing until the test ends: a quiet cluster.
 class QuietWatchServer {
  public:
-  QuietWatchServer() {
-    server_.Get(".*", [this](const httplib::Request& req, httplib::Response& res) {
+  explicit QuietWatchServer(std::chrono::milliseconds first_event_after = {}) {
+    server_.Get(".*", [this, first_event_after](const httplib::Request& req, httplib::Response& res) {
       ++requests_;
       if (req.target.find("watch=1") == std::string::npos) {
         res.set_content("{}", "application/json");
         return;
       }
-      res.set_chunked_content_provider("application/json", [this](size_t offset, httplib::DataSink& sink) {
+      res.set_chunked_content_provider("application/json", [this, first_event_after](size_t offset,
+                                                                                      httplib::DataSink& sink) {
         if (offset == 0) {
+          std::unique_lock lock(mutex_);
+          ended_.wait_for(lock, first_event_after, [&] { return ending_; });
           std::string line = R"({"type":"ADDED","object":{"metadata":{"name":"a","resourceVersion":"7"}}})" "\n";
           return sink.write(line.data(), line.size());
         }
@@ -391,6 +394,25 @@ TEST(KubeTransport, StopEndsABlockedWatchPromptly) {
   EXPECT_EQ(**outcome, "7");  // a stopped watch answers the last resourceVersion it saw
 }
 
+TEST(KubeTransport, AWatchWithATimeoutWaitsLongerThanTheTransportsReadTimeout) {
+  QuietWatchServer server(std::chrono::milliseconds(600));
+  ClusterConfig config;
+  config.server = server.address();
+  TransportOptions options;
+  options.read_timeout = std::chrono::milliseconds(200);
+  auto api = ApiClient::create(config, options);
+  ASSERT_TRUE(api.ok());
+  WatchOptions watch;
+  watch.timeout_seconds = 5;  // the stream may stay silent for 35 s
+  int events = 0;
+  auto last = api->watch("/api/v1/pods", watch, [&](std::string_view, json&) { return ++events, false; });
+  ASSERT_TRUE(last.ok()) << last.error().describe();
+  EXPECT_EQ(*last, "7");
+  EXPECT_EQ(events, 1);
+  // Requests keep the transport's read timeout.
+  EXPECT_TRUE(api->get("/version").ok());
+}
+
 TEST(KubeTransport, AStreamStoppedBeforeItStartsSendsNothing) {
   QuietWatchServer server;
   auto transport = transport_for(server.address());
@@ -398,7 +420,7 @@ TEST(KubeTransport, AStreamStoppedBeforeItStartsSendsNothing) {
   stop.request_stop();
   int lines = 0;
   auto response = transport->stream_lines("/api/v1/pods?watch=1", [&](std::string_view) { return ++lines, true; },
-                                          stop.get_token());
+                                          StreamOptions{stop.get_token(), {}});
   ASSERT_TRUE(response.ok()) << response.error().message;
   EXPECT_EQ(response->status, 0);
   EXPECT_EQ(lines, 0);
