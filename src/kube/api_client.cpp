@@ -107,27 +107,50 @@ KubeResult<json> ApiClient::get(const std::string& path) const { return send("GE
 
 KubeResult<ListResult> ApiClient::list(const std::string& path, int limit) const {
   ListResult out;
-  std::string first = limit > 0 ? with_param(path, "limit", std::to_string(limit)) : path;
+  auto resource_version = list_pages(path, ListOptions{limit, {}, {}}, [&](ListPage& page) {
+    for (json& item : page.items) out.items.push_back(std::move(item));
+    out.kind = std::move(page.kind);
+    return true;
+  });
+  if (!resource_version) return resource_version.error();
+  out.resource_version = std::move(*resource_version);
+  return out;
+}
+
+KubeResult<std::string> ApiClient::list_pages(const std::string& path, const ListOptions& options,
+                                              const ListPageCallback& on_page) const {
+  std::string first = path;
+  if (options.limit > 0) first = with_param(first, "limit", std::to_string(options.limit));
+  if (!options.label_selector.empty()) {
+    first = with_param(first, "labelSelector", percent_encode(options.label_selector));
+  }
+  if (!options.field_selector.empty()) {
+    first = with_param(first, "fieldSelector", percent_encode(options.field_selector));
+  }
   std::string next = first;
   while (true) {
-    auto page = get(next);
-    if (!page) return page.error();
-    const json& list = *page;
+    auto answer = get(next);
+    if (!answer) return answer.error();
+    json& list = *answer;
     auto items = list.find("items");
     if (items == list.end() || !(items->is_array() || items->is_null())) {
       return KubeError{"GET", next, 200, "InvalidResponse", "the response is not a list (no \"items\" array)",
                        std::nullopt, nullptr};
     }
+    ListPage page;
     if (items->is_array()) {
-      for (const json& item : *items) out.items.push_back(item);
+      page.items.reserve(items->size());
+      for (json& item : *items) page.items.push_back(std::move(item));
     }
-    out.kind = string_field(list, "kind");
+    page.kind = string_field(list, "kind");
     std::string token;
     if (auto metadata = list.find("metadata"); metadata != list.end() && metadata->is_object()) {
-      out.resource_version = string_field(*metadata, "resourceVersion");
+      page.resource_version = string_field(*metadata, "resourceVersion");
       token = string_field(*metadata, "continue");
     }
-    if (token.empty()) return out;
+    page.last = token.empty();
+    std::string resource_version = page.resource_version;
+    if (!on_page(page) || token.empty()) return resource_version;
     next = with_param(first, "continue", percent_encode(token));
   }
 }
@@ -166,7 +189,7 @@ KubeResult<json> ApiClient::remove(const std::string& path, std::optional<int> g
 }
 
 KubeResult<std::string> ApiClient::watch(const std::string& path, const WatchOptions& options,
-                                         const WatchCallback& callback) const {
+                                         const WatchCallback& callback, std::stop_token stop) const {
   std::string target = with_param(path, "watch", "1");
   if (options.allow_bookmarks) target = with_param(target, "allowWatchBookmarks", "true");
   if (!options.resource_version.empty()) {
@@ -192,7 +215,7 @@ KubeResult<std::string> ApiClient::watch(const std::string& path, const WatchOpt
       return false;
     }
     const std::string& type = event["type"].get_ref<const std::string&>();
-    const json& object = event["object"];
+    json& object = event["object"];
     if (type == "ERROR") {
       KubeError error{"GET", target, 0, {}, {}, std::nullopt, nullptr};
       if (!read_status(object, error)) {
@@ -209,7 +232,10 @@ KubeResult<std::string> ApiClient::watch(const std::string& path, const WatchOpt
     }
     return callback(type, object);
   };
-  auto response = transport_->stream_lines(target, on_line);
+  StreamOptions stream{stop, {}};
+  if (options.timeout_seconds > 0) stream.read_timeout = std::chrono::seconds(options.timeout_seconds + 30);
+  auto response = transport_->stream_lines(target, on_line, stream);
+  if (stop.stop_requested()) return last_resource_version;
   if (!response) return transport_error("GET", target, response.error());
   if (response->status < 200 || response->status >= 300) return error_from_response("GET", target, *response);
   if (failure) return std::move(*failure);

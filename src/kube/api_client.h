@@ -6,6 +6,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <stop_token>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -46,6 +47,23 @@ struct ListResult {
   std::string kind;                   // "NodeList"
 };
 
+struct ListOptions {
+  int limit = 0;                 // items per page; 0: the whole list in one answer
+  std::string label_selector;    // unescaped: "app=web"
+  std::string field_selector;    // unescaped: "spec.nodeName!="
+};
+
+// One page of a list, as the server answered it.
+struct ListPage {
+  std::vector<nlohmann::json> items;
+  std::string resource_version;  // the list's metadata.resourceVersion (the same on every page of one list)
+  std::string kind;              // "NodeList"
+  bool last = false;             // no continue token: the list is complete with this page
+};
+
+// Called once per page, in order; may move the items out. Return false to stop before the next page.
+using ListPageCallback = std::function<bool(ListPage& page)>;
+
 struct ApplyOptions {
   std::string field_manager = "scalewright";
   bool force = false;  // take over fields other managers own instead of answering 409
@@ -56,11 +74,14 @@ struct WatchOptions {
   bool allow_bookmarks = true;
   std::string label_selector;    // unescaped: "kubernetes.io/hostname=sw-node-1"
   std::string field_selector;
-  int timeout_seconds = 0;       // server-side timeout; 0: the server's default
+  // Server-side timeout; 0: the server's default. The stream's read timeout becomes 30 s longer, so that a quiet
+  // watch waits for the server to end it (the transport's read timeout only applies to watches without one).
+  int timeout_seconds = 0;
 };
 
-// Called once per event: type is ADDED, MODIFIED, DELETED or BOOKMARK; return false to stop watching.
-using WatchCallback = std::function<bool(std::string_view type, const nlohmann::json& object)>;
+// Called once per event: type is ADDED, MODIFIED, DELETED or BOOKMARK; return false to stop watching. The object is
+// the callback's to keep (it may move from it).
+using WatchCallback = std::function<bool(std::string_view type, nlohmann::json& object)>;
 
 class ApiClient {
  public:
@@ -70,6 +91,11 @@ class ApiClient {
   KubeResult<nlohmann::json> get(const std::string& path) const;
   // Pages with limit (0: one request, no limit) and follows metadata.continue until the list is complete.
   KubeResult<ListResult> list(const std::string& path, int limit = 0) const;
+  // The same paging, handing each page to on_page as it arrives instead of holding the whole list. Returns the
+  // list's resourceVersion. A failing page ends the list with its error: 410 Expired on a continue page means the
+  // list took longer than the server keeps its snapshot, and only a new list from the start can complete it.
+  KubeResult<std::string> list_pages(const std::string& path, const ListOptions& options,
+                                     const ListPageCallback& on_page) const;
   KubeResult<nlohmann::json> create(const std::string& path, const nlohmann::json& object) const;      // POST
   KubeResult<nlohmann::json> update(const std::string& path, const nlohmann::json& object) const;      // PUT
   KubeResult<nlohmann::json> merge_patch(const std::string& path, const nlohmann::json& patch) const;  // RFC 7386
@@ -82,11 +108,12 @@ class ApiClient {
   // (the object for pods, a Status for nodes and custom resources).
   KubeResult<nlohmann::json> remove(const std::string& path, std::optional<int> grace_period_seconds = {}) const;
 
-  // Streams a watch until the server closes it or the callback returns false. An ERROR event ends the watch
-  // with its Status as the KubeError (410 Expired: relist). Returns the last resourceVersion seen (events and
-  // bookmarks), or options.resource_version when none arrived.
-  KubeResult<std::string> watch(const std::string& path, const WatchOptions& options,
-                                const WatchCallback& callback) const;
+  // Streams a watch until the server closes it, the callback returns false, or stop is requested (from any
+  // thread: the stream's connection is shut down, so this returns at once). An ERROR event ends the watch with its
+  // Status as the KubeError (410 Expired: relist). Returns the last resourceVersion seen (events and bookmarks),
+  // or options.resource_version when none arrived; a stopped watch returns it too, whatever the connection did.
+  KubeResult<std::string> watch(const std::string& path, const WatchOptions& options, const WatchCallback& callback,
+                                std::stop_token stop = {}) const;
 
   const HttpTransport& transport() const { return *transport_; }
 

@@ -8,11 +8,16 @@
 #include <openssl/pem.h>
 #include <openssl/x509.h>
 #include <openssl/x509_vfy.h>
+#include <poll.h>
+#include <spdlog/spdlog.h>
+#include <sys/socket.h>
 
 #include <cctype>
 #include <charconv>
 #include <fstream>
+#include <mutex>
 #include <sstream>
+#include <vector>
 
 #ifndef SCALEWRIGHT_VERSION
 #define SCALEWRIGHT_VERSION "0.0.0"
@@ -107,11 +112,6 @@ struct HttpTransport::Endpoint {
   PkeyPtr client_key;
 };
 
-HttpTransport::HttpTransport(ClusterConfig config, TransportOptions options, std::unique_ptr<Endpoint> endpoint)
-    : config_(std::move(config)), options_(options), endpoint_(std::move(endpoint)) {}
-
-HttpTransport::~HttpTransport() = default;
-
 Result<std::shared_ptr<HttpTransport>> HttpTransport::create(const ClusterConfig& config, TransportOptions options) {
   auto endpoint = std::make_unique<Endpoint>();
   std::string_view server = config.server;
@@ -190,10 +190,11 @@ Result<std::shared_ptr<HttpTransport>> HttpTransport::create(const ClusterConfig
 
 namespace {
 
-// One client per call: httplib clients are not safe for concurrent use and a watch holds its connection for minutes.
+// A client per connection: httplib clients are not safe for concurrent use, so a pooled one serves one request at a
+// time, and a watch holds a client of its own for minutes.
 Result<std::unique_ptr<httplib::ClientImpl>> make_client(const ClusterConfig& config, const TransportOptions& options,
                                                          bool https, const std::string& host, int port,
-                                                         X509* cert, EVP_PKEY* key) {
+                                                         X509* cert, EVP_PKEY* key, bool keep_alive) {
   std::unique_ptr<httplib::ClientImpl> client;
   if (https) {
     // SSL_CTX_use_certificate/PrivateKey take their own references: the Endpoint keeps ownership of cert and key.
@@ -213,7 +214,10 @@ Result<std::unique_ptr<httplib::ClientImpl>> make_client(const ClusterConfig& co
   client->set_connection_timeout(options.connect_timeout);
   client->set_read_timeout(options.read_timeout);
   client->set_write_timeout(options.write_timeout);
-  client->set_keep_alive(false);
+  client->set_keep_alive(keep_alive);
+  // httplib writes a request's headers and body separately: with Nagle's algorithm the body of a request on a
+  // kept-alive connection waits for the server's delayed ACK (40 ms). Go turns it off on every connection too.
+  client->set_tcp_nodelay(true);
   client->set_follow_location(false);
   return client;
 }
@@ -232,10 +236,6 @@ Result<std::string> bearer_token(const ClusterConfig& config) {
   return config.bearer_token;
 }
 
-}  // namespace
-
-namespace {
-
 std::string describe_failure(httplib::ClientImpl& client, bool https, httplib::Error error) {
   switch (error) {
     case httplib::Error::Connection: return "cannot connect";
@@ -253,64 +253,162 @@ std::string describe_failure(httplib::ClientImpl& client, bool https, httplib::E
   }
 }
 
-}  // namespace
-
-Result<HttpResponse> HttpTransport::request(const HttpRequest& request) const {
-  const Endpoint& e = *endpoint_;
-  auto client = make_client(config_, options_, e.https, e.host, e.port, e.client_certificate.get(),
-                            e.client_key.get());
-  if (!client) return Error{fmt::format("{} {}{}: {}", request.method, e.address_prefix, request.path,
-                                        client.error().message)};
-  auto token = bearer_token(config_);
-  if (!token) return Error{fmt::format("{} {}: {}", request.method, request.path, token.error().message)};
-
-  httplib::Request req;
-  req.method = request.method;
-  req.path = request.path;
-  req.set_header("Accept", "application/json");
-  req.set_header("User-Agent", user_agent());
-  if (!token->empty()) req.set_header("Authorization", "Bearer " + *token);
-  if (!request.content_type.empty()) {
-    req.set_header("Content-Type", request.content_type);
-    req.body = request.body;
-  }
-  httplib::Response res;
-  httplib::Error error = httplib::Error::Success;
-  if (!(*client)->send(req, res, error)) {
-    return Error{fmt::format("{} {}{}: {}", request.method, e.address_prefix, request.path,
-                             describe_failure(**client, e.https, error))};
-  }
-  HttpResponse out;
-  out.status = res.status;
-  out.content_type = res.get_header_value("Content-Type");
-  if (res.has_header("Retry-After")) out.retry_after_seconds = parse_retry_after(res.get_header_value("Retry-After"));
-  out.body = std::move(res.body);
-  return out;
+// An idle HTTP/1.1 connection never receives anything but its server closing it (EOF, a reset, or a TLS
+// close_notify alert): anything readable means the server has given up on it.
+bool server_closed_idle_connection(socket_t socket) {
+  pollfd probe{socket, POLLIN, 0};
+  return ::poll(&probe, 1, 0) != 0;
 }
 
-Result<HttpResponse> HttpTransport::stream_lines(const std::string& path,
-                                                 const std::function<bool(std::string_view)>& on_line) const {
-  const Endpoint& e = *endpoint_;
-  auto client = make_client(config_, options_, e.https, e.host, e.port, e.client_certificate.get(),
-                            e.client_key.get());
-  if (!client) return Error{fmt::format("GET {}{}: {}", e.address_prefix, path, client.error().message)};
-  auto token = bearer_token(config_);
-  if (!token) return Error{fmt::format("GET {}: {}", path, token.error().message)};
+// Whether a request that failed on a reused connection before any answer arrived may be sent again: the server
+// cannot have acted on a request it did not receive whole, and GET and HEAD change nothing however often they run.
+bool may_resend(const std::string& method, httplib::Error error) {
+  if (error == httplib::Error::Write) return true;
+  return error == httplib::Error::Read && (method == "GET" || method == "HEAD");
+}
 
-  HttpResponse out;
-  std::string pending;       // an incomplete line carried from one chunk to the next
-  bool stopped = false;      // on_line asked to stop
-  bool success = false;      // 2xx: the body is lines
+httplib::Request base_request(const std::string& method, const std::string& path, const std::string& token) {
   httplib::Request req;
-  req.method = "GET";
+  req.method = method;
   req.path = path;
   req.set_header("Accept", "application/json");
   req.set_header("User-Agent", user_agent());
-  if (!token->empty()) req.set_header("Authorization", "Bearer " + *token);
+  if (!token.empty()) req.set_header("Authorization", "Bearer " + token);
+  return req;
+}
+
+void read_headers(const httplib::Response& res, HttpResponse& out) {
+  out.status = res.status;
+  out.content_type = res.get_header_value("Content-Type");
+  if (res.has_header("Retry-After")) out.retry_after_seconds = parse_retry_after(res.get_header_value("Retry-After"));
+}
+
+}  // namespace
+
+// Idle kept-alive connections, most recently used last so that the warmest is reused first.
+struct HttpTransport::ConnectionPool {
+  struct Connection {
+    std::unique_ptr<httplib::ClientImpl> client;
+    int requests_answered = 0;
+    std::chrono::steady_clock::time_point idle_since;
+  };
+
+  std::mutex mutex;
+  std::vector<Connection> idle;
+};
+
+HttpTransport::HttpTransport(ClusterConfig config, TransportOptions options, std::unique_ptr<Endpoint> endpoint)
+    : config_(std::move(config)),
+      options_(options),
+      endpoint_(std::move(endpoint)),
+      pool_(std::make_unique<ConnectionPool>()) {}
+
+HttpTransport::~HttpTransport() = default;
+
+Result<HttpResponse> HttpTransport::request(const HttpRequest& request) const {
+  const Endpoint& e = *endpoint_;
+  auto token = bearer_token(config_);
+  if (!token) return Error{fmt::format("{} {}: {}", request.method, request.path, token.error().message)};
+
+  // Takes the most recently used idle connection the server has not closed; closing the stale ones happens after
+  // the lock is released, since a TLS shutdown writes to the socket.
+  auto take_idle = [&]() -> std::optional<ConnectionPool::Connection> {
+    std::vector<ConnectionPool::Connection> stale;
+    std::optional<ConnectionPool::Connection> found;
+    {
+      std::lock_guard lock(pool_->mutex);
+      auto now = std::chrono::steady_clock::now();
+      while (!found && !pool_->idle.empty()) {
+        ConnectionPool::Connection candidate = std::move(pool_->idle.back());
+        pool_->idle.pop_back();
+        bool open = candidate.client->is_socket_open() != 0;
+        if (now - candidate.idle_since > options_.idle_connection_timeout ||
+            (open && server_closed_idle_connection(candidate.client->socket()))) {
+          stale.push_back(std::move(candidate));
+        } else {
+          found = std::move(candidate);
+        }
+      }
+    }
+    return found;
+  };
+
+  for (int attempt = 1;; ++attempt) {
+    std::optional<ConnectionPool::Connection> connection = attempt == 1 ? take_idle() : std::nullopt;
+    if (!connection) {
+      auto client = make_client(config_, options_, e.https, e.host, e.port, e.client_certificate.get(),
+                                e.client_key.get(), /*keep_alive=*/true);
+      if (!client) {
+        return Error{fmt::format("{} {}{}: {}", request.method, e.address_prefix, request.path,
+                                 client.error().message)};
+      }
+      connection = ConnectionPool::Connection{std::move(*client), 0, {}};
+    }
+    // httplib reconnects by itself a client whose socket it closed (the server answered "Connection: close"):
+    // only an open socket that carried an earlier answer can be one the server closed under us.
+    bool reused = connection->requests_answered > 0 && connection->client->is_socket_open() != 0;
+
+    httplib::Request req = base_request(request.method, request.path, *token);
+    if (!request.content_type.empty()) {
+      req.set_header("Content-Type", request.content_type);
+      req.body = request.body;
+    }
+    httplib::Response res;
+    httplib::Error error = httplib::Error::Success;
+    if (!connection->client->send(req, res, error)) {
+      // httplib has closed the socket; the connection is not returned to the pool.
+      bool no_answer = res.status == -1;  // not even a status line arrived
+      if (attempt == 1 && reused && no_answer && may_resend(request.method, error)) {
+        spdlog::debug("kube http: resending on a new connection method={} path={} reused_connection_error={}",
+                      request.method, request.path, httplib::to_string(error));
+        continue;
+      }
+      return Error{fmt::format("{} {}{}: {}", request.method, e.address_prefix, request.path,
+                               describe_failure(*connection->client, e.https, error))};
+    }
+    HttpResponse out;
+    read_headers(res, out);
+    out.body = std::move(res.body);
+
+    ++connection->requests_answered;
+    connection->idle_since = std::chrono::steady_clock::now();
+    {
+      std::lock_guard lock(pool_->mutex);
+      if (pool_->idle.size() < options_.max_idle_connections) {
+        pool_->idle.push_back(std::move(*connection));
+        connection.reset();
+      }
+    }
+    return out;  // a connection the pool had no room for is closed here, outside the lock
+  }
+}
+
+Result<HttpResponse> HttpTransport::stream_lines(const std::string& path,
+                                                 const std::function<bool(std::string_view)>& on_line,
+                                                 const StreamOptions& options) const {
+  const Endpoint& e = *endpoint_;
+  const std::stop_token& stop = options.stop;
+  HttpResponse out;
+  if (stop.stop_requested()) return out;
+  auto client = make_client(config_, options_, e.https, e.host, e.port, e.client_certificate.get(),
+                            e.client_key.get(), /*keep_alive=*/false);
+  if (!client) return Error{fmt::format("GET {}{}: {}", e.address_prefix, path, client.error().message)};
+  if (options.read_timeout.count() > 0) (*client)->set_read_timeout(options.read_timeout);
+  auto token = bearer_token(config_);
+  if (!token) return Error{fmt::format("GET {}: {}", path, token.error().message)};
+
+  // httplib's stop() shuts down a connected socket, but does nothing while the socket is not yet created: a stop
+  // requested in that moment is seen here, when httplib creates the socket (before connecting it).
+  (*client)->set_socket_options([&stop](socket_t socket) {
+    if (stop.stop_requested()) ::shutdown(socket, SHUT_RDWR);
+  });
+
+  std::string pending;       // an incomplete line carried from one chunk to the next
+  bool stopped = false;      // on_line asked to stop
+  bool success = false;      // 2xx: the body is lines
+  httplib::Request req = base_request("GET", path, *token);
   req.response_handler = [&](const httplib::Response& res) {
-    out.status = res.status;
-    out.content_type = res.get_header_value("Content-Type");
-    if (res.has_header("Retry-After")) out.retry_after_seconds = parse_retry_after(res.get_header_value("Retry-After"));
+    read_headers(res, out);
     success = res.status >= 200 && res.status < 300;
     return true;
   };
@@ -345,8 +443,13 @@ Result<HttpResponse> HttpTransport::stream_lines(const std::string& path,
   };
   httplib::Response res;
   httplib::Error error = httplib::Error::Success;
-  bool sent = (*client)->send(req, res, error);
-  if (stopped) return out;
+  bool sent;
+  {
+    // Declared after the client, so destroyed first: its destructor waits for a stop() running on another thread.
+    std::stop_callback shut_down_on_stop(stop, [&client] { (*client)->stop(); });
+    sent = (*client)->send(req, res, error);
+  }
+  if (stopped || stop.stop_requested()) return out;
   if (!sent) {
     return Error{fmt::format("GET {}{}: {}", e.address_prefix, path, describe_failure(**client, e.https, error))};
   }

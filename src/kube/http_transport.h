@@ -2,9 +2,11 @@
 // HTTP(S) to the Kubernetes API server, built from a ClusterConfig: server verification, client certificate,
 // bearer token, User-Agent and timeouts. Knows nothing of Kubernetes objects; api_client.h does.
 #include <chrono>
+#include <cstddef>
 #include <functional>
 #include <memory>
 #include <optional>
+#include <stop_token>
 #include <string>
 #include <string_view>
 
@@ -29,27 +31,45 @@ struct HttpResponse {
 
 struct TransportOptions {
   std::chrono::milliseconds connect_timeout{10'000};
-  std::chrono::milliseconds read_timeout{60'000};  // a watch's read timeout must exceed its timeoutSeconds
+  std::chrono::milliseconds read_timeout{60'000};  // streams may set their own: StreamOptions
   std::chrono::milliseconds write_timeout{60'000};
+  // Kept-alive connections waiting for the next request; more than this many idle at once are closed.
+  std::size_t max_idle_connections = 8;
+  // An idle connection older than this is closed instead of reused: the API server closes its idle connections
+  // after 90 s, and reusing one just as it does so would fail the request.
+  std::chrono::milliseconds idle_connection_timeout{50'000};
+};
+
+struct StreamOptions {
+  std::stop_token stop;                       // a stop request ends the stream at once, from any thread
+  std::chrono::milliseconds read_timeout{0};  // silence longer than this fails the stream; 0: the transport's
 };
 
 // "scalewright/<version> (linux/amd64)"
 std::string user_agent();
 
+// Thread-safe: any number of threads may call request() and stream_lines() on one HttpTransport at once. Requests
+// share a pool of kept-alive connections (one request at a time on each); every stream has a connection of its own.
 class HttpTransport {
  public:
   // Fails when the server address or a PEM in the config cannot be used.
   static Result<std::shared_ptr<HttpTransport>> create(const ClusterConfig& config, TransportOptions options = {});
 
-  // Sends one request and reads the whole answer. Any HTTP status is a response; only I/O and TLS failures are
-  // errors.
+  // Sends one request on an idle kept-alive connection, or a new one when none is idle, and reads the whole answer.
+  // Any HTTP status is a response; only I/O and TLS failures are errors. When a reused connection turns out to
+  // have been closed by the server before any byte of the answer arrived, the request is sent once more on a new
+  // connection if that cannot make the server act twice: always when sending failed, and for GET and HEAD when
+  // the answer never came (as Go's net/http does).
   Result<HttpResponse> request(const HttpRequest& request) const;
 
-  // GET whose body is a stream of newline-delimited lines (a watch): on_line is called once per complete line
-  // (without the '\n'; a final unterminated line is delivered at the end) until the server closes the stream or
-  // on_line returns false. A non-2xx answer is collected into the response body instead.
-  Result<HttpResponse> stream_lines(const std::string& path,
-                                    const std::function<bool(std::string_view line)>& on_line) const;
+  // GET whose body is a stream of newline-delimited lines (a watch), on a connection of its own: on_line is called
+  // once per complete line (without the '\n'; a final unterminated line is delivered at the end) until the server
+  // closes the stream, on_line returns false, or options.stop is requested. A non-2xx answer is collected into the
+  // response body instead. A stop request from another thread shuts the connection down, so the call returns at
+  // once with what arrived so far (status 0 when no answer did), not an error; a connect or TLS handshake in
+  // progress finishes or times out first.
+  Result<HttpResponse> stream_lines(const std::string& path, const std::function<bool(std::string_view line)>& on_line,
+                                    const StreamOptions& options = {}) const;
 
   const ClusterConfig& config() const { return config_; }
 
@@ -59,11 +79,13 @@ class HttpTransport {
 
  private:
   struct Endpoint;
+  struct ConnectionPool;
   HttpTransport(ClusterConfig config, TransportOptions options, std::unique_ptr<Endpoint> endpoint);
 
   ClusterConfig config_;
   TransportOptions options_;
   std::unique_ptr<Endpoint> endpoint_;
+  std::unique_ptr<ConnectionPool> pool_;  // mutable behind the const methods, guarded by its own mutex
 };
 
 }  // namespace scalewright::kube

@@ -15,6 +15,9 @@ ReplayServer::ReplayServer() {
   server_.Put(".*", handler);
   server_.Patch(".*", handler);
   server_.Delete(".*", handler);
+  // httplib writes an answer's headers and body separately: without TCP_NODELAY every answer after the first on a
+  // kept-alive connection waits for the client's delayed ACK (40 ms).
+  server_.set_tcp_nodelay(true);
   port_ = server_.bind_to_any_port("127.0.0.1");
   thread_ = std::thread([this] { server_.listen_after_bind(); });
   while (!server_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));

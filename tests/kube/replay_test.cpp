@@ -227,6 +227,57 @@ TEST_F(Replay, ListFollowsContinueAcrossPages) {
   EXPECT_EQ(server.problems(), std::vector<std::string>{});
 }
 
+TEST_F(Replay, ListPagesHandsOverEachPageBeforeAskingForTheNext) {
+  ReplayServer server;
+  server.expect(load("11-nodes-list-limit.json"));
+  server.expect(load("12-nodes-list-continue.json"));
+  std::vector<std::vector<std::string>> pages;
+  std::vector<int> requests_when_handed_over;
+  std::vector<bool> last;
+  auto resource_version = client_for(server).list_pages("/api/v1/nodes", ListOptions{2, {}, {}}, [&](ListPage& page) {
+    std::vector<std::string> names;
+    for (const json& item : page.items) names.push_back(item["metadata"]["name"]);
+    pages.push_back(names);
+    requests_when_handed_over.push_back(server.served());
+    last.push_back(page.last);
+    EXPECT_EQ(page.resource_version, "253");
+    EXPECT_EQ(page.kind, "NodeList");
+    return true;
+  });
+  ASSERT_TRUE(resource_version.ok()) << resource_version.error().describe();
+  EXPECT_EQ(*resource_version, "253");
+  EXPECT_EQ(pages, (std::vector<std::vector<std::string>>{{"sw-node-1", "sw-node-2"}, {"sw-node-3"}}));
+  EXPECT_EQ(requests_when_handed_over, (std::vector<int>{1, 2}));
+  EXPECT_EQ(last, (std::vector<bool>{false, true}));
+  EXPECT_EQ(server.problems(), std::vector<std::string>{});
+}
+
+TEST_F(Replay, ListPagesStopsWhenTheCallbackSaysSo) {
+  ReplayServer server;
+  server.expect(load("11-nodes-list-limit.json"));
+  int pages = 0;
+  auto resource_version = client_for(server).list_pages("/api/v1/nodes", ListOptions{2, {}, {}}, [&](ListPage&) {
+    ++pages;
+    return false;
+  });
+  ASSERT_TRUE(resource_version.ok()) << resource_version.error().describe();
+  EXPECT_EQ(pages, 1);
+  EXPECT_EQ(server.served(), 1);
+  EXPECT_EQ(server.problems(), std::vector<std::string>{});
+}
+
+TEST_F(Replay, ListPagesSendsSelectorsEscaped) {
+  ReplayServer server;
+  json exchange = load("55-pods-list-pending-unscheduled.json");
+  exchange["request"]["path"] = "/api/v1/pods?limit=500&labelSelector=app%3Dweb&fieldSelector=spec.nodeName%3D";
+  server.expect(exchange);
+  auto resource_version = client_for(server).list_pages(
+      "/api/v1/pods", ListOptions{500, "app=web", "spec.nodeName="}, [](ListPage&) { return true; });
+  ASSERT_TRUE(resource_version.ok()) << resource_version.error().describe();
+  EXPECT_EQ(*resource_version, exchange["response"]["body"]["metadata"]["resourceVersion"].get<std::string>());
+  EXPECT_EQ(server.problems(), std::vector<std::string>{});
+}
+
 TEST_F(Replay, ExpiredContinueTokenIsGone) {
   ReplayServer server;
   json exchange = load("80-nodes-list-continue-expired.json");
@@ -312,27 +363,29 @@ TEST(KubeTransport, BearerTokenAndUserAgent) {
   {
     std::ofstream(token_file) << "from-file-1\n";
   }
-  ClusterConfig config;
-  config.server = "http://127.0.0.1:" + std::to_string(port);
-  config.bearer_token = "static";
-  auto with_token = ApiClient::create(config);
-  ASSERT_TRUE(with_token.ok());
-  EXPECT_TRUE(with_token->get("/version").ok());
-  EXPECT_EQ(authorization, "Bearer static");
-  EXPECT_EQ(agent, user_agent());
-  EXPECT_TRUE(agent.starts_with("scalewright/")) << agent;
-  EXPECT_TRUE(agent.ends_with(" (linux/amd64)")) << agent;
+  {  // the clients close their kept-alive connections before the server stops, which would otherwise wait for them
+    ClusterConfig config;
+    config.server = "http://127.0.0.1:" + std::to_string(port);
+    config.bearer_token = "static";
+    auto with_token = ApiClient::create(config);
+    ASSERT_TRUE(with_token.ok());
+    EXPECT_TRUE(with_token->get("/version").ok());
+    EXPECT_EQ(authorization, "Bearer static");
+    EXPECT_EQ(agent, user_agent());
+    EXPECT_TRUE(agent.starts_with("scalewright/")) << agent;
+    EXPECT_TRUE(agent.ends_with(" (linux/amd64)")) << agent;
 
-  config.bearer_token_file = token_file.string();
-  auto with_file = ApiClient::create(config);
-  ASSERT_TRUE(with_file.ok());
-  EXPECT_TRUE(with_file->get("/version").ok());
-  EXPECT_EQ(authorization, "Bearer from-file-1");
-  {
-    std::ofstream(token_file) << "from-file-2";  // rotated
+    config.bearer_token_file = token_file.string();
+    auto with_file = ApiClient::create(config);
+    ASSERT_TRUE(with_file.ok());
+    EXPECT_TRUE(with_file->get("/version").ok());
+    EXPECT_EQ(authorization, "Bearer from-file-1");
+    {
+      std::ofstream(token_file) << "from-file-2";  // rotated
+    }
+    EXPECT_TRUE(with_file->get("/version").ok());
+    EXPECT_EQ(authorization, "Bearer from-file-2");
   }
-  EXPECT_TRUE(with_file->get("/version").ok());
-  EXPECT_EQ(authorization, "Bearer from-file-2");
   std::filesystem::remove(token_file);
   server.stop();
   thread.join();
