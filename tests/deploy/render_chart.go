@@ -1,9 +1,11 @@
 // render_chart renders a Helm chart's templates the way Helm 3's engine does, for tests where Helm itself is not
 // installed (it is not in Debian): Go's text/template with sprig's functions plus Helm's own (include, tpl,
-// required, toYaml, fromYaml, toJson, fromJson, lookup), .Values from values.yaml merged with --set-file style
-// overrides, .Release, .Chart, .Files and .Capabilities. It checks template syntax and what the defaults render;
-// it is not Helm (no subcharts, no schema, no hooks). Build in GOPATH mode against Debian's golang-*-dev packages:
-//   GO111MODULE=off GOPATH=/usr/share/gocode go run render_chart.go CHART RELEASE NAMESPACE [values.yaml...]
+// required, toYaml, fromYaml, toJson, fromJson, lookup), .Values from values.yaml merged with further values files
+// (as helm -f gives them), .Release, .Chart, .Files and .Capabilities. It checks template syntax and what the
+// values render; it is not Helm (no subcharts, no schema, no hooks). Build in GOPATH mode against Debian's
+// golang-*-dev packages:
+//
+//	GO111MODULE=off GOPATH=/usr/share/gocode go run render_chart.go CHART RELEASE NAMESPACE [values.yaml...]
 package main
 
 import (
