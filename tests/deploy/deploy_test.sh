@@ -29,8 +29,12 @@ if [ "$mode" = apiserver ] && [ ! -d "$repo/../shared/k8s" ]; then
   echo "SKIP  $repo/../shared/k8s is absent: no kube-apiserver to test against"
   exit 77
 fi
-command -v "$KUBECTL" >/dev/null || { echo "FAIL  no $KUBECTL (Debian: apt-get install kubernetes-client; scripts/install-deps.sh)"; exit 1; }
-python3 -c 'import yaml' 2>/dev/null || { echo "FAIL  python3 cannot import yaml (Debian: python3-yaml; scripts/install-deps.sh)"; exit 1; }
+if ! command -v "$KUBECTL" >/dev/null; then
+  echo "FAIL  no $KUBECTL (Debian: apt-get install kubernetes-client; scripts/install-deps.sh)"; exit 1
+fi
+if ! python3 -c 'import yaml' 2>/dev/null; then
+  echo "FAIL  python3 cannot import yaml (Debian: python3-yaml; scripts/install-deps.sh)"; exit 1
+fi
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/scalewright-deploy-test.XXXXXX")
 cp_dir=
@@ -107,7 +111,8 @@ rejected() {
     return
   fi
   if grep -qF -- "$want_field" "$work/apply.err" && grep -qF -- "$want_message" "$work/apply.err"; then
-    pass "NodePool $name rejected: $(grep -F -- "$want_field" "$work/apply.err" | grep -F -- "$want_message" | head -1 | sed 's/^[* ]*//')"
+    pass "NodePool $name rejected: $(grep -F -- "$want_field" "$work/apply.err" | grep -F -- "$want_message" |
+                                      head -1 | sed 's/^[* ]*//')"
   else
     fail "NodePool $name rejected, but not naming '$want_field' with '$want_message':"; indent <"$work/apply.err"
   fi
@@ -139,7 +144,11 @@ review() {
     "$sa" "$verb" "$group" "$resource" "$subresource" "$namespace" | k create -f - -o 'jsonpath={.status.allowed}' 2>"$work/review.err")
   case "$allowed" in true) got=yes ;; false) got=no ;; *) got="?" ;; esac
   local what="$verb $resource${subresource:+/$subresource}.$group${namespace:+ in $namespace}"
-  if [ "$got" = "$want" ]; then pass "SubjectAccessReview $what -> $want"; else fail "SubjectAccessReview $what: want $want, got '$allowed'"; indent <"$work/review.err"; fi
+  if [ "$got" = "$want" ]; then
+    pass "SubjectAccessReview $what -> $want"
+  else
+    fail "SubjectAccessReview $what: want $want, got '$allowed'"; indent <"$work/review.err"
+  fi
 }
 
 apiserver() {
@@ -149,7 +158,9 @@ apiserver() {
     fail "control-plane up:"; indent <"$work/control-plane.log"; indent < <(tail -20 "$cp_dir"/logs/*.log 2>/dev/null)
     return
   fi
-  pass "kube-apiserver $(k version -o json 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["serverVersion"]["gitVersion"])') on $(grep -o 'https://[^"]*' "$cp_dir/kubeconfig")"
+  local version
+  version=$(k version -o json 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["serverVersion"]["gitVersion"])')
+  pass "kube-apiserver $version on $(grep -o 'https://[^"]*' "$cp_dir/kubeconfig")"
 
   # The base, client-side, then again server-side: both must work, the second without conflicts.
   if k apply -f "$work/base.yaml" >"$work/apply.out" 2>"$work/apply.err"; then
@@ -209,7 +220,8 @@ apiserver() {
   # NodePool status through its subresource, and the printer columns that show it.
   local now status
   now=$(date -u +%Y-%m-%dT%H:%M:%SZ)
-  status='{"status":{"resources":{"cpu":"4","memory":"16Gi","nodes":"2"},"conditions":[{"type":"Ready","status":"True","reason":"Ready","message":"","lastTransitionTime":"'$now'"}]}}'
+  status='{"status": {"resources": {"cpu": "4", "memory": "16Gi", "nodes": "2"},
+    "conditions": [{"type": "Ready", "status": "True", "reason": "Ready", "message": "", "lastTransitionTime": "'$now'"}]}}'
   patch_status nodepool default "$status"
   field_is nodepool/default .status.resources.nodes 2
   if k get nodepool default >"$work/get.out" 2>&1 && head -1 "$work/get.out" | grep -q 'NODECLASS *NODES *READY' &&
@@ -225,7 +237,10 @@ apiserver() {
   else
     fail "NodeClaim:"; indent <"$work/apply.err"
   fi
-  status='{"status":{"nodeName":"kwok-default-x7k2p","providerID":"kwok://default-x7k2p","imageID":"kwok","capacity":{"cpu":"2","memory":"8Gi","pods":"29"},"allocatable":{"cpu":"1930m","memory":"7Gi","pods":"29"},"conditions":[{"type":"Launched","status":"True","reason":"Launched","message":"","lastTransitionTime":"'$now'"},{"type":"Ready","status":"True","reason":"Ready","message":"","lastTransitionTime":"'$now'"}]}}'
+  status='{"status": {"nodeName": "kwok-default-x7k2p", "providerID": "kwok://default-x7k2p", "imageID": "kwok",
+    "capacity": {"cpu": "2", "memory": "8Gi", "pods": "29"}, "allocatable": {"cpu": "1930m", "memory": "7Gi", "pods": "29"},
+    "conditions": [{"type": "Launched", "status": "True", "reason": "Launched", "message": "", "lastTransitionTime": "'$now'"},
+                   {"type": "Ready", "status": "True", "reason": "Ready", "message": "", "lastTransitionTime": "'$now'"}]}}'
   patch_status nodeclaim default-x7k2p "$status"
   field_is nodeclaim/default-x7k2p .status.nodeName kwok-default-x7k2p
   field_is nodeclaim/default-x7k2p .status.providerID kwok://default-x7k2p

@@ -91,12 +91,14 @@ func main() {
 	}
 	name, _ := chart["name"].(string)
 	top := map[string]interface{}{
-		"Values":  values,
-		"Release": map[string]interface{}{"Name": release, "Namespace": namespace, "Service": "Helm", "IsInstall": true, "IsUpgrade": false, "Revision": 1},
+		"Values": values,
+		"Release": map[string]interface{}{"Name": release, "Namespace": namespace, "Service": "Helm",
+			"IsInstall": true, "IsUpgrade": false, "Revision": 1},
 		"Chart": map[string]interface{}{"Name": chart["name"], "Version": chart["version"], "AppVersion": chart["appVersion"],
 			"Description": chart["description"], "Type": chart["type"], "KubeVersion": chart["kubeVersion"]},
-		"Files":        files{chartDir},
-		"Capabilities": map[string]interface{}{"KubeVersion": map[string]interface{}{"Version": "v1.26.1", "Major": "1", "Minor": "26"}},
+		"Files": files{chartDir},
+		"Capabilities": map[string]interface{}{
+			"KubeVersion": map[string]interface{}{"Version": "v1.26.1", "Major": "1", "Minor": "26"}},
 	}
 
 	t := template.New("chart")
