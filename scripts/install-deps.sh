@@ -14,7 +14,11 @@ packages=(
   libcpp-httplib-dev                 # HTTP client for metric sources (Prometheus API); test servers
   prometheus                         # a real Prometheus server for the metric-source tests
   etcd-server openssl curl xz-utils  # a real kube-apiserver for the Kubernetes client tests (../shared/k8s/control-plane)
+  python3-yaml                       # tests/deploy: compares the kustomize base, the CRDs and the Helm chart
 )
+# tests/deploy runs kubectl (kustomize, apply, auth can-i). Debian's kubernetes-client (kubectl 1.20) only where no
+# kubectl exists: it would conflict with one installed otherwise (a newer kubectl from elsewhere works as well).
+command -v kubectl >/dev/null || packages+=(kubernetes-client)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
