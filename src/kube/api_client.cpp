@@ -89,9 +89,9 @@ Result<ApiClient> ApiClient::create(const ClusterConfig& config, TransportOption
 }
 
 KubeResult<json> ApiClient::send(std::string_view verb, const std::string& path, std::string_view content_type,
-                                 std::string body) const {
+                                 std::string body, std::stop_token stop) const {
   HttpRequest request{std::string(verb), path, std::string(content_type), std::move(body)};
-  auto response = transport_->request(request);
+  auto response = transport_->request(request, stop);
   if (!response) return transport_error(verb, path, response.error());
   if (response->status < 200 || response->status >= 300) return error_from_response(verb, path, *response);
   json object = json::parse(response->body, nullptr, /*allow_exceptions=*/false);
@@ -118,7 +118,7 @@ KubeResult<ListResult> ApiClient::list(const std::string& path, int limit) const
 }
 
 KubeResult<std::string> ApiClient::list_pages(const std::string& path, const ListOptions& options,
-                                              const ListPageCallback& on_page) const {
+                                              const ListPageCallback& on_page, std::stop_token stop) const {
   std::string first = path;
   if (options.limit > 0) first = with_param(first, "limit", std::to_string(options.limit));
   if (!options.label_selector.empty()) {
@@ -129,7 +129,7 @@ KubeResult<std::string> ApiClient::list_pages(const std::string& path, const Lis
   }
   std::string next = first;
   while (true) {
-    auto answer = get(next);
+    auto answer = send("GET", next, {}, {}, stop);
     if (!answer) return answer.error();
     json& list = *answer;
     auto items = list.find("items");

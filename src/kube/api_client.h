@@ -93,9 +93,10 @@ class ApiClient {
   KubeResult<ListResult> list(const std::string& path, int limit = 0) const;
   // The same paging, handing each page to on_page as it arrives instead of holding the whole list. Returns the
   // list's resourceVersion. A failing page ends the list with its error: 410 Expired on a continue page means the
-  // list took longer than the server keeps its snapshot, and only a new list from the start can complete it.
+  // list took longer than the server keeps its snapshot, and only a new list from the start can complete it. A
+  // stop request (from any thread) ends a page in flight at once, with an error (code 0, "...: stopped").
   KubeResult<std::string> list_pages(const std::string& path, const ListOptions& options,
-                                     const ListPageCallback& on_page) const;
+                                     const ListPageCallback& on_page, std::stop_token stop = {}) const;
   KubeResult<nlohmann::json> create(const std::string& path, const nlohmann::json& object) const;      // POST
   KubeResult<nlohmann::json> update(const std::string& path, const nlohmann::json& object) const;      // PUT
   KubeResult<nlohmann::json> merge_patch(const std::string& path, const nlohmann::json& patch) const;  // RFC 7386
@@ -119,7 +120,7 @@ class ApiClient {
 
  private:
   KubeResult<nlohmann::json> send(std::string_view verb, const std::string& path, std::string_view content_type,
-                                  std::string body) const;
+                                  std::string body, std::stop_token stop = {}) const;
 
   std::shared_ptr<const HttpTransport> transport_;
 };

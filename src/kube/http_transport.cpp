@@ -9,6 +9,8 @@
 #include <openssl/x509.h>
 #include <openssl/x509_vfy.h>
 #include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <spdlog/spdlog.h>
 #include <sys/socket.h>
 
@@ -277,6 +279,37 @@ httplib::Request base_request(const std::string& method, const std::string& path
   return req;
 }
 
+// OpenSSL writes with write(2), which raises SIGPIPE (fatal by default) when the connection is gone: the close_notify
+// sent on a stopped stream, or on an idle connection the server closed. While one lives, SIGPIPE is blocked on this
+// thread and any it raised is consumed (as libpq does); other threads and the process's disposition are untouched.
+class SigpipeBlockedOnThisThread {
+ public:
+  SigpipeBlockedOnThisThread() {
+    sigemptyset(&sigpipe_);
+    sigaddset(&sigpipe_, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &sigpipe_, &previous_mask_);
+    sigset_t pending;
+    sigpending(&pending);
+    was_pending_ = sigismember(&pending, SIGPIPE) == 1;
+  }
+  ~SigpipeBlockedOnThisThread() {
+    sigset_t pending;
+    sigpending(&pending);
+    if (!was_pending_ && sigismember(&pending, SIGPIPE) == 1) {
+      timespec no_wait{0, 0};
+      sigtimedwait(&sigpipe_, nullptr, &no_wait);
+    }
+    pthread_sigmask(SIG_SETMASK, &previous_mask_, nullptr);
+  }
+  SigpipeBlockedOnThisThread(const SigpipeBlockedOnThisThread&) = delete;
+  SigpipeBlockedOnThisThread& operator=(const SigpipeBlockedOnThisThread&) = delete;
+
+ private:
+  sigset_t sigpipe_;
+  sigset_t previous_mask_;
+  bool was_pending_ = false;
+};
+
 void read_headers(const httplib::Response& res, HttpResponse& out) {
   out.status = res.status;
   out.content_type = res.get_header_value("Content-Type");
@@ -303,9 +336,13 @@ HttpTransport::HttpTransport(ClusterConfig config, TransportOptions options, std
       endpoint_(std::move(endpoint)),
       pool_(std::make_unique<ConnectionPool>()) {}
 
-HttpTransport::~HttpTransport() = default;
+HttpTransport::~HttpTransport() {
+  SigpipeBlockedOnThisThread sigpipe_blocked;  // closing idle TLS connections writes to them
+  pool_.reset();
+}
 
-Result<HttpResponse> HttpTransport::request(const HttpRequest& request) const {
+Result<HttpResponse> HttpTransport::request(const HttpRequest& request, std::stop_token stop) const {
+  SigpipeBlockedOnThisThread sigpipe_blocked;  // first, so that it outlives every connection closed in here
   const Endpoint& e = *endpoint_;
   auto token = bearer_token(config_);
   if (!token) return Error{fmt::format("{} {}: {}", request.method, request.path, token.error().message)};
@@ -333,7 +370,11 @@ Result<HttpResponse> HttpTransport::request(const HttpRequest& request) const {
     return found;
   };
 
+  auto stopped = [&] {
+    return Error{fmt::format("{} {}{}: stopped", request.method, e.address_prefix, request.path)};
+  };
   for (int attempt = 1;; ++attempt) {
+    if (stop.stop_requested()) return stopped();
     std::optional<ConnectionPool::Connection> connection = attempt == 1 ? take_idle() : std::nullopt;
     if (!connection) {
       auto client = make_client(config_, options_, e.https, e.host, e.port, e.client_certificate.get(),
@@ -355,7 +396,23 @@ Result<HttpResponse> HttpTransport::request(const HttpRequest& request) const {
     }
     httplib::Response res;
     httplib::Error error = httplib::Error::Success;
-    if (!connection->client->send(req, res, error)) {
+    httplib::ClientImpl& client = *connection->client;
+    bool sent;
+    {
+      // As in stream_lines: stop() shuts a connected socket down, the socket options a socket being created.
+      client.set_socket_options([&stop](socket_t socket) {
+        if (stop.stop_requested()) ::shutdown(socket, SHUT_RDWR);
+      });
+      std::stop_callback shut_down_on_stop(stop, [&client] {
+        SigpipeBlockedOnThisThread sigpipe_blocked;  // on the stopping thread: stop() may close a TLS connection
+        client.stop();
+      });
+      sent = client.send(req, res, error);
+      client.set_socket_options(nullptr);  // the pooled client outlives this stop token
+    }
+    bool stop_requested = stop.stop_requested();  // the connection may have been shut down: not to be reused
+    if (!sent) {
+      if (stop_requested) return stopped();
       // httplib has closed the socket; the connection is not returned to the pool.
       bool no_answer = res.status == -1;  // not even a status line arrived
       if (attempt == 1 && reused && no_answer && may_resend(request.method, error)) {
@@ -369,6 +426,7 @@ Result<HttpResponse> HttpTransport::request(const HttpRequest& request) const {
     HttpResponse out;
     read_headers(res, out);
     out.body = std::move(res.body);
+    if (stop_requested) return out;
 
     ++connection->requests_answered;
     connection->idle_since = std::chrono::steady_clock::now();
@@ -386,6 +444,7 @@ Result<HttpResponse> HttpTransport::request(const HttpRequest& request) const {
 Result<HttpResponse> HttpTransport::stream_lines(const std::string& path,
                                                  const std::function<bool(std::string_view)>& on_line,
                                                  const StreamOptions& options) const {
+  SigpipeBlockedOnThisThread sigpipe_blocked;  // first, so that it outlives the stream's connection
   const Endpoint& e = *endpoint_;
   const std::stop_token& stop = options.stop;
   HttpResponse out;
@@ -446,7 +505,10 @@ Result<HttpResponse> HttpTransport::stream_lines(const std::string& path,
   bool sent;
   {
     // Declared after the client, so destroyed first: its destructor waits for a stop() running on another thread.
-    std::stop_callback shut_down_on_stop(stop, [&client] { (*client)->stop(); });
+    std::stop_callback shut_down_on_stop(stop, [&client] {
+      SigpipeBlockedOnThisThread sigpipe_blocked;  // on the stopping thread: stop() may close a TLS connection
+      (*client)->stop();
+    });
     sent = (*client)->send(req, res, error);
   }
   if (stopped || stop.stop_requested()) return out;

@@ -59,8 +59,9 @@ class HttpTransport {
   // Any HTTP status is a response; only I/O and TLS failures are errors. When a reused connection turns out to
   // have been closed by the server before any byte of the answer arrived, the request is sent once more on a new
   // connection if that cannot make the server act twice: always when sending failed, and for GET and HEAD when
-  // the answer never came (as Go's net/http does).
-  Result<HttpResponse> request(const HttpRequest& request) const;
+  // the answer never came (as Go's net/http does). A stop request from another thread shuts the connection down:
+  // the request fails at once with an error ending in "stopped" (its connection is not reused).
+  Result<HttpResponse> request(const HttpRequest& request, std::stop_token stop = {}) const;
 
   // GET whose body is a stream of newline-delimited lines (a watch), on a connection of its own: on_line is called
   // once per complete line (without the '\n'; a final unterminated line is delivered at the end) until the server

@@ -13,6 +13,7 @@
 #include <condition_variable>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <stop_token>
 #include <string>
@@ -55,6 +56,7 @@ class CountingServer {
     while (!server_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   ~CountingServer() {
+    hold_until(0);  // lets held requests go
     server_.stop();
     thread_.join();
   }
@@ -62,8 +64,15 @@ class CountingServer {
   std::string address() const { return "http://127.0.0.1:" + std::to_string(port_); }
   // GET /hold answers only once this many of them are waiting at the same time.
   void hold_until(int requests) {
-    std::lock_guard lock(mutex_);
-    hold_until_ = requests;
+    {
+      std::lock_guard lock(mutex_);
+      hold_until_ = requests;
+    }
+    changed_.notify_all();
+  }
+  bool wait_until_holding(int requests) {
+    std::unique_lock lock(mutex_);
+    return changed_.wait_for(lock, std::chrono::seconds(10), [&] { return holding_ >= requests; });
   }
   std::set<int> ports() const {
     std::lock_guard lock(mutex_);
@@ -165,6 +174,26 @@ TEST(KubeTransport, IdleConnectionsBeyondTheLimitAreClosed) {
   std::set<int> after(order.begin() + 3, order.end());
   EXPECT_EQ(after.size(), 1u) << "the one connection kept idle serves every later request";
   EXPECT_EQ(server.ports().size(), 3u) << "no new connection was needed";
+}
+
+TEST(KubeTransport, StopEndsARequestWaitingForItsAnswer) {
+  CountingServer server;
+  server.hold_until(2);  // the one request is held until the server goes
+  auto transport = transport_for(server.address());
+  std::stop_source stop;
+  std::optional<Result<HttpResponse>> outcome;
+  std::thread caller([&] { outcome = transport->request({"GET", "/hold", "", ""}, stop.get_token()); });
+  ASSERT_TRUE(server.wait_until_holding(1));
+  auto asked = steady_clock::now();
+  stop.request_stop();
+  caller.join();
+  EXPECT_LT(steady_clock::now() - asked, std::chrono::seconds(1));
+  ASSERT_TRUE(outcome.has_value());
+  ASSERT_FALSE(outcome->ok());
+  EXPECT_EQ(outcome->error().message, "GET " + server.address() + "/hold: stopped");
+  // The stopped request's connection is not reused.
+  ASSERT_TRUE(transport->request({"GET", "/version", "", ""}).ok());
+  EXPECT_EQ(server.ports().size(), 2u);
 }
 
 // A bare TCP server for what httplib::Server cannot be made to do: close a kept-alive connection on cue. Its first

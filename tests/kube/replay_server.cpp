@@ -24,21 +24,36 @@ ReplayServer::ReplayServer() {
 }
 
 ReplayServer::~ReplayServer() {
+  {
+    std::lock_guard lock(mutex_);
+    closing_ = true;
+  }
+  changed_.notify_all();
   server_.stop();
   thread_.join();
 }
 
-void ReplayServer::expect(json exchange, httplib::Headers extra_headers) {
+void ReplayServer::expect(json exchange, httplib::Headers extra_headers, StreamEnd end) {
   std::lock_guard lock(mutex_);
-  queue_.emplace_back(std::move(exchange), std::move(extra_headers));
+  queue_.push_back(Expected{std::move(exchange), std::move(extra_headers), end});
+}
+
+bool ReplayServer::wait_until_served(int count, std::chrono::milliseconds timeout) const {
+  std::unique_lock lock(mutex_);
+  return changed_.wait_for(lock, timeout, [&] { return static_cast<int>(arrivals_.size()) >= count; });
+}
+
+std::vector<std::chrono::steady_clock::time_point> ReplayServer::arrivals() const {
+  std::lock_guard lock(mutex_);
+  return arrivals_;
 }
 
 std::vector<std::string> ReplayServer::problems() const {
   std::lock_guard lock(mutex_);
   std::vector<std::string> out = problems_;
-  for (const auto& [exchange, headers] : queue_) {
-    out.push_back("not requested: " + exchange["request"]["method"].get<std::string>() + " " +
-                  exchange["request"]["path"].get<std::string>());
+  for (const Expected& expected : queue_) {
+    out.push_back("not requested: " + expected.exchange["request"]["method"].get<std::string>() + " " +
+                  expected.exchange["request"]["path"].get<std::string>());
   }
   return out;
 }
@@ -50,13 +65,15 @@ int ReplayServer::served() const {
 
 void ReplayServer::handle(const httplib::Request& req, httplib::Response& res) {
   std::unique_lock lock(mutex_);
+  arrivals_.push_back(std::chrono::steady_clock::now());
+  changed_.notify_all();
   std::string seen = req.method + " " + req.target;
   if (queue_.empty()) {
     problems_.push_back("unexpected request " + seen);
     res.status = 500;
     return;
   }
-  auto [exchange, extra_headers] = std::move(queue_.front());
+  auto [exchange, extra_headers, end] = std::move(queue_.front());
   queue_.pop_front();
   ++served_;
   const json& expected = exchange["request"];
@@ -92,7 +109,14 @@ void ReplayServer::handle(const httplib::Request& req, httplib::Response& res) {
     // short lines in one chunk, which the server never did but a client must handle.
     auto stream = std::make_shared<std::string>();
     for (const json& line : response["body"]) *stream += line.dump() + "\n";
-    res.set_chunked_content_provider(response_type, [stream](size_t offset, httplib::DataSink& sink) {
+    bool hold_open = end == StreamEnd::HoldOpen;
+    res.set_chunked_content_provider(response_type, [this, stream, hold_open](size_t offset,
+                                                                              httplib::DataSink& sink) {
+      if (offset >= stream->size() && hold_open) {
+        std::unique_lock wait_lock(mutex_);
+        changed_.wait_for(wait_lock, std::chrono::milliseconds(50), [&] { return closing_; });
+        return !closing_ && sink.is_writable();
+      }
       if (offset >= stream->size()) {
         sink.done();
         return true;

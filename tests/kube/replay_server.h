@@ -3,6 +3,8 @@
 // the client's request differs from the recorded one.
 #include <httplib.h>
 
+#include <chrono>
+#include <condition_variable>
 #include <deque>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -19,24 +21,40 @@ class ReplayServer {
   ReplayServer(const ReplayServer&) = delete;
   ReplayServer& operator=(const ReplayServer&) = delete;
 
+  // How a watch stream ends once its recorded lines are sent: the server closes it (as at timeoutSeconds), or
+  // holds it open without another byte until the server is destroyed (a quiet cluster).
+  enum class StreamEnd { Close, HoldOpen };
+
   // Queues one exchange ({"request": ..., "response": ...} as in the fixture files). extra_headers are added to
   // the response (the fixtures keep only Content-Type).
-  void expect(nlohmann::json exchange, httplib::Headers extra_headers = {});
+  void expect(nlohmann::json exchange, httplib::Headers extra_headers = {}, StreamEnd end = StreamEnd::Close);
   std::string address() const { return "http://127.0.0.1:" + std::to_string(port_); }
   // Every mismatch seen so far, plus one for each queued exchange not requested.
   std::vector<std::string> problems() const;
   int served() const;
+  // Waits until count requests have arrived (expected or not); false if they have not within the timeout.
+  bool wait_until_served(int count, std::chrono::milliseconds timeout = std::chrono::seconds(10)) const;
+  // When each request arrived, in order.
+  std::vector<std::chrono::steady_clock::time_point> arrivals() const;
 
  private:
+  struct Expected {
+    nlohmann::json exchange;
+    httplib::Headers extra_headers;
+    StreamEnd end;
+  };
   void handle(const httplib::Request& req, httplib::Response& res);
 
   httplib::Server server_;
   int port_ = 0;
   std::thread thread_;
   mutable std::mutex mutex_;
-  std::deque<std::pair<nlohmann::json, httplib::Headers>> queue_;
+  mutable std::condition_variable changed_;  // a request arrived, or the server is closing
+  std::deque<Expected> queue_;
   std::vector<std::string> problems_;
+  std::vector<std::chrono::steady_clock::time_point> arrivals_;
   int served_ = 0;
+  bool closing_ = false;  // held-open streams end
 };
 
 }  // namespace scalewright::kube::testing
