@@ -42,6 +42,14 @@ struct DisruptionBudget {
   std::vector<std::string> reasons;  // empty: every reason
 };
 
+// spec.template.spec.nodeClassRef: the provider's node class (EC2NodeClass, KWOKNodeClass, ...) a NodeClaim carries.
+struct NodeClassReference {
+  std::string group;
+  std::string kind;
+  std::string name;
+  friend bool operator==(const NodeClassReference&, const NodeClassReference&) = default;
+};
+
 struct NodePool {
   ObjectMeta meta;
   // spec.template
@@ -50,6 +58,7 @@ struct NodePool {
   std::vector<Taint> taints;
   std::vector<Taint> startup_taints;  // expected to be removed by a daemon; ignored when simulating placement
   std::vector<NodePoolRequirement> requirements;
+  NodeClassReference node_class;
   std::optional<Duration> expire_after = Duration(720LL * 3600 * 1000);  // nullopt: Never
   std::optional<Duration> termination_grace_period;
   // spec.disruption

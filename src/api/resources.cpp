@@ -24,6 +24,8 @@ std::string format_bytes(std::int64_t bytes) {
   return std::to_string(bytes);
 }
 
+}  // namespace
+
 std::string format_amount(Symbol name, std::int64_t amount) {
   if (name == resource_names::cpu()) {
     return amount % 1000 == 0 ? std::to_string(amount / 1000) : std::to_string(amount) + "m";
@@ -31,8 +33,6 @@ std::string format_amount(Symbol name, std::int64_t amount) {
   if (is_byte_resource(name)) return format_bytes(amount);
   return std::to_string(amount);
 }
-
-}  // namespace
 
 std::int64_t resource_amount(Symbol name, const Quantity& quantity) {
   return name == resource_names::cpu() ? quantity.milli_value() : quantity.value();

@@ -26,6 +26,9 @@ std::int64_t resource_amount(Symbol name, const Quantity& quantity);
 // As resource_amount(), or nullopt when the amount does not fit in an int64 in that unit (cpu "1e308").
 std::optional<std::int64_t> exact_resource_amount(Symbol name, const Quantity& quantity);
 
+// An amount of resource `name` as a Kubernetes quantity: "3920m" or "4" for cpu, "16Gi" for bytes, "110" else.
+std::string format_amount(Symbol name, std::int64_t amount);
+
 class ResourceList {
  public:
   ResourceList() = default;

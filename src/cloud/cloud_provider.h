@@ -26,6 +26,7 @@ struct Instance {
   std::string node_name;
   const InstanceType* instance_type = nullptr;
   Offering offering;
+  std::string provider_id;  // the Node's spec.providerID: "aws:///us-east-1a/i-0abc...", "kwok://default-x2k4p"
 };
 
 struct LaunchOutcome {

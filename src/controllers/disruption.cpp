@@ -47,7 +47,11 @@ void DisruptionController::on_pass() {
     const NodePool* pool = state_.find_nodepool(pool_name);
     std::int32_t limit = count;
     if (pool) {
-      for (const DisruptionBudget& b : pool->budgets) limit = std::min(limit, b.nodes.scaled(count, /*round_up=*/true));
+      for (const DisruptionBudget& b : pool->budgets) {
+        // A budget that names its reasons limits only those: emptiness is reason "Empty".
+        if (!b.reasons.empty() && std::find(b.reasons.begin(), b.reasons.end(), "Empty") == b.reasons.end()) continue;
+        limit = std::min(limit, b.nodes.scaled(count, /*round_up=*/true));
+      }
     }
     allowed[pool_name] = limit;
   }

@@ -115,7 +115,7 @@ void NodeGroupController::launch(const nodegroups::NodeGroup& group, std::int32_
     record.price_per_hour = offering->price_per_hour;
     record.launched_at = now;
     record.node = std::move(node);
-    record.node.provider_id = "aws:///" + zone + "/" + record.instance_id;
+    record.node.provider_id = outcome.instance->provider_id;
     ++per_zone[zone];
     writer_.node_launched(std::move(record), running_already);
     if (!running_already) lifecycle_.launched(name, loop_.options().max_node_provision_time);

@@ -112,7 +112,11 @@ void ProvisioningController::launch(provisioning::NewNodeClaim claim,
     }
     const cloud::InstanceType& type = *choice->instance_type;
     const cloud::Offering& offering = *choice->offering;
-    cloud::LaunchOutcome outcome = cloud_.launch({name, &type, &offering, claim.labels, claim.taints});
+    // The node registers with its NodePool's label, as Karpenter's nodes do (the offering's zone and capacity type
+    // the provider adds).
+    Labels labels = claim.labels;
+    labels.set(Symbol(karpenter_labels::nodepool), Symbol(claim.nodepool));
+    cloud::LaunchOutcome outcome = cloud_.launch({name, &type, &offering, labels, claim.taints});
     if (outcome.insufficient_capacity) {
       unavailable_.mark({type.name, offering.zone, offering.capacity_type}, now + kUnavailableOfferingTtl);
       record("insufficient-capacity", outcome.message + "; trying the next offering");
@@ -127,7 +131,7 @@ void ProvisioningController::launch(provisioning::NewNodeClaim claim,
     node.price_per_hour = offering.price_per_hour;
     node.launched_at = now;
     node.node.meta.name = name;
-    node.node.meta.labels = claim.labels;
+    node.node.meta.labels = std::move(labels);
     for (const auto& [k, v] : type.labels) node.node.meta.labels.set(k, v);
     node.node.meta.labels.set(Symbol(well_known::zone), Symbol(offering.zone));
     node.node.meta.labels.set(Symbol(karpenter_labels::capacity_type), Symbol(node.capacity_type));
@@ -136,7 +140,7 @@ void ProvisioningController::launch(provisioning::NewNodeClaim claim,
     node.node.taints = claim.taints;  // startup taints are gone by the time pods are bound
     node.node.capacity = type.capacity;
     node.node.allocatable = type.allocatable;
-    node.node.provider_id = "aws:///" + offering.zone + "/" + node.instance_id;
+    node.node.provider_id = outcome.instance->provider_id;
     record("launch", fmt::format("NodeClaim {} launched {} {} {} ${:.4f}/h for {}", name, type.name, offering.zone,
                                  node.capacity_type, offering.price_per_hour, plural(pods.size(), "pod")));
     writer_.node_launched(std::move(node), /*running_already=*/false);

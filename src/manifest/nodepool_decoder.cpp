@@ -103,6 +103,9 @@ NodePool decode_nodepool(const Field& object) {
   pool.taints = decode_taints(node_spec, "taints");
   pool.startup_taints = decode_taints(node_spec, "startupTaints");
   pool.requirements = decode_requirements(node_spec);
+  Field node_class = node_spec.child("nodeClassRef");
+  pool.node_class = {node_class.optional_string("group"), node_class.optional_string("kind"),
+                     node_class.optional_string("name")};
   pool.expire_after = duration_or_never(node_spec, "expireAfter", pool.expire_after);
   pool.termination_grace_period = maybe_duration(node_spec, "terminationGracePeriod");
 

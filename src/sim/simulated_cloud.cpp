@@ -33,7 +33,8 @@ cloud::LaunchOutcome SimulatedCloud::launch(const cloud::LaunchRequest& request)
   }
   char id[32];
   std::snprintf(id, sizeof id, "i-%017llx", static_cast<unsigned long long>(next_instance_++));
-  cloud::Instance instance{id, request.name, request.instance_type, *request.offering};
+  cloud::Instance instance{id, request.name, request.instance_type, *request.offering,
+                           "aws:///" + request.offering->zone + "/" + id};
   running_[instance.id] = {instance, never_ready ? std::nullopt : std::optional<Duration>(now_ + Duration(boot))};
   outcome.instance = std::move(instance);
   return outcome;

@@ -1,5 +1,6 @@
 #include "state/cluster_state.h"
 
+#include <algorithm>
 #include <cassert>
 
 #include "scheduling/equivalence.h"
@@ -177,6 +178,20 @@ void ClusterState::retire_terminated() {
     nodes_.erase(it);
   }
   to_retire_.clear();
+}
+
+void ClusterState::pdb_applied(PodDisruptionBudget pdb) {
+  const std::string key = pdb.meta.key();
+  auto same = std::find_if(pdbs_.begin(), pdbs_.end(), [&](const PodDisruptionBudget& p) { return p.meta.key() == key; });
+  if (same != pdbs_.end()) {
+    *same = std::move(pdb);
+  } else {
+    pdbs_.push_back(std::move(pdb));
+  }
+}
+
+void ClusterState::pdb_deleted(const std::string& key) {
+  std::erase_if(pdbs_, [&](const PodDisruptionBudget& p) { return p.meta.key() == key; });
 }
 
 void ClusterState::namespace_seen(const Namespace& ns) {

@@ -130,7 +130,9 @@ class ClusterState {
   void nodepool_deleted(const std::string& name) { nodepools_.erase(name); }
   // A set of objects was applied: whatever it held, the next scheduling pass looks again.
   void objects_applied() { ++scheduling_changes_; }
-  void pdb_applied(PodDisruptionBudget pdb) { pdbs_.push_back(std::move(pdb)); }
+  // Adds the PDB, or replaces the one of that namespace and name (a watch delivers updates).
+  void pdb_applied(PodDisruptionBudget pdb);
+  void pdb_deleted(const std::string& key);
   void config_map_applied(ConfigMap config_map) { config_maps_.push_back(std::move(config_map)); }
   // The workload autoscalers, in the order applied (the simulator neither updates nor deletes them).
   void hpa_applied(HorizontalPodAutoscaler hpa) { hpas_.push_back(std::move(hpa)); }

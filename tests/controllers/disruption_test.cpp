@@ -91,5 +91,18 @@ TEST_F(DisruptionBudgetOfOneNode, RemovesOneEmptyNodePerPassTheNextTenSecondsLat
   EXPECT_THAT(clock.pending(), IsEmpty());
 }
 
+TEST_F(Disruption, BudgetForOtherReasonsDoesNotHoldEmptyNodesBack) {
+  // "0" for Underutilized and Drifted (a business-hours freeze, say) says nothing of empty nodes; "1" for Empty
+  // does: one per pass, at 30 and 40 s.
+  NodePool pool = *state.find_nodepool("default");
+  pool.budgets = {DisruptionBudget{IntOrPercent{0, false}, {"Underutilized", "Drifted"}},
+                  DisruptionBudget{IntOrPercent{1, false}, {"Empty"}}};
+  state.nodepool_applied(std::move(pool));
+  for (const char* name : {"n1", "n2"}) add_node(state, cloud, name, "default");
+  disruption.reconcile();
+  clock.advance_to(1min);
+  EXPECT_THAT(writer.calls, ElementsAre("30s delete_node n1", "40s delete_node n2"));
+}
+
 }  // namespace
 }  // namespace scalewright::controllers

@@ -197,8 +197,9 @@ class FakeCloud : public cloud::CloudProvider {
   // An instance running before the test starts (not a recorded launch): its id.
   cloud::Instance start(const std::string& node_name, const std::string& type, const std::string& zone) {
     const cloud::InstanceType* t = catalog_.find(type);
-    const cloud::Instance instance{"i-" + std::to_string(next_id_++), node_name, t,
-                                   *t->offering(zone, cloud::CapacityType::OnDemand)};
+    const std::string id = "i-" + std::to_string(next_id_++);
+    const cloud::Instance instance{id, node_name, t, *t->offering(zone, cloud::CapacityType::OnDemand),
+                                   "fake:///" + id};
     running_[instance.id] = instance;
     return instance;
   }
@@ -214,8 +215,8 @@ class FakeCloud : public cloud::CloudProvider {
                                     request.instance_type->name, request.offering->zone);
       return outcome;
     }
-    cloud::Instance instance{"i-" + std::to_string(next_id_++), request.name, request.instance_type,
-                             *request.offering};
+    const std::string id = "i-" + std::to_string(next_id_++);
+    cloud::Instance instance{id, request.name, request.instance_type, *request.offering, "fake:///" + id};
     running_[instance.id] = instance;
     outcome.instance = std::move(instance);
     return outcome;
