@@ -7,6 +7,7 @@
 #include <string>
 
 #include "cli/check_command.h"
+#include "cli/run_command.h"
 #include "cli/simulate_command.h"
 #include "sim/simulator.h"
 
@@ -90,6 +91,48 @@ int main(int argc, char** argv) {
   simulate_cmd->add_option("--data-dir", simulate.data_dir, "Directory holding aws/instance-types.csv and prices")
       ->check(CLI::ExistingDirectory);
 
+  scalewright::cli::RunOptions run;
+  CLI::App* run_cmd = app.add_subcommand(
+      "run", "Run the controller on a real cluster: watch the Kubernetes API, provision nodes for NodePools through "
+             "the cloud provider (kwok: Node objects only), and remove them when they are no longer needed.");
+  run_cmd->add_option("--kubeconfig", run.kubeconfig,
+                      "Path to a kubeconfig (default: $KUBECONFIG, ~/.kube/config, or the pod's service account)");
+  run_cmd->add_option("--context", run.context, "The kubeconfig context to use instead of its current-context");
+  run_cmd->add_option("--cloud-provider", run.cloud_provider, "Where nodes come from")
+      ->check(CLI::IsMember({"kwok"}))
+      ->capture_default_str();
+  run_cmd->add_option("--region", run.region, "The region whose instance types and prices the catalog holds")
+      ->capture_default_str();
+  run_cmd->add_option("--data-dir", run.data_dir, "Directory holding aws/instance-types.csv and prices")
+      ->check(CLI::ExistingDirectory);
+  run_cmd->add_option("--leader-elect", run.leader_elect,
+                      "Elect one leader among replicas over a Lease (false: act at once, alone)")
+      ->capture_default_str();
+  run_cmd->add_option("--leader-election-namespace", run.leader_election_namespace,
+                      "Namespace of the leader-election Lease (default: the pod's namespace, else default)");
+  run_cmd->add_option("--leader-election-id", run.leader_election_id, "Name of the leader-election Lease")
+      ->capture_default_str();
+  run_cmd->add_option("--metrics-bind-address", run.metrics_bind_address,
+                      "Address of /metrics, /healthz and /readyz (\"0\": none)")
+      ->capture_default_str();
+  run_cmd->add_option("--log-format", run.log_format, "Log lines as text or one JSON object each")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
+  run_cmd->add_option("--log-level", run.log_level, "Least severe level logged")
+      ->check(CLI::IsMember({"trace", "debug", "info", "warning", "error"}))
+      ->capture_default_str();
+  run_cmd->add_flag("--dry-run", run.dry_run,
+                    "Watch and log every decision (launches, deletions, evictions, replica changes) without acting");
+  run_cmd->add_option("--kwok-launch-latency", run.kwok_launch_latency,
+                      "kwok: how long a launched node takes to register Ready")
+      ->capture_default_str();
+  run_cmd->add_option("--batch-idle-duration", run.batch_idle_duration,
+                      "Provisioning batch: how long without a new pending pod closes it (Karpenter's BATCH_IDLE_DURATION)")
+      ->capture_default_str();
+  run_cmd->add_option("--batch-max-duration", run.batch_max_duration,
+                      "Provisioning batch: the longest it stays open (Karpenter's BATCH_MAX_DURATION)")
+      ->capture_default_str();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -100,5 +143,6 @@ int main(int argc, char** argv) {
   // The progress line is for a person watching; a log file or a pipe gets none.
   simulate.progress = ::isatty(STDERR_FILENO) == 1;
   if (simulate_cmd->parsed()) return scalewright::cli::run_simulate(simulate, std::cout, std::cerr);
+  if (run_cmd->parsed()) return scalewright::cli::run_controller(run, std::cerr);
   return 0;
 }

@@ -6,6 +6,7 @@
 #include <optional>
 #include <nlohmann/json.hpp>
 
+#include "cli/data_dir.h"
 #include "cli/timeline_printer.h"
 #include "cli/validation.h"
 #include "manifest/manifest.h"
@@ -19,27 +20,6 @@ namespace scalewright::cli {
 namespace {
 
 namespace fs = std::filesystem;
-
-// Where the instance-type data lives: the --data-dir flag, $SCALEWRIGHT_DATA_DIR, beside an installed binary
-// (<prefix>/share/scalewright/data), or the source tree it was built from.
-Result<fs::path> find_data_dir(const std::string& flag) {
-  std::vector<fs::path> candidates;
-  if (!flag.empty()) {
-    candidates.emplace_back(flag);
-  } else {
-    if (const char* env = std::getenv("SCALEWRIGHT_DATA_DIR")) candidates.emplace_back(env);
-    std::error_code ec;
-    fs::path self = fs::read_symlink("/proc/self/exe", ec);
-    if (!ec) candidates.push_back(self.parent_path().parent_path() / "share" / "scalewright" / "data");
-    candidates.emplace_back(SCALEWRIGHT_SOURCE_DATA_DIR);
-  }
-  for (const fs::path& dir : candidates) {
-    if (fs::exists(dir / "aws" / "instance-types.csv")) return dir / "aws";
-  }
-  return Error{"cannot find the instance-type data (aws/instance-types.csv) in " +
-               (flag.empty() ? std::string("$SCALEWRIGHT_DATA_DIR or ") + SCALEWRIGHT_SOURCE_DATA_DIR : flag) +
-               "; pass --data-dir"};
-}
 
 Result<ManifestSet> load_scenario_files(const std::vector<std::string>& files) {
   if (!files.empty()) return load_manifest_files(files);

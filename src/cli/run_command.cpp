@@ -1,0 +1,278 @@
+#include "cli/run_command.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <spdlog/pattern_formatter.h>
+#include <spdlog/sinks/stdout_sinks.h>
+#include <spdlog/spdlog.h>
+#include <thread>
+
+#include "cli/data_dir.h"
+#include "cloud/catalog.h"
+#include "cloud/kwok/kwok_provider.h"
+#include "cluster/dry_run_cloud.h"
+#include "cluster/runtime.h"
+#include "kube/api_client.h"
+#include "kube/event_sink.h"
+#include "kube/kubeconfig.h"
+#include "kube/leader_election.h"
+#include "ops/metrics.h"
+#include "ops/ops_server.h"
+#include "ops/process_metrics.h"
+
+namespace scalewright::cli {
+namespace {
+
+// One JSON object per line: time, level, logger and message, as log collectors read them.
+class JsonLogFormatter final : public spdlog::formatter {
+ public:
+  void format(const spdlog::details::log_msg& msg, spdlog::memory_buf_t& dest) override {
+    const nlohmann::json line = {
+        {"time", kube::format_micro_time(std::chrono::time_point_cast<std::chrono::system_clock::duration>(msg.time))},
+        {"level", std::string(spdlog::level::to_string_view(msg.level).data(),
+                              spdlog::level::to_string_view(msg.level).size())},
+        {"logger", std::string(msg.logger_name.data(), msg.logger_name.size())},
+        {"message", std::string(msg.payload.data(), msg.payload.size())}};
+    const std::string text = line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    dest.append(text.data(), text.data() + text.size());
+  }
+  std::unique_ptr<spdlog::formatter> clone() const override { return std::make_unique<JsonLogFormatter>(); }
+};
+
+void configure_logging(const RunOptions& options) {
+  auto logger = std::make_shared<spdlog::logger>("scalewright", std::make_shared<spdlog::sinks::stderr_sink_mt>());
+  if (options.log_format == "json") {
+    logger->set_formatter(std::make_unique<JsonLogFormatter>());
+  } else {
+    logger->set_pattern("%Y-%m-%dT%H:%M:%S.%eZ %^%l%$ %v", spdlog::pattern_time_type::utc);
+  }
+  logger->set_level(spdlog::level::from_str(options.log_level));
+  logger->flush_on(spdlog::level::info);
+  spdlog::set_default_logger(logger);
+}
+
+Result<kube::ClusterConfig> cluster_config(const RunOptions& options) {
+  // In a pod without a kubeconfig: its service account, as client-go's rules have it.
+  if (options.kubeconfig.empty() && std::getenv("KUBERNETES_SERVICE_HOST") != nullptr &&
+      std::getenv("KUBECONFIG") == nullptr) {
+    return kube::in_cluster_config();
+  }
+  kube::KubeconfigOptions kubeconfig = kube::KubeconfigOptions::from_environment();
+  kubeconfig.kubeconfig = options.kubeconfig;
+  kubeconfig.context = options.context;
+  return kube::load_kubeconfig(kubeconfig);
+}
+
+std::string pod_namespace() {
+  std::ifstream file("/var/run/secrets/kubernetes.io/serviceaccount/namespace");
+  std::string namespace_;
+  if (file && std::getline(file, namespace_) && !namespace_.empty()) return namespace_;
+  return "default";
+}
+
+// The metrics, named as Karpenter's and Cluster Autoscaler's where they mean the same.
+void register_metrics(ops::MetricsRegistry& registry, const cluster::ClusterRuntime& runtime,
+                      const cloud::KwokProvider& provider, const kube::EventSink& events,
+                      const std::atomic<bool>& leading) {
+  ops::register_process_metrics(registry);
+  const cluster::RuntimeCounters& counters = runtime.counters();
+  const cluster::KubernetesWriter::Counts& writes = runtime.writer().counts();
+  auto read = [](const auto& value) { return [&value] { return static_cast<double>(value.load()); }; };
+  registry.counter_function("karpenter_nodeclaims_created_total", "Number of nodeclaims created in total.",
+                            read(writes.nodeclaims_created));
+  registry.counter_function("karpenter_nodes_created_total", "Number of nodes created in total by the provider.",
+                            [&provider] { return static_cast<double>(provider.nodes_created()); });
+  registry.counter_function("karpenter_nodes_terminated_total", "Number of nodes terminated in total.",
+                            read(writes.nodes_deleted));
+  registry.counter_function("karpenter_nodes_eviction_requests_total", "The number of eviction requests.",
+                            read(writes.evictions));
+  registry.counter_function("scalewright_pods_nominated_total",
+                            "Pods nominated to capacity planned for them (a NodeClaim in flight, or a node with room).",
+                            read(writes.pods_nominated));
+  registry.gauge_function("karpenter_cluster_state_node_count", "Current count of nodes in cluster state.",
+                          read(counters.nodes));
+  registry.gauge_function("karpenter_cluster_state_synced",
+                          "Returns 1 if cluster state is synced and 0 otherwise.",
+                          [&runtime] { return runtime.synced() ? 1.0 : 0.0; });
+  registry.gauge_function("cluster_autoscaler_unschedulable_pods_count",
+                          "Number of unschedulable pods in the cluster.", read(counters.pending_pods));
+  registry.gauge_function("scalewright_leader", "1 while this replica leads and acts, else 0.",
+                          [&leading] { return leading.load() ? 1.0 : 0.0; });
+  registry.counter_function("scalewright_informer_deliveries_total",
+                            "Objects and list boundaries delivered by the informers.", read(counters.deliveries));
+  registry.counter_function("scalewright_objects_unreadable_total",
+                            "Objects left out of the cluster state because they could not be read.",
+                            read(counters.unreadable_objects));
+  registry.counter_function("scalewright_api_errors_total", "Kubernetes API requests of the controllers that failed.",
+                            read(writes.api_errors));
+  registry.counter_function("scalewright_events_dropped_total",
+                            "Events not written because the API server could not keep up.",
+                            [&events] { return static_cast<double>(events.dropped()); });
+}
+
+}  // namespace
+
+int run_controller(const RunOptions& options, std::ostream& err) {
+  // SIGTERM and SIGINT are taken by one thread that asks everything to stop; every other thread is created with
+  // them blocked.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGTERM);
+  sigaddset(&stop_signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  // A connection the API server closed must be an error of that request, not the end of the process.
+  ::signal(SIGPIPE, SIG_IGN);
+
+  configure_logging(options);
+  if (options.cloud_provider != "kwok") {
+    err << "error: --cloud-provider: " << options.cloud_provider << " is not supported (kwok is)\n";
+    return 1;
+  }
+  Result<Duration> launch_latency = parse_duration(options.kwok_launch_latency);
+  Result<Duration> batch_idle = parse_duration(options.batch_idle_duration);
+  Result<Duration> batch_max = parse_duration(options.batch_max_duration);
+  for (const auto& [flag, value] : {std::pair{"--kwok-launch-latency", &launch_latency},
+                                    std::pair{"--batch-idle-duration", &batch_idle},
+                                    std::pair{"--batch-max-duration", &batch_max}}) {
+    if (!*value) {
+      err << "error: " << flag << ": " << value->error().message << "\n";
+      return 1;
+    }
+  }
+  Result<kube::ClusterConfig> config = cluster_config(options);
+  if (!config) {
+    err << "error: " << config.error().message << "\n";
+    return 1;
+  }
+  Result<kube::ApiClient> client = kube::ApiClient::create(*config);
+  if (!client) {
+    err << "error: " << client.error().message << "\n";
+    return 1;
+  }
+  if (kube::KubeResult<nlohmann::json> version = client->get("/version"); !version) {
+    err << "error: the API server does not answer: " << version.error().describe() << "\n";
+    return 1;
+  }
+  Result<std::filesystem::path> data_dir = find_data_dir(options.data_dir);
+  if (!data_dir) {
+    err << "error: " << data_dir.error().message << "\n";
+    return 1;
+  }
+  cloud::CatalogOptions catalog_options;
+  catalog_options.region = options.region;
+  Result<cloud::Catalog> catalog = cloud::load_catalog(*data_dir, catalog_options);
+  if (!catalog) {
+    err << "error: --region " << options.region << ": " << catalog.error().message << "\n";
+    return 1;
+  }
+
+  const std::string identity = kube::default_identity();
+  cloud::KwokOptions kwok;
+  kwok.launch_latency = *launch_latency;
+  cloud::KwokProvider provider(*client, std::move(*catalog), kwok);
+  cluster::DryRunCloud dry_run_cloud(provider);
+  cloud::CloudProvider& cloud = options.dry_run ? static_cast<cloud::CloudProvider&>(dry_run_cloud) : provider;
+  kube::EventSink events(*client, "scalewright", identity);
+  ops::MetricsRegistry registry;
+  ops::Histogram& pass_seconds =
+      registry
+          .histogram("scalewright_controller_pass_duration_seconds",
+                     "How long one pass of the controllers took (observations applied, decisions made and carried out).",
+                     {}, ops::exponential_buckets(0.0001, 4, 10))
+          .with();
+  cluster::RuntimeOptions runtime_options;
+  runtime_options.batch_window = {*batch_idle, *batch_max};
+  runtime_options.dry_run = options.dry_run;
+  runtime_options.observe_pass_seconds = [&pass_seconds](double seconds) { pass_seconds.observe(seconds); };
+  std::stop_source stop;
+  std::atomic<bool> provider_failed{false};
+  if (!options.dry_run) {
+    // The provider runs only while this replica leads: a standby renews no Lease and starts no pod.
+    runtime_options.on_start_acting = [&provider, &stop, &provider_failed] {
+      if (std::optional<Error> failed = provider.start()) {
+        spdlog::error("{}", failed->message);
+        provider_failed = true;
+        stop.request_stop();
+      }
+    };
+  }
+  cluster::ClusterRuntime runtime(*client, cloud, events, runtime_options);
+  std::atomic<bool> leading{!options.leader_elect};
+  register_metrics(registry, runtime, provider, events, leading);
+  // Alive while the loop turns (it passes at least once a second); ready once the state has synced.
+  ops::OpsServer ops_server(
+      registry,
+      [&runtime] {
+        const auto last = std::chrono::steady_clock::time_point(
+            std::chrono::steady_clock::duration(runtime.counters().last_pass_steady_ns.load()));
+        if (runtime.counters().passes == 0 || std::chrono::steady_clock::now() - last < std::chrono::seconds(30)) {
+          return ops::ProbeResult::healthy();
+        }
+        return ops::ProbeResult::failing("the controller loop has not turned for 30 s");
+      },
+      [&runtime] {
+        return runtime.synced() ? ops::ProbeResult::healthy()
+                                : ops::ProbeResult::failing("the cluster state has not synced yet");
+      });
+  if (options.metrics_bind_address != "0") {
+    Result<int> port = ops_server.start(options.metrics_bind_address);
+    if (!port) {
+      err << "error: --metrics-bind-address: " << port.error().message << "\n";
+      return 1;
+    }
+    spdlog::info("serving /metrics, /healthz and /readyz on port {}", *port);
+  }
+  runtime.start_informers();
+
+  std::atomic<bool> signalled{false};
+  std::jthread signals([&stop, &signalled, stop_signals] {
+    int signal = 0;
+    sigwait(&stop_signals, &signal);
+    if (stop.stop_requested()) return;  // woken at the end of a run that stopped for another reason
+    signalled = true;
+    spdlog::info("signal {}: stopping", signal == SIGTERM ? "SIGTERM" : "SIGINT");
+    stop.request_stop();
+  });
+
+  std::jthread elector_thread;
+  if (options.leader_elect) {
+    kube::LeaderElectionConfig election;
+    election.lease_namespace =
+        options.leader_election_namespace.empty() ? pod_namespace() : options.leader_election_namespace;
+    election.lease_name = options.leader_election_id;
+    election.identity = identity;
+    Result<kube::LeaderElector> elector = kube::LeaderElector::create(*client, election);
+    if (!elector) {
+      err << "error: leader election: " << elector.error().message << "\n";
+      return 1;
+    }
+    elector_thread = std::jthread([&, elector = std::move(*elector)]() mutable {
+      elector.run([&] { return stop.stop_requested(); },
+                  [&] {
+                    spdlog::info("leader election: {} leads", identity);
+                    leading = true;
+                  },
+                  [&] {
+                    spdlog::info("leader election: {} no longer leads", identity);
+                    leading = false;
+                  });
+    });
+  }
+  spdlog::info("scalewright {} started as {} (dry run: {})", "0.1.0", identity, options.dry_run);
+  runtime.run(stop.get_token(), [&] { return leading.load(); });
+  const bool lost = !stop.stop_requested();
+  stop.request_stop();
+  if (!signalled) pthread_kill(signals.native_handle(), SIGTERM);  // the signal thread's sigwait returns
+  if (elector_thread.joinable()) elector_thread.join();  // releases the Lease
+  events.flush();
+  provider.stop();
+  spdlog::info("stopped{}", lost ? ": leadership lost" : provider_failed ? ": the provider failed" : "");
+  return lost || provider_failed ? 1 : 0;
+}
+
+}  // namespace scalewright::cli

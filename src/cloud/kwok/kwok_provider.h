@@ -1,0 +1,110 @@
+#pragma once
+// Provider `kwok`: a cloud whose instances are Node objects and nothing more, as kwok (Kubernetes WithOut Kubelet)
+// fakes them. A launch creates, after the launch latency, a Node with the instance type's labels, capacity and
+// allocatable from the catalog, Ready, and keeps it alive by renewing its Lease in kube-node-lease as a kubelet
+// would; terminating the instance deletes the Node. It also plays the kubelet for the pods bound to its nodes:
+// they are reported Running and Ready, and a pod being deleted is confirmed gone at once.
+//
+// A user can try Scalewright on any cluster (kind, k3s, a test control plane) without a cloud account, and we test
+// at scale with it. It runs on threads of its own, as a cloud runs apart from its controller: the controllers'
+// calls only queue work.
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <queue>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "api/result.h"
+#include "cloud/cloud_provider.h"
+#include "kube/api_client.h"
+
+namespace scalewright::kube {
+class Reflector;
+}
+
+namespace scalewright::cloud {
+
+struct KwokOptions {
+  // From the launch to the Node's registration, Ready.
+  std::chrono::milliseconds launch_latency{0};
+  // kubelet's node Lease: 40 s long, renewed every 10 s.
+  std::chrono::seconds lease_duration{40};
+  std::chrono::seconds lease_renew_interval{10};
+};
+
+// The label every kwok Node carries: how the provider finds its instances again after a restart.
+inline constexpr std::string_view kKwokNodeLabel = "kwok.scalewright.dev/node";
+
+class KwokProvider final : public CloudProvider {
+ public:
+  KwokProvider(const kube::ApiClient& client, Catalog catalog, KwokOptions options = {});
+  ~KwokProvider() override;
+  KwokProvider(const KwokProvider&) = delete;
+  KwokProvider& operator=(const KwokProvider&) = delete;
+
+  // Finds the instances of an earlier run (Nodes with kKwokNodeLabel, and NodeClaims launched on kwok whose Node
+  // is missing: they boot now), then starts renewing their Leases and playing the kubelet for their pods. Called
+  // once this replica leads: a standby's provider does nothing.
+  std::optional<Error> start();
+  void stop();
+
+  const Catalog& catalog() const override { return catalog_; }
+  LaunchOutcome launch(const LaunchRequest& request) override;
+  void terminate(const std::string& instance_id) override;
+  std::optional<Instance> get(const std::string& instance_id) const override;
+  std::vector<Instance> list() const override;
+
+  // Work done so far, for tests and metrics.
+  std::size_t nodes_created() const;
+  std::size_t pods_started() const;
+
+ private:
+  class PodHandler;
+  using Clock = std::chrono::steady_clock;
+  struct Task {
+    Clock::time_point at;
+    std::uint64_t sequence = 0;
+    std::function<void()> run;
+    bool operator>(const Task& other) const { return at != other.at ? at > other.at : sequence > other.sequence; }
+  };
+
+  void schedule(Clock::time_point at, std::function<void()> run);
+  void work();
+  void create_node(const Instance& instance, const Labels& labels, const std::vector<Taint>& taints);
+  void delete_node(const std::string& name);
+  void renew_leases();
+  bool renew_lease(const std::string& node);
+  void pod_changed(const nlohmann::json& pod);
+  void pod_gone(const nlohmann::json& pod);
+  std::optional<Instance> instance_of_node(const nlohmann::json& node) const;
+
+  const kube::ApiClient& client_;
+  Catalog catalog_;
+  KwokOptions options_;
+
+  mutable std::mutex mutex_;
+  std::condition_variable wake_;
+  std::priority_queue<Task, std::vector<Task>, std::greater<>> tasks_;
+  std::uint64_t next_sequence_ = 0;
+  bool stopping_ = false;
+  std::map<std::string, Instance> instances_;       // by id (the node's name)
+  std::set<std::string> registered_;                // nodes whose Node object exists
+  std::map<std::string, nlohmann::json> leases_;    // node -> its Lease as last written
+  std::set<std::string> running_pods_;              // pods reported Running ("namespace/name")
+  std::size_t nodes_created_ = 0;
+
+  std::unique_ptr<PodHandler> pod_handler_;
+  std::unique_ptr<kube::Reflector> pod_reflector_;
+  std::jthread worker_;
+  std::jthread pod_watcher_;
+};
+
+}  // namespace scalewright::cloud

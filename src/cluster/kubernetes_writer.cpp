@@ -1,0 +1,361 @@
+#include "cluster/kubernetes_writer.h"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "api/nodepool.h"
+#include "kube/leader_election.h"
+#include "manifest/manifest.h"
+
+namespace scalewright::cluster {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr int kConflictRetries = 5;
+
+json resources_json(const ResourceList& list) {
+  json out = json::object();
+  for (const auto& [name, amount] : list.entries()) out[name.string()] = format_amount(name, amount);
+  return out;
+}
+
+json taints_json(const std::vector<Taint>& taints) {
+  json out = json::array();
+  for (const Taint& taint : taints) {
+    json t = {{"key", taint.key}, {"effect", std::string(to_string(taint.effect))}};
+    if (!taint.value.empty()) t["value"] = taint.value;
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+std::string pod_path(const std::string& namespace_, const std::string& name) {
+  return "/api/v1/namespaces/" + namespace_ + "/pods/" + name;
+}
+
+std::string nodeclaim_path(const std::string& name) { return std::string(resources::nodeclaims.path) + "/" + name; }
+
+// The NodeClaim Karpenter would create for `node`: its NodePool's node class, the single-value requirements the
+// launch settled (instance type, zone, capacity type, NodePool), its labels and taints, and the finalizer that
+// keeps it until its instance is gone.
+json nodeclaim_object(const state::NodeRecord& node, const NodePool* pool) {
+  json labels = json::object();
+  for (const auto& [key, value] : node.node.meta.labels) {
+    if (key.str() != well_known::hostname) labels[key.string()] = value.string();
+  }
+  json requirements = json::array();
+  auto pin = [&](std::string_view key, const std::string& value) {
+    if (!value.empty()) requirements.push_back({{"key", key}, {"operator", "In"}, {"values", {value}}});
+  };
+  pin(well_known::instance_type, node.instance_type);
+  pin(well_known::zone, node.zone);
+  pin(karpenter_labels::capacity_type, node.capacity_type);
+  pin(karpenter_labels::nodepool, node.nodepool);
+  NodeClassReference node_class = pool != nullptr ? pool->node_class : NodeClassReference{};
+  if (node_class.name.empty()) node_class = {"karpenter.kwok.sh", "KWOKNodeClass", "default"};
+  json metadata = {{"name", node.name()},
+                   {"labels", labels},
+                   {"finalizers", {kTerminationFinalizer}}};
+  if (pool != nullptr && !pool->meta.uid.empty()) {
+    metadata["ownerReferences"] = {{{"apiVersion", "karpenter.sh/v1"},
+                                    {"kind", "NodePool"},
+                                    {"name", pool->meta.name},
+                                    {"uid", pool->meta.uid},
+                                    {"blockOwnerDeletion", true}}};
+  }
+  json spec = {{"nodeClassRef", {{"group", node_class.group}, {"kind", node_class.kind}, {"name", node_class.name}}},
+               {"requirements", requirements}};
+  if (!node.node.taints.empty()) spec["taints"] = taints_json(node.node.taints);
+  return {{"apiVersion", "karpenter.sh/v1"}, {"kind", "NodeClaim"}, {"metadata", metadata}, {"spec", spec}};
+}
+
+}  // namespace
+
+KubernetesWriter::KubernetesWriter(const kube::ApiClient& client, state::ClusterState& state,
+                                   const controllers::Clock& clock, const TimeBase& time, kube::EventSink& events,
+                                   WriterOptions options)
+    : client_(client), state_(state), clock_(clock), time_(time), events_(events), options_(options) {}
+
+void KubernetesWriter::failed(std::string_view what, const kube::KubeError& error) {
+  ++counts_.api_errors;
+  spdlog::warn("{}: {}", what, error.describe());
+}
+
+kube::ObjectReference KubernetesWriter::pod_reference(const state::PodRecord& pod) const {
+  return {"v1", "Pod", pod.pod->meta.namespace_, pod.pod->meta.name, pod.pod->meta.uid};
+}
+
+kube::ObjectReference KubernetesWriter::nodeclaim_reference(const std::string& name) {
+  return {"karpenter.sh/v1", "NodeClaim", "", name, ""};
+}
+
+void KubernetesWriter::record(controllers::TimelineEntry entry) {
+  spdlog::info("{}: {}", entry.kind, entry.message);
+}
+
+void KubernetesWriter::nominate(const state::PodRecord& pod, const std::string& node) {
+  state_.pod_nominated(const_cast<state::PodRecord&>(pod), node.empty() ? Symbol() : Symbol(node));
+  if (node.empty()) return;
+  ++counts_.pods_nominated;
+  if (options_.dry_run) return;
+  events_.emit({pod_reference(pod), "Normal", "Nominated", "Nominate",
+                fmt::format("Pod should schedule on: nodeclaim/{}", node)});
+}
+
+void KubernetesWriter::report_unschedulable(const state::PodRecord& pod, const std::string& reason) {
+  state_.pod_verdict(const_cast<state::PodRecord&>(pod), Symbol(reason));
+  if (options_.dry_run) return;
+  events_.emit({pod_reference(pod), "Warning", "FailedScheduling", "Provision",
+                fmt::format("Failed to schedule pod, {}", reason)});
+}
+
+void KubernetesWriter::evict(const state::PodRecord& pod, Duration grace) {
+  const Pod& p = *pod.pod;
+  if (options_.dry_run) {
+    spdlog::info("dry-run: would evict pod {}", pod.key);
+  } else {
+    const json eviction = {{"apiVersion", "policy/v1"},
+                           {"kind", "Eviction"},
+                           {"metadata", {{"name", p.meta.name}, {"namespace", p.meta.namespace_}}}};
+    kube::KubeResult<json> done = client_.create(pod_path(p.meta.namespace_, p.meta.name) + "/eviction", eviction);
+    if (!done) {
+      // 429: a PodDisruptionBudget allows no eviction now; the termination controller asks again later, and
+      // never forces it. 404: the pod is gone already, as the watch will say.
+      if (done.error().is_too_many_requests()) {
+        spdlog::info("eviction of pod {} refused for now: {}", pod.key, done.error().message);
+      } else if (!done.error().is_not_found()) {
+        failed(fmt::format("evict pod {}", pod.key), done.error());
+      }
+      return;
+    }
+    events_.emit({pod_reference(pod), "Normal", "Evicted", "Evict", "Evicted pod: draining its node"});
+  }
+  ++counts_.evictions;
+  state_.pod_deleting(const_cast<state::PodRecord&>(pod), clock_.now() + grace, clock_.now());
+}
+
+bool KubernetesWriter::update_node(const std::string& name, const std::function<void(json&)>& change) {
+  const std::string path = std::string(resources::nodes.path) + "/" + name;
+  for (int attempt = 0; attempt < kConflictRetries; ++attempt) {
+    kube::KubeResult<json> node = client_.get(path);
+    if (!node) {
+      if (!node.error().is_not_found()) failed("get node " + name, node.error());
+      return false;
+    }
+    change(*node);
+    kube::KubeResult<json> updated = client_.update(path, *node);
+    if (updated) return true;
+    if (!updated.error().is_conflict()) {
+      failed("update node " + name, updated.error());
+      return false;
+    }
+  }
+  spdlog::warn("update node {}: still conflicting after {} tries", name, kConflictRetries);
+  return false;
+}
+
+void KubernetesWriter::set_taint(const std::string& name, const Taint& taint, bool present) {
+  if (!options_.dry_run) {
+    const bool done = update_node(name, [&](json& node) {
+      json& spec = node["spec"];
+      json taints = json::array();
+      for (const json& t : spec.value("taints", json::array())) {
+        if (t.value("key", "") != taint.key) taints.push_back(t);
+      }
+      if (present) taints.push_back(taints_json({taint})[0]);
+      if (taints.empty()) {
+        spec.erase("taints");
+      } else {
+        spec["taints"] = taints;
+      }
+    });
+    if (!done) return;
+  }
+  state::NodeRecord* node = state_.find_node(name);
+  if (node == nullptr) return;
+  std::erase_if(node->node.taints, [&](const Taint& t) { return t.key == taint.key; });
+  if (present) node->node.taints.push_back(taint);
+  state_.node_updated(*node);
+}
+
+void KubernetesWriter::node_launched(state::NodeRecord node, bool running_already) {
+  const std::string name = node.name();
+  if (!node.nodepool.empty() && !running_already && !options_.dry_run) {
+    const NodePool* pool = state_.find_nodepool(node.nodepool);
+    kube::KubeResult<json> created = client_.create(std::string(resources::nodeclaims.path), nodeclaim_object(node, pool));
+    if (!created && !created.error().is_conflict()) failed("create NodeClaim " + name, created.error());
+    if (created) ++counts_.nodeclaims_created;
+    json status = {{"providerID", node.node.provider_id},
+                   {"capacity", resources_json(node.node.capacity)},
+                   {"allocatable", resources_json(node.node.allocatable)}};
+    if (kube::KubeResult<json> patched = client_.merge_patch(nodeclaim_path(name) + "/status", {{"status", status}});
+        !patched) {
+      failed("NodeClaim " + name + " status", patched.error());
+    }
+    set_claim_conditions(name, {{"Launched", "Launched"}});
+    events_.emit({nodeclaim_reference(name), "Normal", "Launched", "Launch",
+                  fmt::format("Status condition transitioned, Type: Launched, Status: True, Reason: Launched "
+                              "({} {} {})",
+                              node.instance_type, node.zone, node.capacity_type)});
+  }
+  state_.node_added(std::move(node));
+}
+
+void KubernetesWriter::set_claim_conditions(const std::string& name,
+                                            const std::vector<std::pair<std::string, std::string>>& true_conditions) {
+  kube::KubeResult<json> claim = client_.get(nodeclaim_path(name));
+  if (!claim) {
+    if (!claim.error().is_not_found()) failed("get NodeClaim " + name, claim.error());
+    return;
+  }
+  json conditions = claim->value("status", json::object()).value("conditions", json::array());
+  const std::string now = kube::format_micro_time(time_.wall(clock_.now()));
+  for (const auto& [type, reason] : true_conditions) {
+    json condition = {{"type", type}, {"status", "True"}, {"reason", reason}, {"message", ""},
+                      {"lastTransitionTime", now}};
+    auto same = std::find_if(conditions.begin(), conditions.end(),
+                             [&](const json& c) { return c.value("type", "") == type; });
+    if (same == conditions.end()) {
+      conditions.push_back(std::move(condition));
+    } else if (same->value("status", "") != "True") {
+      *same = std::move(condition);
+    }
+  }
+  if (kube::KubeResult<json> patched =
+          client_.merge_patch(nodeclaim_path(name) + "/status", {{"status", {{"conditions", conditions}}}});
+      !patched) {
+    failed("NodeClaim " + name + " conditions", patched.error());
+  }
+}
+
+void KubernetesWriter::node_registered(const std::string& name) {
+  const state::NodeRecord* node = state_.find_node(name);
+  if (node == nullptr || node->nodepool.empty() || options_.dry_run) return;
+  update_node(name, [&](json& object) {
+    object["metadata"]["labels"][std::string(kRegisteredLabel)] = "true";
+    json& spec = object["spec"];
+    json taints = json::array();
+    for (const json& t : spec.value("taints", json::array())) {
+      if (t.value("key", "") != kUnregisteredTaintKey) taints.push_back(t);
+    }
+    if (taints.empty()) {
+      spec.erase("taints");
+    } else {
+      spec["taints"] = taints;
+    }
+  });
+  if (kube::KubeResult<json> patched =
+          client_.merge_patch(nodeclaim_path(name) + "/status", {{"status", {{"nodeName", name}}}});
+      !patched && !patched.error().is_not_found()) {
+    failed("NodeClaim " + name + " nodeName", patched.error());
+  }
+  set_claim_conditions(name, {{"Registered", "Registered"}});
+}
+
+void KubernetesWriter::node_initialized(const std::string& name) {
+  const state::NodeRecord* node = state_.find_node(name);
+  if (node == nullptr || node->nodepool.empty() || options_.dry_run) return;
+  const json labels = {{"metadata", {{"labels", {{std::string(kInitializedLabel), "true"}}}}}};
+  if (kube::KubeResult<json> patched = client_.merge_patch(std::string(resources::nodes.path) + "/" + name, labels);
+      !patched && !patched.error().is_not_found()) {
+    failed("label node " + name + " initialized", patched.error());
+  }
+  set_claim_conditions(name, {{"Initialized", "Initialized"}, {"Ready", "Ready"}});
+}
+
+void KubernetesWriter::drain(const std::string& name) {
+  state::NodeRecord* node = state_.find_node(name);
+  if (node == nullptr) return;
+  std::vector<const state::PodRecord*> pods;
+  if (const scheduling::NodeId id = state_.snapshot().find_node(name); id != scheduling::kNoNode) {
+    for (const auto& placed : state_.snapshot().node(id).pods) {
+      if (const state::PodRecord* pod = state_.find_pod(placed.pod->meta.key())) pods.push_back(pod);
+    }
+  }
+  if (options_.dry_run) {
+    spdlog::info("dry-run: would cordon node {} and delete its {} pods", name, pods.size());
+  } else {
+    const json cordon = {{"spec", {{"unschedulable", true}}}};
+    if (auto patched = client_.merge_patch(std::string(resources::nodes.path) + "/" + name, cordon);
+        !patched && !patched.error().is_not_found()) {
+      failed("cordon node " + name, patched.error());
+    }
+    for (const state::PodRecord* pod : pods) {
+      if (pod->daemon || pod->terminating_until) continue;
+      auto deleted = client_.remove(pod_path(pod->pod->meta.namespace_, pod->pod->meta.name));
+      if (!deleted && !deleted.error().is_not_found()) failed("delete pod " + std::string(pod->key), deleted.error());
+    }
+  }
+  for (const state::PodRecord* pod : pods) {
+    if (pod->daemon || pod->terminating_until) continue;
+    state_.pod_deleting(const_cast<state::PodRecord&>(*pod), clock_.now(), clock_.now());
+  }
+  state_.nominations_released(name);
+  state_.node_draining(*node);
+}
+
+void KubernetesWriter::delete_node(const std::string& name) {
+  state::NodeRecord* node = state_.find_node(name);
+  if (node == nullptr || node->phase == state::NodePhase::Terminated) return;
+  if (node->phase != state::NodePhase::Draining) {
+    drain(name);
+  } else if (deleted_.contains(name)) {
+    return;  // asked already; the watch has not said it is gone yet
+  }
+  std::erase_if(deleted_, [&](const std::string& gone) { return state_.find_node(gone) == nullptr; });
+  deleted_.insert(name);
+  if (options_.dry_run) {
+    spdlog::info("dry-run: would delete node {}", name);
+  } else {
+    // The NodeClaim first: its finalizer keeps it, and so the record of the instance, until the instance is gone
+    // (release_nodeclaim), whatever happens to this controller meanwhile.
+    if (!node->nodepool.empty()) {
+      if (auto deleted = client_.remove(nodeclaim_path(name)); !deleted && !deleted.error().is_not_found()) {
+        failed("delete NodeClaim " + name, deleted.error());
+      }
+      events_.emit({nodeclaim_reference(name), "Normal", "Deleted", "Delete", "Deleted NodeClaim and its node"});
+    }
+    if (auto deleted = client_.remove(std::string(resources::nodes.path) + "/" + name);
+        !deleted && !deleted.error().is_not_found()) {
+      failed("delete node " + name, deleted.error());
+    }
+  }
+  ++counts_.nodes_deleted;
+  // The node stays Draining in the state until the watch says its Node (or, never registered, its NodeClaim) is
+  // gone: updates still arriving for it are then not taken for a new node.
+}
+
+void KubernetesWriter::release_nodeclaim(const std::string& name) {
+  if (options_.dry_run) return;
+  const json patch = {{"metadata", {{"finalizers", nullptr}}}};
+  if (auto patched = client_.merge_patch(nodeclaim_path(name), patch); !patched && !patched.error().is_not_found()) {
+    failed("remove the finalizer of NodeClaim " + name, patched.error());
+  }
+}
+
+void KubernetesWriter::scale(const std::string& workload, std::int32_t replicas) {
+  // "Deployment/default/web" -> /apis/apps/v1/namespaces/default/deployments/web/scale
+  const std::size_t kind_end = workload.find('/');
+  const std::size_t namespace_end = workload.find('/', kind_end + 1);
+  if (kind_end == std::string::npos || namespace_end == std::string::npos) return;
+  std::string kind = workload.substr(0, kind_end);
+  const std::string namespace_ = workload.substr(kind_end + 1, namespace_end - kind_end - 1);
+  const std::string name = workload.substr(namespace_end + 1);
+  std::string resource = kind;
+  for (char& c : resource) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  resource += "s";
+  if (options_.dry_run) {
+    spdlog::info("dry-run: would scale {} to {} replicas", workload, replicas);
+  } else {
+    const std::string path = "/apis/apps/v1/namespaces/" + namespace_ + "/" + resource + "/" + name + "/scale";
+    if (auto patched = client_.merge_patch(path, {{"spec", {{"replicas", replicas}}}}); !patched) {
+      failed("scale " + workload, patched.error());
+      return;
+    }
+  }
+  state_.workload_scaled(workload, replicas);
+}
+
+}  // namespace scalewright::cluster

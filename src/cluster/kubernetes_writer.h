@@ -1,0 +1,92 @@
+#pragma once
+// The controllers' ClusterWriter over the Kubernetes API: nominations and verdicts become Events, a launch a
+// NodeClaim (karpenter.sh/v1, with its conditions and the karpenter.sh/termination finalizer), an eviction the
+// Eviction subresource, a scale the scale subresource. What the API server accepted is written through into the
+// state at once, as the watch will deliver it a moment later (the observer then finds it already there), so that
+// the controllers never act twice on a change still in flight.
+#include <atomic>
+#include <functional>
+#include <map>
+#include <set>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "cluster/api_objects.h"
+#include "controllers/ports.h"
+#include "kube/api_client.h"
+#include "kube/event_sink.h"
+#include "state/cluster_state.h"
+
+namespace scalewright::cluster {
+
+// Karpenter's own names.
+inline constexpr std::string_view kTerminationFinalizer = "karpenter.sh/termination";
+inline constexpr std::string_view kUnregisteredTaintKey = "karpenter.sh/unregistered";
+inline constexpr std::string_view kDisruptedTaintKey = "karpenter.sh/disrupted";
+inline constexpr std::string_view kInitializedLabel = "karpenter.sh/initialized";
+inline constexpr std::string_view kRegisteredLabel = "karpenter.sh/registered";
+
+struct WriterOptions {
+  // Acts on nothing: every change is logged and recorded as an Event-to-be, the cluster is left as it is
+  // (`scalewright run --dry-run`).
+  bool dry_run = false;
+};
+
+class KubernetesWriter final : public controllers::ClusterWriter {
+ public:
+  KubernetesWriter(const kube::ApiClient& client, state::ClusterState& state, const controllers::Clock& clock,
+                   const TimeBase& time, kube::EventSink& events, WriterOptions options = {});
+
+  // --- controllers::ClusterWriter ---
+  void record(controllers::TimelineEntry entry) override;
+  void nominate(const state::PodRecord& pod, const std::string& node) override;
+  void release_nominations(const std::string& node) override { state_.nominations_released(node); }
+  void report_unschedulable(const state::PodRecord& pod, const std::string& reason) override;
+  void evict(const state::PodRecord& pod, Duration grace) override;
+  void set_taint(const std::string& node, const Taint& taint, bool present) override;
+  bool can_add_node() override { return true; }
+  void node_launched(state::NodeRecord node, bool running_already) override;
+  void drain(const std::string& node) override;
+  void delete_node(const std::string& node) override;
+  void scale(const std::string& workload, std::int32_t replicas) override;
+
+  // --- Karpenter's NodeClaim lifecycle, as the observer reports the node's progress ---
+  // The node registered: its startup taint karpenter.sh/unregistered goes, it is labelled registered, and the
+  // NodeClaim says Registered with the node's name.
+  void node_registered(const std::string& node);
+  // The node is Ready: labelled karpenter.sh/initialized, the NodeClaim Initialized and Ready.
+  void node_initialized(const std::string& node);
+  // A NodeClaim being deleted whose node and instance are gone: its finalizer is removed and it goes.
+  void release_nodeclaim(const std::string& name);
+
+  // What was done so far (read from any thread: the metrics endpoint).
+  struct Counts {
+    std::atomic<std::uint64_t> nodeclaims_created{0};
+    std::atomic<std::uint64_t> nodes_deleted{0};
+    std::atomic<std::uint64_t> evictions{0};
+    std::atomic<std::uint64_t> pods_nominated{0};
+    std::atomic<std::uint64_t> api_errors{0};
+  };
+  const Counts& counts() const { return counts_; }
+
+ private:
+  // Sets conditions of a NodeClaim's status (type -> status, reason), keeping the others.
+  void set_claim_conditions(const std::string& name,
+                            const std::vector<std::pair<std::string, std::string>>& true_conditions);
+  // PUTs the node back with `change` applied to a fresh copy; retried on conflict.
+  bool update_node(const std::string& node, const std::function<void(nlohmann::json&)>& change);
+  void failed(std::string_view what, const kube::KubeError& error);
+  kube::ObjectReference pod_reference(const state::PodRecord& pod) const;
+  static kube::ObjectReference nodeclaim_reference(const std::string& name);
+
+  const kube::ApiClient& client_;
+  state::ClusterState& state_;
+  const controllers::Clock& clock_;
+  const TimeBase& time_;
+  kube::EventSink& events_;
+  WriterOptions options_;
+  Counts counts_;
+  std::set<std::string> deleted_;  // nodes whose deletion was sent (a name is never reused: NodeNames draws anew)
+};
+
+}  // namespace scalewright::cluster

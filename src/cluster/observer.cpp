@@ -1,0 +1,352 @@
+#include "cluster/observer.h"
+
+#include <algorithm>
+
+#include "api/nodepool.h"
+
+namespace scalewright::cluster {
+
+using nlohmann::json;
+
+namespace {
+
+// The taint a NodeClaim's node registers with, until Scalewright has synced its labels and taints (Karpenter's).
+constexpr std::string_view kUnregisteredTaint = "karpenter.sh/unregistered";
+
+std::string label_of(const Labels& labels, std::string_view key) {
+  const Symbol* value = labels.find(Symbol(key));
+  return value == nullptr ? std::string() : value->string();
+}
+
+bool has_taint(const Node& node, std::string_view key) {
+  return std::any_of(node.taints.begin(), node.taints.end(), [&](const Taint& t) { return t.key == key; });
+}
+
+// Ready for pods: Ready, and neither Karpenter's startup taint nor the not-ready taint the API server puts on every
+// new node (removed by the node lifecycle controller once it sees the node Ready) left on it.
+bool schedulable_ready(const Node& node) {
+  return node.is_ready() && !has_taint(node, kUnregisteredTaint) && !has_taint(node, well_known::taint_not_ready);
+}
+
+}  // namespace
+
+std::optional<ManifestSet> ClusterObserver::decode(const json& object, const Resource& resource) {
+  Result<ManifestSet> decoded = decode_api_object(object, resource);
+  if (!decoded) {
+    listener_.object_unreadable(decoded.error().message);
+    return std::nullopt;
+  }
+  return std::move(*decoded);
+}
+
+void ClusterObserver::relist_started(const Resource& resource) { listed_[resource.kind].clear(); }
+
+void ClusterObserver::relist_done(const Resource& resource, Duration now) {
+  const std::set<std::string>& listed = listed_[resource.kind];
+  std::vector<std::string> known;
+  const std::string_view kind = resource.kind;
+  if (kind == "Pod") {
+    for (const auto& [key, record] : state_.pods()) known.push_back(key);
+    for (const auto& [key, held] : held_) known.push_back(key);
+  } else if (kind == "Node") {
+    known.assign(node_objects_.begin(), node_objects_.end());
+  } else if (kind == "NodeClaim") {
+    for (const auto& [name, claim] : nodeclaims_) known.push_back(name);
+  } else if (kind == "NodePool") {
+    for (const auto& [name, pool] : state_.nodepools()) known.push_back(name);
+  } else if (kind == "PodDisruptionBudget") {
+    for (const PodDisruptionBudget& pdb : state_.pdbs()) known.push_back(pdb.meta.key());
+  } else {  // workloads, ReplicaSets included
+    const std::string prefix = std::string(kind) + "/";
+    for (const auto& [key, record] : state_.workloads()) {
+      if (key.starts_with(prefix)) known.push_back(key.substr(prefix.size()));
+    }
+    if (kind == "ReplicaSet") {
+      for (const auto& [key, owner] : rs_owner_) known.push_back(key);
+    }
+  }
+  for (const std::string& key : known) {
+    if (!listed.contains(key)) forget(resource, key, now);
+  }
+  listed_.erase(resource.kind);
+}
+
+void ClusterObserver::observe(const Resource& resource, Change change, const json& object, Duration now) {
+  if (change == Change::Listed) listed_[resource.kind].insert(object_key_of(object));
+  const std::string_view kind = resource.kind;
+  if (kind == "Pod") {
+    observe_pod(change, object, now);
+  } else if (kind == "Node") {
+    observe_node(change, object, now);
+  } else if (kind == "NodeClaim") {
+    observe_nodeclaim(change, object, now);
+  } else if (kind == "NodePool") {
+    observe_nodepool(change, object);
+  } else if (kind == "PodDisruptionBudget") {
+    observe_pdb(change, object);
+  } else {
+    observe_workload(resource, change, object);
+  }
+}
+
+void ClusterObserver::forget(const Resource& resource, const std::string& key, Duration now) {
+  const std::string_view kind = resource.kind;
+  if (kind == "Pod") {
+    pod_gone(key);
+  } else if (kind == "Node") {
+    node_gone(key, now);
+  } else if (kind == "NodeClaim") {
+    nodeclaims_.erase(key);
+    if (!node_objects_.contains(key)) node_gone(key, now);
+  } else if (kind == "NodePool") {
+    state_.nodepool_deleted(key);
+  } else if (kind == "PodDisruptionBudget") {
+    state_.pdb_deleted(key);
+  } else if (kind == "ReplicaSet" && rs_owner_.erase(key) > 0) {
+    return;
+  } else {
+    state_.workload_deleted(std::string(kind) + "/" + key);
+  }
+}
+
+// --- pods ---
+
+std::string ClusterObserver::workload_of(const ObjectMeta& meta) const {
+  const OwnerReference* owner = meta.controller();
+  if (owner == nullptr) return "";
+  const std::string owner_key = meta.namespace_ + "/" + owner->name;
+  if (owner->kind == "ReplicaSet") {
+    if (auto deployment = rs_owner_.find(owner_key); deployment != rs_owner_.end()) return deployment->second;
+  }
+  return object_key(owner->kind, meta.namespace_, owner->name);
+}
+
+void ClusterObserver::observe_pod(Change change, const json& object, Duration now) {
+  const std::string key = object_key_of(object);
+  if (change == Change::Deleted) {
+    pod_gone(key);
+    return;
+  }
+  // A pod that ran to completion holds no resources: kube-scheduler and the autoscalers count it out.
+  const std::string phase = object.value("status", json::object()).value("phase", "");
+  if (phase == "Succeeded" || phase == "Failed") {
+    pod_gone(key);
+    return;
+  }
+  std::optional<ManifestSet> decoded = decode(object, resources::pods);
+  if (!decoded || decoded->pods.empty()) return;
+  Pod pod = std::move(decoded->pods.front());
+  const ConditionState scheduled = condition_of(object, "PodScheduled");
+  const bool unschedulable = scheduled.status == "False" && scheduled.reason == "Unschedulable";
+
+  if (state::PodRecord* record = state_.find_pod(key)) {
+    if (!record->bound_at && !pod.spec.node_name.empty()) {
+      const scheduling::NodeId node = state_.snapshot().find_node(pod.spec.node_name);
+      if (node != scheduling::kNoNode) {
+        state_.pod_bound(*record, node, now);
+      } else {  // bound to a node the state does not hold Ready yet: out of the state until it is
+        HeldPod held{*record->pod, record->workload.string()};
+        held.pod.spec.node_name = pod.spec.node_name;
+        state_.pod_deleted(key);
+        held_on_[pod.spec.node_name].insert(key);
+        held_.insert_or_assign(key, std::move(held));
+        return;
+      }
+    }
+    if (pod.meta.deletion_timestamp && !record->terminating_until) {
+      state_.pod_deleting(*record, std::max(now, time_.since_start_seconds(*pod.meta.deletion_timestamp)), now);
+    }
+    return;
+  }
+  std::string workload = workload_of(pod.meta);
+  if (auto held = held_.find(key); held != held_.end()) {
+    if (!held->second.pod.spec.node_name.empty()) held_on_[held->second.pod.spec.node_name].erase(key);
+    held_.erase(held);
+  }
+  admit_pod(std::move(pod), std::move(workload), unschedulable, now);
+}
+
+void ClusterObserver::admit_pod(Pod pod, std::string workload, bool unschedulable, Duration now) {
+  const std::string key = pod.meta.key();
+  const std::string node = pod.spec.node_name;
+  scheduling::NodeId node_id = node.empty() ? scheduling::kNoNode : state_.snapshot().find_node(node);
+  if ((node.empty() && !unschedulable) || (!node.empty() && node_id == scheduling::kNoNode)) {
+    if (!node.empty()) held_on_[node].insert(key);
+    held_.insert_or_assign(key, HeldPod{std::move(pod), std::move(workload)});
+    return;
+  }
+  const std::optional<std::int64_t> deleting = pod.meta.deletion_timestamp;
+  pod.spec.node_name.clear();  // the state binds it
+  state::PodRecord* record = state_.pod_created(std::move(pod), workload, now);
+  if (record == nullptr) return;
+  if (node_id != scheduling::kNoNode) state_.pod_bound(*record, node_id, now);
+  if (deleting) state_.pod_deleting(*record, std::max(now, time_.since_start_seconds(*deleting)), now);
+}
+
+void ClusterObserver::pod_gone(const std::string& key) {
+  if (auto held = held_.find(key); held != held_.end()) {
+    if (!held->second.pod.spec.node_name.empty()) held_on_[held->second.pod.spec.node_name].erase(key);
+    held_.erase(held);
+    return;
+  }
+  const state::PodRecord* record = state_.find_pod(key);
+  if (record == nullptr) return;
+  const std::string node = record->bound_at ? record->pod->spec.node_name : std::string();
+  state_.pod_deleted(key);
+  if (!node.empty()) listener_.pod_left(node);
+}
+
+void ClusterObserver::release_held(const std::string& node, Duration now) {
+  auto waiting = held_on_.find(node);
+  if (waiting == held_on_.end()) return;
+  const std::set<std::string> keys = std::move(waiting->second);
+  held_on_.erase(waiting);
+  for (const std::string& key : keys) {
+    auto held = held_.find(key);
+    if (held == held_.end()) continue;
+    HeldPod pod = std::move(held->second);
+    held_.erase(held);
+    admit_pod(std::move(pod.pod), std::move(pod.workload), false, now);
+  }
+}
+
+// --- nodes ---
+
+state::NodeRecord ClusterObserver::record_for(Node node, Duration now) const {
+  state::NodeRecord record;
+  record.nodepool = label_of(node.meta.labels, karpenter_labels::nodepool);
+  record.instance_type = label_of(node.meta.labels, well_known::instance_type);
+  record.zone = label_of(node.meta.labels, well_known::zone);
+  record.capacity_type = label_of(node.meta.labels, karpenter_labels::capacity_type);
+  record.launched_at = now;
+  if (const cloud::InstanceType* type = catalog_.find(record.instance_type)) {
+    if (auto capacity = cloud::parse_capacity_type(record.capacity_type)) {
+      if (const cloud::Offering* offering = type->offering(record.zone, *capacity)) {
+        record.price_per_hour = offering->price_per_hour;
+      }
+    }
+  }
+  record.node = std::move(node);
+  return record;
+}
+
+void ClusterObserver::observe_node(Change change, const json& object, Duration now) {
+  const std::string name = object_key_of(object);
+  if (change == Change::Deleted) {
+    node_gone(name, now);
+    return;
+  }
+  std::optional<ManifestSet> decoded = decode(object, resources::nodes);
+  if (!decoded || decoded->nodes.empty()) return;
+  Node node = std::move(decoded->nodes.front());
+  node_objects_.insert(name);
+  state::NodeRecord* record = state_.find_node(name);
+  if (record != nullptr && record->phase == state::NodePhase::Terminated) return;  // deleted by us, still going
+  if (record == nullptr) record = &state_.node_added(record_for(node, now));
+  const bool ready = schedulable_ready(node);
+  if (record->phase == state::NodePhase::Launching) {
+    record->node = std::move(node);
+    if (registered_.insert(name).second) listener_.node_registered(name);
+    if (!ready) return;
+    state_.node_ready(*record);
+    listener_.node_ready(name);
+    release_held(name, now);
+    return;
+  }
+  if (record->phase != state::NodePhase::Ready) return;
+  // What scheduling reads of a Ready node's spec: taints and cordon.
+  if (record->node.taints != node.taints || record->node.unschedulable != node.unschedulable) {
+    record->node.taints = node.taints;
+    record->node.unschedulable = node.unschedulable;
+    state_.node_updated(*record);
+  }
+}
+
+void ClusterObserver::node_gone(const std::string& name, Duration now) {
+  node_objects_.erase(name);
+  registered_.erase(name);
+  state::NodeRecord* record = state_.find_node(name);
+  if (record == nullptr || record->phase == state::NodePhase::Terminated) return;
+  if (record->phase != state::NodePhase::Draining) state_.node_draining(*record);
+  state_.node_terminated(*record, now);
+}
+
+void ClusterObserver::observe_nodeclaim(Change change, const json& object, Duration now) {
+  const std::string name = object_key_of(object);
+  if (change == Change::Deleted) {
+    nodeclaims_.erase(name);
+    // A NodeClaim whose node never registered: with it gone, so is the node the state held in flight.
+    if (!node_objects_.contains(name)) node_gone(name, now);
+    return;
+  }
+  const json& metadata = object.value("metadata", json::object());
+  NodeClaimSeen& seen = nodeclaims_[name];
+  seen.deleting = metadata.contains("deletionTimestamp");
+  const json finalizers = metadata.value("finalizers", json::array());
+  seen.finalizer = std::find(finalizers.begin(), finalizers.end(), json("karpenter.sh/termination")) != finalizers.end();
+  if (state_.find_node(name) != nullptr || seen.deleting) return;
+  // A NodeClaim launched before this controller started (a restart, or another leader's): in flight until its node
+  // registers, counted against its NodePool's limits meanwhile.
+  Node node;
+  node.meta.name = name;
+  const json labels = metadata.value("labels", json::object());
+  for (const auto& [key, value] : labels.items()) {
+    if (value.is_string()) node.meta.labels.set(Symbol(key), Symbol(value.get<std::string>()));
+  }
+  for (const json& requirement : object.value("spec", json::object()).value("requirements", json::array())) {
+    const json& values = requirement.value("values", json::array());
+    if (requirement.value("operator", "") == "In" && values.size() == 1 && values[0].is_string()) {
+      node.meta.labels.set(Symbol(requirement.value("key", "")), Symbol(values[0].get<std::string>()));
+    }
+  }
+  state::NodeRecord record = record_for(std::move(node), now);
+  if (const cloud::InstanceType* type = catalog_.find(record.instance_type)) {
+    record.node.capacity = type->capacity;
+    record.node.allocatable = type->allocatable;
+  }
+  record.instance_id = object.value("status", json::object()).value("providerID", "");
+  state_.node_added(std::move(record));
+}
+
+// --- the rest ---
+
+void ClusterObserver::observe_nodepool(Change change, const json& object) {
+  if (change == Change::Deleted) {
+    state_.nodepool_deleted(object_key_of(object));
+    return;
+  }
+  std::optional<ManifestSet> decoded = decode(object, resources::nodepools);
+  if (!decoded || decoded->nodepools.empty()) return;
+  state_.nodepool_applied(std::move(decoded->nodepools.front()));
+  state_.objects_applied();
+}
+
+void ClusterObserver::observe_workload(const Resource& resource, Change change, const json& object) {
+  const std::string key = object_key_of(object);
+  if (change == Change::Deleted) {
+    forget(resource, key, Duration{0});
+    return;
+  }
+  std::optional<ManifestSet> decoded = decode(object, resource);
+  if (!decoded || decoded->workloads.empty()) return;
+  Workload workload = std::move(decoded->workloads.front());
+  // A Deployment's ReplicaSet is not a workload of its own: its pods are the Deployment's.
+  if (const OwnerReference* owner = workload.meta.controller();
+      workload.kind == WorkloadKind::ReplicaSet && owner != nullptr && owner->kind == "Deployment") {
+    rs_owner_[key] = object_key("Deployment", workload.meta.namespace_, owner->name);
+    return;
+  }
+  state_.workload_applied(std::move(workload));
+}
+
+void ClusterObserver::observe_pdb(Change change, const json& object) {
+  if (change == Change::Deleted) {
+    state_.pdb_deleted(object_key_of(object));
+    return;
+  }
+  std::optional<ManifestSet> decoded = decode(object, resources::pdbs);
+  if (!decoded || decoded->pod_disruption_budgets.empty()) return;
+  state_.pdb_applied(std::move(decoded->pod_disruption_budgets.front()));
+}
+
+}  // namespace scalewright::cluster

@@ -1,0 +1,101 @@
+#pragma once
+// What the informers deliver, observed into the cluster state: the adapter that feeds src/state/ from Kubernetes
+// lists and watches, as src/sim/ feeds it from simulated events. It translates objects into observations and
+// decides nothing.
+//
+// Two differences from the simulator shape what is observed when:
+// - kube-scheduler binds pods, not Scalewright. A pending pod enters the state (and may need capacity) only once
+//   kube-scheduler has said it is Unschedulable, as Karpenter provisions only for such pods; a pod bound to a node
+//   enters it bound.
+// - Watches of different kinds arrive in any order: a pod bound to a node not yet Ready in the state waits here
+//   until that node is, and a pod's workload is looked up through its ReplicaSet's owner.
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+#include "api/pod.h"
+#include "cloud/catalog.h"
+#include "cluster/api_objects.h"
+#include "state/cluster_state.h"
+
+namespace scalewright::cluster {
+
+enum class Change { Listed, Added, Modified, Deleted };
+
+// What happens in the cluster that the environment acts on besides the state.
+class ObserverListener {
+ public:
+  virtual ~ObserverListener() = default;
+  // The Node of a NodeClaim registered (its object appeared); it is not Ready yet, or not initialized.
+  virtual void node_registered(const std::string& node) = 0;
+  // A node joined the scheduling snapshot: Ready, and its startup taints gone.
+  virtual void node_ready(const std::string& node) = 0;
+  // A pod bound to `node` is gone (a drain's progress).
+  virtual void pod_left(const std::string& node) = 0;
+  // An object could not be read: it is left out of the state.
+  virtual void object_unreadable(const std::string& message) = 0;
+};
+
+class ClusterObserver {
+ public:
+  ClusterObserver(state::ClusterState& state, const cloud::Catalog& catalog, const TimeBase& time,
+                  ObserverListener& listener)
+      : state_(state), catalog_(catalog), time_(time), listener_(listener) {}
+
+  // A list of `resource` begins: objects not listed again by relist_done() are gone.
+  void relist_started(const Resource& resource);
+  void relist_done(const Resource& resource, Duration now);
+  void observe(const Resource& resource, Change change, const nlohmann::json& object, Duration now);
+
+  // Pods known but not in the state: pending without kube-scheduler's verdict, or bound to a node not Ready yet.
+  std::size_t held_pods() const { return held_.size(); }
+
+  struct NodeClaimSeen {
+    bool deleting = false;   // metadata.deletionTimestamp is set
+    bool finalizer = false;  // karpenter.sh/termination still holds it
+  };
+  // The NodeClaims that exist, by name.
+  const std::map<std::string, NodeClaimSeen>& nodeclaims() const { return nodeclaims_; }
+
+ private:
+  struct HeldPod {
+    Pod pod;
+    std::string workload;
+  };
+
+  void observe_pod(Change change, const nlohmann::json& object, Duration now);
+  void observe_node(Change change, const nlohmann::json& object, Duration now);
+  void observe_nodeclaim(Change change, const nlohmann::json& object, Duration now);
+  void observe_nodepool(Change change, const nlohmann::json& object);
+  void observe_workload(const Resource& resource, Change change, const nlohmann::json& object);
+  void observe_pdb(Change change, const nlohmann::json& object);
+  void forget(const Resource& resource, const std::string& key, Duration now);
+
+  std::optional<ManifestSet> decode(const nlohmann::json& object, const Resource& resource);
+  // Adds the pod to the state when it may be (bound to a Ready node, or judged Unschedulable); else holds it.
+  void admit_pod(Pod pod, std::string workload, bool unschedulable, Duration now);
+  void pod_gone(const std::string& key);
+  void release_held(const std::string& node, Duration now);
+  void node_gone(const std::string& name, Duration now);
+  // The NodeRecord of a node that Scalewright did not launch in this run (or launched before a restart).
+  state::NodeRecord record_for(Node node, Duration now) const;
+  std::string workload_of(const ObjectMeta& meta) const;
+
+  state::ClusterState& state_;
+  const cloud::Catalog& catalog_;
+  const TimeBase& time_;
+  ObserverListener& listener_;
+
+  std::unordered_map<std::string, HeldPod> held_;            // pod key -> pod
+  std::map<std::string, std::set<std::string>> held_on_;      // node -> keys of held pods bound to it
+  std::unordered_map<std::string, std::string> rs_owner_;     // "ns/replicaset" -> its Deployment's workload key
+  std::set<std::string> node_objects_;                         // nodes whose Node object exists
+  std::set<std::string> registered_;                           // nodes told node_registered()
+  std::map<std::string, NodeClaimSeen> nodeclaims_;
+  std::map<std::string_view, std::set<std::string>> listed_;  // kind -> keys seen since relist_started
+};
+
+}  // namespace scalewright::cluster

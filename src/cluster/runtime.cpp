@@ -1,0 +1,291 @@
+#include "cluster/runtime.h"
+
+#include <algorithm>
+#include <random>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+namespace scalewright::cluster {
+
+using nlohmann::json;
+
+namespace {
+
+// The resources watched before pods, in the order they are started: what a pod refers to (its workload, through
+// its ReplicaSet; its node) is known by the time pods are listed.
+const Resource* const kFirstResources[] = {&resources::nodepools,   &resources::deployments, &resources::replicasets,
+                                           &resources::statefulsets, &resources::daemonsets, &resources::pdbs,
+                                           &resources::nodes,        &resources::nodeclaims};
+
+// Karpenter's taint on a node it is terminating.
+const Taint kDisruptedTaint{std::string(kDisruptedTaintKey), "", TaintEffect::NoSchedule};
+
+std::uint64_t random_seed() {
+  std::random_device device;
+  return (std::uint64_t{device()} << 32) | device();
+}
+
+}  // namespace
+
+// One resource's reflector, delivering to the loop.
+class ClusterRuntime::Informer final : public kube::ReflectorHandler {
+ public:
+  Informer(ClusterRuntime& runtime, const Resource& resource)
+      : runtime_(runtime),
+        resource_(resource),
+        reflector_(runtime.client_, std::string(resource.path), kube::ReflectorOptions{}, *this) {}
+
+  void relist_started() override { runtime_.deliver({&resource_, Delivery::What::RelistStarted, Change::Listed, {}}); }
+  void listed(json object) override {
+    runtime_.deliver({&resource_, Delivery::What::Object, Change::Listed, std::move(object)});
+  }
+  void relist_done(const std::string&) override {
+    runtime_.deliver({&resource_, Delivery::What::RelistDone, Change::Listed, {}});
+  }
+  void watched(std::string_view type, json object) override {
+    const Change change = type == "ADDED" ? Change::Added : type == "DELETED" ? Change::Deleted : Change::Modified;
+    runtime_.deliver({&resource_, Delivery::What::Object, change, std::move(object)});
+  }
+
+  kube::Reflector& reflector() { return reflector_; }
+  const Resource& resource() const { return resource_; }
+  bool synced = false;  // its first list observed (the loop's thread)
+
+ private:
+  ClusterRuntime& runtime_;
+  const Resource& resource_;
+  kube::Reflector reflector_;
+};
+
+ClusterRuntime::ClusterRuntime(const kube::ApiClient& client, cloud::CloudProvider& cloud, kube::EventSink& events,
+                               RuntimeOptions options)
+    : client_(client),
+      cloud_(cloud),
+      options_(options),
+      observer_(state_, cloud.catalog(), time_, *this),
+      writer_(client, state_, *this, time_, events, WriterOptions{options.dry_run}),
+      names_(random_seed()),
+      provisioning_(ports_, names_, lifecycle_, options.batch_window) {}
+
+ClusterRuntime::~ClusterRuntime() {
+  {
+    std::lock_guard lock(inbox_mutex_);
+    stopping_ = true;
+  }
+  inbox_changed_.notify_all();
+  for (std::jthread& thread : informer_threads_) thread.request_stop();
+  informer_threads_.clear();  // joins
+}
+
+void ClusterRuntime::start_informers() {
+  for (const Resource* resource : kFirstResources) informers_.push_back(std::make_unique<Informer>(*this, *resource));
+  informers_.push_back(std::make_unique<Informer>(*this, resources::pods));
+  unsynced_ = informers_.size();
+  for (std::size_t i = 0; i + 1 < informers_.size(); ++i) {
+    Informer* informer = informers_[i].get();
+    informer_threads_.emplace_back([informer](std::stop_token stop) { informer->reflector().run(stop); });
+  }
+}
+
+void ClusterRuntime::deliver(Delivery delivery) {
+  std::unique_lock lock(inbox_mutex_);
+  inbox_changed_.wait(lock, [this] { return stopping_ || inbox_.size() < options_.max_waiting_deliveries; });
+  if (stopping_) return;
+  inbox_.push_back(std::move(delivery));
+  ++counters_.deliveries;
+  inbox_changed_.notify_all();
+}
+
+Duration ClusterRuntime::now() const {
+  return std::chrono::duration_cast<Duration>(std::chrono::steady_clock::now() - started_);
+}
+
+controllers::TimerId ClusterRuntime::wake_at(Duration at, std::function<void()> wake) {
+  const controllers::TimerId id = next_timer_++;
+  timers_.push({at, id, std::move(wake)});
+  return id;
+}
+
+void ClusterRuntime::inspect(const std::function<void(const state::ClusterState&)>& look) {
+  std::mutex done_mutex;
+  std::condition_variable done_changed;
+  bool done = false;
+  {
+    std::lock_guard lock(inbox_mutex_);
+    inspections_.push_back([&] {
+      look(state_);
+      std::lock_guard done_lock(done_mutex);
+      done = true;
+      done_changed.notify_all();
+    });
+  }
+  inbox_changed_.notify_all();
+  std::unique_lock lock(done_mutex);
+  done_changed.wait(lock, [&] { return done; });
+}
+
+void ClusterRuntime::run(std::stop_token stop, const std::function<bool()>& leading) {
+  std::stop_callback wake_on_stop(stop, [this] { inbox_changed_.notify_all(); });
+  bool led = false;
+  while (!stop.stop_requested()) {
+    std::deque<Delivery> batch;
+    std::deque<std::function<void()>> inspections;
+    {
+      std::unique_lock lock(inbox_mutex_);
+      // Wake for a delivery, an inspection, the next timer, or at least once a second to look at the lease.
+      auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+      if (acting_ && !timers_.empty()) {
+        deadline = std::min(deadline, started_ + timers_.top().at);
+      }
+      inbox_changed_.wait_until(lock, deadline, [&] {
+        return stop.stop_requested() || !inbox_.empty() || !inspections_.empty();
+      });
+      batch.swap(inbox_);
+      inspections.swap(inspections_);
+    }
+    inbox_changed_.notify_all();  // room for the informers
+    for (Delivery& delivery : batch) apply(delivery);
+    const bool lead = synced_ && leading();
+    if (led && !leading()) {
+      spdlog::warn("leadership lost: stopping");
+      return;
+    }
+    if (lead && !acting_) start_acting();
+    led = led || lead;
+    if (acting_) {
+      const auto pass_started = std::chrono::steady_clock::now();
+      run_due_timers();
+      settle();
+      if (options_.observe_pass_seconds) {
+        options_.observe_pass_seconds(
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - pass_started).count());
+      }
+    }
+    for (auto& look : inspections) look();
+    ++counters_.passes;
+    counters_.last_pass_steady_ns = std::chrono::steady_clock::now().time_since_epoch().count();
+  }
+}
+
+void ClusterRuntime::apply(Delivery& delivery) {
+  const Resource& resource = *delivery.resource;
+  const Duration at = now();
+  switch (delivery.what) {
+    case Delivery::What::RelistStarted:
+      observer_.relist_started(resource);
+      return;
+    case Delivery::What::Object:
+      observer_.observe(resource, delivery.change, delivery.object, at);
+      return;
+    case Delivery::What::RelistDone:
+      observer_.relist_done(resource, at);
+      break;
+  }
+  for (std::size_t i = 0; i < informers_.size(); ++i) {
+    Informer& informer = *informers_[i];
+    if (&informer.resource() != &resource || informer.synced) continue;
+    informer.synced = true;
+    spdlog::info("informer {} synced", resource.kind);
+    if (--unsynced_ == 1) {  // all but pods: start the pods' informer
+      Informer* pods = informers_.back().get();
+      informer_threads_.emplace_back([pods](std::stop_token stop) { pods->reflector().run(stop); });
+    } else if (unsynced_ == 0) {
+      synced_ = true;
+      spdlog::info("cluster state synced: {} nodes, {} pods, {} NodePools", state_.nodes().size(),
+                   state_.pods().size(), state_.nodepools().size());
+    }
+  }
+}
+
+void ClusterRuntime::start_acting() {
+  acting_ = true;
+  spdlog::info("leading: controllers start");
+  if (options_.on_start_acting) options_.on_start_acting();
+  // What happened while another replica led (or none did) and is Karpenter's bookkeeping: nodes registered but
+  // not synced, Ready but not marked initialized.
+  for (const auto& [name, node] : state_.nodes()) {
+    if (node.nodepool.empty()) continue;
+    const auto& taints = node.node.taints;
+    if (std::any_of(taints.begin(), taints.end(), [](const Taint& t) { return t.key == kUnregisteredTaintKey; })) {
+      writer_.node_registered(name);
+    }
+    if (node.phase == state::NodePhase::Ready && !node.node.meta.labels.has(Symbol(kInitializedLabel))) {
+      writer_.node_initialized(name);
+    }
+  }
+  // What an earlier leader launched and did not see register has the registration deadline anew.
+  for (const auto& [name, node] : state_.nodes()) {
+    if (node.phase == state::NodePhase::Launching && !node.nodepool.empty()) {
+      lifecycle_.launched(name, controllers::NodeLifecycleController::kRegistrationTtl);
+    }
+  }
+}
+
+void ClusterRuntime::run_due_timers() {
+  while (!timers_.empty() && timers_.top().at <= now()) {
+    Timer timer = timers_.top();
+    timers_.pop();
+    if (cancelled_.erase(timer.id) > 0) continue;
+    timer.wake();
+  }
+}
+
+void ClusterRuntime::settle() {
+  state_.retire_terminated();
+  provisioning_.reconcile();
+  lifecycle_.reconcile();
+  disruption_.reconcile();
+  finish_deleting_nodeclaims();
+  counters_.nodes = state_.live_nodes();
+  counters_.pending_pods = static_cast<std::int64_t>(state_.unbound().size());
+}
+
+void ClusterRuntime::finish_deleting_nodeclaims() {
+  std::vector<std::string> released;
+  std::erase_if(released_, [&](const std::string& name) { return !observer_.nodeclaims().contains(name); });
+  for (const auto& [name, claim] : observer_.nodeclaims()) {
+    if (!claim.deleting || !claim.finalizer || released_.contains(name)) continue;
+    const state::NodeRecord* node = state_.find_node(name);
+    if (node != nullptr && node->phase == state::NodePhase::Ready) {
+      // Deleted by another hand (kubectl delete nodeclaim, or a leader that stopped mid-drain): drained through
+      // the eviction API, then deleted with its instance, as Karpenter's termination does.
+      if (!termination_.draining(name)) {
+        controllers::DrainRules rules{kDisruptedTaint, Duration::max() / 4, Duration(30'000), Duration(0)};
+        termination_.drain(name, node->nodepool, now(), rules, [](const std::string&, const std::string&, bool) {});
+      }
+      continue;
+    }
+    if (node != nullptr && node->phase == state::NodePhase::Launching) writer_.delete_node(name);  // never registered
+    // Draining (its deletion sent), or gone: the instance goes, then the finalizer.
+    if (cloud_.get(name)) cloud_.terminate(name);
+    released.push_back(name);
+  }
+  for (const std::string& name : released) {
+    writer_.release_nodeclaim(name);
+    released_.insert(name);  // until the watch says it is gone
+  }
+}
+
+// --- ObserverListener ---
+
+void ClusterRuntime::node_registered(const std::string& node) {
+  if (acting_) writer_.node_registered(node);
+}
+
+void ClusterRuntime::node_ready(const std::string& node) {
+  if (!acting_) return;
+  lifecycle_.registered(node);
+  writer_.node_initialized(node);
+}
+
+void ClusterRuntime::pod_left(const std::string& node) {
+  if (acting_) termination_.pod_terminated(node);
+}
+
+void ClusterRuntime::object_unreadable(const std::string& message) {
+  ++counters_.unreadable_objects;
+  spdlog::warn("left out: {}", message);
+}
+
+}  // namespace scalewright::cluster

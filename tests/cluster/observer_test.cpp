@@ -1,0 +1,223 @@
+// The observer turns what lists and watches deliver into the cluster state's observations: which pods enter the
+// state when (kube-scheduler's verdict, their node Ready), how relists delete, and what the environment is told.
+#include "cluster/observer.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+namespace scalewright::cluster {
+namespace {
+
+using nlohmann::json;
+
+cloud::Catalog catalog() {
+  std::vector<cloud::Zone> zones{{"us-east-1a", "use1-az1"}};
+  cloud::InstanceHardware hw;
+  hw.category = "m";
+  hw.vcpu = 2;
+  hw.memory_mib = 8192;
+  hw.arch = "amd64";
+  hw.max_pods = 29;
+  cloud::InstanceType m5 = cloud::make_instance_type("m5.large", hw, {}, "us-east-1");
+  cloud::add_offerings(m5, zones, 0.096, 0.035);
+  return cloud::Catalog::from_instance_types("us-east-1", zones, {m5});
+}
+
+struct Told : ObserverListener {
+  std::vector<std::string> lines;
+  void node_registered(const std::string& node) override { lines.push_back("registered " + node); }
+  void node_ready(const std::string& node) override { lines.push_back("ready " + node); }
+  void pod_left(const std::string& node) override { lines.push_back("left " + node); }
+  void object_unreadable(const std::string& message) override { lines.push_back("unreadable " + message); }
+};
+
+json node(const std::string& name, bool ready, std::vector<std::string> taints = {}) {
+  json taint_list = json::array();
+  for (const std::string& key : taints) taint_list.push_back({{"key", key}, {"effect", "NoSchedule"}});
+  return {{"metadata",
+           {{"name", name},
+            {"labels",
+             {{"karpenter.sh/nodepool", "default"},
+              {"node.kubernetes.io/instance-type", "m5.large"},
+              {"topology.kubernetes.io/zone", "us-east-1a"},
+              {"karpenter.sh/capacity-type", "spot"}}}}},
+          {"spec", {{"taints", taint_list}}},
+          {"status",
+           {{"capacity", {{"cpu", "2"}, {"memory", "8Gi"}, {"pods", "29"}}},
+            {"allocatable", {{"cpu", "1930m"}, {"memory", "7Gi"}, {"pods", "29"}}},
+            {"conditions", {{{"type", "Ready"}, {"status", ready ? "True" : "False"}}}}}}};
+}
+
+json pod(const std::string& name, const std::string& node_name = "", bool unschedulable = false,
+         const std::string& owner_kind = "", const std::string& owner = "") {
+  json metadata = {{"name", name}, {"namespace", "default"}};
+  if (!owner.empty()) {
+    metadata["ownerReferences"] = {{{"apiVersion", "apps/v1"}, {"kind", owner_kind}, {"name", owner},
+                                    {"uid", "u"}, {"controller", true}}};
+  }
+  json spec = {{"containers", {{{"name", "app"}, {"image", "pause"},
+                                {"resources", {{"requests", {{"cpu", "500m"}, {"memory", "1Gi"}}}}}}}}};
+  if (!node_name.empty()) spec["nodeName"] = node_name;
+  json status = {{"phase", "Pending"}};
+  if (unschedulable) {
+    status["conditions"] = {{{"type", "PodScheduled"}, {"status", "False"}, {"reason", "Unschedulable"}}};
+  }
+  return {{"metadata", metadata}, {"spec", spec}, {"status", status}};
+}
+
+class Observer : public ::testing::Test {
+ protected:
+  state::ClusterState state;
+  cloud::Catalog types = catalog();
+  TimeBase time{std::chrono::system_clock::time_point(std::chrono::seconds(1'800'000'000))};
+  Told told;
+  ClusterObserver observer{state, types, time, told};
+  Duration now{5'000};
+
+  void see(const Resource& resource, Change change, const json& object) {
+    observer.observe(resource, change, object, now);
+  }
+};
+
+TEST_F(Observer, ReadyNodeJoinsTheSnapshotPricedFromTheCatalog) {
+  see(resources::nodes, Change::Added, node("n1", true));
+  const state::NodeRecord* record = state.find_node("n1");
+  ASSERT_NE(record, nullptr);
+  EXPECT_EQ(record->phase, state::NodePhase::Ready);
+  EXPECT_EQ(record->nodepool, "default");
+  EXPECT_EQ(record->capacity_type, "spot");
+  EXPECT_DOUBLE_EQ(record->price_per_hour, 0.035);
+  EXPECT_EQ(state.snapshot().node(state.snapshot().find_node("n1")).allocatable.cpu_milli(), 1930);
+  EXPECT_EQ(told.lines, (std::vector<std::string>{"registered n1", "ready n1"}));
+}
+
+TEST_F(Observer, NodeWaitsForItsStartupAndNotReadyTaintsToGo) {
+  see(resources::nodes, Change::Added, node("n1", true, {"node.kubernetes.io/not-ready"}));
+  EXPECT_EQ(state.find_node("n1")->phase, state::NodePhase::Launching);
+  see(resources::nodes, Change::Modified, node("n1", true, {"karpenter.sh/unregistered"}));
+  EXPECT_EQ(state.find_node("n1")->phase, state::NodePhase::Launching);
+  see(resources::nodes, Change::Modified, node("n1", true));
+  EXPECT_EQ(state.find_node("n1")->phase, state::NodePhase::Ready);
+  EXPECT_EQ(told.lines, (std::vector<std::string>{"registered n1", "ready n1"}));
+}
+
+TEST_F(Observer, PendingPodEntersTheStateOnlyOnceTheSchedulerFoundItUnschedulable) {
+  see(resources::pods, Change::Added, pod("web-1"));
+  EXPECT_EQ(state.find_pod("default/web-1"), nullptr);
+  EXPECT_EQ(observer.held_pods(), 1u);
+  see(resources::pods, Change::Modified, pod("web-1", "", /*unschedulable=*/true));
+  ASSERT_NE(state.find_pod("default/web-1"), nullptr);
+  EXPECT_EQ(state.needing_capacity(), 1u);
+  EXPECT_EQ(observer.held_pods(), 0u);
+}
+
+TEST_F(Observer, PodBoundToANodeNotReadyYetWaitsForIt) {
+  see(resources::pods, Change::Added, pod("web-1", "n2"));
+  EXPECT_EQ(state.find_pod("default/web-1"), nullptr);
+  see(resources::nodes, Change::Added, node("n2", true));
+  const state::PodRecord* record = state.find_pod("default/web-1");
+  ASSERT_NE(record, nullptr);
+  EXPECT_TRUE(record->bound_at.has_value());
+  EXPECT_EQ(state.snapshot().node(state.snapshot().find_node("n2")).requested.cpu_milli(), 500);
+  EXPECT_EQ(state.find_node("n2")->busy, 1);
+}
+
+TEST_F(Observer, UnschedulablePodThatGetsBoundMovesOntoItsNode) {
+  see(resources::nodes, Change::Added, node("n1", true));
+  see(resources::pods, Change::Added, pod("web-1", "", true));
+  see(resources::pods, Change::Modified, pod("web-1", "n1"));
+  EXPECT_TRUE(state.find_pod("default/web-1")->bound_at.has_value());
+  EXPECT_EQ(state.unbound().size(), 0u);
+  EXPECT_EQ(state.needing_capacity(), 0u);
+}
+
+TEST_F(Observer, PodOfAReplicaSetBelongsToItsDeployment) {
+  json rs = {{"metadata",
+              {{"name", "web-5d8f"},
+               {"namespace", "default"},
+               {"ownerReferences",
+                {{{"apiVersion", "apps/v1"}, {"kind", "Deployment"}, {"name", "web"}, {"uid", "d"},
+                  {"controller", true}}}}}},
+             {"spec",
+              {{"replicas", 1},
+               {"selector", {{"matchLabels", {{"app", "web"}}}}},
+               {"template", {{"metadata", {{"labels", {{"app", "web"}}}}},
+                             {"spec", {{"containers", {{{"name", "app"}, {"image", "pause"}}}}}}}}}}};
+  see(resources::replicasets, Change::Added, rs);
+  see(resources::pods, Change::Added, pod("web-5d8f-x", "", true, "ReplicaSet", "web-5d8f"));
+  EXPECT_EQ(state.find_pod("default/web-5d8f-x")->workload.string(), "Deployment/default/web");
+  EXPECT_TRUE(state.workloads().empty());  // the ReplicaSet is not a workload of its own
+}
+
+TEST_F(Observer, DeletionTimestampMarksThePodTerminating) {
+  see(resources::nodes, Change::Added, node("n1", true));
+  see(resources::pods, Change::Added, pod("web-1", "n1"));
+  json deleting = pod("web-1", "n1");
+  // 1,800,000,030: 30 s after the TimeBase's start.
+  deleting["metadata"]["deletionTimestamp"] = "2027-01-15T08:00:30Z";
+  see(resources::pods, Change::Modified, deleting);
+  const state::PodRecord* record = state.find_pod("default/web-1");
+  ASSERT_TRUE(record->terminating_until.has_value());
+  EXPECT_EQ(*record->terminating_until, Duration(30'000));
+}
+
+TEST_F(Observer, RelistDeletesWhatItNoLongerHolds) {
+  see(resources::nodes, Change::Added, node("n1", true));
+  see(resources::pods, Change::Added, pod("web-1", "n1"));
+  see(resources::pods, Change::Added, pod("web-2", "n1"));
+  observer.relist_started(resources::pods);
+  see(resources::pods, Change::Listed, pod("web-2", "n1"));
+  observer.relist_done(resources::pods, now);
+  EXPECT_EQ(state.find_pod("default/web-1"), nullptr);
+  EXPECT_NE(state.find_pod("default/web-2"), nullptr);
+  EXPECT_EQ(told.lines.back(), "left n1");
+  EXPECT_EQ(state.find_node("n1")->busy, 1);
+
+  // A node listed no more is gone; a NodeClaim's node that never had a Node object stays in flight.
+  observer.relist_started(resources::nodes);
+  observer.relist_done(resources::nodes, now);
+  EXPECT_EQ(state.find_node("n1")->phase, state::NodePhase::Terminated);
+}
+
+TEST_F(Observer, NodeClaimOfAnEarlierRunIsInFlightUntilItsNodeRegisters) {
+  json claim = {{"metadata", {{"name", "default-abcde"}, {"labels", {{"karpenter.sh/nodepool", "default"}}},
+                              {"finalizers", {"karpenter.sh/termination"}}}},
+                {"spec",
+                 {{"requirements",
+                   {{{"key", "node.kubernetes.io/instance-type"}, {"operator", "In"}, {"values", {"m5.large"}}},
+                    {{"key", "topology.kubernetes.io/zone"}, {"operator", "In"}, {"values", {"us-east-1a"}}},
+                    {{"key", "karpenter.sh/capacity-type"}, {"operator", "In"}, {"values", {"on-demand"}}}}}}},
+                {"status", {{"providerID", "kwok://default-abcde"}}}};
+  see(resources::nodeclaims, Change::Added, claim);
+  const state::NodeRecord* record = state.find_node("default-abcde");
+  ASSERT_NE(record, nullptr);
+  EXPECT_TRUE(state.in_flight("default-abcde"));
+  EXPECT_DOUBLE_EQ(record->price_per_hour, 0.096);
+  EXPECT_EQ(record->node.capacity.cpu_milli(), 2000);
+  EXPECT_TRUE(observer.nodeclaims().at("default-abcde").finalizer);
+  EXPECT_FALSE(observer.nodeclaims().at("default-abcde").deleting);
+}
+
+TEST_F(Observer, UnreadableObjectIsLeftOutAndNamed) {
+  json bad = pod("web-1", "", true);
+  bad["spec"]["containers"][0]["resources"]["requests"]["cpu"] = "lots";
+  see(resources::pods, Change::Added, bad);
+  EXPECT_EQ(state.find_pod("default/web-1"), nullptr);
+  ASSERT_EQ(told.lines.size(), 1u);
+  EXPECT_NE(told.lines[0].find("Pod/default/web-1 from the API server"), std::string::npos) << told.lines[0];
+  EXPECT_NE(told.lines[0].find("spec.containers[0].resources.requests.cpu"), std::string::npos) << told.lines[0];
+}
+
+TEST_F(Observer, CompletedPodLeavesItsNode) {
+  see(resources::nodes, Change::Added, node("n1", true));
+  see(resources::pods, Change::Added, pod("job-1", "n1"));
+  json done = pod("job-1", "n1");
+  done["status"]["phase"] = "Succeeded";
+  see(resources::pods, Change::Modified, done);
+  EXPECT_EQ(state.find_pod("default/job-1"), nullptr);
+  EXPECT_EQ(state.find_node("n1")->busy, 0);
+}
+
+}  // namespace
+}  // namespace scalewright::cluster

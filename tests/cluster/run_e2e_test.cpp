@@ -1,0 +1,312 @@
+// `scalewright run --cloud-provider kwok` on a real control plane, driven as a user drives it: a NodePool and a
+// Deployment applied with kubectl, kwok nodes appear and are kept Ready, the real kube-scheduler binds the pods,
+// and once the Deployment is scaled to zero the nodes are drained and deleted.
+#include <fcntl.h>
+
+#include <algorithm>
+#include <map>
+
+#include <httplib.h>
+
+#include "tests/cluster/control_plane.h"
+
+namespace scalewright::cluster::testing {
+namespace {
+
+using nlohmann::json;
+
+// NodePool `name`: m5.large and m5.xlarge on demand in us-east-1a, empty nodes removed 5 s after they empty.
+std::string nodepool(const std::string& name) {
+  return R"(apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata:
+  name: )" + name + R"(
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.kwok.sh, kind: KWOKNodeClass, name: default}
+      requirements:
+      - {key: node.kubernetes.io/instance-type, operator: In, values: [m5.large, m5.xlarge]}
+      - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}
+      - {key: topology.kubernetes.io/zone, operator: In, values: [us-east-1a]}
+  disruption:
+    consolidationPolicy: WhenEmpty
+    consolidateAfter: 5s
+)";
+}
+
+std::string deployment(const std::string& name, int replicas) {
+  return "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: " + name + ", namespace: default}\nspec:\n  replicas: " +
+         std::to_string(replicas) + "\n  selector: {matchLabels: {app: " + name +
+         "}}\n  template:\n    metadata: {labels: {app: " + name +
+         "}}\n    spec:\n      terminationGracePeriodSeconds: 0\n      containers:\n      - name: pause\n        image: "
+         "registry.k8s.io/pause:3.9\n        resources: {requests: {cpu: \"1\"}}\n";
+}
+
+std::vector<json> items(const kube::ApiClient& api, const std::string& path) {
+  kube::KubeResult<kube::ListResult> list = api.list(path);
+  return list ? list->items : std::vector<json>{};
+}
+
+bool condition_true(const json& object, const std::string& type) {
+  for (const json& c : object.value("status", json::object()).value("conditions", json::array())) {
+    if (c.value("type", "") == type) return c.value("status", "") == "True";
+  }
+  return false;
+}
+
+// The NodeClaims (or Nodes) of NodePool `pool`.
+std::vector<json> of_pool(const kube::ApiClient& api, const std::string& collection, const std::string& pool) {
+  return items(api, collection + "?labelSelector=karpenter.sh%2Fnodepool%3D" + pool);
+}
+
+// The port `scalewright run --metrics-bind-address 127.0.0.1:0` logged it serves on; 0 before it did.
+int ops_port(const Process& process) {
+  const std::string marker = "on port ";
+  const std::string log = process.log();
+  const std::size_t at = log.find(marker);
+  return at == std::string::npos ? 0 : std::atoi(log.c_str() + at + marker.size());
+}
+
+std::string http_get(int port, const std::string& path, int* status = nullptr) {
+  httplib::Client http("127.0.0.1", port);
+  auto answer = http.Get(path);
+  if (status != nullptr) *status = answer ? answer->status : 0;
+  return answer ? answer->body : "";
+}
+
+class Run : public RealControlPlane {
+ protected:
+  // Scales `deployment` to 0 and waits for the NodeClaims and Nodes of `pool` to go.
+  void scale_to_zero_and_wait(const kube::ApiClient& api, const std::string& deployment, const std::string& pool,
+                              const Process& scalewright) {
+    kubectl_ok("scale deployment " + deployment + " --replicas 0");
+    const bool gone = eventually(
+        [&] {
+          return of_pool(api, "/apis/karpenter.sh/v1/nodeclaims", pool).empty() &&
+                 of_pool(api, "/api/v1/nodes", pool).empty();
+        },
+        std::chrono::seconds(90));
+    EXPECT_TRUE(gone) << scalewright.log();
+  }
+
+  // Waits until `count` pods of app `app` run bound to a node.
+  bool pods_running(const kube::ApiClient& api, const std::string& app, std::size_t count) {
+    return eventually(
+        [&] {
+          std::vector<json> pods = items(api, "/api/v1/namespaces/default/pods?labelSelector=app%3D" + app);
+          return pods.size() == count && std::all_of(pods.begin(), pods.end(), [](const json& p) {
+                   return p["status"].value("phase", "") == "Running" && !p["spec"].value("nodeName", "").empty() &&
+                          !p["metadata"].contains("deletionTimestamp");
+                 });
+        },
+        std::chrono::seconds(120));
+  }
+};
+
+TEST_F(Run, NodesComeForPendingPodsAndGoWhenTheDeploymentScalesToZero) {
+  kube::ApiClient api = client();
+  std::unique_ptr<Process> scalewright =
+      start_scalewright("scale-up-down", {"--leader-elect=false", "--metrics-bind-address", "127.0.0.1:0"});
+  ASSERT_TRUE(scalewright->started());
+  ASSERT_TRUE(eventually([&] { return ops_port(*scalewright) != 0; }, std::chrono::seconds(30))) << scalewright->log();
+  const int port = ops_port(*scalewright);
+  int status = 0;
+  EXPECT_EQ(http_get(port, "/healthz", &status), "ok");
+  EXPECT_TRUE(eventually([&] { return http_get(port, "/readyz", &status) == "ok" && status == 200; },
+                         std::chrono::seconds(30)));
+  apply("nodepool.yaml", nodepool("e2e"));
+  apply("inflate.yaml", deployment("inflate", 6));
+
+  // Six 1-CPU pods: an m5.xlarge (3,920m allocatable) holds three for $0.192/h, an m5.large (1,930m) one for
+  // $0.096/h, so the cheapest capacity is two m5.xlarge ($0.384/h against $0.576/h for six m5.large).
+  const std::string pods_path = "/api/v1/namespaces/default/pods?labelSelector=app%3Dinflate";
+  const bool running = eventually(
+      [&] {
+        std::vector<json> pods = items(api, pods_path);
+        return pods.size() == 6 && std::all_of(pods.begin(), pods.end(), [](const json& p) {
+                 return p["status"].value("phase", "") == "Running" && !p["spec"].value("nodeName", "").empty();
+               });
+      },
+      std::chrono::seconds(120));
+  ASSERT_TRUE(running) << scalewright->log();
+
+  std::vector<json> claims = items(api, "/apis/karpenter.sh/v1/nodeclaims");
+  ASSERT_EQ(claims.size(), 2u) << scalewright->log();
+  std::map<std::string, int> pods_per_node;
+  for (const json& pod : items(api, pods_path)) ++pods_per_node[pod["spec"]["nodeName"].get<std::string>()];
+  for (const json& claim : claims) {
+    const std::string name = claim["metadata"]["name"];
+    EXPECT_EQ(claim["metadata"]["labels"].value("node.kubernetes.io/instance-type", ""), "m5.xlarge") << name;
+    EXPECT_EQ(claim["metadata"]["labels"].value("karpenter.sh/nodepool", ""), "e2e") << name;
+    EXPECT_EQ(claim["metadata"].value("finalizers", json::array()), json::array({"karpenter.sh/termination"}));
+    EXPECT_EQ(claim["spec"]["nodeClassRef"].value("kind", ""), "KWOKNodeClass");
+    EXPECT_EQ(claim["status"].value("providerID", ""), "kwok://" + name);
+    EXPECT_EQ(claim["status"].value("nodeName", ""), name);
+    for (const char* type : {"Launched", "Registered", "Initialized", "Ready"}) {
+      EXPECT_TRUE(condition_true(claim, type)) << name << " " << type << ": " << claim["status"].dump();
+    }
+    EXPECT_EQ(pods_per_node[name], 3) << name;
+
+    kube::KubeResult<json> node = api.get("/api/v1/nodes/" + name);
+    ASSERT_TRUE(node.ok()) << name;
+    const json& labels = (*node)["metadata"]["labels"];
+    EXPECT_EQ(labels.value("karpenter.sh/initialized", ""), "true");
+    EXPECT_EQ(labels.value("karpenter.sh/registered", ""), "true");
+    EXPECT_EQ(labels.value("karpenter.sh/nodepool", ""), "e2e");
+    EXPECT_EQ(labels.value("node.kubernetes.io/instance-type", ""), "m5.xlarge");
+    EXPECT_EQ(labels.value("topology.kubernetes.io/zone", ""), "us-east-1a");
+    EXPECT_EQ((*node)["status"]["allocatable"].value("cpu", ""), "3920m");
+    for (const json& taint : (*node)["spec"].value("taints", json::array())) {
+      EXPECT_NE(taint.value("key", ""), "karpenter.sh/unregistered") << name;
+    }
+    EXPECT_TRUE(condition_true(*node, "Ready")) << name;
+    // The node's Lease is kept renewed, as a kubelet's.
+    EXPECT_TRUE(api.get("/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/" + name).ok()) << name;
+  }
+
+  const std::string metrics = http_get(port, "/metrics");
+  EXPECT_NE(metrics.find("\nkarpenter_nodeclaims_created_total 2\n"), std::string::npos) << metrics;
+  EXPECT_NE(metrics.find("\nkarpenter_cluster_state_synced 1\n"), std::string::npos) << metrics;
+  EXPECT_NE(metrics.find("\nkarpenter_nodes_created_total 2\n"), std::string::npos) << metrics;
+
+  scale_to_zero_and_wait(api, "inflate", "e2e", *scalewright);
+  EXPECT_NE(http_get(port, "/metrics").find("\nkarpenter_nodes_terminated_total 2\n"), std::string::npos);
+  EXPECT_EQ(scalewright->stop(SIGTERM), 0) << scalewright->log();
+  kubectl_ok("delete deployment inflate");
+  kubectl_ok("delete nodepool e2e");
+}
+
+TEST_F(Run, DrainWaitsForThePodDisruptionBudget) {
+  kube::ApiClient api = client();
+  std::unique_ptr<Process> scalewright = start_scalewright("pdb", {"--leader-elect=false", "--metrics-bind-address", "0"});
+  apply("pdb-nodepool.yaml", nodepool("pdb"));
+  // Three 1-CPU pods fit one m5.xlarge ($0.192/h; three m5.large would be $0.288/h).
+  apply("guarded.yaml", deployment("guarded", 3));
+  ASSERT_TRUE(pods_running(api, "guarded", 3)) << scalewright->log();
+  std::vector<json> claims = of_pool(api, "/apis/karpenter.sh/v1/nodeclaims", "pdb");
+  ASSERT_EQ(claims.size(), 1u);
+  const std::string first = claims[0]["metadata"]["name"];
+  apply("guarded-pdb.yaml",
+        "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: guarded, namespace: default}\n"
+        "spec:\n  minAvailable: 3\n  selector: {matchLabels: {app: guarded}}\n");
+
+  // The NodeClaim is deleted by hand: its node is tainted and drained through the eviction API, which the PDB
+  // refuses while all three pods are needed. No pod goes, however long it waits.
+  kubectl_ok("delete nodeclaim " + first + " --wait=false");
+  ASSERT_TRUE(eventually(
+      [&] {
+        auto node = api.get("/api/v1/nodes/" + first);
+        if (!node) return false;
+        for (const json& t : (*node)["spec"].value("taints", json::array())) {
+          if (t.value("key", "") == "karpenter.sh/disrupted") return true;
+        }
+        return false;
+      },
+      std::chrono::seconds(30)))
+      << scalewright->log();
+  std::this_thread::sleep_for(std::chrono::seconds(12));  // more than one round of evictions (every 10 s)
+  std::vector<json> pods = items(api, "/api/v1/namespaces/default/pods?labelSelector=app%3Dguarded");
+  ASSERT_EQ(pods.size(), 3u);
+  for (const json& pod : pods) {
+    EXPECT_EQ(pod["spec"].value("nodeName", ""), first);
+    EXPECT_FALSE(pod["metadata"].contains("deletionTimestamp")) << pod["metadata"]["name"];
+  }
+
+  // One disruption allowed: the pods move one at a time to a new node, and the old node goes.
+  kubectl_ok("patch pdb guarded --type merge -p '{\"spec\":{\"minAvailable\":2}}'");
+  const bool moved = eventually(
+      [&] {
+        std::vector<json> now = items(api, "/api/v1/namespaces/default/pods?labelSelector=app%3Dguarded");
+        return !api.get("/apis/karpenter.sh/v1/nodeclaims/" + first).ok() &&
+               !api.get("/api/v1/nodes/" + first).ok() && now.size() == 3 &&
+               std::all_of(now.begin(), now.end(), [&](const json& p) {
+                 return p["status"].value("phase", "") == "Running" && p["spec"].value("nodeName", "") != first;
+               });
+      },
+      std::chrono::seconds(150));
+  EXPECT_TRUE(moved) << scalewright->log();
+  kubectl_ok("delete pdb guarded");
+  scale_to_zero_and_wait(api, "guarded", "pdb", *scalewright);
+  EXPECT_EQ(scalewright->stop(SIGTERM), 0);
+  kubectl_ok("delete deployment guarded");
+  kubectl_ok("delete nodepool pdb");
+}
+
+TEST_F(Run, FollowerFinishesTheLaunchOfALeaderKilledMidLaunch) {
+  kube::ApiClient api = client();
+  // The nodes take 5 s to register: time enough to kill the leader between its launch and the registration.
+  const std::vector<std::string> flags{"--leader-elect=true", "--leader-election-namespace", "default",
+                                       "--metrics-bind-address", "0", "--kwok-launch-latency", "5s"};
+  std::unique_ptr<Process> first = start_scalewright("leader-first", flags);
+  ASSERT_TRUE(log_shows(*first, "leads", std::chrono::seconds(60))) << first->log();
+  std::unique_ptr<Process> second = start_scalewright("leader-second", flags);
+  ASSERT_TRUE(log_shows(*second, "cluster state synced", std::chrono::seconds(60))) << second->log();
+  EXPECT_EQ(second->log().find("controllers start"), std::string::npos) << "two replicas act at once";
+
+  apply("failover-nodepool.yaml", nodepool("failover"));
+  apply("failover.yaml", deployment("failover", 3));
+  ASSERT_TRUE(eventually(
+      [&] {
+        std::vector<json> claims = of_pool(api, "/apis/karpenter.sh/v1/nodeclaims", "failover");
+        return claims.size() == 1 &&
+               claims[0].value("status", json::object()).value("providerID", "").starts_with("kwok://");
+      },
+      std::chrono::seconds(60)))
+      << first->log();
+  EXPECT_TRUE(of_pool(api, "/api/v1/nodes", "failover").empty()) << "registered before the leader was killed";
+  first->stop(SIGKILL);
+
+  // The follower takes over once the lease runs out (15 s), boots the instance the leader launched, and the pods
+  // run there: one node, no second launch for the same pods.
+  ASSERT_TRUE(pods_running(api, "failover", 3)) << second->log();
+  EXPECT_EQ(of_pool(api, "/apis/karpenter.sh/v1/nodeclaims", "failover").size(), 1u) << second->log();
+  EXPECT_EQ(of_pool(api, "/api/v1/nodes", "failover").size(), 1u) << json(items(api, "/api/v1/nodes")).dump();
+  EXPECT_NE(second->log().find("controllers start"), std::string::npos);
+  scale_to_zero_and_wait(api, "failover", "failover", *second);
+  EXPECT_EQ(second->stop(SIGTERM), 0);
+  // Stopped, it released the Lease for the next replica.
+  auto lease = api.get("/apis/coordination.k8s.io/v1/namespaces/default/leases/scalewright-leader");
+  ASSERT_TRUE(lease.ok());
+  EXPECT_EQ((*lease)["spec"].value("holderIdentity", "x"), "");
+  kubectl_ok("delete deployment failover");
+  kubectl_ok("delete nodepool failover");
+}
+
+TEST_F(Run, WatchesResumeAfterTheApiServerRestarts) {
+  kube::ApiClient api = client();
+  std::unique_ptr<Process> scalewright =
+      start_scalewright("restart", {"--leader-elect=false", "--metrics-bind-address", "0"});
+  ASSERT_TRUE(log_shows(*scalewright, "cluster state synced", std::chrono::seconds(60))) << scalewright->log();
+  restart_apiserver();
+  // Everything below is seen only through watches made after the restart.
+  apply("restart-nodepool.yaml", nodepool("restart"));
+  apply("restart.yaml", deployment("restart", 3));
+  ASSERT_TRUE(pods_running(api, "restart", 3)) << scalewright->log();
+  EXPECT_EQ(of_pool(api, "/apis/karpenter.sh/v1/nodeclaims", "restart").size(), 1u);
+  scale_to_zero_and_wait(api, "restart", "restart", *scalewright);
+  EXPECT_EQ(scalewright->stop(SIGTERM), 0);
+  kubectl_ok("delete deployment restart");
+  kubectl_ok("delete nodepool restart");
+}
+
+TEST_F(Run, DryRunDecidesButChangesNothing) {
+  kube::ApiClient api = client();
+  std::unique_ptr<Process> scalewright =
+      start_scalewright("dry-run", {"--leader-elect=false", "--metrics-bind-address", "0", "--dry-run"});
+  apply("dry-nodepool.yaml", nodepool("dry"));
+  apply("dry.yaml", deployment("dry", 3));
+  ASSERT_TRUE(log_shows(*scalewright, "dry-run: would launch m5.xlarge us-east-1a on-demand", std::chrono::seconds(60)))
+      << scalewright->log();
+  EXPECT_TRUE(of_pool(api, "/apis/karpenter.sh/v1/nodeclaims", "dry").empty());
+  EXPECT_TRUE(of_pool(api, "/api/v1/nodes", "dry").empty());
+  for (const json& pod : items(api, "/api/v1/namespaces/default/pods?labelSelector=app%3Ddry")) {
+    EXPECT_EQ(pod["spec"].value("nodeName", ""), "");
+  }
+  EXPECT_EQ(scalewright->stop(SIGTERM), 0);
+  kubectl_ok("delete deployment dry");
+  kubectl_ok("delete nodepool dry");
+}
+
+}  // namespace
+}  // namespace scalewright::cluster::testing
