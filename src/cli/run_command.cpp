@@ -185,7 +185,17 @@ int run_controller(const RunOptions& options, std::ostream& err) {
                      "How long one pass of the controllers took (observations applied, decisions made and carried out).",
                      {}, ops::exponential_buckets(0.0001, 4, 10))
           .with();
+  ops::Histogram& pod_to_nodeclaim_seconds =
+      registry
+          .histogram("scalewright_pod_to_nodeclaim_seconds",
+                     "From a pending pod's arrival (the watch shows it Unschedulable) to the create call of the "
+                     "NodeClaim launched for it, batch window included.",
+                     {}, ops::exponential_buckets(0.001, 2, 16))
+          .with();
   cluster::RuntimeOptions runtime_options;
+  runtime_options.observe_pod_to_nodeclaim_seconds = [&pod_to_nodeclaim_seconds](double seconds) {
+    pod_to_nodeclaim_seconds.observe(seconds);
+  };
   runtime_options.batch_window = {*batch_idle, *batch_max};
   runtime_options.dry_run = options.dry_run;
   runtime_options.observe_pass_seconds = [&pass_seconds](double seconds) { pass_seconds.observe(seconds); };

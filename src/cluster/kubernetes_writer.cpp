@@ -97,8 +97,14 @@ void KubernetesWriter::record(controllers::TimelineEntry entry) {
 
 void KubernetesWriter::nominate(const state::PodRecord& pod, const std::string& node) {
   state_.pod_nominated(const_cast<state::PodRecord&>(pod), node.empty() ? Symbol() : Symbol(node));
-  if (node.empty()) return;
+  if (node.empty()) {
+    last_created_.clear();  // a new provisioning pass: nominations from here on are to capacity planned before
+    return;
+  }
   ++counts_.pods_nominated;
+  if (node == last_created_ && options_.observe_pod_to_nodeclaim_seconds) {
+    options_.observe_pod_to_nodeclaim_seconds(std::chrono::duration<double>(last_created_at_ - pod.created).count());
+  }
   if (options_.dry_run) return;
   events_.emit({pod_reference(pod), "Normal", "Nominated", "Nominate",
                 fmt::format("Pod should schedule on: nodeclaim/{}", node)});
@@ -186,7 +192,11 @@ void KubernetesWriter::node_launched(state::NodeRecord node, bool running_alread
     const NodePool* pool = state_.find_nodepool(node.nodepool);
     kube::KubeResult<json> created = client_.create(std::string(resources::nodeclaims.path), nodeclaim_object(node, pool));
     if (!created && !created.error().is_conflict()) failed("create NodeClaim " + name, created.error());
-    if (created) ++counts_.nodeclaims_created;
+    if (created) {
+      ++counts_.nodeclaims_created;
+      last_created_ = name;
+      last_created_at_ = clock_.now();
+    }
     json status = {{"providerID", node.node.provider_id},
                    {"capacity", resources_json(node.node.capacity)},
                    {"allocatable", resources_json(node.node.allocatable)}};

@@ -30,6 +30,9 @@ struct WriterOptions {
   // Acts on nothing: every change is logged and recorded as an Event-to-be, the cluster is left as it is
   // (`scalewright run --dry-run`).
   bool dry_run = false;
+  // Told, for each pod a NodeClaim is created for, the seconds from the pod's arrival in the state (the watch
+  // showed it Unschedulable) to the NodeClaim's create call.
+  std::function<void(double)> observe_pod_to_nodeclaim_seconds;
 };
 
 class KubernetesWriter final : public controllers::ClusterWriter {
@@ -86,7 +89,9 @@ class KubernetesWriter final : public controllers::ClusterWriter {
   kube::EventSink& events_;
   WriterOptions options_;
   Counts counts_;
-  std::set<std::string> deleted_;  // nodes whose deletion was sent (a name is never reused: NodeNames draws anew)
+  std::set<std::string> deleted_;
+  std::string last_created_;   // the NodeClaim created last, and when: the pods nominated to it next are its own
+  Duration last_created_at_{0};  // nodes whose deletion was sent (a name is never reused: NodeNames draws anew)
 };
 
 }  // namespace scalewright::cluster

@@ -64,7 +64,8 @@ ClusterRuntime::ClusterRuntime(const kube::ApiClient& client, cloud::CloudProvid
       cloud_(cloud),
       options_(options),
       observer_(state_, cloud.catalog(), time_, *this),
-      writer_(client, state_, *this, time_, events, WriterOptions{options.dry_run}),
+      writer_(client, state_, *this, time_, events,
+              WriterOptions{options.dry_run, options.observe_pod_to_nodeclaim_seconds}),
       names_(random_seed()),
       provisioning_(ports_, names_, lifecycle_, options.batch_window) {}
 

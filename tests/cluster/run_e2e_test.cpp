@@ -169,6 +169,8 @@ TEST_F(Run, NodesComeForPendingPodsAndGoWhenTheDeploymentScalesToZero) {
   EXPECT_NE(metrics.find("\nkarpenter_nodeclaims_created_total 2\n"), std::string::npos) << metrics;
   EXPECT_NE(metrics.find("\nkarpenter_cluster_state_synced 1\n"), std::string::npos) << metrics;
   EXPECT_NE(metrics.find("\nkarpenter_nodes_created_total 2\n"), std::string::npos) << metrics;
+  // Each pod once, when its NodeClaim was created.
+  EXPECT_NE(metrics.find("\nscalewright_pod_to_nodeclaim_seconds_count 6\n"), std::string::npos) << metrics;
 
   scale_to_zero_and_wait(api, "inflate", "e2e", *scalewright);
   EXPECT_NE(http_get(port, "/metrics").find("\nkarpenter_nodes_terminated_total 2\n"), std::string::npos);
