@@ -33,6 +33,7 @@ inline constexpr Resource deployments{"/apis/apps/v1/deployments", "apps/v1", "D
 inline constexpr Resource replicasets{"/apis/apps/v1/replicasets", "apps/v1", "ReplicaSet"};
 inline constexpr Resource statefulsets{"/apis/apps/v1/statefulsets", "apps/v1", "StatefulSet"};
 inline constexpr Resource daemonsets{"/apis/apps/v1/daemonsets", "apps/v1", "DaemonSet"};
+inline constexpr Resource scaledobjects{"/apis/keda.sh/v1alpha1/scaledobjects", "keda.sh/v1alpha1", "ScaledObject"};
 inline constexpr Resource pdbs{"/apis/policy/v1/poddisruptionbudgets", "policy/v1", "PodDisruptionBudget"};
 }  // namespace resources
 

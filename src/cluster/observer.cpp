@@ -56,6 +56,8 @@ void ClusterObserver::relist_done(const Resource& resource, Duration now) {
     for (const auto& [name, pool] : state_.nodepools()) known.push_back(name);
   } else if (kind == "PodDisruptionBudget") {
     for (const PodDisruptionBudget& pdb : state_.pdbs()) known.push_back(pdb.meta.key());
+  } else if (kind == "ScaledObject") {
+    known.assign(scaled_objects_.begin(), scaled_objects_.end());
   } else {  // workloads, ReplicaSets included
     const std::string prefix = std::string(kind) + "/";
     for (const auto& [key, record] : state_.workloads()) {
@@ -84,6 +86,8 @@ void ClusterObserver::observe(const Resource& resource, Change change, const jso
     observe_nodepool(change, object);
   } else if (kind == "PodDisruptionBudget") {
     observe_pdb(change, object);
+  } else if (kind == "ScaledObject") {
+    observe_scaled_object(change, object);
   } else {
     observe_workload(resource, change, object);
   }
@@ -102,6 +106,8 @@ void ClusterObserver::forget(const Resource& resource, const std::string& key, D
     state_.nodepool_deleted(key);
   } else if (kind == "PodDisruptionBudget") {
     state_.pdb_deleted(key);
+  } else if (kind == "ScaledObject") {
+    return;
   } else if (kind == "ReplicaSet" && rs_owner_.erase(key) > 0) {
     return;
   } else {
@@ -337,6 +343,21 @@ void ClusterObserver::observe_workload(const Resource& resource, Change change, 
     return;
   }
   state_.workload_applied(std::move(workload));
+}
+
+// KEDA's ScaledObjects are Scalewright's to run: each is taken on as first seen. A change or deletion is not
+// followed yet (the workload autoscalers hold them for the run); it is logged as such.
+void ClusterObserver::observe_scaled_object(Change change, const json& object) {
+  const std::string key = object_key_of(object);
+  if (change == Change::Deleted) {
+    listener_.object_unreadable("ScaledObject/" + key + " was deleted; its autoscaling goes on until restart");
+    return;
+  }
+  if (scaled_objects_.contains(key)) return;
+  std::optional<ManifestSet> decoded = decode(object, resources::scaledobjects);
+  if (!decoded || decoded->scaled_objects.empty()) return;
+  scaled_objects_.insert(key);
+  state_.scaled_object_applied(std::move(decoded->scaled_objects.front()));
 }
 
 void ClusterObserver::observe_pdb(Change change, const json& object) {

@@ -72,6 +72,7 @@ class ClusterObserver {
   void observe_nodepool(Change change, const nlohmann::json& object);
   void observe_workload(const Resource& resource, Change change, const nlohmann::json& object);
   void observe_pdb(Change change, const nlohmann::json& object);
+  void observe_scaled_object(Change change, const nlohmann::json& object);
   void forget(const Resource& resource, const std::string& key, Duration now);
 
   std::optional<ManifestSet> decode(const nlohmann::json& object, const Resource& resource);
@@ -95,6 +96,7 @@ class ClusterObserver {
   std::set<std::string> node_objects_;                         // nodes whose Node object exists
   std::set<std::string> registered_;                           // nodes told node_registered()
   std::map<std::string, NodeClaimSeen> nodeclaims_;
+  std::set<std::string> scaled_objects_;  // taken on
   std::map<std::string_view, std::set<std::string>> listed_;  // kind -> keys seen since relist_started
 };
 

@@ -67,7 +67,9 @@ ClusterRuntime::ClusterRuntime(const kube::ApiClient& client, cloud::CloudProvid
       writer_(client, state_, *this, time_, events,
               WriterOptions{options.dry_run, options.observe_pod_to_nodeclaim_seconds}),
       names_(random_seed()),
-      provisioning_(ports_, names_, lifecycle_, options.batch_window) {}
+      provisioning_(ports_, names_, lifecycle_, options.batch_window),
+      workload_autoscaler_(ports_, autoscaling_metrics_,
+                           std::chrono::floor<std::chrono::seconds>(time_.wall(Duration(0)))) {}
 
 ClusterRuntime::~ClusterRuntime() {
   {
@@ -81,6 +83,12 @@ ClusterRuntime::~ClusterRuntime() {
 
 void ClusterRuntime::start_informers() {
   for (const Resource* resource : kFirstResources) informers_.push_back(std::make_unique<Informer>(*this, *resource));
+  // KEDA's ScaledObjects, where its CRD is installed (HorizontalPodAutoscalers are kube-controller-manager's).
+  if (client_.get("/apis/keda.sh/v1alpha1").ok()) {
+    informers_.push_back(std::make_unique<Informer>(*this, resources::scaledobjects));
+  } else {
+    spdlog::info("no keda.sh/v1alpha1 API: ScaledObjects are not watched");
+  }
   informers_.push_back(std::make_unique<Informer>(*this, resources::pods));
   unsynced_ = informers_.size();
   for (std::size_t i = 0; i + 1 < informers_.size(); ++i) {
@@ -203,6 +211,9 @@ void ClusterRuntime::start_acting() {
   acting_ = true;
   spdlog::info("leading: controllers start");
   if (options_.on_start_acting) options_.on_start_acting();
+  // Metrics are read when asked, not scraped: the HPA loop behind the ScaledObjects (KEDA's generated HPAs) syncs
+  // every period from one period after the controllers start.
+  workload_autoscaler_.metrics_scraped();
   // What happened while another replica led (or none did) and is Karpenter's bookkeeping: nodes registered but
   // not synced, Ready but not marked initialized.
   for (const auto& [name, node] : state_.nodes()) {
@@ -237,6 +248,7 @@ void ClusterRuntime::settle() {
   provisioning_.reconcile();
   lifecycle_.reconcile();
   disruption_.reconcile();
+  workload_autoscaler_.reconcile();
   finish_deleting_nodeclaims();
   counters_.nodes = state_.live_nodes();
   counters_.pending_pods = static_cast<std::int64_t>(state_.unbound().size());

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "cluster/api_objects.h"
+#include "cluster/cluster_metrics.h"
 #include "cluster/kubernetes_writer.h"
 #include "cluster/observer.h"
 #include "controllers/disruption.h"
@@ -32,6 +33,7 @@
 #include "controllers/ports.h"
 #include "controllers/provisioning.h"
 #include "controllers/termination.h"
+#include "controllers/workload_autoscaler.h"
 #include "kube/api_client.h"
 #include "kube/event_sink.h"
 #include "kube/reflector.h"
@@ -154,6 +156,8 @@ class ClusterRuntime final : public controllers::Clock, private ObserverListener
   controllers::TerminationController termination_{ports_};
   controllers::ProvisioningController provisioning_;
   controllers::DisruptionController disruption_{ports_};
+  ClusterAutoscalingMetrics autoscaling_metrics_;
+  controllers::WorkloadAutoscalerController workload_autoscaler_;
 };
 
 }  // namespace scalewright::cluster

@@ -310,5 +310,60 @@ TEST_F(Run, DryRunDecidesButChangesNothing) {
   kubectl_ok("delete nodepool dry");
 }
 
+// KEDA's CRD as far as the API server needs it to store ScaledObjects (users have KEDA's own installed).
+constexpr const char* kScaledObjectCrd = R"(apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: scaledobjects.keda.sh}
+spec:
+  group: keda.sh
+  names: {kind: ScaledObject, listKind: ScaledObjectList, plural: scaledobjects, singular: scaledobject}
+  scope: Namespaced
+  versions:
+  - name: v1alpha1
+    served: true
+    storage: true
+    subresources: {status: {}}
+    schema:
+      openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}
+)";
+
+TEST_F(Run, ScaledObjectScalesItsDeploymentThroughTheScaleSubresource) {
+  kube::ApiClient api = client();
+  apply("keda-crd.yaml", kScaledObjectCrd);
+  kubectl_ok("wait --for condition=established --timeout=60s crd/scaledobjects.keda.sh");
+  apply("keda-nodepool.yaml", nodepool("keda"));
+  apply("keda.yaml", deployment("keda", 0));
+  std::unique_ptr<Process> scalewright = start_scalewright("keda", {"--leader-elect=false", "--metrics-bind-address", "0"});
+  ASSERT_TRUE(log_shows(*scalewright, "cluster state synced", std::chrono::seconds(60))) << scalewright->log();
+  // A cron trigger whose window is open all year but its last minute: 3 replicas from 0, then nodes for them.
+  apply("keda-scaledobject.yaml", R"(apiVersion: keda.sh/v1alpha1
+kind: ScaledObject
+metadata: {name: keda, namespace: default}
+spec:
+  scaleTargetRef: {name: keda}
+  minReplicaCount: 0
+  maxReplicaCount: 10
+  pollingInterval: 5
+  triggers:
+  - type: cron
+    metadata: {timezone: UTC, start: "0 0 1 1 *", end: "59 23 31 12 *", desiredReplicas: "3"}
+)");
+  ASSERT_TRUE(pods_running(api, "keda", 3)) << scalewright->log();
+  auto scale = api.get("/apis/apps/v1/namespaces/default/deployments/keda/scale");
+  ASSERT_TRUE(scale.ok());
+  EXPECT_EQ((*scale)["spec"].value("replicas", 0), 3);
+  // KEDA's two steps, as upstream takes them: activation from 0 to 1, then the HPA's 3.
+  EXPECT_NE(scalewright->log().find("activated from 0 to 1"), std::string::npos) << scalewright->log();
+  EXPECT_EQ(scalewright->stop(SIGTERM), 0);
+
+  // Without the ScaledObject, a fresh controller scales nothing back up: zero replicas, and the node goes.
+  kubectl_ok("delete scaledobject keda");
+  std::unique_ptr<Process> cleanup = start_scalewright("keda-cleanup", {"--leader-elect=false", "--metrics-bind-address", "0"});
+  scale_to_zero_and_wait(api, "keda", "keda", *cleanup);
+  EXPECT_EQ(cleanup->stop(SIGTERM), 0);
+  kubectl_ok("delete deployment keda");
+  kubectl_ok("delete nodepool keda");
+}
+
 }  // namespace
 }  // namespace scalewright::cluster::testing
