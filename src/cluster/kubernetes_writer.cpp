@@ -5,6 +5,7 @@
 
 #include "api/nodepool.h"
 #include "kube/leader_election.h"
+#include "kube/model_json.h"
 #include "manifest/manifest.h"
 
 namespace scalewright::cluster {
@@ -13,22 +14,24 @@ using nlohmann::json;
 
 namespace {
 
+using kube::resources_json;
+using kube::taints_json;
+
 constexpr int kConflictRetries = 5;
 
-json resources_json(const ResourceList& list) {
-  json out = json::object();
-  for (const auto& [name, amount] : list.entries()) out[name.string()] = format_amount(name, amount);
-  return out;
-}
-
-json taints_json(const std::vector<Taint>& taints) {
-  json out = json::array();
-  for (const Taint& taint : taints) {
-    json t = {{"key", taint.key}, {"effect", std::string(to_string(taint.effect))}};
-    if (!taint.value.empty()) t["value"] = taint.value;
-    out.push_back(std::move(t));
+// Sets (or, with nullopt, removes) the taint `key` of a Node object, leaving its other taints as they are.
+void set_taint_of(json& node, std::string_view key, const std::optional<Taint>& taint) {
+  json& spec = node["spec"];
+  json taints = json::array();
+  for (const json& t : spec.value("taints", json::array())) {
+    if (t.value("key", "") != key) taints.push_back(t);
   }
-  return out;
+  if (taint) taints.push_back(taints_json({*taint})[0]);
+  if (taints.empty()) {
+    spec.erase("taints");
+  } else {
+    spec["taints"] = taints;
+  }
 }
 
 std::string pod_path(const std::string& namespace_, const std::string& name) {
@@ -165,17 +168,7 @@ bool KubernetesWriter::update_node(const std::string& name, const std::function<
 void KubernetesWriter::set_taint(const std::string& name, const Taint& taint, bool present) {
   if (!options_.dry_run) {
     const bool done = update_node(name, [&](json& node) {
-      json& spec = node["spec"];
-      json taints = json::array();
-      for (const json& t : spec.value("taints", json::array())) {
-        if (t.value("key", "") != taint.key) taints.push_back(t);
-      }
-      if (present) taints.push_back(taints_json({taint})[0]);
-      if (taints.empty()) {
-        spec.erase("taints");
-      } else {
-        spec["taints"] = taints;
-      }
+      set_taint_of(node, taint.key, present ? std::optional<Taint>(taint) : std::nullopt);
     });
     if (!done) return;
   }
@@ -245,16 +238,7 @@ void KubernetesWriter::node_registered(const std::string& name) {
   if (node == nullptr || node->nodepool.empty() || options_.dry_run) return;
   update_node(name, [&](json& object) {
     object["metadata"]["labels"][std::string(kRegisteredLabel)] = "true";
-    json& spec = object["spec"];
-    json taints = json::array();
-    for (const json& t : spec.value("taints", json::array())) {
-      if (t.value("key", "") != kUnregisteredTaintKey) taints.push_back(t);
-    }
-    if (taints.empty()) {
-      spec.erase("taints");
-    } else {
-      spec["taints"] = taints;
-    }
+    set_taint_of(object, kUnregisteredTaintKey, std::nullopt);
   });
   if (kube::KubeResult<json> patched =
           client_.merge_patch(nodeclaim_path(name) + "/status", {{"status", {{"nodeName", name}}}});

@@ -7,6 +7,7 @@
 #include "api/nodepool.h"
 #include "api/percent_encode.h"
 #include "kube/leader_election.h"
+#include "kube/model_json.h"
 #include "kube/reflector.h"
 
 namespace scalewright::cloud {
@@ -15,16 +16,12 @@ using nlohmann::json;
 
 namespace {
 
+using kube::resources_json;
+
 constexpr std::string_view kNodeLeaseNamespace = "kube-node-lease";
 constexpr std::string_view kProviderIdPrefix = "kwok://";
 
 std::string now_text() { return kube::format_micro_time(std::chrono::system_clock::now()); }
-
-json resources_json(const ResourceList& list) {
-  json out = json::object();
-  for (const auto& [name, amount] : list.entries()) out[name.string()] = format_amount(name, amount);
-  return out;
-}
 
 std::string lease_path(const std::string& node) {
   return fmt::format("/apis/coordination.k8s.io/v1/namespaces/{}/leases/{}", kNodeLeaseNamespace, node);
@@ -203,12 +200,7 @@ void KwokProvider::create_node(const Instance& instance, const Labels& request_l
   labels[std::string(well_known::hostname)] = instance.node_name;
   labels[std::string(well_known::os)] = labels.value(std::string(well_known::os), "linux");
   labels[std::string(kKwokNodeLabel)] = "true";
-  json taint_list = json::array();
-  for (const Taint& taint : taints) {
-    json t = {{"key", taint.key}, {"effect", std::string(to_string(taint.effect))}};
-    if (!taint.value.empty()) t["value"] = taint.value;
-    taint_list.push_back(std::move(t));
-  }
+  json taint_list = kube::taints_json(taints);
   // A NodeClaim's node registers with Karpenter's startup taint; the controller removes it once it has synced the
   // node (as Karpenter's registration does).
   if (labels.contains(std::string(karpenter_labels::nodepool))) {

@@ -1,0 +1,30 @@
+#pragma once
+// Model values as the API server's JSON writes them, for the objects Scalewright creates and patches (NodeClaims,
+// Nodes): one spelling of a resource list and of taints.
+#include <nlohmann/json.hpp>
+#include <vector>
+
+#include "api/meta.h"
+#include "api/resources.h"
+
+namespace scalewright::kube {
+
+// {"cpu": "3920m", "memory": "15Gi", "pods": "58"}
+inline nlohmann::json resources_json(const ResourceList& list) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& [name, amount] : list.entries()) out[name.string()] = format_amount(name, amount);
+  return out;
+}
+
+// [{"key": "dedicated", "value": "db", "effect": "NoSchedule"}], value left out when empty
+inline nlohmann::json taints_json(const std::vector<Taint>& taints) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const Taint& taint : taints) {
+    nlohmann::json t = {{"key", taint.key}, {"effect", std::string(to_string(taint.effect))}};
+    if (!taint.value.empty()) t["value"] = taint.value;
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+}  // namespace scalewright::kube
