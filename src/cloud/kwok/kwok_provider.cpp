@@ -158,8 +158,9 @@ void KwokProvider::work() {
       wake_.wait(lock);
       continue;
     }
-    if (tasks_.top().at > Clock::now()) {
-      wake_.wait_until(lock, tasks_.top().at);
+    // A copy: while the lock is released, a push may move the queue's elements.
+    if (const Clock::time_point due = tasks_.top().at; due > Clock::now()) {
+      wake_.wait_until(lock, due);
       continue;
     }
     Task task = tasks_.top();
