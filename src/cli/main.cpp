@@ -9,6 +9,7 @@
 #include "cli/check_command.h"
 #include "cli/run_command.h"
 #include "cli/simulate_command.h"
+#include "cli/snapshot_command.h"
 #include "sim/simulator.h"
 
 namespace {
@@ -33,6 +34,12 @@ std::string simulate_exit_status() {
       "     (a --status-at time that is not a duration, or is negative, is a bad option value)",
       limits.max_pods, limits.max_nodes);
 }
+constexpr const char* kSnapshotExitStatus =
+    "Exit status:\n"
+    "  0  the scenario was written (objects the simulator cannot read are left out, each with a warning line)\n"
+    "  1  the API server cannot be reached or a list fails, the instance-type data cannot be found, or the output\n"
+    "     file cannot be written (one error line; nothing is written)\n"
+    "  2  usage error: an unknown option or a bad option value (a --duration that is not a positive duration)";
 constexpr const char* kExitStatus =
     "Exit status:\n"
     "  0  done (check: the input is valid, whether or not every pod fits; simulate: the scenario ran)\n"
@@ -133,6 +140,24 @@ int main(int argc, char** argv) {
                       "Provisioning batch: the longest it stays open (Karpenter's BATCH_MAX_DURATION)")
       ->capture_default_str();
 
+  scalewright::cli::SnapshotOptions snapshot;
+  CLI::App* snapshot_cmd = app.add_subcommand(
+      "snapshot", "Write the live cluster's Nodes, Pods, workloads, PodDisruptionBudgets, PriorityClasses, NodePools "
+                  "and autoscalers as a scenario that `scalewright simulate` runs unchanged. Reads only.");
+  snapshot_cmd->add_option("--kubeconfig", snapshot.kubeconfig,
+                           "Path to a kubeconfig (default: $KUBECONFIG, ~/.kube/config, or the pod's service "
+                           "account)");
+  snapshot_cmd->add_option("--context", snapshot.context,
+                           "The kubeconfig context to use instead of its current-context");
+  snapshot_cmd->add_option("-o,--output", snapshot.output,
+                           "Write the scenario to this file (default: standard output)");
+  snapshot_cmd->add_option("--duration", snapshot.duration, "How long the scenario runs (its spec.duration)")
+      ->capture_default_str();
+  snapshot_cmd->add_option("--name", snapshot.name, "The scenario's name (its metadata.name)")->capture_default_str();
+  snapshot_cmd->add_option("--data-dir", snapshot.data_dir, "Directory holding aws/instance-types.csv and prices")
+      ->check(CLI::ExistingDirectory);
+  snapshot_cmd->footer(kSnapshotExitStatus);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -144,5 +169,6 @@ int main(int argc, char** argv) {
   simulate.progress = ::isatty(STDERR_FILENO) == 1;
   if (simulate_cmd->parsed()) return scalewright::cli::run_simulate(simulate, std::cout, std::cerr);
   if (run_cmd->parsed()) return scalewright::cli::run_controller(run, std::cerr);
+  if (snapshot_cmd->parsed()) return scalewright::cli::run_snapshot(snapshot, std::cout, std::cerr);
   return 0;
 }

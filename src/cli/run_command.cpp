@@ -12,6 +12,7 @@
 #include <spdlog/spdlog.h>
 #include <thread>
 
+#include "cli/cluster_connection.h"
 #include "cli/data_dir.h"
 #include "cloud/catalog.h"
 #include "cloud/kwok/kwok_provider.h"
@@ -54,18 +55,6 @@ void configure_logging(const RunOptions& options) {
   logger->set_level(spdlog::level::from_str(options.log_level));
   logger->flush_on(spdlog::level::info);
   spdlog::set_default_logger(logger);
-}
-
-Result<kube::ClusterConfig> cluster_config(const RunOptions& options) {
-  // In a pod without a kubeconfig: its service account, as client-go's rules have it.
-  if (options.kubeconfig.empty() && std::getenv("KUBERNETES_SERVICE_HOST") != nullptr &&
-      std::getenv("KUBECONFIG") == nullptr) {
-    return kube::in_cluster_config();
-  }
-  kube::KubeconfigOptions kubeconfig = kube::KubeconfigOptions::from_environment();
-  kubeconfig.kubeconfig = options.kubeconfig;
-  kubeconfig.context = options.context;
-  return kube::load_kubeconfig(kubeconfig);
 }
 
 std::string pod_namespace() {
@@ -144,7 +133,7 @@ int run_controller(const RunOptions& options, std::ostream& err) {
       return 1;
     }
   }
-  Result<kube::ClusterConfig> config = cluster_config(options);
+  Result<kube::ClusterConfig> config = cluster_config(options.kubeconfig, options.context);
   if (!config) {
     err << "error: " << config.error().message << "\n";
     return 1;

@@ -37,19 +37,10 @@ int write_json(const std::string& path, const nlohmann::json& json, std::ostream
   return 0;
 }
 
-// Loads, checks and runs one scenario made of `files`; nullopt after an error line on `err`.
-// `status_required`: --status-at without Cluster Autoscaler in the scenario is an error (not in a comparison);
-// `pod_outcomes`: keep where every pod ran (for the JSON report).
-std::optional<sim::SimulationReport> simulate_files(const std::vector<std::string>& files,
-                                                    const std::string& data_dir_flag,
-                                                    const std::vector<Duration>& status_at, bool status_required,
-                                                    bool pod_outcomes, sim::TimelineSink& sink, std::ostream& err) {
-  Result<ManifestSet> loaded = load_scenario_files(files);
-  if (!loaded) {
-    err << "error: " << loaded.error().message << "\n";
-    return std::nullopt;
-  }
-  ManifestSet objects = std::move(*loaded);
+}  // namespace
+
+std::optional<PreparedRun> prepare_run(ManifestSet objects, const std::string& name, const std::string& data_dir_flag,
+                                       std::ostream& err) {
   for (const std::string& warning : objects.warnings) err << "warning: " << warning << "\n";
   if (objects.scenarios.size() > 1) {
     err << "error: " << objects.locate("Scenario", objects.scenarios[1].meta, "") << ": a second Scenario (after "
@@ -66,9 +57,7 @@ std::optional<sim::SimulationReport> simulate_files(const std::vector<std::strin
   Scenario scenario;
   std::string scenario_origin;  // "s.yaml doc 1 Scenario/s", to name the file in errors about the Scenario
   if (objects.scenarios.empty()) {
-    fs::path first(files.front());
-    if (!first.has_filename()) first = first.parent_path();  // "examples/podinfo/" is named podinfo
-    scenario.meta.name = first.stem().string();
+    scenario.meta.name = name;
     err << "note: no Scenario in the input; running " << format_duration(scenario.duration) << " with seed "
         << scenario.seed << " and the default cloud\n";
   } else {
@@ -120,6 +109,32 @@ std::optional<sim::SimulationReport> simulate_files(const std::vector<std::strin
     err << "error: " << nodepool->message << "\n";
     return std::nullopt;
   }
+  return PreparedRun{std::move(scenario), std::move(objects), std::move(*catalog)};
+}
+
+namespace {
+
+// Loads, checks and runs one scenario made of `files`; nullopt after an error line on `err`.
+// `status_required`: --status-at without Cluster Autoscaler in the scenario is an error (not in a comparison);
+// `pod_outcomes`: keep where every pod ran (for the JSON report).
+std::optional<sim::SimulationReport> simulate_files(const std::vector<std::string>& files,
+                                                    const std::string& data_dir_flag,
+                                                    const std::vector<Duration>& status_at, bool status_required,
+                                                    bool pod_outcomes, sim::TimelineSink& sink, std::ostream& err) {
+  Result<ManifestSet> loaded = load_scenario_files(files);
+  if (!loaded) {
+    err << "error: " << loaded.error().message << "\n";
+    return std::nullopt;
+  }
+  std::string name;  // of a scenario without a Scenario document: "examples/podinfo/" is named podinfo
+  if (!files.empty()) {
+    fs::path first(files.front());
+    if (!first.has_filename()) first = first.parent_path();
+    name = first.stem().string();
+  }
+  std::optional<PreparedRun> run = prepare_run(std::move(*loaded), name, data_dir_flag, err);
+  if (!run) return std::nullopt;
+  Scenario& scenario = run->scenario;
   if (!status_at.empty() && !scenario.cluster_autoscaler && status_required) {
     err << "error: --status-at: Scenario/" << scenario.meta.name
         << " runs no Cluster Autoscaler (spec.clusterAutoscaler), so there is no status to print\n";
@@ -132,8 +147,8 @@ std::optional<sim::SimulationReport> simulate_files(const std::vector<std::strin
       return std::nullopt;
     }
   }
-  return sim::simulate(
-      {std::move(scenario), std::move(objects), std::move(*catalog), status_at, &sink, {}, pod_outcomes});
+  return sim::simulate({std::move(scenario), std::move(run->objects), std::move(run->catalog), status_at, &sink, {},
+                        pod_outcomes});
 }
 
 // A run that hit a limit has printed (and written) the report so far; it still fails, saying why.

@@ -1,9 +1,14 @@
 #pragma once
 // `scalewright simulate [SCENARIO...]`: run a scenario (the user's manifests plus a Scenario document) in the
 // embedded simulator and report what happened, what it cost and how long pods waited.
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
+
+#include "api/scenario.h"
+#include "cloud/catalog.h"
+#include "manifest/manifest.h"
 
 namespace scalewright::cli {
 
@@ -26,5 +31,19 @@ struct SimulateOptions {
 // Returns the exit status: 0 when the scenario ran; 1 for invalid input, a report that cannot be written, or a run
 // stopped at the simulator's limits (one error line on `err`, after the report so far); 2 for a bad --status-at.
 int run_simulate(const SimulateOptions& options, std::ostream& out, std::ostream& err);
+
+// What `simulate` runs once its files have loaded and every check before the run has passed.
+struct PreparedRun {
+  Scenario scenario;
+  ManifestSet objects;  // the Scenario taken out
+  cloud::Catalog catalog;
+};
+
+// The checks `simulate` makes of loaded objects before it runs them: one Scenario at most (none: `name` and the
+// defaults), references by name, KEDA's queries, Cluster Autoscaler's flags, the region and its catalog (found with
+// `data_dir`, the --data-dir flag), every NodePool against it. Warnings and notes go to `err`; nullopt after an
+// error line there. `scalewright snapshot` makes them of what it writes, so that what it writes runs.
+std::optional<PreparedRun> prepare_run(ManifestSet objects, const std::string& name, const std::string& data_dir,
+                                       std::ostream& err);
 
 }  // namespace scalewright::cli

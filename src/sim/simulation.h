@@ -93,6 +93,8 @@ class Simulation final : public controllers::Clock, public controllers::ClusterW
   void settle();
   void run_timeline_step(const TimelineStep& step);
   void apply_objects(ManifestSet objects);
+  std::string nodepool_of(const Node& node) const;
+  std::string workload_of(const Pod& pod) const;
   void start_cluster_autoscaler();
   void start_autoscaling();
   void on_spot_notice(std::int32_t count);

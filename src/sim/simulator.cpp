@@ -197,6 +197,7 @@ void Simulation::apply_objects(ManifestSet objects) {
     node.node = std::move(n);
     node.launched_at = now_;
     price_static_node(node);
+    node.nodepool = nodepool_of(node.node);
     const std::string name = node.name();
     state_.node_added(std::move(node));
     on_node_ready(name);
@@ -214,7 +215,8 @@ void Simulation::apply_objects(ManifestSet objects) {
     const std::string node = p.spec.node_name;
     p.spec.node_name.clear();
     const std::string key = p.meta.key();
-    create_pod(std::move(p), "");
+    const std::string workload = workload_of(p);
+    create_pod(std::move(p), workload);
     const scheduling::NodeId id = node.empty() ? scheduling::kNoNode : state_.snapshot().find_node(node);
     state::PodRecord* pod = state_.find_pod(key);
     if (id != scheduling::kNoNode && pod != nullptr && !pod->bound_at) {
@@ -227,6 +229,29 @@ void Simulation::apply_objects(ManifestSet objects) {
   for (ScaledObject& scaled : objects.scaled_objects) state_.scaled_object_applied(std::move(scaled));
   if (!objects.horizontal_pod_autoscalers.empty() || !objects.scaled_objects.empty()) start_autoscaling();
   state_.objects_applied();
+}
+
+// A node that a NodePool of the scenario launched (Karpenter labels it with its NodePool) is that NodePool's, as
+// `scalewright run` sees it: counted in its limits and removed as its disruption decides. Any other node is static.
+std::string Simulation::nodepool_of(const Node& node) const {
+  const Symbol* pool = node.meta.labels.find(Symbol(karpenter_labels::nodepool));
+  return pool != nullptr && state_.find_nodepool(pool->string()) != nullptr ? pool->string() : std::string();
+}
+
+// The workload of the scenario that controls a pod from the manifests (`kubectl get pods -o yaml`, `scalewright
+// snapshot`), so that the pod counts toward its replicas instead of being added to them; "" for a pod of its own.
+// A Deployment's pods name its ReplicaSet, <deployment>-<pod-template-hash>, as Workload::make_pod names them.
+std::string Simulation::workload_of(const Pod& pod) const {
+  const OwnerReference* owner = pod.meta.controller();
+  if (owner == nullptr || owner->kind == "DaemonSet") return "";  // a DaemonSet places its own pod on every node
+  const std::string& namespace_ = pod.meta.namespace_;
+  if (std::string key = object_key(owner->kind, namespace_, owner->name); state_.workloads().contains(key)) return key;
+  const Symbol* hash = pod.meta.labels.find(Symbol("pod-template-hash"));
+  if (owner->kind != "ReplicaSet" || hash == nullptr) return "";
+  const std::string suffix = "-" + hash->string();
+  if (owner->name.size() <= suffix.size() || !owner->name.ends_with(suffix)) return "";
+  std::string key = object_key("Deployment", namespace_, owner->name.substr(0, owner->name.size() - suffix.size()));
+  return state_.workloads().contains(key) ? key : "";
 }
 
 // Cluster Autoscaler runs when the scenario gives it flags: the Auto Scaling groups' desired nodes are running

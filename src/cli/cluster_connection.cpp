@@ -1,0 +1,20 @@
+#include "cli/cluster_connection.h"
+
+#include <cstdlib>
+
+#include "kube/kubeconfig.h"
+
+namespace scalewright::cli {
+
+Result<kube::ClusterConfig> cluster_config(const std::string& kubeconfig, const std::string& context) {
+  // In a pod without a kubeconfig: its service account, as client-go's rules have it.
+  if (kubeconfig.empty() && std::getenv("KUBERNETES_SERVICE_HOST") != nullptr && std::getenv("KUBECONFIG") == nullptr) {
+    return kube::in_cluster_config();
+  }
+  kube::KubeconfigOptions options = kube::KubeconfigOptions::from_environment();
+  options.kubeconfig = kubeconfig;
+  options.context = context;
+  return kube::load_kubeconfig(options);
+}
+
+}  // namespace scalewright::cli

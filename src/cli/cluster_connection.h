@@ -1,0 +1,13 @@
+#pragma once
+// The API server a command talks to, found as kubectl and client-go find it: --kubeconfig, else $KUBECONFIG, else
+// ~/.kube/config, with --context instead of its current-context; in a pod without any of them, its service account.
+#include <string>
+
+#include "api/result.h"
+#include "kube/cluster_config.h"
+
+namespace scalewright::cli {
+
+Result<kube::ClusterConfig> cluster_config(const std::string& kubeconfig, const std::string& context);
+
+}  // namespace scalewright::cli
