@@ -17,4 +17,15 @@ Result<kube::ClusterConfig> cluster_config(const std::string& kubeconfig, const 
   return kube::load_kubeconfig(options);
 }
 
+Result<kube::ApiClient> connect(const std::string& kubeconfig, const std::string& context) {
+  Result<kube::ClusterConfig> config = cluster_config(kubeconfig, context);
+  if (!config) return config.error();
+  Result<kube::ApiClient> client = kube::ApiClient::create(*config);
+  if (!client) return client.error();
+  if (kube::KubeResult<nlohmann::json> version = client->get("/version"); !version) {
+    return Error{"the API server does not answer: " + version.error().describe()};
+  }
+  return client;
+}
+
 }  // namespace scalewright::cli

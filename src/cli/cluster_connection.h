@@ -4,10 +4,14 @@
 #include <string>
 
 #include "api/result.h"
+#include "kube/api_client.h"
 #include "kube/cluster_config.h"
 
 namespace scalewright::cli {
 
 Result<kube::ClusterConfig> cluster_config(const std::string& kubeconfig, const std::string& context);
+
+// A client of that API server, once it has answered GET /version; the error says which step failed.
+Result<kube::ApiClient> connect(const std::string& kubeconfig, const std::string& context);
 
 }  // namespace scalewright::cli

@@ -133,18 +133,9 @@ int run_controller(const RunOptions& options, std::ostream& err) {
       return 1;
     }
   }
-  Result<kube::ClusterConfig> config = cluster_config(options.kubeconfig, options.context);
-  if (!config) {
-    err << "error: " << config.error().message << "\n";
-    return 1;
-  }
-  Result<kube::ApiClient> client = kube::ApiClient::create(*config);
+  Result<kube::ApiClient> client = connect(options.kubeconfig, options.context);
   if (!client) {
     err << "error: " << client.error().message << "\n";
-    return 1;
-  }
-  if (kube::KubeResult<nlohmann::json> version = client->get("/version"); !version) {
-    err << "error: the API server does not answer: " << version.error().describe() << "\n";
     return 1;
   }
   Result<std::filesystem::path> data_dir = find_data_dir(options.data_dir);

@@ -144,18 +144,9 @@ int run_snapshot(const SnapshotOptions& options, std::ostream& out, std::ostream
         << (duration ? std::string("must be positive") : duration.error().message) << "\n";
     return 2;
   }
-  Result<kube::ClusterConfig> config = cluster_config(options.kubeconfig, options.context);
-  if (!config) {
-    err << "error: " << config.error().message << "\n";
-    return 1;
-  }
-  Result<kube::ApiClient> client = kube::ApiClient::create(*config);
+  Result<kube::ApiClient> client = connect(options.kubeconfig, options.context);
   if (!client) {
     err << "error: " << client.error().message << "\n";
-    return 1;
-  }
-  if (kube::KubeResult<json> version = client->get("/version"); !version) {
-    err << "error: the API server does not answer: " << version.error().describe() << "\n";
     return 1;
   }
   Result<std::filesystem::path> data_dir = find_data_dir(options.data_dir);
@@ -208,7 +199,7 @@ int run_snapshot(const SnapshotOptions& options, std::ostream& out, std::ostream
     }
   }
 
-  const std::string text = writer.finish(header(*config, writer, options.output), scenario);
+  const std::string text = writer.finish(header(client->transport().config(), writer, options.output), scenario);
   for (const std::string& warning : writer.warnings()) err << "warning: " << warning << "\n";
   if (std::optional<std::string> problem = load_problem(text, options)) {
     err << "error: the snapshot does not load as `scalewright simulate` loads it (a bug in snapshot; please report "
