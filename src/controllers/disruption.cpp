@@ -10,6 +10,10 @@ namespace scalewright::controllers {
 void DisruptionController::reconcile() {
   std::optional<Duration> earliest;
   const Duration now = clock_.now();
+  for (const auto& [node, pods] : state_.nominees()) {
+    if (!pods.empty()) last_nominated_[node.string()] = now;
+  }
+  std::erase_if(last_nominated_, [&](const auto& seen) { return seen.second + kNominationGrace <= now; });
   // Rebuilt at every look, so that a node that stopped being empty, left, or was replaced by a namesake starts over.
   std::map<std::string, Duration> empty_since;
   for (const auto& [name, node] : state_.nodes()) {
@@ -19,11 +23,16 @@ void DisruptionController::reconcile() {
     auto was = empty_since_.find(name);
     const Duration since =
         empty_since.emplace_hint(empty_since.end(), name, was == empty_since_.end() ? now : was->second)->second;
-    const Duration due = since + *pool->consolidate_after;
+    const Duration due = std::max(since + *pool->consolidate_after, nomination_grace_ends(name));
     if (!earliest || due < *earliest) earliest = due;
   }
   empty_since_ = std::move(empty_since);
   if (earliest) schedule_pass(std::max(*earliest, now));
+}
+
+Duration DisruptionController::nomination_grace_ends(const std::string& node) const {
+  auto seen = last_nominated_.find(node);
+  return seen == last_nominated_.end() ? Duration(0) : seen->second + kNominationGrace;
 }
 
 void DisruptionController::schedule_pass(Duration at) {
@@ -63,7 +72,7 @@ void DisruptionController::on_pass() {
     if (since == empty_since_.end()) continue;
     const NodePool* pool = state_.find_nodepool(node.nodepool);
     if (pool == nullptr || !pool->consolidate_after) continue;
-    if (since->second + *pool->consolidate_after > now) continue;
+    if (since->second + *pool->consolidate_after > now || nomination_grace_ends(name) > now) continue;
     if (allowed[node.nodepool] <= 0) {
       held_back = true;
       continue;

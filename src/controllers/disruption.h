@@ -17,6 +17,10 @@ class DisruptionController : private Controller {
  public:
   // How often disruption looks again when budgets held it back.
   static constexpr Duration kPollPeriod{10'000};
+  // A node pods were nominated to this recently is no candidate (Karpenter's rule): in a real cluster its
+  // nominations end when it is Ready, a moment before kube-scheduler binds them, and with consolidateAfter 0s it
+  // would be removed in between.
+  static constexpr Duration kNominationGrace{20'000};
 
   explicit DisruptionController(const Ports& ports) : Controller(ports) {}
 
@@ -28,8 +32,11 @@ class DisruptionController : private Controller {
  private:
   void on_pass();
   void schedule_pass(Duration at);
+  // When the node's last nomination stops keeping it from being a candidate (0 when it had none lately).
+  Duration nomination_grace_ends(const std::string& node) const;
 
-  std::map<std::string, Duration> empty_since_;  // Ready NodePool nodes with nothing to move, since when
+  std::map<std::string, Duration> empty_since_;     // Ready NodePool nodes with nothing to move, since when
+  std::map<std::string, Duration> last_nominated_;  // nodes seen with nominated pods, when last
   bool pass_pending_ = false;
 };
 

@@ -104,5 +104,25 @@ TEST_F(Disruption, BudgetForOtherReasonsDoesNotHoldEmptyNodesBack) {
   EXPECT_THAT(writer.calls, ElementsAre("30s delete_node n1", "40s delete_node n2"));
 }
 
+TEST_F(Disruption, NodeNominatedToLatelyIsNoCandidateForTwentySeconds) {
+  // consolidateAfter 0s: n1 holds a pod's nomination at 0 s, which ends at 1 s with the pod not yet bound (in a real
+  // cluster kube-scheduler binds a moment after the node is Ready). Empty from 1 s, it is removed at 20 s, 20 s after
+  // the nomination was last seen, not at 1 s.
+  NodePool pool = *state.find_nodepool("default");
+  pool.consolidate_after = 0s;
+  state.nodepool_applied(std::move(pool));
+  add_node(state, cloud, "n1", "default");
+  state::PodRecord& pod = add_pod(state, clock, "web-0", 500);
+  state.pod_nominated(pod, Symbol("n1"));
+  disruption.reconcile();
+  clock.advance_to(1s);
+  state.nominations_released("n1");
+  disruption.reconcile();
+  clock.advance_to(19'999ms);
+  EXPECT_THAT(writer.calls, IsEmpty());
+  clock.advance_to(20s);
+  EXPECT_THAT(writer.calls, ElementsAre("20s delete_node n1"));
+}
+
 }  // namespace
 }  // namespace scalewright::controllers
