@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds and runs every benchmark; their figures go in BENCHMARKS.md. Arguments go to each benchmark program
+# Builds and runs every benchmark; their figures go in BENCHMARKS.md. Arguments go to each Google Benchmark program
 # (e.g. --benchmark_filter=BM_Provision/50000, --benchmark_format=json).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -9,3 +9,10 @@ cmake --build build --target bench
 for program in scheduling_bench provisioning_bench simulation_bench workloads_bench scale_down_bench nodegroups_bench manifest_bench; do
   build/bench/"$program" "$@"
 done
+# Issue [7]: plain programs with flags of their own (not Google Benchmark's), so they get no arguments here.
+build/bench/cluster_state_memory_bench
+if [ -x ../shared/k8s/control-plane ]; then
+  build/bench/real_cluster_bench  # a real control plane, `scalewright run` as a process: about 5 minutes
+else
+  echo "real_cluster_bench skipped: ../shared/k8s/control-plane is absent" >&2
+fi

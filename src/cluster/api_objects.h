@@ -38,7 +38,8 @@ inline constexpr Resource pdbs{"/apis/policy/v1/poddisruptionbudgets", "policy/v
 }  // namespace resources
 
 // Decodes one object of `resource` as the manifest decoder reads a file's object; errors name it as
-// "Pod/default/web-1 from the API server: spec...".
+// "Pod/default/web-1 from the API server: spec...". What nothing reads is left out first: managedFields, a pod's
+// conditions but Ready and its container statuses, a node's images and nodeInfo.
 Result<ManifestSet> decode_api_object(nlohmann::json object, const Resource& resource);
 
 // "default/web-1", or "web-1" for a cluster-scoped object.

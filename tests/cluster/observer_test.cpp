@@ -219,5 +219,34 @@ TEST_F(Observer, CompletedPodLeavesItsNode) {
   EXPECT_EQ(state.find_node("n1")->busy, 0);
 }
 
+// managedFields, container statuses and conditions other than Ready are read by nothing: the state does not keep
+// them (at 150,000 pods they were a tenth of its memory and half the decoding time), while kube-scheduler's
+// verdict (PodScheduled) is still read from the object and Ready still tells a PodDisruptionBudget the pod's health.
+TEST_F(Observer, PodKeepsOnlyWhatIsReadOfItsStatusAndNoManagedFields) {
+  see(resources::nodes, Change::Added, node("n1", true));
+  json running = pod("web-1", "n1");
+  running["metadata"]["managedFields"] = {{{"manager", "kubelet"}, {"operation", "Update"},
+                                           {"fieldsV1", {{"f:status", {{"f:phase", json::object()}}}}}}};
+  running["status"]["phase"] = "Running";
+  running["status"]["conditions"] = {{{"type", "Initialized"}, {"status", "True"}},
+                                     {{"type", "Ready"}, {"status", "False"}, {"reason", "ContainersNotReady"}},
+                                     {{"type", "PodScheduled"}, {"status", "True"}}};
+  running["status"]["containerStatuses"] = {{{"name", "app"}, {"ready", false}, {"restartCount", 3}}};
+  see(resources::pods, Change::Added, running);
+  const state::PodRecord* record = state.find_pod("default/web-1");
+  ASSERT_NE(record, nullptr);
+  ASSERT_EQ(record->pod->status.conditions.size(), 1u);
+  EXPECT_EQ(record->pod->status.conditions[0].type, "Ready");
+  EXPECT_EQ(record->pod->status.conditions[0].status, "False");
+  EXPECT_EQ(record->pod->status.phase, PodPhase::Running);
+
+  json pending = pod("web-2", "", /*unschedulable=*/true);
+  pending["metadata"]["managedFields"] = running["metadata"]["managedFields"];
+  see(resources::pods, Change::Added, pending);
+  ASSERT_NE(state.find_pod("default/web-2"), nullptr);
+  EXPECT_EQ(state.needing_capacity(), 1u);
+  EXPECT_TRUE(state.find_pod("default/web-2")->pod->status.conditions.empty());
+}
+
 }  // namespace
 }  // namespace scalewright::cluster

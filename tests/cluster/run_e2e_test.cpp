@@ -6,8 +6,6 @@
 #include <algorithm>
 #include <map>
 
-#include <httplib.h>
-
 #include "tests/cluster/control_plane.h"
 
 namespace scalewright::cluster::testing {
@@ -58,21 +56,6 @@ bool condition_true(const json& object, const std::string& type) {
 // The NodeClaims (or Nodes) of NodePool `pool`.
 std::vector<json> of_pool(const kube::ApiClient& api, const std::string& collection, const std::string& pool) {
   return items(api, collection + "?labelSelector=karpenter.sh%2Fnodepool%3D" + pool);
-}
-
-// The port `scalewright run --metrics-bind-address 127.0.0.1:0` logged it serves on; 0 before it did.
-int ops_port(const Process& process) {
-  const std::string marker = "on port ";
-  const std::string log = process.log();
-  const std::size_t at = log.find(marker);
-  return at == std::string::npos ? 0 : std::atoi(log.c_str() + at + marker.size());
-}
-
-std::string http_get(int port, const std::string& path, int* status = nullptr) {
-  httplib::Client http("127.0.0.1", port);
-  auto answer = http.Get(path);
-  if (status != nullptr) *status = answer ? answer->status : 0;
-  return answer ? answer->body : "";
 }
 
 class Run : public RealControlPlane {
