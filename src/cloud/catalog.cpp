@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "api/meta.h"
+#include "api/nodepool.h"
 #include "cloud/csv_table.h"
 
 namespace scalewright::cloud {
@@ -492,6 +494,18 @@ Result<Catalog> load_catalog(const std::filesystem::path& data_dir, const Catalo
   }
   catalog.zones_ = std::move(zones);
   return catalog;
+}
+
+NodeOffering offering_of_node(const Catalog& catalog, const Labels& labels) {
+  NodeOffering found;
+  if (const Symbol* capacity = labels.find(Symbol(karpenter_labels::capacity_type))) {
+    found.capacity_type = parse_capacity_type(capacity->str()).value_or(CapacityType::OnDemand);
+  }
+  const Symbol* type = labels.find(Symbol(well_known::instance_type));
+  found.type = type == nullptr ? nullptr : catalog.find(type->str());
+  const Symbol* zone = labels.find(Symbol(well_known::zone));
+  if (found.type != nullptr && zone != nullptr) found.offering = found.type->offering(zone->str(), found.capacity_type);
+  return found;
 }
 
 }  // namespace scalewright::cloud

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "api/labels.h"
 #include "api/resources.h"
 #include "api/result.h"
 #include "cloud/allocatable.h"
@@ -95,6 +96,16 @@ class Catalog {
   SpotFractions spot_fractions_;
   CatalogStats stats_;
 };
+
+// What a node runs on, read from its labels as Karpenter's nodes carry them (node.kubernetes.io/instance-type,
+// topology.kubernetes.io/zone, karpenter.sh/capacity-type; on-demand when that is absent or unknown): its type in
+// the catalog (null when unknown), and the offering of its zone (null when the type or the zone is not offered).
+struct NodeOffering {
+  const InstanceType* type = nullptr;
+  const Offering* offering = nullptr;
+  CapacityType capacity_type = CapacityType::OnDemand;
+};
+NodeOffering offering_of_node(const Catalog& catalog, const Labels& labels);
 
 // Reads regions.csv, zone-ids.csv, prices-on-demand.csv, prices-spot-2022-05.csv and instance-types.csv from
 // `data_dir`. Errors name the file, line and column at fault, or the option that is out of range.

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "api/nodepool.h"
+#include "kube/model_json.h"
 
 namespace scalewright::cluster {
 
@@ -225,12 +226,8 @@ state::NodeRecord ClusterObserver::record_for(Node node, Duration now) const {
   record.zone = label_of(node.meta.labels, well_known::zone);
   record.capacity_type = label_of(node.meta.labels, karpenter_labels::capacity_type);
   record.launched_at = now;
-  if (const cloud::InstanceType* type = catalog_.find(record.instance_type)) {
-    if (auto capacity = cloud::parse_capacity_type(record.capacity_type)) {
-      if (const cloud::Offering* offering = type->offering(record.zone, *capacity)) {
-        record.price_per_hour = offering->price_per_hour;
-      }
-    }
+  if (const cloud::NodeOffering found = cloud::offering_of_node(catalog_, node.meta.labels); found.offering) {
+    record.price_per_hour = found.offering->price_per_hour;
   }
   record.node = std::move(node);
   return record;
@@ -295,10 +292,7 @@ void ClusterObserver::observe_nodeclaim(Change change, const json& object, Durat
   // registers, counted against its NodePool's limits meanwhile.
   Node node;
   node.meta.name = name;
-  const json labels = metadata.value("labels", json::object());
-  for (const auto& [key, value] : labels.items()) {
-    if (value.is_string()) node.meta.labels.set(Symbol(key), Symbol(value.get<std::string>()));
-  }
+  node.meta.labels = kube::labels_of(object);
   for (const json& requirement : object.value("spec", json::object()).value("requirements", json::array())) {
     const json& values = requirement.value("values", json::array());
     if (requirement.value("operator", "") == "In" && values.size() == 1 && values[0].is_string()) {

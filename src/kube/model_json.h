@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
+#include "api/labels.h"
 #include "api/meta.h"
 #include "api/resources.h"
 
@@ -25,6 +26,19 @@ inline nlohmann::json taints_json(const std::vector<Taint>& taints) {
     out.push_back(std::move(t));
   }
   return out;
+}
+
+// An object's metadata.labels (string values only; none when absent).
+inline Labels labels_of(const nlohmann::json& object) {
+  Labels labels;
+  auto metadata = object.find("metadata");
+  if (metadata == object.end() || !metadata->is_object()) return labels;
+  auto found = metadata->find("labels");
+  if (found == metadata->end() || !found->is_object()) return labels;
+  for (const auto& [key, value] : found->items()) {
+    if (value.is_string()) labels.set(Symbol(key), Symbol(value.get<std::string>()));
+  }
+  return labels;
 }
 
 }  // namespace scalewright::kube

@@ -34,22 +34,17 @@ std::optional<Duration> unreachable_toleration(const Pod& pod) {
 // A node that came with the manifests costs what its instance type costs in its zone (on-demand unless labelled
 // spot), so that the summary's bill includes it.
 void Simulation::price_static_node(state::NodeRecord& node) const {
-  const Labels& labels = node.node.meta.labels;
-  const Symbol* type = labels.find(Symbol(well_known::instance_type));
+  const cloud::NodeOffering found = cloud::offering_of_node(cloud_.catalog(), node.node.meta.labels);
+  const Symbol* type = node.node.meta.labels.find(Symbol(well_known::instance_type));
   if (type == nullptr) return;
   node.instance_type = type->string();
-  const Symbol* capacity = labels.find(Symbol(karpenter_labels::capacity_type));
-  const Symbol* zone = labels.find(Symbol(well_known::zone));
-  const cloud::CapacityType capacity_type =
-      capacity && capacity->str() == "spot" ? cloud::CapacityType::Spot : cloud::CapacityType::OnDemand;
-  node.capacity_type = std::string(cloud::to_string(capacity_type));
-  const cloud::InstanceType* t = cloud_.catalog().find(node.instance_type);
-  if (t == nullptr) return;
-  if (const cloud::Offering* o = zone ? t->offering(zone->str(), capacity_type) : nullptr) {
-    node.zone = o->zone;
-    node.price_per_hour = o->price_per_hour;
+  node.capacity_type = std::string(cloud::to_string(found.capacity_type));
+  if (found.type == nullptr) return;
+  if (found.offering != nullptr) {
+    node.zone = found.offering->zone;
+    node.price_per_hour = found.offering->price_per_hour;
   } else {
-    node.price_per_hour = t->cheapest(capacity_type).value_or(0);
+    node.price_per_hour = found.type->cheapest(found.capacity_type).value_or(0);
   }
 }
 

@@ -60,19 +60,14 @@ KwokProvider::KwokProvider(const kube::ApiClient& client, Catalog catalog, KwokO
 KwokProvider::~KwokProvider() { stop(); }
 
 std::optional<Instance> KwokProvider::instance_of_node(const json& node) const {
-  const json& metadata = node.value("metadata", json::object());
-  const json& labels = metadata.value("labels", json::object());
+  const NodeOffering found = offering_of_node(catalog_, kube::labels_of(node));
+  if (found.type == nullptr) return std::nullopt;
   Instance instance;
-  instance.id = metadata.value("name", "");
+  instance.id = node.value("metadata", json::object()).value("name", "");
   instance.node_name = instance.id;
   instance.provider_id = node.value("spec", json::object()).value("providerID", "");
-  instance.instance_type = catalog_.find(labels.value(std::string(well_known::instance_type), ""));
-  if (instance.instance_type == nullptr) return std::nullopt;
-  const std::string zone = labels.value(std::string(well_known::zone), "");
-  auto capacity = parse_capacity_type(labels.value(std::string(karpenter_labels::capacity_type), "on-demand"));
-  if (const Offering* offering = instance.instance_type->offering(zone, capacity.value_or(CapacityType::OnDemand))) {
-    instance.offering = *offering;
-  }
+  instance.instance_type = found.type;
+  if (found.offering != nullptr) instance.offering = *found.offering;
   return instance;
 }
 
@@ -109,11 +104,7 @@ std::optional<Error> KwokProvider::start() {
   spdlog::info("kwok: {} nodes running, {} booting from an earlier launch", nodes->items.size(), booting.size());
   worker_ = std::jthread([this] { work(); });
   for (auto& [instance, claim] : booting) {
-    Labels labels;
-    const json claim_labels = claim["metadata"].value("labels", json::object());  // items() must not outlive it
-    for (const auto& [key, value] : claim_labels.items()) {
-      if (value.is_string()) labels.set(Symbol(key), Symbol(value.get<std::string>()));
-    }
+    const Labels labels = kube::labels_of(claim);
     std::vector<Taint> taints;
     for (const json& t : claim["spec"].value("taints", json::array())) {
       taints.push_back({t.value("key", ""), t.value("value", ""),
