@@ -139,6 +139,17 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--batch-max-duration", run.batch_max_duration,
                       "Provisioning batch: the longest it stays open (Karpenter's BATCH_MAX_DURATION)")
       ->capture_default_str();
+  run_cmd->add_option("--auto-scaling-groups", run.auto_scaling_groups,
+                      "With Cluster Autoscaler's --nodes: a file whose autoScalingGroups (a Scenario's "
+                      "spec.cloud.autoScalingGroups) define the groups kwok plays; a --nodes NAME that is an instance "
+                      "type needs none")
+      ->check(CLI::ExistingFile);
+  // Every other flag is Cluster Autoscaler's (--nodes=1:10:m5.large, --expander, --scale-down-*, ...), given as
+  // to cluster-autoscaler; an unknown one is refused when they are read.
+  run_cmd->allow_extras();
+  run_cmd->footer("Cluster Autoscaler's flags are accepted as given to cluster-autoscaler: --nodes=MIN:MAX:NAME, "
+                  "--node-group-auto-discovery, --expander, --scan-interval, --scale-down-*, ... With --nodes or "
+                  "auto-discovery, node groups of kwok nodes are scaled beside the NodePools.");
 
   scalewright::cli::SnapshotOptions snapshot;
   CLI::App* snapshot_cmd = app.add_subcommand(
@@ -168,7 +179,10 @@ int main(int argc, char** argv) {
   // The progress line is for a person watching; a log file or a pipe gets none.
   simulate.progress = ::isatty(STDERR_FILENO) == 1;
   if (simulate_cmd->parsed()) return scalewright::cli::run_simulate(simulate, std::cout, std::cerr);
-  if (run_cmd->parsed()) return scalewright::cli::run_controller(run, std::cerr);
+  if (run_cmd->parsed()) {
+    run.cluster_autoscaler_flags = run_cmd->remaining();
+    return scalewright::cli::run_controller(run, std::cerr);
+  }
   if (snapshot_cmd->parsed()) return scalewright::cli::run_snapshot(snapshot, std::cout, std::cerr);
   return 0;
 }

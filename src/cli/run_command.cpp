@@ -4,8 +4,10 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <fstream>
+#include <random>
 #include <nlohmann/json.hpp>
 #include <spdlog/pattern_formatter.h>
 #include <spdlog/sinks/stdout_sinks.h>
@@ -22,6 +24,9 @@
 #include "kube/event_sink.h"
 #include "kube/kubeconfig.h"
 #include "kube/leader_election.h"
+#include "manifest/scenario_decoder.h"
+#include "nodegroups/discovery.h"
+#include "nodegroups/flags.h"
 #include "ops/metrics.h"
 #include "ops/ops_server.h"
 #include "ops/process_metrics.h"
@@ -104,6 +109,77 @@ void register_metrics(ops::MetricsRegistry& registry, const cluster::ClusterRunt
                             [&events] { return static_cast<double>(events.dropped()); });
 }
 
+// Cluster Autoscaler's flags and the groups kwok plays for them, read before anything connects; nullopt when no
+// flag of CA's was given.
+struct ClusterAutoscalerConfig {
+  nodegroups::AutoscalerOptions flags;
+  std::vector<AutoScalingGroup> groups;
+};
+
+Result<std::optional<ClusterAutoscalerConfig>> read_cluster_autoscaler_config(const RunOptions& options,
+                                                                             const cloud::Catalog& catalog) {
+  if (options.cluster_autoscaler_flags.empty() && options.auto_scaling_groups.empty()) {
+    return std::optional<ClusterAutoscalerConfig>();
+  }
+  Result<nodegroups::AutoscalerOptions> flags = nodegroups::parse_autoscaler_flags(options.cluster_autoscaler_flags);
+  if (!flags) {
+    // What scalewright run did not know went to CA's parser: say that it is neither's.
+    const std::string& message = flags.error().message;
+    if (message.starts_with("unknown flag")) {
+      return Error{message + " (not a flag of scalewright run nor of Cluster Autoscaler)"};
+    }
+    return Error{"Cluster Autoscaler's " + message};
+  }
+  if (flags->nodes.empty() && flags->auto_discovery.empty()) {
+    return Error{"no node group to scale: Cluster Autoscaler's flags need --nodes=MIN:MAX:NAME or "
+                 "--node-group-auto-discovery"};
+  }
+  std::vector<AutoScalingGroup> defined;
+  if (!options.auto_scaling_groups.empty()) {
+    Result<std::vector<AutoScalingGroup>> loaded = manifest::load_auto_scaling_groups(options.auto_scaling_groups);
+    if (!loaded) return Error{"--auto-scaling-groups: " + loaded.error().message};
+    defined = std::move(*loaded);
+  }
+  std::random_device seed;
+  flags->random_seed = (std::uint64_t{seed()} << 32) | seed();
+  std::vector<AutoScalingGroup> groups = cloud::kwok_auto_scaling_groups(flags->nodes, std::move(defined), catalog);
+  // A group no file defines and no instance type names fails here, before anything connects.
+  if (Result<std::vector<nodegroups::NodeGroup>> found = nodegroups::discover_node_groups(groups, *flags, catalog);
+      !found) {
+    if (!options.auto_scaling_groups.empty()) {
+      return Error{"--auto-scaling-groups " + options.auto_scaling_groups + ": " + found.error().message};
+    }
+    return Error{found.error().message +
+                 " (name an instance type, or define the group in a file given with --auto-scaling-groups)"};
+  }
+  return std::optional<ClusterAutoscalerConfig>(ClusterAutoscalerConfig{std::move(*flags), std::move(groups)});
+}
+
+// CA's loop over those groups, with the priority expander's priorities from the cluster (a ConfigMap of CA's
+// namespace) when that expander is asked for.
+Result<controllers::ClusterAutoscalerLoop> cluster_autoscaler_loop(ClusterAutoscalerConfig config,
+                                                                   const RunOptions& options,
+                                                                   const cloud::Catalog& catalog,
+                                                                   const kube::ApiClient& client) {
+  std::optional<std::string> priorities;
+  const std::vector<std::string>& expanders = config.flags.expanders;
+  if (std::find(expanders.begin(), expanders.end(), "priority") != expanders.end()) {
+    kube::KubeResult<nlohmann::json> found =
+        client.get("/api/v1/namespaces/kube-system/configmaps/cluster-autoscaler-priority-expander");
+    if (found) {
+      const nlohmann::json data = found->value("data", nlohmann::json::object());
+      if (data.contains("priorities") && data["priorities"].is_string()) priorities = data["priorities"];
+    } else if (!found.error().is_not_found()) {
+      return Error{"ConfigMap kube-system/cluster-autoscaler-priority-expander: " + found.error().describe()};
+    }
+  }
+  const std::string groups_origin = options.auto_scaling_groups.empty()
+                                        ? std::string("--nodes")
+                                        : "--nodes and --auto-scaling-groups " + options.auto_scaling_groups;
+  return controllers::ClusterAutoscalerLoop::create(std::move(config.flags), config.groups, catalog, priorities,
+                                                    {"Cluster Autoscaler's flags", groups_origin});
+}
+
 }  // namespace
 
 int run_controller(const RunOptions& options, std::ostream& err) {
@@ -133,11 +209,6 @@ int run_controller(const RunOptions& options, std::ostream& err) {
       return 1;
     }
   }
-  Result<kube::ApiClient> client = connect(options.kubeconfig, options.context);
-  if (!client) {
-    err << "error: " << client.error().message << "\n";
-    return 1;
-  }
   Result<std::filesystem::path> data_dir = find_data_dir(options.data_dir);
   if (!data_dir) {
     err << "error: " << data_dir.error().message << "\n";
@@ -149,6 +220,26 @@ int run_controller(const RunOptions& options, std::ostream& err) {
   if (!catalog) {
     err << "error: --region " << options.region << ": " << catalog.error().message << "\n";
     return 1;
+  }
+  Result<std::optional<ClusterAutoscalerConfig>> ca_config = read_cluster_autoscaler_config(options, *catalog);
+  if (!ca_config) {
+    err << "error: " << ca_config.error().message << "\n";
+    return 1;
+  }
+  Result<kube::ApiClient> client = connect(options.kubeconfig, options.context);
+  if (!client) {
+    err << "error: " << client.error().message << "\n";
+    return 1;
+  }
+  std::optional<controllers::ClusterAutoscalerLoop> node_groups;
+  if (*ca_config) {
+    Result<controllers::ClusterAutoscalerLoop> loop =
+        cluster_autoscaler_loop(std::move(**ca_config), options, *catalog, *client);
+    if (!loop) {
+      err << "error: " << loop.error().message << "\n";
+      return 1;
+    }
+    node_groups.emplace(std::move(*loop));
   }
 
   const std::string identity = kube::default_identity();
@@ -192,6 +283,7 @@ int run_controller(const RunOptions& options, std::ostream& err) {
     };
   }
   cluster::ClusterRuntime runtime(*client, cloud, events, runtime_options);
+  if (node_groups) runtime.run_node_groups(std::move(*node_groups));
   std::atomic<bool> leading{!options.leader_elect};
   register_metrics(registry, runtime, provider, events, leading);
   // Alive while the loop turns (it passes at least once a second); ready once the state has synced.

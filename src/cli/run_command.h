@@ -6,6 +6,7 @@
 // the Lease is released, and what was under way is left for the next leader to pick up from the cluster.
 #include <ostream>
 #include <string>
+#include <vector>
 
 namespace scalewright::cli {
 
@@ -25,6 +26,12 @@ struct RunOptions {
   std::string kwok_launch_latency = "0s";
   std::string batch_idle_duration = "1s";
   std::string batch_max_duration = "10s";
+  // Cluster Autoscaler's own flags (--nodes=1:10:NAME, --expander, --scale-down-unneeded-time, ...), as given to
+  // cluster-autoscaler: with --nodes or --node-group-auto-discovery among them, node groups run beside the
+  // NodePools.
+  std::vector<std::string> cluster_autoscaler_flags;
+  // The Auto Scaling groups kwok plays (a file with `autoScalingGroups:` as a Scenario's spec.cloud writes them).
+  std::string auto_scaling_groups;
 };
 
 // Runs until SIGTERM or SIGINT (0), or until leadership is lost (1, for the pod to restart as client-go's

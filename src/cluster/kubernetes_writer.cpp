@@ -7,6 +7,7 @@
 #include "kube/leader_election.h"
 #include "kube/model_json.h"
 #include "manifest/manifest.h"
+#include "nodegroups/status.h"
 
 namespace scalewright::cluster {
 
@@ -326,6 +327,27 @@ void KubernetesWriter::release_nodeclaim(const std::string& name) {
   const json patch = {{"metadata", {{"finalizers", nullptr}}}};
   if (auto patched = client_.merge_patch(nodeclaim_path(name), patch); !patched && !patched.error().is_not_found()) {
     failed("remove the finalizer of NodeClaim " + name, patched.error());
+  }
+}
+
+void KubernetesWriter::publish_cluster_autoscaler_status(const std::string& status, const std::string& last_updated) {
+  if (options_.dry_run) return;
+  const std::string name(nodegroups::kStatusConfigMapName);
+  const json metadata = {{"annotations", {{std::string(nodegroups::kStatusLastUpdatedAnnotation), last_updated}}}};
+  const json data = {{"status", status}};
+  kube::KubeResult<json> patched =
+      client_.merge_patch("/api/v1/namespaces/kube-system/configmaps/" + name, {{"metadata", metadata}, {"data", data}});
+  if (patched) return;
+  if (!patched.error().is_not_found()) {
+    failed("ConfigMap kube-system/" + name, patched.error());
+    return;
+  }
+  json object = {{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"metadata", metadata}, {"data", data}};
+  object["metadata"]["name"] = name;
+  object["metadata"]["namespace"] = "kube-system";
+  if (kube::KubeResult<json> created = client_.create("/api/v1/namespaces/kube-system/configmaps", object);
+      !created && !created.error().is_conflict()) {
+    failed("create ConfigMap kube-system/" + name, created.error());
   }
 }
 

@@ -62,6 +62,10 @@ class KubernetesWriter final : public controllers::ClusterWriter {
   // A NodeClaim being deleted whose node and instance are gone: its finalizer is removed and it goes.
   void release_nodeclaim(const std::string& name);
 
+  // Cluster Autoscaler's status report: the `status` key of ConfigMap kube-system/cluster-autoscaler-status and its
+  // last-updated annotation, created on the first write, as CA writes it after every scan.
+  void publish_cluster_autoscaler_status(const std::string& status, const std::string& last_updated);
+
   // What was done so far (read from any thread: the metrics endpoint).
   struct Counts {
     std::atomic<std::uint64_t> nodeclaims_created{0};

@@ -4,6 +4,7 @@
 
 #include "api/nodepool.h"
 #include "kube/model_json.h"
+#include "nodegroups/node_group.h"
 
 namespace scalewright::cluster {
 
@@ -222,6 +223,7 @@ void ClusterObserver::release_held(const std::string& node, Duration now) {
 state::NodeRecord ClusterObserver::record_for(Node node, Duration now) const {
   state::NodeRecord record;
   record.nodepool = label_of(node.meta.labels, karpenter_labels::nodepool);
+  record.node_group = label_of(node.meta.labels, nodegroups::kNodeGroupLabel);
   record.instance_type = label_of(node.meta.labels, well_known::instance_type);
   record.zone = label_of(node.meta.labels, well_known::zone);
   record.capacity_type = label_of(node.meta.labels, karpenter_labels::capacity_type);

@@ -1,10 +1,13 @@
 #include "cluster/runtime.h"
 
 #include <algorithm>
+#include <map>
 #include <random>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
+
+#include "nodegroups/status.h"
 
 namespace scalewright::cluster {
 
@@ -79,6 +82,14 @@ ClusterRuntime::~ClusterRuntime() {
   inbox_changed_.notify_all();
   for (std::jthread& thread : informer_threads_) thread.request_stop();
   informer_threads_.clear();  // joins
+}
+
+void ClusterRuntime::run_node_groups(controllers::ClusterAutoscalerLoop loop) {
+  node_groups_ = std::make_unique<controllers::NodeGroupController>(ports_, names_, lifecycle_, termination_,
+                                                                    std::move(loop));
+  provisioning_.defer_to(node_groups_.get());
+  node_groups_->hand_off_to(&provisioning_);
+  lifecycle_.set_node_groups(node_groups_.get());
 }
 
 void ClusterRuntime::start_informers() {
@@ -211,6 +222,7 @@ void ClusterRuntime::start_acting() {
   acting_ = true;
   spdlog::info("leading: controllers start");
   if (options_.on_start_acting) options_.on_start_acting();
+  find_instances();
   // Metrics are read when asked, not scraped: the HPA loop behind the ScaledObjects (KEDA's generated HPAs) syncs
   // every period from one period after the controllers start.
   workload_autoscaler_.metrics_scraped();
@@ -232,6 +244,27 @@ void ClusterRuntime::start_acting() {
       lifecycle_.launched(name, controllers::NodeLifecycleController::kRegistrationTtl);
     }
   }
+  if (node_groups_) node_groups_->resume();
+}
+
+void ClusterRuntime::find_instances() {
+  std::map<std::string, std::string> instance_of_node;
+  for (const cloud::Instance& instance : cloud_.list()) instance_of_node[instance.node_name] = instance.id;
+  for (auto& [name, node] : state_.nodes()) {
+    if (!node.instance_id.empty()) continue;
+    if (auto found = instance_of_node.find(name); found != instance_of_node.end()) {
+      node.instance_id = found->second;
+    }
+  }
+}
+
+void ClusterRuntime::publish_node_group_status() {
+  const std::optional<Duration> scanned = node_groups_->loop().last_scan();
+  if (!scanned || scanned == status_published_) return;
+  status_published_ = scanned;
+  const auto wall_start = std::chrono::floor<std::chrono::seconds>(time_.wall(Duration(0)));
+  writer_.publish_cluster_autoscaler_status(node_groups_->loop().status(*scanned, wall_start),
+                                            nodegroups::format_last_updated(wall_start, *scanned));
 }
 
 void ClusterRuntime::run_due_timers() {
@@ -250,6 +283,7 @@ void ClusterRuntime::settle() {
   disruption_.reconcile();
   workload_autoscaler_.reconcile();
   finish_deleting_nodeclaims();
+  if (node_groups_) publish_node_group_status();
   counters_.nodes = state_.live_nodes();
   counters_.pending_pods = static_cast<std::int64_t>(state_.unbound().size());
 }

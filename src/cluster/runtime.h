@@ -14,6 +14,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <queue>
 #include <set>
@@ -28,6 +29,7 @@
 #include "cluster/kubernetes_writer.h"
 #include "cluster/observer.h"
 #include "controllers/disruption.h"
+#include "controllers/node_groups.h"
 #include "controllers/node_lifecycle.h"
 #include "controllers/node_names.h"
 #include "controllers/ports.h"
@@ -73,6 +75,11 @@ class ClusterRuntime final : public controllers::Clock, private ObserverListener
   ClusterRuntime(const ClusterRuntime&) = delete;
   ClusterRuntime& operator=(const ClusterRuntime&) = delete;
 
+  // Runs Cluster Autoscaler's node groups beside the NodePools (CA's flags were given): from the moment this
+  // replica leads, they resume from the nodes the cluster shows, are scanned every --scan-interval, and the
+  // cluster-autoscaler-status ConfigMap is written after each scan. Called before start_informers().
+  void run_node_groups(controllers::ClusterAutoscalerLoop loop);
+
   // Starts the informers: owners, NodePools, nodes and NodeClaims first; pods once those have synced, so that a
   // pod finds its node and its workload known.
   void start_informers();
@@ -115,6 +122,9 @@ class ClusterRuntime final : public controllers::Clock, private ObserverListener
   void run_due_timers();
   // NodeClaims being deleted: their node drained and deleted, their instance terminated, then the finalizer off.
   void finish_deleting_nodeclaims();
+  // The cloud's instance behind each node found on the cluster (not launched by this replica).
+  void find_instances();
+  void publish_node_group_status();
 
   // --- ObserverListener ---
   void node_registered(const std::string& node) override;
@@ -156,6 +166,8 @@ class ClusterRuntime final : public controllers::Clock, private ObserverListener
   controllers::TerminationController termination_{ports_};
   controllers::ProvisioningController provisioning_;
   controllers::DisruptionController disruption_{ports_};
+  std::unique_ptr<controllers::NodeGroupController> node_groups_;
+  std::optional<Duration> status_published_;  // the scan the last cluster-autoscaler-status reported
   ClusterAutoscalingMetrics autoscaling_metrics_;
   controllers::WorkloadAutoscalerController workload_autoscaler_;
 };

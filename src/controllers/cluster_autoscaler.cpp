@@ -53,18 +53,26 @@ Result<ClusterAutoscalerLoop> ClusterAutoscalerLoop::create(const Scenario& scen
   Result<nodegroups::AutoscalerOptions> options = nodegroups::parse_autoscaler_flags(args);
   if (!options) return Error{"spec.clusterAutoscaler.args: " + options.error().message};
   options->random_seed = scenario.seed;
+  return create(std::move(*options), scenario.cloud.auto_scaling_groups, catalog, priority_config(config_maps),
+                {"spec.clusterAutoscaler.args", "spec.cloud.autoScalingGroups"});
+}
+
+Result<ClusterAutoscalerLoop> ClusterAutoscalerLoop::create(nodegroups::AutoscalerOptions options,
+                                                            const std::vector<AutoScalingGroup>& auto_scaling_groups,
+                                                            const cloud::Catalog& catalog,
+                                                            const std::optional<std::string>& priorities,
+                                                            const ConfigOrigins& origins) {
   Result<std::vector<nodegroups::NodeGroup>> groups =
-      nodegroups::discover_node_groups(scenario.cloud.auto_scaling_groups, *options, catalog);
-  if (!groups) return Error{"spec.cloud.autoScalingGroups: " + groups.error().message};
-  const std::optional<std::string> priorities = priority_config(config_maps);
+      nodegroups::discover_node_groups(auto_scaling_groups, options, catalog);
+  if (!groups) return Error{fmt::format("{}: {}", origins.groups, groups.error().message)};
   Result<nodegroups::ExpanderConfig> expander = nodegroups::make_expander_config(
-      options->expanders, priorities ? std::optional<std::string_view>(*priorities) : std::nullopt);
+      options.expanders, priorities ? std::optional<std::string_view>(*priorities) : std::nullopt);
   if (!expander) {
-    return Error{fmt::format("spec.clusterAutoscaler.args: --expander: {} (the priority expander reads ConfigMap "
-                             "kube-system/{}, data.priorities)",
-                             expander.error().message, kPriorityConfigMap)};
+    return Error{fmt::format("{}: --expander: {} (the priority expander reads ConfigMap kube-system/{}, "
+                             "data.priorities)",
+                             origins.flags, expander.error().message, kPriorityConfigMap)};
   }
-  return ClusterAutoscalerLoop(std::move(*options), std::move(*groups), std::move(*expander));
+  return ClusterAutoscalerLoop(std::move(options), std::move(*groups), std::move(*expander));
 }
 
 ClusterAutoscalerLoop::ClusterAutoscalerLoop(nodegroups::AutoscalerOptions options,
@@ -88,6 +96,7 @@ NodeGroupActions ClusterAutoscalerLoop::scan(const NodeGroupScan& scan, Duration
                                              std::vector<TimelineEntry>& timeline) {
   NodeGroupActions actions;
   last_scan_ = now;
+  scanned_ = true;
   registered_ = scan.registered;
   launching_ = scan.launching;
   unready_ = scan.unready;
@@ -201,6 +210,10 @@ NodeGroupActions ClusterAutoscalerLoop::scan(const NodeGroupScan& scan, Duration
     for (nodegroups::UnneededNode& n : *list) actions.removals.push_back(std::move(n));
   }
   return actions;
+}
+
+void ClusterAutoscalerLoop::set_target_size(const std::string& group, std::int32_t size) {
+  if (nodegroups::NodeGroup* g = find(group)) g->target_size = std::clamp(size, 0, g->max_size);
 }
 
 void ClusterAutoscalerLoop::node_removed(const std::string& group, Duration now) {

@@ -67,6 +67,19 @@ class ClusterAutoscalerLoop {
   // ConfigMap.
   static Result<ClusterAutoscalerLoop> create(const Scenario& scenario, const cloud::Catalog& catalog,
                                               const std::vector<ConfigMap>& config_maps = {});
+  // Where the flags and the groups were read, as errors name them ("spec.clusterAutoscaler.args", "the command
+  // line", a file).
+  struct ConfigOrigins {
+    std::string flags;
+    std::string groups;
+  };
+  // From parsed flags and the cloud's Auto Scaling groups (`scalewright run`: kwok's groups), with the priority
+  // expander's `priorities` when the cluster has that ConfigMap.
+  static Result<ClusterAutoscalerLoop> create(nodegroups::AutoscalerOptions options,
+                                              const std::vector<AutoScalingGroup>& auto_scaling_groups,
+                                              const cloud::Catalog& catalog,
+                                              const std::optional<std::string>& priorities,
+                                              const ConfigOrigins& origins);
 
   const nodegroups::AutoscalerOptions& options() const { return options_; }
   const std::vector<nodegroups::NodeGroup>& groups() const { return groups_; }
@@ -81,6 +94,12 @@ class ClusterAutoscalerLoop {
   // A node of `group` never came (no capacity, or not Ready within --max-node-provision-time): the target
   // shrinks back and the group backs off.
   void provisioning_failed(const std::string& group, const std::string& error_code, Duration now);
+
+  // A group's target size as the cloud keeps it (an Auto Scaling group's desired capacity), read back from the
+  // cloud when the loop resumes on a running cluster.
+  void set_target_size(const std::string& group, std::int32_t size);
+  // When the last scan ran (nullopt before the first).
+  std::optional<Duration> last_scan() const { return scanned_ ? std::optional<Duration>(last_scan_) : std::nullopt; }
 
   // The cluster-autoscaler-status report as of the last scan.
   std::string status(Duration now, std::chrono::sys_seconds wall_clock_at_start) const;
@@ -103,6 +122,7 @@ class ClusterAutoscalerLoop {
   bool cluster_healthy_ = true;
   // For the status report: what the last scan saw.
   Duration last_scan_{0};
+  bool scanned_ = false;
   std::map<std::string, std::int32_t> registered_;
   std::map<std::string, std::int32_t> launching_;
   std::map<std::string, std::int32_t> unready_;

@@ -16,6 +16,30 @@ void NodeGroupController::start() {
   clock_.wake_at(clock_.now(), [this] { on_scan(); });
 }
 
+void NodeGroupController::resume() {
+  std::map<std::string, std::int32_t> live;
+  const Taint to_be_deleted = drain_rules().taint;
+  for (const auto& [name, node] : state_.nodes()) {
+    if (node.node_group.empty() || node.phase == state::NodePhase::Terminated) continue;
+    ++live[node.node_group];
+    const std::vector<Taint>& taints = node.node.taints;
+    if (std::any_of(taints.begin(), taints.end(), [&](const Taint& t) { return t.key == to_be_deleted.key; })) {
+      writer_.set_taint(name, to_be_deleted, false);
+    }
+  }
+  for (const nodegroups::NodeGroup& group : loop_.groups()) {
+    const std::int32_t have = live[group.id];
+    const std::int32_t target = have > 0 ? std::max(have, group.min_size) : group.target_size;
+    loop_.set_target_size(group.id, target);
+    if (target > have) {
+      record("scale-up", fmt::format("{} has {} of its target size {}: launching {}", group.id, have, target,
+                                     plural(static_cast<std::size_t>(target - have), "node")));
+      launch(group, target - have);
+    }
+  }
+  clock_.wake_at(clock_.now(), [this] { on_scan(); });
+}
+
 void NodeGroupController::on_scan() {
   const Duration now = clock_.now();
   clock_.wake_at(now + loop_.options().scan_interval, [this] { on_scan(); });
@@ -100,6 +124,7 @@ void NodeGroupController::launch(const nodegroups::NodeGroup& group, std::int32_
     node.meta.name = name;
     node.meta.labels.set(Symbol(well_known::hostname), Symbol(name));
     node.meta.labels.set(Symbol(well_known::zone), Symbol(zone));
+    node.meta.labels.set(Symbol(nodegroups::kNodeGroupLabel), Symbol(group.id));
     cloud::LaunchOutcome outcome = cloud_.launch({name, type, offering, node.meta.labels, node.taints});
     if (outcome.insufficient_capacity) {
       record("insufficient-capacity", fmt::format("{}: {}", group.id, outcome.message));

@@ -28,8 +28,13 @@ class NodeGroupController : private Controller {
   // Told when pods no group takes are left to the NodePools.
   void hand_off_to(ProvisioningController* provisioning) { provisioning_ = provisioning; }
 
-  // The groups' desired nodes are running when the controller starts, and it scans from now on.
+  // The groups' desired nodes are running when the controller starts, and it scans from now on (the simulator).
   void start();
+  // On a running cluster (`scalewright run`, a new leader): each group's nodes are the ones the cluster shows, and
+  // its target size what the cloud would keep — those nodes, at least the group's minimum, or its desired
+  // capacity while it has none; the missing ones are launched. A scale-down a leader left half done is abandoned
+  // (its ToBeDeleted taint removed), as Cluster Autoscaler does on start. Scans from now on.
+  void resume();
   // Launches `count` instances of `group` (`running_already`: instances the group had before the start).
   void launch(const nodegroups::NodeGroup& group, std::int32_t count, bool running_already = false);
   // A node of `group` never came (no capacity, or it did not register in time): the group backs off.

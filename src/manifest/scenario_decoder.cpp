@@ -242,13 +242,7 @@ CloudSpec decode_cloud(const Field& cloud, Duration end) {
   faults.each("prometheusOutages", [&](const Field& o) {
     spec.faults.prometheus_outages.push_back({time_within(o, end), positive_duration(o, "duration")});
   });
-  cloud.each("autoScalingGroups", [&](const Field& g) {
-    AutoScalingGroup group = decode_auto_scaling_group(g);
-    for (const AutoScalingGroup& other : spec.auto_scaling_groups) {
-      if (other.name == group.name) g.fail_at("name", "duplicate Auto Scaling group " + quote(group.name));
-    }
-    spec.auto_scaling_groups.push_back(std::move(group));
-  });
+  spec.auto_scaling_groups = decode_auto_scaling_groups(cloud.child("autoScalingGroups"));
   for (const Field& group : failure_groups) {
     const std::string name = group.as_string();
     if (std::none_of(spec.auto_scaling_groups.begin(), spec.auto_scaling_groups.end(),
@@ -351,6 +345,35 @@ TimelineStep decode_step(const Field& step, const std::filesystem::path& directo
 }
 
 }  // namespace
+
+std::vector<AutoScalingGroup> decode_auto_scaling_groups(const Field& list) {
+  std::vector<AutoScalingGroup> groups;
+  list.items([&](const Field& g) {
+    AutoScalingGroup group = decode_auto_scaling_group(g);
+    for (const AutoScalingGroup& other : groups) {
+      if (other.name == group.name) g.fail_at("name", "duplicate Auto Scaling group " + quote(group.name));
+    }
+    groups.push_back(std::move(group));
+  });
+  return groups;
+}
+
+Result<std::vector<AutoScalingGroup>> load_auto_scaling_groups(const std::filesystem::path& file) {
+  const std::string where = file.string();
+  std::ifstream in(file);
+  if (!in) return Error{where + ": cannot be read: " + std::strerror(errno)};
+  std::stringstream text;
+  text << in.rdbuf();
+  try {
+    const Field root(YAML::Load(text.str()), "");
+    if (!root.has("autoScalingGroups")) return Error{where + ": autoScalingGroups: required (a list of groups)"};
+    return decode_auto_scaling_groups(root.child("autoScalingGroups"));
+  } catch (const FieldError& error) {
+    return Error{where + ": " + (error.path.empty() ? "" : error.path + ": ") + error.problem};
+  } catch (const YAML::Exception& error) {
+    return Error{where + ": " + error.what()};
+  }
+}
 
 Scenario decode_scenario(const Field& object, const std::filesystem::path& directory) {
   Scenario scenario;

@@ -2,6 +2,9 @@
 // Scenario (scalewright.dev/v1alpha1), our own kind: see api/scenario.h.
 #include <filesystem>
 
+#include <vector>
+
+#include "api/result.h"
 #include "api/scenario.h"
 #include "manifest/field.h"
 
@@ -9,5 +12,12 @@ namespace scalewright::manifest {
 
 // `directory`: the folder of the scenario's file, which a load's `csv:` file path is relative to.
 Scenario decode_scenario(const Field& object, const std::filesystem::path& directory);
+
+// A list of Auto Scaling groups as a Scenario's spec.cloud.autoScalingGroups writes them; names are unique.
+std::vector<AutoScalingGroup> decode_auto_scaling_groups(const Field& list);
+
+// A file whose `autoScalingGroups:` lists groups in that format (`scalewright run --auto-scaling-groups`, the
+// groups kwok plays for Cluster Autoscaler's flags). Errors name the file and the field.
+Result<std::vector<AutoScalingGroup>> load_auto_scaling_groups(const std::filesystem::path& file);
 
 }  // namespace scalewright::manifest

@@ -6,11 +6,16 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "api/node.h"
 
 namespace scalewright::nodegroups {
+
+// The label on each node a group launches, naming the group: how the nodes are told apart by group on a running
+// cluster, where the controller finds them again after a restart (`kubectl get nodes -L scalewright.dev/node-group`).
+inline constexpr std::string_view kNodeGroupLabel = "scalewright.dev/node-group";
 
 struct NodeGroup {
   std::string id;  // the Auto Scaling group's name, as --nodes=MIN:MAX:NAME writes it

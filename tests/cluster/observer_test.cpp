@@ -92,6 +92,21 @@ TEST_F(Observer, ReadyNodeJoinsTheSnapshotPricedFromTheCatalog) {
   EXPECT_EQ(told.lines, (std::vector<std::string>{"registered n1", "ready n1"}));
 }
 
+// A node group's node, found on the cluster (launched by an earlier leader): its group is its label's.
+TEST_F(Observer, NodeGroupNodeIsKnownByItsLabel) {
+  json group_node = node("m5-large-abc", true);
+  group_node["metadata"]["labels"].erase("karpenter.sh/nodepool");
+  group_node["metadata"]["labels"]["scalewright.dev/node-group"] = "m5.large";
+  see(resources::nodes, Change::Added, group_node);
+  see(resources::nodes, Change::Added, node("n1", true));
+  const state::NodeRecord* found = state.find_node("m5-large-abc");
+  ASSERT_NE(found, nullptr);
+  EXPECT_EQ(found->node_group, "m5.large");
+  EXPECT_EQ(found->nodepool, "");
+  EXPECT_EQ(found->phase, state::NodePhase::Ready);
+  EXPECT_EQ(state.find_node("n1")->node_group, "");
+}
+
 TEST_F(Observer, NodeWaitsForItsStartupAndNotReadyTaintsToGo) {
   see(resources::nodes, Change::Added, node("n1", true, {"node.kubernetes.io/not-ready"}));
   EXPECT_EQ(state.find_node("n1")->phase, state::NodePhase::Launching);

@@ -162,6 +162,66 @@ TEST_F(Run, NodesComeForPendingPodsAndGoWhenTheDeploymentScalesToZero) {
   kubectl_ok("delete nodepool e2e");
 }
 
+// Cluster Autoscaler's flags on `scalewright run`, no NodePool: --nodes=0:4:m5.large is a group of kwok m5.large
+// nodes. Three 1-CPU pods need an m5.large each (1,930m allocatable): the group scales from 0 to 3 and the
+// cluster-autoscaler-status ConfigMap says so. A second controller, started once the first has stopped, adopts the
+// three nodes and launches none; with the Deployment at zero the nodes are empty and go after
+// --scale-down-unneeded-time.
+TEST_F(Run, NodeGroupScalesAsClusterAutoscalersFlagsSay) {
+  kube::ApiClient api = client();
+  const std::vector<std::string> flags{"--leader-elect=false", "--metrics-bind-address", "0",
+                                       "--nodes=0:4:m5.large", "--scan-interval=2s", "--scale-down-unneeded-time=5s",
+                                       "--scale-down-delay-after-add=0s"};
+  const std::string group_nodes = "/api/v1/nodes?labelSelector=scalewright.dev%2Fnode-group%3Dm5.large";
+  auto node_names = [&] {
+    std::vector<std::string> names;
+    for (const json& node : items(api, group_nodes)) names.push_back(node["metadata"]["name"]);
+    std::sort(names.begin(), names.end());
+    return names;
+  };
+  auto status = [&] {
+    kube::KubeResult<json> map = api.get("/api/v1/namespaces/kube-system/configmaps/cluster-autoscaler-status");
+    return map ? *map : json::object();
+  };
+  std::unique_ptr<Process> first = start_scalewright("node-group", flags);
+  apply("grouped.yaml", deployment("grouped", 3));
+  ASSERT_TRUE(pods_running(api, "grouped", 3)) << first->log();
+  const std::vector<std::string> launched = node_names();
+  ASSERT_EQ(launched.size(), 3u) << first->log();
+  for (const json& node : items(api, group_nodes)) {
+    const json& labels = node["metadata"]["labels"];
+    EXPECT_EQ(labels.value("node.kubernetes.io/instance-type", ""), "m5.large");
+    EXPECT_FALSE(labels.contains("karpenter.sh/nodepool"));
+  }
+  ASSERT_TRUE(eventually([&] { return status().value("data", json::object()).value("status", "").find(
+                                          "cloudProviderTarget: 3") != std::string::npos; },
+                         std::chrono::seconds(30)))
+      << status().dump() << first->log();
+  const json reported = status();
+  EXPECT_NE(reported["data"]["status"].get<std::string>().find("- name: m5.large"), std::string::npos);
+  EXPECT_TRUE(reported["metadata"]["annotations"].contains("cluster-autoscaler.kubernetes.io/last-updated"));
+  EXPECT_EQ(first->stop(SIGTERM), 0);
+
+  std::unique_ptr<Process> second = start_scalewright("node-group-second", flags);
+  ASSERT_TRUE(log_shows(*second, "controllers start", std::chrono::seconds(60))) << second->log();
+  // Two scans later the group is still its three nodes: adopted, none launched, none removed while pods run.
+  const std::string before = status()["metadata"]["annotations"].value("cluster-autoscaler.kubernetes.io/last-updated", "");
+  ASSERT_TRUE(eventually([&] {
+    return status()["metadata"]["annotations"].value("cluster-autoscaler.kubernetes.io/last-updated", "") != before;
+  }, std::chrono::seconds(30))) << second->log();
+  std::this_thread::sleep_for(std::chrono::seconds(4));
+  EXPECT_EQ(node_names(), launched) << second->log();
+
+  kubectl_ok("scale deployment grouped --replicas 0");
+  EXPECT_TRUE(eventually([&] { return node_names().empty(); }, std::chrono::seconds(90))) << second->log();
+  EXPECT_TRUE(eventually([&] { return status()["data"].value("status", "").find("cloudProviderTarget: 0") !=
+                                      std::string::npos; },
+                         std::chrono::seconds(30)))
+      << status().dump();
+  EXPECT_EQ(second->stop(SIGTERM), 0);
+  kubectl_ok("delete deployment grouped");
+}
+
 TEST_F(Run, DrainWaitsForThePodDisruptionBudget) {
   kube::ApiClient api = client();
   std::unique_ptr<Process> scalewright = start_scalewright("pdb", {"--leader-elect=false", "--metrics-bind-address", "0"});

@@ -2,7 +2,11 @@
 // copy them from their AWS account and their CA Deployment.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+
 #include "decode_helpers.h"
+#include "manifest/scenario_decoder.h"
 
 namespace scalewright::testing {
 namespace {
@@ -89,6 +93,36 @@ TEST(ScenarioNodeGroups, AutoScalingGroupSizesAndFieldsAreChecked) {
   EXPECT_EQ(decode_error(cloud + "    - {name: a, instanceType: m5.large, maxSize: 3}\n"
                                  "    - {name: a, instanceType: m5.large, maxSize: 3}\n"),
             "test.yaml doc 1 Scenario/s: spec.cloud.autoScalingGroups[1].name: duplicate Auto Scaling group \"a\"");
+}
+
+// `scalewright run --auto-scaling-groups FILE`: the same groups in a file of their own, errors naming the file.
+TEST(ScenarioNodeGroups, AutoScalingGroupsFileForRun) {
+  const std::filesystem::path dir = ::testing::TempDir();
+  auto write = [&](const std::string& name, const std::string& text) {
+    std::ofstream(dir / name) << text;
+    return dir / name;
+  };
+  Result<std::vector<AutoScalingGroup>> groups = manifest::load_auto_scaling_groups(
+      write("groups.yaml", "autoScalingGroups:\n- {name: ng-a, instanceType: m5.large, minSize: 1, maxSize: 4}\n"
+                           "- {name: ng-b, instanceType: c5.xlarge, zones: [us-east-1b], maxSize: 2, "
+                           "capacityType: spot}\n"));
+  ASSERT_TRUE(groups) << groups.error().message;
+  ASSERT_EQ(groups->size(), 2u);
+  EXPECT_EQ((*groups)[0].name, "ng-a");
+  EXPECT_EQ((*groups)[0].desired_capacity, 1);  // AWS starts a group at its minimum
+  EXPECT_EQ((*groups)[1].capacity_type, "spot");
+  EXPECT_EQ((*groups)[1].zones, std::vector<std::string>{"us-east-1b"});
+
+  const std::filesystem::path bad =
+      write("bad.yaml", "autoScalingGroups:\n- {name: a, instanceType: m5.large, minSize: 3, maxSize: 1}\n");
+  EXPECT_EQ(manifest::load_auto_scaling_groups(bad).error().message,
+            bad.string() + ": autoScalingGroups[0].maxSize: must not be less than minSize");
+  const std::filesystem::path none = write("none.yaml", "groups: []\n");
+  EXPECT_EQ(manifest::load_auto_scaling_groups(none).error().message,
+            none.string() + ": autoScalingGroups: required (a list of groups)");
+  const std::filesystem::path missing = dir / "missing.yaml";
+  EXPECT_EQ(manifest::load_auto_scaling_groups(missing).error().message,
+            missing.string() + ": cannot be read: No such file or directory");
 }
 
 // Cluster Autoscaler's Deployment as clusters run it; `command` is its container's command list.

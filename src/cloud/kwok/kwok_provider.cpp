@@ -1,5 +1,7 @@
 #include "cloud/kwok/kwok_provider.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
@@ -160,6 +162,23 @@ void KwokProvider::work() {
     task.run();
     lock.lock();
   }
+}
+
+std::vector<AutoScalingGroup> kwok_auto_scaling_groups(const std::vector<nodegroups::StaticNodeGroup>& nodes_flags,
+                                                       std::vector<AutoScalingGroup> defined, const Catalog& catalog) {
+  for (const nodegroups::StaticNodeGroup& flag : nodes_flags) {
+    const bool known = std::any_of(defined.begin(), defined.end(),
+                                   [&](const AutoScalingGroup& g) { return g.name == flag.name; });
+    if (known || catalog.find(flag.name) == nullptr) continue;
+    AutoScalingGroup group;
+    group.name = flag.name;
+    group.instance_type = flag.name;
+    group.min_size = flag.min_size;
+    group.max_size = flag.max_size;
+    group.desired_capacity = flag.min_size;
+    defined.push_back(std::move(group));
+  }
+  return defined;
 }
 
 LaunchOutcome KwokProvider::launch(const LaunchRequest& request) {

@@ -23,8 +23,10 @@
 #include <vector>
 
 #include "api/result.h"
+#include "api/scenario.h"
 #include "cloud/cloud_provider.h"
 #include "kube/api_client.h"
+#include "nodegroups/options.h"
 
 namespace scalewright::kube {
 class Reflector;
@@ -42,6 +44,13 @@ struct KwokOptions {
 
 // The label every kwok Node carries: how the provider finds its instances again after a restart.
 inline constexpr std::string_view kKwokNodeLabel = "kwok.scalewright.dev/node";
+
+// The Auto Scaling groups kwok plays for Cluster Autoscaler's --nodes=MIN:MAX:NAME flags: the groups `defined`
+// (a file in a Scenario's spec.cloud.autoScalingGroups format), and for each NAME they do not define that is an
+// instance type of the catalog, a group of that type on demand in every zone offering it, starting at MIN nodes
+// (`--nodes=1:10:m5.large` works with no file). Any other NAME is left for discovery to refuse.
+std::vector<AutoScalingGroup> kwok_auto_scaling_groups(const std::vector<nodegroups::StaticNodeGroup>& nodes_flags,
+                                                       std::vector<AutoScalingGroup> defined, const Catalog& catalog);
 
 class KwokProvider final : public CloudProvider {
  public:

@@ -1,0 +1,93 @@
+// NodeGroupController resuming on a running cluster (`scalewright run`, a new leader): group "ng" is c.large
+// (2 cpu) in zone-a and zone-b, --nodes=2:5:ng, and its Auto Scaling group's desired capacity is 3 before any node
+// exists. What the cluster shows decides the target: the group's live nodes, at least its minimum; its desired
+// capacity only while it has none.
+#include "controllers/node_groups.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "fake_ports.h"
+#include "nodegroups/flags.h"
+
+namespace scalewright::controllers {
+namespace {
+
+using namespace fakes;
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+using ::testing::SizeIs;
+
+class NodeGroups : public ::testing::Test, protected FakeCluster {
+ protected:
+  NodeGroups() {
+    AutoScalingGroup asg;
+    asg.name = "ng";
+    asg.instance_type = "c.large";
+    asg.zones = {"zone-a", "zone-b"};
+    asg.min_size = 2;
+    asg.max_size = 5;
+    asg.desired_capacity = 3;
+    Result<nodegroups::AutoscalerOptions> flags = nodegroups::parse_autoscaler_flags({"--nodes=2:5:ng"});
+    Result<ClusterAutoscalerLoop> loop =
+        ClusterAutoscalerLoop::create(*flags, {asg}, cloud.catalog(), std::nullopt, {"flags", "groups"});
+    EXPECT_TRUE(loop) << loop.error().message;
+    groups = std::make_unique<NodeGroupController>(ports, names, lifecycle, termination, std::move(*loop));
+  }
+
+  // A node of the group found on the cluster, in `zone`.
+  state::NodeRecord& group_node(const std::string& name) {
+    state::NodeRecord& node = add_node(state, cloud, name, "", true, "c.large");
+    node.node_group = "ng";
+    node.node.meta.labels.set(Symbol(nodegroups::kNodeGroupLabel), Symbol("ng"));
+    return node;
+  }
+  std::int32_t target() const { return groups->loop().group("ng")->target_size; }
+
+  NodeNames names{7};
+  NodeLifecycleController lifecycle{ports};
+  TerminationController termination{ports};
+  std::unique_ptr<NodeGroupController> groups;
+};
+
+TEST_F(NodeGroups, WithNoNodeYetTheGroupStartsAtItsDesiredCapacity) {
+  groups->resume();
+  EXPECT_EQ(target(), 3);
+  // Zones in turn: a, b, a.
+  const std::vector<std::string> launched = writer.calls_of("node_launched");
+  ASSERT_THAT(launched, SizeIs(3));
+  EXPECT_THAT(launched[0], ::testing::EndsWith("c.large zone-a on-demand"));
+  EXPECT_THAT(launched[1], ::testing::EndsWith("c.large zone-b on-demand"));
+  EXPECT_THAT(launched[2], ::testing::EndsWith("c.large zone-a on-demand"));
+  // Each launched node carries its group's label: how the next leader finds it.
+  for (const auto& [name, node] : state.nodes()) {
+    ASSERT_NE(node.node.meta.labels.find(Symbol(nodegroups::kNodeGroupLabel)), nullptr) << name;
+    EXPECT_EQ(node.node.meta.labels.find(Symbol(nodegroups::kNodeGroupLabel))->str(), "ng");
+  }
+}
+
+TEST_F(NodeGroups, LiveNodesBelowTheMinimumAreToppedUpAndAnAbandonedScaleDownUntainted) {
+  state::NodeRecord& old = group_node("ng-old");  // zone-a, left tainted by a leader that died mid scale-down
+  writer.set_taint("ng-old", Taint{"ToBeDeletedByClusterAutoscaler", "", TaintEffect::NoSchedule}, true);
+  writer.calls.clear();
+  groups->resume();
+  EXPECT_EQ(target(), 2);  // max(1 live, minimum 2), not the desired capacity 3
+  EXPECT_THAT(writer.calls_of("taint"), ElementsAre("0s taint ng-old -ToBeDeletedByClusterAutoscaler"));
+  EXPECT_THAT(old.node.taints, IsEmpty());
+  const std::vector<std::string> launched = writer.calls_of("node_launched");
+  ASSERT_THAT(launched, SizeIs(1));
+  EXPECT_THAT(launched[0], ::testing::EndsWith("c.large zone-b on-demand"));  // the zone with fewer of its nodes
+}
+
+TEST_F(NodeGroups, MoreLiveNodesThanTheDesiredCapacityAreTheTarget) {
+  for (const char* name : {"ng-1", "ng-2", "ng-3", "ng-4"}) group_node(name);
+  groups->resume();
+  EXPECT_EQ(target(), 4);  // an earlier leader scaled up to 4: kept, nothing launched
+  EXPECT_THAT(writer.calls_of("node_launched"), IsEmpty());
+  EXPECT_THAT(cloud.calls, IsEmpty());
+  // And the scan runs from now on.
+  EXPECT_THAT(clock.pending(), ElementsAre(Duration(0)));
+}
+
+}  // namespace
+}  // namespace scalewright::controllers
