@@ -1,6 +1,7 @@
 #include "cli/cluster_connection.h"
 
 #include <cstdlib>
+#include <utility>
 
 #include "kube/kubeconfig.h"
 
@@ -17,10 +18,11 @@ Result<kube::ClusterConfig> cluster_config(const std::string& kubeconfig, const 
   return kube::load_kubeconfig(options);
 }
 
-Result<kube::ApiClient> connect(const std::string& kubeconfig, const std::string& context) {
+Result<kube::ApiClient> connect(const std::string& kubeconfig, const std::string& context,
+                                kube::TransportOptions options) {
   Result<kube::ClusterConfig> config = cluster_config(kubeconfig, context);
   if (!config) return config.error();
-  Result<kube::ApiClient> client = kube::ApiClient::create(*config);
+  Result<kube::ApiClient> client = kube::ApiClient::create(*config, std::move(options));
   if (!client) return client.error();
   if (kube::KubeResult<nlohmann::json> version = client->get("/version"); !version) {
     return Error{"the API server does not answer: " + version.error().describe()};

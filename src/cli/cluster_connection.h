@@ -12,6 +12,7 @@ namespace scalewright::cli {
 Result<kube::ClusterConfig> cluster_config(const std::string& kubeconfig, const std::string& context);
 
 // A client of that API server, once it has answered GET /version; the error says which step failed.
-Result<kube::ApiClient> connect(const std::string& kubeconfig, const std::string& context);
+Result<kube::ApiClient> connect(const std::string& kubeconfig, const std::string& context,
+                                kube::TransportOptions options = {});
 
 }  // namespace scalewright::cli

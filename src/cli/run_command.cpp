@@ -109,6 +109,20 @@ void register_metrics(ops::MetricsRegistry& registry, const cluster::ClusterRunt
                             [&events] { return static_cast<double>(events.dropped()); });
 }
 
+// Every answer of the API server counted as client-go counts them; a refusal by RBAC logged as an error, since
+// it means the role the controller runs under lacks a rule it needs (deploy/helm/scalewright/files).
+kube::TransportOptions observed_requests(ops::MetricsRegistry& registry) {
+  ops::CounterFamily& requests = registry.counter(
+      "rest_client_requests_total", "Number of HTTP requests, partitioned by status code and method.",
+      {"code", "method"});
+  kube::TransportOptions options;
+  options.on_answer = [&requests](std::string_view method, std::string_view path, int status) {
+    requests.with({status == 0 ? "<error>" : std::to_string(status), std::string(method)}).inc();
+    if (status == 403) spdlog::error("forbidden: {} {}: the controller's RBAC role does not allow it", method, path);
+  };
+  return options;
+}
+
 // Cluster Autoscaler's flags and the groups kwok plays for them, read before anything connects; nullopt when no
 // flag of CA's was given.
 struct ClusterAutoscalerConfig {
@@ -226,7 +240,8 @@ int run_controller(const RunOptions& options, std::ostream& err) {
     err << "error: " << ca_config.error().message << "\n";
     return 1;
   }
-  Result<kube::ApiClient> client = connect(options.kubeconfig, options.context);
+  ops::MetricsRegistry registry;
+  Result<kube::ApiClient> client = connect(options.kubeconfig, options.context, observed_requests(registry));
   if (!client) {
     err << "error: " << client.error().message << "\n";
     return 1;
@@ -249,7 +264,6 @@ int run_controller(const RunOptions& options, std::ostream& err) {
   cluster::DryRunCloud dry_run_cloud(provider);
   cloud::CloudProvider& cloud = options.dry_run ? static_cast<cloud::CloudProvider&>(dry_run_cloud) : provider;
   kube::EventSink events(*client, "scalewright", identity);
-  ops::MetricsRegistry registry;
   ops::Histogram& pass_seconds =
       registry
           .histogram("scalewright_controller_pass_duration_seconds",

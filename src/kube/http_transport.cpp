@@ -342,6 +342,26 @@ HttpTransport::~HttpTransport() {
 }
 
 Result<HttpResponse> HttpTransport::request(const HttpRequest& request, std::stop_token stop) const {
+  Result<HttpResponse> answer = send_request(request, stop);
+  report(request.method, request.path, answer, stop);
+  return answer;
+}
+
+Result<HttpResponse> HttpTransport::stream_lines(const std::string& path,
+                                                 const std::function<bool(std::string_view)>& on_line,
+                                                 const StreamOptions& options) const {
+  Result<HttpResponse> answer = send_stream(path, on_line, options);
+  report("GET", path, answer, options.stop);
+  return answer;
+}
+
+void HttpTransport::report(std::string_view method, std::string_view path, const Result<HttpResponse>& answer,
+                           const std::stop_token& stop) const {
+  if (!options_.on_answer || stop.stop_requested()) return;
+  options_.on_answer(method, path, answer ? answer->status : 0);
+}
+
+Result<HttpResponse> HttpTransport::send_request(const HttpRequest& request, std::stop_token stop) const {
   SigpipeBlockedOnThisThread sigpipe_blocked;  // first, so that it outlives every connection closed in here
   const Endpoint& e = *endpoint_;
   auto token = bearer_token(config_);
@@ -441,9 +461,9 @@ Result<HttpResponse> HttpTransport::request(const HttpRequest& request, std::sto
   }
 }
 
-Result<HttpResponse> HttpTransport::stream_lines(const std::string& path,
-                                                 const std::function<bool(std::string_view)>& on_line,
-                                                 const StreamOptions& options) const {
+Result<HttpResponse> HttpTransport::send_stream(const std::string& path,
+                                                const std::function<bool(std::string_view)>& on_line,
+                                                const StreamOptions& options) const {
   SigpipeBlockedOnThisThread sigpipe_blocked;  // first, so that it outlives the stream's connection
   const Endpoint& e = *endpoint_;
   const std::stop_token& stop = options.stop;

@@ -38,6 +38,10 @@ struct TransportOptions {
   // An idle connection older than this is closed instead of reused: the API server closes its idle connections
   // after 90 s, and reusing one just as it does so would fail the request.
   std::chrono::milliseconds idle_connection_timeout{50'000};
+  // Told of every request and stream once its answer's status is known (0: no answer arrived), on the thread that
+  // sent it, whatever the caller then makes of it; not for requests ended by a stop. client-go's request metrics
+  // (rest_client_requests_total) are counted here, and a 403 is where a too narrow RBAC role shows.
+  std::function<void(std::string_view method, std::string_view path, int status)> on_answer;
 };
 
 struct StreamOptions {
@@ -82,6 +86,11 @@ class HttpTransport {
   struct Endpoint;
   struct ConnectionPool;
   HttpTransport(ClusterConfig config, TransportOptions options, std::unique_ptr<Endpoint> endpoint);
+  Result<HttpResponse> send_request(const HttpRequest& request, std::stop_token stop) const;
+  Result<HttpResponse> send_stream(const std::string& path, const std::function<bool(std::string_view line)>& on_line,
+                                   const StreamOptions& options) const;
+  void report(std::string_view method, std::string_view path, const Result<HttpResponse>& answer,
+              const std::stop_token& stop) const;
 
   ClusterConfig config_;
   TransportOptions options_;

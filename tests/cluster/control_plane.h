@@ -25,6 +25,7 @@ class RealControlPlane : public ::testing::Test {
     setup_error_ = plane_.up("scalewright-e2e");
     dir_ = plane_.dir();
     if (setup_error_.empty()) setup_error_ = plane_.install_crds();
+    if (setup_error_.empty()) setup_error_ = plane_.run_as_service_account();
   }
 
   static void TearDownTestSuite() {
@@ -36,6 +37,18 @@ class RealControlPlane : public ::testing::Test {
   void SetUp() override {
     if (!ControlPlane::available()) GTEST_SKIP() << kControlPlane << " is absent";
     ASSERT_EQ(setup_error_, "");
+  }
+
+  // The controller runs under deploy/'s ServiceAccount and RBAC rules: a request they do not allow is a failure of
+  // the test that made it, whatever else the test checks. scalewright run logs each 403 it gets as "forbidden: ".
+  void TearDown() override {
+    for (const std::string& log : started_logs_) {
+      std::ifstream in(log);
+      for (std::string line; std::getline(in, line);) {
+        if (line.find("forbidden: ") != std::string::npos) ADD_FAILURE() << log << ": " << line;
+      }
+    }
+    started_logs_.clear();
   }
 
   static std::string kubeconfig() { return plane_.kubeconfig(); }
@@ -60,6 +73,7 @@ class RealControlPlane : public ::testing::Test {
 
   // Starts `scalewright run` against the control plane with these extra flags.
   static std::unique_ptr<Process> start_scalewright(const std::string& name, std::vector<std::string> flags) {
+    started_logs_.push_back(plane_.dir() + "/" + name + ".log");
     return plane_.start_scalewright(name, flags);
   }
 
@@ -117,6 +131,7 @@ class RealControlPlane : public ::testing::Test {
   static inline ControlPlane plane_;
   static inline std::string dir_;
   static inline std::string setup_error_;
+  static inline std::vector<std::string> started_logs_;  // by this test
 };
 
 }  // namespace scalewright::cluster::testing

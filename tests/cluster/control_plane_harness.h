@@ -147,6 +147,34 @@ class ControlPlane {
     return "";
   }
 
+  // The controller's ServiceAccount and RBAC rules as deploy/ installs them (namespace scalewright), and a kubeconfig
+  // with a token of that ServiceAccount (TokenRequest, as `kubectl create token` asks), which every later
+  // start_scalewright() then runs under: a request the ClusterRole or Role does not allow is answered 403. Returns
+  // what failed, or "".
+  std::string run_as_service_account() {
+    std::string out;
+    for (const char* file : {"deploy/kustomize/namespace.yaml", "deploy/kustomize/serviceaccount.yaml",
+                             "deploy/kustomize/rbac-bindings.yaml"}) {
+      if (!kubectl("apply -f " + (kSource / file).string(), out)) return std::string("applying ") + file + ": " + out;
+    }
+    if (!kubectl("apply -k " + (kSource / "deploy/helm/scalewright/files").string(), out)) {
+      return "applying the ClusterRole and Role: " + out;
+    }
+    Result<kube::ApiClient> api = client();
+    if (!api) return api.error().message;
+    kube::KubeResult<nlohmann::json> token = api->create(
+        "/api/v1/namespaces/scalewright/serviceaccounts/scalewright/token",
+        {{"apiVersion", "authentication.k8s.io/v1"}, {"kind", "TokenRequest"}, {"spec", {{"expirationSeconds", 7200}}}});
+    if (!token) return "TokenRequest for ServiceAccount scalewright/scalewright: " + token.error().describe();
+    controller_kubeconfig_ = dir_ + "/scalewright-serviceaccount.kubeconfig";
+    std::ofstream(controller_kubeconfig_)
+        << "apiVersion: v1\nkind: Config\nclusters:\n- name: local\n  cluster: {server: \"" << config_.server
+        << "\", certificate-authority: \"" << dir_ << "/pki/ca.crt\"}\nusers:\n- name: scalewright\n  user: {token: \""
+        << (*token)["status"].value("token", "") << "\"}\ncontexts:\n- name: scalewright\n  context: {cluster: local, "
+        << "user: scalewright, namespace: scalewright}\ncurrent-context: scalewright\n";
+    return "";
+  }
+
   // Stops what `up` started; true when `down` succeeded. The directory stays (remove() takes it).
   bool down() {
     if (dir_.empty()) return true;
@@ -183,14 +211,17 @@ class ControlPlane {
   Result<kube::ApiClient> client() const { return kube::ApiClient::create(config_); }
 
   // Starts `scalewright run` against the control plane with these extra flags; its log is DIR/`name`.log.
+  // Runs under the ServiceAccount once run_as_service_account() succeeded, else as the admin.
   std::unique_ptr<Process> start_scalewright(const std::string& name, const std::vector<std::string>& flags) const {
-    std::vector<std::string> argv{SCALEWRIGHT_BINARY, "run", "--kubeconfig", kubeconfig(), "--log-format", "json"};
+    const std::string& credentials = controller_kubeconfig_.empty() ? kubeconfig() : controller_kubeconfig_;
+    std::vector<std::string> argv{SCALEWRIGHT_BINARY, "run", "--kubeconfig", credentials, "--log-format", "json"};
     argv.insert(argv.end(), flags.begin(), flags.end());
     return std::make_unique<Process>(argv, dir_ + "/" + name + ".log");
   }
 
  private:
   std::string dir_;
+  std::string controller_kubeconfig_;
   kube::ClusterConfig config_;
 };
 
