@@ -374,4 +374,20 @@ void KubernetesWriter::scale(const std::string& workload, std::int32_t replicas)
   state_.workload_scaled(workload, replicas);
 }
 
+void KubernetesWriter::object_event(controllers::ObjectEvent event) {
+  spdlog::debug("event {} on {} {}: {}", event.reason, event.kind, event.key, event.message);
+  if (options_.dry_run) return;
+  kube::ObjectReference regarding;
+  if (event.kind == "Pod") {
+    const state::PodRecord* pod = state_.find_pod(event.key);
+    if (pod == nullptr) return;  // gone since the decision: nobody will describe it
+    regarding = pod_reference(*pod);
+  } else {
+    const bool karpenter = event.kind == "NodePool" || event.kind == "NodeClaim";
+    regarding = {karpenter ? "karpenter.sh/v1" : "v1", event.kind, "", event.key, ""};
+  }
+  events_.emit({std::move(regarding), std::move(event.type), std::move(event.reason), std::move(event.action),
+                std::move(event.message)});
+}
+
 }  // namespace scalewright::cluster

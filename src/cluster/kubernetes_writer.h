@@ -52,6 +52,7 @@ class KubernetesWriter final : public controllers::ClusterWriter {
   void drain(const std::string& node) override;
   void delete_node(const std::string& node) override;
   void scale(const std::string& workload, std::int32_t replicas) override;
+  void object_event(controllers::ObjectEvent event) override;
 
   // --- Karpenter's NodeClaim lifecycle, as the observer reports the node's progress ---
   // The node registered: its startup taint karpenter.sh/unregistered goes, it is labelled registered, and the

@@ -173,6 +173,7 @@ NodeGroupActions ClusterAutoscalerLoop::scan(const NodeGroupScan& scan, Duration
       }
     }
     last_not_triggered_ = std::move(said);
+    actions.pod_events = std::move(decision.events);
   } else {
     last_not_triggered_.clear();
   }

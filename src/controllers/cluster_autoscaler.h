@@ -52,6 +52,8 @@ struct NodeGroupActions {
   std::vector<nodegroups::UnneededNode> removals;  // empty nodes first, then the ones to drain
   // Pods no node group can take now (NoScaleUp), by the reason CA gives: NodePools may provision for them.
   std::map<std::string, std::string, std::less<>> declined_pods;  // pod -> reason
+  // The Events CA records on the pending pods of a scale-up decision (TriggeredScaleUp, NotTriggerScaleUp).
+  std::vector<nodegroups::Event> pod_events;
 };
 
 // Which configuration Cluster Autoscaler runs with: the Scenario's spec.clusterAutoscaler.args when given, or else

@@ -64,8 +64,7 @@ void DisruptionController::on_pass() {
     }
     allowed[pool_name] = limit;
   }
-  bool held_back = false;
-  std::vector<std::string> removed;
+  std::set<std::string> blocked;
   for (const auto& [name, node] : state_.nodes()) {
     if (node.phase != state::NodePhase::Ready) continue;
     auto since = empty_since_.find(name);
@@ -74,7 +73,7 @@ void DisruptionController::on_pass() {
     if (pool == nullptr || !pool->consolidate_after) continue;
     if (since->second + *pool->consolidate_after > now || nomination_grace_ends(name) > now) continue;
     if (allowed[node.nodepool] <= 0) {
-      held_back = true;
+      blocked.insert(node.nodepool);
       continue;
     }
     --allowed[node.nodepool];
@@ -83,7 +82,14 @@ void DisruptionController::on_pass() {
     writer_.delete_node(name);
     if (!instance.empty()) cloud_.terminate(instance);
   }
-  if (held_back) schedule_pass(now + kPollPeriod);
+  // Said on the NodePool once while its budgets keep holding nodes back, in Karpenter's words.
+  for (const std::string& pool : blocked) {
+    if (budget_blocked_.contains(pool)) continue;
+    writer_.object_event({"NodePool", pool, "Normal", "DisruptionBlocked", "Disrupt",
+                          "No allowed disruptions for disruption reason Empty due to blocking budget"});
+  }
+  budget_blocked_ = std::move(blocked);
+  if (!budget_blocked_.empty()) schedule_pass(now + kPollPeriod);
 }
 
 void DisruptionController::interruption_notice(const std::string& name, Duration notice) {

@@ -5,6 +5,7 @@
 // back). A spot interruption notice cordons and drains its node at once, so its pods are provisioned elsewhere
 // before the cloud reclaims it. Consolidation comes in a later issue, here.
 #include <map>
+#include <set>
 #include <string>
 
 #include "cloud/cloud_provider.h"
@@ -37,6 +38,7 @@ class DisruptionController : private Controller {
 
   std::map<std::string, Duration> empty_since_;     // Ready NodePool nodes with nothing to move, since when
   std::map<std::string, Duration> last_nominated_;  // nodes seen with nominated pods, when last
+  std::set<std::string> budget_blocked_;            // NodePools whose budgets held an empty node back at the last pass
   bool pass_pending_ = false;
 };
 

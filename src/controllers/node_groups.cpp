@@ -92,6 +92,7 @@ void NodeGroupController::on_scan() {
     if (!handed.empty() && provisioning_ != nullptr) provisioning_->look_again();
   }
   declined_ = std::move(actions.declined_pods);
+  record_pod_events(std::move(actions.pod_events));
   for (const nodegroups::ScaleUpInfo& info : actions.scale_ups) {
     if (const nodegroups::NodeGroup* group = loop_.group(info.group)) launch(*group, info.new_size - info.current_size);
   }
@@ -159,6 +160,23 @@ DrainRules NodeGroupController::drain_rules() const {
 
 // Scale-down as CA carries it out: an empty node is tainted ToBeDeletedByClusterAutoscaler and deleted at once;
 // any other is drained (TerminationController), and the group shrinks when it is deleted.
+// Each pod's TriggeredScaleUp at the scale-up it triggers; its NotTriggerScaleUp when the reason is new for it, not
+// at every scan of the 10 s loop while it stays pending for the same reason.
+void NodeGroupController::record_pod_events(std::vector<nodegroups::Event> events) {
+  std::map<std::string, std::string, std::less<>> said;
+  for (nodegroups::Event& event : events) {
+    if (event.reason == "NotTriggerScaleUp") {
+      auto before = not_triggered_said_.find(event.object);
+      const bool repeated = before != not_triggered_said_.end() && before->second == event.message;
+      said[event.object] = event.message;
+      if (repeated) continue;
+    }
+    writer_.object_event({"Pod", std::move(event.object), std::move(event.type), std::move(event.reason), "ScaleUp",
+                          std::move(event.message)});
+  }
+  not_triggered_said_ = std::move(said);
+}
+
 void NodeGroupController::remove(const nodegroups::UnneededNode& unneeded) {
   const state::NodeRecord* node = state_.find_node(unneeded.node);
   if (node == nullptr || node->phase != state::NodePhase::Ready || termination_.draining(unneeded.node)) return;

@@ -47,6 +47,7 @@ class NodeGroupController : private Controller {
  private:
   void on_scan();
   void remove(const nodegroups::UnneededNode& unneeded);
+  void record_pod_events(std::vector<nodegroups::Event> events);
   DrainRules drain_rules() const;
 
   NodeNames& names_;
@@ -57,6 +58,8 @@ class NodeGroupController : private Controller {
   ProvisioningController* provisioning_ = nullptr;
   // Pod -> why no group takes it, as of the last scan.
   std::map<std::string, std::string, std::less<>> declined_;
+  // Pod -> the NotTriggerScaleUp message last recorded on it: said again only when it changes.
+  std::map<std::string, std::string, std::less<>> not_triggered_said_;
 };
 
 }  // namespace scalewright::controllers

@@ -27,6 +27,17 @@ class EventRecorder {
   virtual void record(TimelineEntry entry) = 0;
 };
 
+// An Event recorded on one object, as upstream records it there (TriggeredScaleUp on a pod, DisruptionBlocked on a
+// NodePool), for `kubectl describe`; the timeline keeps its own line of what the controller did.
+struct ObjectEvent {
+  std::string kind;  // "Pod", "Node", "NodePool", "NodeClaim"
+  std::string key;   // a pod's "namespace/name"; the name of a cluster-scoped object
+  std::string type = "Normal";
+  std::string reason;  // "TriggeredScaleUp"
+  std::string action;  // what was done or held back: "ScaleUp", "Disrupt"
+  std::string message;
+};
+
 using TimerId = std::uint64_t;
 
 class Clock {
@@ -65,6 +76,8 @@ class ClusterWriter : public EventRecorder {
   virtual void delete_node(const std::string& node) = 0;
   // Sets a workload's replicas through its scale subresource.
   virtual void scale(const std::string& workload, std::int32_t replicas) = 0;
+  // Records an Event on the object it is about.
+  virtual void object_event(ObjectEvent event) = 0;
 };
 
 // What every controller is given: the state it reads and the ports it acts through.

@@ -84,6 +84,9 @@ class Simulation final : public controllers::Clock, public controllers::ClusterW
   void scale(const std::string& workload, std::int32_t replicas) override {
     state_.workload_scaled(workload, replicas);
   }
+  // The report is the timeline, where the controller's own line says it once per decision: an Event per pod would
+  // repeat it for every pod.
+  void object_event(controllers::ObjectEvent) override {}
 
  private:
   // --- the loop (simulator.cpp) ---

@@ -89,6 +89,10 @@ TEST_F(DisruptionBudgetOfOneNode, RemovesOneEmptyNodePerPassTheNextTenSecondsLat
   EXPECT_THAT(writer.calls, ElementsAre("30s delete_node n1", "40s delete_node n2", "50s delete_node n3"));
   EXPECT_THAT(cloud.calls, ElementsAre("terminate i-1", "terminate i-2", "terminate i-3"));
   EXPECT_THAT(clock.pending(), IsEmpty());
+  // The NodePool is told once, at 30 s, while the budget holds nodes back (at 30 and 40 s).
+  EXPECT_THAT(writer.object_events,
+              ElementsAre("30s NodePool default DisruptionBlocked: No allowed disruptions for disruption reason Empty "
+                          "due to blocking budget"));
 }
 
 TEST_F(Disruption, BudgetForOtherReasonsDoesNotHoldEmptyNodesBack) {

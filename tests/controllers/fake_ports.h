@@ -105,6 +105,11 @@ class FakeWriter : public ClusterWriter {
   }
 
   void record(TimelineEntry entry) override { events.push_back(std::move(entry)); }
+  std::vector<std::string> object_events;  // every object_event(), as "<time> <Kind> <key> <reason>: <message>"
+  void object_event(ObjectEvent event) override {
+    object_events.push_back(fmt::format("{} {} {} {}: {}", format_duration(clock_.now()), event.kind, event.key,
+                                        event.reason, event.message));
+  }
   void nominate(const state::PodRecord& pod, const std::string& node) override {
     call(fmt::format("nominate {} -> {}", pod.key, node.empty() ? "none" : node));
     state_.pod_nominated(record_of(pod), node.empty() ? Symbol() : Symbol(node));

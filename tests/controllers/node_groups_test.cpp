@@ -89,5 +89,29 @@ TEST_F(NodeGroups, MoreLiveNodesThanTheDesiredCapacityAreTheTarget) {
   EXPECT_THAT(clock.pending(), ElementsAre(Duration(0)));
 }
 
+TEST_F(NodeGroups, PendingPodsAreToldWhichScaleUpTheyTriggeredAndWhyNotOnceWhileTheReasonHolds) {
+  // Two nodes at the minimum, each full with a 1.5-CPU pod of its 2 CPUs. Two more 1.5-CPU pods need a node each:
+  // ng 2 -> 4. A 3-CPU pod fits no c.large at all.
+  for (const char* name : {"ng-1", "ng-2"}) {
+    group_node(name);
+    bind_pod(state, clock, add_pod(state, clock, std::string("running-") + name, 1500), name);
+  }
+  add_pod(state, clock, "web-0", 1500);
+  add_pod(state, clock, "web-1", 1500);
+  add_pod(state, clock, "big-0", 3000);
+  groups->resume();
+  clock.advance_to(0s);
+  EXPECT_EQ(target(), 4);
+  EXPECT_THAT(writer.object_events,
+              ElementsAre("0s Pod default/web-0 TriggeredScaleUp: pod triggered scale-up: [{ng 2->4 (max: 5)}]",
+                          "0s Pod default/web-1 TriggeredScaleUp: pod triggered scale-up: [{ng 2->4 (max: 5)}]",
+                          "0s Pod default/big-0 NotTriggerScaleUp: pod didn't trigger scale-up: 1 Insufficient cpu"));
+  // The next scan, 10 s on: the web pods wait for the two nodes coming up, and big-0's reason is the same: nothing
+  // more is said.
+  clock.advance_to(10s);
+  EXPECT_EQ(target(), 4);
+  EXPECT_THAT(writer.object_events, SizeIs(3));
+}
+
 }  // namespace
 }  // namespace scalewright::controllers
