@@ -59,7 +59,7 @@ void ClusterObserver::relist_done(const Resource& resource, Duration now) {
   } else if (kind == "PodDisruptionBudget") {
     for (const PodDisruptionBudget& pdb : state_.pdbs()) known.push_back(pdb.meta.key());
   } else if (kind == "ScaledObject") {
-    known.assign(scaled_objects_.begin(), scaled_objects_.end());
+    for (const auto& [key, generation] : scaled_object_generations_) known.push_back(key);
   } else {  // workloads, ReplicaSets included
     const std::string prefix = std::string(kind) + "/";
     for (const auto& [key, record] : state_.workloads()) {
@@ -109,7 +109,7 @@ void ClusterObserver::forget(const Resource& resource, const std::string& key, D
   } else if (kind == "PodDisruptionBudget") {
     state_.pdb_deleted(key);
   } else if (kind == "ScaledObject") {
-    return;
+    if (scaled_object_generations_.erase(key) > 0) state_.scaled_object_deleted(key);
   } else if (kind == "ReplicaSet" && rs_owner_.erase(key) > 0) {
     return;
   } else {
@@ -341,18 +341,20 @@ void ClusterObserver::observe_workload(const Resource& resource, Change change, 
   state_.workload_applied(std::move(workload));
 }
 
-// KEDA's ScaledObjects are Scalewright's to run: each is taken on as first seen. A change or deletion is not
-// followed yet (the workload autoscalers hold them for the run); it is logged as such.
+// KEDA's ScaledObjects are Scalewright's to run. A new metadata.generation is a change of spec (one of status or
+// metadata alone keeps it): the workload autoscaler takes the new spec on. A deleted one stops scaling its target.
 void ClusterObserver::observe_scaled_object(Change change, const json& object) {
   const std::string key = object_key_of(object);
   if (change == Change::Deleted) {
-    listener_.object_unreadable("ScaledObject/" + key + " was deleted; its autoscaling goes on until restart");
+    if (scaled_object_generations_.erase(key) > 0) state_.scaled_object_deleted(key);
     return;
   }
-  if (scaled_objects_.contains(key)) return;
+  const std::int64_t generation = object["metadata"].value("generation", std::int64_t{0});
+  auto seen = scaled_object_generations_.find(key);
+  if (seen != scaled_object_generations_.end() && seen->second == generation) return;
   std::optional<ManifestSet> decoded = decode(object, resources::scaledobjects);
   if (!decoded || decoded->scaled_objects.empty()) return;
-  scaled_objects_.insert(key);
+  scaled_object_generations_[key] = generation;
   state_.scaled_object_applied(std::move(decoded->scaled_objects.front()));
 }
 

@@ -96,7 +96,7 @@ class ClusterObserver {
   std::set<std::string> node_objects_;                         // nodes whose Node object exists
   std::set<std::string> registered_;                           // nodes told node_registered()
   std::map<std::string, NodeClaimSeen> nodeclaims_;
-  std::set<std::string> scaled_objects_;  // taken on
+  std::map<std::string, std::int64_t> scaled_object_generations_;  // taken on: key -> metadata.generation
   std::map<std::string_view, std::set<std::string>> listed_;  // kind -> keys seen since relist_started
 };
 

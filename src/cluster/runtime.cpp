@@ -277,7 +277,7 @@ void ClusterRuntime::run_due_timers() {
 }
 
 void ClusterRuntime::settle() {
-  state_.retire_terminated();
+  state_.retire_terminated(/*keep=*/false);
   provisioning_.reconcile();
   lifecycle_.reconcile();
   disruption_.reconcile();

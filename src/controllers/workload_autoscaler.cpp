@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 namespace scalewright::controllers {
 namespace {
 
@@ -54,21 +56,44 @@ std::vector<ObservedPod> StateAutoscalingView::pods(const std::string& namespace
 void WorkloadAutoscalerController::reconcile() {
   const Duration now = clock_.now();
   for (; hpas_seen_ < state_.hpas().size(); ++hpas_seen_) autoscaling_.add(state_.hpas()[hpas_seen_], now);
-  for (; scaled_objects_seen_ < state_.scaled_objects().size(); ++scaled_objects_seen_) {
-    autoscaling_.add(state_.scaled_objects()[scaled_objects_seen_], now);
+  if (scaled_object_changes_seen_ != state_.scaled_object_changes()) {
+    scaled_object_changes_seen_ = state_.scaled_object_changes();
+    std::map<std::string, std::uint64_t> taken_on;
+    for (const ScaledObject& scaled_object : state_.scaled_objects()) {
+      const std::string key = scaled_object.meta.key();
+      const std::uint64_t revision = state_.scaled_object_revision(key);
+      auto before = scaled_objects_taken_on_.find(key);
+      if (before == scaled_objects_taken_on_.end()) {
+        autoscaling_.add(scaled_object, now);
+      } else if (before->second != revision) {
+        autoscaling_.update(scaled_object, now);
+        record("scaledobject", fmt::format("ScaledObject {} changed: its new spec applies from now on", key));
+      }
+      taken_on.emplace(key, revision);
+    }
+    for (const auto& [key, revision] : scaled_objects_taken_on_) {
+      if (taken_on.contains(key)) continue;
+      autoscaling_.remove_scaled_object(key);
+      record("scaledobject", fmt::format("ScaledObject {} deleted: its target is no longer scaled", key));
+    }
+    scaled_objects_taken_on_ = std::move(taken_on);
   }
   schedule_poll();
 }
 
 void WorkloadAutoscalerController::schedule_poll() {
   std::optional<Duration> next = autoscaling_.next_poll();
-  if (!next || poll_pending_) return;
-  poll_pending_ = true;
-  clock_.wake_at(std::max(*next, clock_.now()), [this] {
-    poll_pending_ = false;
+  if (!next) return;
+  const Duration at = std::max(*next, clock_.now());
+  // An edited or new ScaledObject may be due before the poll already set: that one gives way.
+  if (poll_timer_ && poll_timer_->first <= at) return;
+  if (poll_timer_) clock_.cancel(poll_timer_->second);
+  poll_timer_.emplace(at, clock_.wake_at(at, [this] {
+    poll_timer_.reset();
     poll();
-  });
+  }));
 }
+
 
 // Set after the next scrape, so that every sync reads the scrape of the same instant.
 void WorkloadAutoscalerController::metrics_scraped() {

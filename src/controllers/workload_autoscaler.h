@@ -3,8 +3,11 @@
 // (kube-controller-manager's --horizontal-pod-autoscaler-sync-period), from the first metrics scrape on; KEDA polls
 // each ScaledObject when it is due. What they decide is carried out through the scale subresource.
 #include <chrono>
+#include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "controllers/ports.h"
@@ -52,9 +55,10 @@ class WorkloadAutoscalerController : private Controller {
 
   StateAutoscalingView view_;
   WorkloadAutoscaling autoscaling_;
-  std::size_t hpas_seen_ = 0;  // of the state's hpas() and scaled_objects(), those taken on
-  std::size_t scaled_objects_seen_ = 0;
-  bool poll_pending_ = false;
+  std::size_t hpas_seen_ = 0;  // of the state's hpas(), those taken on
+  std::uint64_t scaled_object_changes_seen_ = 0;
+  std::map<std::string, std::uint64_t> scaled_objects_taken_on_;  // key -> the revision taken on
+  std::optional<std::pair<Duration, TimerId>> poll_timer_;  // the next KEDA poll set, when and which timer
   bool sync_scheduled_ = false;
 };
 

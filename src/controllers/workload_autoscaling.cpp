@@ -69,6 +69,26 @@ void WorkloadAutoscaling::add(ScaledObject spec, Duration now) {
   scaled_objects_.push_back(std::move(scaled));
 }
 
+void WorkloadAutoscaling::update(ScaledObject spec, Duration now) {
+  const std::string key = spec.meta.key();
+  for (const auto& scaled : scaled_objects_) {
+    if (scaled->spec.meta.key() != key) continue;
+    scaled->spec = std::move(spec);
+    scaled->hpa->spec = workloads::keda_hpa(scaled->spec);
+    scaled->next_poll = now;
+    return;
+  }
+  add(std::move(spec), now);
+}
+
+void WorkloadAutoscaling::remove_scaled_object(const std::string& key) {
+  auto scaled = std::find_if(scaled_objects_.begin(), scaled_objects_.end(),
+                             [&](const auto& s) { return s->spec.meta.key() == key; });
+  if (scaled == scaled_objects_.end()) return;
+  std::erase_if(hpas_, [hpa = (*scaled)->hpa](const auto& h) { return h.get() == hpa; });
+  scaled_objects_.erase(scaled);
+}
+
 std::optional<Duration> WorkloadAutoscaling::next_poll() const {
   std::optional<Duration> next;
   for (const auto& s : scaled_objects_) next = next ? std::min(*next, s->next_poll) : s->next_poll;

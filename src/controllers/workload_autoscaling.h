@@ -82,6 +82,12 @@ class WorkloadAutoscaling {
 
   void add(HorizontalPodAutoscaler hpa, Duration now);
   void add(ScaledObject scaled_object, Duration now);
+  // The ScaledObject of that namespace and name was changed: its triggers, limits and generated HPA are the new
+  // spec's from now on, its history (activity, the HPA's recommendations) is kept, and it is polled at once, as
+  // KEDA restarts a changed ScaledObject's loop.
+  void update(ScaledObject scaled_object, Duration now);
+  // The ScaledObject "namespace/name" and its HPA were deleted: nothing scales its target any more.
+  void remove_scaled_object(const std::string& key);
   bool empty() const { return hpas_.empty() && scaled_objects_.empty(); }
 
   // One sync of the HPA controller over every HPA; timeline lines go to `timeline`.

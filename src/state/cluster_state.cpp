@@ -170,14 +170,37 @@ void ClusterState::node_terminated(NodeRecord& node, Duration at) {
   ++capacity_changes_;  // capacity and NodePool limits freed
 }
 
-void ClusterState::retire_terminated() {
+void ClusterState::retire_terminated(bool keep) {
   for (const std::string& name : to_retire_) {
     auto it = nodes_.find(name);
     if (it == nodes_.end()) continue;
-    retired_.push_back(std::move(it->second));
+    if (keep) retired_.push_back(std::move(it->second));
     nodes_.erase(it);
   }
   to_retire_.clear();
+}
+
+void ClusterState::scaled_object_applied(ScaledObject scaled_object) {
+  const std::string key = scaled_object.meta.key();
+  scaled_object_revisions_[key] = ++scaled_object_changes_;
+  auto same = std::find_if(scaled_objects_.begin(), scaled_objects_.end(),
+                           [&](const ScaledObject& s) { return s.meta.key() == key; });
+  if (same != scaled_objects_.end()) {
+    *same = std::move(scaled_object);
+  } else {
+    scaled_objects_.push_back(std::move(scaled_object));
+  }
+}
+
+void ClusterState::scaled_object_deleted(const std::string& key) {
+  if (scaled_object_revisions_.erase(key) == 0) return;
+  ++scaled_object_changes_;
+  std::erase_if(scaled_objects_, [&](const ScaledObject& s) { return s.meta.key() == key; });
+}
+
+std::uint64_t ClusterState::scaled_object_revision(const std::string& key) const {
+  auto it = scaled_object_revisions_.find(key);
+  return it == scaled_object_revisions_.end() ? 0 : it->second;
 }
 
 void ClusterState::pdb_applied(PodDisruptionBudget pdb) {

@@ -116,8 +116,9 @@ class ClusterState {
   void node_draining(NodeRecord& node);
   // The instance is gone; the record leaves the working set at the next retire_terminated().
   void node_terminated(NodeRecord& node, Duration at);
-  // Terminated nodes move out of nodes() into retired(), which every scan would otherwise walk.
-  void retire_terminated();
+  // Terminated nodes move out of nodes(), which every scan would otherwise walk, into retired() when `keep` (the
+  // simulator's bill reads them), else they are forgotten (a controller running for months keeps no history).
+  void retire_terminated(bool keep = true);
 
   // --- observations: the rest ---
   void namespace_seen(const Namespace& ns);
@@ -134,9 +135,12 @@ class ClusterState {
   void pdb_applied(PodDisruptionBudget pdb);
   void pdb_deleted(const std::string& key);
   void config_map_applied(ConfigMap config_map) { config_maps_.push_back(std::move(config_map)); }
-  // The workload autoscalers, in the order applied (the simulator neither updates nor deletes them).
+  // The workload autoscalers, in the order applied (the simulator neither updates nor deletes HPAs; in a real
+  // cluster they are kube-controller-manager's).
   void hpa_applied(HorizontalPodAutoscaler hpa) { hpas_.push_back(std::move(hpa)); }
-  void scaled_object_applied(ScaledObject scaled_object) { scaled_objects_.push_back(std::move(scaled_object)); }
+  // Adds the ScaledObject, or replaces the one of that namespace and name where it stood; either is a new revision.
+  void scaled_object_applied(ScaledObject scaled_object);
+  void scaled_object_deleted(const std::string& key);
 
   // --- reads ---
   const std::map<std::string, PodRecord>& pods() const { return pods_; }
@@ -176,6 +180,9 @@ class ClusterState {
   const std::vector<ConfigMap>& config_maps() const { return config_maps_; }
   const std::vector<HorizontalPodAutoscaler>& hpas() const { return hpas_; }
   const std::vector<ScaledObject>& scaled_objects() const { return scaled_objects_; }
+  // Counts every ScaledObject applied or deleted; a ScaledObject's revision is this count when it was last applied.
+  std::uint64_t scaled_object_changes() const { return scaled_object_changes_; }
+  std::uint64_t scaled_object_revision(const std::string& key) const;
 
   // Ready nodes and the pods bound to them: what kube-scheduler sees. What-if questions fork it and revert it
   // before they return (see WhatIf); it is otherwise changed only by observations.
@@ -231,6 +238,8 @@ class ClusterState {
   std::vector<ConfigMap> config_maps_;
   std::vector<HorizontalPodAutoscaler> hpas_;
   std::vector<ScaledObject> scaled_objects_;
+  std::map<std::string, std::uint64_t> scaled_object_revisions_;
+  std::uint64_t scaled_object_changes_ = 0;
   // Mutable for WhatIf only: a fork that is reverted before the question returns changes no observed state.
   mutable scheduling::ClusterSnapshot snapshot_;
   ResourceList ready_requested_;

@@ -80,6 +80,46 @@ class Observer : public ::testing::Test {
   }
 };
 
+json scaled_object(std::int64_t generation, int max_replicas) {
+  return {{"apiVersion", "keda.sh/v1alpha1"},
+          {"kind", "ScaledObject"},
+          {"metadata", {{"name", "web"}, {"namespace", "default"}, {"generation", generation}}},
+          {"spec",
+           {{"scaleTargetRef", {{"name", "web"}}},
+            {"maxReplicaCount", max_replicas},
+            {"triggers",
+             {{{"type", "cron"},
+               {"metadata",
+                {{"timezone", "UTC"}, {"start", "0 8 * * *"}, {"end", "0 18 * * *"}, {"desiredReplicas", "3"}}}}}}}}};
+}
+
+// KEDA's ScaledObjects are Scalewright's to run: an edit of the spec (a new metadata.generation) is a new revision
+// the workload autoscaler takes on; a delete, or a relist without it, takes it away.
+TEST_F(Observer, ScaledObjectIsFollowedThroughEditsAndDeletes) {
+  see(resources::scaledobjects, Change::Added, scaled_object(1, 10));
+  ASSERT_EQ(state.scaled_objects().size(), 1u);
+  EXPECT_EQ(state.scaled_objects()[0].max_replica_count, 10);
+  const std::uint64_t first = state.scaled_object_revision("default/web");
+  EXPECT_NE(first, 0u);
+  // The same generation (a status or label change): nothing new.
+  see(resources::scaledobjects, Change::Modified, scaled_object(1, 10));
+  EXPECT_EQ(state.scaled_object_revision("default/web"), first);
+  // maxReplicaCount edited to 20: generation 2 replaces it, in place.
+  see(resources::scaledobjects, Change::Modified, scaled_object(2, 20));
+  ASSERT_EQ(state.scaled_objects().size(), 1u);
+  EXPECT_EQ(state.scaled_objects()[0].max_replica_count, 20);
+  EXPECT_GT(state.scaled_object_revision("default/web"), first);
+  see(resources::scaledobjects, Change::Deleted, scaled_object(2, 20));
+  EXPECT_TRUE(state.scaled_objects().empty());
+  EXPECT_EQ(state.scaled_object_revision("default/web"), 0u);
+
+  // Deleted while the watch was down: the relist that no longer lists it takes it away.
+  see(resources::scaledobjects, Change::Added, scaled_object(1, 10));
+  observer.relist_started(resources::scaledobjects);
+  observer.relist_done(resources::scaledobjects, now);
+  EXPECT_TRUE(state.scaled_objects().empty());
+}
+
 TEST_F(Observer, ReadyNodeJoinsTheSnapshotPricedFromTheCatalog) {
   see(resources::nodes, Change::Added, node("n1", true));
   const state::NodeRecord* record = state.find_node("n1");

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "tests/cluster/control_plane.h"
 
@@ -193,6 +194,19 @@ TEST_F(Run, NodeGroupScalesAsClusterAutoscalersFlagsSay) {
     EXPECT_EQ(labels.value("node.kubernetes.io/instance-type", ""), "m5.large");
     EXPECT_FALSE(labels.contains("karpenter.sh/nodepool"));
   }
+  // Each pod was told, as Cluster Autoscaler tells it, which scale-up it triggered.
+  auto triggered = [&] {
+    std::set<std::string> pods;
+    for (const json& event : items(api, "/apis/events.k8s.io/v1/namespaces/default/events")) {
+      const std::string pod = event["regarding"].value("name", "");
+      if (event.value("reason", "") == "TriggeredScaleUp" && event["regarding"].value("kind", "") == "Pod" &&
+          pod.starts_with("grouped-") && event.value("note", "").starts_with("pod triggered scale-up: [{m5.large ")) {
+        pods.insert(pod);
+      }
+    }
+    return pods.size();
+  };
+  EXPECT_TRUE(eventually([&] { return triggered() == 3; }, std::chrono::seconds(30))) << first->log();
   ASSERT_TRUE(eventually([&] { return status().value("data", json::object()).value("status", "").find(
                                           "cloudProviderTarget: 3") != std::string::npos; },
                          std::chrono::seconds(30)))
@@ -379,7 +393,8 @@ TEST_F(Run, ScaledObjectScalesItsDeploymentThroughTheScaleSubresource) {
   std::unique_ptr<Process> scalewright = start_scalewright("keda", {"--leader-elect=false", "--metrics-bind-address", "0"});
   ASSERT_TRUE(log_shows(*scalewright, "cluster state synced", std::chrono::seconds(60))) << scalewright->log();
   // A cron trigger whose window is open all year but its last minute: 3 replicas from 0, then nodes for them.
-  apply("keda-scaledobject.yaml", R"(apiVersion: keda.sh/v1alpha1
+  auto scaled_object = [](const std::string& desired) {
+    return R"(apiVersion: keda.sh/v1alpha1
 kind: ScaledObject
 metadata: {name: keda, namespace: default}
 spec:
@@ -389,21 +404,31 @@ spec:
   pollingInterval: 5
   triggers:
   - type: cron
-    metadata: {timezone: UTC, start: "0 0 1 1 *", end: "59 23 31 12 *", desiredReplicas: "3"}
-)");
+    metadata: {timezone: UTC, start: "0 0 1 1 *", end: "59 23 31 12 *", desiredReplicas: ")" + desired + "\"}\n";
+  };
+  apply("keda-scaledobject.yaml", scaled_object("3"));
   ASSERT_TRUE(pods_running(api, "keda", 3)) << scalewright->log();
-  auto scale = api.get("/apis/apps/v1/namespaces/default/deployments/keda/scale");
-  ASSERT_TRUE(scale.ok());
-  EXPECT_EQ((*scale)["spec"].value("replicas", 0), 3);
+  auto replicas = [&] {  // -1 when the scale cannot be read; the API server leaves a spec.replicas of 0 out
+    auto scale = api.get("/apis/apps/v1/namespaces/default/deployments/keda/scale");
+    return scale ? (*scale)["spec"].value("replicas", 0) : -1;
+  };
+  EXPECT_EQ(replicas(), 3);
   // KEDA's two steps, as upstream takes them: activation from 0 to 1, then the HPA's 3.
   EXPECT_NE(scalewright->log().find("activated from 0 to 1"), std::string::npos) << scalewright->log();
-  EXPECT_EQ(scalewright->stop(SIGTERM), 0);
 
-  // Without the ScaledObject, a fresh controller scales nothing back up: zero replicas, and the node goes.
+  // Edited to 5 desired replicas, the running controller takes the new spec on: the HPA scales up to 5.
+  apply("keda-scaledobject.yaml", scaled_object("5"));
+  ASSERT_TRUE(pods_running(api, "keda", 5)) << scalewright->log();
+  EXPECT_TRUE(log_shows(*scalewright, "ScaledObject default/keda changed", std::chrono::seconds(1)));
+
+  // Deleted, it scales nothing any more: the Deployment scaled to zero by hand stays there (with the ScaledObject
+  // it would be activated again within a 5 s poll), and its nodes go.
   kubectl_ok("delete scaledobject keda");
-  std::unique_ptr<Process> cleanup = start_scalewright("keda-cleanup", {"--leader-elect=false", "--metrics-bind-address", "0"});
-  scale_to_zero_and_wait(api, "keda", "keda", *cleanup);
-  EXPECT_EQ(cleanup->stop(SIGTERM), 0);
+  ASSERT_TRUE(log_shows(*scalewright, "ScaledObject default/keda deleted", std::chrono::seconds(30)))
+      << scalewright->log();
+  scale_to_zero_and_wait(api, "keda", "keda", *scalewright);
+  EXPECT_EQ(replicas(), 0);
+  EXPECT_EQ(scalewright->stop(SIGTERM), 0);
   kubectl_ok("delete deployment keda");
   kubectl_ok("delete nodepool keda");
 }

@@ -76,5 +76,59 @@ TEST_F(WorkloadAutoscaler, HpaSyncsFifteenSecondsAfterTheFirstScrapeAndEveryFift
   EXPECT_THAT(clock.pending(), ElementsAre(50s));
 }
 
+// KEDA's ScaledObject "api" over the Deployment default/api at 0 replicas, polled every 30 s from 0 s; its prometheus
+// trigger reads 5.
+class ScaledObjectEdits : public WorkloadAutoscaler {
+ protected:
+  ScaledObjectEdits() {
+    Workload api;
+    api.meta.name = "api";
+    api.meta.namespace_ = "default";
+    api.replicas = 0;
+    api.selector = LabelSelector{{provisioning::fixtures::requirement("app", SelectorOperator::In, {"api"})}};
+    state.workload_applied(api);
+    metrics.trigger_value = 5;
+  }
+  static ScaledObject api_scaled_object(const std::string& activation_threshold) {
+    ScaledObject so;
+    so.meta.name = "api";
+    so.meta.namespace_ = "default";
+    so.scale_target_ref = {"Deployment", "api", "apps/v1"};
+    so.triggers = {ScaledObjectTrigger{"prometheus", "", {{"serverAddress", "http://127.0.0.1:9090"},
+                                                           {"query", "sum(rate(http_requests_total[1m]))"},
+                                                           {"threshold", "10"},
+                                                           {"activationThreshold", activation_threshold}},
+                                       std::nullopt, false}};
+    return so;
+  }
+};
+
+TEST_F(ScaledObjectEdits, AnEditedScaledObjectIsPolledAtOnceWithItsNewSpecAndADeletedOneNoMore) {
+  // activationThreshold 10: 5 is not above it, the Deployment stays at 0 (polls at 0 and 30 s).
+  state.scaled_object_applied(api_scaled_object("10"));
+  autoscaler.reconcile();
+  clock.advance_to(10s);
+  EXPECT_THAT(writer.calls_of("scale"), IsEmpty());
+  // Edited at 10 s to activationThreshold 1: polled at 10 s, not at 30 s, and 5 is above 1: activated 0 -> 1.
+  state.scaled_object_applied(api_scaled_object("1"));
+  autoscaler.reconcile();
+  clock.advance_to(10s);
+  EXPECT_THAT(writer.calls_of("scale"), ElementsAre("10s scale Deployment/default/api 1"));
+  EXPECT_THAT(writer.events_of("scaledobject"),
+              ElementsAre("10s ScaledObject default/api changed: its new spec applies from now on"));
+
+  // Deleted at 20 s, and the Deployment scaled back to 0 by hand: nothing activates it again.
+  clock.advance_to(20s);
+  state.scaled_object_deleted("default/api");
+  autoscaler.reconcile();
+  writer.scale("Deployment/default/api", 0);
+  clock.advance_to(5min);
+  EXPECT_THAT(writer.calls_of("scale"),
+              ElementsAre("10s scale Deployment/default/api 1", "20s scale Deployment/default/api 0"));
+  EXPECT_THAT(writer.events_of("scaledobject"),
+              ElementsAre("10s ScaledObject default/api changed: its new spec applies from now on",
+                          "20s ScaledObject default/api deleted: its target is no longer scaled"));
+}
+
 }  // namespace
 }  // namespace scalewright::controllers
