@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "api/nodepool.h"
+#include "kube/leader_election.h"  // parse_micro_time
 #include "kube/model_json.h"
 #include "nodegroups/node_group.h"
 
@@ -289,7 +290,14 @@ void ClusterObserver::observe_nodeclaim(Change change, const json& object, Durat
   seen.deleting = metadata.contains("deletionTimestamp");
   const json finalizers = metadata.value("finalizers", json::array());
   seen.finalizer = std::find(finalizers.begin(), finalizers.end(), json("karpenter.sh/termination")) != finalizers.end();
-  if (state_.find_node(name) != nullptr || seen.deleting) return;
+  // Karpenter's registration TTL runs from the NodeClaim's creation, whichever leader created it.
+  std::optional<Duration> created;
+  if (auto stamp = kube::parse_micro_time(metadata.value("creationTimestamp", ""))) created = time_.since_start(*stamp);
+  if (state::NodeRecord* known = state_.find_node(name)) {
+    if (created && known->phase == state::NodePhase::Launching) known->launched_at = std::min(known->launched_at, *created);
+    return;
+  }
+  if (seen.deleting) return;
   // A NodeClaim launched before this controller started (a restart, or another leader's): in flight until its node
   // registers, counted against its NodePool's limits meanwhile.
   Node node;
@@ -301,7 +309,7 @@ void ClusterObserver::observe_nodeclaim(Change change, const json& object, Durat
       node.meta.labels.set(Symbol(requirement.value("key", "")), Symbol(values[0].get<std::string>()));
     }
   }
-  state::NodeRecord record = record_for(std::move(node), now);
+  state::NodeRecord record = record_for(std::move(node), created ? std::min(now, *created) : now);
   if (const cloud::InstanceType* type = catalog_.find(record.instance_type)) {
     record.node.capacity = type->capacity;
     record.node.allocatable = type->allocatable;

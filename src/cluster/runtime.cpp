@@ -238,10 +238,11 @@ void ClusterRuntime::start_acting() {
       writer_.node_initialized(name);
     }
   }
-  // What an earlier leader launched and did not see register has the registration deadline anew.
+  // What an earlier leader launched and did not see register keeps its registration deadline: 15 min from the
+  // NodeClaim's creation (the observer's launched_at), not from this leader's start.
   for (const auto& [name, node] : state_.nodes()) {
     if (node.phase == state::NodePhase::Launching && !node.nodepool.empty()) {
-      lifecycle_.launched(name, controllers::NodeLifecycleController::kRegistrationTtl);
+      lifecycle_.launched(name, controllers::NodeLifecycleController::kRegistrationTtl, node.launched_at);
     }
   }
   if (node_groups_) node_groups_->resume();

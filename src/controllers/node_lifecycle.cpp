@@ -6,9 +6,9 @@
 
 namespace scalewright::controllers {
 
-void NodeLifecycleController::launched(const std::string& node, Duration limit) {
-  registering_[node] =
-      clock_.wake_at(clock_.now() + limit, [this, node, limit] { on_registration_timeout(node, limit); });
+void NodeLifecycleController::launched(const std::string& node, Duration limit, std::optional<Duration> since) {
+  registering_[node] = clock_.wake_at(since.value_or(clock_.now()) + limit,
+                                      [this, node, limit] { on_registration_timeout(node, limit); });
 }
 
 void NodeLifecycleController::registered(const std::string& name) {

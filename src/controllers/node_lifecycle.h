@@ -2,6 +2,7 @@
 // A launched node's life until it is Ready: it must register within its limit (15 min for a NodeClaim, as
 // Karpenter's registration TTL; --max-node-provision-time for a node group's instance), or it is deleted, its
 // instance terminated, and its group backs off.
+#include <optional>
 #include <string>
 #include <unordered_map>
 
@@ -22,8 +23,8 @@ class NodeLifecycleController : private Controller {
   // Where a group's node that never registered is reported (its group backs off).
   void set_node_groups(NodeGroupController* node_groups) { node_groups_ = node_groups; }
 
-  // `node` was launched: it must be Ready within `limit`.
-  void launched(const std::string& node, Duration limit);
+  // `node` was launched (now, or at `since` by an earlier leader): it must be Ready within `limit` of then.
+  void launched(const std::string& node, Duration limit, std::optional<Duration> since = std::nullopt);
   // `node` registered and is Ready.
   void registered(const std::string& node);
   // Stops watching nodes that left launching another way (drained or deleted before they registered).

@@ -236,8 +236,10 @@ TEST_F(Observer, RelistDeletesWhatItNoLongerHolds) {
 }
 
 TEST_F(Observer, NodeClaimOfAnEarlierRunIsInFlightUntilItsNodeRegisters) {
+  // Created by an earlier leader at 07:50:00, 10 min before this run's start (08:00:00, time 0 of the state).
   json claim = {{"metadata", {{"name", "default-abcde"}, {"labels", {{"karpenter.sh/nodepool", "default"}}},
-                              {"finalizers", {"karpenter.sh/termination"}}}},
+                              {"finalizers", {"karpenter.sh/termination"}},
+                              {"creationTimestamp", "2027-01-15T07:50:00Z"}}},
                 {"spec",
                  {{"requirements",
                    {{{"key", "node.kubernetes.io/instance-type"}, {"operator", "In"}, {"values", {"m5.large"}}},
@@ -252,6 +254,8 @@ TEST_F(Observer, NodeClaimOfAnEarlierRunIsInFlightUntilItsNodeRegisters) {
   EXPECT_EQ(record->node.capacity.cpu_milli(), 2000);
   EXPECT_TRUE(observer.nodeclaims().at("default-abcde").finalizer);
   EXPECT_FALSE(observer.nodeclaims().at("default-abcde").deleting);
+  // Launched when it was created: its registration TTL has 5 min left, not 15.
+  EXPECT_EQ(record->launched_at, Duration(-600'000));
 }
 
 TEST_F(Observer, UnreadableObjectIsLeftOutAndNamed) {

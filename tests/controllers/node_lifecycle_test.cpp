@@ -52,5 +52,15 @@ TEST_F(NodeLifecycle, NodeClaimThatRegistersInTimeIsKept) {
   EXPECT_THAT(writer.events_of("ready"), ElementsAre("14m0s node default-abcde Ready (14m0s after launch)"));
 }
 
+TEST_F(NodeLifecycle, NodeClaimLaunchedByAnEarlierLeaderKeepsItsDeadline) {
+  // A new leader at 0 s finds default-xyz launched 10 min before (at -10 min): given up on at 5 min, not 15.
+  add_node(state, cloud, "default-xyz", "default", /*ready=*/false);
+  lifecycle.launched("default-xyz", NodeLifecycleController::kRegistrationTtl, -10min);
+  clock.advance_to(5min - 1ms);
+  EXPECT_THAT(writer.calls, IsEmpty());
+  clock.advance_to(5min);
+  EXPECT_THAT(writer.calls, ElementsAre("5m0s delete_node default-xyz"));
+}
+
 }  // namespace
 }  // namespace scalewright::controllers
