@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "real_apiserver.h"
+#include "replay_server.h"
 
 namespace scalewright::kube {
 namespace {
@@ -270,6 +271,67 @@ TEST_F(RealApiServer, LeaderElectionRunStopsLeadingOnceAnotherHolderIsSeen) {
   // The runner notices on its next renewal and steps down without waiting for its renew deadline.
   ASSERT_TRUE(Running::reaches_one(running.stopped));
   EXPECT_EQ(running.started, 1);
+}
+
+// The leader's renewals fail (the API server answers 500) for longer than its renew deadline: it steps down by
+// itself, so that it stops acting before its Lease can expire for the others, and sends no release it could not
+// know to be safe. Lease 3 s, renew deadline 2 s, retry 1 s; the Lease clock moves 1 s at each reading: acquired at
+// t0, leading from t0+1, failed renewals at t0+2, t0+3 (2 s: not yet past) and t0+4 (3 s: past), then down.
+TEST(LeaderElection, LeaderStepsDownOnceRenewalsFailPastTheRenewDeadline) {
+  testing::ReplayServer server;
+  const std::string lease_path = "/apis/coordination.k8s.io/v1/namespaces/default/leases/renew-fails";
+  const system_clock::time_point t0 = system_clock::now();
+  server.expect({{"request", {{"method", "GET"}, {"path", lease_path}, {"headers", json::object()}, {"body", nullptr}}},
+                 {"response",
+                  {{"status", 404},
+                   {"headers", {{"Content-Type", "application/json"}}},
+                   {"body", {{"kind", "Status"}, {"apiVersion", "v1"}, {"status", "Failure"}, {"reason", "NotFound"},
+                             {"code", 404}}}}}});
+  const json spec = {{"holderIdentity", "runner_1"}, {"leaseDurationSeconds", 3},
+                     {"acquireTime", format_micro_time(t0)}, {"renewTime", format_micro_time(t0)},
+                     {"leaseTransitions", 0}};
+  server.expect({{"request",
+                  {{"method", "POST"},
+                   {"path", "/apis/coordination.k8s.io/v1/namespaces/default/leases"},
+                   {"headers", {{"Content-Type", "application/json"}}},
+                   {"body", testing::ReplayServer::kAnyBody}}},
+                 {"response",
+                  {{"status", 201},
+                   {"headers", {{"Content-Type", "application/json"}}},
+                   {"body", {{"apiVersion", "coordination.k8s.io/v1"}, {"kind", "Lease"},
+                             {"metadata", {{"name", "renew-fails"}, {"namespace", "default"}, {"resourceVersion", "7"}}},
+                             {"spec", spec}}}}}});
+  ClusterConfig config;
+  config.server = server.address();
+  auto api = ApiClient::create(config);
+  ASSERT_TRUE(api.ok()) << api.error().message;
+  LeaderElectionConfig election{.lease_namespace = "default",
+                                .lease_name = "renew-fails",
+                                .identity = "runner_1",
+                                .lease_duration = seconds(3),
+                                .renew_deadline = seconds(2),
+                                .retry_period = seconds(1),
+                                .jitter_factor = 0.5};
+  int readings = 0;
+  auto elector = LeaderElector::create(std::move(api).value(), election, [&] { return t0 + seconds(readings++); });
+  ASSERT_TRUE(elector.ok()) << elector.error().message;
+
+  std::atomic<bool> stop{false};
+  std::atomic<int> started{0};
+  std::atomic<int> stopped{0};
+  std::thread running([&, e = std::move(elector).value()]() mutable {
+    e.run([&] { return stop.load(); }, [&] { ++started; }, [&] { ++stopped; });
+  });
+  const bool stepped_down = Running::reaches_one(stopped);
+  stop = true;
+  running.join();
+  EXPECT_TRUE(stepped_down);
+  EXPECT_EQ(started, 1);
+  EXPECT_EQ(stopped, 1);
+  // Exactly three renewals were tried after the Lease was created, and nothing else (no release).
+  EXPECT_EQ(server.served(), 2);
+  const std::string renewal = "unexpected request GET " + lease_path;
+  EXPECT_EQ(server.problems(), (std::vector<std::string>{renewal, renewal, renewal}));
 }
 
 }  // namespace

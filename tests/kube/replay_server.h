@@ -24,9 +24,10 @@ class ReplayServer {
   // How a watch stream ends once its recorded lines are sent: the server closes it (as at timeoutSeconds), or
   // holds it open without another byte until the server is destroyed (a quiet cluster).
   enum class StreamEnd { Close, HoldOpen };
+  static constexpr const char* kAnyBody = "<any body>";
 
   // Queues one exchange ({"request": ..., "response": ...} as in the fixture files). extra_headers are added to
-  // the response (the fixtures keep only Content-Type).
+  // the response (the fixtures keep only Content-Type). A request body of kAnyBody takes whatever is sent.
   void expect(nlohmann::json exchange, httplib::Headers extra_headers = {}, StreamEnd end = StreamEnd::Close);
   std::string address() const { return "http://127.0.0.1:" + std::to_string(port_); }
   // Every mismatch seen so far, plus one for each queued exchange not requested.
