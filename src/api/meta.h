@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "api/copy_on_write.h"
 #include "api/labels.h"
 
 namespace scalewright {
@@ -25,8 +26,9 @@ struct ObjectMeta {
   std::string namespace_;  // empty for cluster-scoped objects
   std::string uid;
   Labels labels;
-  std::map<std::string, std::string> annotations;
-  std::vector<OwnerReference> owner_references;
+  // Copy-on-write: the pods of one template carry the same ones.
+  CopyOnWrite<std::map<std::string, std::string>> annotations;
+  CopyOnWrite<std::vector<OwnerReference>> owner_references;
   std::optional<std::int64_t> deletion_timestamp;  // seconds; set while the object is being deleted
 
   const OwnerReference* controller() const;

@@ -8,6 +8,7 @@
 #include "api/labels.h"
 #include "api/meta.h"
 #include "api/resources.h"
+#include "api/symbol.h"
 
 namespace scalewright {
 
@@ -29,6 +30,7 @@ struct Container {
   std::vector<ContainerPort> ports;
   std::optional<std::string> restart_policy;  // init containers only: "Always" makes a sidecar
   bool is_sidecar() const { return restart_policy && *restart_policy == "Always"; }
+  friend bool operator==(const Container&, const Container&) = default;
 };
 
 struct PreferredSchedulingTerm {
@@ -75,6 +77,7 @@ struct Volume {
   std::string name;
   enum class Source { Other, EmptyDir, HostPath, PersistentVolumeClaim, ConfigMap, Secret, Projected } source =
       Source::Other;
+  friend bool operator==(const Volume&, const Volume&) = default;
 };
 
 enum class PodPhase { Pending, Running, Succeeded, Failed, Unknown };
@@ -83,28 +86,30 @@ struct PodCondition {
   std::string type;
   std::string status;
   std::string reason;
+  friend bool operator==(const PodCondition&, const PodCondition&) = default;
 };
 
+// What the pods of one template share (containers, tolerations, volumes) is held copy-on-write.
 struct PodSpec {
-  std::vector<Container> init_containers;
-  std::vector<Container> containers;
+  CopyOnWrite<std::vector<Container>> init_containers;
+  CopyOnWrite<std::vector<Container>> containers;
   ResourceList overhead;
   std::string node_name;
   Labels node_selector;
   Affinity affinity;
-  std::vector<Toleration> tolerations;
+  CopyOnWrite<std::vector<Toleration>> tolerations;
   std::vector<TopologySpreadConstraint> topology_spread_constraints;
   std::optional<std::int32_t> priority;
   std::string priority_class_name;
-  std::string scheduler_name = "default-scheduler";
+  Symbol scheduler_name = "default-scheduler";  // interned: a pod of a cluster's thousands would each copy it
   std::string restart_policy = "Always";
   std::optional<std::int64_t> termination_grace_period_seconds;
-  std::vector<Volume> volumes;
+  CopyOnWrite<std::vector<Volume>> volumes;
 };
 
 struct PodStatus {
   PodPhase phase = PodPhase::Pending;
-  std::vector<PodCondition> conditions;
+  CopyOnWrite<std::vector<PodCondition>> conditions;  // most pods of a template have the same ones
   std::string nominated_node_name;
 };
 

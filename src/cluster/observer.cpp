@@ -167,6 +167,7 @@ void ClusterObserver::observe_pod(Change change, const json& object, Duration no
     }
     return;
   }
+  pod_parts_.share(pod);
   std::string workload = workload_of(pod.meta);
   if (auto held = held_.find(key); held != held_.end()) {
     if (!held->second.pod.spec.node_name.empty()) held_on_[held->second.pod.spec.node_name].erase(key);

@@ -19,6 +19,7 @@
 #include "api/pod.h"
 #include "cloud/catalog.h"
 #include "cluster/api_objects.h"
+#include "cluster/pod_sharing.h"
 #include "state/cluster_state.h"
 
 namespace scalewright::cluster {
@@ -89,6 +90,7 @@ class ClusterObserver {
   const cloud::Catalog& catalog_;
   const TimeBase& time_;
   ObserverListener& listener_;
+  PodPartSharing pod_parts_;
 
   std::unordered_map<std::string, HeldPod> held_;            // pod key -> pod
   std::map<std::string, std::set<std::string>> held_on_;      // node -> keys of held pods bound to it

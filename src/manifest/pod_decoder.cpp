@@ -209,8 +209,8 @@ PodSpec decode_pod_spec(const Field& spec) {
             [&](const Field& c) { decoded.topology_spread_constraints.push_back(decode_spread_constraint(c)); });
   decoded.priority = spec.maybe_int32("priority");
   decoded.priority_class_name = spec.optional_string("priorityClassName");
-  decoded.scheduler_name = spec.optional_string("schedulerName", decoded.scheduler_name);
-  if (decoded.scheduler_name.empty()) decoded.scheduler_name = "default-scheduler";
+  const std::string scheduler_name = spec.optional_string("schedulerName", "");
+  if (!scheduler_name.empty()) decoded.scheduler_name = Symbol(scheduler_name);
   decoded.restart_policy = string_choice(spec, "restartPolicy", "restart policy",
                                          {{"Always", "Always"}, {"OnFailure", "OnFailure"}, {"Never", "Never"}},
                                          "Always");

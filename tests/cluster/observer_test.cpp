@@ -120,6 +120,26 @@ TEST_F(Observer, ScaledObjectIsFollowedThroughEditsAndDeletes) {
   EXPECT_TRUE(state.scaled_objects().empty());
 }
 
+// The pods of one ReplicaSet hold their containers and owner reference once between them; a pod of another
+// template holds its own.
+TEST_F(Observer, PodsOfOneTemplateShareTheirContainersAndOwnerReference) {
+  see(resources::nodes, Change::Added, node("n1", true));
+  see(resources::pods, Change::Added, pod("web-1", "n1", false, "ReplicaSet", "web-abc"));
+  see(resources::pods, Change::Added, pod("web-2", "n1", false, "ReplicaSet", "web-abc"));
+  json other = pod("api-1", "n1", false, "ReplicaSet", "api-def");
+  other["spec"]["containers"][0]["resources"]["requests"]["cpu"] = "250m";
+  see(resources::pods, Change::Added, other);
+  const Pod& web1 = *state.find_pod("default/web-1")->pod;
+  const Pod& web2 = *state.find_pod("default/web-2")->pod;
+  const Pod& api1 = *state.find_pod("default/api-1")->pod;
+  EXPECT_TRUE(web1.spec.containers.shares_with(web2.spec.containers));
+  EXPECT_TRUE(web1.meta.owner_references.shares_with(web2.meta.owner_references));
+  EXPECT_FALSE(web1.spec.containers.shares_with(api1.spec.containers));
+  EXPECT_FALSE(web1.meta.owner_references.shares_with(api1.meta.owner_references));
+  EXPECT_EQ(api1.spec.containers[0].requests.cpu_milli(), 250);
+  EXPECT_EQ(web2.spec.containers[0].requests.cpu_milli(), 500);
+}
+
 TEST_F(Observer, ReadyNodeJoinsTheSnapshotPricedFromTheCatalog) {
   see(resources::nodes, Change::Added, node("n1", true));
   const state::NodeRecord* record = state.find_node("n1");
