@@ -273,13 +273,22 @@ int run_controller(const RunOptions& options, std::ostream& err) {
   ops::Histogram& pod_to_nodeclaim_seconds =
       registry
           .histogram("scalewright_pod_to_nodeclaim_seconds",
-                     "From a pending pod's arrival (the watch shows it Unschedulable) to the create call of the "
-                     "NodeClaim launched for it, batch window included.",
+                     "From the moment a pending pod needs capacity (the watch shows it Unschedulable, or the node "
+                     "it was planned onto came up without it) to the create call of the NodeClaim launched for it, "
+                     "batch window included.",
+                     {}, ops::exponential_buckets(0.001, 2, 16))
+          .with();
+  ops::Histogram& first_pending_to_nodeclaim_seconds =
+      registry
+          .histogram("scalewright_pod_first_pending_to_nodeclaim_seconds",
+                     "From a pending pod's first arrival as Unschedulable to the create call of the NodeClaim "
+                     "launched for it, the time it waited on capacity planned before included.",
                      {}, ops::exponential_buckets(0.001, 2, 16))
           .with();
   cluster::RuntimeOptions runtime_options;
-  runtime_options.observe_pod_to_nodeclaim_seconds = [&pod_to_nodeclaim_seconds](double seconds) {
-    pod_to_nodeclaim_seconds.observe(seconds);
+  runtime_options.observe_pod_to_nodeclaim_seconds = [&](double since_needed, double since_arrival) {
+    pod_to_nodeclaim_seconds.observe(since_needed);
+    first_pending_to_nodeclaim_seconds.observe(since_arrival);
   };
   runtime_options.batch_window = {*batch_idle, *batch_max};
   runtime_options.dry_run = options.dry_run;

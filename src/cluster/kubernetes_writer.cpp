@@ -100,18 +100,40 @@ void KubernetesWriter::record(controllers::TimelineEntry entry) {
 }
 
 void KubernetesWriter::nominate(const state::PodRecord& pod, const std::string& node) {
+  const bool had_capacity = !pod.nominated_node.empty();
   state_.pod_nominated(const_cast<state::PodRecord&>(pod), node.empty() ? Symbol() : Symbol(node));
   if (node.empty()) {
+    if (had_capacity) needed_since_.insert_or_assign(std::string(pod.key), clock_.now());
     last_created_.clear();  // a new provisioning pass: nominations from here on are to capacity planned before
     return;
   }
   ++counts_.pods_nominated;
+  auto needed = needed_since_.find(pod.key);
   if (node == last_created_ && options_.observe_pod_to_nodeclaim_seconds) {
-    options_.observe_pod_to_nodeclaim_seconds(std::chrono::duration<double>(last_created_at_ - pod.created).count());
+    const Duration since = needed == needed_since_.end() ? pod.created : needed->second;
+    options_.observe_pod_to_nodeclaim_seconds(std::chrono::duration<double>(last_created_at_ - since).count(),
+                                              std::chrono::duration<double>(last_created_at_ - pod.created).count());
   }
+  if (needed != needed_since_.end()) needed_since_.erase(needed);
   if (options_.dry_run) return;
   events_.emit({pod_reference(pod), "Normal", "Nominated", "Nominate",
                 fmt::format("Pod should schedule on: nodeclaim/{}", node)});
+}
+
+void KubernetesWriter::release_nominations(const std::string& node) {
+  if (auto nominees = state_.nominees().find(Symbol(node)); nominees != state_.nominees().end()) {
+    for (const state::PodRecord* pod : nominees->second) {
+      needed_since_.insert_or_assign(std::string(pod->key), clock_.now());
+    }
+  }
+  state_.nominations_released(node);
+  // Pods bound or gone since leave no entry behind.
+  if (needed_since_.size() > 2 * state_.unbound().size() + 64) {
+    std::erase_if(needed_since_, [this](const auto& entry) {
+      const state::PodRecord* pod = state_.find_pod(entry.first);
+      return pod == nullptr || pod->bound_at.has_value();
+    });
+  }
 }
 
 void KubernetesWriter::report_unschedulable(const state::PodRecord& pod, const std::string& reason) {
@@ -191,14 +213,18 @@ void KubernetesWriter::node_launched(state::NodeRecord node, bool running_alread
       last_created_ = name;
       last_created_at_ = clock_.now();
     }
+    // A NodeClaim just created has no conditions yet: its status and Launched go in one write, so that the next
+    // NodeClaim of the pass is created one round trip later, not three.
+    json launched = {{"type", "Launched"}, {"status", "True"}, {"reason", "Launched"}, {"message", ""},
+                     {"lastTransitionTime", kube::format_micro_time(time_.wall(clock_.now()))}};
     json status = {{"providerID", node.node.provider_id},
                    {"capacity", resources_json(node.node.capacity)},
-                   {"allocatable", resources_json(node.node.allocatable)}};
+                   {"allocatable", resources_json(node.node.allocatable)},
+                   {"conditions", json::array({launched})}};
     if (kube::KubeResult<json> patched = client_.merge_patch(nodeclaim_path(name) + "/status", {{"status", status}});
         !patched) {
       failed("NodeClaim " + name + " status", patched.error());
     }
-    set_claim_conditions(name, {{"Launched", "Launched"}});
     events_.emit({nodeclaim_reference(name), "Normal", "Launched", "Launch",
                   fmt::format("Status condition transitioned, Type: Launched, Status: True, Reason: Launched "
                               "({} {} {})",

@@ -30,9 +30,10 @@ struct WriterOptions {
   // Acts on nothing: every change is logged and recorded as an Event-to-be, the cluster is left as it is
   // (`scalewright run --dry-run`).
   bool dry_run = false;
-  // Told, for each pod a NodeClaim is created for, the seconds from the pod's arrival in the state (the watch
-  // showed it Unschedulable) to the NodeClaim's create call.
-  std::function<void(double)> observe_pod_to_nodeclaim_seconds;
+  // Told, for each pod a NodeClaim is created for, the seconds to the NodeClaim's create call: from when the pod
+  // last needed capacity (its arrival in the state, the watch showing it Unschedulable, or the end of its last
+  // nomination: the node it was planned onto came up without it, or went), and from its arrival.
+  std::function<void(double since_needed, double since_arrival)> observe_pod_to_nodeclaim_seconds;
 };
 
 class KubernetesWriter final : public controllers::ClusterWriter {
@@ -43,7 +44,7 @@ class KubernetesWriter final : public controllers::ClusterWriter {
   // --- controllers::ClusterWriter ---
   void record(controllers::TimelineEntry entry) override;
   void nominate(const state::PodRecord& pod, const std::string& node) override;
-  void release_nominations(const std::string& node) override { state_.nominations_released(node); }
+  void release_nominations(const std::string& node) override;
   void report_unschedulable(const state::PodRecord& pod, const std::string& reason) override;
   void evict(const state::PodRecord& pod, Duration grace) override;
   void set_taint(const std::string& node, const Taint& taint, bool present) override;
@@ -97,6 +98,8 @@ class KubernetesWriter final : public controllers::ClusterWriter {
   std::set<std::string> deleted_;
   std::string last_created_;   // the NodeClaim created last, and when: the pods nominated to it next are its own
   Duration last_created_at_{0};  // nodes whose deletion was sent (a name is never reused: NodeNames draws anew)
+  // Pods whose nomination ended, and when: from then on they needed capacity again.
+  std::map<std::string, Duration, std::less<>> needed_since_;
 };
 
 }  // namespace scalewright::cluster

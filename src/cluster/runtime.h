@@ -51,8 +51,9 @@ struct RuntimeOptions {
   std::size_t max_waiting_deliveries = 2'000;
   // Called once, when this replica starts acting (the cloud provider starts then).
   std::function<void()> on_start_acting;
-  // Told the seconds from a pod's arrival as Unschedulable to the create call of the NodeClaim launched for it.
-  std::function<void(double)> observe_pod_to_nodeclaim_seconds;
+  // Told the seconds to the create call of the NodeClaim launched for a pod: from when it last needed capacity, and
+  // from its arrival as Unschedulable (WriterOptions).
+  std::function<void(double since_needed, double since_arrival)> observe_pod_to_nodeclaim_seconds;
   // Told how long each pass of the controllers took, in seconds (a decision-duration histogram).
   std::function<void(double)> observe_pass_seconds;
 };

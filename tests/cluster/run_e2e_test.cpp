@@ -155,6 +155,10 @@ TEST_F(Run, NodesComeForPendingPodsAndGoWhenTheDeploymentScalesToZero) {
   EXPECT_NE(metrics.find("\nkarpenter_nodes_created_total 2\n"), std::string::npos) << metrics;
   // Each pod once, when its NodeClaim was created.
   EXPECT_NE(metrics.find("\nscalewright_pod_to_nodeclaim_seconds_count 6\n"), std::string::npos) << metrics;
+  EXPECT_NE(metrics.find("\nscalewright_pod_first_pending_to_nodeclaim_seconds_count 6\n"), std::string::npos);
+  // Every request the controller made was answered, none refused (client-go's request counter).
+  EXPECT_NE(metrics.find("rest_client_requests_total{code=\"201\",method=\"POST\"}"), std::string::npos);
+  EXPECT_EQ(metrics.find("rest_client_requests_total{code=\"403\""), std::string::npos);
 
   scale_to_zero_and_wait(api, "inflate", "e2e", *scalewright);
   EXPECT_NE(http_get(port, "/metrics").find("\nkarpenter_nodes_terminated_total 2\n"), std::string::npos);
