@@ -16,16 +16,21 @@ using namespace fakes;
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
 
+// The Deployment default/`name` of pods labelled app=`name`.
+Workload deployment(const std::string& name, std::int32_t replicas) {
+  Workload deployment;
+  deployment.meta.name = name;
+  deployment.meta.namespace_ = "default";
+  deployment.replicas = replicas;
+  deployment.selector = LabelSelector{{provisioning::fixtures::requirement("app", SelectorOperator::In, {name})}};
+  return deployment;
+}
+
 class WorkloadAutoscaler : public ::testing::Test, protected FakeCluster {
  protected:
   WorkloadAutoscaler() {
     add_node(state, cloud, "n1", "");
-    Workload web;
-    web.meta.name = "web";
-    web.meta.namespace_ = "default";
-    web.replicas = 2;
-    web.selector = LabelSelector{{provisioning::fixtures::requirement("app", SelectorOperator::In, {"web"})}};
-    state.workload_applied(web);
+    state.workload_applied(deployment("web", 2));
     for (const char* name : {"web-0", "web-1"}) {
       bind_pod(state, clock, add_pod(state, clock, name, 500, "web", "Deployment/default/web"), "n1");
     }
@@ -81,12 +86,7 @@ TEST_F(WorkloadAutoscaler, HpaSyncsFifteenSecondsAfterTheFirstScrapeAndEveryFift
 class ScaledObjectEdits : public WorkloadAutoscaler {
  protected:
   ScaledObjectEdits() {
-    Workload api;
-    api.meta.name = "api";
-    api.meta.namespace_ = "default";
-    api.replicas = 0;
-    api.selector = LabelSelector{{provisioning::fixtures::requirement("app", SelectorOperator::In, {"api"})}};
-    state.workload_applied(api);
+    state.workload_applied(deployment("api", 0));
     metrics.trigger_value = 5;
   }
   static ScaledObject api_scaled_object(const std::string& activation_threshold) {
