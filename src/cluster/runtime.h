@@ -169,7 +169,7 @@ class ClusterRuntime final : public controllers::Clock, private ObserverListener
   controllers::DisruptionController disruption_{ports_};
   std::unique_ptr<controllers::NodeGroupController> node_groups_;
   std::optional<Duration> status_published_;  // the scan the last cluster-autoscaler-status reported
-  ClusterAutoscalingMetrics autoscaling_metrics_;
+  ClusterAutoscalingMetrics autoscaling_metrics_{client_, time_};
   controllers::WorkloadAutoscalerController workload_autoscaler_;
 };
 

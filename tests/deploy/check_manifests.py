@@ -66,6 +66,7 @@ EXPECTED_CLUSTER_RULES = set().union(
     triples("autoscaling", ["horizontalpodautoscalers"], ["get", "list", "watch"]),
     triples("keda.sh", ["scaledobjects"], ["get", "list", "watch"]),
     triples("keda.sh", ["scaledobjects/status"], ["patch", "update"]),
+    triples("metrics.k8s.io", ["pods"], ["get", "list"]),
     triples("storage.k8s.io", ["csinodes", "storageclasses"], ["get", "list", "watch"]),
     triples("", ["persistentvolumeclaims", "persistentvolumes"], ["get", "list", "watch"]),
 )

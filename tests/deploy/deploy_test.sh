@@ -353,6 +353,7 @@ apiserver() {
   review yes watch keda.sh scaledobjects "" default
   review yes patch keda.sh scaledobjects status default
   review yes update keda.sh scaledobjects status default
+  review yes list metrics.k8s.io pods "" default
   can yes list csinodes.storage.k8s.io
   can yes list storageclasses.storage.k8s.io
   can yes list persistentvolumes
@@ -373,6 +374,7 @@ apiserver() {
   can no patch horizontalpodautoscalers.autoscaling -n default
   review no update keda.sh scaledobjects "" default
   review no delete keda.sh scaledobjects "" default
+  review no list metrics.k8s.io nodes "" ""
   can no delete namespaces
   can no delete persistentvolumes
   can no delete events -n default
