@@ -213,17 +213,15 @@ void KubernetesWriter::node_launched(state::NodeRecord node, bool running_alread
       last_created_ = name;
       last_created_at_ = clock_.now();
     }
-    // A NodeClaim just created has no conditions yet: its status and Launched go in one write, so that the next
-    // NodeClaim of the pass is created one round trip later, not three.
+    // A NodeClaim just created has no conditions yet: its status and Launched go in one write, at the end of the
+    // pass (write_launched_statuses), so that the NodeClaims of one pass are created one right after the other.
     json launched = {{"type", "Launched"}, {"status", "True"}, {"reason", "Launched"}, {"message", ""},
                      {"lastTransitionTime", kube::format_micro_time(time_.wall(clock_.now()))}};
-    json status = {{"providerID", node.node.provider_id},
-                   {"capacity", resources_json(node.node.capacity)},
-                   {"allocatable", resources_json(node.node.allocatable)},
-                   {"conditions", json::array({launched})}};
-    if (kube::KubeResult<json> patched = client_.merge_patch(nodeclaim_path(name) + "/status", {{"status", status}});
-        !patched) {
-      failed("NodeClaim " + name + " status", patched.error());
+    if (created || created.error().is_conflict()) {
+      launched_statuses_.emplace_back(name, json{{"providerID", node.node.provider_id},
+                                                 {"capacity", resources_json(node.node.capacity)},
+                                                 {"allocatable", resources_json(node.node.allocatable)},
+                                                 {"conditions", json::array({launched})}});
     }
     events_.emit({nodeclaim_reference(name), "Normal", "Launched", "Launch",
                   fmt::format("Status condition transitioned, Type: Launched, Status: True, Reason: Launched "
@@ -231,6 +229,16 @@ void KubernetesWriter::node_launched(state::NodeRecord node, bool running_alread
                               node.instance_type, node.zone, node.capacity_type)});
   }
   state_.node_added(std::move(node));
+}
+
+void KubernetesWriter::write_launched_statuses() {
+  for (auto& [name, status] : launched_statuses_) {
+    if (kube::KubeResult<json> patched = client_.merge_patch(nodeclaim_path(name) + "/status", {{"status", status}});
+        !patched) {
+      failed("NodeClaim " + name + " status", patched.error());
+    }
+  }
+  launched_statuses_.clear();
 }
 
 void KubernetesWriter::set_claim_conditions(const std::string& name,

@@ -10,6 +10,8 @@
 #include <set>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "cluster/api_objects.h"
 #include "controllers/ports.h"
@@ -61,6 +63,10 @@ class KubernetesWriter final : public controllers::ClusterWriter {
   void node_registered(const std::string& node);
   // The node is Ready: labelled karpenter.sh/initialized, the NodeClaim Initialized and Ready.
   void node_initialized(const std::string& node);
+  // Writes the status of the NodeClaims created since the last call: providerID, capacity, allocatable and the
+  // Launched condition. Called at the end of every pass, so that a pass launching several NodeClaims creates each
+  // one a single round trip after the one before.
+  void write_launched_statuses();
   // A NodeClaim being deleted whose node and instance are gone: its finalizer is removed and it goes.
   void release_nodeclaim(const std::string& name);
 
@@ -100,6 +106,7 @@ class KubernetesWriter final : public controllers::ClusterWriter {
   Duration last_created_at_{0};  // nodes whose deletion was sent (a name is never reused: NodeNames draws anew)
   // Pods whose nomination ended, and when: from then on they needed capacity again.
   std::map<std::string, Duration, std::less<>> needed_since_;
+  std::vector<std::pair<std::string, nlohmann::json>> launched_statuses_;  // NodeClaim -> its status, to write
 };
 
 }  // namespace scalewright::cluster

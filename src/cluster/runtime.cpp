@@ -177,6 +177,7 @@ void ClusterRuntime::run(std::stop_token stop, const std::function<bool()>& lead
       const auto pass_started = std::chrono::steady_clock::now();
       run_due_timers();
       settle();
+      writer_.write_launched_statuses();
       if (options_.observe_pass_seconds) {
         options_.observe_pass_seconds(
             std::chrono::duration<double>(std::chrono::steady_clock::now() - pass_started).count());
