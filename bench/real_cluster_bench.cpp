@@ -252,7 +252,8 @@ class Bench {
                              "karpenter_nodes_terminated_total)\n",
                              counter(metrics, "karpenter_nodeclaims_created_total"),
                              counter(metrics, "karpenter_nodes_terminated_total"));
-    for (const char* name : {"scalewright_pod_to_nodeclaim_seconds", "scalewright_pod_first_pending_to_nodeclaim_seconds"}) {
+    for (const char* name :
+         {"scalewright_pod_to_nodeclaim_seconds", "scalewright_pod_first_pending_to_nodeclaim_seconds"}) {
       report_histogram(name, histogram(metrics, name));
     }
     report_histogram("scalewright_controller_pass_duration_seconds",

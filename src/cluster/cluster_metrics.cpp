@@ -25,7 +25,9 @@ Result<std::map<std::string, workloads::PodMetricSample>> ResourceMetricsReader:
     const std::optional<std::chrono::system_clock::time_point> stamp =
         kube::parse_micro_time(item.value("timestamp", ""));
     const Result<Duration> window = parse_duration(item.value("window", ""));
-    if (!stamp || !window) return Error{failed + "PodMetrics " + namespace_ + "/" + name + ": bad timestamp or window"};
+    if (!stamp || !window) {
+      return Error{failed + "PodMetrics " + namespace_ + "/" + name + ": bad timestamp or window"};
+    }
     std::int64_t sum = 0;
     bool found = false;
     for (const json& c : item.value("containers", json::array())) {

@@ -293,9 +293,13 @@ void ClusterObserver::observe_nodeclaim(Change change, const json& object, Durat
   seen.finalizer = std::find(finalizers.begin(), finalizers.end(), json("karpenter.sh/termination")) != finalizers.end();
   // Karpenter's registration TTL runs from the NodeClaim's creation, whichever leader created it.
   std::optional<Duration> created;
-  if (auto stamp = kube::parse_micro_time(metadata.value("creationTimestamp", ""))) created = time_.since_start(*stamp);
+  if (auto stamp = kube::parse_micro_time(metadata.value("creationTimestamp", ""))) {
+    created = time_.since_start(*stamp);
+  }
   if (state::NodeRecord* known = state_.find_node(name)) {
-    if (created && known->phase == state::NodePhase::Launching) known->launched_at = std::min(known->launched_at, *created);
+    if (created && known->phase == state::NodePhase::Launching) {
+      known->launched_at = std::min(known->launched_at, *created);
+    }
     return;
   }
   if (seen.deleting) return;

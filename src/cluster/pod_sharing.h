@@ -2,7 +2,7 @@
 // The pods of one ReplicaSet (or Job, StatefulSet, ...) decode to equal containers, tolerations, volumes, owner
 // references, annotations and, while they run, conditions. The observer keeps each such part once, shared by the
 // pods that have it (api/copy_on_write.h): a new pod's part is compared with the one its controller's last pod had,
-// and takes it on when equal. One candidate per controller and part, held weakly: what no pod holds any more is not kept.
+// and takes it on when equal. One candidate per controller and part, held weakly: what no pod holds is not kept.
 #include <cstddef>
 #include <map>
 #include <memory>
