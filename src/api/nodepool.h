@@ -34,7 +34,9 @@ struct NodePoolRequirement {
   std::optional<std::int32_t> min_values;
 };
 
-enum class ConsolidationPolicy { WhenEmpty, WhenEmptyOrUnderutilized };
+// Balanced (Karpenter 1.14): as WhenEmptyOrUnderutilized, but a consolidation goes ahead only where the share of
+// cost it saves is at least half the share of disruption it causes.
+enum class ConsolidationPolicy { WhenEmpty, WhenEmptyOrUnderutilized, Balanced };
 
 // spec.disruption.budgets[]: at most `nodes` ("10%" or "5") of the NodePool's nodes disrupted at once.
 struct DisruptionBudget {

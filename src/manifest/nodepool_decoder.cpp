@@ -114,6 +114,7 @@ NodePool decode_nodepool(const Field& object) {
       "consolidationPolicy", "consolidation policy",
       {{"WhenEmpty", ConsolidationPolicy::WhenEmpty},
        {"WhenEmptyOrUnderutilized", ConsolidationPolicy::WhenEmptyOrUnderutilized},
+       {"Balanced", ConsolidationPolicy::Balanced},
        {"WhenUnderutilized", ConsolidationPolicy::WhenEmptyOrUnderutilized}},  // v1beta1's name
       pool.consolidation_policy);
   pool.consolidate_after = duration_or_never(disruption, "consolidateAfter", pool.consolidate_after);

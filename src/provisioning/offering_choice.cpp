@@ -1,6 +1,7 @@
 // Which offering a NodeClaim launches from, and the insufficient-capacity cache that steers it away from
 // offerings that just failed.
 #include <string>
+#include <vector>
 
 #include "provisioning/instance_types.h"
 #include "provisioning/provisioner.h"
@@ -35,22 +36,33 @@ bool cheaper(const LaunchChoice& a, const LaunchChoice& b) {
 
 }  // namespace
 
-std::optional<LaunchChoice> choose_offering(const NewNodeClaim& claim, const UnavailableOfferings& unavailable,
-                                            Duration now) {
+std::vector<const cloud::Offering*> allowed_offerings(const cloud::InstanceType& type,
+                                                     const RequirementSet& requirements,
+                                                     const UnavailableOfferings& unavailable, Duration now) {
   static const std::string spot(cloud::to_string(cloud::CapacityType::Spot));
   static const std::string on_demand(cloud::to_string(cloud::CapacityType::OnDemand));
+  std::vector<const cloud::Offering*> out;
+  for (const cloud::Offering& offering : type.offerings) {
+    const bool is_spot = offering.capacity_type == cloud::CapacityType::Spot;
+    if (!offering.available) continue;
+    if (!allowed(requirements, offering_keys::capacity_type(), is_spot ? spot : on_demand)) continue;
+    if (!allowed(requirements, offering_keys::zone(), offering.zone)) continue;
+    if (!allowed(requirements, offering_keys::zone_id(), offering.zone_id)) continue;
+    if (unavailable.unavailable(OfferingKey{type.name, offering.zone, offering.capacity_type}, now)) continue;
+    out.push_back(&offering);
+  }
+  return out;
+}
+
+std::optional<LaunchChoice> choose_offering(const NewNodeClaim& claim, const UnavailableOfferings& unavailable,
+                                            Duration now) {
   std::optional<LaunchChoice> best_spot;
   std::optional<LaunchChoice> best_on_demand;
   for (const cloud::InstanceType* type : claim.instance_types) {
-    for (const cloud::Offering& offering : type->offerings) {
-      const bool is_spot = offering.capacity_type == cloud::CapacityType::Spot;
-      if (!offering.available) continue;
-      if (!allowed(claim.requirements, offering_keys::capacity_type(), is_spot ? spot : on_demand)) continue;
-      if (!allowed(claim.requirements, offering_keys::zone(), offering.zone)) continue;
-      if (!allowed(claim.requirements, offering_keys::zone_id(), offering.zone_id)) continue;
-      if (unavailable.unavailable(OfferingKey{type->name, offering.zone, offering.capacity_type}, now)) continue;
-      LaunchChoice candidate{type, &offering};
-      std::optional<LaunchChoice>& best = is_spot ? best_spot : best_on_demand;
+    for (const cloud::Offering* offering : allowed_offerings(*type, claim.requirements, unavailable, now)) {
+      LaunchChoice candidate{type, offering};
+      std::optional<LaunchChoice>& best =
+          offering->capacity_type == cloud::CapacityType::Spot ? best_spot : best_on_demand;
       if (!best || cheaper(candidate, *best)) best = candidate;
     }
   }

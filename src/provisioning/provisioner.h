@@ -106,6 +106,12 @@ struct LaunchChoice {
   const cloud::Offering* offering = nullptr;
 };
 
+// The offerings of `type` a NodeClaim with `requirements` may launch from at `now`: available, of an allowed
+// capacity type and zone, and not marked unavailable.
+std::vector<const cloud::Offering*> allowed_offerings(const cloud::InstanceType& type,
+                                                     const RequirementSet& requirements,
+                                                     const UnavailableOfferings& unavailable, Duration now);
+
 // The cheapest offering among the claim's instance types that its requirements allow (zone, capacity type) and
 // that is not marked unavailable: spot before on-demand where both are allowed. nullopt when none is left.
 std::optional<LaunchChoice> choose_offering(const NewNodeClaim& claim, const UnavailableOfferings& unavailable,

@@ -1,0 +1,427 @@
+#include "disruption/consolidation.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "api/quantity.h"
+#include "nodegroups/drainability.h"
+#include "provisioning/instance_types.h"
+#include "scheduling/scheduler.h"
+
+namespace scalewright::disruption {
+namespace {
+
+constexpr std::string_view kPodDeletionCost = "controller.kubernetes.io/pod-deletion-cost";
+
+// The pod as its controller would recreate it: not bound, or the scheduler's NodeName filter keeps it in place.
+std::shared_ptr<Pod> unbound_copy(const Pod& pod) {
+  auto copy = std::make_shared<Pod>(pod);
+  copy->spec.node_name.clear();
+  return copy;
+}
+
+// DaemonSet and mirror pods go with their node: nothing reschedules them.
+bool goes_with_node(const Pod& pod) {
+  return pod.is_daemonset_pod() || nodegroups::is_mirror_pod(pod);
+}
+
+// Largest first (cpu, then memory), so that the pods hardest to place are placed while there is most room.
+void largest_first(std::vector<std::shared_ptr<Pod>>& pods) {
+  std::stable_sort(pods.begin(), pods.end(), [](const auto& a, const auto& b) {
+    const ResourceList ra = a->effective_requests(), rb = b->effective_requests();
+    if (ra.cpu_milli() != rb.cpu_milli()) return ra.cpu_milli() > rb.cpu_milli();
+    return ra.memory() > rb.memory();
+  });
+}
+
+// The price the NodeClaim would pay on `type` at worst: its most expensive offering the requirements allow. Judging
+// the replacement by its worst offering keeps it cheaper whichever zone it lands in.
+std::optional<double> worst_price(const cloud::InstanceType& type, const RequirementSet& requirements,
+                                  const provisioning::UnavailableOfferings& unavailable, Duration now) {
+  std::optional<double> worst;
+  for (const cloud::Offering* o : provisioning::allowed_offerings(type, requirements, unavailable, now)) {
+    if (!worst || o->price_per_hour > *worst) worst = o->price_per_hour;
+  }
+  return worst;
+}
+
+std::optional<double> best_price(const cloud::InstanceType& type, const RequirementSet& requirements,
+                                 const provisioning::UnavailableOfferings& unavailable, Duration now) {
+  std::optional<double> best;
+  for (const cloud::Offering* o : provisioning::allowed_offerings(type, requirements, unavailable, now)) {
+    if (!best || o->price_per_hour < *best) best = o->price_per_hour;
+  }
+  return best;
+}
+
+std::string money(double price) { return fmt::format("${:.4f}/h", price); }
+
+class Search {
+ public:
+  explicit Search(const ConsolidationInput& input) : in_(input), snapshot_(*input.cluster) {
+    static const provisioning::UnavailableOfferings kNone;
+    unavailable_ = input.unavailable != nullptr ? input.unavailable : &kNone;
+    cheapest_by_size_ = cheapest_types();
+  }
+
+  std::size_t tries() const { return tries_; }
+
+  // The command that takes exactly `set` (delete if their pods fit on the rest of the cluster, else replace by one
+  // cheaper node), or why there is none. `single`: the set is one candidate judged alone (the spot-to-spot count).
+  struct Attempt {
+    std::optional<Command> command;
+    std::string reason;
+  };
+  Attempt attempt(const std::vector<std::size_t>& set, Method method, bool allow_replace = true) {
+    ++tries_;
+    Command command;
+    command.method = method;
+    command.candidates = set;
+    std::map<std::string, std::int32_t> per_pool;
+    std::vector<std::shared_ptr<Pod>> pods;
+    bool all_spot = true;
+    for (std::size_t i : set) {
+      const Candidate& c = in_.candidates[i];
+      command.price_before += c.price_per_hour;
+      command.disruption_cost += c.disruption_cost;
+      all_spot = all_spot && c.capacity_type == cloud::CapacityType::Spot;
+      ++per_pool[c.nodepool];
+      for (const auto& pod : c.pods) pods.push_back(unbound_copy(*pod));
+    }
+    for (const auto& [pool, count] : per_pool) {
+      auto allowed = in_.allowed.find(pool);
+      if (allowed != in_.allowed.end() && count > allowed->second) {
+        return {std::nullopt, fmt::format("the budgets of NodePool {} allow {} more disrupted now", pool,
+                                          std::max(0, allowed->second))};
+      }
+    }
+    command.pods = pods.size();
+    largest_first(pods);
+
+    // Delete: every pod fits on the nodes that stay, each placed before the next is tried.
+    snapshot_.fork();
+    for (std::size_t i : set) snapshot_.remove_node(in_.candidates[i].id);
+    ResourceList unplaced;
+    std::size_t unplaced_count = 0;
+    scheduling::NodeId hint = 0;
+    for (const auto& pod : pods) {
+      scheduling::NodeId target = scheduler_.find_fit(snapshot_, *pod, hint);
+      if (target == scheduling::kNoNode) {
+        unplaced += pod->effective_requests();
+        ++unplaced_count;
+        continue;
+      }
+      snapshot_.add_pod(std::shared_ptr<const Pod>(pod), target);
+      hint = target;
+    }
+    snapshot_.revert();
+    if (unplaced_count == 0) {
+      command.decision = Decision::Delete;
+      return {std::move(command), ""};
+    }
+    if (!allow_replace) return {std::nullopt, fmt::format("{} of its pods fit on no other node", unplaced_count)};
+
+    // Replace: worth a provisioning plan only when some type cheaper than the candidates could hold what fit
+    // nowhere (a bound from the catalog, before the scheduling simulation).
+    if (!cheaper_type_could_hold(unplaced, command.price_before)) {
+      return {std::nullopt, fmt::format("{} of its pods fit on no other node, and no instance type cheaper than {} "
+                                        "holds them",
+                                        unplaced_count, money(command.price_before))};
+    }
+    snapshot_.fork();
+    for (std::size_t i : set) snapshot_.remove_node(in_.candidates[i].id);
+    provisioning::ProvisioningInput plan_input;
+    plan_input.cluster = &snapshot_;
+    for (auto& pod : pods) plan_input.pending.push_back(pod);
+    plan_input.nodepools = in_.nodepools;
+    plan_input.catalog = in_.catalog;
+    plan_input.daemonsets = in_.daemonsets;
+    plan_input.nodepool_usage = in_.nodepool_usage;
+    for (std::size_t i : set) {
+      // The candidates' capacity leaves their NodePools' usage: a replacement counts against limits in their place.
+      auto usage = plan_input.nodepool_usage.find(in_.candidates[i].nodepool);
+      if (usage != plan_input.nodepool_usage.end()) usage->second -= in_.candidates[i].capacity;
+    }
+    plan_input.unavailable = unavailable_;
+    plan_input.now = in_.now;
+    provisioning::ProvisioningPlan plan = provisioning::plan_provisioning(plan_input);
+    snapshot_.revert();
+    if (!plan.unschedulable.empty()) {
+      return {std::nullopt, fmt::format("{} of its pods could not run anywhere else", plan.unschedulable.size())};
+    }
+    if (plan.new_claims.empty()) {
+      command.decision = Decision::Delete;
+      return {std::move(command), ""};
+    }
+    if (plan.new_claims.size() > 1) {
+      return {std::nullopt, fmt::format("its pods would need {} new nodes, and a replacement is one",
+                                        plan.new_claims.size())};
+    }
+    provisioning::NewNodeClaim claim = std::move(plan.new_claims.front());
+    static const std::string kSpot(cloud::to_string(cloud::CapacityType::Spot));
+    static const std::string kOnDemand(cloud::to_string(cloud::CapacityType::OnDemand));
+    const std::string& ct_key = provisioning::offering_keys::capacity_type();
+    const bool may_spot = claim.requirements.allows(ct_key, kSpot);
+    if (may_spot && claim.requirements.allows(ct_key, kOnDemand)) claim.requirements.add(ct_key, ValueSet::of({kSpot}));
+
+    // Keep the types strictly cheaper than the candidates, cheapest first.
+    std::vector<std::pair<double, const cloud::InstanceType*>> cheaper;
+    for (const cloud::InstanceType* type : claim.instance_types) {
+      std::optional<double> worst = worst_price(*type, claim.requirements, *unavailable_, in_.now);
+      if (worst && *worst < command.price_before) cheaper.emplace_back(*worst, type);
+    }
+    if (cheaper.empty()) {
+      return {std::nullopt, fmt::format("no instance type that holds its pods costs less than {}",
+                                        money(command.price_before))};
+    }
+    std::stable_sort(cheaper.begin(), cheaper.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    if (all_spot && may_spot) {
+      if (!in_.spot_to_spot) return {std::nullopt, "spot-to-spot replacement is disabled"};
+      if (set.size() == 1 && cheaper.size() < kMinTypesForSpotToSpot) {
+        return {std::nullopt, fmt::format("spot-to-spot replacement needs {} cheaper instance types, {} found",
+                                          kMinTypesForSpotToSpot, cheaper.size())};
+      }
+      if (cheaper.size() > kMinTypesForSpotToSpot) cheaper.resize(kMinTypesForSpotToSpot);
+    }
+    claim.instance_types.clear();
+    command.price_after = std::numeric_limits<double>::max();
+    for (const auto& [price, type] : cheaper) {
+      claim.instance_types.push_back(type);
+      if (std::optional<double> best = best_price(*type, claim.requirements, *unavailable_, in_.now)) {
+        command.price_after = std::min(command.price_after, *best);
+      }
+    }
+    command.decision = Decision::Replace;
+    command.replacement = std::move(claim);
+    return {std::move(command), ""};
+  }
+
+  // Cluster Autoscaler's way over every candidate, in order: a candidate whose pods all fit on the nodes left by
+  // the ones taken before it (their pods at their new places) is taken too. One simulation per candidate, each on
+  // the last: the whole sweep costs what placing the candidates' pods once costs. A delete of two or more, or
+  // nullopt.
+  std::optional<Command> sweep() {
+    Command command;
+    command.method = Method::MultiNode;
+    command.decision = Decision::Delete;
+    std::map<std::string, std::int32_t> allowed = in_.allowed;
+    scheduling::NodeId hint = 0;
+    snapshot_.fork();
+    for (std::size_t i = 0; i < in_.candidates.size(); ++i) {
+      const Candidate& c = in_.candidates[i];
+      auto budget = allowed.find(c.nodepool);
+      if (budget != allowed.end() && budget->second <= 0) continue;
+      ++tries_;
+      // Its pods as the sweep left them: pods moved onto it by an earlier candidate move again.
+      std::vector<std::shared_ptr<Pod>> pods;
+      for (const scheduling::PlacedPod& placed : snapshot_.node(c.id).pods) {
+        if (!goes_with_node(*placed.pod)) pods.push_back(unbound_copy(*placed.pod));
+      }
+      largest_first(pods);
+      snapshot_.fork();
+      snapshot_.remove_node(c.id);
+      bool placed = true;
+      for (const auto& pod : pods) {
+        scheduling::NodeId target = scheduler_.find_fit(snapshot_, *pod, hint);
+        if (target == scheduling::kNoNode) {
+          placed = false;
+          break;
+        }
+        snapshot_.add_pod(std::shared_ptr<const Pod>(pod), target);
+        hint = target;
+      }
+      if (!placed) {
+        snapshot_.revert();
+        continue;
+      }
+      snapshot_.commit();
+      if (budget != allowed.end()) --budget->second;
+      command.candidates.push_back(i);
+      command.price_before += c.price_per_hour;
+      command.disruption_cost += c.disruption_cost;
+      command.pods += c.pods.size();  // evicted once each: pods the sweep moved twice are evicted once
+    }
+    snapshot_.revert();
+    if (command.candidates.size() < 2) return std::nullopt;
+    return command;
+  }
+
+ private:
+  // For each catalog type, its cheapest offering; sorted by price, for the bound below.
+  std::vector<std::pair<double, const cloud::InstanceType*>> cheapest_types() const {
+    std::vector<std::pair<double, const cloud::InstanceType*>> out;
+    if (in_.catalog == nullptr) return out;
+    for (const cloud::InstanceType& type : in_.catalog->instance_types()) {
+      std::optional<double> best;
+      for (const cloud::Offering& o : type.offerings) {
+        if (o.available && (!best || o.price_per_hour < *best)) best = o.price_per_hour;
+      }
+      if (best) out.emplace_back(*best, &type);
+    }
+    std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    return out;
+  }
+
+  bool cheaper_type_could_hold(const ResourceList& requests, double price) const {
+    for (const auto& [type_price, type] : cheapest_by_size_) {
+      if (type_price >= price) return false;
+      if (type->allocatable.cpu_milli() >= requests.cpu_milli() &&
+          type->allocatable.memory() >= requests.memory()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  const ConsolidationInput& in_;
+  scheduling::ClusterSnapshot& snapshot_;
+  const provisioning::UnavailableOfferings* unavailable_ = nullptr;
+  scheduling::Scheduler scheduler_;
+  std::vector<std::pair<double, const cloud::InstanceType*>> cheapest_by_size_;
+  std::size_t tries_ = 0;
+};
+
+}  // namespace
+
+double eviction_cost(const Pod& pod) {
+  double cost = 1.0;
+  auto annotation = pod.meta.annotations->find(std::string(kPodDeletionCost));
+  if (annotation != pod.meta.annotations->end()) {
+    if (std::optional<std::int64_t> value = parse_integer(annotation->second)) {
+      cost += static_cast<double>(*value) / std::pow(2.0, 27);
+    }
+  }
+  cost += static_cast<double>(pod.priority()) / std::pow(2.0, 25);
+  return std::clamp(cost, -10.0, 10.0);
+}
+
+double lifetime_remaining(Duration age, const std::optional<Duration>& expire_after) {
+  if (!expire_after || expire_after->count() <= 0) return 1.0;
+  const double remaining = 1.0 - static_cast<double>(age.count()) / static_cast<double>(expire_after->count());
+  return std::clamp(remaining, 0.0, 1.0);
+}
+
+void order_candidates(std::vector<Candidate>& candidates) {
+  auto per_dollar = [](const Candidate& c) {
+    return c.price_per_hour > 0 ? c.disruption_cost / c.price_per_hour : std::numeric_limits<double>::max();
+  };
+  std::stable_sort(candidates.begin(), candidates.end(), [&](const Candidate& a, const Candidate& b) {
+    const double pa = per_dollar(a), pb = per_dollar(b);
+    if (pa != pb) return pa < pb;
+    if (a.price_per_hour != b.price_per_hour) return a.price_per_hour > b.price_per_hour;
+    return a.node < b.node;
+  });
+}
+
+std::string_view to_string(Decision decision) {
+  return decision == Decision::Delete ? "delete" : "replace";
+}
+
+std::string_view to_string(Method method) {
+  return method == Method::MultiNode ? "multi-node" : "single-node";
+}
+
+bool balanced_enough(const Command& command, const ConsolidationInput& input) {
+  std::set<std::string> pools;
+  bool balanced = false;
+  for (std::size_t i : command.candidates) {
+    const std::string& pool = input.candidates[i].nodepool;
+    pools.insert(pool);
+    for (const NodePool& np : input.nodepools) {
+      if (np.meta.name == pool && np.consolidation_policy == ConsolidationPolicy::Balanced) balanced = true;
+    }
+  }
+  if (!balanced || command.disruption_cost <= 0) return true;
+  double cost = 0, disruption = 0;
+  for (const std::string& pool : pools) {
+    if (auto it = input.pool_cost.find(pool); it != input.pool_cost.end()) cost += it->second;
+    if (auto it = input.pool_disruption_cost.find(pool); it != input.pool_disruption_cost.end()) {
+      disruption += it->second;
+    }
+  }
+  if (cost <= 0 || disruption <= 0) return true;
+  const double saved_share = command.savings() / cost;
+  const double disrupted_share = command.disruption_cost / disruption;
+  return saved_share >= 0.5 * disrupted_share;
+}
+
+ConsolidationResult consolidate_multi_node(const ConsolidationInput& input) {
+  ConsolidationResult result;
+  if (input.candidates.size() < 2) return result;
+  Search search(input);
+  std::optional<Command> best;
+  auto consider = [&](std::optional<Command> command) {
+    if (!command || command->candidates.size() < 2 || !balanced_enough(*command, input)) return;
+    // More saved wins; for the same saving, fewer pods moved.
+    constexpr double kSameSaving = 1e-9;
+    if (!best || command->savings() > best->savings() + kSameSaving ||
+        (command->savings() > best->savings() - kSameSaving && command->pods < best->pods)) {
+      best = std::move(command);
+    }
+  };
+
+  // The sweep: every candidate whose pods fit on what the ones taken before it left is taken too.
+  if (std::optional<Command> swept = search.sweep(); swept) consider(std::move(swept));
+  // Karpenter's prefix search, over every candidate: the longest prefix one command (delete, or one cheaper
+  // replacement) takes.
+  {
+    std::size_t low = 2, high = input.candidates.size();
+    std::optional<Command> found;
+    while (low <= high) {
+      const std::size_t mid = (low + high) / 2;
+      std::vector<std::size_t> prefix(mid);
+      for (std::size_t i = 0; i < mid; ++i) prefix[i] = i;
+      Search::Attempt a = search.attempt(prefix, Method::MultiNode);
+      if (a.command && balanced_enough(*a.command, input)) {
+        found = std::move(a.command);
+        low = mid + 1;
+      } else {
+        high = mid - 1;
+      }
+    }
+    consider(std::move(found));
+  }
+  result.command = std::move(best);
+  result.tries = search.tries();
+  return result;
+}
+
+ConsolidationResult consolidate_single_node(const ConsolidationInput& input) {
+  ConsolidationResult result;
+  Search search(input);
+  for (std::size_t i = 0; i < input.candidates.size(); ++i) {
+    Search::Attempt a = search.attempt({i}, Method::SingleNode);
+    if (a.command && !balanced_enough(*a.command, input)) {
+      a.reason = fmt::format("saves {} of {}, less than half its share of the disruption (Balanced)",
+                             money(a.command->savings()), money(a.command->price_before));
+      a.command.reset();
+    }
+    if (a.command) {
+      result.command = std::move(a.command);
+      break;
+    }
+    result.kept.push_back({i, std::move(a.reason)});
+  }
+  result.tries = search.tries();
+  return result;
+}
+
+Revalidation revalidate(const ConsolidationInput& input, const std::vector<std::size_t>& candidates,
+                        Decision decision) {
+  Search search(input);
+  const Method method = candidates.size() > 1 ? Method::MultiNode : Method::SingleNode;
+  Search::Attempt a = search.attempt(candidates, method, decision == Decision::Replace);
+  if (!a.command) return {std::nullopt, std::move(a.reason)};
+  if (a.command->decision != decision) {
+    return {std::nullopt, fmt::format("it would now {} rather than {}", to_string(a.command->decision),
+                                      to_string(decision))};
+  }
+  return {std::move(a.command), ""};
+}
+
+}  // namespace scalewright::disruption

@@ -1,0 +1,137 @@
+#pragma once
+// Karpenter's consolidation as a pure search over a snapshot: which nodes can go because their pods fit on the rest
+// of the cluster (delete), or can give way to one cheaper node that holds what the rest cannot (replace).
+//
+// - Multi-node: Karpenter binary-searches the longest prefix of its first 100 candidates that one command can take
+//   (delete, or replace by one node strictly cheaper than the prefix's sum). Here every candidate takes part: the
+//   prefix search runs over all of them, and so does a sweep that, candidate after candidate, keeps every node
+//   whose pods fit on what the nodes before it left (Cluster Autoscaler's way), so one pass can delete hundreds of
+//   nodes. The command that saves more is chosen.
+// - Single-node: the candidates in order, the first that can be deleted or replaced.
+// Each try forks the snapshot and reverts it: no copy of the cluster per question.
+//
+// The rules on a replacement, as upstream's: exactly one new node, every instance type it may launch strictly
+// cheaper than the candidates together (so never the same type at the same price); a NodeClaim that may be spot or
+// on-demand is narrowed to spot (its price was judged as spot, and an on-demand fallback would cost more); spot
+// replacing spot only with at least 15 cheaper types and launched from the 15 cheapest (so consolidation does not
+// walk a node down the price ladder into the pools most likely to be interrupted), and only for one candidate's
+// replacement the count is checked, as upstream.
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "api/duration.h"
+#include "api/nodepool.h"
+#include "api/pod.h"
+#include "api/workloads.h"
+#include "cloud/catalog.h"
+#include "cloud/instance_type.h"
+#include "provisioning/provisioner.h"
+#include "scheduling/snapshot.h"
+
+namespace scalewright::disruption {
+
+// Upstream's threshold for spot-to-spot replacement.
+inline constexpr std::size_t kMinTypesForSpotToSpot = 15;
+
+// What evicting the pod costs, as upstream's EvictionCost: 1, plus its controller.kubernetes.io/pod-deletion-cost
+// / 2^27, plus its priority / 2^25, clamped to [-10, 10].
+double eviction_cost(const Pod& pod);
+
+// The share of its life a node has left: 1 - age / expireAfter, in [0, 1]; 1 without expiry. A node near its
+// expiry costs less to disrupt, since it goes soon anyway.
+double lifetime_remaining(Duration age, const std::optional<Duration>& expire_after);
+
+// A node consolidation may remove or replace: Ready, initialized, of a NodePool whose policy consolidates
+// underutilized nodes, past consolidateAfter, and with nothing that forbids disrupting it (the caller checks that).
+struct Candidate {
+  scheduling::NodeId id = scheduling::kNoNode;  // in ConsolidationInput::cluster
+  std::string node;
+  std::string nodepool;
+  std::string instance_type;
+  cloud::CapacityType capacity_type = cloud::CapacityType::OnDemand;
+  double price_per_hour = 0;
+  ResourceList capacity;  // counted against its NodePool's limits until it goes
+  // Its pods that must run elsewhere (not DaemonSet or mirror pods), as bound now.
+  std::vector<std::shared_ptr<const Pod>> pods;
+  // Sum of the pods' eviction costs × the node's lifetime remaining (upstream's disruption cost).
+  double disruption_cost = 0;
+};
+
+// Karpenter's order, refined: least disruption per dollar an hour it saves first (an empty node first of all), then
+// the more expensive, then by name.
+void order_candidates(std::vector<Candidate>& candidates);
+
+enum class Decision { Delete, Replace };
+enum class Method { MultiNode, SingleNode };
+std::string_view to_string(Decision decision);
+std::string_view to_string(Method method);
+
+struct Command {
+  Decision decision = Decision::Delete;
+  Method method = Method::SingleNode;
+  std::vector<std::size_t> candidates;                    // indexes into ConsolidationInput::candidates
+  std::optional<provisioning::NewNodeClaim> replacement;  // Replace: its instance types cheaper than the candidates
+  std::size_t pods = 0;                                   // pods that move
+  double price_before = 0;  // $/h of the candidates
+  double price_after = 0;   // $/h of the replacement at its most expensive allowed offering; 0 for a delete
+  double disruption_cost = 0;
+  double savings() const { return price_before - price_after; }
+};
+
+struct ConsolidationInput {
+  // Ready nodes with their pods, candidates included. Forked for every try and reverted: left as it came.
+  scheduling::ClusterSnapshot* cluster = nullptr;
+  std::vector<Candidate> candidates;  // in the order they are tried (see order_candidates)
+  // How many more nodes of each NodePool may be disrupted now (its budgets for reason Underutilized, less the nodes
+  // disrupting); a NodePool absent here is not limited.
+  std::map<std::string, std::int32_t> allowed;
+  // For a replacement, as provisioning would launch it.
+  std::vector<NodePool> nodepools;
+  const cloud::Catalog* catalog = nullptr;
+  std::vector<Workload> daemonsets;
+  std::map<std::string, ResourceList> nodepool_usage;
+  const provisioning::UnavailableOfferings* unavailable = nullptr;
+  Duration now{0};
+  // Karpenter's SpotToSpotConsolidation: may a spot node be replaced by a cheaper spot node at all.
+  bool spot_to_spot = true;
+  // consolidationPolicy Balanced: per NodePool, the $/h and the disruption cost of all its nodes, the denominators
+  // of the share a command saves and the share it disrupts.
+  std::map<std::string, double> pool_cost;
+  std::map<std::string, double> pool_disruption_cost;
+};
+
+// Why the last try of a candidate did not become a command, for "why was this node kept?".
+struct Kept {
+  std::size_t candidate = 0;
+  std::string reason;
+};
+
+struct ConsolidationResult {
+  std::optional<Command> command;
+  std::vector<Kept> kept;  // single-node: each candidate tried and not taken, with why
+  std::size_t tries = 0;   // what-if simulations run
+};
+
+// The multi-node command over every candidate (nullopt-command when no two nodes can go together).
+ConsolidationResult consolidate_multi_node(const ConsolidationInput& input);
+// The first candidate that can be deleted or replaced on its own.
+ConsolidationResult consolidate_single_node(const ConsolidationInput& input);
+
+// The same question for a command computed earlier, asked again of the cluster as it is now (Karpenter's
+// validation 15 s after computing): the command for exactly these candidates, or why it no longer holds.
+struct Revalidation {
+  std::optional<Command> command;
+  std::string reason;
+};
+Revalidation revalidate(const ConsolidationInput& input, const std::vector<std::size_t>& candidates,
+                        Decision decision);
+
+// consolidationPolicy Balanced (Karpenter 1.14): a command goes ahead only where the share of its NodePools' cost it
+// saves is at least half the share of their disruption cost it causes.
+bool balanced_enough(const Command& command, const ConsolidationInput& input);
+
+}  // namespace scalewright::disruption

@@ -1,0 +1,280 @@
+// Consolidation's search, on the provisioning tests' catalog (tests/provisioning/fixtures.h):
+//
+//   type          arch   cpu  memory  on-demand  spot
+//   c.large       amd64   2    4Gi      0.10     0.04
+//   c.xlarge      amd64   4    8Gi      0.20     0.08
+//   g.xlarge      arm64   4    8Gi      0.16     0.06
+//   c.2xlarge     amd64   8   16Gi      0.40     0.16
+//   r.2xlarge     amd64   8   64Gi      0.50     0.20
+//   m.4xlarge     amd64  16   64Gi      0.80     0.32
+#include "disruption/consolidation.h"
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "../provisioning/fixtures.h"
+
+namespace scalewright::disruption {
+namespace {
+
+using namespace provisioning::fixtures;
+
+// A cluster of NodePool nodes, each a candidate, built as the disruption controller would hand them over.
+struct Cluster {
+  cloud::Catalog catalog = make_catalog(1);
+  scheduling::ClusterSnapshot snapshot;
+  provisioning::UnavailableOfferings unavailable;
+  ConsolidationInput input;
+
+  explicit Cluster(std::vector<std::string> capacity_types = {"on-demand"}) {
+    NodePool pool = make_nodepool("default");
+    require(pool, karpenter_labels::capacity_type, SelectorOperator::In, capacity_types);
+    require(pool, well_known::arch, SelectorOperator::In, {"amd64"});
+    input.nodepools.push_back(pool);
+  }
+
+  // A node of `type` (from the catalog) running `pods` pods of `cpu` millicores and 1Gi each.
+  void node(const std::string& name, const std::string& type_name, cloud::CapacityType capacity_type, int pods,
+            std::int64_t cpu_milli) {
+    const cloud::InstanceType* type = catalog.find(type_name);
+    ASSERT_NE(type, nullptr) << type_name;
+    Node node = make_node(name, type->capacity.cpu_milli() / kCpu, type->capacity.memory() / kGi);
+    node.meta.labels.set(Symbol(karpenter_labels::nodepool), Symbol("default"));
+    node.meta.labels.set(Symbol(karpenter_labels::capacity_type), Symbol(cloud::to_string(capacity_type)));
+    for (const auto& [k, v] : type->labels) node.meta.labels.set(k, v);
+    Candidate c;
+    c.id = snapshot.add_node(node);
+    c.node = name;
+    c.nodepool = "default";
+    c.instance_type = type_name;
+    c.capacity_type = capacity_type;
+    c.capacity = type->capacity;
+    for (const cloud::Offering& o : type->offerings) {
+      if (o.capacity_type == capacity_type) c.price_per_hour = o.price_per_hour;
+    }
+    for (int i = 0; i < pods; ++i) {
+      auto pod = std::make_shared<Pod>(make_pod(name + "-pod-" + std::to_string(i), cpu_milli, 1 * kGi));
+      pod->spec.node_name = name;
+      snapshot.add_pod(std::shared_ptr<const Pod>(pod), c.id);
+      c.pods.push_back(pod);
+      c.disruption_cost += eviction_cost(*pod);
+    }
+    input.candidates.push_back(std::move(c));
+  }
+
+  ConsolidationInput& ready() {
+    input.cluster = &snapshot;
+    input.catalog = &catalog;
+    input.unavailable = &unavailable;
+    return input;
+  }
+};
+
+std::vector<std::string> names(const ConsolidationInput& input, const Command& command) {
+  std::vector<std::string> out;
+  for (std::size_t i : command.candidates) out.push_back(input.candidates[i].node);
+  return out;
+}
+
+TEST(EvictionCost, PriorityAndDeletionCostAsUpstreamWeighsThem) {
+  Pod pod = make_pod("p", 100, kGi);
+  EXPECT_DOUBLE_EQ(eviction_cost(pod), 1.0);
+  pod.spec.priority = 1 << 25;  // + 1
+  EXPECT_DOUBLE_EQ(eviction_cost(pod), 2.0);
+  pod.meta.annotations["controller.kubernetes.io/pod-deletion-cost"] = "-134217728";  // - 2^27: - 1
+  EXPECT_DOUBLE_EQ(eviction_cost(pod), 1.0);
+  pod.spec.priority = 2000000000;  // system-node-critical: 1 + 59.6 - 1, clamped
+  EXPECT_DOUBLE_EQ(eviction_cost(pod), 10.0);
+}
+
+TEST(LifetimeRemaining, ANodeNearExpiryCostsLessToDisrupt) {
+  const Duration expire = Duration(720LL * 3600 * 1000);
+  EXPECT_DOUBLE_EQ(lifetime_remaining(Duration(180LL * 3600 * 1000), expire), 0.75);
+  EXPECT_DOUBLE_EQ(lifetime_remaining(Duration(800LL * 3600 * 1000), expire), 0.0);
+  EXPECT_DOUBLE_EQ(lifetime_remaining(Duration(800LL * 3600 * 1000), std::nullopt), 1.0);
+}
+
+TEST(OrderCandidates, LeastDisruptionPerDollarFirst) {
+  std::vector<Candidate> c(3);
+  c[0].node = "busy-cheap";  // 3 pods on $0.20/h: 15 per dollar
+  c[0].disruption_cost = 3;
+  c[0].price_per_hour = 0.20;
+  c[1].node = "light-dear";  // 2 pods on $0.40/h: 5 per dollar
+  c[1].disruption_cost = 2;
+  c[1].price_per_hour = 0.40;
+  c[2].node = "empty";
+  c[2].price_per_hour = 0.10;
+  order_candidates(c);
+  EXPECT_EQ(c[0].node, "empty");
+  EXPECT_EQ(c[1].node, "light-dear");
+  EXPECT_EQ(c[2].node, "busy-cheap");
+}
+
+TEST(SingleNodeConsolidation, DeletesANodeWhosePodsFitOnTheRest) {
+  Cluster cluster;
+  cluster.node("light", "c.2xlarge", cloud::CapacityType::OnDemand, 2, 1000);  // 2 of 8 cpu
+  cluster.node("full", "c.2xlarge", cloud::CapacityType::OnDemand, 6, 1000);   // 6 of 8: room for light's 2
+  ConsolidationResult result = consolidate_single_node(cluster.ready());
+  ASSERT_TRUE(result.command);
+  EXPECT_EQ(result.command->decision, Decision::Delete);
+  EXPECT_EQ(names(cluster.input, *result.command), std::vector<std::string>{"light"});
+  EXPECT_EQ(result.command->pods, 2u);
+  EXPECT_DOUBLE_EQ(result.command->savings(), 0.40);
+  // The snapshot is left as it came.
+  EXPECT_EQ(cluster.snapshot.pod_count(), 8u);
+  EXPECT_EQ(cluster.snapshot.live_node_count(), 2u);
+}
+
+TEST(SingleNodeConsolidation, ReplacesANodeByOneStrictlyCheaper) {
+  Cluster cluster;  // on-demand only
+  cluster.node("big", "c.2xlarge", cloud::CapacityType::OnDemand, 2, 1000);  // $0.40/h for 2 cpu of pods
+  ConsolidationResult result = consolidate_single_node(cluster.ready());
+  ASSERT_TRUE(result.command);
+  const Command& command = *result.command;
+  EXPECT_EQ(command.decision, Decision::Replace);
+  ASSERT_TRUE(command.replacement);
+  // Holding 2 cpu and 2Gi, cheaper than $0.40/h: c.large ($0.10) and c.xlarge ($0.20); c.2xlarge at the same
+  // price is not a replacement.
+  EXPECT_EQ(type_names(*command.replacement), (std::vector<std::string>{"c.large", "c.xlarge"}));
+  EXPECT_DOUBLE_EQ(command.price_after, 0.10);
+  EXPECT_NEAR(command.savings(), 0.30, 1e-9);
+}
+
+TEST(SingleNodeConsolidation, NoReplacementWhereNothingCheaperHoldsThePods) {
+  Cluster cluster;
+  cluster.node("small", "c.large", cloud::CapacityType::OnDemand, 1, 1500);  // $0.10/h, the cheapest that holds it
+  ConsolidationResult result = consolidate_single_node(cluster.ready());
+  EXPECT_FALSE(result.command);
+  ASSERT_EQ(result.kept.size(), 1u);
+  EXPECT_EQ(result.kept[0].reason, "no instance type that holds its pods costs less than $0.1000/h");
+}
+
+TEST(SingleNodeConsolidation, AnOnDemandNodeMayGiveWayToSpotAndTheReplacementIsSpotOnly) {
+  Cluster cluster({"on-demand", "spot"});
+  cluster.node("od", "c.2xlarge", cloud::CapacityType::OnDemand, 2, 1000);  // $0.40/h
+  ConsolidationResult result = consolidate_single_node(cluster.ready());
+  ASSERT_TRUE(result.command);
+  ASSERT_TRUE(result.command->replacement);
+  const provisioning::NewNodeClaim& claim = *result.command->replacement;
+  // Spot prices under $0.40: every amd64 type (g.xlarge is arm64, which the NodePool excludes).
+  EXPECT_EQ(type_names(claim), (std::vector<std::string>{"c.large", "c.xlarge", "c.2xlarge", "r.2xlarge",
+                                                         "m.4xlarge"}));
+  EXPECT_FALSE(claim.requirements.allows("karpenter.sh/capacity-type", "on-demand"));
+  EXPECT_DOUBLE_EQ(result.command->price_after, 0.04);
+}
+
+TEST(SingleNodeConsolidation, SpotToSpotNeedsFifteenCheaperTypes) {
+  Cluster cluster({"spot"});
+  cluster.node("spot", "m.4xlarge", cloud::CapacityType::Spot, 2, 1000);  // $0.32/h spot
+  ConsolidationResult result = consolidate_single_node(cluster.ready());
+  EXPECT_FALSE(result.command);
+  ASSERT_EQ(result.kept.size(), 1u);
+  // Cheaper spot types holding 2 cpu: c.large, c.xlarge, c.2xlarge, r.2xlarge.
+  EXPECT_EQ(result.kept[0].reason, "spot-to-spot replacement needs 15 cheaper instance types, 4 found");
+
+  cluster.input.spot_to_spot = false;
+  result = consolidate_single_node(cluster.ready());
+  ASSERT_EQ(result.kept.size(), 1u);
+  EXPECT_EQ(result.kept[0].reason, "spot-to-spot replacement is disabled");
+}
+
+TEST(SingleNodeConsolidation, SpotToSpotLaunchesFromTheFifteenCheapest) {
+  // Twenty types of 4 cpu, spot from $0.01 to $0.20; the node is a $0.50 spot type of the same size.
+  const std::vector<cloud::Zone> z = zones(1);
+  std::vector<cloud::InstanceType> types;
+  for (int i = 1; i <= 20; ++i) {
+    types.push_back(make_type("t" + std::to_string(i) + ".xlarge", "amd64", 4, 8, 1.0, 0.01 * i, z));
+  }
+  types.push_back(make_type("dear.xlarge", "amd64", 4, 8, 1.0, 0.50, z));
+  Cluster cluster({"spot"});
+  cluster.catalog = cloud::Catalog::from_instance_types("test-region", z, std::move(types));
+  cluster.node("spot", "dear.xlarge", cloud::CapacityType::Spot, 1, 1000);
+  ConsolidationResult result = consolidate_single_node(cluster.ready());
+  ASSERT_TRUE(result.command);
+  ASSERT_TRUE(result.command->replacement);
+  const std::vector<std::string> kept = type_names(*result.command->replacement);
+  ASSERT_EQ(kept.size(), 15u);
+  EXPECT_EQ(kept.front(), "t1.xlarge");
+  EXPECT_EQ(kept.back(), "t15.xlarge");
+}
+
+TEST(MultiNodeConsolidation, DeletesEveryNodeWhosePodsFitOnWhatTheOthersLeft) {
+  Cluster cluster;
+  // Four c.xlarge (4 cpu, $0.20/h) with one 1-cpu pod each. n1's pod goes to n2, n2's two to n3, n3's three to
+  // n4 (4 of 4 cpu); n4's four fit nowhere.
+  for (int i = 1; i <= 4; ++i) cluster.node("n" + std::to_string(i), "c.xlarge", cloud::CapacityType::OnDemand, 1, 1000);
+  ConsolidationResult result = consolidate_multi_node(cluster.ready());
+  ASSERT_TRUE(result.command);
+  EXPECT_EQ(result.command->decision, Decision::Delete);
+  EXPECT_EQ(names(cluster.input, *result.command), (std::vector<std::string>{"n1", "n2", "n3"}));
+  EXPECT_NEAR(result.command->savings(), 0.60, 1e-9);
+  EXPECT_EQ(result.command->pods, 3u);  // the pods of the nodes deleted, as they are bound now
+}
+
+TEST(MultiNodeConsolidation, ReplacesSeveralNodesByOneWhenThatSavesMore) {
+  Cluster cluster;
+  // Three r.2xlarge ($0.50/h, 8 cpu) with two 1-cpu pods each. Deleting two (their pods onto the third) saves
+  // $1.00/h; replacing all three by one c.2xlarge ($0.40/h, 8 cpu for the 6 pods) saves $1.10/h.
+  for (int i = 1; i <= 3; ++i) cluster.node("r" + std::to_string(i), "r.2xlarge", cloud::CapacityType::OnDemand, 2, 1000);
+  ConsolidationResult result = consolidate_multi_node(cluster.ready());
+  ASSERT_TRUE(result.command);
+  EXPECT_EQ(result.command->decision, Decision::Replace);
+  EXPECT_EQ(names(cluster.input, *result.command), (std::vector<std::string>{"r1", "r2", "r3"}));
+  ASSERT_TRUE(result.command->replacement);
+  EXPECT_EQ(type_names(*result.command->replacement).front(), "c.2xlarge");
+  EXPECT_NEAR(result.command->savings(), 1.10, 1e-9);
+}
+
+TEST(MultiNodeConsolidation, BudgetsLimitHowManyNodesOneCommandTakes) {
+  Cluster cluster;
+  for (int i = 1; i <= 4; ++i) cluster.node("n" + std::to_string(i), "c.xlarge", cloud::CapacityType::OnDemand, 1, 1000);
+  cluster.input.allowed["default"] = 2;
+  ConsolidationResult result = consolidate_multi_node(cluster.ready());
+  ASSERT_TRUE(result.command);
+  EXPECT_EQ(names(cluster.input, *result.command), (std::vector<std::string>{"n1", "n2"}));
+
+  cluster.input.allowed["default"] = 1;  // one node at a time: a command for one is single-node's
+  EXPECT_FALSE(consolidate_multi_node(cluster.ready()).command);
+  ConsolidationResult single = consolidate_single_node(cluster.ready());
+  ASSERT_TRUE(single.command);
+  EXPECT_EQ(names(cluster.input, *single.command), std::vector<std::string>{"n1"});
+}
+
+TEST(Balanced, ActsOnlyWhereTheSavedShareIsAtLeastHalfTheDisruptedShare) {
+  Cluster cluster;
+  cluster.input.nodepools[0].consolidation_policy = ConsolidationPolicy::Balanced;
+  cluster.input.candidates.resize(1);
+  cluster.input.candidates[0].nodepool = "default";
+  cluster.input.pool_cost["default"] = 1.00;
+  cluster.input.pool_disruption_cost["default"] = 10;
+  Command command;
+  command.candidates = {0};
+  command.disruption_cost = 3;  // 30 % of the pool's disruption: needs at least 15 % of its cost saved
+  command.price_before = 0.10;
+  EXPECT_FALSE(balanced_enough(command, cluster.input));  // 10 %
+  command.price_before = 0.15;
+  EXPECT_TRUE(balanced_enough(command, cluster.input));  // 15 %
+  cluster.input.nodepools[0].consolidation_policy = ConsolidationPolicy::WhenEmptyOrUnderutilized;
+  command.price_before = 0.01;
+  EXPECT_TRUE(balanced_enough(command, cluster.input));  // not a Balanced NodePool
+}
+
+TEST(Revalidation, ACommandNoLongerTrueIsAbandonedWithWhy) {
+  Cluster cluster;
+  cluster.node("light", "c.2xlarge", cloud::CapacityType::OnDemand, 2, 1000);
+  cluster.node("full", "c.2xlarge", cloud::CapacityType::OnDemand, 6, 1000);
+  ConsolidationResult result = consolidate_single_node(cluster.ready());
+  ASSERT_TRUE(result.command);
+  EXPECT_TRUE(revalidate(cluster.ready(), result.command->candidates, Decision::Delete).command);
+  // A pod bound to "full" in the meantime leaves room for one of light's two.
+  cluster.snapshot.add_pod(make_pod("late", 1000, kGi), cluster.input.candidates[1].id);
+  Revalidation again = revalidate(cluster.ready(), result.command->candidates, Decision::Delete);
+  EXPECT_FALSE(again.command);
+  EXPECT_EQ(again.reason, "1 of its pods fit on no other node");
+}
+
+}  // namespace
+}  // namespace scalewright::disruption
