@@ -9,7 +9,8 @@ out=tests/golden/examples
 mkdir -p "$out"
 # The golden file is named after the example's file (check's after its folder).
 for example in inflate/inflate nginx/nginx dedicated-databases/dedicated-databases php-apache/php-apache \
-               podinfo/podinfo node-groups/nginx-node-group node-groups/nginx-max-size check/cluster; do
+               podinfo/podinfo node-groups/nginx-node-group node-groups/nginx-max-size check/cluster \
+               scale-in/scale-in; do
   name=$(basename "$example")
   [ "$name" = cluster ] && name=check
   "$bin" simulate "examples/$example.yaml" --quiet --output "$out/$name.json" >/dev/null 2>&1

@@ -25,6 +25,8 @@ inline constexpr std::string_view instance_size = "karpenter.k8s.aws/instance-si
 inline constexpr std::string_view instance_cpu = "karpenter.k8s.aws/instance-cpu";
 inline constexpr std::string_view instance_memory = "karpenter.k8s.aws/instance-memory";
 inline constexpr std::string_view do_not_disrupt = "karpenter.sh/do-not-disrupt";
+// The taint a node gets once disruption chose it (NoSchedule), so nothing new lands there.
+inline constexpr std::string_view disrupted_taint = "karpenter.sh/disrupted";
 }  // namespace karpenter_labels
 
 // One entry of spec.template.spec.requirements: a node selector requirement, optionally asking for at least

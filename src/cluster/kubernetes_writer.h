@@ -24,7 +24,7 @@ namespace scalewright::cluster {
 // Karpenter's own names.
 inline constexpr std::string_view kTerminationFinalizer = "karpenter.sh/termination";
 inline constexpr std::string_view kUnregisteredTaintKey = "karpenter.sh/unregistered";
-inline constexpr std::string_view kDisruptedTaintKey = "karpenter.sh/disrupted";
+inline constexpr std::string_view kDisruptedTaintKey = karpenter_labels::disrupted_taint;
 inline constexpr std::string_view kInitializedLabel = "karpenter.sh/initialized";
 inline constexpr std::string_view kRegisteredLabel = "karpenter.sh/registered";
 

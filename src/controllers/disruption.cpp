@@ -4,8 +4,32 @@
 #include <optional>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "api/wording.h"
+#include "nodegroups/drainability.h"
+#include "nodegroups/scale_down.h"
 
 namespace scalewright::controllers {
+namespace {
+
+const Taint& disrupted_taint() {
+  static const Taint taint{std::string(karpenter_labels::disrupted_taint), "", TaintEffect::NoSchedule};
+  return taint;
+}
+
+bool says_do_not_disrupt(const ObjectMeta& meta) {
+  auto it = meta.annotations->find(std::string(karpenter_labels::do_not_disrupt));
+  return it != meta.annotations->end() && it->second == "true";
+}
+
+std::string joined(const std::vector<std::string>& names) { return fmt::format("{}", fmt::join(names, ", ")); }
+
+std::uint64_t fingerprint(const state::ClusterState& state) {
+  return state.scheduling_changes() ^ (state.capacity_changes() << 32) ^ (state.node_departures() << 48);
+}
+
+}  // namespace
 
 void DisruptionController::reconcile() {
   std::optional<Duration> earliest;
@@ -16,10 +40,18 @@ void DisruptionController::reconcile() {
   std::erase_if(last_nominated_, [&](const auto& seen) { return seen.second + kNominationGrace <= now; });
   // Rebuilt at every look, so that a node that stopped being empty, left, or was replaced by a namesake starts over.
   std::map<std::string, Duration> empty_since;
+  std::map<std::string, std::pair<std::int32_t, Duration>> pod_events;
+  bool consolidating = false;
   for (const auto& [name, node] : state_.nodes()) {
-    if (node.phase != state::NodePhase::Ready || node.nodepool.empty() || node.busy > 0) continue;
+    if (node.phase != state::NodePhase::Ready || node.nodepool.empty()) continue;
     const NodePool* pool = state_.find_nodepool(node.nodepool);
     if (pool == nullptr || !pool->consolidate_after) continue;
+    auto seen = pod_events_.find(name);
+    const Duration last_event =
+        seen == pod_events_.end() || seen->second.first != node.busy ? now : seen->second.second;
+    pod_events.emplace_hint(pod_events.end(), name, std::make_pair(node.busy, last_event));
+    if (pool->consolidation_policy != ConsolidationPolicy::WhenEmpty) consolidating = true;
+    if (node.busy > 0) continue;
     auto was = empty_since_.find(name);
     const Duration since =
         empty_since.emplace_hint(empty_since.end(), name, was == empty_since_.end() ? now : was->second)->second;
@@ -27,6 +59,28 @@ void DisruptionController::reconcile() {
     if (!earliest || due < *earliest) earliest = due;
   }
   empty_since_ = std::move(empty_since);
+  pod_events_ = std::move(pod_events);
+
+  if (command_ && command_->stage == Command::Stage::Replacing) {
+    const state::NodeRecord* replacement = state_.find_node(command_->replacement);
+    if (replacement == nullptr || replacement->phase == state::NodePhase::Terminated) {
+      abandon(fmt::format("its replacement {} did not come up", command_->replacement));
+    } else if (replacement->phase == state::NodePhase::Ready) {
+      start_drains();
+    }
+  }
+  // Consolidation looks again once the cluster changed since it last found nothing, or a node passes
+  // consolidateAfter.
+  // At most one consolidation pass per poll period, as Karpenter polls.
+  if (consolidating && !command_) {
+    std::optional<Duration> due;
+    if (fingerprint(state_) != fruitless_at_) due = now;
+    if (next_due_ && (!due || *next_due_ < *due)) due = *next_due_;
+    if (due) {
+      if (last_consolidation_) due = std::max(*due, *last_consolidation_ + kPollPeriod);
+      if (!earliest || *due < *earliest) earliest = due;
+    }
+  }
   if (earliest) schedule_pass(std::max(*earliest, now));
 }
 
@@ -44,27 +98,38 @@ void DisruptionController::schedule_pass(Duration at) {
   });
 }
 
+std::int32_t DisruptionController::budget_allows(const std::string& pool_name, const std::string& reason) const {
+  std::int32_t count = 0;
+  std::int32_t disrupting = 0;
+  for (const auto& [name, node] : state_.nodes()) {
+    if (node.nodepool != pool_name || node.phase == state::NodePhase::Terminated) continue;
+    ++count;
+    const bool in_command = command_ && std::find(command_->nodes.begin(), command_->nodes.end(), name) !=
+                                            command_->nodes.end();
+    if (node.phase == state::NodePhase::Draining || in_command || termination_.draining(name)) ++disrupting;
+  }
+  std::int32_t limit = count;
+  if (const NodePool* pool = state_.find_nodepool(pool_name)) {
+    for (const DisruptionBudget& b : pool->budgets) {
+      // A budget that names its reasons limits only those.
+      if (!b.reasons.empty() && std::find(b.reasons.begin(), b.reasons.end(), reason) == b.reasons.end()) continue;
+      limit = std::min(limit, b.nodes.scaled(count, /*round_up=*/true));
+    }
+  }
+  return std::max(0, limit - disrupting);
+}
+
 void DisruptionController::on_pass() {
   const Duration now = clock_.now();
-  // Budgets: at most `nodes` of a NodePool's nodes disrupted at once ("10%" rounds up, as Karpenter does).
-  std::map<std::string, std::int32_t> pool_nodes;
-  for (const auto& [name, node] : state_.nodes()) {
-    if (!node.nodepool.empty() && node.phase != state::NodePhase::Terminated) ++pool_nodes[node.nodepool];
-  }
+  if (command_) return;  // one command at a time; it moves on by its own timers and reconcile
+  if (remove_empty_nodes(now)) return;
+  consolidate(now);
+}
+
+bool DisruptionController::remove_empty_nodes(Duration now) {
   std::map<std::string, std::int32_t> allowed;
-  for (const auto& [pool_name, count] : pool_nodes) {
-    const NodePool* pool = state_.find_nodepool(pool_name);
-    std::int32_t limit = count;
-    if (pool) {
-      for (const DisruptionBudget& b : pool->budgets) {
-        // A budget that names its reasons limits only those: emptiness is reason "Empty".
-        if (!b.reasons.empty() && std::find(b.reasons.begin(), b.reasons.end(), "Empty") == b.reasons.end()) continue;
-        limit = std::min(limit, b.nodes.scaled(count, /*round_up=*/true));
-      }
-    }
-    allowed[pool_name] = limit;
-  }
   std::set<std::string> blocked;
+  bool removed = false;
   for (const auto& [name, node] : state_.nodes()) {
     if (node.phase != state::NodePhase::Ready) continue;
     auto since = empty_since_.find(name);
@@ -72,15 +137,18 @@ void DisruptionController::on_pass() {
     const NodePool* pool = state_.find_nodepool(node.nodepool);
     if (pool == nullptr || !pool->consolidate_after) continue;
     if (since->second + *pool->consolidate_after > now || nomination_grace_ends(name) > now) continue;
-    if (allowed[node.nodepool] <= 0) {
+    auto budget = allowed.find(node.nodepool);
+    if (budget == allowed.end()) budget = allowed.emplace(node.nodepool, budget_allows(node.nodepool, "Empty")).first;
+    if (budget->second <= 0) {
       blocked.insert(node.nodepool);
       continue;
     }
-    --allowed[node.nodepool];
+    --budget->second;
     record("removed", fmt::format("node {} empty, removed after {}", name, format_duration(now - since->second)));
     const std::string instance = node.instance_id;
     writer_.delete_node(name);
     if (!instance.empty()) cloud_.terminate(instance);
+    removed = true;
   }
   // Said on the NodePool once while its budgets keep holding nodes back, in Karpenter's words.
   for (const std::string& pool : blocked) {
@@ -90,6 +158,263 @@ void DisruptionController::on_pass() {
   }
   budget_blocked_ = std::move(blocked);
   if (!budget_blocked_.empty()) schedule_pass(now + kPollPeriod);
+  return removed;
+}
+
+DisruptionController::Candidates DisruptionController::consolidation_candidates(Duration now) const {
+  Candidates out;
+  const scheduling::ClusterSnapshot& snapshot = state_.snapshot();
+  std::vector<nodegroups::PdbBudget> pdbs = nodegroups::pdb_budgets(snapshot, state_.pdbs());
+  for (const auto& [name, node] : state_.nodes()) {
+    if (node.phase != state::NodePhase::Ready || node.nodepool.empty()) continue;
+    const NodePool* pool = state_.find_nodepool(node.nodepool);
+    if (pool == nullptr || pool->consolidation_policy == ConsolidationPolicy::WhenEmpty || !pool->consolidate_after) {
+      continue;
+    }
+    const scheduling::NodeId id = snapshot.find_node(name);
+    if (id == scheduling::kNoNode) continue;
+    disruption::Candidate c;
+    c.id = id;
+    c.node = name;
+    c.nodepool = node.nodepool;
+    c.instance_type = node.instance_type;
+    c.capacity_type = cloud::parse_capacity_type(node.capacity_type).value_or(cloud::CapacityType::OnDemand);
+    c.price_per_hour = node.price_per_hour;
+    c.capacity = node.node.capacity;
+    const double lifetime = disruption::lifetime_remaining(now - node.launched_at, pool->expire_after);
+    std::string blocked;
+    if (says_do_not_disrupt(node.node.meta)) blocked = "Node has \"karpenter.sh/do-not-disrupt\" annotation";
+    for (const scheduling::PlacedPod& placed : snapshot.node(id).pods) {
+      const Pod& pod = *placed.pod;
+      if (pod.is_daemonset_pod() || nodegroups::is_mirror_pod(pod) || pod.is_terminal()) continue;
+      c.pods.push_back(placed.pod);
+      c.disruption_cost += disruption::eviction_cost(pod) * lifetime;
+      if (!blocked.empty()) continue;
+      if (says_do_not_disrupt(pod.meta)) {
+        blocked = fmt::format("Pod \"{}\" has \"karpenter.sh/do-not-disrupt\" annotation", pod.meta.key());
+        continue;
+      }
+      for (const nodegroups::PdbBudget& pdb : pdbs) {
+        if (pdb.selects(pod) && pdb.disruptions_allowed <= 0) {
+          blocked = fmt::format("PDB \"{}\" prevents pod evictions", pdb.pdb.meta.key());
+          break;
+        }
+      }
+    }
+    out.pool_cost[c.nodepool] += c.price_per_hour;
+    out.pool_disruption_cost[c.nodepool] += c.disruption_cost;
+    if (node.busy == 0 || c.pods.empty()) continue;  // emptiness's
+    if (command_ && std::find(command_->nodes.begin(), command_->nodes.end(), name) != command_->nodes.end()) continue;
+    if (termination_.draining(name)) continue;
+    auto events = pod_events_.find(name);
+    const Duration due = (events == pod_events_.end() ? now : events->second.second) + *pool->consolidate_after;
+    if (due > now) {
+      if (!out.next_due || due < *out.next_due) out.next_due = due;
+      continue;
+    }
+    if (nomination_grace_ends(name) > now) {
+      const Duration grace = nomination_grace_ends(name);
+      if (!out.next_due || grace < *out.next_due) out.next_due = grace;
+      continue;
+    }
+    if (!blocked.empty()) {
+      out.blocked.emplace(name, std::move(blocked));
+      continue;
+    }
+    out.list.push_back(std::move(c));
+  }
+  disruption::order_candidates(out.list);
+  return out;
+}
+
+disruption::ConsolidationInput DisruptionController::consolidation_input(Candidates& candidates,
+                                                                         scheduling::ClusterSnapshot& cluster,
+                                                                         Duration now) const {
+  disruption::ConsolidationInput input;
+  provisioning::ProvisioningInput context;
+  describe_cluster(state_, context);
+  input.cluster = &cluster;
+  input.candidates = std::move(candidates.list);
+  for (const disruption::Candidate& c : input.candidates) {
+    if (!input.allowed.contains(c.nodepool)) input.allowed[c.nodepool] = budget_allows(c.nodepool, "Underutilized");
+  }
+  input.nodepools = std::move(context.nodepools);
+  input.catalog = &cloud_.catalog();
+  input.daemonsets = std::move(context.daemonsets);
+  input.nodepool_usage = std::move(context.nodepool_usage);
+  input.unavailable = &provisioning_.unavailable();
+  input.now = now;
+  input.pool_cost = std::move(candidates.pool_cost);
+  input.pool_disruption_cost = std::move(candidates.pool_disruption_cost);
+  return input;
+}
+
+void DisruptionController::consolidate(Duration now) {
+  // Provisioning first: while pods wait for capacity or NodeClaims are in flight, the cluster is about to change.
+  bool in_flight = false;
+  for (const auto& [name, node] : state_.nodes()) in_flight = in_flight || node.phase == state::NodePhase::Launching;
+  if (state_.needing_capacity() > 0 || in_flight) {
+    schedule_pass(now + kPollPeriod);
+    return;
+  }
+  last_consolidation_ = now;
+  const std::uint64_t seen = fingerprint(state_);
+  Candidates candidates = consolidation_candidates(now);
+  report_blocked(candidates.blocked);
+  next_due_ = candidates.next_due;
+  if (candidates.list.empty()) {
+    fruitless_at_ = seen;
+    if (next_due_) schedule_pass(*next_due_);
+    return;
+  }
+  state::ClusterState::WhatIf what_if(state_);
+  disruption::ConsolidationInput input = consolidation_input(candidates, what_if.snapshot(), now);
+  // Karpenter takes multi-node's command when there is one; here single-node's is asked too, and the command that
+  // saves more goes ahead, for the same saving the one that moves fewer pods.
+  disruption::ConsolidationResult result = disruption::consolidate_multi_node(input);
+  disruption::ConsolidationResult single = disruption::consolidate_single_node(input);
+  if (!result.command || (single.command && disruption::better(*single.command, *result.command))) {
+    result = std::move(single);
+  }
+  if (!result.command) {
+    fruitless_at_ = seen;
+    if (next_due_) schedule_pass(*next_due_);
+    return;
+  }
+  Command command;
+  command.command = std::move(*result.command);
+  for (std::size_t i : command.command.candidates) command.nodes.push_back(input.candidates[i].node);
+  command.computed_at = now;
+  record("consolidation-planned", fmt::format("{}; checked again in {}", describe(command.command, command.nodes),
+                                              format_duration(kValidationDelay)));
+  command_ = std::move(command);
+  clock_.wake_at(now + kValidationDelay, [this] { validate(); });
+}
+
+void DisruptionController::validate() {
+  if (!command_ || command_->stage != Command::Stage::Validating) return;
+  const Duration now = clock_.now();
+  // Asked as if the command were not there: its nodes are candidates again, and not yet disrupting.
+  Command planned = std::move(*command_);
+  command_.reset();
+  Candidates candidates = consolidation_candidates(now);
+  std::vector<std::size_t> indexes;
+  std::string why;
+  for (const std::string& node : planned.nodes) {
+    auto it = std::find_if(candidates.list.begin(), candidates.list.end(),
+                           [&](const disruption::Candidate& c) { return c.node == node; });
+    if (it == candidates.list.end()) {
+      auto blocked = candidates.blocked.find(node);
+      why = fmt::format("node {} is no longer a candidate{}", node,
+                        blocked == candidates.blocked.end() ? "" : ": " + blocked->second);
+      break;
+    }
+    indexes.push_back(static_cast<std::size_t>(it - candidates.list.begin()));
+  }
+  std::optional<disruption::Command> again;
+  if (why.empty()) {
+    state::ClusterState::WhatIf what_if(state_);
+    disruption::ConsolidationInput input = consolidation_input(candidates, what_if.snapshot(), now);
+    disruption::Revalidation revalidation = disruption::revalidate(input, indexes, planned.command.decision);
+    again = std::move(revalidation.command);
+    why = std::move(revalidation.reason);
+  }
+  command_ = std::move(planned);
+  if (!again) {
+    abandon(why);
+    return;
+  }
+  execute(std::move(*again));
+}
+
+void DisruptionController::execute(disruption::Command command) {
+  command_->command = std::move(command);
+  const disruption::Command& c = command_->command;
+  for (const std::string& node : command_->nodes) {
+    writer_.set_taint(node, disrupted_taint(), true);
+    writer_.object_event({"Node", node, "Normal", "DisruptionTerminating", "Disrupt",
+                          fmt::format("Disrupting Node: Underutilized/{}",
+                                      c.decision == disruption::Decision::Delete ? "Delete" : "Replace")});
+  }
+  record("consolidation", describe(c, command_->nodes));
+  if (c.decision == disruption::Decision::Delete) {
+    start_drains();
+    return;
+  }
+  std::optional<std::string> replacement =
+      provisioning_.launch_replacement(*c.replacement, "the replacement of " + joined(command_->nodes));
+  if (!replacement) {
+    abandon("no offering of its replacement could be launched");
+    return;
+  }
+  command_->replacement = *replacement;
+  command_->stage = Command::Stage::Replacing;
+}
+
+void DisruptionController::start_drains() {
+  command_->stage = Command::Stage::Draining;
+  command_->draining = {command_->nodes.begin(), command_->nodes.end()};
+  // Karpenter waits on PDBs for as long as it takes (terminationGracePeriod aside) and gives each pod its own
+  // grace period.
+  const DrainRules rules{disrupted_taint(), Duration::max() / 4, Duration(24LL * 3600 * 1000), Duration(0)};
+  const std::vector<std::string> nodes = command_->nodes;
+  for (const std::string& node : nodes) {
+    const state::NodeRecord* record = state_.find_node(node);
+    if (record == nullptr || record->phase != state::NodePhase::Ready) {
+      command_->draining.erase(node);
+      continue;
+    }
+    termination_.drain(node, record->nodepool, command_->computed_at, rules,
+                       [this](const std::string& done, const std::string&, bool) {
+                         if (!command_) return;
+                         command_->draining.erase(done);
+                         if (command_->draining.empty()) {
+                           command_.reset();
+                           schedule_pass(clock_.now());
+                         }
+                       });
+  }
+  if (command_ && command_->draining.empty()) {
+    command_.reset();
+    schedule_pass(clock_.now());
+  }
+}
+
+void DisruptionController::abandon(const std::string& why) {
+  for (const std::string& node : command_->nodes) {
+    if (state_.find_node(node) != nullptr) writer_.set_taint(node, disrupted_taint(), false);
+  }
+  record("consolidation-abandoned",
+         fmt::format("{} abandoned: {}", describe(command_->command, command_->nodes), why));
+  command_.reset();
+  schedule_pass(clock_.now() + kPollPeriod);
+}
+
+void DisruptionController::report_blocked(const std::map<std::string, std::string>& blocked) {
+  for (const auto& [node, why] : blocked) {
+    auto said = node_blocked_.find(node);
+    if (said != node_blocked_.end() && said->second == why) continue;
+    writer_.object_event({"Node", node, "Normal", "DisruptionBlocked", "Disrupt", why});
+  }
+  node_blocked_ = blocked;
+}
+
+std::string DisruptionController::describe(const disruption::Command& c, const std::vector<std::string>& nodes) const {
+  std::string what = fmt::format("{} {} {} ({})", disruption::to_string(c.method), disruption::to_string(c.decision),
+                                 plural(nodes.size(), "node"), joined(nodes));
+  if (c.replacement) {
+    std::vector<std::string> types;
+    for (const cloud::InstanceType* t : c.replacement->instance_types) {
+      if (types.size() == 3) {
+        types.push_back("...");
+        break;
+      }
+      types.push_back(t->name);
+    }
+    what += fmt::format(" by one node ({}) from ${:.4f}/h", joined(types), c.price_after);
+  }
+  return fmt::format("{}: ${:.4f}/h → ${:.4f}/h saves ${:.4f}/h, {} move", what, c.price_before, c.price_after,
+                     c.savings(), plural(c.pods, "pod"));
 }
 
 void DisruptionController::interruption_notice(const std::string& name, Duration notice) {

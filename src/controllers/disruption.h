@@ -1,44 +1,102 @@
 #pragma once
-// Karpenter's disruption controller, as far as it goes today: emptiness and interruption. A NodePool node with no
-// pods but DaemonSet pods, and none planned onto it, is empty; after the NodePool's consolidateAfter it is removed,
-// at most as many of a NodePool's nodes at once as its budgets allow (a pass every 10 s while budgets hold some
-// back). A spot interruption notice cordons and drains its node at once, so its pods are provisioned elsewhere
-// before the cloud reclaims it. Consolidation comes in a later issue, here.
+// Karpenter's disruption controller. One method acts per pass, in Karpenter's order:
+//  - emptiness: a NodePool node with no pods but DaemonSet pods, and none planned onto it, is removed after the
+//    NodePool's consolidateAfter, at most as many at once as its budgets allow for reason Empty;
+//  - consolidation (consolidationPolicy WhenEmptyOrUnderutilized or Balanced): multi-node, then single-node, as
+//    src/disruption/consolidation.h searches them, within the budgets for reason Underutilized.
+// A consolidation command is computed, then checked again 15 s later against the cluster as it is then and
+// abandoned if it no longer holds; its nodes are tainted karpenter.sh/disrupted:NoSchedule, a replacement is
+// launched and must be Ready before any of them is drained, and the drains go through the eviction API's rules
+// (TerminationController: PDBs respected, nothing forced). One command at a time.
+// A candidate is Ready, past consolidateAfter since a pod last came or went, not nominated to within 20 s, and
+// neither it nor one of its pods says karpenter.sh/do-not-disrupt, nor is one of its pods covered by a
+// PodDisruptionBudget that allows no eviction now (said once per node as a DisruptionBlocked event).
+// A spot interruption notice cordons and drains its node at once, so its pods are provisioned elsewhere before the
+// cloud reclaims it.
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "cloud/cloud_provider.h"
 #include "controllers/ports.h"
+#include "controllers/provisioning.h"
+#include "controllers/termination.h"
+#include "disruption/consolidation.h"
 #include "state/cluster_state.h"
 
 namespace scalewright::controllers {
 
 class DisruptionController : private Controller {
  public:
-  // How often disruption looks again when budgets held it back.
+  // How often disruption looks again while something may change (Karpenter's poll period).
   static constexpr Duration kPollPeriod{10'000};
   // A node pods were nominated to this recently is no candidate (Karpenter's rule): in a real cluster its
   // nominations end when it is Ready, a moment before kube-scheduler binds them, and with consolidateAfter 0s it
   // would be removed in between.
   static constexpr Duration kNominationGrace{20'000};
+  // A consolidation command is checked again this long after it was computed, before anything is done.
+  static constexpr Duration kValidationDelay{15'000};
 
-  explicit DisruptionController(const Ports& ports) : Controller(ports) {}
+  DisruptionController(const Ports& ports, TerminationController& termination, ProvisioningController& provisioning)
+      : Controller(ports), termination_(termination), provisioning_(provisioning) {}
 
-  // After every change: which nodes are empty since when, and a disruption pass when the first is due.
+  // After every change: which nodes are empty since when, when pods last came or went, the progress of a command
+  // under way, and a disruption pass when one is due.
   void reconcile();
   // The cloud warned that `node`'s spot instance is reclaimed in `notice`.
   void interruption_notice(const std::string& node, Duration notice);
 
  private:
+  struct Candidates {
+    std::vector<disruption::Candidate> list;
+    std::map<std::string, std::string> blocked;  // node -> why it cannot be disrupted now
+    std::map<std::string, double> pool_cost;
+    std::map<std::string, double> pool_disruption_cost;
+    std::optional<Duration> next_due;  // when the next node passes consolidateAfter
+  };
+  struct Command {
+    disruption::Command command;
+    std::vector<std::string> nodes;
+    Duration computed_at{0};
+    enum class Stage { Validating, Replacing, Draining } stage = Stage::Validating;
+    std::string replacement;          // the replacement's NodeClaim, once launched
+    std::set<std::string> draining;   // nodes whose drain has not ended yet
+  };
+
   void on_pass();
   void schedule_pass(Duration at);
   // When the node's last nomination stops keeping it from being a candidate (0 when it had none lately).
   Duration nomination_grace_ends(const std::string& node) const;
+  // How many more of the NodePool's nodes its budgets allow disrupted now for `reason` (Empty, Underutilized).
+  std::int32_t budget_allows(const std::string& pool, const std::string& reason) const;
+  bool remove_empty_nodes(Duration now);
+  Candidates consolidation_candidates(Duration now) const;
+  disruption::ConsolidationInput consolidation_input(Candidates& candidates, scheduling::ClusterSnapshot& cluster,
+                                                     Duration now) const;
+  void consolidate(Duration now);
+  void validate();
+  void execute(disruption::Command command);
+  void start_drains();
+  void abandon(const std::string& why);
+  void report_blocked(const std::map<std::string, std::string>& blocked);
+  std::string describe(const disruption::Command& command, const std::vector<std::string>& nodes) const;
 
+  TerminationController& termination_;
+  ProvisioningController& provisioning_;
   std::map<std::string, Duration> empty_since_;     // Ready NodePool nodes with nothing to move, since when
   std::map<std::string, Duration> last_nominated_;  // nodes seen with nominated pods, when last
+  // Ready NodePool nodes: their pod count at the last look, and when a pod last came or went (consolidateAfter).
+  std::map<std::string, std::pair<std::int32_t, Duration>> pod_events_;
   std::set<std::string> budget_blocked_;            // NodePools whose budgets held an empty node back at the last pass
+  std::map<std::string, std::string> node_blocked_;  // nodes said DisruptionBlocked, with why
+  std::optional<Command> command_;
+  // The state's counters when a consolidation pass last found nothing to do: no pass until they move or a node
+  // passes consolidateAfter.
+  std::uint64_t fruitless_at_ = ~std::uint64_t{0};
+  std::optional<Duration> next_due_;
+  std::optional<Duration> last_consolidation_;  // when consolidation last looked for a command
   bool pass_pending_ = false;
 };
 

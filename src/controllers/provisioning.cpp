@@ -9,6 +9,18 @@
 #include "controllers/node_groups.h"
 
 namespace scalewright::controllers {
+
+void describe_cluster(const state::ClusterState& state, provisioning::ProvisioningInput& input) {
+  for (const auto& [key, record] : state.workloads()) {
+    if (record.workload.kind == WorkloadKind::DaemonSet) input.daemonsets.push_back(record.workload);
+  }
+  for (const auto& [name, pool] : state.nodepools()) input.nodepools.push_back(pool);
+  for (const auto& [name, node] : state.nodes()) {
+    if (node.nodepool.empty() || node.phase == state::NodePhase::Terminated) continue;
+    input.nodepool_usage[node.nodepool] += node.node.capacity;
+  }
+}
+
 void ProvisioningController::reconcile() {
   if (state_.scheduling_changes() == scheduling_seen_ && !look_again_) return;
   scheduling_seen_ = state_.scheduling_changes();
@@ -66,14 +78,7 @@ void ProvisioningController::provision() {
       input.in_flight_nodes.push_back(name);
       for (std::shared_ptr<const Pod>& pod : planned[name]) snapshot.add_pod(std::move(pod), id);  // shared
     }
-    for (const auto& [key, record] : state_.workloads()) {
-      if (record.workload.kind == WorkloadKind::DaemonSet) input.daemonsets.push_back(record.workload);
-    }
-    for (const auto& [name, pool] : state_.nodepools()) input.nodepools.push_back(pool);
-    for (const auto& [name, node] : state_.nodes()) {
-      if (node.nodepool.empty() || node.phase == state::NodePhase::Terminated) continue;
-      input.nodepool_usage[node.nodepool] += node.node.capacity;
-    }
+    describe_cluster(state_, input);
     input.cluster = &snapshot;
     input.catalog = &cloud_.catalog();
     input.unavailable = &unavailable_;
@@ -92,23 +97,29 @@ void ProvisioningController::provision() {
   for (provisioning::NewNodeClaim& claim : plan.new_claims) {
     std::vector<const state::PodRecord*> pods;
     for (std::size_t i : claim.pods) pods.push_back(batch[i]);
-    launch(std::move(claim), pods);
+    launch(std::move(claim), pods, plural(pods.size(), "pod"));
   }
 }
 
-void ProvisioningController::launch(provisioning::NewNodeClaim claim,
-                                    const std::vector<const state::PodRecord*>& pods) {
-  if (!writer_.can_add_node()) return;
+std::optional<std::string> ProvisioningController::launch_replacement(provisioning::NewNodeClaim claim,
+                                                                      const std::string& purpose) {
+  return launch(std::move(claim), {}, purpose);
+}
+
+std::optional<std::string> ProvisioningController::launch(provisioning::NewNodeClaim claim,
+                                                          const std::vector<const state::PodRecord*>& pods,
+                                                          const std::string& purpose) {
+  if (!writer_.can_add_node()) return std::nullopt;
   const Duration now = clock_.now();
   const std::string name = names_.next(claim.nodepool, state_);
   for (;;) {
     std::optional<provisioning::LaunchChoice> choice = provisioning::choose_offering(claim, unavailable_, now);
     if (!choice) {
       record("launch-failed", fmt::format("NodeClaim for {} not launched: every offering that fits is unavailable",
-                                          plural(pods.size(), "pod")));
+                                          purpose));
       // Offerings marked unavailable come back after their TTL: look again then.
       clock_.wake_at(now + kUnavailableOfferingTtl, [this] { look_again(); });
-      return;
+      return std::nullopt;
     }
     const cloud::InstanceType& type = *choice->instance_type;
     const cloud::Offering& offering = *choice->offering;
@@ -142,11 +153,11 @@ void ProvisioningController::launch(provisioning::NewNodeClaim claim,
     node.node.allocatable = type.allocatable;
     node.node.provider_id = outcome.instance->provider_id;
     record("launch", fmt::format("NodeClaim {} launched {} {} {} ${:.4f}/h for {}", name, type.name, offering.zone,
-                                 node.capacity_type, offering.price_per_hour, plural(pods.size(), "pod")));
+                                 node.capacity_type, offering.price_per_hour, purpose));
     writer_.node_launched(std::move(node), /*running_already=*/false);
     for (const state::PodRecord* pod : pods) writer_.nominate(*pod, name);
     lifecycle_.launched(name, NodeLifecycleController::kRegistrationTtl);
-    return;
+    return name;
   }
 }
 

@@ -6,6 +6,7 @@
 // only while its node is in flight: once the node is Ready, kube-scheduler binds in its own order, and a pod it did
 // not place there needs capacity again.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,10 @@
 namespace scalewright::controllers {
 
 class NodeGroupController;
+
+// What a provisioning plan needs to know of the cluster beside the pods it places: the DaemonSets (their pods land
+// on every new node), the NodePools, and the capacity each NodePool runs (against its limits).
+void describe_cluster(const state::ClusterState& state, provisioning::ProvisioningInput& input);
 
 class ProvisioningController : private Controller {
  public:
@@ -43,10 +48,18 @@ class ProvisioningController : private Controller {
     capacity_freed_ = true;
   }
 
+  // Launches a node disruption planned (a consolidation's or a drifted node's replacement) from the claim's
+  // cheapest available offering; the NodeClaim's name, or nullopt when no offering was left.
+  // `purpose` completes the timeline's "NodeClaim ... launched ... for ".
+  std::optional<std::string> launch_replacement(provisioning::NewNodeClaim claim, const std::string& purpose);
+  // Offerings that just ran out of capacity, which a replacement avoids too.
+  const provisioning::UnavailableOfferings& unavailable() const { return unavailable_; }
+
  private:
   void on_batch_deadline();
   void provision();
-  void launch(provisioning::NewNodeClaim claim, const std::vector<const state::PodRecord*>& pods);
+  std::optional<std::string> launch(provisioning::NewNodeClaim claim,
+                                    const std::vector<const state::PodRecord*>& pods, const std::string& purpose);
 
   NodeNames& names_;
   NodeLifecycleController& lifecycle_;

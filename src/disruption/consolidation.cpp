@@ -326,6 +326,12 @@ std::string_view to_string(Method method) {
   return method == Method::MultiNode ? "multi-node" : "single-node";
 }
 
+bool better(const Command& a, const Command& b) {
+  constexpr double kSameSaving = 1e-9;
+  if (a.savings() > b.savings() + kSameSaving) return true;
+  return a.savings() > b.savings() - kSameSaving && a.pods < b.pods;
+}
+
 bool balanced_enough(const Command& command, const ConsolidationInput& input) {
   std::set<std::string> pools;
   bool balanced = false;
@@ -357,12 +363,7 @@ ConsolidationResult consolidate_multi_node(const ConsolidationInput& input) {
   std::optional<Command> best;
   auto consider = [&](std::optional<Command> command) {
     if (!command || command->candidates.size() < 2 || !balanced_enough(*command, input)) return;
-    // More saved wins; for the same saving, fewer pods moved.
-    constexpr double kSameSaving = 1e-9;
-    if (!best || command->savings() > best->savings() + kSameSaving ||
-        (command->savings() > best->savings() - kSameSaving && command->pods < best->pods)) {
-      best = std::move(command);
-    }
+    if (!best || better(*command, *best)) best = std::move(command);
   };
 
   // The sweep: every candidate whose pods fit on what the ones taken before it left is taken too.

@@ -130,6 +130,9 @@ struct Revalidation {
 Revalidation revalidate(const ConsolidationInput& input, const std::vector<std::size_t>& candidates,
                         Decision decision);
 
+// `a` saves more than `b`, or as much while moving fewer pods.
+bool better(const Command& a, const Command& b);
+
 // consolidationPolicy Balanced (Karpenter 1.14): a command goes ahead only where the share of its NodePools' cost it
 // saves is at least half the share of their disruption cost it causes.
 bool balanced_enough(const Command& command, const ConsolidationInput& input);

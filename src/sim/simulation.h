@@ -154,7 +154,7 @@ class Simulation final : public controllers::Clock, public controllers::ClusterW
   controllers::NodeLifecycleController lifecycle_{ports_};
   controllers::TerminationController termination_{ports_};
   controllers::ProvisioningController provisioning_;
-  controllers::DisruptionController disruption_{ports_};
+  controllers::DisruptionController disruption_{ports_, termination_, provisioning_};
   controllers::WorkloadAutoscalerController workload_autoscaler_{ports_, metrics_, kWallClockAtStart};
   std::unique_ptr<controllers::NodeGroupController> node_groups_;  // with Cluster Autoscaler
 

@@ -84,6 +84,7 @@ INSTANTIATE_TEST_SUITE_P(
                       Example{"nginx-node-group", {"node-groups/nginx-node-group.yaml"}, {}},
                       Example{"nginx-max-size", {"node-groups/nginx-max-size.yaml"}, {}},
                       Example{"check", {"check/cluster.yaml"}, {}},
+                      Example{"scale-in", {"scale-in/scale-in.yaml"}, {}},
                       Example{"compare-nginx",
                               {"compare-nginx/workload.yaml"},
                               {"compare-nginx/node-groups.yaml", "compare-nginx/nodepools.yaml"}}),

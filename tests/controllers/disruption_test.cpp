@@ -1,5 +1,6 @@
-// DisruptionController through fake ports: emptiness. NodePool "default" has consolidateAfter 30 s; its nodes are
-// Ready c.2xlarge instances the fake cloud started (i-1, i-2, ...). The test reconciles after each change, as the
+// DisruptionController through fake ports: emptiness, then consolidation. NodePool "default" has consolidateAfter
+// 30 s (policy WhenEmpty for the emptiness tests); its nodes are Ready c.2xlarge instances the fake cloud started
+// (i-1, i-2, ...). The test reconciles after each change, as the
 // simulator does after every instant; the disruption passes are timers of the fake clock.
 #include "controllers/disruption.h"
 
@@ -12,6 +13,7 @@ namespace scalewright::controllers {
 namespace {
 
 using namespace fakes;
+using ::testing::Contains;
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
 
@@ -20,11 +22,16 @@ class Disruption : public ::testing::Test, protected FakeCluster {
   explicit Disruption(std::optional<IntOrPercent> budget = std::nullopt) {
     NodePool pool = provisioning::fixtures::make_nodepool("default");
     pool.consolidate_after = 30s;
+    pool.consolidation_policy = ConsolidationPolicy::WhenEmpty;
     if (budget) pool.budgets = {DisruptionBudget{*budget, {}}};
     state.nodepool_applied(std::move(pool));
   }
 
-  DisruptionController disruption{ports};
+  NodeNames names{7};
+  NodeLifecycleController lifecycle{ports};
+  TerminationController termination{ports};
+  ProvisioningController provisioning{ports, names, lifecycle, {Duration(1'000), Duration(10'000)}};
+  DisruptionController disruption{ports, termination, provisioning};
 };
 
 TEST_F(Disruption, EmptyNodeIsDeletedAfterConsolidateAfterAndItsInstanceTerminated) {
@@ -126,6 +133,135 @@ TEST_F(Disruption, NodeNominatedToLatelyIsNoCandidateForTwentySeconds) {
   EXPECT_THAT(writer.calls, IsEmpty());
   clock.advance_to(20s);
   EXPECT_THAT(writer.calls, ElementsAre("20s delete_node n1"));
+}
+
+
+// Consolidation: NodePool "default" with WhenEmptyOrUnderutilized, consolidateAfter 30 s, no requirements. Its
+// nodes are on-demand c.2xlarge ($0.40/h); a replacement may be spot (c.large $0.04/h is the cheapest).
+class Consolidation : public Disruption {
+ protected:
+  Consolidation() {
+    NodePool pool = *state.find_nodepool("default");
+    pool.consolidation_policy = ConsolidationPolicy::WhenEmptyOrUnderutilized;
+    state.nodepool_applied(std::move(pool));
+    writer.on_pod_terminated = [this](const std::string& node) { termination.pod_terminated(node); };
+  }
+
+  // A pod of `cpu_milli` bound to `node` now.
+  state::PodRecord& run_pod(const std::string& name, std::int64_t cpu_milli, const std::string& node) {
+    state::PodRecord& pod = add_pod(state, clock, name, cpu_milli);
+    bind_pod(state, clock, pod, node);
+    return pod;
+  }
+
+  // The NodeClaim the test's replacement launched: "<time> node_launched <name> ...".
+  std::string launched_node() const {
+    std::vector<std::string> launched = writer.calls_of("node_launched");
+    if (launched.size() != 1) return "";
+    const std::string& call = launched.front();
+    const std::size_t start = call.find("node_launched ") + 14;
+    return call.substr(start, call.find(' ', start) - start);
+  }
+};
+
+TEST_F(Consolidation, UnderutilizedNodeIsReplacedOnlyOnceItsReplacementIsReady) {
+  // n1 ($0.40/h) runs one 500m pod from 0 s. At 30 s (consolidateAfter) the command is computed, at 45 s checked
+  // again and carried out: n1 tainted, a spot c.large launched; n1 is drained only when that node is Ready (60 s),
+  // its pod evicted with its 30 s grace period, and n1 goes at 90 s.
+  const std::string instance = add_node(state, cloud, "n1", "default").instance_id;
+  run_pod("web-0", 500, "n1");
+  disruption.reconcile();
+
+  clock.advance_to(44'999ms);
+  EXPECT_THAT(writer.calls, IsEmpty());
+  EXPECT_THAT(writer.events_of("consolidation-planned"),
+              ElementsAre("30s single-node replace 1 node (n1) by one node (c.large, g.xlarge, c.xlarge, ...) from "
+                          "$0.0400/h: $0.4000/h → $0.0400/h saves $0.3600/h, 1 pod move; checked again in 15s"));
+  clock.advance_to(45s);
+  EXPECT_THAT(cloud.calls, ElementsAre("launch c.large zone-a spot"));
+  const std::string replacement = launched_node();
+  ASSERT_FALSE(replacement.empty());
+  EXPECT_THAT(writer.calls, ElementsAre("45s taint n1 +karpenter.sh/disrupted",
+                                        "45s node_launched " + replacement + " c.large zone-a spot"));
+  EXPECT_THAT(writer.object_events,
+              ElementsAre("45s Node n1 DisruptionTerminating: Disrupting Node: Underutilized/Replace"));
+
+  clock.advance_to(59s);
+  disruption.reconcile();  // the replacement is still launching: nothing is evicted
+  EXPECT_THAT(writer.calls_of("evict"), IsEmpty());
+
+  clock.advance_to(60s);
+  state.node_ready(*state.find_node(replacement));
+  disruption.reconcile();
+  EXPECT_THAT(writer.calls_of("evict"), ElementsAre("1m0s evict default/web-0 grace=30s"));
+  clock.advance_to(90s);
+  // (The replacement goes too, empty for 30 s: the fakes have no ReplicaSet controller to recreate web-0 there.)
+  EXPECT_THAT(writer.calls_of("delete_node"), Contains("1m30s delete_node n1"));
+  EXPECT_FALSE(cloud.get(instance).has_value());
+}
+
+TEST_F(Consolidation, ACommandThatNoLongerHoldsAfterFifteenSecondsIsAbandoned) {
+  // Planned at 30 s; a pod bound to n1 at 40 s restarts its consolidateAfter, so at 45 s n1 is no candidate and
+  // nothing is done.
+  add_node(state, cloud, "n1", "default");
+  run_pod("web-0", 500, "n1");
+  disruption.reconcile();
+  clock.advance_to(40s);
+  run_pod("web-1", 500, "n1");
+  disruption.reconcile();
+  clock.advance_to(45s);
+  EXPECT_THAT(writer.events_of("consolidation-abandoned"),
+              ElementsAre("45s single-node replace 1 node (n1) by one node (c.large, g.xlarge, c.xlarge, ...) from "
+                          "$0.0400/h: $0.4000/h → $0.0400/h saves $0.3600/h, 1 pod move abandoned: node n1 is no "
+                          "longer a candidate"));
+  EXPECT_THAT(writer.calls, ElementsAre("45s taint n1 -karpenter.sh/disrupted"));
+  EXPECT_THAT(cloud.calls, IsEmpty());
+}
+
+TEST_F(Consolidation, ForTheSameSavingTheCommandMovingFewerPodsWins) {
+  // Only c.2xlarge on-demand may be launched. n1 (a 500m pod) and n2 (a 1-cpu pod): replacing both by one
+  // c.2xlarge saves $0.40/h and moves 2 pods; deleting n1 (its pod onto n2) saves the same and moves 1.
+  NodePool pool = *state.find_nodepool("default");
+  pool.requirements.push_back({provisioning::fixtures::requirement(well_known::instance_type, SelectorOperator::In,
+                                                                   {"c.2xlarge"}),
+                               std::nullopt});
+  pool.requirements.push_back({provisioning::fixtures::requirement(karpenter_labels::capacity_type,
+                                                                   SelectorOperator::In, {"on-demand"}),
+                               std::nullopt});
+  state.nodepool_applied(std::move(pool));
+  add_node(state, cloud, "n1", "default");
+  add_node(state, cloud, "n2", "default");
+  run_pod("small", 500, "n1");
+  run_pod("big", 1000, "n2");
+  disruption.reconcile();
+  clock.advance_to(45s);
+  EXPECT_THAT(writer.events_of("consolidation"),
+              ElementsAre("45s single-node delete 1 node (n1): $0.4000/h → $0.0000/h saves $0.4000/h, 1 pod move"));
+  EXPECT_THAT(writer.calls_of("evict"), ElementsAre("45s evict default/small grace=30s"));
+  EXPECT_THAT(cloud.calls, IsEmpty());  // a delete launches nothing
+}
+
+TEST_F(Consolidation, DoNotDisruptAndBlockingPdbsKeepANodeAndSaySo) {
+  add_node(state, cloud, "n1", "default");
+  add_node(state, cloud, "n2", "default");
+  Pod annotated = provisioning::fixtures::make_pod("batch", 500, 256 * provisioning::fixtures::kMi);
+  annotated.meta.annotations["karpenter.sh/do-not-disrupt"] = "true";
+  bind_pod(state, clock, *state.pod_created(annotated, "", clock.now()), "n1");
+  state::PodRecord& web = add_pod(state, clock, "web-0", 500, "web");
+  bind_pod(state, clock, web, "n2");
+  PodDisruptionBudget pdb;
+  pdb.meta.name = "web";
+  pdb.meta.namespace_ = "default";
+  pdb.selector = LabelSelector{{provisioning::fixtures::requirement("app", SelectorOperator::In, {"web"})}};
+  pdb.max_unavailable = IntOrPercent{0, false};
+  state.pdb_applied(pdb);
+  disruption.reconcile();
+  clock.advance_to(2min);
+  EXPECT_THAT(writer.calls, IsEmpty());
+  EXPECT_THAT(writer.object_events,
+              ElementsAre("30s Node n1 DisruptionBlocked: Pod \"default/batch\" has \"karpenter.sh/do-not-disrupt\" "
+                          "annotation",
+                          "30s Node n2 DisruptionBlocked: PDB \"default/web\" prevents pod evictions"));
 }
 
 }  // namespace
