@@ -4,12 +4,14 @@
 #include <cmath>
 #include <limits>
 #include <set>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
 #include "api/quantity.h"
 #include "nodegroups/drainability.h"
 #include "provisioning/instance_types.h"
+#include "scheduling/equivalence.h"
 #include "scheduling/scheduler.h"
 
 namespace scalewright::disruption {
@@ -29,13 +31,24 @@ bool goes_with_node(const Pod& pod) {
   return pod.is_daemonset_pod() || nodegroups::is_mirror_pod(pod);
 }
 
-// Largest first (cpu, then memory), so that the pods hardest to place are placed while there is most room.
+// Largest first (cpu, then memory), so that the pods hardest to place are placed while there is most room. The
+// requests are worked out once per pod, not once per comparison.
 void largest_first(std::vector<std::shared_ptr<Pod>>& pods) {
-  std::stable_sort(pods.begin(), pods.end(), [](const auto& a, const auto& b) {
-    const ResourceList ra = a->effective_requests(), rb = b->effective_requests();
-    if (ra.cpu_milli() != rb.cpu_milli()) return ra.cpu_milli() > rb.cpu_milli();
-    return ra.memory() > rb.memory();
+  std::vector<std::pair<ResourceList, std::shared_ptr<Pod>>> keyed;
+  keyed.reserve(pods.size());
+  for (auto& pod : pods) keyed.emplace_back(pod->effective_requests(), std::move(pod));
+  std::stable_sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) {
+    if (a.first.cpu_milli() != b.first.cpu_milli()) return a.first.cpu_milli() > b.first.cpu_milli();
+    return a.first.memory() > b.first.memory();
   });
+  for (std::size_t i = 0; i < pods.size(); ++i) pods[i] = std::move(keyed[i].second);
+}
+
+// Whether where the pod fits depends only on each node and its free resources (no pod (anti-)affinity or topology
+// spread of its own): then a node that did not fit it never will while nodes only lose room.
+bool fits_by_node_alone(const Pod& pod) {
+  return pod.spec.affinity.required_pod_affinity.empty() && pod.spec.affinity.required_pod_anti_affinity.empty() &&
+         pod.spec.topology_spread_constraints.empty();
 }
 
 // The price the NodeClaim would pay on `type` at worst: its most expensive offering the requirements allow. Judging
@@ -66,6 +79,21 @@ class Search {
     static const provisioning::UnavailableOfferings kNone;
     unavailable_ = input.unavailable != nullptr ? input.unavailable : &kNone;
     cheapest_by_size_ = cheapest_types();
+    measure_largest();
+  }
+
+  // Whether the first `k` candidates' pods obviously cannot go: more than the room on every other node and the
+  // largest new node together, by cpu or memory. Spares the prefix search its largest simulations.
+  bool prefix_cannot_fit(std::size_t k) {
+    if (need_.empty()) measure_room();
+    std::int64_t need_cpu = 0, need_memory = 0, free_cpu = free_cpu_total_, free_memory = free_memory_total_;
+    for (std::size_t i = 0; i < k; ++i) {
+      need_cpu += need_[i].first;
+      need_memory += need_[i].second;
+      free_cpu -= free_[i].first;
+      free_memory -= free_[i].second;
+    }
+    return need_cpu > free_cpu + largest_cpu_ || need_memory > free_memory + largest_memory_;
   }
 
   std::size_t tries() const { return tries_; }
@@ -108,22 +136,34 @@ class Search {
     ResourceList unplaced;
     std::size_t unplaced_count = 0;
     scheduling::NodeId hint = 0;
+    bool beyond_one_node = false;
+    std::string first_unplaced;
     for (const auto& pod : pods) {
       scheduling::NodeId target = scheduler_.find_fit(snapshot_, *pod, hint);
       if (target == scheduling::kNoNode) {
+        if (first_unplaced.empty()) first_unplaced = pod->meta.key();
         unplaced += pod->effective_requests();
         ++unplaced_count;
+        // What fits nowhere is more than the largest type holds: no single replacement can take it, and placing
+        // the rest (each miss a look at every node) would answer nothing more.
+        if (!allow_replace || !largest_could_hold(unplaced)) {
+          beyond_one_node = true;
+          break;
+        }
         continue;
       }
       snapshot_.add_pod(std::shared_ptr<const Pod>(pod), target);
       hint = target;
     }
     snapshot_.revert();
+    if (beyond_one_node && allow_replace) {
+      return {std::nullopt, "what fits on no other node is more than one node of any type holds"};
+    }
     if (unplaced_count == 0) {
       command.decision = Decision::Delete;
       return {std::move(command), ""};
     }
-    if (!allow_replace) return {std::nullopt, fmt::format("{} of its pods fit on no other node", unplaced_count)};
+    if (!allow_replace) return {std::nullopt, fmt::format("pod {} fits on no other node", first_unplaced)};
 
     // Replace: worth a provisioning plan only when some type cheaper than the candidates could hold what fit
     // nowhere (a bound from the catalog, before the scheduling simulation).
@@ -206,6 +246,10 @@ class Search {
   // the last: the whole sweep costs what placing the candidates' pods once costs. A delete of two or more, or
   // nullopt.
   std::optional<Command> sweep() {
+    // Other pods' anti-affinity moves with them: without such terms in the cluster, no node gains room during the
+    // sweep (nodes only leave, pods only arrive), and a pod shape that once fit nowhere fits nowhere after.
+    memo_ = snapshot_.existing_terms().empty();
+    no_room_.clear();
     Command command;
     command.method = Method::MultiNode;
     command.decision = Decision::Delete;
@@ -223,12 +267,16 @@ class Search {
         if (!goes_with_node(*placed.pod)) pods.push_back(unbound_copy(*placed.pod));
       }
       largest_first(pods);
+      if (std::any_of(pods.begin(), pods.end(), [&](const auto& pod) { return known_without_room(*pod); })) {
+        continue;
+      }
       snapshot_.fork();
       snapshot_.remove_node(c.id);
       bool placed = true;
       for (const auto& pod : pods) {
         scheduling::NodeId target = scheduler_.find_fit(snapshot_, *pod, hint);
         if (target == scheduling::kNoNode) {
+          remember_without_room(*pod);
           placed = false;
           break;
         }
@@ -267,6 +315,56 @@ class Search {
     return out;
   }
 
+  void measure_room() {
+    for (const scheduling::NodeInfo& node : snapshot_.nodes()) {
+      if (node.removed) continue;
+      free_cpu_total_ += node.allocatable.cpu_milli() - node.requested.cpu_milli();
+      free_memory_total_ += node.allocatable.memory() - node.requested.memory();
+    }
+    for (const Candidate& c : in_.candidates) {
+      std::int64_t cpu = 0, memory = 0;
+      for (const auto& pod : c.pods) {
+        const ResourceList requests = pod->effective_requests();
+        cpu += requests.cpu_milli();
+        memory += requests.memory();
+      }
+      need_.emplace_back(cpu, memory);
+      const scheduling::NodeInfo& node = snapshot_.node(c.id);
+      free_.emplace_back(node.allocatable.cpu_milli() - node.requested.cpu_milli(),
+                         node.allocatable.memory() - node.requested.memory());
+    }
+  }
+
+  void measure_largest() {
+    for (const auto& [price, type] : cheapest_by_size_) {
+      largest_cpu_ = std::max(largest_cpu_, type->allocatable.cpu_milli());
+      largest_memory_ = std::max(largest_memory_, type->allocatable.memory());
+    }
+  }
+
+  // Pod shapes (static constraints, then requests) found to fit nowhere in this sweep.
+  bool known_without_room(const Pod& pod) const {
+    if (!memo_ || !fits_by_node_alone(pod)) return false;
+    auto shapes = no_room_.find(scheduling::static_constraints_key(pod));
+    if (shapes == no_room_.end()) return false;
+    const ResourceList requests = pod.effective_requests();
+    return std::any_of(shapes->second.begin(), shapes->second.end(), [&](const ResourceList& failed) {
+      for (const auto& [resource, amount] : failed.entries()) {
+        if (requests.get(resource) < amount) return false;
+      }
+      return true;
+    });
+  }
+  void remember_without_room(const Pod& pod) {
+    if (memo_ && fits_by_node_alone(pod)) {
+      no_room_[scheduling::static_constraints_key(pod)].push_back(pod.effective_requests());
+    }
+  }
+
+  bool largest_could_hold(const ResourceList& requests) const {
+    return requests.cpu_milli() <= largest_cpu_ && requests.memory() <= largest_memory_;
+  }
+
   bool cheaper_type_could_hold(const ResourceList& requests, double price) const {
     for (const auto& [type_price, type] : cheapest_by_size_) {
       if (type_price >= price) return false;
@@ -283,6 +381,13 @@ class Search {
   const provisioning::UnavailableOfferings* unavailable_ = nullptr;
   scheduling::Scheduler scheduler_;
   std::vector<std::pair<double, const cloud::InstanceType*>> cheapest_by_size_;
+  std::vector<std::pair<std::int64_t, std::int64_t>> need_;  // per candidate: its pods' cpu and memory
+  std::vector<std::pair<std::int64_t, std::int64_t>> free_;  // per candidate: its node's room
+  std::int64_t free_cpu_total_ = 0, free_memory_total_ = 0;  // room on every node
+  bool memo_ = false;
+  std::unordered_map<std::string, std::vector<ResourceList>> no_room_;
+  std::int64_t largest_cpu_ = 0;  // the most any one type of the catalog allocates
+  std::int64_t largest_memory_ = 0;
   std::size_t tries_ = 0;
 };
 
@@ -375,6 +480,10 @@ ConsolidationResult consolidate_multi_node(const ConsolidationInput& input) {
     std::optional<Command> found;
     while (low <= high) {
       const std::size_t mid = (low + high) / 2;
+      if (search.prefix_cannot_fit(mid)) {
+        high = mid - 1;
+        continue;
+      }
       std::vector<std::size_t> prefix(mid);
       for (std::size_t i = 0; i < mid; ++i) prefix[i] = i;
       Search::Attempt a = search.attempt(prefix, Method::MultiNode);

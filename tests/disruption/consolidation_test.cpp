@@ -273,7 +273,7 @@ TEST(Revalidation, ACommandNoLongerTrueIsAbandonedWithWhy) {
   cluster.snapshot.add_pod(make_pod("late", 1000, kGi), cluster.input.candidates[1].id);
   Revalidation again = revalidate(cluster.ready(), result.command->candidates, Decision::Delete);
   EXPECT_FALSE(again.command);
-  EXPECT_EQ(again.reason, "1 of its pods fit on no other node");
+  EXPECT_EQ(again.reason, "pod default/light-pod-1 fits on no other node");
 }
 
 }  // namespace
