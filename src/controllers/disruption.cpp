@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "disruption/budgets.h"
+
 namespace scalewright::controllers {
 
 void DisruptionController::reconcile() {
@@ -46,23 +48,27 @@ void DisruptionController::schedule_pass(Duration at) {
 
 void DisruptionController::on_pass() {
   const Duration now = clock_.now();
-  // Budgets: at most `nodes` of a NodePool's nodes disrupted at once ("10%" rounds up, as Karpenter does).
-  std::map<std::string, std::int32_t> pool_nodes;
+  // Budgets, counted as Karpenter counts them: the NodePool's initialized nodes (Ready, or draining since), of which
+  // those draining or NotReady are being disrupted already. A node still launching is neither.
+  struct PoolNodes {
+    std::int32_t nodes = 0;
+    std::int32_t disrupting = 0;
+  };
+  std::map<std::string, PoolNodes> pool_nodes;
   for (const auto& [name, node] : state_.nodes()) {
-    if (!node.nodepool.empty() && node.phase != state::NodePhase::Terminated) ++pool_nodes[node.nodepool];
+    if (node.nodepool.empty()) continue;
+    if (node.phase != state::NodePhase::Ready && node.phase != state::NodePhase::Draining) continue;
+    PoolNodes& counts = pool_nodes[node.nodepool];
+    ++counts.nodes;
+    if (node.phase == state::NodePhase::Draining || node.failed_at) ++counts.disrupting;
   }
+  const auto wall_clock = wall_clock_at_start_ + std::chrono::floor<std::chrono::seconds>(now);
   std::map<std::string, std::int32_t> allowed;
-  for (const auto& [pool_name, count] : pool_nodes) {
-    const NodePool* pool = state_.find_nodepool(pool_name);
-    std::int32_t limit = count;
-    if (pool) {
-      for (const DisruptionBudget& b : pool->budgets) {
-        // A budget that names its reasons limits only those: emptiness is reason "Empty".
-        if (!b.reasons.empty() && std::find(b.reasons.begin(), b.reasons.end(), "Empty") == b.reasons.end()) continue;
-        limit = std::min(limit, b.nodes.scaled(count, /*round_up=*/true));
-      }
+  for (const auto& [pool_name, counts] : pool_nodes) {
+    if (const NodePool* pool = state_.find_nodepool(pool_name)) {
+      allowed[pool_name] = disruption::allowed_disruptions(*pool, DisruptionReason::Empty, counts.nodes,
+                                                           counts.disrupting, wall_clock);
     }
-    allowed[pool_name] = limit;
   }
   std::set<std::string> blocked;
   for (const auto& [name, node] : state_.nodes()) {

@@ -1,9 +1,11 @@
 #pragma once
 // Karpenter's disruption controller, as far as it goes today: emptiness and interruption. A NodePool node with no
 // pods but DaemonSet pods, and none planned onto it, is empty; after the NodePool's consolidateAfter it is removed,
-// at most as many of a NodePool's nodes at once as its budgets allow (a pass every 10 s while budgets hold some
-// back). A spot interruption notice cordons and drains its node at once, so its pods are provisioned elsewhere
-// before the cloud reclaims it. Consolidation comes in a later issue, here.
+// at most as many of a NodePool's nodes at once as its budgets allow for reason Empty, less those being disrupted
+// already (disruption::allowed_disruptions; a pass every 10 s while budgets hold some back). A spot interruption
+// notice cordons and drains its node at once, so its pods are provisioned elsewhere before the cloud reclaims it.
+// Consolidation comes in a later issue, here.
+#include <chrono>
 #include <map>
 #include <set>
 #include <string>
@@ -23,7 +25,9 @@ class DisruptionController : private Controller {
   // would be removed in between.
   static constexpr Duration kNominationGrace{20'000};
 
-  explicit DisruptionController(const Ports& ports) : Controller(ports) {}
+  // Budget schedules read the wall clock (UTC): `wall_clock_at_start` at time 0.
+  DisruptionController(const Ports& ports, std::chrono::sys_seconds wall_clock_at_start)
+      : Controller(ports), wall_clock_at_start_(wall_clock_at_start) {}
 
   // After every change: which nodes are empty since when, and a disruption pass when the first is due.
   void reconcile();
@@ -36,6 +40,7 @@ class DisruptionController : private Controller {
   // When the node's last nomination stops keeping it from being a candidate (0 when it had none lately).
   Duration nomination_grace_ends(const std::string& node) const;
 
+  std::chrono::sys_seconds wall_clock_at_start_;
   std::map<std::string, Duration> empty_since_;     // Ready NodePool nodes with nothing to move, since when
   std::map<std::string, Duration> last_nominated_;  // nodes seen with nominated pods, when last
   std::set<std::string> budget_blocked_;            // NodePools whose budgets held an empty node back at the last pass
