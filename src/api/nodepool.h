@@ -4,8 +4,10 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "api/cron_schedule.h"
 #include "api/duration.h"
 #include "api/labels.h"
 #include "api/meta.h"
@@ -29,6 +31,12 @@ inline constexpr std::string_view do_not_disrupt = "karpenter.sh/do-not-disrupt"
 inline constexpr std::string_view disrupted_taint = "karpenter.sh/disrupted";
 }  // namespace karpenter_labels
 
+// What Karpenter stamps on a NodeClaim from its NodePool's template, to tell later whether the template changed.
+namespace karpenter_annotations {
+inline constexpr std::string_view nodepool_hash = "karpenter.sh/nodepool-hash";
+inline constexpr std::string_view nodepool_hash_version = "karpenter.sh/nodepool-hash-version";
+}  // namespace karpenter_annotations
+
 // One entry of spec.template.spec.requirements: a node selector requirement, optionally asking for at least
 // minValues distinct values among the instance types a NodeClaim may take.
 struct NodePoolRequirement {
@@ -40,10 +48,24 @@ struct NodePoolRequirement {
 // cost it saves is at least half the share of disruption it causes.
 enum class ConsolidationPolicy { WhenEmpty, WhenEmptyOrUnderutilized, Balanced };
 
+// Why Karpenter disrupts a node voluntarily, the values a budget's `reasons` may name (the CRD's enum).
+enum class DisruptionReason { Empty, Drifted, Underutilized };
+std::string_view to_string(DisruptionReason reason);
+std::optional<DisruptionReason> parse_disruption_reason(std::string_view text);
+
+// A budget's schedule and duration: it is active for `duration` from each time `schedule` fires, in UTC.
+struct BudgetWindow {
+  // Parsed once when the manifest is decoded, so a bad cron is the decoder's error and never the engine's;
+  // spec() keeps the text as written.
+  CronSchedule schedule;
+  Duration duration{0};
+};
+
 // spec.disruption.budgets[]: at most `nodes` ("10%" or "5") of the NodePool's nodes disrupted at once.
 struct DisruptionBudget {
   IntOrPercent nodes{10, true};
-  std::vector<std::string> reasons;  // empty: every reason
+  std::vector<std::string> reasons;  // Karpenter's spelling of DisruptionReason; empty: every reason
+  std::optional<BudgetWindow> window = std::nullopt;  // schedule and duration are set together or not at all
 };
 
 // spec.template.spec.nodeClassRef: the provider's node class (EC2NodeClass, KWOKNodeClass, ...) a NodeClaim carries.

@@ -71,6 +71,8 @@ ClusterRuntime::ClusterRuntime(const kube::ApiClient& client, cloud::CloudProvid
               WriterOptions{options.dry_run, options.observe_pod_to_nodeclaim_seconds}),
       names_(random_seed()),
       provisioning_(ports_, names_, lifecycle_, options.batch_window),
+      disruption_(ports_, termination_, provisioning_,
+                  std::chrono::floor<std::chrono::seconds>(time_.wall(Duration(0)))),
       workload_autoscaler_(ports_, autoscaling_metrics_,
                            std::chrono::floor<std::chrono::seconds>(time_.wall(Duration(0)))) {}
 

@@ -166,7 +166,7 @@ class ClusterRuntime final : public controllers::Clock, private ObserverListener
   controllers::NodeLifecycleController lifecycle_{ports_};
   controllers::TerminationController termination_{ports_};
   controllers::ProvisioningController provisioning_;
-  controllers::DisruptionController disruption_{ports_, termination_, provisioning_};
+  controllers::DisruptionController disruption_;
   std::unique_ptr<controllers::NodeGroupController> node_groups_;
   std::optional<Duration> status_published_;  // the scan the last cluster-autoscaler-status reported
   ClusterAutoscalingMetrics autoscaling_metrics_{client_, time_};

@@ -7,6 +7,7 @@
 #include <fmt/ranges.h>
 
 #include "api/wording.h"
+#include "disruption/budgets.h"
 #include "nodegroups/drainability.h"
 #include "nodegroups/scale_down.h"
 
@@ -98,25 +99,26 @@ void DisruptionController::schedule_pass(Duration at) {
   });
 }
 
-std::int32_t DisruptionController::budget_allows(const std::string& pool_name, const std::string& reason) const {
-  std::int32_t count = 0;
+std::int32_t DisruptionController::budget_allows(const std::string& pool_name, DisruptionReason reason) const {
+  const NodePool* pool = state_.find_nodepool(pool_name);
+  if (pool == nullptr) return 0;
+  // Counted as Karpenter counts them: the NodePool's initialized nodes (Ready, or draining since), of which those
+  // draining, NotReady or taken by the command under way are being disrupted already. A node still launching is
+  // neither.
+  std::int32_t nodes = 0;
   std::int32_t disrupting = 0;
   for (const auto& [name, node] : state_.nodes()) {
-    if (node.nodepool != pool_name || node.phase == state::NodePhase::Terminated) continue;
-    ++count;
+    if (node.nodepool != pool_name) continue;
+    if (node.phase != state::NodePhase::Ready && node.phase != state::NodePhase::Draining) continue;
+    ++nodes;
     const bool in_command = command_ && std::find(command_->nodes.begin(), command_->nodes.end(), name) !=
                                             command_->nodes.end();
-    if (node.phase == state::NodePhase::Draining || in_command || termination_.draining(name)) ++disrupting;
-  }
-  std::int32_t limit = count;
-  if (const NodePool* pool = state_.find_nodepool(pool_name)) {
-    for (const DisruptionBudget& b : pool->budgets) {
-      // A budget that names its reasons limits only those.
-      if (!b.reasons.empty() && std::find(b.reasons.begin(), b.reasons.end(), reason) == b.reasons.end()) continue;
-      limit = std::min(limit, b.nodes.scaled(count, /*round_up=*/true));
+    if (node.phase == state::NodePhase::Draining || node.failed_at || in_command || termination_.draining(name)) {
+      ++disrupting;
     }
   }
-  return std::max(0, limit - disrupting);
+  const auto wall_clock = wall_clock_at_start_ + std::chrono::floor<std::chrono::seconds>(clock_.now());
+  return disruption::allowed_disruptions(*pool, reason, nodes, disrupting, wall_clock);
 }
 
 void DisruptionController::on_pass() {
@@ -138,7 +140,7 @@ bool DisruptionController::remove_empty_nodes(Duration now) {
     if (pool == nullptr || !pool->consolidate_after) continue;
     if (since->second + *pool->consolidate_after > now || nomination_grace_ends(name) > now) continue;
     auto budget = allowed.find(node.nodepool);
-    if (budget == allowed.end()) budget = allowed.emplace(node.nodepool, budget_allows(node.nodepool, "Empty")).first;
+    if (budget == allowed.end()) budget = allowed.emplace(node.nodepool, budget_allows(node.nodepool, DisruptionReason::Empty)).first;
     if (budget->second <= 0) {
       blocked.insert(node.nodepool);
       continue;
@@ -236,7 +238,7 @@ disruption::ConsolidationInput DisruptionController::consolidation_input(Candida
   input.cluster = &cluster;
   input.candidates = std::move(candidates.list);
   for (const disruption::Candidate& c : input.candidates) {
-    if (!input.allowed.contains(c.nodepool)) input.allowed[c.nodepool] = budget_allows(c.nodepool, "Underutilized");
+    if (!input.allowed.contains(c.nodepool)) input.allowed[c.nodepool] = budget_allows(c.nodepool, DisruptionReason::Underutilized);
   }
   input.nodepools = std::move(context.nodepools);
   input.catalog = &cloud_.catalog();

@@ -13,6 +13,7 @@
 // PodDisruptionBudget that allows no eviction now (said once per node as a DisruptionBlocked event).
 // A spot interruption notice cordons and drains its node at once, so its pods are provisioned elsewhere before the
 // cloud reclaims it.
+#include <chrono>
 #include <map>
 #include <optional>
 #include <set>
@@ -39,8 +40,13 @@ class DisruptionController : private Controller {
   // A consolidation command is checked again this long after it was computed, before anything is done.
   static constexpr Duration kValidationDelay{15'000};
 
-  DisruptionController(const Ports& ports, TerminationController& termination, ProvisioningController& provisioning)
-      : Controller(ports), termination_(termination), provisioning_(provisioning) {}
+  // Budget schedules read the wall clock (UTC): `wall_clock_at_start` at time 0.
+  DisruptionController(const Ports& ports, TerminationController& termination, ProvisioningController& provisioning,
+                       std::chrono::sys_seconds wall_clock_at_start)
+      : Controller(ports),
+        termination_(termination),
+        provisioning_(provisioning),
+        wall_clock_at_start_(wall_clock_at_start) {}
 
   // After every change: which nodes are empty since when, when pods last came or went, the progress of a command
   // under way, and a disruption pass when one is due.
@@ -70,7 +76,7 @@ class DisruptionController : private Controller {
   // When the node's last nomination stops keeping it from being a candidate (0 when it had none lately).
   Duration nomination_grace_ends(const std::string& node) const;
   // How many more of the NodePool's nodes its budgets allow disrupted now for `reason` (Empty, Underutilized).
-  std::int32_t budget_allows(const std::string& pool, const std::string& reason) const;
+  std::int32_t budget_allows(const std::string& pool, DisruptionReason reason) const;
   bool remove_empty_nodes(Duration now);
   Candidates consolidation_candidates(Duration now) const;
   disruption::ConsolidationInput consolidation_input(Candidates& candidates, scheduling::ClusterSnapshot& cluster,
@@ -85,6 +91,7 @@ class DisruptionController : private Controller {
 
   TerminationController& termination_;
   ProvisioningController& provisioning_;
+  std::chrono::sys_seconds wall_clock_at_start_;
   std::map<std::string, Duration> empty_since_;     // Ready NodePool nodes with nothing to move, since when
   std::map<std::string, Duration> last_nominated_;  // nodes seen with nominated pods, when last
   // Ready NodePool nodes: their pod count at the last look, and when a pod last came or went (consolidateAfter).

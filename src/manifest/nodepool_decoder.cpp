@@ -68,6 +68,63 @@ std::vector<Taint> decode_taints(const Field& parent, std::string_view key) {
   return taints;
 }
 
+// A string in Karpenter's schema ("10%", "5"), read once here so the disruption loop works with numbers.
+IntOrPercent decode_budget_nodes(const Field& b) {
+  const std::string n = b.optional_string("nodes", "10%");
+  const bool percent = !n.empty() && n.back() == '%';
+  const std::string_view digits = std::string_view(n).substr(0, n.size() - (percent ? 1 : 0));
+  const bool all_digits =
+      !digits.empty() && std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
+  std::optional<std::int64_t> value = all_digits ? parse_integer(digits) : std::nullopt;
+  if (!value || *value > (percent ? 100 : std::numeric_limits<std::int32_t>::max())) {
+    b.fail_at("nodes", "expected a number of nodes or a percentage, got " + quote(n));
+  }
+  return IntOrPercent{static_cast<std::int32_t>(*value), percent};
+}
+
+std::vector<std::string> decode_budget_reasons(const Field& b) {
+  std::vector<std::string> reasons;
+  b.each("reasons", [&](const Field& r) {
+    std::string name = r.as_string();
+    if (!parse_disruption_reason(name)) {
+      r.fail("unknown disruption reason " + quote(name) + " (expected Empty, Drifted, Underutilized)");
+    }
+    reasons.push_back(std::move(name));
+  });
+  return reasons;
+}
+
+// Karpenter's CRD takes hours and minutes only ("8h", "30m", "1h30m", and the "0s" Go appends when it prints one):
+// a schedule fires on whole minutes.
+bool hours_and_minutes(std::string_view text) {
+  if (text.ends_with("0s")) text.remove_suffix(2);
+  bool any = false;
+  for (char unit : {'h', 'm'}) {
+    std::size_t digits = 0;
+    while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
+    if (digits == 0 || digits == text.size() || text[digits] != unit) continue;
+    text.remove_prefix(digits + 1);
+    any = true;
+  }
+  return any && text.empty();
+}
+
+std::optional<BudgetWindow> decode_budget_window(const Field& b) {
+  const std::optional<std::string> schedule = b.maybe_string("schedule");
+  const std::optional<std::string> duration = b.maybe_string("duration");
+  if (!schedule && !duration) return std::nullopt;
+  // Karpenter's CRD: "'schedule' must be set with 'duration'", and the other way round.
+  if (!duration) b.fail_at("duration", "required when schedule is set");
+  if (!schedule) b.fail_at("schedule", "required when duration is set");
+  Result<CronSchedule> cron = CronSchedule::parse(*schedule);
+  if (!cron) b.fail_at("schedule", cron.error().message);
+  Result<Duration> length = parse_duration(*duration);
+  if (!length || !hours_and_minutes(*duration)) {
+    b.fail_at("duration", "expected hours and minutes such as \"8h\", \"30m\" or \"1h30m\", got " + quote(*duration));
+  }
+  return BudgetWindow{std::move(*cron), *length};
+}
+
 }  // namespace
 
 std::optional<Duration> maybe_duration(const Field& parent, std::string_view key) {
@@ -122,18 +179,9 @@ NodePool decode_nodepool(const Field& object) {
     pool.budgets.clear();
     disruption.each("budgets", [&](const Field& b) {
       DisruptionBudget budget;
-      // A string in Karpenter's schema ("10%", "5"), read once here so the disruption loop works with numbers.
-      const std::string n = b.optional_string("nodes", "10%");
-      const bool percent = !n.empty() && n.back() == '%';
-      const std::string_view digits = std::string_view(n).substr(0, n.size() - (percent ? 1 : 0));
-      const bool all_digits =
-          !digits.empty() && std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
-      std::optional<std::int64_t> value = all_digits ? parse_integer(digits) : std::nullopt;
-      if (!value || *value > (percent ? 100 : std::numeric_limits<std::int32_t>::max())) {
-        b.fail_at("nodes", "expected a number of nodes or a percentage, got " + quote(n));
-      }
-      budget.nodes = IntOrPercent{static_cast<std::int32_t>(*value), percent};
-      budget.reasons = b.strings("reasons");
+      budget.nodes = decode_budget_nodes(b);
+      budget.reasons = decode_budget_reasons(b);
+      budget.window = decode_budget_window(b);
       pool.budgets.push_back(std::move(budget));
     });
   }

@@ -34,7 +34,7 @@ namespace scalewright::sim {
 
 // The spot interruption warning: the cloud reclaims the instance this long after it.
 inline constexpr Duration kSpotNotice{2 * 60'000};
-// Where the simulated wall clock starts, for cron triggers and CA's status: a Monday, 00:00 UTC.
+// Where the simulated wall clock starts, for cron triggers, budget schedules and CA's status: a Monday, 00:00 UTC.
 inline constexpr std::chrono::sys_seconds kWallClockAtStart{std::chrono::sys_days{std::chrono::year{2024} / 1 / 1}};
 
 enum class EventKind {
@@ -154,7 +154,7 @@ class Simulation final : public controllers::Clock, public controllers::ClusterW
   controllers::NodeLifecycleController lifecycle_{ports_};
   controllers::TerminationController termination_{ports_};
   controllers::ProvisioningController provisioning_;
-  controllers::DisruptionController disruption_{ports_, termination_, provisioning_};
+  controllers::DisruptionController disruption_{ports_, termination_, provisioning_, kWallClockAtStart};
   controllers::WorkloadAutoscalerController workload_autoscaler_{ports_, metrics_, kWallClockAtStart};
   std::unique_ptr<controllers::NodeGroupController> node_groups_;  // with Cluster Autoscaler
 

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "api/saturating.h"
-#include "workloads/cron_schedule.h"
+#include "workloads/cron_window.h"
 #include "workloads/formula.h"
 
 namespace scalewright::workloads {

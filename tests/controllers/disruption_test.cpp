@@ -17,6 +17,9 @@ using ::testing::Contains;
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
 
+// Budget schedules read the wall clock: time 0 is Monday 2024-01-01, 00:00 UTC, as in the simulator.
+constexpr std::chrono::sys_seconds kWallClockAtStart{std::chrono::sys_days{std::chrono::year{2024} / 1 / 1}};
+
 class Disruption : public ::testing::Test, protected FakeCluster {
  protected:
   explicit Disruption(std::optional<IntOrPercent> budget = std::nullopt) {
@@ -31,7 +34,7 @@ class Disruption : public ::testing::Test, protected FakeCluster {
   NodeLifecycleController lifecycle{ports};
   TerminationController termination{ports};
   ProvisioningController provisioning{ports, names, lifecycle, {Duration(1'000), Duration(10'000)}};
-  DisruptionController disruption{ports, termination, provisioning};
+  DisruptionController disruption{ports, termination, provisioning, kWallClockAtStart};
 };
 
 TEST_F(Disruption, EmptyNodeIsDeletedAfterConsolidateAfterAndItsInstanceTerminated) {
@@ -113,6 +116,60 @@ TEST_F(Disruption, BudgetForOtherReasonsDoesNotHoldEmptyNodesBack) {
   disruption.reconcile();
   clock.advance_to(1min);
   EXPECT_THAT(writer.calls, ElementsAre("30s delete_node n1", "40s delete_node n2"));
+}
+
+TEST_F(Disruption, NodeAlreadyDrainingUsesTheBudget) {
+  // Budget "2"; n4 is draining (a spot interruption, say), so one more may go at a time: n1 at 30 s, n2 at 40 s, n3
+  // at 50 s, where without n4 two would go at 30 s.
+  NodePool pool = *state.find_nodepool("default");
+  pool.budgets = {DisruptionBudget{IntOrPercent{2, false}, {}}};
+  state.nodepool_applied(std::move(pool));
+  for (const char* name : {"n1", "n2", "n3", "n4"}) add_node(state, cloud, name, "default");
+  state.node_draining(*state.find_node("n4"));
+  disruption.reconcile();
+  clock.advance_to(1min);
+  EXPECT_THAT(writer.calls, ElementsAre("30s delete_node n1", "40s delete_node n2", "50s delete_node n3"));
+}
+
+TEST_F(Disruption, NotReadyNodeUsesTheBudget) {
+  // Budget "1"; n3 stopped reporting (NotReady): nothing may go while it is there.
+  NodePool pool = *state.find_nodepool("default");
+  pool.budgets = {DisruptionBudget{IntOrPercent{1, false}, {}}};
+  state.nodepool_applied(std::move(pool));
+  for (const char* name : {"n1", "n2", "n3"}) add_node(state, cloud, name, "default");
+  bind_pod(state, clock, add_pod(state, clock, "web-0", 500), "n3");
+  state.find_node("n3")->failed_at = 0s;
+  disruption.reconcile();
+  clock.advance_to(1min);
+  EXPECT_THAT(writer.calls, IsEmpty());
+  EXPECT_THAT(writer.object_events,
+              ElementsAre("30s NodePool default DisruptionBlocked: No allowed disruptions for disruption reason Empty "
+                          "due to blocking budget"));
+}
+
+TEST_F(Disruption, NodeStillLaunchingIsNotCountedInThePercentage) {
+  // The default 10% of 10 Ready nodes is 1; the eleventh, still launching, would make it 1.1, rounded up to 2.
+  for (int i = 1; i <= 10; ++i) add_node(state, cloud, "n" + std::to_string(i), "default");
+  add_node(state, cloud, "n11", "default", /*ready=*/false);
+  disruption.reconcile();
+  clock.advance_to(30s);
+  EXPECT_EQ(writer.calls_of("delete_node").size(), 1u);
+}
+
+TEST_F(Disruption, ScheduledBudgetHoldsEmptyNodesBackInsideItsWindow) {
+  // "0" from midnight for 10 minutes, every day (UTC): n1, due at 30 s, waits for the pass at 10m, when the window
+  // has closed.
+  NodePool pool = *state.find_nodepool("default");
+  DisruptionBudget freeze{IntOrPercent{0, false}, {}};
+  freeze.window = BudgetWindow{CronSchedule::parse("@daily").value(), 10min};
+  pool.budgets = {freeze, DisruptionBudget{}};
+  state.nodepool_applied(std::move(pool));
+  add_node(state, cloud, "n1", "default");
+  disruption.reconcile();
+  clock.advance_to(9min + 59s);
+  EXPECT_THAT(writer.calls, IsEmpty());
+  clock.advance_to(10min);
+  EXPECT_THAT(writer.calls, ElementsAre("10m0s delete_node n1"));
 }
 
 TEST_F(Disruption, NodeNominatedToLatelyIsNoCandidateForTwentySeconds) {

@@ -125,6 +125,56 @@ TEST(NodePool, InvalidFieldsNameTheirPath) {
             "test.yaml doc 1 NodePool/np: spec.limits.cpu: invalid quantity \"lots\"");
 }
 
+TEST(NodePool, BudgetSchedulesAreParsedWhenDecoded) {
+  ManifestSet set = decode_ok(R"(
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: default}
+spec:
+  template: {spec: {}}
+  disruption:
+    budgets:
+    - {nodes: "0", schedule: "0 9 * * mon-fri", duration: 8h30m, reasons: [Underutilized, Drifted]}
+    - {nodes: "1", schedule: "@daily", duration: 10m0s}
+    - {nodes: "10%"}
+)");
+  const NodePool& p = set.nodepools.at(0);
+  ASSERT_EQ(p.budgets.size(), 3u);
+  ASSERT_TRUE(p.budgets[0].window.has_value());
+  EXPECT_EQ(p.budgets[0].window->schedule.spec(), "0 9 * * mon-fri");
+  EXPECT_EQ(p.budgets[0].window->duration, Duration((8 * 60 + 30) * 60'000));
+  EXPECT_EQ(p.budgets[0].reasons, (std::vector<std::string>{"Underutilized", "Drifted"}));
+  // Parsed: from Saturday 2024-03-09 the next weekday 09:00 is Monday's.
+  using namespace std::chrono;
+  const sys_seconds saturday{sys_days{2024y / March / 9}};
+  EXPECT_EQ(p.budgets[0].window->schedule.next(saturday, 0s), sys_days{2024y / March / 11} + 9h);
+  ASSERT_TRUE(p.budgets[1].window.has_value());
+  EXPECT_EQ(p.budgets[1].window->duration, Duration(10 * 60'000));  // Go's "10m0s" spelling
+  EXPECT_FALSE(p.budgets[2].window.has_value());                    // no schedule: always active
+}
+
+TEST(NodePool, InvalidBudgetsNameTheirField) {
+  const std::string head = "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: np}\nspec:\n"
+                           "  template: {spec: {}}\n  disruption:\n    budgets:\n";
+  const std::string at = "test.yaml doc 1 NodePool/np: spec.disruption.budgets[0].";
+  EXPECT_EQ(decode_error(head + "    - {nodes: \"0\", schedule: \"@daily\"}\n"),
+            at + "duration: required when schedule is set");
+  EXPECT_EQ(decode_error(head + "    - {nodes: \"0\", duration: 1h}\n"),
+            at + "schedule: required when duration is set");
+  EXPECT_EQ(decode_error(head + "    - {nodes: \"0\", schedule: \"0 25 * * *\", duration: 1h}\n"),
+            at + "schedule: invalid cron schedule \"0 25 * * *\": hour field \"25\": out of range 0-23");
+  EXPECT_EQ(decode_error(head + "    - {nodes: \"0\", schedule: \"0 9 * *\", duration: 1h}\n"),
+            at + "schedule: invalid cron schedule \"0 9 * *\": expected 5 fields (minute hour day-of-month month "
+                 "day-of-week), found 4");
+  // Cron fires on whole minutes: Karpenter's CRD takes hours and minutes only.
+  EXPECT_EQ(decode_error(head + "    - {nodes: \"0\", schedule: \"@daily\", duration: 90s}\n"),
+            at + "duration: expected hours and minutes such as \"8h\", \"30m\" or \"1h30m\", got \"90s\"");
+  EXPECT_EQ(decode_error(head + "    - {nodes: \"0\", schedule: \"@daily\", duration: 30m1h}\n"),
+            at + "duration: expected hours and minutes such as \"8h\", \"30m\" or \"1h30m\", got \"30m1h\"");
+  EXPECT_EQ(decode_error(head + "    - {nodes: \"1\", reasons: [Empty, Expired]}\n"),
+            at + "reasons[1]: unknown disruption reason \"Expired\" (expected Empty, Drifted, Underutilized)");
+}
+
 TEST(Scenario, EveryFieldAndTheTimelineInTimeOrder) {
   ManifestSet set = decode_ok(R"(
 apiVersion: scalewright.dev/v1alpha1

@@ -1,7 +1,7 @@
 #pragma once
-// Cron schedules as KEDA's cron scaler reads them (robfig/cron's standard parser: minute hour day-of-month month
-// day-of-week, plus the @daily-style descriptors), the fixed-offset time zones we can honour without a tz database,
-// and the scaler's rule for "inside the window" from the next start and next end.
+// Cron schedules as robfig/cron's standard parser reads them (minute hour day-of-month month day-of-week, plus the
+// @daily-style descriptors): KEDA's cron scaler and Karpenter's disruption budget schedules both use that parser,
+// so both subsystems share this one. Also the fixed-offset time zones we can honour without a tz database.
 #include <chrono>
 #include <cstdint>
 #include <optional>
@@ -10,7 +10,7 @@
 
 #include "api/result.h"
 
-namespace scalewright::workloads {
+namespace scalewright {
 
 class CronSchedule {
  public:
@@ -45,16 +45,4 @@ class CronSchedule {
 // error that says so. Returns the offset east of UTC.
 Result<std::chrono::seconds> parse_cron_timezone(std::string_view zone);
 
-// KEDA's cron scaler at `now`: with next_start/next_end the next firing of each schedule strictly after `now`,
-// inactive when next_start < next_end (the window opens later), otherwise active. So a window is [start, end): at the
-// start minute the next start is a day (or period) away and the end comes first; at the end minute the next start
-// comes first.
-struct CronWindow {
-  bool active = false;
-  std::chrono::sys_seconds next_start;
-  std::chrono::sys_seconds next_end;
-};
-Result<CronWindow> cron_window(const CronSchedule& start, const CronSchedule& end, std::chrono::seconds utc_offset,
-                               std::chrono::sys_seconds now);
-
-}  // namespace scalewright::workloads
+}  // namespace scalewright
