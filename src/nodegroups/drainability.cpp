@@ -40,7 +40,7 @@ std::string_view to_string(BlockingPodReason reason) {
 }
 
 bool PdbBudget::selects(const Pod& pod) const {
-  return pod.meta.namespace_ == pdb.meta.namespace_ && pdb.selector.matches(pod.meta.labels);
+  return pdb.selects(pod);
 }
 
 bool pod_is_healthy(const Pod& pod) {
