@@ -53,6 +53,10 @@ std::int32_t IntOrPercent::scaled(std::int32_t total, bool round_up) const {
   return static_cast<std::int32_t>(round_up ? (product + 99) / 100 : product / 100);
 }
 
+bool PodDisruptionBudget::selects(const Pod& pod) const {
+  return selector && pod.meta.namespace_ == meta.namespace_ && selector->matches(pod.meta.labels);
+}
+
 std::vector<Pod> Workload::expand_pods() const {
   std::vector<Pod> pods;
   if (kind == WorkloadKind::DaemonSet) return pods;

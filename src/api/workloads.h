@@ -42,11 +42,24 @@ struct IntOrPercent {
   std::int32_t scaled(std::int32_t total, bool round_up) const;
 };
 
+// spec.unhealthyPodEvictionPolicy: when a Running pod that is not Ready may be evicted.
+enum class UnhealthyPodEvictionPolicy {
+  IfHealthyBudget,  // only while the budget has its desired healthy pods (the default)
+  AlwaysAllow,      // always, whatever the budget allows
+};
+
 struct PodDisruptionBudget {
   ObjectMeta meta;
-  LabelSelector selector;
+  // As policy/v1 reads it: absent selects no pod, an empty selector every pod of the namespace. (A policy/v1beta1
+  // empty selector selected none: the decoder reads it as absent.)
+  std::optional<LabelSelector> selector;
   std::optional<IntOrPercent> min_available;
   std::optional<IntOrPercent> max_unavailable;
+  UnhealthyPodEvictionPolicy unhealthy_pod_eviction_policy = UnhealthyPodEvictionPolicy::IfHealthyBudget;
+
+  // Whether the budget covers `pod`: the one matching rule of the disruption controller, the eviction subresource
+  // and the drain planners.
+  bool selects(const Pod& pod) const;
 };
 
 struct PriorityClass {

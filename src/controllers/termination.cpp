@@ -28,9 +28,10 @@ void TerminationController::drain(const std::string& node, const std::string& gr
   evict_round(node);
 }
 
-// One round of evictions. The budgets are the PDBs' disruptionsAllowed as they stand (the pods being deleted out,
-// pending replacements counted but not healthy), lowered by each eviction of the round, as the eviction API lowers
-// a PDB's status before its controller recomputes it.
+// One round of evictions, each decided by may_evict as the scale-down planner decides them. The budgets are the
+// PDBs' status as it stands (the pods being deleted out, pending replacements counted but not healthy), lowered by
+// each eviction of the round that spends one, as the eviction API lowers a PDB's status before its controller
+// recomputes it.
 void TerminationController::evict_round(const std::string& node) {
   auto found = drains_.find(node);
   if (found == drains_.end()) return;
@@ -70,26 +71,23 @@ void TerminationController::evict_round(const std::string& node) {
     std::vector<const Pod*> all;
     all.reserve(state_.pods().size());
     for (const auto& [key, pod] : state_.pods()) all.push_back(pod.pod.get());
-    for (const PodDisruptionBudget& pdb : state_.pdbs())
-      budgets.push_back({pdb, nodegroups::disruptions_allowed(pdb, all)});
+    for (const PodDisruptionBudget& pdb : state_.pdbs()) budgets.push_back(nodegroups::pdb_budget(pdb, all));
   }
   std::vector<std::string> refused;
   for (const std::string& key : drain.to_evict) {
     const state::PodRecord* pod = state_.find_pod(key);
     if (pod == nullptr) continue;  // scaled in by its controller during this round
-    std::vector<nodegroups::PdbBudget*> covering;
-    for (nodegroups::PdbBudget& budget : budgets) {
-      if (budget.selects(*pod->pod)) covering.push_back(&budget);
-    }
+    const nodegroups::EvictionVerdict verdict = nodegroups::may_evict(*pod->pod, budgets);
     std::string refusal;
-    if (covering.size() > 1) {
+    if (verdict.outcome == nodegroups::EvictionOutcome::MoreThanOneBudget) {
       refusal = "the pod has more than one PodDisruptionBudget, which the eviction subresource does not support";
-    } else if (covering.size() == 1 && covering.front()->disruptions_allowed <= 0) {
+    } else if (verdict.outcome == nodegroups::EvictionOutcome::RefusedByBudget) {
+      const PodDisruptionBudget& pdb = budgets[*verdict.budget].pdb;
       refusal = fmt::format("cannot evict pod as it would violate the pod's disruption budget {}/{}",
-                            covering.front()->pdb.meta.namespace_, covering.front()->pdb.meta.name);
+                            pdb.meta.namespace_, pdb.meta.name);
     }
     if (refusal.empty()) {
-      if (!covering.empty()) --covering.front()->disruptions_allowed;
+      if (verdict.spends) --budgets[*verdict.budget].disruptions_allowed;
       const std::int64_t grace_seconds =
           nodegroups::eviction_grace_period_seconds(*pod->pod, rules.max_graceful_termination.count() / 1000);
       writer_.evict(*pod, Duration(std::max<std::int64_t>(grace_seconds, 0) * 1000));

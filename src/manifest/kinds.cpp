@@ -184,10 +184,19 @@ PodDisruptionBudget decode_pod_disruption_budget(const Field& object) {
   PodDisruptionBudget budget;
   budget.meta = decode_object_meta(object, Scope::Namespaced);
   Field spec = object.child("spec");
-  budget.selector = maybe_label_selector(spec, "selector").value_or(LabelSelector{});
+  budget.selector = maybe_label_selector(spec, "selector");
+  // policy/v1beta1 gave an empty selector the meaning of selecting nothing, as an absent one does in policy/v1.
+  if (object.optional_string("apiVersion") == "policy/v1beta1" && budget.selector && budget.selector->empty()) {
+    budget.selector.reset();
+  }
   budget.min_available = maybe_int_or_percent(spec, "minAvailable");
   budget.max_unavailable = maybe_int_or_percent(spec, "maxUnavailable");
   if (budget.min_available && budget.max_unavailable) spec.fail("minAvailable and maxUnavailable cannot both be set");
+  budget.unhealthy_pod_eviction_policy = spec.choice<UnhealthyPodEvictionPolicy>(
+      "unhealthyPodEvictionPolicy", "unhealthy pod eviction policy",
+      {{"IfHealthyBudget", UnhealthyPodEvictionPolicy::IfHealthyBudget},
+       {"AlwaysAllow", UnhealthyPodEvictionPolicy::AlwaysAllow}},
+      UnhealthyPodEvictionPolicy::IfHealthyBudget);
   return budget;
 }
 

@@ -18,6 +18,7 @@ Workload decode_workload(const Field& object, WorkloadKind kind);
 // A Deployment whose pod runs Cluster Autoscaler (a container image named cluster-autoscaler): its flags, checked
 // now so that a bad one fails the load at the command or args element that holds it. nullopt for any other.
 std::optional<ClusterAutoscalerDeployment> as_cluster_autoscaler(const Field& object, const Workload& deployment);
+// policy/v1 or v1beta1, read by its apiVersion: an empty selector selects every pod in v1 and none in v1beta1.
 PodDisruptionBudget decode_pod_disruption_budget(const Field& object);
 PriorityClass decode_priority_class(const Field& object);
 

@@ -22,6 +22,16 @@ BlockingPod blocking(const Pod& pod, BlockingPodReason reason, std::string messa
   return BlockingPod{pod.meta.key(), reason, std::move(message)};
 }
 
+// The pods the eviction subresource deletes without looking at a budget: finished, being deleted, or Pending. The
+// state keeps the status a pod was first seen with: a bound pod still Pending without a Ready condition is a
+// simulated one, or one seen before its kubelet reported, and runs as far as we know.
+bool evicted_without_budget(const Pod& pod) {
+  if (pod.is_terminal() || pod.meta.deletion_timestamp) return true;
+  if (pod.status.phase != PodPhase::Pending) return false;
+  return !pod.is_bound() || std::any_of(pod.status.conditions.begin(), pod.status.conditions.end(),
+                                        [](const PodCondition& c) { return c.type == "Ready"; });
+}
+
 }  // namespace
 
 std::string_view to_string(BlockingPodReason reason) {
@@ -39,10 +49,6 @@ std::string_view to_string(BlockingPodReason reason) {
   return "UnexpectedError";
 }
 
-bool PdbBudget::selects(const Pod& pod) const {
-  return pod.meta.namespace_ == pdb.meta.namespace_ && pdb.selector.matches(pod.meta.labels);
-}
-
 bool pod_is_healthy(const Pod& pod) {
   if (pod.is_terminal() || pod.meta.deletion_timestamp) return false;
   for (const PodCondition& condition : pod.status.conditions) {
@@ -52,23 +58,47 @@ bool pod_is_healthy(const Pod& pod) {
   return pod.is_bound() || pod.status.phase == PodPhase::Running;
 }
 
-std::int32_t disruptions_allowed(const PodDisruptionBudget& pdb, const std::vector<const Pod*>& pods) {
-  PdbBudget probe{pdb, 0};
+PdbBudget pdb_budget(const PodDisruptionBudget& pdb, const std::vector<const Pod*>& pods) {
+  PdbBudget budget;
+  budget.pdb = pdb;
   std::int32_t expected = 0;
-  std::int32_t healthy = 0;
   for (const Pod* pod : pods) {
     // A pod being deleted has left its controller's count (its replacement takes its place there).
-    if (!probe.selects(*pod) || pod->is_terminal() || pod->meta.deletion_timestamp) continue;
+    if (!pdb.selects(*pod) || pod->is_terminal() || pod->meta.deletion_timestamp) continue;
     ++expected;
-    if (pod_is_healthy(*pod)) ++healthy;
+    if (pod_is_healthy(*pod)) ++budget.current_healthy;
   }
-  std::int32_t desired_healthy = 0;
   if (pdb.max_unavailable) {
-    desired_healthy = std::max(0, expected - pdb.max_unavailable->scaled(expected, /*round_up=*/true));
+    budget.desired_healthy = std::max(0, expected - pdb.max_unavailable->scaled(expected, /*round_up=*/true));
   } else if (pdb.min_available) {
-    desired_healthy = pdb.min_available->scaled(expected, /*round_up=*/true);
+    budget.desired_healthy = pdb.min_available->scaled(expected, /*round_up=*/true);
   }
-  return std::max(0, healthy - desired_healthy);
+  budget.disruptions_allowed = std::max(0, budget.current_healthy - budget.desired_healthy);
+  return budget;
+}
+
+EvictionVerdict may_evict(const Pod& pod, const std::vector<PdbBudget>& budgets) {
+  EvictionVerdict verdict;
+  if (evicted_without_budget(pod)) return verdict;
+  for (std::size_t i = 0; i < budgets.size(); ++i) {
+    if (!budgets[i].pdb.selects(pod)) continue;
+    if (verdict.budget) {
+      verdict.budget.reset();
+      verdict.outcome = EvictionOutcome::MoreThanOneBudget;
+      return verdict;
+    }
+    verdict.budget = i;
+  }
+  if (!verdict.budget) return verdict;
+  const PdbBudget& budget = budgets[*verdict.budget];
+  if (!pod_is_healthy(pod)) {
+    // Evicting a pod that does not count as healthy takes nothing from the budget's healthy pods.
+    if (budget.pdb.unhealthy_pod_eviction_policy == UnhealthyPodEvictionPolicy::AlwaysAllow) return verdict;
+    if (budget.desired_healthy > 0 && budget.current_healthy >= budget.desired_healthy) return verdict;
+  }
+  verdict.spends = true;
+  if (budget.disruptions_allowed < 1) verdict.outcome = EvictionOutcome::RefusedByBudget;
+  return verdict;
 }
 
 bool is_mirror_pod(const Pod& pod) {
@@ -115,7 +145,7 @@ DrainPlan plan_drain(const std::vector<std::shared_ptr<const Pod>>& pods, const 
         return plan;
       }
       if (options.skip_nodes_with_system_pods && pod.meta.namespace_ == kSystemNamespace &&
-          std::none_of(pdbs.begin(), pdbs.end(), [&](const PdbBudget& b) { return b.selects(pod); })) {
+          std::none_of(pdbs.begin(), pdbs.end(), [&](const PdbBudget& b) { return b.pdb.selects(pod); })) {
         plan.blocking = blocking(pod, BlockingPodReason::UnmovableKubeSystemPod,
                                  "non-daemonset, non-mirrored, non-pdb-assigned kube-system pod present: " + key);
         return plan;
@@ -133,17 +163,21 @@ DrainPlan plan_drain(const std::vector<std::shared_ptr<const Pod>>& pods, const 
     }
     plan.pods_to_move.push_back(pod_ptr);
   }
-  // Every PDB covering a pod must allow a disruption now. It need not allow one per pod: the drain evicts them in
-  // turn, each eviction waiting for the budget that the one before it spent to come back (upstream's PDB rule;
-  // its tracker only marks such a node as not drainable in parallel).
-  for (const PdbBudget& budget : pdbs) {
-    for (const auto& pod : plan.pods_to_move) {
-      if (!budget.selects(*pod)) continue;
-      if (budget.disruptions_allowed < 1) {
-        plan.blocking = blocking(*pod, BlockingPodReason::NotEnoughPdb,
-                                 "not enough pod disruption budget to move " + pod->meta.key());
-        return plan;
-      }
+  // Each pod must be one the eviction subresource would evict now. A budget need not allow one disruption per pod:
+  // the drain evicts them in turn, each eviction waiting for the budget that the one before it spent to come back
+  // (upstream's PDB rule; its tracker only marks such a node as not drainable in parallel).
+  for (const auto& pod : plan.pods_to_move) {
+    const EvictionVerdict verdict = may_evict(*pod, pdbs);
+    if (verdict.outcome == EvictionOutcome::RefusedByBudget) {
+      plan.blocking = blocking(*pod, BlockingPodReason::NotEnoughPdb,
+                               "not enough pod disruption budget to move " + pod->meta.key());
+      return plan;
+    }
+    if (verdict.outcome == EvictionOutcome::MoreThanOneBudget) {
+      plan.blocking = blocking(*pod, BlockingPodReason::NotEnoughPdb,
+                               "more than one pod disruption budget covers " + pod->meta.key() +
+                                   ", which the eviction subresource does not support");
+      return plan;
     }
   }
   return plan;

@@ -52,22 +52,44 @@ struct DrainOptions {
   bool skip_nodes_with_custom_controller_pods = true;
 };
 
-// A PodDisruptionBudget with the disruptions it allows right now (status.disruptionsAllowed). The planner lowers
-// `disruptions_allowed` as it plans evictions within one scan.
+// A PodDisruptionBudget with its status as the disruption controller computes it. The planner and the termination
+// controller lower `disruptions_allowed` as they evict within one pass, as the eviction subresource does.
 struct PdbBudget {
   PodDisruptionBudget pdb;
-  std::int32_t disruptions_allowed = 0;
-  bool selects(const Pod& pod) const;
+  std::int32_t disruptions_allowed = 0;  // status.disruptionsAllowed
+  std::int32_t current_healthy = 0;      // status.currentHealthy
+  std::int32_t desired_healthy = 0;      // status.desiredHealthy
 };
 
-// status.disruptionsAllowed as the disruption controller computes it from the pods the PDB selects:
+// The status the disruption controller computes from the pods the PDB selects: disruptionsAllowed is
 // currentHealthy - desiredHealthy, never below 0. The selected pods not being deleted stand for the controllers'
 // scale (we do not read the controllers): maxUnavailable and a minAvailable percentage scale against their count,
 // so `pods` should include the pending ones (expected, not healthy) as well as the bound ones.
-std::int32_t disruptions_allowed(const PodDisruptionBudget& pdb, const std::vector<const Pod*>& pods);
+PdbBudget pdb_budget(const PodDisruptionBudget& pdb, const std::vector<const Pod*>& pods);
 // Healthy for the disruption controller: not terminal, not being deleted, Ready (without a Ready condition, as
 // simulated pods are: bound to a node or Running).
 bool pod_is_healthy(const Pod& pod);
+
+// What the eviction subresource answers.
+enum class EvictionOutcome {
+  Evicted,
+  RefusedByBudget,    // 429: the one budget covering the pod allows no disruption now
+  MoreThanOneBudget,  // 500: the eviction subresource does not support a pod that two budgets cover
+};
+
+struct EvictionVerdict {
+  EvictionOutcome outcome = EvictionOutcome::Evicted;
+  std::optional<std::size_t> budget;  // the index of the one budget covering the pod, when exactly one does
+  bool spends = false;                // decided by that budget's disruptionsAllowed, which an eviction lowers by one
+};
+
+// The eviction subresource's rules for `pod`, given every budget as it stands in this pass:
+// - a pod not Running (Pending, Succeeded, Failed) or being deleted is evicted without looking at any budget;
+// - a pod that more than one budget covers is refused; one that none covers is evicted;
+// - a Running pod that is not Ready is evicted without spending its budget under AlwaysAllow, or under
+//   IfHealthyBudget while the budget has its desired healthy pods (and desires some);
+// - any other pod spends one of the budget's disruptions, and is refused when none is left.
+EvictionVerdict may_evict(const Pod& pod, const std::vector<PdbBudget>& budgets);
 
 bool is_mirror_pod(const Pod& pod);
 // emptyDir or hostPath volumes not listed in the safe-to-evict-local-volumes annotation.
@@ -83,7 +105,8 @@ struct DrainPlan {
 };
 
 // GetPodsForDeletionOnNodeDrain followed by the PDB check, for one node's pods. `pdbs` carries the budgets left
-// in this scan: each PDB that covers one of the node's pods must allow at least one disruption (NotEnoughPdb).
+// in this scan: each pod to move must be one the eviction subresource would evict now (may_evict), or the first
+// that is not blocks the node (NotEnoughPdb).
 // Terminal pods are ignored: they hold nothing and need no eviction.
 // Pods being deleted for longer than their grace period and 30 s more (see is_long_terminating) are left out.
 DrainPlan plan_drain(const std::vector<std::shared_ptr<const Pod>>& pods, const std::vector<PdbBudget>& pdbs,

@@ -150,7 +150,7 @@ std::vector<PdbBudget> pdb_budgets(const ClusterSnapshot& snapshot, const std::v
   }
   for (const auto& pod : pending_pods) pods.push_back(pod.get());
   budgets.reserve(pdbs.size());
-  for (const PodDisruptionBudget& pdb : pdbs) budgets.push_back(PdbBudget{pdb, disruptions_allowed(pdb, pods)});
+  for (const PodDisruptionBudget& pdb : pdbs) budgets.push_back(pdb_budget(pdb, pods));
   return budgets;
 }
 
@@ -256,8 +256,10 @@ ScaleDownResult ScaleDownPlanner::update(ClusterSnapshot& snapshot, const ScaleD
         continue;
       }
       snapshot.commit();
-      for (PdbBudget& budget : budgets) {
-        for (const auto& pod : plan.pods_to_move) budget.disruptions_allowed -= budget.selects(*pod) ? 1 : 0;
+      for (const auto& pod : plan.pods_to_move) {
+        if (const EvictionVerdict verdict = may_evict(*pod, budgets); verdict.spends) {
+          --budgets[*verdict.budget].disruptions_allowed;
+        }
       }
       auto since = unneeded_since_.find(name);
       if (since != unneeded_since_.end()) unneeded.since = since->second;

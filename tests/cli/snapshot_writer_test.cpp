@@ -256,5 +256,24 @@ TEST(SnapshotWriter, WritesTheHeaderThenEveryObjectByKindThenTheScenarioAndItLoa
   EXPECT_EQ(kinds, (std::vector<std::string>{"Node", "Deployment", "Pod", "Scenario"}));
 }
 
+// The API server omits a null selector and keeps an empty one: the snapshot writes them the same, and they read
+// back as selecting no pod and every pod of the namespace.
+TEST(SnapshotWriter, KeepsAPdbWithoutSelectorApartFromOneWithAnEmptySelector) {
+  SnapshotWriter writer(nullptr);
+  writer.add("policy/v1", "PodDisruptionBudget", json::parse(R"({"metadata": {"name": "none", "namespace": "shop"},
+    "spec": {"minAvailable": 1}, "status": {"disruptionsAllowed": 0}})"));
+  writer.add("policy/v1", "PodDisruptionBudget", json::parse(R"({"metadata": {"name": "all", "namespace": "shop"},
+    "spec": {"minAvailable": 1, "selector": {}}, "status": {"disruptionsAllowed": 2}})"));
+  const std::string text = writer.finish({}, {});
+  EXPECT_NE(text.find("spec:\n  minAvailable: 1\n---"), std::string::npos) << text;
+  EXPECT_NE(text.find("  selector: {}\n"), std::string::npos) << text;
+  Result<ManifestSet> loaded = decode_manifests(text, "snapshot.yaml");
+  ASSERT_TRUE(loaded.ok()) << loaded.error().message;
+  ASSERT_EQ(loaded->pod_disruption_budgets.size(), 2u);
+  EXPECT_EQ(loaded->pod_disruption_budgets[0].meta.name, "none");
+  EXPECT_FALSE(loaded->pod_disruption_budgets[0].selector.has_value());
+  EXPECT_EQ(loaded->pod_disruption_budgets[1].selector, LabelSelector{});
+}
+
 }  // namespace
 }  // namespace scalewright::cli

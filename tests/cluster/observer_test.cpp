@@ -327,5 +327,30 @@ TEST_F(Observer, PodKeepsOnlyWhatIsReadOfItsStatusAndNoManagedFields) {
   EXPECT_TRUE(state.find_pod("default/web-2")->pod->status.conditions.empty());
 }
 
+// The API server omits a null selector and keeps an empty one: policy/v1 reads the first as selecting no pod and the
+// second as selecting every pod of the namespace, and so does the state.
+TEST_F(Observer, PdbWithoutSelectorSelectsNoPodAndOneWithAnEmptySelectorEveryPodOfItsNamespace) {
+  see(resources::pdbs, Change::Added,
+      {{"metadata", {{"name", "none"}, {"namespace", "default"}}},
+       {"spec", {{"minAvailable", 1}, {"unhealthyPodEvictionPolicy", "AlwaysAllow"}}}});
+  see(resources::pdbs, Change::Added,
+      {{"metadata", {{"name", "all"}, {"namespace", "default"}}},
+       {"spec", {{"maxUnavailable", 1}, {"selector", json::object()}}}});
+  ASSERT_EQ(state.pdbs().size(), 2u);
+  const PodDisruptionBudget& none = state.pdbs()[0];
+  const PodDisruptionBudget& all = state.pdbs()[1];
+  EXPECT_EQ(none.meta.name, "none");
+  EXPECT_FALSE(none.selector.has_value());
+  EXPECT_EQ(none.unhealthy_pod_eviction_policy, UnhealthyPodEvictionPolicy::AlwaysAllow);
+  ASSERT_TRUE(all.selector.has_value());
+  EXPECT_TRUE(all.selector->empty());
+  EXPECT_EQ(all.unhealthy_pod_eviction_policy, UnhealthyPodEvictionPolicy::IfHealthyBudget);
+  Pod web;
+  web.meta.namespace_ = "default";
+  web.meta.name = "web-1";
+  EXPECT_FALSE(none.selects(web));
+  EXPECT_TRUE(all.selects(web));
+}
+
 }  // namespace
 }  // namespace scalewright::cluster

@@ -105,5 +105,51 @@ TEST_F(Termination, DrainThatCannotEvictWithinMaxPodEvictionTimeRemovesTheTaintA
   EXPECT_THAT(clock.pending(), IsEmpty());
 }
 
+TEST_F(Termination, APdbWithoutSelectorHoldsNoPodAndWeb0GoesAtOnce) {
+  PodDisruptionBudget pdb = state.pdbs().front();
+  pdb.selector.reset();
+  state.pdb_applied(pdb);
+  drain(10min);
+  EXPECT_THAT(writer.calls_of("evict"), ElementsAre("0s evict default/web-0 grace=30s"));
+  EXPECT_THAT(writer.events_of("eviction-refused"), IsEmpty());
+}
+
+TEST_F(Termination, APodThatTwoPdbsCoverIsNeverEvicted) {
+  // "all" ({} selects every pod of default) allows 2 - 0 = 2 disruptions, "web" none: two budgets refuse anyway,
+  // and go on refusing once web-2 gives "web" one to spare.
+  PodDisruptionBudget all;
+  all.meta.name = "all";
+  all.meta.namespace_ = "default";
+  all.selector = LabelSelector{};
+  state.pdb_applied(all);
+  drain(1min);
+  ASSERT_THAT(writer.events_of("eviction-refused"), SizeIs(1));
+  EXPECT_THAT(writer.events_of("eviction-refused")[0],
+              HasSubstr("default/web-0 from node n1: the pod has more than one PodDisruptionBudget"));
+  clock.advance_to(5s);
+  web_pod("web-2", "n2");
+  clock.advance_to(60s);
+  EXPECT_THAT(writer.calls_of("evict"), IsEmpty());
+  EXPECT_THAT(finished, ElementsAre("1m0s n1 of group-a not deleted"));
+}
+
+TEST_F(Termination, ARunningPodThatIsNotReadyIsEvictedUnderAlwaysAllowAndWaitsUnderIfHealthyBudget) {
+  // web-0 Running but not Ready: 1 healthy (web-1) of minAvailable 2, so 0 disruptions allowed.
+  state::PodRecord* web0 = state.find_pod("default/web-0");
+  web0->pod->status.phase = PodPhase::Running;
+  web0->pod->status.conditions.push_back({"Ready", "False", "ContainersNotReady"});
+  // IfHealthyBudget: 1 healthy < 2 desired, refused.
+  drain(10min);
+  EXPECT_THAT(writer.calls_of("evict"), IsEmpty());
+  ASSERT_THAT(writer.events_of("eviction-refused"), SizeIs(1));
+
+  // AlwaysAllow: the retry at 10 s evicts it, though the budget still allows no disruption.
+  PodDisruptionBudget pdb = state.pdbs().front();
+  pdb.unhealthy_pod_eviction_policy = UnhealthyPodEvictionPolicy::AlwaysAllow;
+  state.pdb_applied(pdb);
+  clock.advance_to(10s);
+  EXPECT_THAT(writer.calls_of("evict"), ElementsAre("10s evict default/web-0 grace=30s"));
+}
+
 }  // namespace
 }  // namespace scalewright::controllers

@@ -453,6 +453,70 @@ spec:
   EXPECT_EQ(db.selector, (LabelSelector{{{S("app"), SelectorOperator::Exists, {}}}}));
 }
 
+TEST(DecodePodDisruptionBudget, NoSelectorSelectsNoPodAndAnEmptyOneEveryPodInV1ButNoneInV1beta1) {
+  ManifestSet set = decode_ok(R"(
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: absent}
+spec: {minAvailable: 1}
+---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: null-selector}
+spec: {minAvailable: 1, selector: null}
+---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: empty}
+spec: {minAvailable: 1, selector: {}}
+---
+apiVersion: policy/v1beta1
+kind: PodDisruptionBudget
+metadata: {name: beta-empty}
+spec: {minAvailable: 1, selector: {}}
+---
+apiVersion: policy/v1beta1
+kind: PodDisruptionBudget
+metadata: {name: beta-absent}
+spec: {minAvailable: 1}
+)");
+  ASSERT_EQ(set.pod_disruption_budgets.size(), 5u);
+  Pod web;
+  web.meta.namespace_ = "default";
+  web.meta.labels.set(S("app"), S("web"));
+  Pod elsewhere = web;
+  elsewhere.meta.namespace_ = "shop";
+  for (const PodDisruptionBudget& pdb : set.pod_disruption_budgets) {
+    const bool selects_all = pdb.meta.name == "empty";
+    EXPECT_EQ(pdb.selector.has_value(), selects_all) << pdb.meta.name;
+    EXPECT_EQ(pdb.selects(web), selects_all) << pdb.meta.name;
+    EXPECT_FALSE(pdb.selects(elsewhere)) << pdb.meta.name;
+  }
+}
+
+TEST(DecodePodDisruptionBudget, UnhealthyPodEvictionPolicyIfHealthyBudgetUnlessAlwaysAllow) {
+  ManifestSet set = decode_ok(R"(
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: default-policy}
+spec: {maxUnavailable: 1, selector: {matchLabels: {app: web}}}
+---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: if-healthy}
+spec: {maxUnavailable: 1, selector: {matchLabels: {app: web}}, unhealthyPodEvictionPolicy: IfHealthyBudget}
+---
+apiVersion: policy/v1beta1
+kind: PodDisruptionBudget
+metadata: {name: always}
+spec: {maxUnavailable: 1, selector: {matchLabels: {app: web}}, unhealthyPodEvictionPolicy: AlwaysAllow}
+)");
+  ASSERT_EQ(set.pod_disruption_budgets.size(), 3u);
+  EXPECT_EQ(set.pod_disruption_budgets[0].unhealthy_pod_eviction_policy, UnhealthyPodEvictionPolicy::IfHealthyBudget);
+  EXPECT_EQ(set.pod_disruption_budgets[1].unhealthy_pod_eviction_policy, UnhealthyPodEvictionPolicy::IfHealthyBudget);
+  EXPECT_EQ(set.pod_disruption_budgets[2].unhealthy_pod_eviction_policy, UnhealthyPodEvictionPolicy::AlwaysAllow);
+}
+
 TEST(DecodePriorityClass, ValueGlobalDefaultAndPreemptionPolicy) {
   ManifestSet set = decode_ok(R"(
 apiVersion: scheduling.k8s.io/v1

@@ -264,6 +264,12 @@ TEST(MalformedPodDisruptionBudget, QuotedNumberOverHundredPercentAndNegative) {
   EXPECT_EQ(pdb_with("{minAvailable: [1]}"), at + "minAvailable: expected an integer or a percentage, got a list");
 }
 
+TEST(MalformedPodDisruptionBudget, UnknownUnhealthyPodEvictionPolicy) {
+  EXPECT_EQ(pdb_with("{maxUnavailable: 1, unhealthyPodEvictionPolicy: Never}"),
+            "test.yaml doc 1 PodDisruptionBudget/pdb: spec.unhealthyPodEvictionPolicy: unknown unhealthy pod eviction "
+            "policy \"Never\" (expected IfHealthyBudget, AlwaysAllow)");
+}
+
 TEST(MalformedObject, MissingKind) {
   EXPECT_EQ(decode_error("apiVersion: v1\nmetadata: {name: p}\n"), "test.yaml doc 1: kind: required");
 }

@@ -32,6 +32,18 @@ PodDisruptionBudget pdb(const std::string& ns, const std::string& app) {
   return b;
 }
 
+// A budget that allows `allowed` disruptions, with no healthy pod counted.
+PdbBudget budget(PodDisruptionBudget pdb, std::int32_t allowed) {
+  PdbBudget b;
+  b.pdb = std::move(pdb);
+  b.disruptions_allowed = allowed;
+  return b;
+}
+
+std::int32_t disruptions_allowed(const PodDisruptionBudget& pdb, const std::vector<const Pod*>& pods) {
+  return pdb_budget(pdb, pods).disruptions_allowed;
+}
+
 DrainPlan drain(std::vector<std::shared_ptr<const Pod>> pods, std::vector<PdbBudget> pdbs = {},
                 DrainOptions options = {}) {
   return plan_drain(pods, pdbs, options, Duration{0});
@@ -111,9 +123,9 @@ TEST(Drainability, KubeSystemPodNeedsAPdb) {
   EXPECT_EQ(plan.blocking->reason, BlockingPodReason::UnmovableKubeSystemPod);
   EXPECT_EQ(plan.blocking->message,
             "non-daemonset, non-mirrored, non-pdb-assigned kube-system pod present: kube-system/coredns-1");
-  EXPECT_TRUE(drain({dns}, {PdbBudget{pdb("kube-system", "kube-dns"), 1}}).drainable());
+  EXPECT_TRUE(drain({dns}, {budget(pdb("kube-system", "kube-dns"), 1)}).drainable());
   // A PDB of the same name in another namespace does not cover it.
-  EXPECT_FALSE(drain({dns}, {PdbBudget{pdb("default", "kube-dns"), 1}}).drainable());
+  EXPECT_FALSE(drain({dns}, {budget(pdb("default", "kube-dns"), 1)}).drainable());
   DrainOptions flag_off;
   flag_off.skip_nodes_with_system_pods = false;
   EXPECT_TRUE(drain({dns}, {}, flag_off).drainable());
@@ -131,15 +143,15 @@ TEST(Drainability, SafeToEvictFalseBlocks) {
 TEST(Drainability, PdbMustAllowADisruptionForEachOfItsPods) {
   // Budget 1: the node may go, with one pod or two (the drain evicts the second once the first is replaced);
   // budget 0 blocks it at the first pod the PDB covers.
-  EXPECT_TRUE(drain({make_pod("web-1")}, {PdbBudget{pdb("default", "web"), 1}}).drainable());
-  EXPECT_TRUE(drain({make_pod("web-1"), make_pod("web-2")}, {PdbBudget{pdb("default", "web"), 1}}).drainable());
+  EXPECT_TRUE(drain({make_pod("web-1")}, {budget(pdb("default", "web"), 1)}).drainable());
+  EXPECT_TRUE(drain({make_pod("web-1"), make_pod("web-2")}, {budget(pdb("default", "web"), 1)}).drainable());
   DrainPlan none = drain({make_pod("api-1", "ReplicaSet", "default", "api"), make_pod("web-1"), make_pod("web-2")},
-                         {PdbBudget{pdb("default", "web"), 0}});
+                         {budget(pdb("default", "web"), 0)});
   ASSERT_FALSE(none.drainable());
   EXPECT_EQ(none.blocking->reason, BlockingPodReason::NotEnoughPdb);
   EXPECT_EQ(none.blocking->message, "not enough pod disruption budget to move default/web-1");
   // Pods the PDB does not select are not limited by it.
-  EXPECT_TRUE(drain({make_pod("api-1", "ReplicaSet", "default", "api")}, {PdbBudget{pdb("default", "web"), 0}})
+  EXPECT_TRUE(drain({make_pod("api-1", "ReplicaSet", "default", "api")}, {budget(pdb("default", "web"), 0)})
                   .drainable());
 }
 
@@ -178,6 +190,149 @@ TEST(Drainability, AnEvictedPodLeavesTheCountAndItsPendingReplacementIsNotHealth
   // web-4 bound to a node: 3 healthy -> 1 again.
   auto bound = with(replacement, [](Pod& p) { p.spec.node_name = "node-b"; });
   EXPECT_EQ(disruptions_allowed(b, {evicted.get(), web2.get(), web3.get(), bound.get()}), 1);
+}
+
+std::shared_ptr<const Pod> ready(std::shared_ptr<const Pod> base, const std::string& status) {
+  return with(std::move(base), [&](Pod& p) { p.status.conditions.push_back({"Ready", status, ""}); });
+}
+
+TEST(Drainability, APdbWithoutSelectorCoversNoPodAndAnEmptySelectorEveryPodOfItsNamespace) {
+  PodDisruptionBudget none = pdb("default", "web");
+  none.selector.reset();
+  PodDisruptionBudget all = pdb("default", "web");
+  all.selector = LabelSelector{};
+  auto web = make_pod("web-1"), api = make_pod("api-1", "ReplicaSet", "default", "api");
+  auto cart = make_pod("cart-1", "ReplicaSet", "shop", "cart");
+  EXPECT_FALSE(none.selects(*web));
+  EXPECT_TRUE(all.selects(*web));
+  EXPECT_TRUE(all.selects(*api));
+  EXPECT_FALSE(all.selects(*cart));
+
+  // Neither allows a disruption: the one without a selector holds no pod, the empty one both pods of default.
+  EXPECT_TRUE(drain({web, api}, {budget(none, 0)}).drainable());
+  DrainPlan held = drain({api, web}, {budget(all, 0)});
+  ASSERT_FALSE(held.drainable());
+  EXPECT_EQ(held.blocking->pod, "default/api-1");
+  EXPECT_EQ(held.blocking->reason, BlockingPodReason::NotEnoughPdb);
+  EXPECT_TRUE(drain({cart}, {budget(all, 0)}).drainable());
+
+  // Nor does a PDB that selects nothing make a kube-system pod movable.
+  PodDisruptionBudget system_none = none;
+  system_none.meta.namespace_ = "kube-system";
+  auto dns = make_pod("coredns-1", "ReplicaSet", "kube-system", "kube-dns");
+  EXPECT_EQ(drain({dns}, {budget(system_none, 1)}).blocking->reason, BlockingPodReason::UnmovableKubeSystemPod);
+}
+
+TEST(Drainability, AnEmptySelectorCountsEveryPodOfItsNamespaceAndNoSelectorNone) {
+  auto web1 = make_pod("web-1"), web2 = make_pod("web-2"), api = make_pod("api-1", "ReplicaSet", "default", "api");
+  auto cart = make_pod("cart-1", "ReplicaSet", "shop", "cart");
+  const std::vector<const Pod*> pods = {web1.get(), web2.get(), api.get(), cart.get()};
+  PodDisruptionBudget all = pdb("default", "web");
+  all.selector = LabelSelector{};
+  all.min_available = IntOrPercent{2, false};
+  // default's 3 pods (not shop's cart-1), all healthy: 3 - 2 = 1.
+  const PdbBudget counted = pdb_budget(all, pods);
+  EXPECT_EQ(counted.current_healthy, 3);
+  EXPECT_EQ(counted.desired_healthy, 2);
+  EXPECT_EQ(counted.disruptions_allowed, 1);
+  all.selector.reset();
+  EXPECT_EQ(pdb_budget(all, pods).current_healthy, 0);
+  EXPECT_EQ(pdb_budget(all, pods).disruptions_allowed, 0);
+}
+
+// web-1 and web-2 Ready, web-3 Running but not Ready: 3 expected, 2 healthy.
+struct UnhealthyCase {
+  std::shared_ptr<const Pod> web1 = ready(make_pod("web-1"), "True");
+  std::shared_ptr<const Pod> web2 = ready(make_pod("web-2"), "True");
+  std::shared_ptr<const Pod> web3 = ready(make_pod("web-3"), "False");
+  std::vector<PdbBudget> budgets(PodDisruptionBudget b) const {
+    return {pdb_budget(b, {web1.get(), web2.get(), web3.get()})};
+  }
+};
+
+TEST(MayEvict, AlwaysAllowEvictsARunningPodThatIsNotReadyWhenTheBudgetAllowsNoDisruption) {
+  UnhealthyCase c;
+  PodDisruptionBudget b = pdb("default", "web");
+  b.min_available = IntOrPercent{3, false};  // 2 healthy - 3 desired: 0 allowed
+  b.unhealthy_pod_eviction_policy = UnhealthyPodEvictionPolicy::AlwaysAllow;
+  const std::vector<PdbBudget> budgets = c.budgets(b);
+  ASSERT_EQ(budgets[0].disruptions_allowed, 0);
+  const EvictionVerdict unready = may_evict(*c.web3, budgets);
+  EXPECT_EQ(unready.outcome, EvictionOutcome::Evicted);
+  EXPECT_EQ(unready.budget, 0u);
+  EXPECT_FALSE(unready.spends);
+  const EvictionVerdict healthy = may_evict(*c.web1, budgets);
+  EXPECT_EQ(healthy.outcome, EvictionOutcome::RefusedByBudget);
+  EXPECT_TRUE(healthy.spends);
+
+  // The same pod under a plan: the node may go.
+  EXPECT_TRUE(drain({c.web3}, budgets).drainable());
+  EXPECT_FALSE(drain({c.web3, c.web1}, budgets).drainable());
+}
+
+TEST(MayEvict, IfHealthyBudgetEvictsAPodThatIsNotReadyOnlyWhileTheBudgetHasItsDesiredHealthyPods) {
+  UnhealthyCase c;
+  PodDisruptionBudget b = pdb("default", "web");
+  b.min_available = IntOrPercent{3, false};  // 2 healthy < 3 desired
+  EXPECT_EQ(may_evict(*c.web3, c.budgets(b)).outcome, EvictionOutcome::RefusedByBudget);
+  b.min_available.reset();
+  b.max_unavailable = IntOrPercent{1, false};  // 3 - 1 = 2 desired, 2 healthy: 0 allowed, yet 2 >= 2
+  const std::vector<PdbBudget> budgets = c.budgets(b);
+  ASSERT_EQ(budgets[0].disruptions_allowed, 0);
+  const EvictionVerdict unready = may_evict(*c.web3, budgets);
+  EXPECT_EQ(unready.outcome, EvictionOutcome::Evicted);
+  EXPECT_FALSE(unready.spends);
+  EXPECT_EQ(may_evict(*c.web1, budgets).outcome, EvictionOutcome::RefusedByBudget);
+}
+
+TEST(MayEvict, APodNotRunningOrBeingDeletedIsEvictedWhateverItsBudgets) {
+  const std::vector<PdbBudget> none_left = {budget(pdb("default", "web"), 0)};
+  auto starting = ready(with(make_pod("web-4"),
+                             [](Pod& p) {
+                               p.status.phase = PodPhase::Pending;
+                               p.spec.node_name = "node-a";
+                             }),
+                        "False");
+  auto unscheduled = with(make_pod("web-5"), [](Pod& p) { p.status.phase = PodPhase::Pending; });
+  auto deleting = with(make_pod("web-1"), [](Pod& p) { p.meta.deletion_timestamp = 60; });
+  for (const auto& pod : {starting, unscheduled, deleting}) {
+    const EvictionVerdict verdict = may_evict(*pod, none_left);
+    EXPECT_EQ(verdict.outcome, EvictionOutcome::Evicted) << pod->meta.name;
+    EXPECT_FALSE(verdict.spends) << pod->meta.name;
+  }
+  EXPECT_EQ(may_evict(*make_pod("web-1"), none_left).outcome, EvictionOutcome::RefusedByBudget);
+  // A bound pod still Pending with no Ready condition is a simulated one (or one its kubelet has not reported):
+  // it runs, and its budget holds it.
+  auto simulated = with(make_pod("web-6"), [](Pod& p) {
+    p.status.phase = PodPhase::Pending;
+    p.spec.node_name = "node-a";
+  });
+  EXPECT_EQ(may_evict(*simulated, none_left).outcome, EvictionOutcome::RefusedByBudget);
+}
+
+TEST(MayEvict, APodThatTwoBudgetsCoverIsRefusedHoweverMuchTheyAllow) {
+  PodDisruptionBudget all = pdb("default", "all");
+  all.selector = LabelSelector{};
+  const std::vector<PdbBudget> two = {budget(pdb("default", "web"), 5), budget(all, 5)};
+  const EvictionVerdict web = may_evict(*make_pod("web-1"), two);
+  EXPECT_EQ(web.outcome, EvictionOutcome::MoreThanOneBudget);
+  EXPECT_FALSE(web.budget.has_value());
+  EXPECT_FALSE(web.spends);
+  // Only `all` covers api-1: it spends that one.
+  const EvictionVerdict api = may_evict(*make_pod("api-1", "ReplicaSet", "default", "api"), two);
+  EXPECT_EQ(api.outcome, EvictionOutcome::Evicted);
+  EXPECT_EQ(api.budget, 1u);
+  EXPECT_TRUE(api.spends);
+  // A Pending pod is evicted before any budget is looked at.
+  auto pending = with(make_pod("web-2"), [](Pod& p) { p.status.phase = PodPhase::Pending; });
+  EXPECT_EQ(may_evict(*pending, two).outcome, EvictionOutcome::Evicted);
+
+  DrainPlan plan = drain({make_pod("web-1")}, two);
+  ASSERT_FALSE(plan.drainable());
+  EXPECT_EQ(plan.blocking->reason, BlockingPodReason::NotEnoughPdb);
+  EXPECT_EQ(plan.blocking->message,
+            "more than one pod disruption budget covers default/web-1, which the eviction subresource does not "
+            "support");
 }
 
 TEST(Drainability, APodDeletedLongerThanItsGracePeriodAndThirtySecondsIsLeftOut) {
