@@ -196,11 +196,12 @@ DisruptionController::Candidates DisruptionController::consolidation_candidates(
         blocked = fmt::format("Pod \"{}\" has \"karpenter.sh/do-not-disrupt\" annotation", pod.meta.key());
         continue;
       }
-      for (const nodegroups::PdbBudget& pdb : pdbs) {
-        if (pdb.selects(pod) && pdb.disruptions_allowed <= 0) {
-          blocked = fmt::format("PDB \"{}\" prevents pod evictions", pdb.pdb.meta.key());
-          break;
-        }
+      // The eviction API's own answer now: a pod it would refuse keeps the node (Karpenter's pdb check).
+      const nodegroups::EvictionVerdict verdict = nodegroups::may_evict(pod, pdbs);
+      if (verdict.outcome == nodegroups::EvictionOutcome::RefusedByBudget) {
+        blocked = fmt::format("PDB \"{}\" prevents pod evictions", pdbs[*verdict.budget].pdb.meta.key());
+      } else if (verdict.outcome == nodegroups::EvictionOutcome::MoreThanOneBudget) {
+        blocked = fmt::format("Pod \"{}\" is covered by more than one PDB", pod.meta.key());
       }
     }
     out.pool_cost[c.nodepool] += c.price_per_hour;

@@ -114,7 +114,7 @@ TEST(NodePool, InvalidFieldsNameTheirPath) {
             "test.yaml doc 1 NodePool/np: spec.weight: must be between 1 and 100, got 101");
   EXPECT_EQ(decode_error(head + "  template: {spec: {}}\n  disruption: {consolidationPolicy: Sometimes}\n"),
             "test.yaml doc 1 NodePool/np: spec.disruption.consolidationPolicy: unknown consolidation policy "
-            "\"Sometimes\" (expected WhenEmpty, WhenEmptyOrUnderutilized, WhenUnderutilized)");
+            "\"Sometimes\" (expected WhenEmpty, WhenEmptyOrUnderutilized, Balanced, WhenUnderutilized)");
   EXPECT_EQ(decode_error(head + "  template: {spec: {}}\n  disruption: {budgets: [{nodes: \"150%\"}]}\n"),
             "test.yaml doc 1 NodePool/np: spec.disruption.budgets[0].nodes: expected a number of nodes or a "
             "percentage, got \"150%\"");
