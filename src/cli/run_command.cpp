@@ -274,8 +274,8 @@ int run_controller(const RunOptions& options, std::ostream& err) {
       registry
           .histogram("scalewright_pod_to_nodeclaim_seconds",
                      "From the moment a pending pod needs capacity (the watch shows it Unschedulable, or the node "
-                     "it was planned onto came up without it) to the create call of the NodeClaim launched for it, "
-                     "batch window included.",
+                     "it was planned onto came up without it) to the sending of the create call of the NodeClaim "
+                     "launched for it, batch window included.",
                      {}, ops::exponential_buckets(0.001, 2, 16))
           .with();
   ops::Histogram& first_pending_to_nodeclaim_seconds =

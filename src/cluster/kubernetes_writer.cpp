@@ -206,12 +206,15 @@ void KubernetesWriter::node_launched(state::NodeRecord node, bool running_alread
   const std::string name = node.name();
   if (!node.nodepool.empty() && !running_already && !options_.dry_run) {
     const NodePool* pool = state_.find_nodepool(node.nodepool);
+    // scalewright_pod_to_nodeclaim_seconds runs to the create call itself, as sent: the API server's answer time
+    // is not the decision's.
+    const Duration sent_at = clock_.now();
     kube::KubeResult<json> created = client_.create(std::string(resources::nodeclaims.path), nodeclaim_object(node, pool));
     if (!created && !created.error().is_conflict()) failed("create NodeClaim " + name, created.error());
     if (created) {
       ++counts_.nodeclaims_created;
       last_created_ = name;
-      last_created_at_ = clock_.now();
+      last_created_at_ = sent_at;
     }
     // A NodeClaim just created has no conditions yet: its status and Launched go in one write, at the end of the
     // pass (write_launched_statuses), so that the NodeClaims of one pass are created one right after the other.

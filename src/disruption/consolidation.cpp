@@ -138,9 +138,15 @@ class Search {
     scheduling::NodeId hint = 0;
     bool beyond_one_node = false;
     std::string first_unplaced;
+    // Within one attempt nodes only lose room too: a shape that missed misses again, without a look at every node.
+    const bool memo = memo_;
+    memo_ = snapshot_.existing_terms().empty();
+    no_room_.clear();
     for (const auto& pod : pods) {
-      scheduling::NodeId target = scheduler_.find_fit(snapshot_, *pod, hint);
+      const scheduling::NodeId target =
+          known_without_room(*pod) ? scheduling::kNoNode : scheduler_.find_fit(snapshot_, *pod, hint);
       if (target == scheduling::kNoNode) {
+        remember_without_room(*pod);
         if (first_unplaced.empty()) first_unplaced = pod->meta.key();
         unplaced += pod->effective_requests();
         ++unplaced_count;
@@ -156,6 +162,8 @@ class Search {
       hint = target;
     }
     snapshot_.revert();
+    memo_ = memo;
+    no_room_.clear();
     if (beyond_one_node && allow_replace) {
       return {std::nullopt, "what fits on no other node is more than one node of any type holds"};
     }
@@ -260,7 +268,6 @@ class Search {
       const Candidate& c = in_.candidates[i];
       auto budget = allowed.find(c.nodepool);
       if (budget != allowed.end() && budget->second <= 0) continue;
-      ++tries_;
       // Its pods as the sweep left them: pods moved onto it by an earlier candidate move again.
       std::vector<std::shared_ptr<Pod>> pods;
       for (const scheduling::PlacedPod& placed : snapshot_.node(c.id).pods) {
@@ -270,6 +277,7 @@ class Search {
       if (std::any_of(pods.begin(), pods.end(), [&](const auto& pod) { return known_without_room(*pod); })) {
         continue;
       }
+      ++tries_;
       snapshot_.fork();
       snapshot_.remove_node(c.id);
       bool placed = true;
@@ -335,30 +343,43 @@ class Search {
     }
   }
 
+  // The largest type a replacement could be: of the catalog, one that some NodePool's requirements allow.
   void measure_largest() {
+    std::vector<RequirementSet> pools;
+    for (const NodePool& pool : in_.nodepools) pools.push_back(pool.requirement_set());
     for (const auto& [price, type] : cheapest_by_size_) {
+      const RequirementSet labels = RequirementSet::from_labels(type->labels);
+      if (!pools.empty() && std::none_of(pools.begin(), pools.end(),
+                                         [&](const RequirementSet& pool) { return pool.compatible(labels); })) {
+        continue;
+      }
       largest_cpu_ = std::max(largest_cpu_, type->allocatable.cpu_milli());
       largest_memory_ = std::max(largest_memory_, type->allocatable.memory());
     }
   }
 
-  // Pod shapes (static constraints, then requests) found to fit nowhere in this sweep.
+  // Pod shapes (static constraints, then requests) found to fit nowhere in this sweep: a pod of the same
+  // constraints asking at least as much of every resource fits nowhere either.
+  static bool at_least(const ResourceList& requests, const std::vector<std::pair<Symbol, std::int64_t>>& failed) {
+    return std::all_of(failed.begin(), failed.end(),
+                       [&](const auto& entry) { return requests.get(entry.first) >= entry.second; });
+  }
   bool known_without_room(const Pod& pod) const {
-    if (!memo_ || !fits_by_node_alone(pod)) return false;
+    if (!memo_ || no_room_.empty() || !fits_by_node_alone(pod)) return false;
     auto shapes = no_room_.find(scheduling::static_constraints_key(pod));
     if (shapes == no_room_.end()) return false;
     const ResourceList requests = pod.effective_requests();
-    return std::any_of(shapes->second.begin(), shapes->second.end(), [&](const ResourceList& failed) {
-      for (const auto& [resource, amount] : failed.entries()) {
-        if (requests.get(resource) < amount) return false;
-      }
-      return true;
-    });
+    return std::any_of(shapes->second.begin(), shapes->second.end(),
+                       [&](const auto& failed) { return at_least(requests, failed); });
   }
   void remember_without_room(const Pod& pod) {
-    if (memo_ && fits_by_node_alone(pod)) {
-      no_room_[scheduling::static_constraints_key(pod)].push_back(pod.effective_requests());
+    if (!memo_ || !fits_by_node_alone(pod)) return;
+    const ResourceList requests = pod.effective_requests();
+    auto& shapes = no_room_[scheduling::static_constraints_key(pod)];
+    if (std::any_of(shapes.begin(), shapes.end(), [&](const auto& failed) { return at_least(requests, failed); })) {
+      return;
     }
+    shapes.push_back(requests.entries());
   }
 
   bool largest_could_hold(const ResourceList& requests) const {
@@ -385,7 +406,7 @@ class Search {
   std::vector<std::pair<std::int64_t, std::int64_t>> free_;  // per candidate: its node's room
   std::int64_t free_cpu_total_ = 0, free_memory_total_ = 0;  // room on every node
   bool memo_ = false;
-  std::unordered_map<std::string, std::vector<ResourceList>> no_room_;
+  std::unordered_map<std::string, std::vector<std::vector<std::pair<Symbol, std::int64_t>>>> no_room_;
   std::int64_t largest_cpu_ = 0;  // the most any one type of the catalog allocates
   std::int64_t largest_memory_ = 0;
   std::size_t tries_ = 0;
@@ -476,14 +497,28 @@ ConsolidationResult consolidate_multi_node(const ConsolidationInput& input) {
   // Karpenter's prefix search, over every candidate: the longest prefix one command (delete, or one cheaper
   // replacement) takes.
   {
-    std::size_t low = 2, high = input.candidates.size();
+    // Only prefixes that could beat what the sweep found are worth a simulation: the longest one that is not
+    // obviously too big, and the shortest whose nodes cost more than the best saving so far.
+    std::size_t high = input.candidates.size();
+    if (search.prefix_cannot_fit(high)) {  // the longest that may fit: obviously-too-big grows with the prefix
+      std::size_t fits = 0, too_big = high;
+      while (too_big - fits > 1) {
+        const std::size_t mid = (fits + too_big) / 2;
+        (search.prefix_cannot_fit(mid) ? too_big : fits) = mid;
+      }
+      high = fits;
+    }
+    std::size_t low = 2;
+    if (best) {
+      double price = 0;
+      low = 0;
+      while (low < high && price <= best->savings()) price += input.candidates[low++].price_per_hour;
+      if (price <= best->savings()) low = high + 1;  // no prefix saves more
+      low = std::max<std::size_t>(low, 2);
+    }
     std::optional<Command> found;
     while (low <= high) {
       const std::size_t mid = (low + high) / 2;
-      if (search.prefix_cannot_fit(mid)) {
-        high = mid - 1;
-        continue;
-      }
       std::vector<std::size_t> prefix(mid);
       for (std::size_t i = 0; i < mid; ++i) prefix[i] = i;
       Search::Attempt a = search.attempt(prefix, Method::MultiNode);
