@@ -62,6 +62,10 @@ json nodeclaim_object(const state::NodeRecord& node, const NodePool* pool) {
   json metadata = {{"name", node.name()},
                    {"labels", labels},
                    {"finalizers", {kTerminationFinalizer}}};
+  if (!node.nodepool_hash.empty()) {
+    metadata["annotations"] = {{std::string(karpenter_annotations::nodepool_hash), node.nodepool_hash},
+                               {std::string(karpenter_annotations::nodepool_hash_version), node.nodepool_hash_version}};
+  }
   if (pool != nullptr && !pool->meta.uid.empty()) {
     metadata["ownerReferences"] = {{{"apiVersion", "karpenter.sh/v1"},
                                     {"kind", "NodePool"},

@@ -230,6 +230,11 @@ state::NodeRecord ClusterObserver::record_for(Node node, Duration now) const {
   record.zone = label_of(node.meta.labels, well_known::zone);
   record.capacity_type = label_of(node.meta.labels, karpenter_labels::capacity_type);
   record.launched_at = now;
+  // A node of a NodeClaim carries the NodeClaim's template hash (they share their name).
+  if (auto claim = nodeclaims_.find(node.meta.name); claim != nodeclaims_.end()) {
+    record.nodepool_hash = claim->second.nodepool_hash;
+    record.nodepool_hash_version = claim->second.nodepool_hash_version;
+  }
   if (const cloud::NodeOffering found = cloud::offering_of_node(catalog_, node.meta.labels); found.offering) {
     record.price_per_hour = found.offering->price_per_hour;
   }
@@ -291,6 +296,9 @@ void ClusterObserver::observe_nodeclaim(Change change, const json& object, Durat
   seen.deleting = metadata.contains("deletionTimestamp");
   const json finalizers = metadata.value("finalizers", json::array());
   seen.finalizer = std::find(finalizers.begin(), finalizers.end(), json("karpenter.sh/termination")) != finalizers.end();
+  const json& annotations = metadata.value("annotations", json::object());
+  seen.nodepool_hash = annotations.value(std::string(karpenter_annotations::nodepool_hash), "");
+  seen.nodepool_hash_version = annotations.value(std::string(karpenter_annotations::nodepool_hash_version), "");
   // Karpenter's registration TTL runs from the NodeClaim's creation, whichever leader created it.
   std::optional<Duration> created;
   if (auto stamp = kube::parse_micro_time(metadata.value("creationTimestamp", ""))) {
@@ -300,6 +308,8 @@ void ClusterObserver::observe_nodeclaim(Change change, const json& object, Durat
     if (created && known->phase == state::NodePhase::Launching) {
       known->launched_at = std::min(known->launched_at, *created);
     }
+    known->nodepool_hash = seen.nodepool_hash;
+    known->nodepool_hash_version = seen.nodepool_hash_version;
     return;
   }
   if (seen.deleting) return;

@@ -57,6 +57,8 @@ class ClusterObserver {
   struct NodeClaimSeen {
     bool deleting = false;   // metadata.deletionTimestamp is set
     bool finalizer = false;  // karpenter.sh/termination still holds it
+    std::string nodepool_hash;  // karpenter.sh/nodepool-hash and -version: what drift compares
+    std::string nodepool_hash_version;
   };
   // The NodeClaims that exist, by name.
   const std::map<std::string, NodeClaimSeen>& nodeclaims() const { return nodeclaims_; }

@@ -8,6 +8,7 @@
 
 #include "api/wording.h"
 #include "disruption/budgets.h"
+#include "disruption/drift.h"
 #include "nodegroups/drainability.h"
 #include "nodegroups/scale_down.h"
 
@@ -26,6 +27,17 @@ bool says_do_not_disrupt(const ObjectMeta& meta) {
 
 std::string joined(const std::vector<std::string>& names) { return fmt::format("{}", fmt::join(names, ", ")); }
 
+// Karpenter's drain: the disrupted taint, each pod its own grace period, PodDisruptionBudgets waited on for as long
+// as it takes, unless the NodePool's terminationGracePeriod bounds the drain.
+DrainRules karpenter_drain_rules(const NodePool* pool) {
+  DrainRules rules{disrupted_taint(), Duration::max() / 4, Duration(24LL * 3600 * 1000), Duration(0)};
+  if (pool != nullptr && pool->termination_grace_period) {
+    rules.max_pod_eviction_time = *pool->termination_grace_period;
+    rules.force_at_deadline = true;
+  }
+  return rules;
+}
+
 std::uint64_t fingerprint(const state::ClusterState& state) {
   return state.scheduling_changes() ^ (state.capacity_changes() << 32) ^ (state.node_departures() << 48);
 }
@@ -41,37 +53,73 @@ void DisruptionController::reconcile() {
   std::erase_if(last_nominated_, [&](const auto& seen) { return seen.second + kNominationGrace <= now; });
   // Rebuilt at every look, so that a node that stopped being empty, left, or was replaced by a namesake starts over.
   std::map<std::string, Duration> empty_since;
-  std::map<std::string, std::pair<std::int32_t, Duration>> pod_events;
   bool consolidating = false;
+  // Nodes gone since the last look leave the record of their pod events.
+  if (state_.node_departures() != departures_seen_) {
+    departures_seen_ = state_.node_departures();
+    std::erase_if(pod_events_, [&](const auto& entry) {
+      const state::NodeRecord* node = state_.find_node(entry.first);
+      return node == nullptr || node->phase != state::NodePhase::Ready;
+    });
+  }
+  std::erase_if(expiring_, [&](const std::string& name) { return !termination_.draining(name); });
   for (const auto& [name, node] : state_.nodes()) {
     if (node.phase != state::NodePhase::Ready || node.nodepool.empty()) continue;
     const NodePool* pool = state_.find_nodepool(node.nodepool);
+    if (pool != nullptr && pool->expire_after && !expiring_.contains(name)) {
+      const Duration expires = node.launched_at + *pool->expire_after;
+      if (!earliest || expires < *earliest) earliest = expires;
+    }
     if (pool == nullptr || !pool->consolidate_after) continue;
-    auto seen = pod_events_.find(name);
-    const Duration last_event =
-        seen == pod_events_.end() || seen->second.first != node.busy ? now : seen->second.second;
-    pod_events.emplace_hint(pod_events.end(), name, std::make_pair(node.busy, last_event));
-    if (pool->consolidation_policy != ConsolidationPolicy::WhenEmpty) consolidating = true;
+    if (pool->consolidation_policy != ConsolidationPolicy::WhenEmpty) {
+      consolidating = true;
+      // consolidateAfter runs from a pod's last arrival or departure: seen here as a change of the node's count.
+      auto [seen, first] = pod_events_.try_emplace(name, node.busy, now);
+      if (!first && seen->second.first != node.busy) seen->second = {node.busy, now};
+    }
     if (node.busy > 0) continue;
     auto was = empty_since_.find(name);
     const Duration since =
         empty_since.emplace_hint(empty_since.end(), name, was == empty_since_.end() ? now : was->second)->second;
-    const Duration due = std::max(since + *pool->consolidate_after, nomination_grace_ends(name));
+    // While budgets hold empty nodes back, the next look is a poll period later.
+    const Duration due =
+        std::max({since + *pool->consolidate_after, nomination_grace_ends(name), empty_held_until_});
     if (!earliest || due < *earliest) earliest = due;
   }
   empty_since_ = std::move(empty_since);
-  pod_events_ = std::move(pod_events);
 
   if (command_ && command_->stage == Command::Stage::Replacing) {
-    const state::NodeRecord* replacement = state_.find_node(command_->replacement);
-    if (replacement == nullptr || replacement->phase == state::NodePhase::Terminated) {
-      abandon(fmt::format("its replacement {} did not come up", command_->replacement));
-    } else if (replacement->phase == state::NodePhase::Ready) {
+    bool all_ready = true;
+    std::string failed;
+    for (const std::string& name : command_->replacements) {
+      const state::NodeRecord* replacement = state_.find_node(name);
+      if (replacement == nullptr || replacement->phase == state::NodePhase::Terminated) failed = name;
+      all_ready = all_ready && replacement != nullptr && replacement->phase == state::NodePhase::Ready;
+    }
+    if (!failed.empty()) {
+      abandon(fmt::format("its replacement {} did not come up", failed));
+    } else if (all_ready) {
       start_drains();
     }
   }
   // Consolidation looks again once the cluster changed since it last found nothing, or a node passes
   // consolidateAfter.
+  // Drift is looked for when a NodePool's template or requirements changed, and until a pass finds none.
+  if (state_.nodepool_changes() != nodepools_seen_) {
+    nodepools_seen_ = state_.nodepool_changes();
+    std::map<std::string, std::string> templates;
+    for (const auto& [name, pool] : state_.nodepools()) {
+      templates.emplace(name, disruption::nodepool_hash(pool) + "\n" + pool.requirement_set().to_string());
+    }
+    if (templates != templates_) {
+      templates_ = std::move(templates);
+      drift_due_ = true;
+    }
+  }
+  if (drift_due_ && !command_) {
+    const Duration due = last_drift_pass_ ? std::max(now, *last_drift_pass_ + kPollPeriod) : now;
+    earliest = std::min(earliest.value_or(due), due);
+  }
   // At most one consolidation pass per poll period, as Karpenter polls.
   if (consolidating && !command_) {
     std::optional<Duration> due;
@@ -91,10 +139,14 @@ Duration DisruptionController::nomination_grace_ends(const std::string& node) co
 }
 
 void DisruptionController::schedule_pass(Duration at) {
-  if (pass_pending_) return;
-  pass_pending_ = true;
-  clock_.wake_at(at, [this] {
-    pass_pending_ = false;
+  // One pass pending at a time, the earliest asked for (an expiry weeks away must not hold back a pass due now).
+  if (pass_at_) {
+    if (*pass_at_ <= at) return;
+    clock_.cancel(pass_timer_);
+  }
+  pass_at_ = at;
+  pass_timer_ = clock_.wake_at(at, [this] {
+    pass_at_.reset();
     on_pass();
   });
 }
@@ -121,11 +173,37 @@ std::int32_t DisruptionController::budget_allows(const std::string& pool_name, D
   return disruption::allowed_disruptions(*pool, reason, nodes, disrupting, wall_clock);
 }
 
+void DisruptionController::expire_due_nodes(Duration now) {
+  std::vector<std::string> due;
+  for (const auto& [name, node] : state_.nodes()) {
+    if (node.phase != state::NodePhase::Ready || node.nodepool.empty() || expiring_.contains(name)) continue;
+    if (termination_.draining(name)) continue;
+    const NodePool* pool = state_.find_nodepool(node.nodepool);
+    if (pool == nullptr || !pool->expire_after || node.launched_at + *pool->expire_after > now) continue;
+    due.push_back(name);
+  }
+  for (const std::string& name : due) {
+    const state::NodeRecord& node = *state_.find_node(name);
+    const NodePool* pool = state_.find_nodepool(node.nodepool);
+    record("expired", fmt::format("node {} expired: launched {} ago, its NodePool's expireAfter is {}; draining{}",
+                                  name, format_duration(now - node.launched_at), format_duration(*pool->expire_after),
+                                  pool->termination_grace_period
+                                      ? fmt::format(" within its terminationGracePeriod of {}",
+                                                    format_duration(*pool->termination_grace_period))
+                                      : std::string()));
+    writer_.object_event({"Node", name, "Normal", "DisruptionTerminating", "Disrupt", "Disrupting Node: Expired"});
+    expiring_.insert(name);
+    termination_.drain(name, node.nodepool, now, karpenter_drain_rules(pool),
+                       [this](const std::string& done, const std::string&, bool) { expiring_.erase(done); });
+  }
+}
+
 void DisruptionController::on_pass() {
   const Duration now = clock_.now();
-  if (command_) return;  // one command at a time; it moves on by its own timers and reconcile
-  if (remove_empty_nodes(now)) return;
-  consolidate(now);
+  expire_due_nodes(now);
+  // One method acts per pass; one command at a time, which moves on by its own timers and reconcile.
+  if (!command_ && !remove_empty_nodes(now) && !replace_drifted(now)) consolidate(now);
+  reconcile();  // the next pass: whatever else is due (an empty node, an expiry) keeps its time
 }
 
 bool DisruptionController::remove_empty_nodes(Duration now) {
@@ -159,8 +237,30 @@ bool DisruptionController::remove_empty_nodes(Duration now) {
                           "No allowed disruptions for disruption reason Empty due to blocking budget"});
   }
   budget_blocked_ = std::move(blocked);
-  if (!budget_blocked_.empty()) schedule_pass(now + kPollPeriod);
+  empty_held_until_ = budget_blocked_.empty() ? Duration(0) : now + kPollPeriod;
   return removed;
+}
+
+std::string DisruptionController::why_not_disruptable(const state::NodeRecord& node, scheduling::NodeId id,
+                                                      const std::vector<nodegroups::PdbBudget>& pdbs) const {
+  if (says_do_not_disrupt(node.node.meta)) return "Node has \"karpenter.sh/do-not-disrupt\" annotation";
+  if (id == scheduling::kNoNode) return "";
+  for (const scheduling::PlacedPod& placed : state_.snapshot().node(id).pods) {
+    const Pod& pod = *placed.pod;
+    if (pod.is_daemonset_pod() || nodegroups::is_mirror_pod(pod) || pod.is_terminal()) continue;
+    if (says_do_not_disrupt(pod.meta)) {
+      return fmt::format("Pod \"{}\" has \"karpenter.sh/do-not-disrupt\" annotation", pod.meta.key());
+    }
+    // The eviction API's own answer now: a pod it would refuse keeps the node (Karpenter's pdb check).
+    const nodegroups::EvictionVerdict verdict = nodegroups::may_evict(pod, pdbs);
+    if (verdict.outcome == nodegroups::EvictionOutcome::RefusedByBudget) {
+      return fmt::format("PDB \"{}\" prevents pod evictions", pdbs[*verdict.budget].pdb.meta.key());
+    }
+    if (verdict.outcome == nodegroups::EvictionOutcome::MoreThanOneBudget) {
+      return fmt::format("Pod \"{}\" is covered by more than one PDB", pod.meta.key());
+    }
+  }
+  return "";
 }
 
 DisruptionController::Candidates DisruptionController::consolidation_candidates(Duration now) const {
@@ -184,25 +284,12 @@ DisruptionController::Candidates DisruptionController::consolidation_candidates(
     c.price_per_hour = node.price_per_hour;
     c.capacity = node.node.capacity;
     const double lifetime = disruption::lifetime_remaining(now - node.launched_at, pool->expire_after);
-    std::string blocked;
-    if (says_do_not_disrupt(node.node.meta)) blocked = "Node has \"karpenter.sh/do-not-disrupt\" annotation";
+    std::string blocked = why_not_disruptable(node, id, pdbs);
     for (const scheduling::PlacedPod& placed : snapshot.node(id).pods) {
       const Pod& pod = *placed.pod;
       if (pod.is_daemonset_pod() || nodegroups::is_mirror_pod(pod) || pod.is_terminal()) continue;
       c.pods.push_back(placed.pod);
       c.disruption_cost += disruption::eviction_cost(pod) * lifetime;
-      if (!blocked.empty()) continue;
-      if (says_do_not_disrupt(pod.meta)) {
-        blocked = fmt::format("Pod \"{}\" has \"karpenter.sh/do-not-disrupt\" annotation", pod.meta.key());
-        continue;
-      }
-      // The eviction API's own answer now: a pod it would refuse keeps the node (Karpenter's pdb check).
-      const nodegroups::EvictionVerdict verdict = nodegroups::may_evict(pod, pdbs);
-      if (verdict.outcome == nodegroups::EvictionOutcome::RefusedByBudget) {
-        blocked = fmt::format("PDB \"{}\" prevents pod evictions", pdbs[*verdict.budget].pdb.meta.key());
-      } else if (verdict.outcome == nodegroups::EvictionOutcome::MoreThanOneBudget) {
-        blocked = fmt::format("Pod \"{}\" is covered by more than one PDB", pod.meta.key());
-      }
     }
     out.pool_cost[c.nodepool] += c.price_per_hour;
     out.pool_disruption_cost[c.nodepool] += c.disruption_cost;
@@ -252,15 +339,100 @@ disruption::ConsolidationInput DisruptionController::consolidation_input(Candida
   return input;
 }
 
+bool DisruptionController::replace_drifted(Duration now) {
+  if (!drift_due_) return false;
+  last_drift_pass_ = now;
+  struct Drifted {
+    const state::NodeRecord* node;
+    disruption::DriftReason reason;
+  };
+  std::vector<Drifted> drifted;
+  for (const auto& [name, node] : state_.nodes()) {
+    if (node.phase != state::NodePhase::Ready || node.nodepool.empty() || termination_.draining(name)) continue;
+    const NodePool* pool = state_.find_nodepool(node.nodepool);
+    if (pool == nullptr) continue;
+    std::optional<disruption::DriftReason> reason = disruption::drifted(*pool, node.nodepool_hash, node.node.meta.labels,
+                                                            node.nodepool_hash_version);
+    if (reason) drifted.push_back({&node, *reason});
+  }
+  if (drifted.empty()) {
+    drift_due_ = false;
+    return false;
+  }
+  // Oldest first, as Karpenter replaces drifted nodes.
+  std::stable_sort(drifted.begin(), drifted.end(),
+                   [](const Drifted& a, const Drifted& b) { return a.node->launched_at < b.node->launched_at; });
+  const std::vector<nodegroups::PdbBudget> pdbs = nodegroups::pdb_budgets(state_.snapshot(), state_.pdbs());
+  for (const Drifted& d : drifted) {
+    const state::NodeRecord& node = *d.node;
+    const std::string name = node.name();
+    if (nomination_grace_ends(name) > now) continue;
+    if (!why_not_disruptable(node, state_.snapshot().find_node(name), pdbs).empty()) continue;
+    if (budget_allows(node.nodepool, DisruptionReason::Drifted) <= 0) continue;
+    // What its pods need besides the rest of the cluster: a provisioning plan without the node.
+    state::ClusterState::WhatIf what_if(state_);
+    scheduling::ClusterSnapshot& snapshot = what_if.snapshot();
+    provisioning::ProvisioningInput input;
+    describe_cluster(state_, input);
+    std::size_t pods = 0;
+    if (const scheduling::NodeId id = snapshot.find_node(name); id != scheduling::kNoNode) {
+      for (const scheduling::PlacedPod& placed : snapshot.node(id).pods) {
+        const Pod& pod = *placed.pod;
+        if (pod.is_daemonset_pod() || nodegroups::is_mirror_pod(pod) || pod.is_terminal()) continue;
+        auto copy = std::make_shared<Pod>(pod);
+        copy->spec.node_name.clear();
+        input.pending.push_back(std::move(copy));
+        ++pods;
+      }
+      snapshot.remove_node(id);
+    }
+    input.cluster = &snapshot;
+    input.catalog = &cloud_.catalog();
+    input.unavailable = &provisioning_.unavailable();
+    input.now = now;
+    provisioning::ProvisioningPlan plan = provisioning::plan_provisioning(input);
+    if (!plan.unschedulable.empty()) continue;  // its pods would have nowhere to go: kept, as Karpenter keeps it
+    Command command;
+    command.reason = "Drifted";
+    command.nodes = {name};
+    command.computed_at = now;
+    command.command.method = disruption::Method::Drift;
+    command.command.decision = plan.new_claims.empty() ? disruption::Decision::Delete : disruption::Decision::Replace;
+    command.command.candidates = {0};
+    command.command.pods = pods;
+    command.command.price_before = node.price_per_hour;
+    command_ = std::move(command);
+    writer_.set_taint(name, disrupted_taint(), true);
+    writer_.object_event({"Node", name, "Normal", "DisruptionTerminating", "Disrupt",
+                          fmt::format("Disrupting Node: Drifted/{}", plan.new_claims.empty() ? "Delete" : "Replace")});
+    for (provisioning::NewNodeClaim& claim : plan.new_claims) {
+      std::optional<std::string> launched = provisioning_.launch_replacement(
+          std::move(claim), fmt::format("the replacement of drifted node {}", name));
+      if (launched) command_->replacements.push_back(*launched);
+    }
+    record("drift", fmt::format("node {} drifted ({}): {}, {} move", name, disruption::to_string(d.reason),
+                                command_->replacements.empty()
+                                    ? std::string("its pods fit on the other nodes")
+                                    : fmt::format("replaced by {}", joined(command_->replacements)),
+                                plural(pods, "pod")));
+    if (command_->replacements.size() < plan.new_claims.size()) {
+      abandon("not every replacement could be launched");
+    } else if (command_->replacements.empty()) {
+      start_drains();
+    } else {
+      command_->stage = Command::Stage::Replacing;
+    }
+    return true;
+  }
+  return false;
+}
+
 void DisruptionController::consolidate(Duration now) {
+  last_consolidation_ = now;
   // Provisioning first: while pods wait for capacity or NodeClaims are in flight, the cluster is about to change.
   bool in_flight = false;
   for (const auto& [name, node] : state_.nodes()) in_flight = in_flight || node.phase == state::NodePhase::Launching;
-  if (state_.needing_capacity() > 0 || in_flight) {
-    schedule_pass(now + kPollPeriod);
-    return;
-  }
-  last_consolidation_ = now;
+  if (state_.needing_capacity() > 0 || in_flight) return;  // looked at again a poll period later
   const std::uint64_t seen = fingerprint(state_);
   Candidates candidates = consolidation_candidates(now);
   report_blocked(candidates.blocked);
@@ -336,7 +508,7 @@ void DisruptionController::execute(disruption::Command command) {
   for (const std::string& node : command_->nodes) {
     writer_.set_taint(node, disrupted_taint(), true);
     writer_.object_event({"Node", node, "Normal", "DisruptionTerminating", "Disrupt",
-                          fmt::format("Disrupting Node: Underutilized/{}",
+                          fmt::format("Disrupting Node: {}/{}", command_->reason,
                                       c.decision == disruption::Decision::Delete ? "Delete" : "Replace")});
   }
   record("consolidation", describe(c, command_->nodes));
@@ -350,16 +522,13 @@ void DisruptionController::execute(disruption::Command command) {
     abandon("no offering of its replacement could be launched");
     return;
   }
-  command_->replacement = *replacement;
+  command_->replacements = {*replacement};
   command_->stage = Command::Stage::Replacing;
 }
 
 void DisruptionController::start_drains() {
   command_->stage = Command::Stage::Draining;
   command_->draining = {command_->nodes.begin(), command_->nodes.end()};
-  // Karpenter waits on PDBs for as long as it takes (terminationGracePeriod aside) and gives each pod its own
-  // grace period.
-  const DrainRules rules{disrupted_taint(), Duration::max() / 4, Duration(24LL * 3600 * 1000), Duration(0)};
   const std::vector<std::string> nodes = command_->nodes;
   for (const std::string& node : nodes) {
     const state::NodeRecord* record = state_.find_node(node);
@@ -367,7 +536,8 @@ void DisruptionController::start_drains() {
       command_->draining.erase(node);
       continue;
     }
-    termination_.drain(node, record->nodepool, command_->computed_at, rules,
+    termination_.drain(node, record->nodepool, command_->computed_at,
+                       karpenter_drain_rules(state_.find_nodepool(record->nodepool)),
                        [this](const std::string& done, const std::string&, bool) {
                          if (!command_) return;
                          command_->draining.erase(done);
@@ -387,7 +557,7 @@ void DisruptionController::abandon(const std::string& why) {
   for (const std::string& node : command_->nodes) {
     if (state_.find_node(node) != nullptr) writer_.set_taint(node, disrupted_taint(), false);
   }
-  record("consolidation-abandoned",
+  record(command_->reason == "Drifted" ? "drift-abandoned" : "consolidation-abandoned",
          fmt::format("{} abandoned: {}", describe(command_->command, command_->nodes), why));
   command_.reset();
   schedule_pass(clock_.now() + kPollPeriod);

@@ -2,6 +2,9 @@
 // Karpenter's disruption controller. One method acts per pass, in Karpenter's order:
 //  - emptiness: a NodePool node with no pods but DaemonSet pods, and none planned onto it, is removed after the
 //    NodePool's consolidateAfter, at most as many at once as its budgets allow for reason Empty;
+//  - drift: a node whose NodePool's template changed since its launch (the template hash Karpenter stamps on its
+//    NodeClaim) or whose labels its NodePool's requirements no longer allow is replaced, oldest first, within the
+//    budgets for reason Drifted: what its pods need is launched first, and the node drained once that is Ready;
 //  - consolidation (consolidationPolicy WhenEmptyOrUnderutilized or Balanced): multi-node, then single-node, as
 //    src/disruption/consolidation.h searches them, within the budgets for reason Underutilized.
 // A consolidation command is computed, then checked again 15 s later against the cluster as it is then and
@@ -11,6 +14,9 @@
 // A candidate is Ready, past consolidateAfter since a pod last came or went, not nominated to within 20 s, and
 // neither it nor one of its pods says karpenter.sh/do-not-disrupt, nor is one of its pods covered by a
 // PodDisruptionBudget that allows no eviction now (said once per node as a DisruptionBlocked event).
+// Expiry: a node whose NodePool's expireAfter has passed since its launch is drained and deleted, whatever the
+// budgets (Karpenter's expiration is not a disruption method); the NodePool's terminationGracePeriod bounds how long
+// its drain waits on PodDisruptionBudgets before the pods left are deleted and the node goes anyway.
 // A spot interruption notice cordons and drains its node at once, so its pods are provisioned elsewhere before the
 // cloud reclaims it.
 #include <chrono>
@@ -25,6 +31,7 @@
 #include "controllers/provisioning.h"
 #include "controllers/termination.h"
 #include "disruption/consolidation.h"
+#include "nodegroups/drainability.h"
 #include "state/cluster_state.h"
 
 namespace scalewright::controllers {
@@ -67,21 +74,30 @@ class DisruptionController : private Controller {
     std::vector<std::string> nodes;
     Duration computed_at{0};
     enum class Stage { Validating, Replacing, Draining } stage = Stage::Validating;
-    std::string replacement;          // the replacement's NodeClaim, once launched
+    std::vector<std::string> replacements;  // the replacements' NodeClaims, once launched
+    std::string reason = "Underutilized";   // Karpenter's disruption reason: Underutilized, Drifted
     std::set<std::string> draining;   // nodes whose drain has not ended yet
   };
 
   void on_pass();
   void schedule_pass(Duration at);
+  // Drains the NodePool nodes whose expireAfter has passed.
+  void expire_due_nodes(Duration now);
   // When the node's last nomination stops keeping it from being a candidate (0 when it had none lately).
   Duration nomination_grace_ends(const std::string& node) const;
   // How many more of the NodePool's nodes its budgets allow disrupted now for `reason` (Empty, Underutilized).
   std::int32_t budget_allows(const std::string& pool, DisruptionReason reason) const;
   bool remove_empty_nodes(Duration now);
   Candidates consolidation_candidates(Duration now) const;
+  // Why `node` may not be disrupted now (do-not-disrupt on it or a pod, a pod the eviction API would refuse), or
+  // empty.
+  std::string why_not_disruptable(const state::NodeRecord& node, scheduling::NodeId id,
+                                  const std::vector<nodegroups::PdbBudget>& pdbs) const;
   disruption::ConsolidationInput consolidation_input(Candidates& candidates, scheduling::ClusterSnapshot& cluster,
                                                      Duration now) const;
   void consolidate(Duration now);
+  // Drift: the oldest drifted node within its NodePool's budget for Drifted, replaced by what its pods need.
+  bool replace_drifted(Duration now);
   void validate();
   void execute(disruption::Command command);
   void start_drains();
@@ -97,14 +113,22 @@ class DisruptionController : private Controller {
   // Ready NodePool nodes: their pod count at the last look, and when a pod last came or went (consolidateAfter).
   std::map<std::string, std::pair<std::int32_t, Duration>> pod_events_;
   std::set<std::string> budget_blocked_;            // NodePools whose budgets held an empty node back at the last pass
+  Duration empty_held_until_{0};                    // then, when emptiness looks again
   std::map<std::string, std::string> node_blocked_;  // nodes said DisruptionBlocked, with why
   std::optional<Command> command_;
+  std::set<std::string> expiring_;  // nodes expiry is draining
+  std::map<std::string, std::string> templates_;  // per NodePool: its template hash and requirements, last seen
+  std::uint64_t nodepools_seen_ = ~std::uint64_t{0};
+  std::uint64_t departures_seen_ = 0;
+  bool drift_due_ = false;                        // a template changed since a pass last found no drifted node
+  std::optional<Duration> last_drift_pass_;
   // The state's counters when a consolidation pass last found nothing to do: no pass until they move or a node
   // passes consolidateAfter.
   std::uint64_t fruitless_at_ = ~std::uint64_t{0};
   std::optional<Duration> next_due_;
   std::optional<Duration> last_consolidation_;  // when consolidation last looked for a command
-  bool pass_pending_ = false;
+  std::optional<Duration> pass_at_;  // when the pass pending runs
+  TimerId pass_timer_ = 0;
 };
 
 }  // namespace scalewright::controllers

@@ -7,6 +7,7 @@
 
 #include "api/wording.h"
 #include "controllers/node_groups.h"
+#include "disruption/drift.h"
 
 namespace scalewright::controllers {
 
@@ -140,6 +141,10 @@ std::optional<std::string> ProvisioningController::launch(provisioning::NewNodeC
     node.zone = offering.zone;
     node.capacity_type = std::string(cloud::to_string(offering.capacity_type));
     node.price_per_hour = offering.price_per_hour;
+    if (const NodePool* pool = state_.find_nodepool(claim.nodepool)) {
+      node.nodepool_hash = disruption::nodepool_hash(*pool);
+      node.nodepool_hash_version = std::string(disruption::kNodePoolHashVersion);
+    }
     node.launched_at = now;
     node.node.meta.name = name;
     node.node.meta.labels = std::move(labels);

@@ -52,6 +52,21 @@ void TerminationController::evict_round(const std::string& node) {
   }
   const Duration now = clock_.now();
   const DrainRules& rules = drain.rules;
+  if (now >= drain.started + rules.max_pod_eviction_time && rules.force_at_deadline) {
+    const std::string& first = drain.to_evict.front();
+    record("drain-deadline", fmt::format("node {} of {}: its terminationGracePeriod of {} is up; {} deleted without "
+                                         "eviction ({}: {}) and the node removed",
+                                         node, drain.group, format_duration(rules.max_pod_eviction_time),
+                                         plural(drain.to_evict.size(), "pod"), first, drain.last_refusal[first]));
+    const std::string instance = live->instance_id;
+    const std::string group = drain.group;
+    const Finished finished = std::move(drain.finished);
+    drains_.erase(found);
+    writer_.delete_node(node);  // its pods are deleted with it
+    if (!instance.empty()) cloud_.terminate(instance);
+    finished(node, group, true);
+    return;
+  }
   if (now >= drain.started + rules.max_pod_eviction_time) {
     const std::string& first = drain.to_evict.front();
     record("scale-down-failed",
@@ -104,7 +119,10 @@ void TerminationController::evict_round(const std::string& node) {
   }
   drain.to_evict = std::move(refused);
   if (!drain.to_evict.empty()) {
-    clock_.wake_at(now + kEvictionRetry, [this, node] { evict_round(node); });
+    Duration next = now + kEvictionRetry;
+    // A deadline that forces the drain is kept to the moment, not to the next round.
+    if (rules.force_at_deadline) next = std::min(next, drain.started + rules.max_pod_eviction_time);
+    clock_.wake_at(next, [this, node] { evict_round(node); });
     return;
   }
   finish_if_done(node);

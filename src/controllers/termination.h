@@ -21,6 +21,9 @@ struct DrainRules {
   Duration max_pod_eviction_time{0};     // how long refused evictions are retried before the drain fails
   Duration max_graceful_termination{0};  // the longest grace period an evicted pod is given
   Duration delay_after_failure{0};       // how long the owner waits after a failed drain (for the message)
+  // Karpenter's terminationGracePeriod: when max_pod_eviction_time is up, the pods still there are deleted without
+  // eviction and the node goes anyway, instead of the drain failing.
+  bool force_at_deadline = false;
 };
 
 class TerminationController : private Controller {

@@ -449,7 +449,12 @@ std::string_view to_string(Decision decision) {
 }
 
 std::string_view to_string(Method method) {
-  return method == Method::MultiNode ? "multi-node" : "single-node";
+  switch (method) {
+    case Method::MultiNode: return "multi-node";
+    case Method::SingleNode: return "single-node";
+    case Method::Drift: return "drift";
+  }
+  return "single-node";
 }
 
 bool better(const Command& a, const Command& b) {

@@ -66,7 +66,7 @@ struct Candidate {
 void order_candidates(std::vector<Candidate>& candidates);
 
 enum class Decision { Delete, Replace };
-enum class Method { MultiNode, SingleNode };
+enum class Method { MultiNode, SingleNode, Drift };
 std::string_view to_string(Decision decision);
 std::string_view to_string(Method method);
 

@@ -248,6 +248,7 @@ void ClusterState::nodepool_applied(NodePool pool) {
   std::string name = pool.meta.name;
   nodepools_[std::move(name)] = std::move(pool);
   ++capacity_changes_;
+  ++nodepool_changes_;
 }
 
 PodRecord* ClusterState::find_pod(const std::string& key) {

@@ -64,6 +64,10 @@ struct NodeRecord {
   std::string zone;
   std::string capacity_type;
   double price_per_hour = 0;
+  // Its NodePool's template hash when it was launched (karpenter.sh/nodepool-hash and -version on the NodeClaim):
+  // drift is a change of it. Empty for nodes launched by others.
+  std::string nodepool_hash;
+  std::string nodepool_hash_version;
   Duration launched_at{0};
   std::optional<Duration> terminated_at;
   NodePhase phase = NodePhase::Launching;
@@ -128,7 +132,10 @@ class ClusterState {
   // Deletes the workload; returns the keys of the pods it owned (not deleted here).
   std::vector<std::string> workload_deleted(const std::string& key);
   void nodepool_applied(NodePool pool);
-  void nodepool_deleted(const std::string& name) { nodepools_.erase(name); }
+  void nodepool_deleted(const std::string& name) {
+    nodepools_.erase(name);
+    ++nodepool_changes_;
+  }
   // A set of objects was applied: whatever it held, the next scheduling pass looks again.
   void objects_applied() { ++scheduling_changes_; }
   // Adds the PDB, or replaces the one of that namespace and name (a watch delivers updates).
@@ -197,6 +204,8 @@ class ClusterState {
   std::uint64_t capacity_changes() const { return capacity_changes_; }
   // Moves when a node starts draining or is terminated.
   std::uint64_t node_departures() const { return node_departures_; }
+  // Moves when a NodePool is applied or deleted.
+  std::uint64_t nodepool_changes() const { return nodepool_changes_; }
 
   // The checks of the indexes against a scan, in debug builds (the tests' sanitizer build).
   void check_indexes() const;
@@ -247,6 +256,7 @@ class ClusterState {
   std::uint64_t scheduling_changes_ = 1;
   std::uint64_t capacity_changes_ = 0;
   std::uint64_t node_departures_ = 0;
+  std::uint64_t nodepool_changes_ = 0;
 };
 
 }  // namespace scalewright::state

@@ -4,6 +4,8 @@
 // simulator does after every instant; the disruption passes are timers of the fake clock.
 #include "controllers/disruption.h"
 
+#include "disruption/drift.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -15,7 +17,9 @@ namespace {
 using namespace fakes;
 using ::testing::Contains;
 using ::testing::ElementsAre;
+using ::testing::HasSubstr;
 using ::testing::IsEmpty;
+using ::testing::Not;
 
 // Budget schedules read the wall clock: time 0 is Monday 2024-01-01, 00:00 UTC, as in the simulator.
 constexpr std::chrono::sys_seconds kWallClockAtStart{std::chrono::sys_days{std::chrono::year{2024} / 1 / 1}};
@@ -28,6 +32,7 @@ class Disruption : public ::testing::Test, protected FakeCluster {
     pool.consolidation_policy = ConsolidationPolicy::WhenEmpty;
     if (budget) pool.budgets = {DisruptionBudget{*budget, {}}};
     state.nodepool_applied(std::move(pool));
+    writer.on_pod_terminated = [this](const std::string& node) { termination.pod_terminated(node); };
   }
 
   NodeNames names{7};
@@ -35,6 +40,22 @@ class Disruption : public ::testing::Test, protected FakeCluster {
   TerminationController termination{ports};
   ProvisioningController provisioning{ports, names, lifecycle, {Duration(1'000), Duration(10'000)}};
   DisruptionController disruption{ports, termination, provisioning, kWallClockAtStart};
+
+  // A pod of `cpu_milli` bound to `node` now.
+  state::PodRecord& run_pod(const std::string& name, std::int64_t cpu_milli, const std::string& node) {
+    state::PodRecord& pod = add_pod(state, clock, name, cpu_milli);
+    bind_pod(state, clock, pod, node);
+    return pod;
+  }
+
+  // The NodeClaim the test's replacement launched: "<time> node_launched <name> ...".
+  std::string launched_node() const {
+    std::vector<std::string> launched = writer.calls_of("node_launched");
+    if (launched.size() != 1) return "";
+    const std::string& call = launched.front();
+    const std::size_t start = call.find("node_launched ") + 14;
+    return call.substr(start, call.find(' ', start) - start);
+  }
 };
 
 TEST_F(Disruption, EmptyNodeIsDeletedAfterConsolidateAfterAndItsInstanceTerminated) {
@@ -201,24 +222,8 @@ class Consolidation : public Disruption {
     NodePool pool = *state.find_nodepool("default");
     pool.consolidation_policy = ConsolidationPolicy::WhenEmptyOrUnderutilized;
     state.nodepool_applied(std::move(pool));
-    writer.on_pod_terminated = [this](const std::string& node) { termination.pod_terminated(node); };
   }
 
-  // A pod of `cpu_milli` bound to `node` now.
-  state::PodRecord& run_pod(const std::string& name, std::int64_t cpu_milli, const std::string& node) {
-    state::PodRecord& pod = add_pod(state, clock, name, cpu_milli);
-    bind_pod(state, clock, pod, node);
-    return pod;
-  }
-
-  // The NodeClaim the test's replacement launched: "<time> node_launched <name> ...".
-  std::string launched_node() const {
-    std::vector<std::string> launched = writer.calls_of("node_launched");
-    if (launched.size() != 1) return "";
-    const std::string& call = launched.front();
-    const std::size_t start = call.find("node_launched ") + 14;
-    return call.substr(start, call.find(' ', start) - start);
-  }
 };
 
 TEST_F(Consolidation, UnderutilizedNodeIsReplacedOnlyOnceItsReplacementIsReady) {
@@ -319,6 +324,85 @@ TEST_F(Consolidation, DoNotDisruptAndBlockingPdbsKeepANodeAndSaySo) {
               ElementsAre("30s Node n1 DisruptionBlocked: Pod \"default/batch\" has \"karpenter.sh/do-not-disrupt\" "
                           "annotation",
                           "30s Node n2 DisruptionBlocked: PDB \"default/web\" prevents pod evictions"));
+}
+
+TEST_F(Disruption, ExpiredNodeIsDrainedAndItsTerminationGracePeriodEndsADrainAPdbHolds) {
+  // expireAfter 10m, terminationGracePeriod 2m. web-0 is covered by a PDB that allows no eviction: the drain that
+  // starts at 10m is refused every round, and at 12m the pod is deleted without eviction and n1 goes.
+  NodePool pool = *state.find_nodepool("default");
+  pool.expire_after = 10min;
+  pool.termination_grace_period = 2min;
+  state.nodepool_applied(std::move(pool));
+  const std::string instance = add_node(state, cloud, "n1", "default").instance_id;
+  state::PodRecord& web = add_pod(state, clock, "web-0", 500, "web");
+  bind_pod(state, clock, web, "n1");
+  PodDisruptionBudget pdb;
+  pdb.meta.name = "web";
+  pdb.meta.namespace_ = "default";
+  pdb.selector = LabelSelector{{provisioning::fixtures::requirement("app", SelectorOperator::In, {"web"})}};
+  pdb.max_unavailable = IntOrPercent{0, false};
+  state.pdb_applied(pdb);
+  disruption.reconcile();
+
+  clock.advance_to(10min - 1ms);
+  EXPECT_THAT(writer.calls, IsEmpty());
+  clock.advance_to(10min);
+  EXPECT_THAT(writer.calls, ElementsAre("10m0s taint n1 +karpenter.sh/disrupted"));
+  EXPECT_THAT(writer.events_of("expired"),
+              ElementsAre("10m0s node n1 expired: launched 10m0s ago, its NodePool's expireAfter is 10m0s; draining "
+                          "within its terminationGracePeriod of 2m0s"));
+  clock.advance_to(12min - 1ms);
+  EXPECT_THAT(writer.calls_of("delete_node"), IsEmpty());
+  clock.advance_to(12min);
+  EXPECT_THAT(writer.calls_of("delete_node"), ElementsAre("12m0s delete_node n1"));
+  EXPECT_THAT(cloud.calls, ElementsAre("terminate " + instance));
+  ASSERT_EQ(writer.events_of("drain-deadline").size(), 1u);
+  EXPECT_THAT(writer.events_of("drain-deadline").front(),
+              ::testing::StartsWith("12m0s node n1 of default: its terminationGracePeriod of 2m0s is up; 1 pod deleted "
+                                    "without eviction (default/web-0: "));
+}
+
+TEST_F(Disruption, DriftedNodesAreReplacedOldestFirstWithinABudgetOfOne) {
+  // n1 (launched at 0 s) and n2 (at 1 s) run a 5-cpu pod each on 8 cpus, stamped with the NodePool's template
+  // hash. At 1 min a label is added to the template: both drift. The budget for Drifted is one node: n1 goes first,
+  // replaced by a node launched for its pod (it fits on no other), and is drained once that is Ready; n2 is not
+  // touched before n1 is gone.
+  NodePool pool = *state.find_nodepool("default");
+  pool.budgets = {DisruptionBudget{IntOrPercent{1, false}, {"Drifted"}}};
+  state.nodepool_applied(pool);
+  for (const char* name : {"n1", "n2"}) {
+    state::NodeRecord& node = add_node(state, cloud, name, "default");
+    node.nodepool_hash = disruption::nodepool_hash(pool);
+    node.nodepool_hash_version = std::string(disruption::kNodePoolHashVersion);
+    run_pod(std::string(name) + "-web", 5000, name);
+  }
+  state.find_node("n2")->launched_at = 1s;
+  disruption.reconcile();
+  clock.advance_to(59s);
+  EXPECT_THAT(writer.calls, IsEmpty());
+
+  pool.template_labels.set(Symbol("team"), Symbol("checkout"));
+  state.nodepool_applied(pool);
+  clock.advance_to(1min);
+  disruption.reconcile();
+  clock.advance_to(1min);
+  const std::string replacement = launched_node();
+  ASSERT_FALSE(replacement.empty());
+  EXPECT_THAT(writer.calls_of("taint"), ElementsAre("1m0s taint n1 +karpenter.sh/disrupted"));
+  EXPECT_THAT(writer.events_of("drift"),
+              ElementsAre("1m0s node n1 drifted (NodePoolDrifted): replaced by " + replacement + ", 1 pod move"));
+
+  clock.advance_to(90s);
+  state.node_ready(*state.find_node(replacement));
+  disruption.reconcile();
+  EXPECT_THAT(writer.calls_of("evict"), ElementsAre("1m30s evict default/n1-web grace=30s"));
+  clock.advance_to(2min - 1ms);
+  EXPECT_THAT(writer.calls_of("taint"), Not(Contains(HasSubstr("taint n2"))));
+  clock.advance_to(2min);
+  EXPECT_THAT(writer.calls_of("delete_node"), Contains("2m0s delete_node n1"));
+  disruption.reconcile();
+  clock.advance_to(3min);
+  EXPECT_THAT(writer.calls_of("taint"), Contains(HasSubstr("taint n2 +karpenter.sh/disrupted")));
 }
 
 }  // namespace

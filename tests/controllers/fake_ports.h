@@ -317,6 +317,7 @@ inline state::NodeRecord& add_node(state::ClusterState& state, FakeCloud& cloud,
   node.node.meta.labels = instance.instance_type->labels;
   node.node.meta.labels.set(Symbol(well_known::hostname), Symbol(name));
   node.node.meta.labels.set(Symbol(well_known::zone), Symbol(node.zone));
+  node.node.meta.labels.set(Symbol(karpenter_labels::capacity_type), Symbol(node.capacity_type));
   if (!nodepool.empty()) node.node.meta.labels.set(Symbol(karpenter_labels::nodepool), Symbol(nodepool));
   node.node.capacity = instance.instance_type->capacity;
   node.node.allocatable = instance.instance_type->allocatable;
