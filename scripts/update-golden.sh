@@ -10,7 +10,7 @@ mkdir -p "$out"
 # The golden file is named after the example's file (check's after its folder).
 for example in inflate/inflate nginx/nginx dedicated-databases/dedicated-databases php-apache/php-apache \
                podinfo/podinfo node-groups/nginx-node-group node-groups/nginx-max-size check/cluster \
-               scale-in/scale-in; do
+               scale-in/scale-in drift/drift expiry/expiry; do
   name=$(basename "$example")
   [ "$name" = cluster ] && name=check
   "$bin" simulate "examples/$example.yaml" --quiet --output "$out/$name.json" >/dev/null 2>&1

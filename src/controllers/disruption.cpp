@@ -207,6 +207,7 @@ void DisruptionController::on_pass() {
 }
 
 bool DisruptionController::remove_empty_nodes(Duration now) {
+  if (now < empty_held_until_) return false;  // budgets held nodes back: the next look is a poll period later
   std::map<std::string, std::int32_t> allowed;
   std::set<std::string> blocked;
   bool removed = false;
@@ -339,9 +340,21 @@ disruption::ConsolidationInput DisruptionController::consolidation_input(Candida
   return input;
 }
 
+bool DisruptionController::cluster_settling() const {
+  if (state_.needing_capacity() > 0) return true;
+  for (const auto& [key, pod] : state_.unbound()) {
+    if (!pod->daemon) return true;
+  }
+  for (const auto& [name, node] : state_.nodes()) {
+    if (node.phase == state::NodePhase::Launching) return true;
+  }
+  return false;
+}
+
 bool DisruptionController::replace_drifted(Duration now) {
   if (!drift_due_) return false;
   last_drift_pass_ = now;
+  if (cluster_settling()) return false;  // looked at again a poll period later
   struct Drifted {
     const state::NodeRecord* node;
     disruption::DriftReason reason;
@@ -369,28 +382,32 @@ bool DisruptionController::replace_drifted(Duration now) {
     if (nomination_grace_ends(name) > now) continue;
     if (!why_not_disruptable(node, state_.snapshot().find_node(name), pdbs).empty()) continue;
     if (budget_allows(node.nodepool, DisruptionReason::Drifted) <= 0) continue;
-    // What its pods need besides the rest of the cluster: a provisioning plan without the node.
-    state::ClusterState::WhatIf what_if(state_);
-    scheduling::ClusterSnapshot& snapshot = what_if.snapshot();
-    provisioning::ProvisioningInput input;
-    describe_cluster(state_, input);
+    // What its pods need besides the rest of the cluster: a provisioning plan without the node, on a what-if that
+    // ends before anything is done.
+    provisioning::ProvisioningPlan plan;
     std::size_t pods = 0;
-    if (const scheduling::NodeId id = snapshot.find_node(name); id != scheduling::kNoNode) {
-      for (const scheduling::PlacedPod& placed : snapshot.node(id).pods) {
-        const Pod& pod = *placed.pod;
-        if (pod.is_daemonset_pod() || nodegroups::is_mirror_pod(pod) || pod.is_terminal()) continue;
-        auto copy = std::make_shared<Pod>(pod);
-        copy->spec.node_name.clear();
-        input.pending.push_back(std::move(copy));
-        ++pods;
+    {
+      state::ClusterState::WhatIf what_if(state_);
+      scheduling::ClusterSnapshot& snapshot = what_if.snapshot();
+      provisioning::ProvisioningInput input;
+      describe_cluster(state_, input);
+      if (const scheduling::NodeId id = snapshot.find_node(name); id != scheduling::kNoNode) {
+        for (const scheduling::PlacedPod& placed : snapshot.node(id).pods) {
+          const Pod& pod = *placed.pod;
+          if (pod.is_daemonset_pod() || nodegroups::is_mirror_pod(pod) || pod.is_terminal()) continue;
+          auto copy = std::make_shared<Pod>(pod);
+          copy->spec.node_name.clear();
+          input.pending.push_back(std::move(copy));
+          ++pods;
+        }
+        snapshot.remove_node(id);
       }
-      snapshot.remove_node(id);
+      input.cluster = &snapshot;
+      input.catalog = &cloud_.catalog();
+      input.unavailable = &provisioning_.unavailable();
+      input.now = now;
+      plan = provisioning::plan_provisioning(input);
     }
-    input.cluster = &snapshot;
-    input.catalog = &cloud_.catalog();
-    input.unavailable = &provisioning_.unavailable();
-    input.now = now;
-    provisioning::ProvisioningPlan plan = provisioning::plan_provisioning(input);
     if (!plan.unschedulable.empty()) continue;  // its pods would have nowhere to go: kept, as Karpenter keeps it
     Command command;
     command.reason = "Drifted";
@@ -429,10 +446,7 @@ bool DisruptionController::replace_drifted(Duration now) {
 
 void DisruptionController::consolidate(Duration now) {
   last_consolidation_ = now;
-  // Provisioning first: while pods wait for capacity or NodeClaims are in flight, the cluster is about to change.
-  bool in_flight = false;
-  for (const auto& [name, node] : state_.nodes()) in_flight = in_flight || node.phase == state::NodePhase::Launching;
-  if (state_.needing_capacity() > 0 || in_flight) return;  // looked at again a poll period later
+  if (cluster_settling()) return;  // looked at again a poll period later
   const std::uint64_t seen = fingerprint(state_);
   Candidates candidates = consolidation_candidates(now);
   report_blocked(candidates.blocked);

@@ -96,6 +96,9 @@ class DisruptionController : private Controller {
   disruption::ConsolidationInput consolidation_input(Candidates& candidates, scheduling::ClusterSnapshot& cluster,
                                                      Duration now) const;
   void consolidate(Duration now);
+  // Provisioning first: while pods are pending or NodeClaims in flight, the cluster is about to change, and what a
+  // what-if says of it now would not hold.
+  bool cluster_settling() const;
   // Drift: the oldest drifted node within its NodePool's budget for Drifted, replaced by what its pods need.
   bool replace_drifted(Duration now);
   void validate();

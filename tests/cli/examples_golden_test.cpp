@@ -85,6 +85,8 @@ INSTANTIATE_TEST_SUITE_P(
                       Example{"nginx-max-size", {"node-groups/nginx-max-size.yaml"}, {}},
                       Example{"check", {"check/cluster.yaml"}, {}},
                       Example{"scale-in", {"scale-in/scale-in.yaml"}, {}},
+                      Example{"drift", {"drift/drift.yaml"}, {}},
+                      Example{"expiry", {"expiry/expiry.yaml"}, {}},
                       Example{"compare-nginx",
                               {"compare-nginx/workload.yaml"},
                               {"compare-nginx/node-groups.yaml", "compare-nginx/nodepools.yaml"}}),
