@@ -3,22 +3,15 @@
 
 #include <gtest/gtest.h>
 
+#include "calendar.h"
+
 namespace scalewright {
 namespace {
 
 using namespace std::chrono;
+using namespace calendar;
 
-sys_seconds at(year_month_day day, int h, int m, int s = 0) {
-  return sys_seconds(sys_days(day)) + hours(h) + minutes(m) + seconds(s);
-}
-constexpr year_month_day kMonday = 2024y / March / 4;
-constexpr year_month_day kFriday = 2024y / March / 8;
 
-CronSchedule schedule(std::string_view spec) {
-  Result<CronSchedule> s = CronSchedule::parse(spec);
-  EXPECT_TRUE(s.ok()) << (s.ok() ? "" : s.error().message);
-  return s.ok() ? *s : CronSchedule();
-}
 
 TEST(CronSchedule, RejectsMalformedSpecsWithTheField) {
   EXPECT_NE(CronSchedule::parse("0 8 * *").error().message.find("expected 5 fields"), std::string::npos);

@@ -41,6 +41,16 @@ class Disruption : public ::testing::Test, protected FakeCluster {
   ProvisioningController provisioning{ports, names, lifecycle, {Duration(1'000), Duration(10'000)}};
   DisruptionController disruption{ports, termination, provisioning, kWallClockAtStart};
 
+  // A PodDisruptionBudget "<app>" (maxUnavailable 0) over the pods labelled app=<app>: none may be evicted.
+  void allow_no_eviction_of(const std::string& app) {
+    PodDisruptionBudget pdb;
+    pdb.meta.name = app;
+    pdb.meta.namespace_ = "default";
+    pdb.selector = LabelSelector{{provisioning::fixtures::requirement("app", SelectorOperator::In, {app})}};
+    pdb.max_unavailable = IntOrPercent{0, false};
+    state.pdb_applied(pdb);
+  }
+
   // A pod of `cpu_milli` bound to `node` now.
   state::PodRecord& run_pod(const std::string& name, std::int64_t cpu_milli, const std::string& node) {
     state::PodRecord& pod = add_pod(state, clock, name, cpu_milli);
@@ -311,12 +321,7 @@ TEST_F(Consolidation, DoNotDisruptAndBlockingPdbsKeepANodeAndSaySo) {
   bind_pod(state, clock, *state.pod_created(annotated, "", clock.now()), "n1");
   state::PodRecord& web = add_pod(state, clock, "web-0", 500, "web");
   bind_pod(state, clock, web, "n2");
-  PodDisruptionBudget pdb;
-  pdb.meta.name = "web";
-  pdb.meta.namespace_ = "default";
-  pdb.selector = LabelSelector{{provisioning::fixtures::requirement("app", SelectorOperator::In, {"web"})}};
-  pdb.max_unavailable = IntOrPercent{0, false};
-  state.pdb_applied(pdb);
+  allow_no_eviction_of("web");
   disruption.reconcile();
   clock.advance_to(2min);
   EXPECT_THAT(writer.calls, IsEmpty());
@@ -336,12 +341,7 @@ TEST_F(Disruption, ExpiredNodeIsDrainedAndItsTerminationGracePeriodEndsADrainAPd
   const std::string instance = add_node(state, cloud, "n1", "default").instance_id;
   state::PodRecord& web = add_pod(state, clock, "web-0", 500, "web");
   bind_pod(state, clock, web, "n1");
-  PodDisruptionBudget pdb;
-  pdb.meta.name = "web";
-  pdb.meta.namespace_ = "default";
-  pdb.selector = LabelSelector{{provisioning::fixtures::requirement("app", SelectorOperator::In, {"web"})}};
-  pdb.max_unavailable = IntOrPercent{0, false};
-  state.pdb_applied(pdb);
+  allow_no_eviction_of("web");
   disruption.reconcile();
 
   clock.advance_to(10min - 1ms);

@@ -4,18 +4,14 @@
 
 #include <gtest/gtest.h>
 
+#include "../api/calendar.h"
+
 namespace scalewright::disruption {
 namespace {
 
 using namespace std::chrono;
+using namespace calendar;
 
-sys_seconds at(year_month_day day, int h, int m, int s = 0) {
-  return sys_seconds(sys_days(day)) + hours(h) + minutes(m) + seconds(s);
-}
-constexpr year_month_day kMonday = 2024y / March / 4;
-constexpr year_month_day kTuesday = 2024y / March / 5;
-constexpr year_month_day kFriday = 2024y / March / 8;
-constexpr year_month_day kSaturday = 2024y / March / 9;
 const sys_seconds kMondayNoon = at(kMonday, 12, 0);
 
 DisruptionBudget budget(std::string_view nodes, std::vector<std::string> reasons = {}) {

@@ -4,23 +4,15 @@
 
 #include <gtest/gtest.h>
 
+#include "../api/calendar.h"
+
 namespace scalewright::workloads {
 namespace {
 
 using namespace std::chrono;
+using namespace calendar;
 
-sys_seconds at(year_month_day day, int h, int m, int s = 0) {
-  return sys_seconds(sys_days(day)) + hours(h) + minutes(m) + seconds(s);
-}
-constexpr year_month_day kMonday = 2024y / March / 4;
-constexpr year_month_day kFriday = 2024y / March / 8;
-constexpr year_month_day kSaturday = 2024y / March / 9;
 
-CronSchedule schedule(std::string_view spec) {
-  Result<CronSchedule> s = CronSchedule::parse(spec);
-  EXPECT_TRUE(s.ok()) << (s.ok() ? "" : s.error().message);
-  return s.ok() ? *s : CronSchedule();
-}
 
 bool active(std::string_view start, std::string_view end, sys_seconds now, seconds offset = seconds(0)) {
   Result<CronWindow> w = cron_window(schedule(start), schedule(end), offset, now);
