@@ -258,6 +258,8 @@ TEST_F(Observer, RelistDeletesWhatItNoLongerHolds) {
 TEST_F(Observer, NodeClaimOfAnEarlierRunIsInFlightUntilItsNodeRegisters) {
   // Created by an earlier leader at 07:50:00, 10 min before this run's start (08:00:00, time 0 of the state).
   json claim = {{"metadata", {{"name", "default-abcde"}, {"labels", {{"karpenter.sh/nodepool", "default"}}},
+                              {"annotations", {{"karpenter.sh/nodepool-hash", "0123456789abcdef"},
+                                               {"karpenter.sh/nodepool-hash-version", "scalewright-v1"}}},
                               {"finalizers", {"karpenter.sh/termination"}},
                               {"creationTimestamp", "2027-01-15T07:50:00Z"}}},
                 {"spec",
@@ -276,6 +278,9 @@ TEST_F(Observer, NodeClaimOfAnEarlierRunIsInFlightUntilItsNodeRegisters) {
   EXPECT_FALSE(observer.nodeclaims().at("default-abcde").deleting);
   // Launched when it was created: its registration TTL has 5 min left, not 15.
   EXPECT_EQ(record->launched_at, Duration(-600'000));
+  // The template hash it was launched with, which drift compares with its NodePool's now.
+  EXPECT_EQ(record->nodepool_hash, "0123456789abcdef");
+  EXPECT_EQ(record->nodepool_hash_version, "scalewright-v1");
 }
 
 TEST_F(Observer, UnreadableObjectIsLeftOutAndNamed) {

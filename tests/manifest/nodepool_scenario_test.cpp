@@ -63,6 +63,20 @@ spec:
   EXPECT_TRUE(r.allows("karpenter.sh/nodepool", "default"));
 }
 
+TEST(NodePool, BalancedIsAConsolidationPolicy) {
+  ManifestSet set = decode_ok(R"(
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: balanced}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+  disruption: {consolidationPolicy: Balanced, consolidateAfter: 5m}
+)");
+  EXPECT_EQ(set.nodepools.at(0).consolidation_policy, ConsolidationPolicy::Balanced);
+}
+
 TEST(NodePool, DefaultsAreKarpentersV1Defaults) {
   ManifestSet set = decode_ok(R"(
 apiVersion: karpenter.sh/v1
