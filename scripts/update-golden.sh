@@ -18,3 +18,6 @@ done
 "$bin" simulate examples/compare-nginx/workload.yaml \
   --compare examples/compare-nginx/node-groups.yaml examples/compare-nginx/nodepools.yaml \
   --quiet --output "$out/compare-nginx.json" >/dev/null 2>&1
+"$bin" simulate examples/compare-consolidation/workload.yaml \
+  --compare examples/compare-consolidation/when-empty.yaml examples/compare-consolidation/when-underutilized.yaml \
+  examples/compare-consolidation/balanced.yaml --quiet --output "$out/compare-consolidation.json" >/dev/null 2>&1

@@ -89,7 +89,11 @@ INSTANTIATE_TEST_SUITE_P(
                       Example{"expiry", {"expiry/expiry.yaml"}, {}},
                       Example{"compare-nginx",
                               {"compare-nginx/workload.yaml"},
-                              {"compare-nginx/node-groups.yaml", "compare-nginx/nodepools.yaml"}}),
+                              {"compare-nginx/node-groups.yaml", "compare-nginx/nodepools.yaml"}},
+                      Example{"compare-consolidation",
+                              {"compare-consolidation/workload.yaml"},
+                              {"compare-consolidation/when-empty.yaml", "compare-consolidation/when-underutilized.yaml",
+                               "compare-consolidation/balanced.yaml"}}),
     [](const ::testing::TestParamInfo<Example>& info) {
       std::string name = info.param.files.empty() ? "default" : info.param.golden;
       std::erase(name, '-');
