@@ -1,4 +1,6 @@
-// Issue [8]: one full consolidation pass over 5,000 nodes / 150,000 pods, every candidate considered (Karpenter
+// Issue [8], two benchmarks.
+//
+// BM_ConsolidationPass_5kNodes: one full consolidation pass over 5,000 nodes / 150,000 pods, every candidate considered (Karpenter
 // caps multi-node consolidation at 100 candidates and gives up after 1 minute, single-node after 3). The cluster is
 // peer workload (c) (../shared/bench/PEER-WORKLOADS.md): 5,000 m5.xlarge on-demand nodes of one NodePool, 30 pods
 // each, every fourth node lightly used. Every node is a candidate; the replacement is searched over the us-east-1
@@ -8,8 +10,14 @@
 
 #include <string>
 
+#include <algorithm>
+#include <iostream>
+#include <set>
+
 #include "cloud/catalog.h"
 #include "disruption/consolidation.h"
+#include "manifest/manifest.h"
+#include "sim/simulator.h"
 #include "peer_workloads.h"
 #include "process_memory.h"
 
@@ -106,6 +114,134 @@ void BM_ConsolidationPass_5kNodes(benchmark::State& state) {
 }
 BENCHMARK(BM_ConsolidationPass_5kNodes)->Unit(benchmark::kMillisecond)->Iterations(1)->Repetitions(3);
 
+
+// BM_ScaleIn_1000Nodes: a scale-in in the simulator. 10 Deployments (500m–1250m cpu, 1–3 GiB) grow to 885 replicas
+// each on a NodePool of 8-vcpu on-demand types (m, c and r, generation > 4, 2xlarge), about 1,000 nodes; at 1h each
+// shrinks by 30 % (to 620). Consolidation (WhenEmptyOrUnderutilized, consolidateAfter 1m, the default 10 % budget)
+// then runs until 4h. Reported: the cluster's $/h at the end (the spend of the last hour, which a run one hour
+// shorter tells apart), a lower bound on the $/h of any set of these types that holds the pods left (the LP
+// relaxation: min Σ price·x over x ≥ 0 with Σ cpu·x ≥ the pods' cpu and Σ memory·x ≥ their memory, solved exactly
+// at the best one or two types), the evictions consolidation caused and the commands it took.
+constexpr int kScaleInDeployments = 10;
+constexpr int kBefore = 885;
+constexpr int kAfter = 620;
+
+std::string scale_in_text(const std::string& duration) {
+  std::string text = R"(apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: default}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      requirements:
+      - {key: kubernetes.io/arch, operator: In, values: [amd64]}
+      - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}
+      - {key: karpenter.k8s.aws/instance-category, operator: In, values: [c, m, r]}
+      - {key: karpenter.k8s.aws/instance-generation, operator: Gt, values: ["4"]}
+      - {key: karpenter.k8s.aws/instance-size, operator: In, values: [2xlarge]}
+  disruption: {consolidationPolicy: WhenEmptyOrUnderutilized, consolidateAfter: 1m}
+---
+)";
+  for (int k = 0; k < kScaleInDeployments; ++k) {
+    const std::string name = "web-" + std::to_string(k);
+    const std::string cpu = std::to_string(250 * (k % 4 + 2)) + "m";
+    const std::string memory = std::to_string(k % 3 + 1) + "Gi";
+    text += "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: " + name + ", namespace: default}\nspec:\n"
+            "  replicas: " + std::to_string(kBefore) + "\n  selector: {matchLabels: {app: " + name + "}}\n"
+            "  template:\n    metadata: {labels: {app: " + name + "}}\n    spec:\n      containers:\n"
+            "      - {name: main, image: app, resources: {requests: {cpu: " + cpu + ", memory: " + memory +
+            "}}}\n---\n";
+  }
+  text += "apiVersion: scalewright.dev/v1alpha1\nkind: Scenario\nmetadata: {name: scale-in}\nspec:\n  duration: " +
+          duration + "\n  seed: 3\n  cloud: {region: us-east-1, launchLatency: {min: 45s, max: 75s}}\n  timeline:\n";
+  for (int k = 0; k < kScaleInDeployments; ++k) {
+    text += "  - {at: 1h, scale: {kind: Deployment, name: web-" + std::to_string(k) +
+            ", replicas: " + std::to_string(kAfter) + "}}\n";
+  }
+  return text;
+}
+
+sim::SimulationReport run_scale_in(const std::string& duration) {
+  Result<ManifestSet> objects = decode_manifests(scale_in_text(duration), "consolidation_bench");
+  if (!objects) throw std::runtime_error(objects.error().message);
+  ManifestSet set = std::move(objects).value();
+  Scenario scenario = set.scenarios.at(0);
+  set.scenarios.clear();
+  return sim::simulate({std::move(scenario), std::move(set), us_east_1(), {}, nullptr, {}, false});
+}
+
+// The LP relaxation's optimum: the cheapest mix of the NodePool's types, fractional, with the pods' cpu and memory.
+double cost_lower_bound(double cpu_milli, double memory, const std::vector<const cloud::InstanceType*>& types,
+                        const std::vector<double>& prices) {
+  double best = std::numeric_limits<double>::max();
+  for (std::size_t i = 0; i < types.size(); ++i) {
+    const double ci = static_cast<double>(types[i]->allocatable.cpu_milli());
+    const double mi = static_cast<double>(types[i]->allocatable.memory());
+    best = std::min(best, prices[i] * std::max(cpu_milli / ci, memory / mi));
+    for (std::size_t j = i + 1; j < types.size(); ++j) {  // both constraints tight: a 2×2 system
+      const double cj = static_cast<double>(types[j]->allocatable.cpu_milli());
+      const double mj = static_cast<double>(types[j]->allocatable.memory());
+      const double det = ci * mj - cj * mi;
+      if (det == 0) continue;
+      const double xi = (cpu_milli * mj - cj * memory) / det;
+      const double xj = (ci * memory - cpu_milli * mi) / det;
+      if (xi >= 0 && xj >= 0) best = std::min(best, prices[i] * xi + prices[j] * xj);
+    }
+  }
+  return best;
+}
+
+void BM_ScaleIn_1000Nodes(benchmark::State& state) {
+  sim::SimulationReport shorter, report;
+  for (auto _ : state) {
+    shorter = run_scale_in("3h");
+    report = run_scale_in("4h");
+  }
+  // The pods left: their requests, as the Deployments above ask.
+  double cpu = 0, memory = 0;
+  for (int k = 0; k < kScaleInDeployments; ++k) {
+    cpu += kAfter * 250.0 * (k % 4 + 2);
+    memory += kAfter * (k % 3 + 1) * 1024.0 * 1024 * 1024;
+  }
+  NodePool pool;
+  {
+    Result<ManifestSet> objects = decode_manifests(scale_in_text("4h"), "consolidation_bench");
+    pool = objects->nodepools.at(0);
+  }
+  const RequirementSet requirements = pool.requirement_set();
+  std::vector<const cloud::InstanceType*> types;
+  std::vector<double> prices;
+  for (const cloud::InstanceType& type : us_east_1().instance_types()) {
+    if (!requirements.compatible(RequirementSet::from_labels(type.labels))) continue;
+    double price = std::numeric_limits<double>::max();
+    for (const cloud::Offering& o : type.offerings) {
+      if (o.capacity_type == cloud::CapacityType::OnDemand && o.available) price = std::min(price, o.price_per_hour);
+    }
+    if (price == std::numeric_limits<double>::max()) continue;
+    types.push_back(&type);
+    prices.push_back(price);
+  }
+  const double bound = cost_lower_bound(cpu, memory, types, prices);
+  const double per_hour_at_end = report.summary.total_cost - shorter.summary.total_cost;
+  std::size_t commands = 0, emptied = 0;
+  for (const sim::TimelineEntry& e : report.timeline) {
+    if (e.kind == "consolidation") ++commands;
+    if (e.kind == "removed") ++emptied;
+  }
+  const std::size_t bound_before = static_cast<std::size_t>(kScaleInDeployments) * kBefore;
+  state.counters["peak_nodes"] = report.summary.peak_nodes;
+  state.counters["nodes_at_end"] = report.summary.nodes_at_end;
+  state.counters["cost_per_h_at_end"] = per_hour_at_end;
+  state.counters["lower_bound_per_h"] = bound;
+  state.counters["ratio_to_bound"] = per_hour_at_end / bound;
+  state.counters["consolidation_commands"] = static_cast<double>(commands);
+  state.counters["empty_removed"] = static_cast<double>(emptied);
+  // Every pod bound after the first 8,850 is one an eviction moved (nothing else creates pods after 1h).
+  state.counters["evictions"] = static_cast<double>(report.summary.pod_wait.pods_bound - bound_before);
+  state.counters["pending_at_end"] = static_cast<double>(report.summary.pod_wait.pods_pending_at_end);
+}
+BENCHMARK(BM_ScaleIn_1000Nodes)->Unit(benchmark::kSecond)->Iterations(1);
 }  // namespace
 }  // namespace scalewright::bench
 

@@ -102,8 +102,6 @@ void DisruptionController::reconcile() {
       start_drains();
     }
   }
-  // Consolidation looks again once the cluster changed since it last found nothing, or a node passes
-  // consolidateAfter.
   // Drift is looked for when a NodePool's template or requirements changed, and until a pass finds none.
   if (state_.nodepool_changes() != nodepools_seen_) {
     nodepools_seen_ = state_.nodepool_changes();
@@ -120,7 +118,8 @@ void DisruptionController::reconcile() {
     const Duration due = last_drift_pass_ ? std::max(now, *last_drift_pass_ + kPollPeriod) : now;
     earliest = std::min(earliest.value_or(due), due);
   }
-  // At most one consolidation pass per poll period, as Karpenter polls.
+  // Consolidation looks again once the cluster changed since it last found nothing, or a node passes
+  // consolidateAfter; at most one consolidation pass per poll period, as Karpenter polls.
   if (consolidating && !command_) {
     std::optional<Duration> due;
     if (fingerprint(state_) != fruitless_at_) due = now;
