@@ -19,19 +19,12 @@
 #include "manifest/manifest.h"
 #include "sim/simulator.h"
 #include "peer_workloads.h"
+#include "us_east_1.h"
 #include "process_memory.h"
 
 namespace scalewright::bench {
 namespace {
 
-const cloud::Catalog& us_east_1() {
-  static const cloud::Catalog catalog = [] {
-    Result<cloud::Catalog> loaded = cloud::load_catalog(std::string(SCALEWRIGHT_SOURCE_DIR) + "/data/aws");
-    if (!loaded) throw std::runtime_error(loaded.error().message);
-    return std::move(*loaded);
-  }();
-  return catalog;
-}
 
 NodePool on_demand_cmr() {
   NodePool pool;

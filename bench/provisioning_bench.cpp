@@ -34,6 +34,7 @@
 #include "api/nodepool.h"
 #include "cloud/catalog.h"
 #include "peer_workloads.h"
+#include "us_east_1.h"
 #include "process_memory.h"
 #include "provisioning/provisioner.h"
 #include "scheduling/snapshot.h"
@@ -120,17 +121,6 @@ cloud::Catalog synthetic_catalog() {
   return cloud::Catalog::from_instance_types("bench-1", zones, std::move(types));
 }
 
-const cloud::Catalog& us_east_1() {
-  static const cloud::Catalog catalog = [] {
-    Result<cloud::Catalog> loaded = cloud::load_catalog(std::string(SCALEWRIGHT_SOURCE_DIR) + "/data/aws");
-    if (!loaded) {
-      std::cerr << "loading data/aws: " << loaded.error().message << "\n";
-      std::exit(1);
-    }
-    return std::move(loaded).value();
-  }();
-  return catalog;
-}
 
 // ---- the pending pods ----
 
