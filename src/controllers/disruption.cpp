@@ -247,7 +247,7 @@ std::string DisruptionController::why_not_disruptable(const state::NodeRecord& n
   if (id == scheduling::kNoNode) return "";
   for (const scheduling::PlacedPod& placed : state_.snapshot().node(id).pods) {
     const Pod& pod = *placed.pod;
-    if (pod.is_daemonset_pod() || nodegroups::is_mirror_pod(pod) || pod.is_terminal()) continue;
+    if (!disruption::needs_another_node(pod)) continue;
     if (says_do_not_disrupt(pod.meta)) {
       return fmt::format("Pod \"{}\" has \"karpenter.sh/do-not-disrupt\" annotation", pod.meta.key());
     }
@@ -287,7 +287,7 @@ DisruptionController::Candidates DisruptionController::consolidation_candidates(
     std::string blocked = why_not_disruptable(node, id, pdbs);
     for (const scheduling::PlacedPod& placed : snapshot.node(id).pods) {
       const Pod& pod = *placed.pod;
-      if (pod.is_daemonset_pod() || nodegroups::is_mirror_pod(pod) || pod.is_terminal()) continue;
+      if (!disruption::needs_another_node(pod)) continue;
       c.pods.push_back(placed.pod);
       c.disruption_cost += disruption::eviction_cost(pod) * lifetime;
     }
@@ -393,7 +393,7 @@ bool DisruptionController::replace_drifted(Duration now) {
       if (const scheduling::NodeId id = snapshot.find_node(name); id != scheduling::kNoNode) {
         for (const scheduling::PlacedPod& placed : snapshot.node(id).pods) {
           const Pod& pod = *placed.pod;
-          if (pod.is_daemonset_pod() || nodegroups::is_mirror_pod(pod) || pod.is_terminal()) continue;
+          if (!disruption::needs_another_node(pod)) continue;
           auto copy = std::make_shared<Pod>(pod);
           copy->spec.node_name.clear();
           input.pending.push_back(std::move(copy));

@@ -26,11 +26,6 @@ std::shared_ptr<Pod> unbound_copy(const Pod& pod) {
   return copy;
 }
 
-// DaemonSet and mirror pods go with their node: nothing reschedules them.
-bool goes_with_node(const Pod& pod) {
-  return pod.is_daemonset_pod() || nodegroups::is_mirror_pod(pod);
-}
-
 // Largest first (cpu, then memory), so that the pods hardest to place are placed while there is most room. The
 // requests are worked out once per pod, not once per comparison.
 void largest_first(std::vector<std::shared_ptr<Pod>>& pods) {
@@ -271,7 +266,7 @@ class Search {
       // Its pods as the sweep left them: pods moved onto it by an earlier candidate move again.
       std::vector<std::shared_ptr<Pod>> pods;
       for (const scheduling::PlacedPod& placed : snapshot_.node(c.id).pods) {
-        if (!goes_with_node(*placed.pod)) pods.push_back(unbound_copy(*placed.pod));
+        if (needs_another_node(*placed.pod)) pods.push_back(unbound_copy(*placed.pod));
       }
       largest_first(pods);
       if (std::any_of(pods.begin(), pods.end(), [&](const auto& pod) { return known_without_room(*pod); })) {
@@ -413,6 +408,10 @@ class Search {
 };
 
 }  // namespace
+
+bool needs_another_node(const Pod& pod) {
+  return !pod.is_daemonset_pod() && !nodegroups::is_mirror_pod(pod) && !pod.is_terminal();
+}
 
 double eviction_cost(const Pod& pod) {
   double cost = 1.0;

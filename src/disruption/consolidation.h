@@ -37,6 +37,10 @@ namespace scalewright::disruption {
 // Upstream's threshold for spot-to-spot replacement.
 inline constexpr std::size_t kMinTypesForSpotToSpot = 15;
 
+// Whether disrupting its node leaves the pod to be placed elsewhere: not a DaemonSet or mirror pod (they go with
+// the node), and not finished.
+bool needs_another_node(const Pod& pod);
+
 // What evicting the pod costs, as upstream's EvictionCost: 1, plus its controller.kubernetes.io/pod-deletion-cost
 // / 2^27, plus its priority / 2^25, clamped to [-10, 10].
 double eviction_cost(const Pod& pod);
