@@ -52,7 +52,8 @@ class KubernetesWriter final : public controllers::ClusterWriter {
   void set_taint(const std::string& node, const Taint& taint, bool present) override;
   bool can_add_node() override { return true; }
   void node_launched(state::NodeRecord node, bool running_already) override;
-  void drain(const std::string& node) override;
+  // delete_node's first step: cordons the node and deletes its pods at once.
+  void drain(const std::string& node);
   void delete_node(const std::string& node) override;
   void scale(const std::string& workload, std::int32_t replicas) override;
   void object_event(controllers::ObjectEvent event) override;

@@ -20,17 +20,13 @@ const Taint& disrupted_taint() {
   return taint;
 }
 
-bool says_do_not_disrupt(const ObjectMeta& meta) {
-  auto it = meta.annotations->find(std::string(karpenter_labels::do_not_disrupt));
-  return it != meta.annotations->end() && it->second == "true";
-}
-
 std::string joined(const std::vector<std::string>& names) { return fmt::format("{}", fmt::join(names, ", ")); }
 
-// Karpenter's drain: the disrupted taint, each pod its own grace period, PodDisruptionBudgets waited on for as long
-// as it takes, unless the NodePool's terminationGracePeriod bounds the drain.
+// Karpenter's drain: the disrupted taint, each pod its own grace period, PodDisruptionBudgets and do-not-disrupt
+// pods waited on for as long as it takes, unless the NodePool's terminationGracePeriod bounds the drain.
 DrainRules karpenter_drain_rules(const NodePool* pool) {
   DrainRules rules{disrupted_taint(), Duration::max() / 4, Duration(24LL * 3600 * 1000), Duration(0)};
+  rules.wait_on_do_not_disrupt = true;
   if (pool != nullptr && pool->termination_grace_period) {
     rules.max_pod_eviction_time = *pool->termination_grace_period;
     rules.force_at_deadline = true;
@@ -243,12 +239,12 @@ bool DisruptionController::remove_empty_nodes(Duration now) {
 
 std::string DisruptionController::why_not_disruptable(const state::NodeRecord& node, scheduling::NodeId id,
                                                       const std::vector<nodegroups::PdbBudget>& pdbs) const {
-  if (says_do_not_disrupt(node.node.meta)) return "Node has \"karpenter.sh/do-not-disrupt\" annotation";
+  if (disruption::says_do_not_disrupt(node.node.meta)) return "Node has \"karpenter.sh/do-not-disrupt\" annotation";
   if (id == scheduling::kNoNode) return "";
   for (const scheduling::PlacedPod& placed : state_.snapshot().node(id).pods) {
     const Pod& pod = *placed.pod;
     if (!disruption::needs_another_node(pod)) continue;
-    if (says_do_not_disrupt(pod.meta)) {
+    if (disruption::says_do_not_disrupt(pod.meta)) {
       return fmt::format("Pod \"{}\" has \"karpenter.sh/do-not-disrupt\" annotation", pod.meta.key());
     }
     // The eviction API's own answer now: a pod it would refuse keeps the node (Karpenter's pdb check).
@@ -350,6 +346,32 @@ bool DisruptionController::cluster_settling() const {
   return false;
 }
 
+// What the node's pods need besides the rest of the cluster: a provisioning plan without the node, on a what-if that
+// ends before anything is done.
+provisioning::ProvisioningPlan DisruptionController::plan_without(const std::string& name, Duration now,
+                                                                  std::size_t& pods) const {
+  state::ClusterState::WhatIf what_if(state_);
+  scheduling::ClusterSnapshot& snapshot = what_if.snapshot();
+  provisioning::ProvisioningInput input;
+  describe_cluster(state_, input);
+  if (const scheduling::NodeId id = snapshot.find_node(name); id != scheduling::kNoNode) {
+    for (const scheduling::PlacedPod& placed : snapshot.node(id).pods) {
+      const Pod& pod = *placed.pod;
+      if (!disruption::needs_another_node(pod)) continue;
+      auto copy = std::make_shared<Pod>(pod);
+      copy->spec.node_name.clear();
+      input.pending.push_back(std::move(copy));
+      ++pods;
+    }
+    snapshot.remove_node(id);
+  }
+  input.cluster = &snapshot;
+  input.catalog = &cloud_.catalog();
+  input.unavailable = &provisioning_.unavailable();
+  input.now = now;
+  return provisioning::plan_provisioning(input);
+}
+
 bool DisruptionController::replace_drifted(Duration now) {
   if (!drift_due_) return false;
   last_drift_pass_ = now;
@@ -381,32 +403,8 @@ bool DisruptionController::replace_drifted(Duration now) {
     if (nomination_grace_ends(name) > now) continue;
     if (!why_not_disruptable(node, state_.snapshot().find_node(name), pdbs).empty()) continue;
     if (budget_allows(node.nodepool, DisruptionReason::Drifted) <= 0) continue;
-    // What its pods need besides the rest of the cluster: a provisioning plan without the node, on a what-if that
-    // ends before anything is done.
-    provisioning::ProvisioningPlan plan;
     std::size_t pods = 0;
-    {
-      state::ClusterState::WhatIf what_if(state_);
-      scheduling::ClusterSnapshot& snapshot = what_if.snapshot();
-      provisioning::ProvisioningInput input;
-      describe_cluster(state_, input);
-      if (const scheduling::NodeId id = snapshot.find_node(name); id != scheduling::kNoNode) {
-        for (const scheduling::PlacedPod& placed : snapshot.node(id).pods) {
-          const Pod& pod = *placed.pod;
-          if (!disruption::needs_another_node(pod)) continue;
-          auto copy = std::make_shared<Pod>(pod);
-          copy->spec.node_name.clear();
-          input.pending.push_back(std::move(copy));
-          ++pods;
-        }
-        snapshot.remove_node(id);
-      }
-      input.cluster = &snapshot;
-      input.catalog = &cloud_.catalog();
-      input.unavailable = &provisioning_.unavailable();
-      input.now = now;
-      plan = provisioning::plan_provisioning(input);
-    }
+    provisioning::ProvisioningPlan plan = plan_without(name, now, pods);
     if (!plan.unschedulable.empty()) continue;  // its pods would have nowhere to go: kept, as Karpenter keeps it
     Command command;
     command.reason = "Drifted";
@@ -606,9 +604,48 @@ std::string DisruptionController::describe(const disruption::Command& c, const s
 void DisruptionController::interruption_notice(const std::string& name, Duration notice) {
   const state::NodeRecord* node = state_.find_node(name);
   if (node == nullptr) return;
-  record("interruption", fmt::format("spot interruption notice for node {} ({} {}); draining, reclaimed in {}", name,
-                                     node->instance_type, node->zone, format_duration(notice)));
-  writer_.drain(name);
+  const Duration now = clock_.now();
+  const std::string notice_line = fmt::format("spot interruption notice for node {} ({} {}), reclaimed in {}", name,
+                                              node->instance_type, node->zone, format_duration(notice));
+  writer_.object_event({"Node", name, "Warning", "SpotInterrupted", "Disrupt",
+                        fmt::format("Spot interruption warning: the instance is reclaimed in {}", format_duration(notice))});
+  // A command that counted on the node no longer holds; one that already drains it goes on.
+  if (command_ && command_->stage != Command::Stage::Draining &&
+      std::find(command_->nodes.begin(), command_->nodes.end(), name) != command_->nodes.end()) {
+    abandon(fmt::format("node {} got a spot interruption notice", name));
+  }
+  if (node->phase != state::NodePhase::Ready || termination_.draining(name)) {
+    record("interruption", notice_line + (termination_.draining(name) ? "; its drain goes on" : ""));
+    return;
+  }
+  // The capacity its pods need is launched now, beside the drain, not after it: two minutes are about what a
+  // launch takes, and the pods evicted meanwhile are nominated to the replacements as they come.
+  std::vector<std::string> replacements;
+  std::size_t pods = 0;
+  const NodePool* pool = node->nodepool.empty() ? nullptr : state_.find_nodepool(node->nodepool);
+  if (pool != nullptr) {
+    provisioning::ProvisioningPlan plan = plan_without(name, now, pods);
+    for (provisioning::NewNodeClaim& claim : plan.new_claims) {
+      std::optional<std::string> launched = provisioning_.launch_replacement(
+          std::move(claim), fmt::format("the pods of interrupted node {}", name));
+      if (launched) replacements.push_back(*launched);
+    }
+  }
+  std::string where;
+  if (pool == nullptr) {
+    where = "";
+  } else if (replacements.empty()) {
+    where = fmt::format(", {} move to the other nodes", plural(pods, "pod"));
+  } else {
+    where = fmt::format(", {} move; replacement launched at once: {}", plural(pods, "pod"), joined(replacements));
+  }
+  record("interruption", fmt::format("{}; draining{}", notice_line, where));
+  // Karpenter deletes its node once drained; a node group's instance is the cloud's to take, and its group's to
+  // replace (Cluster Autoscaler does nothing of interruptions: the AWS Node Termination Handler drains the node).
+  DrainRules rules = karpenter_drain_rules(pool);
+  rules.delete_when_drained = pool != nullptr;
+  const std::string owner = pool != nullptr ? node->nodepool : node->node_group;
+  termination_.drain(name, owner, now, rules, [](const std::string&, const std::string&, bool) {});
 }
 
 }  // namespace scalewright::controllers

@@ -17,8 +17,9 @@
 // Expiry: a node whose NodePool's expireAfter has passed since its launch is drained and deleted, whatever the
 // budgets (Karpenter's expiration is not a disruption method); the NodePool's terminationGracePeriod bounds how long
 // its drain waits on PodDisruptionBudgets before the pods left are deleted and the node goes anyway.
-// A spot interruption notice cordons and drains its node at once, so its pods are provisioned elsewhere before the
-// cloud reclaims it.
+// A spot interruption notice taints and drains its node at once (evictions, as any of Karpenter's drains), and the
+// capacity its pods need besides the rest of the cluster is launched in parallel, not after the drain: the cloud
+// reclaims the instance two minutes later whatever is left on it.
 #include <chrono>
 #include <map>
 #include <optional>
@@ -99,6 +100,8 @@ class DisruptionController : private Controller {
   // Provisioning first: while pods are pending or NodeClaims in flight, the cluster is about to change, and what a
   // what-if says of it now would not hold.
   bool cluster_settling() const;
+  // What the node's pods need besides the rest of the cluster, as a provisioning plan; `pods` is told how many move.
+  provisioning::ProvisioningPlan plan_without(const std::string& node, Duration now, std::size_t& pods) const;
   // Drift: the oldest drifted node within its NodePool's budget for Drifted, replaced by what its pods need.
   bool replace_drifted(Duration now);
   void validate();

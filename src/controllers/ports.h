@@ -70,9 +70,8 @@ class ClusterWriter : public EventRecorder {
   // registers. `running_already`: an instance running before the autoscaler started (a group's desired nodes at
   // the start), Ready at once and not a launch of this run.
   virtual void node_launched(state::NodeRecord node, bool running_already) = 0;
-  // Cordons `node` and deletes its pods at once (no eviction): their controllers replace them elsewhere.
-  virtual void drain(const std::string& node) = 0;
-  // Deletes the node (draining it first when it was not); its instance is the caller's to terminate.
+  // Deletes the node, with the pods still on it (no eviction: a drain evicts them first); its instance is the
+  // caller's to terminate.
   virtual void delete_node(const std::string& node) = 0;
   // Sets a workload's replicas through its scale subresource.
   virtual void scale(const std::string& workload, std::int32_t replicas) = 0;

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "api/wording.h"
+#include "disruption/consolidation.h"
 #include "nodegroups/drainability.h"
 
 namespace scalewright::controllers {
@@ -94,7 +95,10 @@ void TerminationController::evict_round(const std::string& node) {
     if (pod == nullptr) continue;  // scaled in by its controller during this round
     const nodegroups::EvictionVerdict verdict = nodegroups::may_evict(*pod->pod, budgets);
     std::string refusal;
-    if (verdict.outcome == nodegroups::EvictionOutcome::MoreThanOneBudget) {
+    if (rules.wait_on_do_not_disrupt && disruption::says_do_not_disrupt(pod->pod->meta)) {
+      refusal = "the pod has karpenter.sh/do-not-disrupt: \"true\", so it is not evicted and stays until the drain's "
+                "deadline";
+    } else if (verdict.outcome == nodegroups::EvictionOutcome::MoreThanOneBudget) {
       refusal = "the pod has more than one PodDisruptionBudget, which the eviction subresource does not support";
     } else if (verdict.outcome == nodegroups::EvictionOutcome::RefusedByBudget) {
       const PodDisruptionBudget& pdb = budgets[*verdict.budget].pdb;
@@ -147,6 +151,16 @@ void TerminationController::finish_if_done(const std::string& node) {
     if (pod != nullptr && pod->terminating_until && pod->pod->spec.node_name == node) return;
   }
   const Duration now = clock_.now();
+  if (!drain.rules.delete_when_drained) {
+    record("drained", fmt::format("node {} of {} drained ({} evicted, drain took {}); it stays cordoned until its "
+                                  "instance is gone", node, drain.group, plural(drain.evicted.size(), "pod"),
+                                  format_duration(now - drain.started)));
+    const std::string group = drain.group;
+    const Finished finished = drain.finished;
+    drains_.erase(found);
+    finished(node, group, false);
+    return;
+  }
   record("scale-down", fmt::format("drained node {} of {} removed ({} evicted, drain took {}), unneeded since {}", node,
                                    drain.group, plural(drain.evicted.size(), "pod"),
                                    format_duration(now - drain.started), format_time(drain.unneeded_since)));

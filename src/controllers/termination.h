@@ -24,6 +24,12 @@ struct DrainRules {
   // Karpenter's terminationGracePeriod: when max_pod_eviction_time is up, the pods still there are deleted without
   // eviction and the node goes anyway, instead of the drain failing.
   bool force_at_deadline = false;
+  // Karpenter's drain: a pod that says karpenter.sh/do-not-disrupt is not evicted; it stays until the deadline
+  // forces the drain (for ever without one), or until it goes by itself.
+  bool wait_on_do_not_disrupt = false;
+  // False for a drain that only empties the node (a spot interruption of a node group's instance, as the AWS Node
+  // Termination Handler drains it): the node stays cordoned until the cloud takes its instance.
+  bool delete_when_drained = true;
 };
 
 class TerminationController : private Controller {

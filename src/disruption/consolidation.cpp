@@ -413,6 +413,11 @@ bool needs_another_node(const Pod& pod) {
   return !pod.is_daemonset_pod() && !nodegroups::is_mirror_pod(pod) && !pod.is_terminal();
 }
 
+bool says_do_not_disrupt(const ObjectMeta& meta) {
+  auto it = meta.annotations->find(std::string(karpenter_labels::do_not_disrupt));
+  return it != meta.annotations->end() && it->second == "true";
+}
+
 double eviction_cost(const Pod& pod) {
   double cost = 1.0;
   auto annotation = pod.meta.annotations->find(std::string(kPodDeletionCost));

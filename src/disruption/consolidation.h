@@ -41,6 +41,10 @@ inline constexpr std::size_t kMinTypesForSpotToSpot = 15;
 // the node), and not finished.
 bool needs_another_node(const Pod& pod);
 
+// Whether a node or pod says karpenter.sh/do-not-disrupt: "true" (no voluntary disruption; a drain leaves the pod
+// until its terminationGracePeriod is up).
+bool says_do_not_disrupt(const ObjectMeta& meta);
+
 // What evicting the pod costs, as upstream's EvictionCost: 1, plus its controller.kubernetes.io/pod-deletion-cost
 // / 2^27, plus its priority / 2^25, clamped to [-10, 10].
 double eviction_cost(const Pod& pod);

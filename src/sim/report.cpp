@@ -51,8 +51,8 @@ void print_summary(const SimulationReport& report, std::ostream& out) {
   if (!report.stopped.empty()) {
     out << fmt::format("run stopped at {}: {}\n", format_time(report.duration), report.stopped);
   }
-  out << fmt::format("pods bound: {}   pending at end: {}   wait p50 {}  p99 {}  max {}\n", s.pod_wait.pods_bound,
-                     s.pod_wait.pods_pending_at_end, format_duration(s.pod_wait.p50), format_duration(s.pod_wait.p99),
+  out << fmt::format("pods bound: {}   pending at end: {}   evicted: {}   wait p50 {}  p99 {}  max {}\n",
+                     s.pod_wait.pods_bound, s.pod_wait.pods_pending_at_end, s.evictions, format_duration(s.pod_wait.p50), format_duration(s.pod_wait.p99),
                      format_duration(s.pod_wait.max));
   out << fmt::format("nodes: peak {}   at end {}   launched {}   insufficient-capacity errors {}   spot interruptions {}\n",
                      s.peak_nodes, s.nodes_at_end, s.launches, s.insufficient_capacity_errors, s.spot_interruptions);
@@ -95,6 +95,7 @@ void print_comparison(const std::vector<SimulationReport>& reports, const std::v
   row("pods bound / pending at end", [](const SimulationReport& r) {
     return fmt::format("{} / {}", r.summary.pod_wait.pods_bound, r.summary.pod_wait.pods_pending_at_end);
   });
+  row("pods evicted", [](const SimulationReport& r) { return std::to_string(r.summary.evictions); });
   row("pod wait p50", [](const SimulationReport& r) { return format_duration(r.summary.pod_wait.p50); });
   row("pod wait p99", [](const SimulationReport& r) { return format_duration(r.summary.pod_wait.p99); });
   row("pod wait max", [](const SimulationReport& r) { return format_duration(r.summary.pod_wait.max); });
@@ -163,6 +164,7 @@ nlohmann::json to_json(const SimulationReport& report) {
             {"launches", s.launches},
             {"insufficient_capacity_errors", s.insufficient_capacity_errors},
             {"spot_interruptions", s.spot_interruptions},
+            {"evictions", s.evictions},
             {"mean_cpu_allocation", s.mean_cpu_allocation},
             {"mean_memory_allocation", s.mean_memory_allocation},
             {"autoscalers", autoscalers},

@@ -45,6 +45,9 @@ struct Summary {
   std::int32_t launches = 0;
   std::int32_t insufficient_capacity_errors = 0;
   std::int32_t spot_interruptions = 0;
+  // Pods the autoscalers took off their nodes through the eviction API (consolidation, drift, expiry, interruption,
+  // scale-down drains): what their disruption cost the workloads.
+  std::int32_t evictions = 0;
   // Requested ÷ allocatable over Ready nodes, averaged over the time any node was Ready.
   double mean_cpu_allocation = 0;
   double mean_memory_allocation = 0;

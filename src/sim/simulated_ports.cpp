@@ -26,6 +26,7 @@ void Simulation::report_unschedulable(const state::PodRecord& pod, const std::st
 // The eviction API's delete: the pod is marked for deletion and leaves its controller's count (a replacement is
 // created now), and it stops after its grace period.
 void Simulation::evict(const state::PodRecord& pod, Duration grace) {
+  ++evictions_;
   mark_deleted(record_of(pod), now_ + grace);
 }
 

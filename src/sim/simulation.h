@@ -79,7 +79,8 @@ class Simulation final : public controllers::Clock, public controllers::ClusterW
   void set_taint(const std::string& node, const Taint& taint, bool present) override;
   bool can_add_node() override;
   void node_launched(state::NodeRecord node, bool running_already) override;
-  void drain(const std::string& node) override;
+  // delete_node's first step: cordons the node and deletes its pods at once.
+  void drain(const std::string& node);
   void delete_node(const std::string& node) override;
   void scale(const std::string& workload, std::int32_t replicas) override {
     state_.workload_scaled(workload, replicas);
@@ -166,6 +167,7 @@ class Simulation final : public controllers::Clock, public controllers::ClusterW
   std::int32_t peak_nodes_ = 0;
   std::int32_t launches_ = 0;
   std::int32_t interruptions_ = 0;
+  std::int32_t evictions_ = 0;
   // Requested ÷ allocatable of Ready nodes, integrated over time for the mean allocation.
   double cpu_allocation_integral_ = 0;
   double memory_allocation_integral_ = 0;

@@ -392,6 +392,7 @@ SimulationReport Simulation::report() {
   s.launches = launches_;
   s.insufficient_capacity_errors = cloud_.insufficient_capacity_errors();
   s.spot_interruptions = interruptions_;
+  s.evictions = evictions_;
   if (node_groups_) r.cluster_autoscaler_status = node_groups_->loop().status(now_, kWallClockAtStart);
   r.cluster_autoscaler_status_at = std::move(statuses_);
   s.dropped_requests = load_.dropped_requests();

@@ -362,6 +362,59 @@ TEST_F(Disruption, ExpiredNodeIsDrainedAndItsTerminationGracePeriodEndsADrainAPd
                                     "without eviction (default/web-0: "));
 }
 
+TEST_F(Disruption, ExpiryDrainLeavesADoNotDisruptPodUntilTheTerminationGracePeriod) {
+  // expireAfter 10m, terminationGracePeriod 2m. web-0 is evicted when the drain starts; batch-0 says
+  // karpenter.sh/do-not-disrupt, so it is not evicted (although no PDB covers it) and keeps n1 until 12m, when it
+  // is deleted with the node.
+  NodePool pool = *state.find_nodepool("default");
+  pool.expire_after = 10min;
+  pool.termination_grace_period = 2min;
+  state.nodepool_applied(std::move(pool));
+  add_node(state, cloud, "n1", "default");
+  run_pod("web-0", 500, "n1");
+  Pod annotated = provisioning::fixtures::make_pod("batch-0", 500, 256 * provisioning::fixtures::kMi);
+  annotated.meta.annotations["karpenter.sh/do-not-disrupt"] = "true";
+  bind_pod(state, clock, *state.pod_created(annotated, "", clock.now()), "n1");
+  disruption.reconcile();
+
+  clock.advance_to(10min);
+  EXPECT_THAT(writer.calls_of("evict"), ElementsAre("10m0s evict default/web-0 grace=30s"));
+  EXPECT_THAT(writer.events_of("eviction-refused"),
+              ElementsAre("10m0s eviction of default/batch-0 from node n1: the pod has karpenter.sh/do-not-disrupt: "
+                          "\"true\", so it is not evicted and stays until the drain's deadline; retrying every 10s"));
+  clock.advance_to(12min - 1ms);
+  EXPECT_THAT(writer.calls_of("delete_node"), IsEmpty());
+  clock.advance_to(12min);
+  EXPECT_THAT(writer.calls_of("evict"), ElementsAre("10m0s evict default/web-0 grace=30s"));
+  EXPECT_THAT(writer.calls_of("delete_node"), ElementsAre("12m0s delete_node n1"));
+}
+
+TEST_F(Disruption, SpotInterruptionDrainsAtOnceAndLaunchesTheReplacementBesideTheDrain) {
+  // n1 and n2 (c.2xlarge, 8 cpus) run a 5-cpu pod each: n1's pod fits nowhere else. The notice at 10 s launches
+  // what it needs at once (the cheapest fit: c.2xlarge spot, $0.16/h) and evicts it in the same instant, without
+  // waiting for the replacement to be Ready; n1 goes when its pod has run out its 30 s grace period.
+  add_node(state, cloud, "n1", "default");
+  add_node(state, cloud, "n2", "default");
+  run_pod("n1-web", 5000, "n1");
+  run_pod("n2-web", 5000, "n2");
+  disruption.reconcile();
+  clock.advance_to(10s);
+  disruption.interruption_notice("n1", 2min);
+
+  const std::string replacement = launched_node();
+  ASSERT_FALSE(replacement.empty());
+  EXPECT_THAT(cloud.calls, Contains("launch c.2xlarge zone-a spot"));
+  EXPECT_THAT(writer.calls, ElementsAre("10s node_launched " + replacement + " c.2xlarge zone-a spot",
+                                        "10s taint n1 +karpenter.sh/disrupted", "10s evict default/n1-web grace=30s"));
+  EXPECT_THAT(writer.events_of("interruption"),
+              ElementsAre("10s spot interruption notice for node n1 (c.2xlarge zone-a), reclaimed in 2m0s; draining, "
+                          "1 pod move; replacement launched at once: " + replacement));
+  EXPECT_THAT(writer.object_events, Contains("10s Node n1 SpotInterrupted: Spot interruption warning: the instance is "
+                                             "reclaimed in 2m0s"));
+  clock.advance_to(40s);
+  EXPECT_THAT(writer.calls_of("delete_node"), ElementsAre("40s delete_node n1"));
+}
+
 TEST_F(Disruption, DriftedNodesAreReplacedOldestFirstWithinABudgetOfOne) {
   // n1 (launched at 0 s) and n2 (at 1 s) run a 5-cpu pod each on 8 cpus, stamped with the NodePool's template
   // hash. At 1 min a label is added to the template: both drift. The budget for Drifted is one node: n1 goes first,

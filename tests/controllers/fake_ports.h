@@ -150,10 +150,6 @@ class FakeWriter : public ClusterWriter {
     state::NodeRecord& added = state_.node_added(std::move(node));
     if (running_already) state_.node_ready(added);
   }
-  void drain(const std::string& node) override {
-    call("drain " + node);
-    drain_node(node);
-  }
   void delete_node(const std::string& name) override {
     call("delete_node " + name);
     state::NodeRecord* node = state_.find_node(name);

@@ -126,19 +126,30 @@ TEST(ClusterAutoscaler, NodesThatNeverComeBackOffTheGroup) {
   EXPECT_NE(timeouts[0].find("did not become Ready within 5m0s"), std::string::npos) << timeouts[0];
 }
 
-TEST(ClusterAutoscaler, AnInterruptedSpotNodeOfAGroupIsReplacedByItsAutoScalingGroup) {
-  // ng runs 2 spot c.large nodes. At 1m the oldest gets the two-minute notice; at 3m it is reclaimed and the group,
-  // keeping its desired capacity, launches a replacement that is Ready 60 s later; its app pod waits for it.
+TEST(ClusterAutoscaler, AnInterruptedSpotNodeOfAGroupIsDrainedThenReplacedByItsAutoScalingGroup) {
+  // ng runs 2 spot c.large nodes, one 1900m app pod on each. At 1m the oldest gets the two-minute notice and is
+  // drained as the AWS Node Termination Handler drains it: its pod is evicted (gone at 1m30s, its 30 s grace
+  // period), and the node stays cordoned. The evicted pod's replacement fits on no node: CA's scan at 1m asks
+  // ng 2 -> 3, Ready at 2m. At 3m the cloud reclaims the instance and the group, keeping its desired 3, launches
+  // another, Ready at 4m and empty: CA removes it at the first scan more than 10 minutes later, 14m10s.
   std::string text = cluster(2, 5) + "  - {at: 10m, scale: {kind: Deployment, name: web, replicas: 0}}\n";
   text.replace(text.find("zones: [zone-a]"), 15, "zones: [zone-a], capacityType: spot");
   const std::string latency = "launchLatency: {min: 60s, max: 60s}";
   text.replace(text.find(latency), latency.size(), latency + "\n    faults: {spotInterruptions: [{at: 1m, count: 1}]}");
   SimulationReport r = run(text);
   EXPECT_EQ(r.summary.spot_interruptions, 1);
-  EXPECT_EQ(r.summary.launches, 1);
+  EXPECT_EQ(r.summary.evictions, 1);
+  EXPECT_EQ(messages(r, "scale-up"),
+            std::vector<std::string>{"t=1m0s TriggeredScaleUp: pod triggered scale-up: [{ng 2->3 (max: 5)}] (1 pod)"});
+  ASSERT_EQ(messages(r, "drained").size(), 1u);
+  EXPECT_TRUE(messages(r, "drained")[0].starts_with("t=1m30s node ng-")) << messages(r, "drained")[0];
+  ASSERT_EQ(messages(r, "reclaimed").size(), 1u);
+  EXPECT_TRUE(messages(r, "reclaimed")[0].starts_with("t=3m0s ")) << messages(r, "reclaimed")[0];
+  ASSERT_EQ(messages(r, "scale-down").size(), 1u);
+  EXPECT_TRUE(messages(r, "scale-down")[0].starts_with("t=14m10s empty node ng-")) << messages(r, "scale-down")[0];
+  EXPECT_EQ(r.summary.launches, 2);
   EXPECT_EQ(r.summary.nodes_at_end, 2);
   EXPECT_EQ(r.summary.pod_wait.pods_pending_at_end, 0u);
-  EXPECT_TRUE(messages(r, "scale-up").empty());  // the group did it, not CA
 }
 
 TEST(ClusterAutoscaler, ThePriorityExpanderReadsItsConfigMapFromTheManifests) {

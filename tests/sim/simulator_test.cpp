@@ -171,18 +171,29 @@ TEST(Simulator, SameSeedSameReportAndTheSeedDrawsLaunchLatency) {
   }
 }
 
-TEST(Simulator, SpotInterruptionDrainsTheNodeAndReplacesItsCapacity) {
-  // The node launched at 11 s is Ready at 71 s. At 3 m it gets the two-minute notice: its pods are evicted and
-  // recreated, a replacement is launched (batch closes at 3m1s, Ready 60 s later), the old one is reclaimed at 5 m.
+TEST(Simulator, SpotInterruptionDrainsTheNodeAndLaunchesItsReplacementAtOnce) {
+  // The node launched at 11 s is Ready at 71 s. At 3 m it gets the two-minute notice: in that instant a
+  // replacement is launched for its 5 pods (Ready at 4 m) and the pods are evicted; their replacements are nominated
+  // to the new NodeClaim and bind at 4 m, a wait of 60 s. The old node goes once its pods have run out their 30 s
+  // grace period, at 3m30s, before the cloud would reclaim it at 5 m.
   SimulationReport r = run(nodepool() + deployment("inflate", 0, "1") +
                            scenario(kScaleTo5At10s, "spotInterruptions: [{at: 3m, count: 1}]"));
   EXPECT_EQ(r.summary.spot_interruptions, 1);
   EXPECT_EQ(r.summary.launches, 2);
+  EXPECT_EQ(r.summary.evictions, 5);
   EXPECT_EQ(r.summary.pod_wait.pods_bound, 10u);  // 5 first, 5 replacements
   EXPECT_EQ(r.summary.pod_wait.pods_pending_at_end, 0u);
   EXPECT_EQ(r.summary.nodes_at_end, 1);
-  ASSERT_EQ(messages(r, "reclaimed").size(), 1u);
-  EXPECT_EQ(messages(r, "reclaimed")[0].substr(0, 7), "t=5m0s ");
+  const std::vector<std::string> launched = messages(r, "launch");
+  ASSERT_EQ(launched.size(), 2u);
+  EXPECT_TRUE(launched[1].starts_with("t=3m0s NodeClaim ")) << launched[1];
+  EXPECT_NE(launched[1].find("for the pods of interrupted node"), std::string::npos) << launched[1];
+  const std::vector<std::string> bound = messages(r, "bound");
+  ASSERT_EQ(bound.size(), 2u);
+  EXPECT_TRUE(bound[1].starts_with("t=4m0s 5 pods bound")) << bound[1];
+  ASSERT_EQ(messages(r, "scale-down").size(), 1u);
+  EXPECT_TRUE(messages(r, "scale-down")[0].starts_with("t=3m30s drained node ")) << messages(r, "scale-down")[0];
+  EXPECT_TRUE(messages(r, "reclaimed").empty());
 }
 
 // A c.2xlarge node (8 cpu) that came with the manifests, in zone-a.
