@@ -10,7 +10,7 @@ mkdir -p "$out"
 # The golden file is named after the example's file (check's after its folder).
 for example in inflate/inflate nginx/nginx dedicated-databases/dedicated-databases php-apache/php-apache \
                podinfo/podinfo node-groups/nginx-node-group node-groups/nginx-max-size check/cluster \
-               scale-in/scale-in drift/drift expiry/expiry; do
+               scale-in/scale-in drift/drift expiry/expiry spot-interruption/spot-interruption; do
   name=$(basename "$example")
   [ "$name" = cluster ] && name=check
   "$bin" simulate "examples/$example.yaml" --quiet --output "$out/$name.json" >/dev/null 2>&1
@@ -20,4 +20,4 @@ done
   --quiet --output "$out/compare-nginx.json" >/dev/null 2>&1
 "$bin" simulate examples/compare-consolidation/workload.yaml \
   --compare examples/compare-consolidation/when-empty.yaml examples/compare-consolidation/when-underutilized.yaml \
-  examples/compare-consolidation/balanced.yaml --quiet --output "$out/compare-consolidation.json" >/dev/null 2>&1
+  examples/compare-consolidation/balanced.yaml examples/compare-consolidation/cluster-autoscaler.yaml --quiet --output "$out/compare-consolidation.json" >/dev/null 2>&1

@@ -87,13 +87,14 @@ INSTANTIATE_TEST_SUITE_P(
                       Example{"scale-in", {"scale-in/scale-in.yaml"}, {}},
                       Example{"drift", {"drift/drift.yaml"}, {}},
                       Example{"expiry", {"expiry/expiry.yaml"}, {}},
+                      Example{"spot-interruption", {"spot-interruption/spot-interruption.yaml"}, {}},
                       Example{"compare-nginx",
                               {"compare-nginx/workload.yaml"},
                               {"compare-nginx/node-groups.yaml", "compare-nginx/nodepools.yaml"}},
                       Example{"compare-consolidation",
                               {"compare-consolidation/workload.yaml"},
                               {"compare-consolidation/when-empty.yaml", "compare-consolidation/when-underutilized.yaml",
-                               "compare-consolidation/balanced.yaml"}}),
+                               "compare-consolidation/balanced.yaml", "compare-consolidation/cluster-autoscaler.yaml"}}),
     [](const ::testing::TestParamInfo<Example>& info) {
       std::string name = info.param.files.empty() ? "default" : info.param.golden;
       std::erase(name, '-');
