@@ -73,7 +73,8 @@ void DisruptionController::reconcile() {
       auto [seen, first] = pod_events_.try_emplace(name, node.busy, now);
       if (!first && seen->second.first != node.busy) seen->second = {node.busy, now};
     }
-    if (node.busy > 0) continue;
+    // A node that says do-not-disrupt is not removed empty either (consolidation says DisruptionBlocked of it).
+    if (node.busy > 0 || disruption::says_do_not_disrupt(node.node.meta)) continue;
     auto was = empty_since_.find(name);
     const Duration since =
         empty_since.emplace_hint(empty_since.end(), name, was == empty_since_.end() ? now : was->second)->second;
@@ -448,6 +449,11 @@ void DisruptionController::consolidate(Duration now) {
   Candidates candidates = consolidation_candidates(now);
   report_blocked(candidates.blocked);
   next_due_ = candidates.next_due;
+  // The nodes of a command abandoned at its check sit out while the cluster stays as it was: the search would
+  // only find that command again.
+  if (seen == abandoned_at_) {
+    std::erase_if(candidates.list, [&](const disruption::Candidate& c) { return abandoned_.contains(c.node); });
+  }
   if (candidates.list.empty()) {
     fruitless_at_ = seen;
     if (next_due_) schedule_pass(*next_due_);
@@ -565,11 +571,20 @@ void DisruptionController::start_drains() {
 }
 
 void DisruptionController::abandon(const std::string& why) {
+  // Commands abandoned one after another while the cluster stays as it was keep all their nodes out.
+  if (fingerprint(state_) != abandoned_at_) abandoned_.clear();
+  abandoned_.insert(command_->nodes.begin(), command_->nodes.end());
   for (const std::string& node : command_->nodes) {
-    if (state_.find_node(node) != nullptr) writer_.set_taint(node, disrupted_taint(), false);
+    const state::NodeRecord* record = state_.find_node(node);
+    if (record == nullptr) continue;
+    const std::vector<Taint>& taints = record->node.taints;
+    if (std::any_of(taints.begin(), taints.end(), [](const Taint& t) { return t.key == disrupted_taint().key; })) {
+      writer_.set_taint(node, disrupted_taint(), false);
+    }
   }
   record(command_->reason == "Drifted" ? "drift-abandoned" : "consolidation-abandoned",
          fmt::format("{} abandoned: {}", describe(command_->command, command_->nodes), why));
+  abandoned_at_ = fingerprint(state_);
   command_.reset();
   schedule_pass(clock_.now() + kPollPeriod);
 }

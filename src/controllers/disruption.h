@@ -132,6 +132,8 @@ class DisruptionController : private Controller {
   // passes consolidateAfter.
   std::uint64_t fruitless_at_ = ~std::uint64_t{0};
   std::optional<Duration> next_due_;
+  std::set<std::string> abandoned_;               // the nodes of the command abandoned last
+  std::uint64_t abandoned_at_ = ~std::uint64_t{0};  // the state's counters then
   std::optional<Duration> last_consolidation_;  // when consolidation last looked for a command
   std::optional<Duration> pass_at_;  // when the pass pending runs
   TimerId pass_timer_ = 0;

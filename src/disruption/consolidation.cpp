@@ -70,7 +70,14 @@ std::string money(double price) { return fmt::format("${:.4f}/h", price); }
 
 class Search {
  public:
-  explicit Search(const ConsolidationInput& input) : in_(input), snapshot_(*input.cluster) {
+  // Where a what-if puts a pod that must move: the first node it fits on (a search: any fit will do), or where
+  // kube-scheduler would bind it (a check before acting: the evicted pods' replacements go where kube-scheduler
+  // sends them, which spreads them, and a delete whose pods fit only by first fit leaves one pending and launches
+  // a node for it, the node the next delete then fills).
+  enum class Placement { FirstFit, AsKubeScheduler };
+
+  explicit Search(const ConsolidationInput& input, Placement placement = Placement::FirstFit)
+      : in_(input), snapshot_(*input.cluster), placement_(placement) {
     static const provisioning::UnavailableOfferings kNone;
     unavailable_ = input.unavailable != nullptr ? input.unavailable : &kNone;
     cheapest_by_size_ = cheapest_types();
@@ -104,7 +111,7 @@ class Search {
     Command command;
     command.method = method;
     command.candidates = set;
-    std::map<std::string, std::int32_t> per_pool;
+    if (std::string over = over_budget(set); !over.empty()) return {std::nullopt, std::move(over)};
     std::vector<std::shared_ptr<Pod>> pods;
     bool all_spot = true;
     for (std::size_t i : set) {
@@ -112,15 +119,7 @@ class Search {
       command.price_before += c.price_per_hour;
       command.disruption_cost += c.disruption_cost;
       all_spot = all_spot && c.capacity_type == cloud::CapacityType::Spot;
-      ++per_pool[c.nodepool];
       for (const auto& pod : c.pods) pods.push_back(unbound_copy(*pod));
-    }
-    for (const auto& [pool, count] : per_pool) {
-      auto allowed = in_.allowed.find(pool);
-      if (allowed != in_.allowed.end() && count > allowed->second) {
-        return {std::nullopt, fmt::format("the budgets of NodePool {} allow {} more disrupted now", pool,
-                                          std::max(0, allowed->second))};
-      }
     }
     command.pods = pods.size();
     largest_first(pods);
@@ -139,7 +138,7 @@ class Search {
     no_room_.clear();
     for (const auto& pod : pods) {
       const scheduling::NodeId target =
-          known_without_room(*pod) ? scheduling::kNoNode : scheduler_.find_fit(snapshot_, *pod, hint);
+          known_without_room(*pod) ? scheduling::kNoNode : place(*pod, hint);
       if (target == scheduling::kNoNode) {
         remember_without_room(*pod);
         if (first_unplaced.empty()) first_unplaced = pod->meta.key();
@@ -161,6 +160,14 @@ class Search {
     no_room_.clear();
     if (beyond_one_node && allow_replace) {
       return {std::nullopt, "what fits on no other node is more than one node of any type holds"};
+    }
+    // One pod left pending by a single node's delete launches a node for it and undoes the saving; among many
+    // nodes' pods the same is a small loss, and the order that would cause it unlikely.
+    if (unplaced_count == 0 && placement_ == Placement::AsKubeScheduler && set.size() == 1) {
+      if (std::string left = unplaced_smallest_first(set, pods); !left.empty()) {
+        return {std::nullopt, fmt::format("pod {} would find no node if kube-scheduler took the pods smallest first",
+                                          left)};
+      }
     }
     if (unplaced_count == 0) {
       command.decision = Decision::Delete;
@@ -263,39 +270,9 @@ class Search {
       const Candidate& c = in_.candidates[i];
       auto budget = allowed.find(c.nodepool);
       if (budget != allowed.end() && budget->second <= 0) continue;
-      // Its pods as the sweep left them: pods moved onto it by an earlier candidate move again.
-      std::vector<std::shared_ptr<Pod>> pods;
-      for (const scheduling::PlacedPod& placed : snapshot_.node(c.id).pods) {
-        if (needs_another_node(*placed.pod)) pods.push_back(unbound_copy(*placed.pod));
-      }
-      largest_first(pods);
-      if (std::any_of(pods.begin(), pods.end(), [&](const auto& pod) { return known_without_room(*pod); })) {
-        continue;
-      }
-      ++tries_;
-      snapshot_.fork();
-      snapshot_.remove_node(c.id);
-      bool placed = true;
-      for (const auto& pod : pods) {
-        scheduling::NodeId target = scheduler_.find_fit(snapshot_, *pod, hint);
-        if (target == scheduling::kNoNode) {
-          remember_without_room(*pod);
-          placed = false;
-          break;
-        }
-        snapshot_.add_pod(std::shared_ptr<const Pod>(pod), target);
-        hint = target;
-      }
-      if (!placed) {
-        snapshot_.revert();
-        continue;
-      }
-      snapshot_.commit();
+      if (!move_off(c, hint)) continue;
       if (budget != allowed.end()) --budget->second;
-      command.candidates.push_back(i);
-      command.price_before += c.price_per_hour;
-      command.disruption_cost += c.disruption_cost;
-      command.pods += c.pods.size();  // evicted once each: pods the sweep moved twice are evicted once
+      take(command, i);
     }
     snapshot_.revert();
     if (command.candidates.size() < 2) return std::nullopt;
@@ -303,6 +280,86 @@ class Search {
   }
 
  private:
+  // The evicted pods' replacements are created in one instant and queued by name, an order no one chooses; where
+  // kube-scheduler spreads them, the first take the emptiest nodes, and small pods first is the order most likely
+  // to leave a large one no room. The pod that then finds no node, or empty. (`pods` largest first.)
+  std::string unplaced_smallest_first(const std::vector<std::size_t>& set,
+                                      const std::vector<std::shared_ptr<Pod>>& pods) {
+    snapshot_.fork();
+    for (std::size_t i : set) snapshot_.remove_node(in_.candidates[i].id);
+    std::string left;
+    for (auto pod = pods.rbegin(); pod != pods.rend() && left.empty(); ++pod) {
+      const scheduling::NodeId target = place(**pod, 0);
+      if (target == scheduling::kNoNode) {
+        left = (*pod)->meta.key();
+      } else {
+        snapshot_.add_pod(std::shared_ptr<const Pod>(*pod), target);
+      }
+    }
+    snapshot_.revert();
+    return left;
+  }
+
+  scheduling::NodeId place(const Pod& pod, scheduling::NodeId hint) const {
+    if (placement_ == Placement::AsKubeScheduler) return scheduler_.schedule(snapshot_, pod).chosen;
+    return scheduler_.find_fit(snapshot_, pod, hint);
+  }
+
+  // Removes the candidate's node from the snapshot and places its pods as the snapshot holds them now (pods an
+  // earlier move put there move again), largest first, each next to the last; kept when every pod found a place,
+  // reverted otherwise (`unplaced` told the pod that found none).
+  bool move_off(const Candidate& c, scheduling::NodeId& hint, std::string* unplaced = nullptr) {
+    std::vector<std::shared_ptr<Pod>> pods;
+    for (const scheduling::PlacedPod& placed : snapshot_.node(c.id).pods) {
+      if (needs_another_node(*placed.pod)) pods.push_back(unbound_copy(*placed.pod));
+    }
+    largest_first(pods);
+    for (const auto& pod : pods) {
+      if (!known_without_room(*pod)) continue;
+      if (unplaced != nullptr) *unplaced = pod->meta.key();
+      return false;
+    }
+    ++tries_;
+    snapshot_.fork();
+    snapshot_.remove_node(c.id);
+    for (const auto& pod : pods) {
+      const scheduling::NodeId target = place(*pod, hint);
+      if (target == scheduling::kNoNode) {
+        remember_without_room(*pod);
+        if (unplaced != nullptr) *unplaced = pod->meta.key();
+        snapshot_.revert();
+        return false;
+      }
+      snapshot_.add_pod(std::shared_ptr<const Pod>(pod), target);
+      hint = target;
+    }
+    snapshot_.commit();
+    return true;
+  }
+
+  // Why the budgets do not allow disrupting `set` now, or empty.
+  std::string over_budget(const std::vector<std::size_t>& set) const {
+    std::map<std::string, std::int32_t> per_pool;
+    for (std::size_t i : set) ++per_pool[in_.candidates[i].nodepool];
+    for (const auto& [pool, count] : per_pool) {
+      auto allowed = in_.allowed.find(pool);
+      if (allowed != in_.allowed.end() && count > allowed->second) {
+        return fmt::format("the budgets of NodePool {} allow {} more disrupted now", pool,
+                           std::max(0, allowed->second));
+      }
+    }
+    return "";
+  }
+
+  // Adds candidate `i` to a delete command.
+  void take(Command& command, std::size_t i) const {
+    const Candidate& c = in_.candidates[i];
+    command.candidates.push_back(i);
+    command.price_before += c.price_per_hour;
+    command.disruption_cost += c.disruption_cost;
+    command.pods += c.pods.size();  // evicted once each: pods a sweep moved twice are evicted once
+  }
+
   // For each catalog type, its cheapest offering; sorted by price, for the bound below.
   std::vector<std::pair<double, const cloud::InstanceType*>> cheapest_types() const {
     std::vector<std::pair<double, const cloud::InstanceType*>> out;
@@ -394,6 +451,7 @@ class Search {
 
   const ConsolidationInput& in_;
   scheduling::ClusterSnapshot& snapshot_;
+  Placement placement_;
   const provisioning::UnavailableOfferings* unavailable_ = nullptr;
   scheduling::Scheduler scheduler_;
   std::vector<std::pair<double, const cloud::InstanceType*>> cheapest_by_size_;
@@ -567,7 +625,7 @@ ConsolidationResult consolidate_single_node(const ConsolidationInput& input) {
 
 Revalidation revalidate(const ConsolidationInput& input, const std::vector<std::size_t>& candidates,
                         Decision decision) {
-  Search search(input);
+  Search search(input, Search::Placement::AsKubeScheduler);
   const Method method = candidates.size() > 1 ? Method::MultiNode : Method::SingleNode;
   Search::Attempt a = search.attempt(candidates, method, decision == Decision::Replace);
   if (!a.command) return {std::nullopt, std::move(a.reason)};

@@ -130,7 +130,9 @@ ConsolidationResult consolidate_multi_node(const ConsolidationInput& input);
 ConsolidationResult consolidate_single_node(const ConsolidationInput& input);
 
 // The same question for a command computed earlier, asked again of the cluster as it is now (Karpenter's
-// validation 15 s after computing): the command for exactly these candidates, or why it no longer holds.
+// validation 15 s after computing): the command for exactly these candidates, or why it no longer holds. Here the
+// pods that must move are placed where kube-scheduler would bind them, not on the first node with room: a delete
+// that holds only by first fit would leave a pod pending once kube-scheduler spreads the others.
 struct Revalidation {
   std::optional<Command> command;
   std::string reason;
