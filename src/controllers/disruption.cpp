@@ -78,10 +78,11 @@ void DisruptionController::reconcile() {
     auto was = empty_since_.find(name);
     const Duration since =
         empty_since.emplace_hint(empty_since.end(), name, was == empty_since_.end() ? now : was->second)->second;
-    // While budgets hold empty nodes back, the next look is a poll period later.
+    // While budgets hold empty nodes back, the next look is a poll period later; while a command is under way,
+    // when it ends (a pass then would do nothing, and be due again at once).
     const Duration due =
         std::max({since + *pool->consolidate_after, nomination_grace_ends(name), empty_held_until_});
-    if (!earliest || due < *earliest) earliest = due;
+    if (!command_ && (!earliest || due < *earliest)) earliest = due;
   }
   empty_since_ = std::move(empty_since);
 
@@ -461,12 +462,16 @@ void DisruptionController::consolidate(Duration now) {
   }
   state::ClusterState::WhatIf what_if(state_);
   disruption::ConsolidationInput input = consolidation_input(candidates, what_if.snapshot(), now);
-  // Karpenter takes multi-node's command when there is one; here single-node's is asked too, and the command that
-  // saves more goes ahead, for the same saving the one that moves fewer pods.
+  // Karpenter takes multi-node's command when there is one; here single-node's and a repack are asked too, and the
+  // command that saves more goes ahead, for the same saving the one that moves fewer pods.
   disruption::ConsolidationResult result = disruption::consolidate_multi_node(input);
   disruption::ConsolidationResult single = disruption::consolidate_single_node(input);
   if (!result.command || (single.command && disruption::better(*single.command, *result.command))) {
     result = std::move(single);
+  }
+  disruption::ConsolidationResult repack = disruption::consolidate_repack(input);
+  if (!result.command || (repack.command && disruption::better(*repack.command, *result.command))) {
+    result = std::move(repack);
   }
   if (!result.command) {
     fruitless_at_ = seen;
@@ -507,7 +512,8 @@ void DisruptionController::validate() {
   if (why.empty()) {
     state::ClusterState::WhatIf what_if(state_);
     disruption::ConsolidationInput input = consolidation_input(candidates, what_if.snapshot(), now);
-    disruption::Revalidation revalidation = disruption::revalidate(input, indexes, planned.command.decision);
+    disruption::Revalidation revalidation =
+        disruption::revalidate(input, indexes, planned.command.decision, planned.command.method);
     again = std::move(revalidation.command);
     why = std::move(revalidation.reason);
   }
@@ -533,13 +539,15 @@ void DisruptionController::execute(disruption::Command command) {
     start_drains();
     return;
   }
-  std::optional<std::string> replacement =
-      provisioning_.launch_replacement(*c.replacement, "the replacement of " + joined(command_->nodes));
-  if (!replacement) {
-    abandon("no offering of its replacement could be launched");
-    return;
+  for (const provisioning::NewNodeClaim& claim : c.replacements) {
+    std::optional<std::string> replacement =
+        provisioning_.launch_replacement(claim, "the replacement of " + joined(command_->nodes));
+    if (!replacement) {
+      abandon("no offering of its replacement could be launched");  // those launched go empty, and are removed
+      return;
+    }
+    command_->replacements.push_back(*replacement);
   }
-  command_->replacements = {*replacement};
   command_->stage = Command::Stage::Replacing;
 }
 
@@ -601,9 +609,9 @@ void DisruptionController::report_blocked(const std::map<std::string, std::strin
 std::string DisruptionController::describe(const disruption::Command& c, const std::vector<std::string>& nodes) const {
   std::string what = fmt::format("{} {} {} ({})", disruption::to_string(c.method), disruption::to_string(c.decision),
                                  plural(nodes.size(), "node"), joined(nodes));
-  if (c.replacement) {
+  if (c.replacements.size() == 1) {
     std::vector<std::string> types;
-    for (const cloud::InstanceType* t : c.replacement->instance_types) {
+    for (const cloud::InstanceType* t : c.replacements.front().instance_types) {
       if (types.size() == 3) {
         types.push_back("...");
         break;
@@ -611,6 +619,14 @@ std::string DisruptionController::describe(const disruption::Command& c, const s
       types.push_back(t->name);
     }
     what += fmt::format(" by one node ({}) from ${:.4f}/h", joined(types), c.price_after);
+  } else if (!c.replacements.empty()) {
+    std::map<std::string, std::size_t> cheapest;  // each new node by the type it is launched from, as counted
+    for (const provisioning::NewNodeClaim& claim : c.replacements) {
+      if (!claim.instance_types.empty()) ++cheapest[claim.instance_types.front()->name];
+    }
+    std::vector<std::string> types;
+    for (const auto& [type, count] : cheapest) types.push_back(fmt::format("{} {}", count, type));
+    what += fmt::format(" by {} nodes ({})", c.replacements.size(), joined(types));
   }
   return fmt::format("{}: ${:.4f}/h → ${:.4f}/h saves ${:.4f}/h, {} move", what, c.price_before, c.price_after,
                      c.savings(), plural(c.pods, "pod"));

@@ -5,8 +5,9 @@
 //  - drift: a node whose NodePool's template changed since its launch (the template hash Karpenter stamps on its
 //    NodeClaim) or whose labels its NodePool's requirements no longer allow is replaced, oldest first, within the
 //    budgets for reason Drifted: what its pods need is launched first, and the node drained once that is Ready;
-//  - consolidation (consolidationPolicy WhenEmptyOrUnderutilized or Balanced): multi-node, then single-node, as
-//    src/disruption/consolidation.h searches them, within the budgets for reason Underutilized.
+//  - consolidation (consolidationPolicy WhenEmptyOrUnderutilized or Balanced): multi-node, single-node and,
+//    beyond Karpenter, a repack onto fewer new nodes, as src/disruption/consolidation.h searches them, within the
+//    budgets for reason Underutilized; the command that saves most goes ahead.
 // A consolidation command is computed, then checked again 15 s later against the cluster as it is then and
 // abandoned if it no longer holds; its nodes are tainted karpenter.sh/disrupted:NoSchedule, a replacement is
 // launched and must be Ready before any of them is drained, and the drains go through the eviction API's rules

@@ -66,6 +66,9 @@ std::optional<double> best_price(const cloud::InstanceType& type, const Requirem
   return best;
 }
 
+// Prices summed in different orders differ in their last bits.
+constexpr double kSamePrice = 1e-9;
+
 std::string money(double price) { return fmt::format("${:.4f}/h", price); }
 
 class Search {
@@ -161,13 +164,12 @@ class Search {
     if (beyond_one_node && allow_replace) {
       return {std::nullopt, "what fits on no other node is more than one node of any type holds"};
     }
-    // One pod left pending by a single node's delete launches a node for it and undoes the saving; among many
-    // nodes' pods the same is a small loss, and the order that would cause it unlikely.
-    if (unplaced_count == 0 && placement_ == Placement::AsKubeScheduler && set.size() == 1) {
-      if (std::string left = unplaced_smallest_first(set, pods); !left.empty()) {
-        return {std::nullopt, fmt::format("pod {} would find no node if kube-scheduler took the pods smallest first",
-                                          left)};
-      }
+    // One pod left pending by a single node's delete launches a node for it and undoes the saving, so such a
+    // delete must hold wherever kube-scheduler puts the pods, from either end; among many nodes' pods the same is a
+    // small loss. Asked by the check before acting only: kube-scheduler's scoring over every node is too dear for
+    // every try of a search.
+    if (unplaced_count == 0 && set.size() == 1 && placement_ == Placement::AsKubeScheduler) {
+      if (std::string why = unplaced_either_end(set, pods, {}); !why.empty()) return {std::nullopt, std::move(why)};
     }
     if (unplaced_count == 0) {
       command.decision = Decision::Delete;
@@ -182,24 +184,7 @@ class Search {
                                         "holds them",
                                         unplaced_count, money(command.price_before))};
     }
-    snapshot_.fork();
-    for (std::size_t i : set) snapshot_.remove_node(in_.candidates[i].id);
-    provisioning::ProvisioningInput plan_input;
-    plan_input.cluster = &snapshot_;
-    for (auto& pod : pods) plan_input.pending.push_back(pod);
-    plan_input.nodepools = in_.nodepools;
-    plan_input.catalog = in_.catalog;
-    plan_input.daemonsets = in_.daemonsets;
-    plan_input.nodepool_usage = in_.nodepool_usage;
-    for (std::size_t i : set) {
-      // The candidates' capacity leaves their NodePools' usage: a replacement counts against limits in their place.
-      auto usage = plan_input.nodepool_usage.find(in_.candidates[i].nodepool);
-      if (usage != plan_input.nodepool_usage.end()) usage->second -= in_.candidates[i].capacity;
-    }
-    plan_input.unavailable = unavailable_;
-    plan_input.now = in_.now;
-    provisioning::ProvisioningPlan plan = provisioning::plan_provisioning(plan_input);
-    snapshot_.revert();
+    provisioning::ProvisioningPlan plan = plan_without(set, pods);
     if (!plan.unschedulable.empty()) {
       return {std::nullopt, fmt::format("{} of its pods could not run anywhere else", plan.unschedulable.size())};
     }
@@ -247,7 +232,51 @@ class Search {
       }
     }
     command.decision = Decision::Replace;
-    command.replacement = std::move(claim);
+    command.replacements.push_back(std::move(claim));
+    return {std::move(command), ""};
+  }
+
+  // The repack of exactly `set` (see consolidate_repack), or why there is none.
+  Attempt attempt_repack(const std::vector<std::size_t>& set) {
+    if (std::string over = over_budget(set); !over.empty()) return {std::nullopt, std::move(over)};
+    ++tries_;
+    Command command;
+    command.method = Method::Repack;
+    command.candidates = set;
+    double cheapest_taken = std::numeric_limits<double>::max();
+    std::vector<std::shared_ptr<Pod>> pods;
+    for (std::size_t i : set) {
+      const Candidate& c = in_.candidates[i];
+      command.price_before += c.price_per_hour;
+      command.disruption_cost += c.disruption_cost;
+      cheapest_taken = std::min(cheapest_taken, c.price_per_hour);
+      for (const auto& pod : c.pods) pods.push_back(unbound_copy(*pod));
+    }
+    command.pods = pods.size();
+    largest_first(pods);
+    provisioning::ProvisioningPlan plan = plan_without(set, pods);
+    if (!plan.unschedulable.empty()) {
+      return {std::nullopt, fmt::format("{} of their pods could not run anywhere else", plan.unschedulable.size())};
+    }
+    std::vector<Node> added;  // the new nodes as kube-scheduler will see them, each of its claim's cheapest type
+    for (const provisioning::NewNodeClaim& claim : plan.new_claims) {
+      std::optional<double> price;
+      for (const cloud::InstanceType* type : claim.instance_types) {
+        std::optional<double> best = best_price(*type, claim.requirements, *unavailable_, in_.now);
+        if (best && (!price || *best < *price)) price = best;
+      }
+      if (!price || claim.instance_types.empty()) return {std::nullopt, "a new node it needs has no offering"};
+      command.price_after += *price;
+      added.push_back(node_of(claim, added.size()));
+    }
+    if (command.savings() < cheapest_taken - kSamePrice) {
+      return {std::nullopt, fmt::format("saves {}, less than the cheapest of its nodes", money(command.savings()))};
+    }
+    if (placement_ == Placement::AsKubeScheduler) {  // the check before acting, as for a single node's delete
+      if (std::string why = unplaced_either_end(set, pods, added); !why.empty()) return {std::nullopt, std::move(why)};
+    }
+    command.decision = plan.new_claims.empty() ? Decision::Delete : Decision::Replace;
+    command.replacements = std::move(plan.new_claims);
     return {std::move(command), ""};
   }
 
@@ -282,22 +311,82 @@ class Search {
  private:
   // The evicted pods' replacements are created in one instant and queued by name, an order no one chooses; where
   // kube-scheduler spreads them, the first take the emptiest nodes, and small pods first is the order most likely
-  // to leave a large one no room. The pod that then finds no node, or empty. (`pods` largest first.)
-  std::string unplaced_smallest_first(const std::vector<std::size_t>& set,
-                                      const std::vector<std::shared_ptr<Pod>>& pods) {
+  // to leave a large one no room. With `set` gone and the nodes `added`, the pod that finds no node when
+  // kube-scheduler takes `pods` (largest first) from the small end or the large end, or empty.
+  std::string unplaced_as_kube_scheduler(const std::vector<std::size_t>& set,
+                                         const std::vector<std::shared_ptr<Pod>>& pods, const std::vector<Node>& added,
+                                         bool smallest_first) {
     snapshot_.fork();
     for (std::size_t i : set) snapshot_.remove_node(in_.candidates[i].id);
+    for (const Node& node : added) snapshot_.add_node(node);
     std::string left;
-    for (auto pod = pods.rbegin(); pod != pods.rend() && left.empty(); ++pod) {
-      const scheduling::NodeId target = place(**pod, 0);
+    auto place_one = [&](const std::shared_ptr<Pod>& pod) {
+      const scheduling::NodeId target = scheduler_.schedule(snapshot_, *pod).chosen;
       if (target == scheduling::kNoNode) {
-        left = (*pod)->meta.key();
+        left = pod->meta.key();
       } else {
-        snapshot_.add_pod(std::shared_ptr<const Pod>(*pod), target);
+        snapshot_.add_pod(std::shared_ptr<const Pod>(pod), target);
       }
+    };
+    if (smallest_first) {
+      for (auto pod = pods.rbegin(); pod != pods.rend() && left.empty(); ++pod) place_one(*pod);
+    } else {
+      for (auto pod = pods.begin(); pod != pods.end() && left.empty(); ++pod) place_one(*pod);
     }
     snapshot_.revert();
     return left;
+  }
+
+  // Why kube-scheduler, taking the pods from the large end or from the small end, would leave one without a node
+  // (with `set` gone and the nodes `added`), or empty.
+  std::string unplaced_either_end(const std::vector<std::size_t>& set, const std::vector<std::shared_ptr<Pod>>& pods,
+                                  const std::vector<Node>& added) {
+    for (const bool smallest : {false, true}) {
+      if (std::string left = unplaced_as_kube_scheduler(set, pods, added, smallest); !left.empty()) {
+        return fmt::format("pod {} would find no node if kube-scheduler took the pods {} first", left,
+                           smallest ? "smallest" : "largest");
+      }
+    }
+    return "";
+  }
+
+  // A new node as it would register: its claim's cheapest type, labels and taints.
+  static Node node_of(const provisioning::NewNodeClaim& claim, std::size_t index) {
+    const cloud::InstanceType& type = *claim.instance_types.front();
+    Node node;
+    node.meta.name = "repack-" + std::to_string(index);
+    node.meta.labels = claim.labels;
+    for (const auto& [k, v] : type.labels) node.meta.labels.set(k, v);
+    node.meta.labels.set(Symbol(karpenter_labels::nodepool), Symbol(claim.nodepool));
+    node.meta.labels.set(Symbol(well_known::hostname), Symbol(node.meta.name));
+    node.taints = claim.taints;
+    node.capacity = type.capacity;
+    node.allocatable = type.allocatable;
+    return node;
+  }
+
+  // What provisioning would do with `pods` were the candidates in `set` gone: they leave their NodePools' usage,
+  // so that what replaces them counts against the limits in their place.
+  provisioning::ProvisioningPlan plan_without(const std::vector<std::size_t>& set,
+                                              const std::vector<std::shared_ptr<Pod>>& pods) {
+    snapshot_.fork();
+    for (std::size_t i : set) snapshot_.remove_node(in_.candidates[i].id);
+    provisioning::ProvisioningInput plan_input;
+    plan_input.cluster = &snapshot_;
+    for (const auto& pod : pods) plan_input.pending.push_back(pod);
+    plan_input.nodepools = in_.nodepools;
+    plan_input.catalog = in_.catalog;
+    plan_input.daemonsets = in_.daemonsets;
+    plan_input.nodepool_usage = in_.nodepool_usage;
+    for (std::size_t i : set) {
+      auto usage = plan_input.nodepool_usage.find(in_.candidates[i].nodepool);
+      if (usage != plan_input.nodepool_usage.end()) usage->second -= in_.candidates[i].capacity;
+    }
+    plan_input.unavailable = unavailable_;
+    plan_input.now = in_.now;
+    provisioning::ProvisioningPlan plan = provisioning::plan_provisioning(plan_input);
+    snapshot_.revert();
+    return plan;
   }
 
   scheduling::NodeId place(const Pod& pod, scheduling::NodeId hint) const {
@@ -514,15 +603,15 @@ std::string_view to_string(Method method) {
   switch (method) {
     case Method::MultiNode: return "multi-node";
     case Method::SingleNode: return "single-node";
+    case Method::Repack: return "repack";
     case Method::Drift: return "drift";
   }
   return "single-node";
 }
 
 bool better(const Command& a, const Command& b) {
-  constexpr double kSameSaving = 1e-9;
-  if (a.savings() > b.savings() + kSameSaving) return true;
-  return a.savings() > b.savings() - kSameSaving && a.pods < b.pods;
+  if (a.savings() > b.savings() + kSamePrice) return true;
+  return a.savings() > b.savings() - kSamePrice && a.pods < b.pods;
 }
 
 bool balanced_enough(const Command& command, const ConsolidationInput& input) {
@@ -623,11 +712,47 @@ ConsolidationResult consolidate_single_node(const ConsolidationInput& input) {
   return result;
 }
 
+ConsolidationResult consolidate_repack(const ConsolidationInput& input) {
+  // Beyond this many nodes a repack moves more pods than one command should.
+  constexpr std::size_t kMostNodes = 32;
+  ConsolidationResult result;
+  std::vector<std::size_t> least_used(input.candidates.size());
+  std::vector<double> used(input.candidates.size());
+  for (std::size_t i = 0; i < input.candidates.size(); ++i) {
+    least_used[i] = i;
+    const scheduling::NodeInfo& node = input.cluster->node(input.candidates[i].id);
+    const auto share = [](std::int64_t requested, std::int64_t allocatable) {
+      return allocatable > 0 ? static_cast<double>(requested) / static_cast<double>(allocatable) : 1.0;
+    };
+    used[i] = std::max(share(node.requested.cpu_milli(), node.allocatable.cpu_milli()),
+                       share(node.requested.memory(), node.allocatable.memory()));
+  }
+  std::stable_sort(least_used.begin(), least_used.end(), [&](std::size_t a, std::size_t b) { return used[a] < used[b]; });
+  Search search(input);
+  std::optional<Command> best;
+  // Sizes between the powers of two too: a size that saves less than a node, or that kube-scheduler could not
+  // place, is often followed by one that does.
+  for (std::size_t k = 2; k <= std::min(kMostNodes, least_used.size()); k += std::max<std::size_t>(1, k / 2)) {
+    const std::vector<std::size_t> set(least_used.begin(), least_used.begin() + static_cast<std::ptrdiff_t>(k));
+    Search::Attempt a = search.attempt_repack(set);
+    if (!a.command || !balanced_enough(*a.command, input)) continue;
+    const auto per_pod = [](const Command& c) { return c.savings() / static_cast<double>(std::max<std::size_t>(c.pods, 1)); };
+    if (!best || per_pod(*a.command) > per_pod(*best)) best = std::move(a.command);
+  }
+  result.command = std::move(best);
+  result.tries = search.tries();
+  return result;
+}
+
 Revalidation revalidate(const ConsolidationInput& input, const std::vector<std::size_t>& candidates,
-                        Decision decision) {
+                        Decision decision, Method method) {
   Search search(input, Search::Placement::AsKubeScheduler);
-  const Method method = candidates.size() > 1 ? Method::MultiNode : Method::SingleNode;
-  Search::Attempt a = search.attempt(candidates, method, decision == Decision::Replace);
+  if (method == Method::Repack) {
+    Search::Attempt again = search.attempt_repack(candidates);
+    return {std::move(again.command), std::move(again.reason)};
+  }
+  const Method karpenters = candidates.size() > 1 ? Method::MultiNode : Method::SingleNode;
+  Search::Attempt a = search.attempt(candidates, karpenters, decision == Decision::Replace);
   if (!a.command) return {std::nullopt, std::move(a.reason)};
   if (a.command->decision != decision) {
     return {std::nullopt, fmt::format("it would now {} rather than {}", to_string(a.command->decision),

@@ -74,7 +74,7 @@ struct Candidate {
 void order_candidates(std::vector<Candidate>& candidates);
 
 enum class Decision { Delete, Replace };
-enum class Method { MultiNode, SingleNode, Drift };
+enum class Method { MultiNode, SingleNode, Repack, Drift };
 std::string_view to_string(Decision decision);
 std::string_view to_string(Method method);
 
@@ -82,10 +82,12 @@ struct Command {
   Decision decision = Decision::Delete;
   Method method = Method::SingleNode;
   std::vector<std::size_t> candidates;                    // indexes into ConsolidationInput::candidates
-  std::optional<provisioning::NewNodeClaim> replacement;  // Replace: its instance types cheaper than the candidates
+  // Replace: what is launched first. Karpenter's methods launch one node, its instance types each cheaper than the
+  // candidates together; a repack launches as many as its plan needs, cheaper together.
+  std::vector<provisioning::NewNodeClaim> replacements;
   std::size_t pods = 0;                                   // pods that move
   double price_before = 0;  // $/h of the candidates
-  double price_after = 0;   // $/h of the replacement at its most expensive allowed offering; 0 for a delete
+  double price_after = 0;   // $/h of the replacements (Karpenter's: at the most expensive allowed offering); 0 for a delete
   double disruption_cost = 0;
   double savings() const { return price_before - price_after; }
 };
@@ -128,6 +130,13 @@ struct ConsolidationResult {
 ConsolidationResult consolidate_multi_node(const ConsolidationInput& input);
 // The first candidate that can be deleted or replaced on its own.
 ConsolidationResult consolidate_single_node(const ConsolidationInput& input);
+// Beyond Karpenter, asked when its methods find nothing: a cluster that no delete and no one-node replacement can
+// improve may still be packed with fewer nodes. The least used candidates (2, 4, 8, ... of them, within the
+// budgets) have their pods provisioned afresh, on the room other nodes have and on new nodes of the cheapest types
+// that hold them; a repack goes ahead when it saves at least the price of the cheapest node it takes, and when
+// kube-scheduler, taking the pods largest or smallest first, would find every one of them a place. Of the sizes
+// that do, the one that saves the most per pod it moves.
+ConsolidationResult consolidate_repack(const ConsolidationInput& input);
 
 // The same question for a command computed earlier, asked again of the cluster as it is now (Karpenter's
 // validation 15 s after computing): the command for exactly these candidates, or why it no longer holds. Here the
@@ -138,7 +147,7 @@ struct Revalidation {
   std::string reason;
 };
 Revalidation revalidate(const ConsolidationInput& input, const std::vector<std::size_t>& candidates,
-                        Decision decision);
+                        Decision decision, Method method = Method::SingleNode);
 
 // `a` saves more than `b`, or as much while moving fewer pods.
 bool better(const Command& a, const Command& b);

@@ -283,6 +283,32 @@ TEST_F(Consolidation, UnderutilizedNodeIsReplacedOnlyOnceItsReplacementIsReady) 
   EXPECT_FALSE(cloud.get(instance).has_value());
 }
 
+TEST_F(Consolidation, ANodeThatEmptiesWhileACommandWaitsForItsReplacementGoesWhenTheCommandEnds) {
+  // n1's command is carried out at 45 s and waits for its replacement, Ready only at 5m. n2's pod goes at 50 s:
+  // n2 is due empty at 1m20s, but one command at a time: nothing goes before n1's drain ends (n1's pod evicted at
+  // 5m with its 30 s grace period: 5m30s). (Before, the pass due for n2 found the command under way, did nothing
+  // and was due again at once: the clock never moved on.)
+  add_node(state, cloud, "n1", "default");
+  add_node(state, cloud, "n2", "default");
+  run_pod("web-0", 500, "n1");
+  run_pod("web-1", 7600, "n2");  // n1's pod does not fit beside it: n1 is replaced, not deleted
+  disruption.reconcile();
+  clock.advance_to(50s);
+  const std::string replacement = launched_node();
+  ASSERT_FALSE(replacement.empty());
+  state.pod_deleted("default/web-1");
+  disruption.reconcile();
+  clock.advance_to(5min);
+  EXPECT_THAT(writer.calls_of("delete_node"), IsEmpty());
+  state.node_ready(*state.find_node(replacement));
+  disruption.reconcile();
+  clock.advance_to(6min);
+  // Then the empty nodes, one per pass (10 % of the 2 nodes left, rounded up): the replacement (empty: the fakes
+  // recreate no pod), due since 5m30s, and n2 the pass after.
+  EXPECT_THAT(writer.calls_of("delete_node"), ElementsAre("5m30s delete_node n1", "5m30s delete_node " + replacement,
+                                                          "5m40s delete_node n2"));
+}
+
 TEST_F(Consolidation, ACommandThatNoLongerHoldsAfterFifteenSecondsIsAbandoned) {
   // Planned at 30 s; a pod bound to n1 at 40 s restarts its consolidateAfter, so at 45 s n1 is no candidate and
   // nothing is done: not even a taint to take off, none was put on before the check.

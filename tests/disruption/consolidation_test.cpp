@@ -135,10 +135,10 @@ TEST(SingleNodeConsolidation, ReplacesANodeByOneStrictlyCheaper) {
   ASSERT_TRUE(result.command);
   const Command& command = *result.command;
   EXPECT_EQ(command.decision, Decision::Replace);
-  ASSERT_TRUE(command.replacement);
+  ASSERT_EQ(command.replacements.size(), 1u);
   // Holding 2 cpu and 2Gi, cheaper than $0.40/h: c.large ($0.10) and c.xlarge ($0.20); c.2xlarge at the same
   // price is not a replacement.
-  EXPECT_EQ(type_names(*command.replacement), (std::vector<std::string>{"c.large", "c.xlarge"}));
+  EXPECT_EQ(type_names(command.replacements.front()), (std::vector<std::string>{"c.large", "c.xlarge"}));
   EXPECT_DOUBLE_EQ(command.price_after, 0.10);
   EXPECT_NEAR(command.savings(), 0.30, 1e-9);
 }
@@ -157,8 +157,8 @@ TEST(SingleNodeConsolidation, AnOnDemandNodeMayGiveWayToSpotAndTheReplacementIsS
   cluster.node("od", "c.2xlarge", cloud::CapacityType::OnDemand, 2, 1000);  // $0.40/h
   ConsolidationResult result = consolidate_single_node(cluster.ready());
   ASSERT_TRUE(result.command);
-  ASSERT_TRUE(result.command->replacement);
-  const provisioning::NewNodeClaim& claim = *result.command->replacement;
+  ASSERT_EQ(result.command->replacements.size(), 1u);
+  const provisioning::NewNodeClaim& claim = result.command->replacements.front();
   // Spot prices under $0.40: every amd64 type (g.xlarge is arm64, which the NodePool excludes).
   EXPECT_EQ(type_names(claim), (std::vector<std::string>{"c.large", "c.xlarge", "c.2xlarge", "r.2xlarge",
                                                          "m.4xlarge"}));
@@ -194,8 +194,8 @@ TEST(SingleNodeConsolidation, SpotToSpotLaunchesFromTheFifteenCheapest) {
   cluster.node("spot", "dear.xlarge", cloud::CapacityType::Spot, 1, 1000);
   ConsolidationResult result = consolidate_single_node(cluster.ready());
   ASSERT_TRUE(result.command);
-  ASSERT_TRUE(result.command->replacement);
-  const std::vector<std::string> kept = type_names(*result.command->replacement);
+  ASSERT_EQ(result.command->replacements.size(), 1u);
+  const std::vector<std::string> kept = type_names(result.command->replacements.front());
   ASSERT_EQ(kept.size(), 15u);
   EXPECT_EQ(kept.front(), "t1.xlarge");
   EXPECT_EQ(kept.back(), "t15.xlarge");
@@ -223,8 +223,8 @@ TEST(MultiNodeConsolidation, ReplacesSeveralNodesByOneWhenThatSavesMore) {
   ASSERT_TRUE(result.command);
   EXPECT_EQ(result.command->decision, Decision::Replace);
   EXPECT_EQ(names(cluster.input, *result.command), (std::vector<std::string>{"r1", "r2", "r3"}));
-  ASSERT_TRUE(result.command->replacement);
-  EXPECT_EQ(type_names(*result.command->replacement).front(), "c.2xlarge");
+  ASSERT_EQ(result.command->replacements.size(), 1u);
+  EXPECT_EQ(type_names(result.command->replacements.front()).front(), "c.2xlarge");
   EXPECT_NEAR(result.command->savings(), 1.10, 1e-9);
 }
 
@@ -241,6 +241,32 @@ TEST(MultiNodeConsolidation, BudgetsLimitHowManyNodesOneCommandTakes) {
   ConsolidationResult single = consolidate_single_node(cluster.ready());
   ASSERT_TRUE(single.command);
   EXPECT_EQ(names(cluster.input, *single.command), std::vector<std::string>{"n1"});
+}
+
+TEST(Repack, PacksNodesKarpentersMethodsCannotImproveOnFewerNewNodes) {
+  // Nine c.xlarge ($0.20, 4 cpu) run three 1100m pods each: 900m free on every node, less than a pod. No node can
+  // go (no room), no cheaper type holds one node's 3300m, and one node holding k nodes' pods costs as much as they
+  // do (m.4xlarge, $0.80, holds 14 pods: four nodes' twelve). Repacked, the 27 pods take two m.4xlarge (14 + 13),
+  // $1.60 for $1.80: of the sizes tried (2, 3, 4, 6, 9) only nine saves a node's price.
+  Cluster cluster;
+  for (int i = 0; i < 9; ++i) cluster.node("n" + std::to_string(i), "c.xlarge", cloud::CapacityType::OnDemand, 3, 1100);
+  EXPECT_FALSE(consolidate_multi_node(cluster.ready()).command);
+  EXPECT_FALSE(consolidate_single_node(cluster.ready()).command);
+  ConsolidationResult result = consolidate_repack(cluster.ready());
+  ASSERT_TRUE(result.command);
+  const Command& command = *result.command;
+  EXPECT_EQ(command.method, Method::Repack);
+  EXPECT_EQ(command.decision, Decision::Replace);
+  EXPECT_EQ(command.candidates.size(), 9u);
+  EXPECT_EQ(command.pods, 27u);
+  ASSERT_EQ(command.replacements.size(), 2u);
+  EXPECT_EQ(command.replacements[0].instance_types.front()->name, "m.4xlarge");
+  EXPECT_EQ(command.replacements[1].instance_types.front()->name, "m.4xlarge");
+  EXPECT_NEAR(command.price_before, 1.80, 1e-9);
+  EXPECT_NEAR(command.price_after, 1.60, 1e-9);
+  // Checked again where kube-scheduler would put the pods on the two new nodes: it holds.
+  Revalidation again = revalidate(cluster.ready(), command.candidates, Decision::Replace, Method::Repack);
+  EXPECT_TRUE(again.command) << again.reason;
 }
 
 TEST(Balanced, ActsOnlyWhereTheSavedShareIsAtLeastHalfTheDisruptedShare) {
