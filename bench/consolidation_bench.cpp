@@ -4,8 +4,8 @@
 // caps multi-node consolidation at 100 candidates and gives up after 1 minute, single-node after 3). The cluster is
 // peer workload (c) (../shared/bench/PEER-WORKLOADS.md): 5,000 m5.xlarge on-demand nodes of one NodePool, 30 pods
 // each, every fourth node lightly used. Every node is a candidate; the replacement is searched over the us-east-1
-// catalog's c, m and r types, on-demand. The pass is what the disruption controller asks: multi-node, then
-// single-node, each on a fork of the same snapshot.
+// catalog's c, m and r types, on-demand. The pass is what the disruption controller asks: multi-node, single-node
+// and a repack, each on a fork of the same snapshot.
 #include <benchmark/benchmark.h>
 
 #include <string>
@@ -85,12 +85,14 @@ void BM_ConsolidationPass_5kNodes(benchmark::State& state) {
   input.nodepools = {on_demand_cmr()};
   input.allowed["default"] = static_cast<std::int32_t>(kNodes);  // the budget aside: every candidate may go
 
-  disruption::ConsolidationResult multi, single;
-  for (auto _ : state) {
+  disruption::ConsolidationResult multi, single, repack;
+  for (auto _ : state) {  // the three questions the disruption controller asks in one pass
     multi = disruption::consolidate_multi_node(input);
     single = disruption::consolidate_single_node(input);
+    repack = disruption::consolidate_repack(input);
     benchmark::DoNotOptimize(multi);
     benchmark::DoNotOptimize(single);
+    benchmark::DoNotOptimize(repack);
   }
   state.counters["nodes"] = static_cast<double>(snapshot.live_node_count());
   state.counters["pods"] = static_cast<double>(snapshot.pod_count());
@@ -103,6 +105,8 @@ void BM_ConsolidationPass_5kNodes(benchmark::State& state) {
       multi.command && multi.command->decision == disruption::Decision::Replace ? 1 : 0;
   state.counters["single_tries"] = static_cast<double>(single.tries);
   state.counters["single_saves_per_h"] = single.command ? single.command->savings() : 0;
+  state.counters["repack_tries"] = static_cast<double>(repack.tries);
+  state.counters["repack_saves_per_h"] = repack.command ? repack.command->savings() : 0;
   state.counters["peak_rss_MiB"] = peak_rss_since_reset_mib();
 }
 BENCHMARK(BM_ConsolidationPass_5kNodes)->Unit(benchmark::kMillisecond)->Iterations(1)->Repetitions(3);
