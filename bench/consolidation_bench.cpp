@@ -8,6 +8,8 @@
 // and a repack, each on a fork of the same snapshot.
 #include <benchmark/benchmark.h>
 
+#include <map>
+#include <regex>
 #include <string>
 
 #include <algorithm>
@@ -123,11 +125,10 @@ constexpr int kScaleInDeployments = 10;
 constexpr int kBefore = 885;
 constexpr int kAfter = 620;
 
-std::string scale_in_text(const std::string& duration) {
-  std::string text = R"(apiVersion: karpenter.sh/v1
-kind: NodePool
-metadata: {name: default}
-spec:
+std::string scale_in_text(const std::string& duration, bool as_karpenter) {
+  std::string text = std::string("apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: default") +
+                     (as_karpenter ? ", annotations: {scalewright.dev/consolidate-as-karpenter: \"true\"}" : "") +
+                     "}\n" + R"(spec:
   template:
     spec:
       nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
@@ -159,8 +160,8 @@ spec:
   return text;
 }
 
-sim::SimulationReport run_scale_in(const std::string& duration) {
-  Result<ManifestSet> objects = decode_manifests(scale_in_text(duration), "consolidation_bench");
+sim::SimulationReport run_scale_in(const std::string& duration, bool as_karpenter) {
+  Result<ManifestSet> objects = decode_manifests(scale_in_text(duration, as_karpenter), "consolidation_bench");
   if (!objects) throw std::runtime_error(objects.error().message);
   ManifestSet set = std::move(objects).value();
   Scenario scenario = set.scenarios.at(0);
@@ -189,11 +190,13 @@ double cost_lower_bound(double cpu_milli, double memory, const std::vector<const
   return best;
 }
 
-void BM_ScaleIn_1000Nodes(benchmark::State& state) {
+// The scale-in, consolidated as Scalewright does it, or (`as_karpenter`) as Karpenter itself does: the same
+// scenario with the NodePool annotated scalewright.dev/consolidate-as-karpenter.
+void scale_in(benchmark::State& state, bool as_karpenter) {
   sim::SimulationReport shorter, report;
   for (auto _ : state) {
-    shorter = run_scale_in("3h");
-    report = run_scale_in("4h");
+    shorter = run_scale_in("3h", as_karpenter);
+    report = run_scale_in("4h", as_karpenter);
   }
   // The pods left: their requests, as the Deployments above ask.
   double cpu = 0, memory = 0;
@@ -203,7 +206,7 @@ void BM_ScaleIn_1000Nodes(benchmark::State& state) {
   }
   NodePool pool;
   {
-    Result<ManifestSet> objects = decode_manifests(scale_in_text("4h"), "consolidation_bench");
+    Result<ManifestSet> objects = decode_manifests(scale_in_text("4h", false), "consolidation_bench");
     pool = objects->nodepools.at(0);
   }
   const RequirementSet requirements = pool.requirement_set();
@@ -226,7 +229,6 @@ void BM_ScaleIn_1000Nodes(benchmark::State& state) {
     if (e.kind == "consolidation") ++commands;
     if (e.kind == "removed") ++emptied;
   }
-  const std::size_t bound_before = static_cast<std::size_t>(kScaleInDeployments) * kBefore;
   state.counters["peak_nodes"] = report.summary.peak_nodes;
   state.counters["nodes_at_end"] = report.summary.nodes_at_end;
   state.counters["cost_per_h_at_end"] = per_hour_at_end;
@@ -234,11 +236,69 @@ void BM_ScaleIn_1000Nodes(benchmark::State& state) {
   state.counters["ratio_to_bound"] = per_hour_at_end / bound;
   state.counters["consolidation_commands"] = static_cast<double>(commands);
   state.counters["empty_removed"] = static_cast<double>(emptied);
-  // Every pod bound after the first 8,850 is one an eviction moved (nothing else creates pods after 1h).
-  state.counters["evictions"] = static_cast<double>(report.summary.pod_wait.pods_bound - bound_before);
+  state.counters["evictions"] = static_cast<double>(report.summary.evictions);
   state.counters["pending_at_end"] = static_cast<double>(report.summary.pod_wait.pods_pending_at_end);
 }
+void BM_ScaleIn_1000Nodes(benchmark::State& state) { scale_in(state, false); }
+void BM_ScaleIn_1000Nodes_AsKarpenter(benchmark::State& state) { scale_in(state, true); }
 BENCHMARK(BM_ScaleIn_1000Nodes)->Unit(benchmark::kSecond)->Iterations(1);
+BENCHMARK(BM_ScaleIn_1000Nodes_AsKarpenter)->Unit(benchmark::kSecond)->Iterations(1);
+
+// The cluster's $/h after each line of a run's timeline, and the pods evicted since the scale-in, read from the
+// lines that say so: a NodeClaim launched (its price), a drained node removed (how many pods it evicted), an empty
+// node removed.
+struct CostPoint {
+  Duration at{0};
+  double per_hour = 0;
+  long evictions = 0;
+};
+std::vector<CostPoint> cost_curve(const sim::SimulationReport& report) {
+  static const std::regex launched(R"(NodeClaim (\S+) launched \S+ \S+ \S+ \$([0-9.]+)/h)");
+  static const std::regex drained(R"(drained node (\S+) of \S+ removed \((\d+) pods? evicted)");
+  static const std::regex emptied(R"(node (\S+) empty, removed)");
+  std::map<std::string, double> running;
+  std::vector<CostPoint> curve;
+  long evictions = 0;
+  double per_hour = 0;
+  for (const sim::TimelineEntry& e : report.timeline) {
+    std::smatch m;
+    if (e.kind == "launch" && std::regex_search(e.message, m, launched)) {
+      running[m[1]] = std::stod(m[2]);
+    } else if (e.kind == "scale-down" && std::regex_search(e.message, m, drained)) {
+      running.erase(m[1]);
+      if (e.at >= Duration(3'600'000)) evictions += std::stol(m[2]);
+    } else if (e.kind == "removed" && std::regex_search(e.message, m, emptied)) {
+      running.erase(m[1]);
+    } else {
+      continue;
+    }
+    per_hour = 0;
+    for (const auto& [node, price] : running) per_hour += price;
+    curve.push_back({e.at, per_hour, evictions});
+  }
+  return curve;
+}
+
+// Churn for the same saving: Karpenter's method order runs the 4-hour scale-in to its end; how long Scalewright's
+// takes to bring the cluster to that $/h, and with how many evictions, against Karpenter's.
+void BM_ScaleIn_EvictionsForKarpentersEndCost(benchmark::State& state) {
+  sim::SimulationReport ours, karpenters;
+  for (auto _ : state) {
+    ours = run_scale_in("4h", false);
+    karpenters = run_scale_in("4h", true);
+  }
+  const std::vector<CostPoint> k = cost_curve(karpenters);
+  const CostPoint target = k.back();
+  state.counters["karpenter_end_per_h"] = target.per_hour;
+  state.counters["karpenter_evictions"] = static_cast<double>(target.evictions);
+  for (const CostPoint& p : cost_curve(ours)) {
+    if (p.at < Duration(3'600'000) || p.per_hour > target.per_hour) continue;
+    state.counters["ours_reaches_it_after_s"] = static_cast<double>((p.at - Duration(3'600'000)).count()) / 1000;
+    state.counters["ours_evictions_by_then"] = static_cast<double>(p.evictions);
+    break;
+  }
+}
+BENCHMARK(BM_ScaleIn_EvictionsForKarpentersEndCost)->Unit(benchmark::kSecond)->Iterations(1);
 }  // namespace
 }  // namespace scalewright::bench
 

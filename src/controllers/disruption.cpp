@@ -327,6 +327,15 @@ disruption::ConsolidationInput DisruptionController::consolidation_input(Candida
     if (!input.allowed.contains(c.nodepool)) input.allowed[c.nodepool] = budget_allows(c.nodepool, DisruptionReason::Underutilized);
   }
   input.nodepools = std::move(context.nodepools);
+  // As Karpenter when every NodePool whose nodes are candidates says so.
+  const auto as_karpenter = [&](const disruption::Candidate& c) {
+    const NodePool* pool = state_.find_nodepool(c.nodepool);
+    if (pool == nullptr) return false;
+    auto said = pool->meta.annotations->find(std::string(disruption::kAsKarpenterAnnotation));
+    return said != pool->meta.annotations->end() && said->second == "true";
+  };
+  input.as_karpenter =
+      !input.candidates.empty() && std::all_of(input.candidates.begin(), input.candidates.end(), as_karpenter);
   input.catalog = &cloud_.catalog();
   input.daemonsets = std::move(context.daemonsets);
   input.nodepool_usage = std::move(context.nodepool_usage);
@@ -465,9 +474,11 @@ void DisruptionController::consolidate(Duration now) {
   // Karpenter takes multi-node's command when there is one; here single-node's and a repack are asked too, and the
   // command that saves more goes ahead, for the same saving the one that moves fewer pods.
   disruption::ConsolidationResult result = disruption::consolidate_multi_node(input);
-  disruption::ConsolidationResult single = disruption::consolidate_single_node(input);
-  if (!result.command || (single.command && disruption::better(*single.command, *result.command))) {
-    result = std::move(single);
+  if (!input.as_karpenter || !result.command) {
+    disruption::ConsolidationResult single = disruption::consolidate_single_node(input);
+    if (!result.command || (single.command && disruption::better(*single.command, *result.command))) {
+      result = std::move(single);
+    }
   }
   disruption::ConsolidationResult repack = disruption::consolidate_repack(input);
   if (!result.command || (repack.command && disruption::better(*repack.command, *result.command))) {

@@ -649,13 +649,16 @@ ConsolidationResult consolidate_multi_node(const ConsolidationInput& input) {
   };
 
   // The sweep: every candidate whose pods fit on what the ones taken before it left is taken too.
-  if (std::optional<Command> swept = search.sweep(); swept) consider(std::move(swept));
+  if (!input.as_karpenter) {
+    if (std::optional<Command> swept = search.sweep(); swept) consider(std::move(swept));
+  }
   // Karpenter's prefix search, over every candidate: the longest prefix one command (delete, or one cheaper
   // replacement) takes.
   {
     // Only prefixes that could beat what the sweep found are worth a simulation: the longest one that is not
     // obviously too big, and the shortest whose nodes cost more than the best saving so far.
-    std::size_t high = input.candidates.size();
+    std::size_t high = input.as_karpenter ? std::min(input.candidates.size(), kKarpenterMultiNodeCandidates)
+                                          : input.candidates.size();
     if (search.prefix_cannot_fit(high)) {  // the longest that may fit: obviously-too-big grows with the prefix
       std::size_t fits = 0, too_big = high;
       while (too_big - fits > 1) {
@@ -716,6 +719,7 @@ ConsolidationResult consolidate_repack(const ConsolidationInput& input) {
   // Beyond this many nodes a repack moves more pods than one command should.
   constexpr std::size_t kMostNodes = 32;
   ConsolidationResult result;
+  if (input.as_karpenter) return result;
   std::vector<std::size_t> least_used(input.candidates.size());
   std::vector<double> used(input.candidates.size());
   for (std::size_t i = 0; i < input.candidates.size(); ++i) {

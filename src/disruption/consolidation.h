@@ -36,6 +36,10 @@ namespace scalewright::disruption {
 
 // Upstream's threshold for spot-to-spot replacement.
 inline constexpr std::size_t kMinTypesForSpotToSpot = 15;
+// How many candidates upstream's multi-node consolidation looks at.
+inline constexpr std::size_t kKarpenterMultiNodeCandidates = 100;
+// On a NodePool, "true": its nodes are consolidated only as Karpenter does it (ConsolidationInput::as_karpenter).
+inline constexpr std::string_view kAsKarpenterAnnotation = "scalewright.dev/consolidate-as-karpenter";
 
 // Whether disrupting its node leaves the pod to be placed elsewhere: not a DaemonSet or mirror pod (they go with
 // the node), and not finished.
@@ -108,6 +112,10 @@ struct ConsolidationInput {
   Duration now{0};
   // Karpenter's SpotToSpotConsolidation: may a spot node be replaced by a cheaper spot node at all.
   bool spot_to_spot = true;
+  // Consolidate only as Karpenter itself does (a NodePool annotated kAsKarpenterAnnotation "true"): multi-node is
+  // the longest-prefix search over the first kKarpenterMultiNodeCandidates candidates, no sweep; its command if it
+  // has one, else single-node's; no repack. For comparing with upstream on the same workload.
+  bool as_karpenter = false;
   // consolidationPolicy Balanced: per NodePool, the $/h and the disruption cost of all its nodes, the denominators
   // of the share a command saves and the share it disrupts.
   std::map<std::string, double> pool_cost;

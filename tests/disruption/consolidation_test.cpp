@@ -269,6 +269,37 @@ TEST(Repack, PacksNodesKarpentersMethodsCannotImproveOnFewerNewNodes) {
   EXPECT_TRUE(again.command) << again.reason;
 }
 
+TEST(AsKarpenter, NoSweepAndNoRepack) {
+  // x (4 cpu, 1 used) and y (2 cpu, empty) are not candidates. The sweep deletes a (two 1500m pods, onto x) and
+  // then b (one 2000m pod, onto y), saving their $0.30/h. Karpenter's prefix search places all three pods at once,
+  // largest first (2000m on x, 1500m on y, the other 1500m nowhere) and replaces a and b by one c.large for that
+  // pod, saving $0.20/h: asked to consolidate as Karpenter does, that is the command. And the nine tightly packed
+  // nodes of the repack test stay as they are.
+  Cluster swept;
+  swept.node("x", "c.xlarge", cloud::CapacityType::OnDemand, 1, 1000);
+  swept.node("y", "c.large", cloud::CapacityType::OnDemand, 0, 0);
+  swept.node("a", "c.xlarge", cloud::CapacityType::OnDemand, 2, 1500);
+  swept.node("b", "c.large", cloud::CapacityType::OnDemand, 1, 2000);
+  swept.input.candidates.erase(swept.input.candidates.begin(), swept.input.candidates.begin() + 2);
+  std::optional<Command> ours = consolidate_multi_node(swept.ready()).command;
+  ASSERT_TRUE(ours);
+  EXPECT_EQ(ours->decision, Decision::Delete);
+  EXPECT_NEAR(ours->savings(), 0.30, 1e-9);
+  swept.input.as_karpenter = true;
+  std::optional<Command> karpenters = consolidate_multi_node(swept.ready()).command;
+  ASSERT_TRUE(karpenters);
+  EXPECT_EQ(karpenters->decision, Decision::Replace);
+  ASSERT_EQ(karpenters->replacements.size(), 1u);
+  EXPECT_EQ(karpenters->replacements.front().instance_types.front()->name, "c.large");
+  EXPECT_NEAR(karpenters->savings(), 0.20, 1e-9);
+
+  Cluster packed;
+  for (int i = 0; i < 9; ++i) packed.node("n" + std::to_string(i), "c.xlarge", cloud::CapacityType::OnDemand, 3, 1100);
+  ASSERT_TRUE(consolidate_repack(packed.ready()).command);
+  packed.input.as_karpenter = true;
+  EXPECT_FALSE(consolidate_repack(packed.ready()).command);
+}
+
 TEST(Balanced, ActsOnlyWhereTheSavedShareIsAtLeastHalfTheDisruptedShare) {
   Cluster cluster;
   cluster.input.nodepools[0].consolidation_policy = ConsolidationPolicy::Balanced;
