@@ -51,6 +51,22 @@ class Disruption : public ::testing::Test, protected FakeCluster {
     state.pdb_applied(pdb);
   }
 
+  // The NodePool's expireAfter and terminationGracePeriod.
+  void expire(Duration expire_after, Duration termination_grace_period) {
+    NodePool pool = *state.find_nodepool("default");
+    pool.expire_after = expire_after;
+    pool.termination_grace_period = termination_grace_period;
+    state.nodepool_applied(std::move(pool));
+  }
+
+  // `node`, the only node deleted, is still there a moment before `at` and deleted at `at`.
+  void expect_deleted_at(Duration at, const std::string& node) {
+    clock.advance_to(at - 1ms);
+    EXPECT_THAT(writer.calls_of("delete_node"), IsEmpty());
+    clock.advance_to(at);
+    EXPECT_THAT(writer.calls_of("delete_node"), ElementsAre(format_duration(at) + " delete_node " + node));
+  }
+
   // A pod of `cpu_milli` bound to `node` now.
   state::PodRecord& run_pod(const std::string& name, std::int64_t cpu_milli, const std::string& node) {
     state::PodRecord& pod = add_pod(state, clock, name, cpu_milli);
@@ -398,10 +414,7 @@ TEST_F(Consolidation, ACommandAbandonedAtItsCheckIsNotTriedAgainWhileNothingChan
 TEST_F(Disruption, ExpiredNodeIsDrainedAndItsTerminationGracePeriodEndsADrainAPdbHolds) {
   // expireAfter 10m, terminationGracePeriod 2m. web-0 is covered by a PDB that allows no eviction: the drain that
   // starts at 10m is refused every round, and at 12m the pod is deleted without eviction and n1 goes.
-  NodePool pool = *state.find_nodepool("default");
-  pool.expire_after = 10min;
-  pool.termination_grace_period = 2min;
-  state.nodepool_applied(std::move(pool));
+  expire(10min, 2min);
   const std::string instance = add_node(state, cloud, "n1", "default").instance_id;
   state::PodRecord& web = add_pod(state, clock, "web-0", 500, "web");
   bind_pod(state, clock, web, "n1");
@@ -415,10 +428,7 @@ TEST_F(Disruption, ExpiredNodeIsDrainedAndItsTerminationGracePeriodEndsADrainAPd
   EXPECT_THAT(writer.events_of("expired"),
               ElementsAre("10m0s node n1 expired: launched 10m0s ago, its NodePool's expireAfter is 10m0s; draining "
                           "within its terminationGracePeriod of 2m0s"));
-  clock.advance_to(12min - 1ms);
-  EXPECT_THAT(writer.calls_of("delete_node"), IsEmpty());
-  clock.advance_to(12min);
-  EXPECT_THAT(writer.calls_of("delete_node"), ElementsAre("12m0s delete_node n1"));
+  expect_deleted_at(12min, "n1");
   EXPECT_THAT(cloud.calls, ElementsAre("terminate " + instance));
   ASSERT_EQ(writer.events_of("drain-deadline").size(), 1u);
   EXPECT_THAT(writer.events_of("drain-deadline").front(),
@@ -430,10 +440,7 @@ TEST_F(Disruption, ExpiryDrainLeavesADoNotDisruptPodUntilTheTerminationGracePeri
   // expireAfter 10m, terminationGracePeriod 2m. web-0 is evicted when the drain starts; batch-0 says
   // karpenter.sh/do-not-disrupt, so it is not evicted (although no PDB covers it) and keeps n1 until 12m, when it
   // is deleted with the node.
-  NodePool pool = *state.find_nodepool("default");
-  pool.expire_after = 10min;
-  pool.termination_grace_period = 2min;
-  state.nodepool_applied(std::move(pool));
+  expire(10min, 2min);
   add_node(state, cloud, "n1", "default");
   run_pod("web-0", 500, "n1");
   Pod annotated = provisioning::fixtures::make_pod("batch-0", 500, 256 * provisioning::fixtures::kMi);
@@ -446,11 +453,8 @@ TEST_F(Disruption, ExpiryDrainLeavesADoNotDisruptPodUntilTheTerminationGracePeri
   EXPECT_THAT(writer.events_of("eviction-refused"),
               ElementsAre("10m0s eviction of default/batch-0 from node n1: the pod has karpenter.sh/do-not-disrupt: "
                           "\"true\", so it is not evicted and stays until the drain's deadline; retrying every 10s"));
-  clock.advance_to(12min - 1ms);
-  EXPECT_THAT(writer.calls_of("delete_node"), IsEmpty());
-  clock.advance_to(12min);
-  EXPECT_THAT(writer.calls_of("evict"), ElementsAre("10m0s evict default/web-0 grace=30s"));
-  EXPECT_THAT(writer.calls_of("delete_node"), ElementsAre("12m0s delete_node n1"));
+  expect_deleted_at(12min, "n1");
+  EXPECT_THAT(writer.calls_of("evict"), ElementsAre("10m0s evict default/web-0 grace=30s"));  // batch-0 never
 }
 
 TEST_F(Disruption, SpotInterruptionDrainsAtOnceAndLaunchesTheReplacementBesideTheDrain) {

@@ -73,6 +73,22 @@ struct Cluster {
   }
 };
 
+// x (c.xlarge, 1000m used) and y (c.large, empty), not candidates; candidates a (c.xlarge, two 1500m pods) and b
+// (c.large, one 2000m pod). Moved off in turn on the first node with room, a's pods go to x and b's to y; placed
+// all at once, largest first, one 1500m pod finds no room.
+void holes_for_a_sweep(Cluster& cluster) {
+  cluster.node("x", "c.xlarge", cloud::CapacityType::OnDemand, 1, 1000);
+  cluster.node("y", "c.large", cloud::CapacityType::OnDemand, 0, 0);
+  cluster.node("a", "c.xlarge", cloud::CapacityType::OnDemand, 2, 1500);
+  cluster.node("b", "c.large", cloud::CapacityType::OnDemand, 1, 2000);
+  cluster.input.candidates.erase(cluster.input.candidates.begin(), cluster.input.candidates.begin() + 2);
+}
+
+// Nine c.xlarge ($0.20, 4 cpu) running three 1100m pods each: 900m free on every node, less than a pod.
+void nine_packed_nodes(Cluster& cluster) {
+  for (int i = 0; i < 9; ++i) cluster.node("n" + std::to_string(i), "c.xlarge", cloud::CapacityType::OnDemand, 3, 1100);
+}
+
 std::vector<std::string> names(const ConsolidationInput& input, const Command& command) {
   std::vector<std::string> out;
   for (std::size_t i : command.candidates) out.push_back(input.candidates[i].node);
@@ -249,7 +265,7 @@ TEST(Repack, PacksNodesKarpentersMethodsCannotImproveOnFewerNewNodes) {
   // do (m.4xlarge, $0.80, holds 14 pods: four nodes' twelve). Repacked, the 27 pods take two m.4xlarge (14 + 13),
   // $1.60 for $1.80: of the sizes tried (2, 3, 4, 6, 9) only nine saves a node's price.
   Cluster cluster;
-  for (int i = 0; i < 9; ++i) cluster.node("n" + std::to_string(i), "c.xlarge", cloud::CapacityType::OnDemand, 3, 1100);
+  nine_packed_nodes(cluster);
   EXPECT_FALSE(consolidate_multi_node(cluster.ready()).command);
   EXPECT_FALSE(consolidate_single_node(cluster.ready()).command);
   ConsolidationResult result = consolidate_repack(cluster.ready());
@@ -276,11 +292,7 @@ TEST(AsKarpenter, NoSweepAndNoRepack) {
   // pod, saving $0.20/h: asked to consolidate as Karpenter does, that is the command. And the nine tightly packed
   // nodes of the repack test stay as they are.
   Cluster swept;
-  swept.node("x", "c.xlarge", cloud::CapacityType::OnDemand, 1, 1000);
-  swept.node("y", "c.large", cloud::CapacityType::OnDemand, 0, 0);
-  swept.node("a", "c.xlarge", cloud::CapacityType::OnDemand, 2, 1500);
-  swept.node("b", "c.large", cloud::CapacityType::OnDemand, 1, 2000);
-  swept.input.candidates.erase(swept.input.candidates.begin(), swept.input.candidates.begin() + 2);
+  holes_for_a_sweep(swept);
   std::optional<Command> ours = consolidate_multi_node(swept.ready()).command;
   ASSERT_TRUE(ours);
   EXPECT_EQ(ours->decision, Decision::Delete);
@@ -294,7 +306,7 @@ TEST(AsKarpenter, NoSweepAndNoRepack) {
   EXPECT_NEAR(karpenters->savings(), 0.20, 1e-9);
 
   Cluster packed;
-  for (int i = 0; i < 9; ++i) packed.node("n" + std::to_string(i), "c.xlarge", cloud::CapacityType::OnDemand, 3, 1100);
+  nine_packed_nodes(packed);
   ASSERT_TRUE(consolidate_repack(packed.ready()).command);
   packed.input.as_karpenter = true;
   EXPECT_FALSE(consolidate_repack(packed.ready()).command);
@@ -340,11 +352,7 @@ TEST(Revalidation, ADeleteThatHoldsOnlyByFirstFitIsAbandonedAtItsCheck) {
   // balanced), a 1500m pod then to y, the only node with room, and the other 1500m pod fits nowhere. Checked where
   // kube-scheduler would put them, the command does not hold.
   Cluster cluster;
-  cluster.node("x", "c.xlarge", cloud::CapacityType::OnDemand, 1, 1000);
-  cluster.node("y", "c.large", cloud::CapacityType::OnDemand, 0, 0);
-  cluster.node("a", "c.xlarge", cloud::CapacityType::OnDemand, 2, 1500);
-  cluster.node("b", "c.large", cloud::CapacityType::OnDemand, 1, 2000);
-  cluster.input.candidates.erase(cluster.input.candidates.begin(), cluster.input.candidates.begin() + 2);
+  holes_for_a_sweep(cluster);
   ConsolidationResult result = consolidate_multi_node(cluster.ready());
   ASSERT_TRUE(result.command);
   EXPECT_EQ(names(cluster.input, *result.command), (std::vector<std::string>{"a", "b"}));
