@@ -347,9 +347,10 @@ disruption::ConsolidationInput DisruptionController::consolidation_input(Candida
 }
 
 bool DisruptionController::cluster_settling() const {
-  if (state_.needing_capacity() > 0) return true;
+  // A pod the provisioner found no NodePool for (its verdict published) waits for a change of its own, not for
+  // capacity: it does not count, or one pod that fits nowhere would stop drift and consolidation for good.
   for (const auto& [key, pod] : state_.unbound()) {
-    if (!pod->daemon) return true;
+    if (!pod->daemon && pod->last_reason.empty()) return true;
   }
   for (const auto& [name, node] : state_.nodes()) {
     if (node.phase == state::NodePhase::Launching) return true;

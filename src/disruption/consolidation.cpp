@@ -396,16 +396,14 @@ class Search {
 
   // Removes the candidate's node from the snapshot and places its pods as the snapshot holds them now (pods an
   // earlier move put there move again), largest first, each next to the last; kept when every pod found a place,
-  // reverted otherwise (`unplaced` told the pod that found none).
-  bool move_off(const Candidate& c, scheduling::NodeId& hint, std::string* unplaced = nullptr) {
+  // reverted otherwise.
+  bool move_off(const Candidate& c, scheduling::NodeId& hint) {
     std::vector<std::shared_ptr<Pod>> pods;
     for (const scheduling::PlacedPod& placed : snapshot_.node(c.id).pods) {
       if (needs_another_node(*placed.pod)) pods.push_back(unbound_copy(*placed.pod));
     }
     largest_first(pods);
-    for (const auto& pod : pods) {
-      if (!known_without_room(*pod)) continue;
-      if (unplaced != nullptr) *unplaced = pod->meta.key();
+    if (std::any_of(pods.begin(), pods.end(), [&](const auto& pod) { return known_without_room(*pod); })) {
       return false;
     }
     ++tries_;
@@ -415,7 +413,6 @@ class Search {
       const scheduling::NodeId target = place(*pod, hint);
       if (target == scheduling::kNoNode) {
         remember_without_room(*pod);
-        if (unplaced != nullptr) *unplaced = pod->meta.key();
         snapshot_.revert();
         return false;
       }

@@ -325,6 +325,20 @@ TEST_F(Consolidation, ANodeThatEmptiesWhileACommandWaitsForItsReplacementGoesWhe
                                                           "5m40s delete_node n2"));
 }
 
+TEST_F(Consolidation, APodNoNodePoolCanHoldDoesNotHoldConsolidationBack) {
+  // "huge" asks 100 cpu, more than any type has: the provisioner says so when its batch closes (1 s), and the pod
+  // stays pending, waiting for a change of its own rather than for capacity. n1 is still consolidated at 30 s.
+  add_node(state, cloud, "n1", "default");
+  run_pod("web-0", 500, "n1");
+  add_pod(state, clock, "huge", 100'000);
+  provisioning.reconcile();
+  disruption.reconcile();
+  clock.advance_to(2s);
+  EXPECT_EQ(writer.calls_of("unschedulable").size(), 1u);
+  clock.advance_to(30s);
+  EXPECT_EQ(writer.events_of("consolidation-planned").size(), 1u);
+}
+
 TEST_F(Consolidation, ACommandThatNoLongerHoldsAfterFifteenSecondsIsAbandoned) {
   // Planned at 30 s; a pod bound to n1 at 40 s restarts its consolidateAfter, so at 45 s n1 is no candidate and
   // nothing is done: not even a taint to take off, none was put on before the check.
