@@ -19,6 +19,11 @@ std::optional<TaintEffect> parse_taint_effect(std::string_view text) {
   return std::nullopt;
 }
 
+bool ObjectMeta::annotated_true(std::string_view key) const {
+  auto it = annotations->find(std::string(key));
+  return it != annotations->end() && it->second == "true";
+}
+
 std::string_view to_string(TaintEffect effect) {
   switch (effect) {
     case TaintEffect::NoSchedule: return "NoSchedule";

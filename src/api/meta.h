@@ -34,6 +34,8 @@ struct ObjectMeta {
   const OwnerReference* controller() const;
   // "namespace/name", or "name" for cluster-scoped objects.
   std::string key() const;
+  // Whether the annotation `key` is set to "true" (how Karpenter's and Scalewright's switches are written).
+  bool annotated_true(std::string_view key) const;
 };
 
 enum class TaintEffect { NoSchedule, PreferNoSchedule, NoExecute };

@@ -330,9 +330,7 @@ disruption::ConsolidationInput DisruptionController::consolidation_input(Candida
   // As Karpenter when every NodePool whose nodes are candidates says so.
   const auto as_karpenter = [&](const disruption::Candidate& c) {
     const NodePool* pool = state_.find_nodepool(c.nodepool);
-    if (pool == nullptr) return false;
-    auto said = pool->meta.annotations->find(std::string(disruption::kAsKarpenterAnnotation));
-    return said != pool->meta.annotations->end() && said->second == "true";
+    return pool != nullptr && pool->meta.annotated_true(disruption::kAsKarpenterAnnotation);
   };
   input.as_karpenter =
       !input.candidates.empty() && std::all_of(input.candidates.begin(), input.candidates.end(), as_karpenter);
@@ -674,12 +672,10 @@ void DisruptionController::interruption_notice(const std::string& name, Duration
       if (launched) replacements.push_back(*launched);
     }
   }
-  std::string where;
-  if (pool == nullptr) {
-    where = "";
-  } else if (replacements.empty()) {
+  std::string where;  // for a node group's node, nothing: its pods are Cluster Autoscaler's to place
+  if (pool != nullptr && replacements.empty()) {
     where = fmt::format(", {} move to the other nodes", plural(pods, "pod"));
-  } else {
+  } else if (pool != nullptr) {
     where = fmt::format(", {} move; replacement launched at once: {}", plural(pods, "pod"), joined(replacements));
   }
   record("interruption", fmt::format("{}; draining{}", notice_line, where));

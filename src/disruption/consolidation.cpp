@@ -557,10 +557,7 @@ bool needs_another_node(const Pod& pod) {
   return !pod.is_daemonset_pod() && !nodegroups::is_mirror_pod(pod) && !pod.is_terminal();
 }
 
-bool says_do_not_disrupt(const ObjectMeta& meta) {
-  auto it = meta.annotations->find(std::string(karpenter_labels::do_not_disrupt));
-  return it != meta.annotations->end() && it->second == "true";
-}
+bool says_do_not_disrupt(const ObjectMeta& meta) { return meta.annotated_true(karpenter_labels::do_not_disrupt); }
 
 double eviction_cost(const Pod& pod) {
   double cost = 1.0;

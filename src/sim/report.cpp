@@ -52,8 +52,8 @@ void print_summary(const SimulationReport& report, std::ostream& out) {
     out << fmt::format("run stopped at {}: {}\n", format_time(report.duration), report.stopped);
   }
   out << fmt::format("pods bound: {}   pending at end: {}   evicted: {}   wait p50 {}  p99 {}  max {}\n",
-                     s.pod_wait.pods_bound, s.pod_wait.pods_pending_at_end, s.evictions, format_duration(s.pod_wait.p50), format_duration(s.pod_wait.p99),
-                     format_duration(s.pod_wait.max));
+                     s.pod_wait.pods_bound, s.pod_wait.pods_pending_at_end, s.evictions, format_duration(s.pod_wait.p50),
+                     format_duration(s.pod_wait.p99), format_duration(s.pod_wait.max));
   out << fmt::format("nodes: peak {}   at end {}   launched {}   insufficient-capacity errors {}   spot interruptions {}\n",
                      s.peak_nodes, s.nodes_at_end, s.launches, s.insufficient_capacity_errors, s.spot_interruptions);
   out << fmt::format("mean allocation of Ready nodes: cpu {:.1f}%   memory {:.1f}%\n", 100 * s.mean_cpu_allocation,
