@@ -59,6 +59,30 @@ std::vector<json> of_pool(const kube::ApiClient& api, const std::string& collect
   return items(api, collection + "?labelSelector=karpenter.sh%2Fnodepool%3D" + pool);
 }
 
+// The pods, nodes and scheduling events as the API server holds them: what a failed expectation on capacity needs to
+// be understood after the fact.
+std::string cluster_dump(const kube::ApiClient& api) {
+  std::string out = "\npods:\n";
+  for (const json& pod : items(api, "/api/v1/namespaces/default/pods")) {
+    out += "  " + pod["metadata"].value("name", "") + " on '" + pod["spec"].value("nodeName", "") + "' " +
+           pod["status"].value("phase", "") + " created " + pod["metadata"].value("creationTimestamp", "") + "\n";
+  }
+  out += "nodes:\n";
+  for (const json& node : items(api, "/api/v1/nodes")) {
+    out += "  " + node["metadata"].value("name", "") + " created " + node["metadata"].value("creationTimestamp", "") +
+           " Ready " + std::to_string(condition_true(node, "Ready")) + " taints " +
+           node["spec"].value("taints", json::array()).dump() + "\n";
+  }
+  out += "events:\n";
+  for (const json& event : items(api, "/apis/events.k8s.io/v1/namespaces/default/events")) {
+    // kube-scheduler's events carry a deprecated timestamp and no eventTime; ours, an eventTime.
+    out += "  " + event.value("eventTime", json()).dump() + " " + event.value("deprecatedFirstTimestamp", json()).dump() +
+           " " + event.value("regarding", json::object()).value("name", "") + " " + event.value("reason", "") + ": " +
+           event.value("note", "") + "\n";
+  }
+  return out;
+}
+
 class Run : public RealControlPlane {
  protected:
   // Scales `deployment` to 0 and waits for the NodeClaims and Nodes of `pool` to go.
@@ -192,7 +216,7 @@ TEST_F(Run, NodeGroupScalesAsClusterAutoscalersFlagsSay) {
   apply("grouped.yaml", deployment("grouped", 3));
   ASSERT_TRUE(pods_running(api, "grouped", 3)) << first->log();
   const std::vector<std::string> launched = node_names();
-  ASSERT_EQ(launched.size(), 3u) << first->log();
+  ASSERT_EQ(launched.size(), 3u) << first->log() << cluster_dump(api);
   for (const json& node : items(api, group_nodes)) {
     const json& labels = node["metadata"]["labels"];
     EXPECT_EQ(labels.value("node.kubernetes.io/instance-type", ""), "m5.large");
