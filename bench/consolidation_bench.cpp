@@ -119,8 +119,8 @@ BENCHMARK(BM_ConsolidationPass_5kNodes)->Unit(benchmark::kMillisecond)->Iteratio
 // shrinks by 30 % (to 620). Consolidation (WhenEmptyOrUnderutilized, consolidateAfter 1m, the default 10 % budget)
 // then runs until 4h. Reported: the cluster's $/h at the end (the spend of the last hour, which a run one hour
 // shorter tells apart), a lower bound on the $/h of any set of these types that holds the pods left (the LP
-// relaxation: min Σ price·x over x ≥ 0 with Σ cpu·x ≥ the pods' cpu and Σ memory·x ≥ their memory, solved exactly
-// at the best one or two types), the evictions consolidation caused and the commands it took.
+// relaxation of covering their cpu, memory and pod count, solved exactly: cost_lower_bound), the evictions
+// consolidation caused and the commands it took.
 constexpr int kScaleInDeployments = 10;
 constexpr int kBefore = 885;
 constexpr int kAfter = 620;
@@ -169,27 +169,6 @@ sim::SimulationReport run_scale_in(const std::string& duration, bool as_karpente
   return sim::simulate({std::move(scenario), std::move(set), us_east_1(), {}, nullptr, {}, false});
 }
 
-// The LP relaxation's optimum: the cheapest mix of the NodePool's types, fractional, with the pods' cpu and memory.
-double cost_lower_bound(double cpu_milli, double memory, const std::vector<const cloud::InstanceType*>& types,
-                        const std::vector<double>& prices) {
-  double best = std::numeric_limits<double>::max();
-  for (std::size_t i = 0; i < types.size(); ++i) {
-    const double ci = static_cast<double>(types[i]->allocatable.cpu_milli());
-    const double mi = static_cast<double>(types[i]->allocatable.memory());
-    best = std::min(best, prices[i] * std::max(cpu_milli / ci, memory / mi));
-    for (std::size_t j = i + 1; j < types.size(); ++j) {  // both constraints tight: a 2×2 system
-      const double cj = static_cast<double>(types[j]->allocatable.cpu_milli());
-      const double mj = static_cast<double>(types[j]->allocatable.memory());
-      const double det = ci * mj - cj * mi;
-      if (det == 0) continue;
-      const double xi = (cpu_milli * mj - cj * memory) / det;
-      const double xj = (ci * memory - cpu_milli * mi) / det;
-      if (xi >= 0 && xj >= 0) best = std::min(best, prices[i] * xi + prices[j] * xj);
-    }
-  }
-  return best;
-}
-
 // The scale-in, consolidated as Scalewright does it, or (`as_karpenter`) as Karpenter itself does: the same
 // scenario with the NodePool annotated scalewright.dev/consolidate-as-karpenter.
 void scale_in(benchmark::State& state, bool as_karpenter) {
@@ -222,7 +201,7 @@ void scale_in(benchmark::State& state, bool as_karpenter) {
     types.push_back(&type);
     prices.push_back(price);
   }
-  const double bound = cost_lower_bound(cpu, memory, types, prices);
+  const double bound = cost_lower_bound({cpu, memory, kScaleInDeployments * kAfter}, types, prices).per_hour;
   const double per_hour_at_end = report.summary.total_cost - shorter.summary.total_cost;
   std::size_t commands = 0, emptied = 0;
   for (const sim::TimelineEntry& e : report.timeline) {

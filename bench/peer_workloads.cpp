@@ -1,5 +1,10 @@
 #include "peer_workloads.h"
 
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <limits>
+
 namespace scalewright::bench {
 
 Node template_node(const std::string& name, const std::string& group, const std::string& zone) {
@@ -85,6 +90,90 @@ ScaleDownCluster scale_down_cluster(std::size_t count) {
     cluster.pods_by_node.push_back(std::move(pods));
   }
   return cluster;
+}
+
+CostBound cost_lower_bound(const Demand& demand, const std::vector<const cloud::InstanceType*>& types,
+                           const std::vector<double>& prices) {
+  // A type another one beats (as much of every resource, for no more) is in no optimum: left out, what remains
+  // is small enough to try every basis of one, two and three types.
+  struct Option {
+    std::array<double, 3> room;  // cpu (m), memory (bytes), pods
+    double price;
+    const cloud::InstanceType* type;
+  };
+  std::vector<Option> options;
+  for (std::size_t i = 0; i < types.size(); ++i) {
+    const ResourceList& a = types[i]->allocatable;
+    options.push_back({{static_cast<double>(a.cpu_milli()), static_cast<double>(a.memory()),
+                        static_cast<double>(a.pods())},
+                       prices[i], types[i]});
+  }
+  auto beats = [](const Option& a, const Option& b) {
+    return a.price <= b.price && a.room[0] >= b.room[0] && a.room[1] >= b.room[1] && a.room[2] >= b.room[2] &&
+           (a.price < b.price || a.room != b.room);
+  };
+  std::vector<Option> kept;
+  for (const Option& o : options) {
+    if (std::none_of(options.begin(), options.end(), [&](const Option& other) { return beats(other, o); })) {
+      kept.push_back(o);
+    }
+  }
+  const std::array<double, 3> need{demand.cpu_milli, demand.memory, demand.pods};
+  CostBound best;
+  best.per_hour = std::numeric_limits<double>::max();
+  auto describe = [](double count, const cloud::InstanceType* type) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.1f ", count);
+    return text + type->name;
+  };
+  // A candidate basis: counts x of the chosen types, kept when every demand is covered.
+  auto consider = [&](const std::vector<std::size_t>& chosen, const std::vector<double>& x) {
+    double cost = 0;
+    std::array<double, 3> covered{0, 0, 0};
+    for (std::size_t k = 0; k < chosen.size(); ++k) {
+      if (x[k] < 0) return;
+      cost += x[k] * kept[chosen[k]].price;
+      for (int r = 0; r < 3; ++r) covered[r] += x[k] * kept[chosen[k]].room[r];
+    }
+    for (int r = 0; r < 3; ++r) {
+      if (covered[r] < need[r] * (1 - 1e-9)) return;
+    }
+    if (cost >= best.per_hour) return;
+    best.per_hour = cost;
+    best.mix.clear();
+    for (std::size_t k = 0; k < chosen.size(); ++k) {
+      if (x[k] > 0) best.mix += (best.mix.empty() ? "" : " + ") + describe(x[k], kept[chosen[k]].type);
+    }
+  };
+  const std::size_t n = kept.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    double alone = 0;
+    for (int r = 0; r < 3; ++r) alone = std::max(alone, need[r] / kept[i].room[r]);
+    consider({i}, {alone});
+    for (std::size_t j = i + 1; j < n; ++j) {
+      for (int r = 0; r < 3; ++r) {  // two of the three demands met exactly
+        for (int q = r + 1; q < 3; ++q) {
+          const double det = kept[i].room[r] * kept[j].room[q] - kept[j].room[r] * kept[i].room[q];
+          if (det == 0) continue;
+          consider({i, j}, {(need[r] * kept[j].room[q] - kept[j].room[r] * need[q]) / det,
+                            (kept[i].room[r] * need[q] - need[r] * kept[i].room[q]) / det});
+        }
+      }
+      for (std::size_t k = j + 1; k < n; ++k) {  // all three met exactly: Cramer's rule
+        const auto& a = kept[i].room;
+        const auto& b = kept[j].room;
+        const auto& c = kept[k].room;
+        auto det3 = [](const std::array<double, 3>& u, const std::array<double, 3>& v, const std::array<double, 3>& w) {
+          return u[0] * (v[1] * w[2] - v[2] * w[1]) - v[0] * (u[1] * w[2] - u[2] * w[1]) +
+                 w[0] * (u[1] * v[2] - u[2] * v[1]);
+        };
+        const double det = det3(a, b, c);
+        if (det == 0) continue;
+        consider({i, j, k}, {det3(need, b, c) / det, det3(a, need, c) / det, det3(a, b, need) / det});
+      }
+    }
+  }
+  return best;
 }
 
 }  // namespace scalewright::bench

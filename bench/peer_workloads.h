@@ -8,6 +8,7 @@
 #include "api/node.h"
 #include "api/pod.h"
 #include "api/random.h"
+#include "cloud/instance_type.h"
 
 namespace scalewright::bench {
 
@@ -52,5 +53,22 @@ struct ScaleDownCluster {
   std::vector<std::vector<Pod>> pods_by_node;
 };
 ScaleDownCluster scale_down_cluster(std::size_t nodes);
+
+// What a set of pods asks of the nodes that hold them, summed.
+struct Demand {
+  double cpu_milli = 0;
+  double memory = 0;  // bytes
+  double pods = 0;
+};
+// A lower bound on the $/h of any set of `types` (at `prices`, one per type) whose allocatable cpu, memory and pod
+// slots cover `demand`: the LP relaxation, min Σ price·x over x ≥ 0 with Σ allocatable·x ≥ demand for each of the
+// three, solved exactly (an optimum sits at a basis of at most three types, each of which is tried). No real packing
+// beats it: it lets nodes be fractional and a pod be split across nodes.
+struct CostBound {
+  double per_hour = 0;
+  std::string mix;  // the optimum's types and their fractional counts: "588.6 c6a.2xlarge + 56.9 r5a.2xlarge"
+};
+CostBound cost_lower_bound(const Demand& demand, const std::vector<const cloud::InstanceType*>& types,
+                           const std::vector<double>& prices);
 
 }  // namespace scalewright::bench

@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DSCALEWRIGHT_SANITIZE=OFF -DSCALEWRIGHT_BUILD_BENCH=ON >/dev/null
 cmake --build build --target bench
-for program in scheduling_bench provisioning_bench simulation_bench workloads_bench scale_down_bench nodegroups_bench manifest_bench \
+for program in scheduling_bench provisioning_bench packing_bench simulation_bench workloads_bench scale_down_bench nodegroups_bench manifest_bench \
                consolidation_bench; do
   build/bench/"$program" "$@"
 done
