@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "scheduling/equivalence.h"
+#include "scheduling/shape_packing.h"
 
 namespace scalewright::nodegroups {
 namespace {
@@ -21,6 +22,53 @@ std::string controller_key(const Pod& pod) {
   const OwnerReference* owner = pod.meta.controller();
   if (owner == nullptr) return "";
   return owner->uid.empty() ? owner->kind + "/" + owner->name : owner->uid;
+}
+
+// Whether where the pod fits on a fresh template node depends on its requests alone, once the template took it:
+// no topology spread, no required pod (anti-)affinity, no host ports, no claimed volumes (attach limits).
+bool fits_by_resources_alone(const Pod& pod) {
+  const PodSpec& spec = pod.spec;
+  return spec.topology_spread_constraints.empty() && spec.affinity.required_pod_affinity.empty() &&
+         spec.affinity.required_pod_anti_affinity.empty() && pod.host_ports().empty() &&
+         std::none_of(spec.volumes->begin(), spec.volumes->end(),
+                      [](const Volume& v) { return v.source == Volume::Source::PersistentVolumeClaim; });
+}
+
+// Beyond this many pod groups, matching shapes to each node's room costs more than the nodes it saves are worth
+// waiting for: the estimate stays upstream's.
+constexpr std::size_t kMostShapes = 512;
+
+// The same pods packed node by node, each node's room matched with the pod shape that fills it best
+// (scheduling::pack_shapes), when every group fits by its requests alone. Replaces `out` when it places as many
+// pods on fewer nodes.
+void pack_tighter(const std::vector<PodGroup>& groups, const std::vector<std::size_t>& order, const NodeGroup& group,
+                  std::int32_t node_limit, Estimate& out) {
+  if (order.empty() || order.size() > kMostShapes) return;
+  std::vector<scheduling::ShapeCount> shapes;
+  for (std::size_t g : order) {
+    if (!fits_by_resources_alone(*groups[g].pods.front())) return;
+    shapes.push_back({groups[g].pods.front()->effective_requests(), groups[g].pods.size()});
+  }
+  const scheduling::ShapePacking packing =
+      scheduling::pack_shapes(shapes, group.template_node.allocatable, static_cast<std::size_t>(node_limit));
+  const auto placed = std::accumulate(packing.placed.begin(), packing.placed.end(), std::size_t{0});
+  if (placed < out.pods.size() || static_cast<std::int32_t>(packing.nodes.size()) >= out.node_count) return;
+  Estimate tighter;
+  tighter.rejected = std::move(out.rejected);
+  tighter.node_count = static_cast<std::int32_t>(packing.nodes.size());
+  tighter.placed_per_group.assign(groups.size(), 0);
+  std::vector<std::size_t> next(order.size(), 0);  // per shape: its group's next pod
+  for (const scheduling::PackedNode& node : packing.nodes) {
+    for (const auto& [shape, count] : node.shapes) {
+      const PodGroup& pods = groups[order[shape]];
+      for (std::size_t k = 0; k < count; ++k) tighter.pods.push_back(pods.pods[next[shape]++]);
+      tighter.placed_per_group[order[shape]] += static_cast<std::int32_t>(count);
+    }
+  }
+  std::size_t wanted = 0;
+  for (const scheduling::ShapeCount& shape : shapes) wanted += shape.count;
+  tighter.limit_reached = placed < wanted;
+  out = std::move(tighter);
 }
 
 }  // namespace
@@ -141,6 +189,7 @@ Estimate estimate_nodes(const std::vector<PodGroup>& groups, const NodeGroup& gr
   out.node_count = static_cast<std::int32_t>(std::count_if(pods_on.begin(), pods_on.end(), [](std::int32_t n) {
     return n > 0;
   }));
+  pack_tighter(groups, order, group, node_limit, out);
   return out;
 }
 

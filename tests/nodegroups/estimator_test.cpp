@@ -71,6 +71,30 @@ TEST(BinpackingEstimator, LargestPodsFirst) {
   EXPECT_EQ(e.pods.front()->meta.name, "big-0");
 }
 
+TEST(BinpackingEstimator, MemoryHeavyPodsGoBesideCpuHeavyOnes) {
+  // m5.large template: 1930m, 7270Mi, 29 pods. Two 960m / 512Mi pods (score 0.497 + 0.070) and four 240m / 3000Mi
+  // (0.124 + 0.413). Upstream's order puts both large pods on one node (1920m) and the small ones two per node
+  // (6000Mi; a third would need 9000Mi): three nodes. Each node's room matched with the shape that fills it best
+  // (as shares of the template: cpu, memory, pod slots):
+  // - empty: large 0.497 + 0.070 + 0.034 = 0.602, small 0.124 + 0.413 + 0.034 = 0.572: large;
+  // - room 970m / 6758Mi / 28 (0.503, 0.930, 0.966): large 0.250 + 0.065 + 0.033 = 0.349, small 0.063 + 0.384 +
+  //   0.033 = 0.480: small; then room 730m / 3758Mi takes another small, and 490m / 758Mi neither.
+  // One large and two small per node: two nodes, which their 2880m of cpu needs anyway.
+  std::vector<std::shared_ptr<const Pod>> pods = replicas("large", 2, 960, 512);
+  auto small = replicas("small", 4, 240, 3000);
+  pods.insert(pods.end(), small.begin(), small.end());
+  ClusterSnapshot snapshot;
+  Scheduler scheduler;
+  Estimate e = estimate_nodes(group_pending_pods(pods), m5_large("ng-a"), snapshot, scheduler, 10);
+  EXPECT_EQ(e.node_count, 2);
+  EXPECT_FALSE(e.limit_reached);
+  EXPECT_EQ(e.placed_per_group, (std::vector<std::int32_t>{2, 4}));
+  std::vector<std::string> order;
+  for (const auto& p : e.pods) order.push_back(p->meta.name);
+  EXPECT_EQ(order, (std::vector<std::string>{"large-0", "small-0", "small-1", "large-1", "small-2", "small-3"}));
+  EXPECT_EQ(snapshot.live_node_count(), 0u);
+}
+
 TEST(BinpackingEstimator, StopsAtTheNodeLimit) {
   ClusterSnapshot snapshot;
   Scheduler scheduler;
