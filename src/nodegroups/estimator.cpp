@@ -24,29 +24,15 @@ std::string controller_key(const Pod& pod) {
   return owner->uid.empty() ? owner->kind + "/" + owner->name : owner->uid;
 }
 
-// Whether where the pod fits on a fresh template node depends on its requests alone, once the template took it:
-// no topology spread, no required pod (anti-)affinity, no host ports, no claimed volumes (attach limits).
-bool fits_by_resources_alone(const Pod& pod) {
-  const PodSpec& spec = pod.spec;
-  return spec.topology_spread_constraints.empty() && spec.affinity.required_pod_affinity.empty() &&
-         spec.affinity.required_pod_anti_affinity.empty() && pod.host_ports().empty() &&
-         std::none_of(spec.volumes->begin(), spec.volumes->end(),
-                      [](const Volume& v) { return v.source == Volume::Source::PersistentVolumeClaim; });
-}
-
-// Beyond this many pod groups, matching shapes to each node's room costs more than the nodes it saves are worth
-// waiting for: the estimate stays upstream's.
-constexpr std::size_t kMostShapes = 512;
-
 // The same pods packed node by node, each node's room matched with the pod shape that fills it best
 // (scheduling::pack_shapes), when every group fits by its requests alone. Replaces `out` when it places as many
 // pods on fewer nodes.
 void pack_tighter(const std::vector<PodGroup>& groups, const std::vector<std::size_t>& order, const NodeGroup& group,
                   std::int32_t node_limit, Estimate& out) {
-  if (order.empty() || order.size() > kMostShapes) return;
+  if (order.empty() || order.size() > scheduling::kMostShapes) return;
   std::vector<scheduling::ShapeCount> shapes;
   for (std::size_t g : order) {
-    if (!fits_by_resources_alone(*groups[g].pods.front())) return;
+    if (!scheduling::fits_by_resources_alone(*groups[g].pods.front())) return;
     shapes.push_back({groups[g].pods.front()->effective_requests(), groups[g].pods.size()});
   }
   const scheduling::ShapePacking packing =

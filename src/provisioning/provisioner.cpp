@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <limits>
+#include <map>
 #include <memory>
 #include <numeric>
 #include <unordered_map>
@@ -14,6 +15,7 @@
 #include "provisioning/pod_constraints.h"
 #include "provisioning/topology.h"
 #include "scheduling/scheduler.h"
+#include "scheduling/shape_packing.h"
 
 namespace scalewright::provisioning {
 namespace {
@@ -42,9 +44,21 @@ struct PodClass {
 
 constexpr std::uint32_t kNoClaim = ~std::uint32_t{0};
 
+// Pod indexes, largest requests first (cpu, then memory), ties in their order.
+std::vector<std::size_t> largest_first(const std::vector<ResourceList>& requests) {
+  std::vector<std::size_t> order(requests.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    if (requests[a].cpu_milli() != requests[b].cpu_milli()) return requests[a].cpu_milli() > requests[b].cpu_milli();
+    return requests[a].memory() > requests[b].memory();
+  });
+  return order;
+}
+
 class Provisioner {
  public:
-  explicit Provisioner(const ProvisioningInput& input);
+  // `order`: the pods in the order to place them; empty, largest first (Karpenter's).
+  explicit Provisioner(const ProvisioningInput& input, std::vector<std::size_t> order = {});
   ~Provisioner() { cluster_.revert(); }
   Provisioner(const Provisioner&) = delete;
   Provisioner& operator=(const Provisioner&) = delete;
@@ -99,10 +113,11 @@ const cloud::Catalog& catalog_or_empty(const cloud::Catalog* catalog) {
   return catalog ? *catalog : empty;
 }
 
-Provisioner::Provisioner(const ProvisioningInput& input)
+Provisioner::Provisioner(const ProvisioningInput& input, std::vector<std::size_t> order)
     : input_(input),
       cluster_(input.cluster ? *input.cluster : no_cluster_),
-      types_(catalog_or_empty(input.catalog), input.unavailable, input.now) {
+      types_(catalog_or_empty(input.catalog), input.unavailable, input.now),
+      order_(std::move(order)) {
   cluster_.fork();
 }
 
@@ -161,13 +176,8 @@ void Provisioner::prepare_pods() {
   const std::size_t n = input_.pending.size();
   requests_.reserve(n);
   for (const Pod& pod : input_.pending) requests_.push_back(pod.effective_requests());
-  // Largest first, as Karpenter's byCPUAndMemoryDescending; ties keep their order.
-  order_.resize(n);
-  std::iota(order_.begin(), order_.end(), 0);
-  std::stable_sort(order_.begin(), order_.end(), [&](std::size_t a, std::size_t b) {
-    if (requests_[a].cpu_milli() != requests_[b].cpu_milli()) return requests_[a].cpu_milli() > requests_[b].cpu_milli();
-    return requests_[a].memory() > requests_[b].memory();
-  });
+  // Largest first, as Karpenter's byCPUAndMemoryDescending; ties keep their order. Unless an order was given.
+  if (order_.empty()) order_ = largest_first(requests_);
   // A co-location group is placed as its leader carrying the whole group's requests, its followers right after
   // with none: wherever the leader fits, the rest do, and no pod in between takes their room.
   colocation_ = find_colocation(input_.pending, requests_, order_, cluster_);
@@ -604,10 +614,119 @@ ProvisioningPlan Provisioner::finish() {
 
 }  // namespace
 
+namespace {
+
+// What the plan's new NodeClaims cost an hour, each at its cheapest offering allowed now.
+double price_of(const ProvisioningPlan& plan, const UnavailableOfferings& unavailable, Duration now) {
+  double total = 0;
+  for (const NewNodeClaim& claim : plan.new_claims) {
+    if (std::optional<LaunchChoice> choice = choose_offering(claim, unavailable, now)) {
+      total += choice->offering->price_per_hour;
+    }
+  }
+  return total;
+}
+
+// The types the plan launched (each claim's cheapest), most launched first, with a claim of each: the node
+// shapes a packing may aim at.
+std::vector<const NewNodeClaim*> launched_types(const ProvisioningPlan& plan) {
+  std::map<const cloud::InstanceType*, std::pair<std::size_t, const NewNodeClaim*>> launched;
+  for (const NewNodeClaim& claim : plan.new_claims) {
+    if (claim.instance_types.empty()) continue;
+    auto& [count, example] = launched[claim.instance_types.front()];
+    if (count++ == 0) example = &claim;
+  }
+  std::vector<std::pair<std::size_t, const NewNodeClaim*>> by_count;
+  for (const auto& [type, seen] : launched) by_count.push_back(seen);
+  std::stable_sort(by_count.begin(), by_count.end(), [](const auto& a, const auto& b) {
+    if (a.first != b.first) return a.first > b.first;
+    return a.second->instance_types.front()->name < b.second->instance_types.front()->name;
+  });
+  std::vector<const NewNodeClaim*> out;
+  for (const auto& [count, claim] : by_count) out.push_back(claim);
+  return out;
+}
+
+// The batch in the order a node-by-node packing puts it (scheduling::pack_shapes) on nodes like `aim` (its
+// cheapest type, less its DaemonSets): each node's worth of pods one after the other, so that first fit opens a
+// NodeClaim per packed node. Pods larger than that node come first, as largest first would place them. Empty when
+// the batch does not qualify: a pod whose fit depends on more than its requests, or too many shapes.
+std::vector<std::size_t> packed_order(const ProvisioningInput& input, const NewNodeClaim& aim) {
+  const ResourceList room = aim.instance_types.front()->allocatable - aim.daemon_requests;
+
+  std::vector<ResourceList> requests;
+  std::map<std::vector<std::pair<Symbol, std::int64_t>>, std::size_t> shape_of;
+  std::vector<scheduling::ShapeCount> shapes;
+  std::vector<std::size_t> pod_shape;
+  for (const Pod& pod : input.pending) {
+    if (!scheduling::fits_by_resources_alone(pod)) return {};
+    requests.push_back(pod.effective_requests());
+    auto [it, added] = shape_of.try_emplace(requests.back().entries(), shapes.size());
+    if (added) {
+      if (shapes.size() == scheduling::kMostShapes) return {};
+      shapes.push_back({requests.back(), 0});
+    }
+    ++shapes[it->second].count;
+    pod_shape.push_back(it->second);
+  }
+  // Shapes largest first, so that ties in the packing go to the larger, and each shape's pods in that order.
+  const std::vector<std::size_t> by_size = largest_first(requests);
+  std::vector<std::vector<std::size_t>> members(shapes.size());
+  for (std::size_t pod : by_size) members[pod_shape[pod]].push_back(pod);
+  std::vector<std::size_t> shape_order;
+  for (std::size_t pod : by_size) {
+    if (members[pod_shape[pod]].front() == pod) shape_order.push_back(pod_shape[pod]);
+  }
+  std::vector<scheduling::ShapeCount> ordered;
+  for (std::size_t s : shape_order) ordered.push_back(shapes[s]);
+  const scheduling::ShapePacking packing =
+      scheduling::pack_shapes(ordered, room, std::numeric_limits<std::size_t>::max());
+
+  std::vector<std::size_t> order;
+  std::vector<std::size_t> next(shapes.size(), 0);
+  for (std::size_t k = 0; k < ordered.size(); ++k) {  // too large for the node: first
+    const std::size_t s = shape_order[k];
+    for (std::size_t i = packing.placed[k]; i < members[s].size(); ++i) order.push_back(members[s][i]);
+  }
+  for (const scheduling::PackedNode& node : packing.nodes) {
+    for (const auto& [k, count] : node.shapes) {
+      const std::size_t s = shape_order[k];
+      for (std::size_t i = 0; i < count; ++i) order.push_back(members[s][next[s]++]);
+    }
+  }
+  return order;
+}
+
+}  // namespace
+
 ProvisioningPlan plan_provisioning(const ProvisioningInput& input) {
   if (input.pending.empty()) return {};
-  Provisioner provisioner(input);
-  return provisioner.run();
+  ProvisioningPlan plan = Provisioner(input).run();
+  // Largest first leaves memory-heavy small pods to nodes of their own; the same batch packed node by node often
+  // needs fewer or cheaper nodes. The cheapest plan goes ahead; on a tie, Karpenter's.
+  // Packed for each of the (at most three) types the plan launched most: the cheapest cpu with memory-heavy pods
+  // left to larger nodes is often cheaper than nodes of the most common shape.
+  if (plan.new_claims.size() < 2) return plan;
+  constexpr std::size_t kShapesTried = 3;
+  const UnavailableOfferings none;
+  const UnavailableOfferings& unavailable = input.unavailable != nullptr ? *input.unavailable : none;
+  constexpr double kSamePrice = 1e-9;
+  double best_price = price_of(plan, unavailable, input.now);
+  const std::size_t unschedulable = plan.unschedulable.size();
+  std::vector<const NewNodeClaim*> aims = launched_types(plan);
+  if (aims.size() > kShapesTried) aims.resize(kShapesTried);
+  std::optional<ProvisioningPlan> best;
+  for (const NewNodeClaim* aim : aims) {
+    std::vector<std::size_t> order = packed_order(input, *aim);
+    if (order.empty()) break;  // the batch does not qualify, whatever the shape
+    ProvisioningPlan packed = Provisioner(input, std::move(order)).run();
+    const double price = price_of(packed, unavailable, input.now);
+    if (packed.unschedulable.size() <= unschedulable && price < best_price - kSamePrice) {
+      best_price = price;
+      best = std::move(packed);
+    }
+  }
+  return best ? std::move(*best) : plan;
 }
 
 }  // namespace scalewright::provisioning

@@ -23,6 +23,14 @@ double match(const ResourceList& requests, const ResourceList& room, const Entri
 
 }  // namespace
 
+bool fits_by_resources_alone(const Pod& pod) {
+  const PodSpec& spec = pod.spec;
+  return spec.topology_spread_constraints.empty() && spec.affinity.required_pod_affinity.empty() &&
+         spec.affinity.required_pod_anti_affinity.empty() && pod.host_ports().empty() &&
+         std::none_of(spec.volumes->begin(), spec.volumes->end(),
+                      [](const Volume& v) { return v.source == Volume::Source::PersistentVolumeClaim; });
+}
+
 ShapePacking pack_shapes(const std::vector<ShapeCount>& shapes, const ResourceList& allocatable,
                          std::size_t node_limit) {
   ShapePacking out;

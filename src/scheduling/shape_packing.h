@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <vector>
 
+#include "api/pod.h"
 #include "api/resources.h"
 
 namespace scalewright::scheduling {
@@ -26,6 +27,14 @@ struct ShapePacking {
   std::vector<PackedNode> nodes;
   std::vector<std::size_t> placed;  // per shape: how many found a node
 };
+
+// Whether where the pod fits on a node that holds only pods like it depends on its requests alone: no topology
+// spread, no required pod (anti-)affinity, no host ports, no claimed volumes (attach limits).
+bool fits_by_resources_alone(const Pod& pod);
+
+// Beyond this many shapes, matching each node's room costs more than the nodes it saves are worth waiting for:
+// callers keep their first-fit packing.
+inline constexpr std::size_t kMostShapes = 512;
 
 // Packs `shapes` onto at most `node_limit` nodes of `allocatable`. A shape that no empty node can hold is left
 // unplaced. Ties go to the shape given first.
