@@ -165,6 +165,13 @@ void ClusterObserver::observe_pod(Change change, const json& object, Duration no
     if (pod.meta.deletion_timestamp && !record->terminating_until) {
       state_.pod_deleting(*record, std::max(now, time_.since_start_seconds(*pod.meta.deletion_timestamp)), now);
     }
+    // Phase and readiness as the kubelet reports them since: a PodDisruptionBudget counts healthy pods by them.
+    // The snapshot holds this same object, so the disruption checks see it at once.
+    PodStatus& status = record->pod->status;
+    if (status.phase != pod.status.phase || status.conditions.get() != pod.status.conditions.get()) {
+      status.phase = pod.status.phase;
+      status.conditions = pod.status.conditions;
+    }
     return;
   }
   pod_parts_.share(pod);

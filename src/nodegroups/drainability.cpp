@@ -22,9 +22,9 @@ BlockingPod blocking(const Pod& pod, BlockingPodReason reason, std::string messa
   return BlockingPod{pod.meta.key(), reason, std::move(message)};
 }
 
-// The pods the eviction subresource deletes without looking at a budget: finished, being deleted, or Pending. The
-// state keeps the status a pod was first seen with: a bound pod still Pending without a Ready condition is a
-// simulated one, or one seen before its kubelet reported, and runs as far as we know.
+// The pods the eviction subresource deletes without looking at a budget: finished, being deleted, or Pending. A
+// bound pod still Pending without a Ready condition is a simulated one (the simulator reports no kubelet status),
+// and runs as far as we know; `scalewright run` keeps each pod's phase and conditions as the kubelet reports them.
 bool evicted_without_budget(const Pod& pod) {
   if (pod.is_terminal() || pod.meta.deletion_timestamp) return true;
   if (pod.status.phase != PodPhase::Pending) return false;

@@ -207,6 +207,29 @@ TEST_F(Observer, UnschedulablePodThatGetsBoundMovesOntoItsNode) {
   EXPECT_EQ(state.needing_capacity(), 0u);
 }
 
+// A PodDisruptionBudget counts healthy pods by their Ready condition, which the kubelet reports after the pod was
+// first seen: the state, and the snapshot the disruption checks read, follow it.
+TEST_F(Observer, ReadinessFollowsTheKubeletsReports) {
+  see(resources::nodes, Change::Added, node("n1", true));
+  json starting = pod("web-1", "n1");
+  starting["status"]["phase"] = "Running";
+  starting["status"]["conditions"] = {{{"type", "Ready"}, {"status", "False"}, {"reason", "ContainersNotReady"}}};
+  see(resources::pods, Change::Added, starting);
+  json ready = starting;
+  ready["status"]["conditions"] = {{{"type", "Ready"}, {"status", "True"}}};
+  see(resources::pods, Change::Modified, ready);
+
+  const scheduling::NodeInfo& n1 = state.snapshot().node(state.snapshot().find_node("n1"));
+  ASSERT_EQ(n1.pods.size(), 1u);
+  const PodStatus& seen = n1.pods[0].pod->status;
+  ASSERT_EQ(seen.conditions.size(), 1u);
+  EXPECT_EQ(seen.conditions[0].status, "True");
+  EXPECT_EQ(seen.phase, PodPhase::Running);
+
+  see(resources::pods, Change::Modified, starting);  // a failing readiness probe
+  EXPECT_EQ(n1.pods[0].pod->status.conditions[0].status, "False");
+}
+
 TEST_F(Observer, PodOfAReplicaSetBelongsToItsDeployment) {
   json rs = {{"metadata",
               {{"name", "web-5d8f"},
