@@ -15,6 +15,8 @@ packages=(
   prometheus                         # a real Prometheus server for the metric-source tests
   etcd-server openssl curl xz-utils  # a real kube-apiserver for the Kubernetes client tests (../shared/k8s/control-plane)
   python3-yaml                       # tests/deploy: compares the kustomize base, the CRDs and the Helm chart
+  libjs-chart.js                     # the HTML report's charts (Chart.js), embedded at build time
+  chromium-headless-shell            # tests: renders the HTML report as a browser does
 )
 # tests/deploy runs kubectl (kustomize, apply, auth can-i). Debian's kubernetes-client (kubectl 1.20) only where no
 # kubectl exists: it would conflict with one installed otherwise (a newer kubectl from elsewhere works as well).

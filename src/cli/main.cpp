@@ -28,7 +28,7 @@ std::string simulate_exit_status() {
       "Exit status:\n"
       "  0  the scenario ran\n"
       "  1  invalid input: a file cannot be read or decoded, an object or the Scenario is invalid, the instance-type\n"
-      "     data cannot be found, or the --output file cannot be written; or the run went past the simulator's\n"
+      "     data cannot be found, or the --output or --html file cannot be written; or the run went past the simulator's\n"
       "     limits ({} pods, {} nodes at once) and stopped there, its report so far printed\n"
       "  2  usage error: an unknown option, a bad option value, or a file or directory that does not exist\n"
       "     (a --status-at time that is not a duration, or is negative, is a bad option value)",
@@ -86,6 +86,9 @@ int main(int argc, char** argv) {
       ->check(CLI::ExistingPath);
   simulate_cmd->footer(simulate_exit_status());
   simulate_cmd->add_option("--output", simulate.output_json, "Also write the report as JSON to this file");
+  simulate_cmd->add_option("--html", simulate.html,
+                           "Also write the report as one self-contained HTML page (charts over time, cost, timeline) "
+                           "to this file");
   simulate_cmd->add_flag("-q,--quiet", simulate.quiet, "Print only the summary, not the timeline");
   simulate_cmd->add_option("--compare", simulate.compare,
                            "Run the scenario once with each of these files added and compare the runs side by side")

@@ -1,8 +1,10 @@
 #include "cli/simulate_command.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <optional>
 #include <nlohmann/json.hpp>
 
@@ -13,6 +15,7 @@
 #include "manifest/references.h"
 #include "controllers/cluster_autoscaler.h"
 #include "sim/default_scenario.h"
+#include "sim/html_report.h"
 #include "sim/simulator.h"
 #include "controllers/workload_autoscaling.h"
 
@@ -26,15 +29,25 @@ Result<ManifestSet> load_scenario_files(const std::vector<std::string>& files) {
   return decode_manifests(sim::default_scenario_text(), sim::kDefaultScenarioName);
 }
 
-int write_json(const std::string& path, const nlohmann::json& json, std::ostream& err) {
+// Writes `path` (nothing when empty) with `write`; a file that cannot be written is an error on `err`.
+int write_file(const std::string& path, const std::function<void(std::ostream&)>& write, std::ostream& err) {
   if (path.empty()) return 0;
   std::ofstream file(path);
-  file << json.dump(2) << "\n";
+  write(file);
   if (!file) {
     err << "error: cannot write " << path << "\n";
     return 1;
   }
   return 0;
+}
+
+int write_json(const std::string& path, const nlohmann::json& json, std::ostream& err) {
+  return write_file(path, [&](std::ostream& file) { file << json.dump(2) << "\n"; }, err);
+}
+
+int write_html(const std::string& path, const std::vector<sim::SimulationReport>& runs,
+               const std::vector<std::string>& names, std::ostream& err) {
+  return write_file(path, [&](std::ostream& file) { sim::write_html_report(runs, names, file); }, err);
 }
 
 }  // namespace
@@ -199,7 +212,7 @@ int run_simulate(const SimulateOptions& options, std::ostream& out, std::ostream
     std::vector<std::string> names;
     for (const std::string& side : options.compare) names.push_back(fs::path(side).filename().string());
     sim::print_comparison(reports, names, out);
-    const int written = write_json(options.output_json, json, err);
+    const int written = std::max(write_json(options.output_json, json, err), write_html(options.html, reports, names, err));
     bool stopped = false;
     for (std::size_t i = 0; i < reports.size(); ++i) stopped |= report_stopped(reports[i], names[i], err);
     return stopped ? 1 : written;
@@ -212,8 +225,11 @@ int run_simulate(const SimulateOptions& options, std::ostream& out, std::ostream
   printer.finish();
   sim::print_summary(*report, out);
   // The JSON of a large run is large: built only when it is written.
-  const int written = options.output_json.empty() ? 0 : write_json(options.output_json, sim::to_json(*report), err);
-  return report_stopped(*report, "Scenario/" + report->scenario, err) ? 1 : written;
+  int written = options.output_json.empty() ? 0 : write_json(options.output_json, sim::to_json(*report), err);
+  const std::string name = "Scenario/" + report->scenario;
+  const std::vector<sim::SimulationReport> runs{std::move(*report)};
+  written = std::max(written, write_html(options.html, runs, {runs.front().scenario}, err));
+  return report_stopped(runs.front(), name, err) ? 1 : written;
 }
 
 }  // namespace scalewright::cli

@@ -15,6 +15,7 @@ namespace scalewright::cli {
 struct SimulateOptions {
   std::vector<std::string> files;  // empty: the built-in default scenario (examples/inflate/inflate.yaml)
   std::string output_json;         // write the report as JSON here as well
+  std::string html;                // and as a self-contained HTML page here
   bool quiet = false;              // the summary only, no timeline
   std::string data_dir;            // the instance-type data; empty: found next to the binary or the sources
   // Run `files` once with each of these added, and print the summaries side by side (node groups against

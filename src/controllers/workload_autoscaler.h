@@ -45,6 +45,7 @@ class WorkloadAutoscalerController : private Controller {
 
   // The autoscalers' tallies, brought up to `now`.
   std::vector<AutoscalerSummary> summary(Duration now);
+  std::vector<AutoscalerReading> readings() const { return autoscaling_.readings(view_); }
 
  private:
   // Sets KEDA's next poll, when a ScaledObject is due and none is set.

@@ -233,6 +233,20 @@ std::vector<ScaleChange> WorkloadAutoscaling::poll_scaled_objects(Duration now, 
   return changes;
 }
 
+std::vector<AutoscalerReading> WorkloadAutoscaling::readings(const AutoscalingView& view) const {
+  std::vector<AutoscalerReading> out;
+  for (const auto& hpa : hpas_) {
+    AutoscalerReading r;
+    r.name = hpa->summary.name;
+    if (std::optional<ScaleTarget> target = view.scale_target(hpa->spec.meta.namespace_, hpa->spec.scale_target_ref)) {
+      r.replicas = target->replicas;
+    }
+    r.metrics = hpa->state.current_metrics;
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
 std::vector<AutoscalerSummary> WorkloadAutoscaling::summary() const {
   std::vector<AutoscalerSummary> out;
   for (const auto& hpa : hpas_) out.push_back(hpa->summary);

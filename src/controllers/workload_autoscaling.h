@@ -23,6 +23,14 @@
 namespace scalewright::controllers {
 
 // One workload autoscaler over the run: an HPA, or a ScaledObject (its activations and its HPA's decisions).
+// An autoscaler as it stands: its target's replicas, and its metrics as its last sync read them (for a report's
+// charts of replicas against metric and target).
+struct AutoscalerReading {
+  std::string name;  // as AutoscalerSummary::name
+  std::int32_t replicas = 0;
+  std::vector<workloads::MetricReading> metrics;
+};
+
 struct AutoscalerSummary {
   std::string name;    // "hpa/php-apache", "scaledobject/podinfo"
   std::string target;  // "Deployment default/php-apache"
@@ -101,6 +109,7 @@ class WorkloadAutoscaling {
   // Brings the replica-seconds and time-above-target tallies up to `now`.
   void account(Duration now, const AutoscalingView& view);
   std::vector<AutoscalerSummary> summary() const;
+  std::vector<AutoscalerReading> readings(const AutoscalingView& view) const;
 
  private:
   struct Hpa;

@@ -2,6 +2,7 @@
 // What a simulation run reports: a timeline a person can read, and a summary of cost, pod wait and utilisation.
 #include <cstdint>
 #include <iosfwd>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -63,6 +64,20 @@ struct PodOutcome {
   std::optional<Duration> wait;  // creation to bind
 };
 
+// The cluster at one moment of the run, for a report's charts over time.
+struct Sample {
+  Duration at{0};
+  // Live nodes (launching, Ready or draining) by owner and capacity type: "default on-demand", "group/ng-1 spot",
+  // "(manifests) on-demand".
+  std::map<std::string, std::int32_t> nodes;
+  double cost_per_hour = 0;  // of those nodes
+  std::int32_t pending_pods = 0;
+  Duration longest_wait{0};  // of the pods pending then, so far
+  double cpu_allocation = 0;  // requested ÷ allocatable over Ready nodes
+  double memory_allocation = 0;
+  std::vector<controllers::AutoscalerReading> autoscalers;
+};
+
 struct SimulationReport {
   std::string scenario;
   std::uint64_t seed = 0;
@@ -80,7 +95,13 @@ struct SimulationReport {
   // Why the run ended before the scenario's end (a limit of SimulationLimits was reached); empty when it ran to the
   // end. `duration` is then the time it stopped.
   std::string stopped;
+  // The cluster every `sample_interval`, from the start to the end (kSamples or fewer, 10 s apart at least).
+  std::vector<Sample> samples;
+  Duration sample_interval{0};
 };
+
+// How many samples a run keeps at most: enough for a chart as wide as a screen.
+inline constexpr std::int64_t kSamples = 600;
 
 void print_timeline(const SimulationReport& report, std::ostream& out);
 // One line of print_timeline: "t=1m17.346s  node default-52cfd Ready ...".

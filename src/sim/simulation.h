@@ -107,6 +107,8 @@ class Simulation final : public controllers::Clock, public controllers::ClusterW
   void note(std::string kind, std::string message) { record({now_, std::move(kind), std::move(message)}); }
   RunProgress progress() const;
   void advance_to(Duration t);
+  // The cluster as it stands now, as sample `at` (the state holds from the last event until the next).
+  Sample sample(Duration at) const;
   SimulationReport report();
 
   // --- what Kubernetes does (kubernetes.cpp) ---
@@ -172,6 +174,8 @@ class Simulation final : public controllers::Clock, public controllers::ClusterW
   double cpu_allocation_integral_ = 0;
   double memory_allocation_integral_ = 0;
   double ready_time_ = 0;
+  std::vector<Sample> samples_;
+  Duration sample_interval_{0};
 };
 
 }  // namespace scalewright::sim

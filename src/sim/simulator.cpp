@@ -327,8 +327,45 @@ RunProgress Simulation::progress() const {
   return {now_, scenario_.duration, state_.pods().size() - pending, pending, state_.live_nodes()};
 }
 
+Sample Simulation::sample(Duration at) const {
+  Sample s;
+  s.at = at;
+  for (const auto& [name, node] : state_.nodes()) {
+    if (node.phase == state::NodePhase::Terminated) continue;
+    const std::string owner = !node.node_group.empty() ? "group/" + node.node_group
+                              : !node.nodepool.empty()  ? node.nodepool
+                                                        : std::string("(manifests)");
+    ++s.nodes[owner + " " + (node.capacity_type.empty() ? std::string("on-demand") : node.capacity_type)];
+    s.cost_per_hour += node.price_per_hour;
+  }
+  for (const auto& [key, pod] : state_.unbound()) {
+    if (pod->daemon) continue;
+    ++s.pending_pods;
+    s.longest_wait = std::max(s.longest_wait, now_ - pod->created);
+  }
+  const ResourceList& requested = state_.ready_requested();
+  const ResourceList& allocatable = state_.ready_allocatable();
+  if (allocatable.cpu_milli() > 0) {
+    s.cpu_allocation = static_cast<double>(requested.cpu_milli()) / static_cast<double>(allocatable.cpu_milli());
+  }
+  if (allocatable.memory() > 0) {
+    s.memory_allocation = static_cast<double>(requested.memory()) / static_cast<double>(allocatable.memory());
+  }
+  s.autoscalers = workload_autoscaler_.readings();
+  return s;
+}
+
 void Simulation::advance_to(Duration t) {
   if (t <= now_) return;
+  // The samples due from now until t: the cluster stays as it is in between.
+  if (sample_interval_.count() == 0) {
+    sample_interval_ = std::max(Duration(10'000), Duration(scenario_.duration.count() / kSamples));
+  }
+  for (Duration at = Duration((now_.count() + sample_interval_.count() - 1) / sample_interval_.count() *
+                              sample_interval_.count());
+       at < t; at += sample_interval_) {
+    samples_.push_back(sample(at));
+  }
   const double seconds = static_cast<double>((t - now_).count()) / 1000;
   const ResourceList& requested = state_.ready_requested();
   const ResourceList& allocatable = state_.ready_allocatable();
@@ -351,6 +388,9 @@ SimulationReport Simulation::report() {
   r.duration = scenario_.duration;
   r.stopped = stopped_;
   r.timeline = std::move(timeline_);
+  r.samples = std::move(samples_);
+  r.samples.push_back(sample(now_));  // the end
+  r.sample_interval = sample_interval_;
   Summary& s = r.summary;
   s.autoscalers = workload_autoscaler_.summary(scenario_.duration);
   std::map<std::tuple<std::string, std::string, std::string>, CostLine> lines;
