@@ -80,6 +80,7 @@ inline constexpr std::string_view arch = "kubernetes.io/arch";
 inline constexpr std::string_view os = "kubernetes.io/os";
 inline constexpr std::string_view taint_unschedulable = "node.kubernetes.io/unschedulable";
 inline constexpr std::string_view taint_not_ready = "node.kubernetes.io/not-ready";
+inline constexpr std::string_view taint_unreachable = "node.kubernetes.io/unreachable";
 }  // namespace well_known
 
 }  // namespace scalewright

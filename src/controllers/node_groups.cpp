@@ -40,6 +40,15 @@ void NodeGroupController::resume() {
   clock_.wake_at(clock_.now(), [this] { on_scan(); });
 }
 
+bool NodeGroupController::still_starting(const state::NodeRecord& node, Duration now) const {
+  // A node that stopped reporting is unready, not starting: CA replaces it after --scale-down-unready-time.
+  if (node.failed_at || now - node.launched_at >= loop_.options().max_node_provision_time) return false;
+  const std::vector<Taint>& taints = node.node.taints;
+  return std::any_of(taints.begin(), taints.end(), [](const Taint& t) {
+    return t.key == well_known::taint_not_ready || t.key == well_known::taint_unreachable;
+  });
+}
+
 void NodeGroupController::on_scan() {
   const Duration now = clock_.now();
   clock_.wake_at(now + loop_.options().scan_interval, [this] { on_scan(); });
@@ -56,7 +65,10 @@ void NodeGroupController::on_scan() {
     if (node.node_group.empty()) continue;
     if (node.phase == state::NodePhase::Ready) {
       scan.group_of_node[name] = node.node_group;
-      ++scan.registered[node.node_group];
+      // A new node that still says it is not ready (kube-controller-manager can put the not-ready taint back for a
+      // moment after it took it off) is upcoming, as Cluster Autoscaler counts a node that has registered but not
+      // yet become Ready within --max-node-provision-time: the pods it was launched for are not scaled up for again.
+      if (!still_starting(node, now)) ++scan.registered[node.node_group];
       if (node.failed_at) ++scan.unready[node.node_group];
     } else if (node.phase == state::NodePhase::Launching) {
       ++scan.launching[node.node_group];

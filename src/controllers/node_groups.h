@@ -46,6 +46,9 @@ class NodeGroupController : private Controller {
 
  private:
   void on_scan();
+  // A Ready node launched within --max-node-provision-time that carries the not-ready or unreachable taint, and has
+  // not failed since.
+  bool still_starting(const state::NodeRecord& node, Duration now) const;
   void remove(const nodegroups::UnneededNode& unneeded);
   void record_pod_events(std::vector<nodegroups::Event> events);
   DrainRules drain_rules() const;

@@ -22,7 +22,7 @@ namespace {
 
 // Taints a node carries only until it is up; an in-flight node is judged as it will be once Ready.
 bool ephemeral_taint(const Taint& taint) {
-  return taint.key == well_known::taint_not_ready || taint.key == "node.kubernetes.io/unreachable" ||
+  return taint.key == well_known::taint_not_ready || taint.key == well_known::taint_unreachable ||
          taint.key == "node.cloudprovider.kubernetes.io/uninitialized" || taint.key == "karpenter.sh/unregistered";
 }
 

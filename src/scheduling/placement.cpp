@@ -9,15 +9,15 @@ namespace {
 // The tolerations the DaemonSet controller adds to every daemon pod, so that node conditions and cordons do not
 // keep system daemons away.
 std::vector<Toleration> daemon_tolerations() {
-  auto tol = [](const char* key, TaintEffect effect) {
+  auto tol = [](std::string_view key, TaintEffect effect) {
     Toleration t;
-    t.key = key;
+    t.key = std::string(key);
     t.op = TolerationOperator::Exists;
     t.effect = effect;
     return t;
   };
-  return {tol("node.kubernetes.io/not-ready", TaintEffect::NoExecute),
-          tol("node.kubernetes.io/unreachable", TaintEffect::NoExecute),
+  return {tol(well_known::taint_not_ready, TaintEffect::NoExecute),
+          tol(well_known::taint_unreachable, TaintEffect::NoExecute),
           tol("node.kubernetes.io/disk-pressure", TaintEffect::NoSchedule),
           tol("node.kubernetes.io/memory-pressure", TaintEffect::NoSchedule),
           tol("node.kubernetes.io/pid-pressure", TaintEffect::NoSchedule),

@@ -278,7 +278,10 @@ void write_html_report(const std::vector<SimulationReport>& runs, const std::vec
   json data = json::array();
   for (std::size_t i = 0; i < runs.size(); ++i) data.push_back(run_data(runs[i], names[i]));
   std::string title = "Scalewright: " + (runs.empty() ? std::string() : runs.front().scenario);
-  if (runs.size() > 1) title += " (" + std::to_string(runs.size()) + " runs compared)";
+  if (runs.size() > 1) {
+    title = "Scalewright: " + std::to_string(runs.size()) + " runs compared:";
+    for (std::size_t i = 0; i < names.size(); ++i) title += (i == 0 ? " " : ", ") + names[i];
+  }
   out << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" << html_escape(title)
       << "</title>\n<style>" << kStyle << "</style>\n<script>" << script_safe(chartjs_source())
       << "</script>\n</head>\n<body>\n<h1>" << html_escape(title) << "</h1>\n";

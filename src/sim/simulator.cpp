@@ -341,7 +341,7 @@ Sample Simulation::sample(Duration at) const {
   for (const auto& [key, pod] : state_.unbound()) {
     if (pod->daemon) continue;
     ++s.pending_pods;
-    s.longest_wait = std::max(s.longest_wait, now_ - pod->created);
+    s.longest_wait = std::max(s.longest_wait, at - pod->created);
   }
   const ResourceList& requested = state_.ready_requested();
   const ResourceList& allocatable = state_.ready_allocatable();

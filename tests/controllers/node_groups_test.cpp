@@ -113,5 +113,23 @@ TEST_F(NodeGroups, PendingPodsAreToldWhichScaleUpTheyTriggeredAndWhyNotOnceWhile
   EXPECT_THAT(writer.object_events, SizeIs(3));
 }
 
+// kube-controller-manager can put the not-ready taint back on a new node for a moment after it took it off. ng-3,
+// launched for web-0's kind, is Ready but says so again: it is upcoming, not a registered node without room, and
+// web-0 triggers no fourth node (Cluster Autoscaler counts a registered node not yet Ready as upcoming within
+// --max-node-provision-time).
+TEST_F(NodeGroups, ANewNodeTaintedNotReadyAgainIsStillUpcoming) {
+  for (const char* name : {"ng-1", "ng-2"}) {
+    group_node(name);
+    bind_pod(state, clock, add_pod(state, clock, std::string("running-") + name, 1500), name);
+  }
+  group_node("ng-3");
+  writer.set_taint("ng-3", Taint{std::string(well_known::taint_not_ready), "", TaintEffect::NoSchedule}, true);
+  add_pod(state, clock, "web-0", 1500);
+  groups->resume();
+  clock.advance_to(0s);
+  EXPECT_EQ(target(), 3);
+  EXPECT_THAT(writer.calls_of("node_launched"), IsEmpty());
+}
+
 }  // namespace
 }  // namespace scalewright::controllers
