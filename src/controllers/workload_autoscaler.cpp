@@ -103,19 +103,19 @@ void WorkloadAutoscalerController::metrics_scraped() {
 }
 
 void WorkloadAutoscalerController::sync_hpas() {
-  std::vector<TimelineEntry> timeline;
-  apply(autoscaling_.sync_hpas(clock_.now(), view_, timeline), timeline);
+  AutoscalingNotes notes;
+  apply(autoscaling_.sync_hpas(clock_.now(), view_, notes), notes);
   clock_.wake_at(clock_.now() + kHpaSyncPeriod, [this] { sync_hpas(); });
 }
 
 void WorkloadAutoscalerController::poll() {
-  std::vector<TimelineEntry> timeline;
-  apply(autoscaling_.poll_scaled_objects(clock_.now(), view_, timeline), timeline);
+  AutoscalingNotes notes;
+  apply(autoscaling_.poll_scaled_objects(clock_.now(), view_, notes), notes);
 }
 
-void WorkloadAutoscalerController::apply(const std::vector<ScaleChange>& changes,
-                                         std::vector<TimelineEntry>& timeline) {
-  for (TimelineEntry& entry : timeline) writer_.record(std::move(entry));
+void WorkloadAutoscalerController::apply(const std::vector<ScaleChange>& changes, AutoscalingNotes& notes) {
+  for (TimelineEntry& entry : notes.timeline) writer_.record(std::move(entry));
+  for (ObjectEvent& event : notes.events) writer_.object_event(std::move(event));
   for (const ScaleChange& change : changes) writer_.scale(change.workload, change.replicas);
   schedule_poll();
 }

@@ -52,7 +52,7 @@ class WorkloadAutoscalerController : private Controller {
   void schedule_poll();
   void sync_hpas();
   void poll();
-  void apply(const std::vector<ScaleChange>& changes, std::vector<TimelineEntry>& timeline);
+  void apply(const std::vector<ScaleChange>& changes, AutoscalingNotes& notes);
 
   StateAutoscalingView view_;
   WorkloadAutoscaling autoscaling_;

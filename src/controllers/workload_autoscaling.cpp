@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "workloads/hpa_explanation.h"
+
 
 namespace scalewright::controllers {
 namespace {
@@ -21,6 +23,7 @@ struct WorkloadAutoscaling::Hpa {
   workloads::HpaState state;
   Scaled* owner = nullptr;  // the ScaledObject that generated it
   std::string last_problem;
+  std::string last_held;  // the held-back recommendation last explained ("ScaleDownStabilized 2"); empty: none
   // Tallies for the summary, brought up to date by account().
   Duration accounted_until{0};
   std::optional<std::int32_t> replicas;
@@ -114,15 +117,44 @@ void WorkloadAutoscaling::account(Duration now, const AutoscalingView& view) {
   }
 }
 
+// A rescale is explained every time; a recommendation held back (by stabilization, a rate policy, min or max)
+// once while it is held back for the same reason at the same count, not at every 15 s sync.
+void WorkloadAutoscaling::explain(Hpa& hpa, const workloads::HpaDecision& decision, AutoscalingNotes& notes) {
+  // A ScaledObject's HPA is KEDA's doing: its decisions are told on the ScaledObject the user wrote.
+  const std::string kind = hpa.owner != nullptr ? "ScaledObject" : "HorizontalPodAutoscaler";
+  const std::string key = hpa.owner != nullptr ? hpa.owner->spec.meta.key() : hpa.spec.meta.key();
+  if (decision.rescale) {
+    hpa.last_held.clear();
+    auto rescaled = std::find_if(decision.events.begin(), decision.events.end(),
+                                 [](const workloads::HpaEvent& e) { return e.reason == "SuccessfulRescale"; });
+    notes.events.push_back({kind, key, "Normal", "SuccessfulRescale", "Scale",
+                            fmt::format("{}; {}", rescaled == decision.events.end() ? "" : rescaled->message,
+                                        workloads::explain_hpa_decision(decision))});
+    return;
+  }
+  const bool held = decision.recommended_replicas && *decision.recommended_replicas != decision.current_replicas;
+  if (!held) {
+    hpa.last_held.clear();
+    return;
+  }
+  const std::string_view reason =
+      !decision.limit_reason.empty() ? decision.limit_reason : decision.stabilization_reason;
+  const std::string said = fmt::format("{} {}", reason, *decision.recommended_replicas);
+  if (said == hpa.last_held) return;
+  hpa.last_held = said;
+  notes.events.push_back({kind, key, "Normal", std::string(reason.empty() ? "ScalingHeld" : reason),
+                          "Scale", workloads::explain_hpa_decision(decision)});
+}
+
 std::vector<ScaleChange> WorkloadAutoscaling::reconcile(Hpa& hpa, const workloads::MetricsSource& metrics,
                                                         Duration now, const AutoscalingView& view,
-                                                        std::vector<TimelineEntry>& timeline) {
+                                                        AutoscalingNotes& notes) {
   const std::string& ns = hpa.spec.meta.namespace_;
   std::optional<ScaleTarget> target = view.scale_target(ns, hpa.spec.scale_target_ref);
   auto problem = [&](const std::string& message) {
     if (message == hpa.last_problem) return;  // said once, not every 15 s
     hpa.last_problem = message;
-    timeline.push_back({now, "autoscaler-warning", fmt::format("{}: {}", hpa.label, message)});
+    notes.timeline.push_back({now, "autoscaler-warning", fmt::format("{}: {}", hpa.label, message)});
   };
   if (!target) {
     problem(fmt::format("FailedGetScale: {} not found", target_name(ns, hpa.spec.scale_target_ref)));
@@ -146,13 +178,14 @@ std::vector<ScaleChange> WorkloadAutoscaling::reconcile(Hpa& hpa, const workload
     const workloads::MetricReading& m = decision.metrics[*decision.deciding_metric];
     hpa.above = m.proposal && *m.proposal > decision.current_replicas;
   }
+  explain(hpa, decision, notes);
   if (!decision.rescale) return {};
   std::string why = decision.reason;
   if (decision.deciding_metric) {
     const workloads::MetricReading& m = decision.metrics[*decision.deciding_metric];
     why = fmt::format("{} {} of {} target", m.name, m.current, m.target);
   }
-  timeline.push_back({now, "autoscale", fmt::format("{} {} -> {}: {}", hpa.label, decision.current_replicas,
+  notes.timeline.push_back({now, "autoscale", fmt::format("{} {} -> {}: {}", hpa.label, decision.current_replicas,
                                                     decision.desired_replicas, why)});
   if (decision.desired_replicas > decision.current_replicas) {
     ++hpa.summary.scale_ups;
@@ -163,7 +196,7 @@ std::vector<ScaleChange> WorkloadAutoscaling::reconcile(Hpa& hpa, const workload
 }
 
 std::vector<ScaleChange> WorkloadAutoscaling::sync_hpas(Duration now, const AutoscalingView& view,
-                                                        std::vector<TimelineEntry>& timeline) {
+                                                        AutoscalingNotes& notes) {
   account(now, view);
   const workloads::MetricsSource& resources = metrics_->pod_metrics();
   std::vector<ScaleChange> changes;
@@ -175,10 +208,10 @@ std::vector<ScaleChange> WorkloadAutoscaling::sync_hpas(Duration now, const Auto
       adapter.set_now(now);
       adapter.set_wall_clock(wall_clock_at_start_ + std::chrono::duration_cast<std::chrono::seconds>(now));
       const bool fallback_before = hpa->owner->state.fallback_active;
-      change = reconcile(*hpa, adapter, now, view, timeline);
+      change = reconcile(*hpa, adapter, now, view, notes);
       if (hpa->owner->state.fallback_active != fallback_before) {
         const ScaledObject& so = hpa->owner->spec;
-        timeline.push_back(
+        notes.timeline.push_back(
             {now, "autoscaler-warning",
              hpa->owner->state.fallback_active
                  ? fmt::format("{}: fallback: its metrics failed more than {} times in a row; they read as {} "
@@ -188,7 +221,7 @@ std::vector<ScaleChange> WorkloadAutoscaling::sync_hpas(Duration now, const Auto
                  : fmt::format("{}: its metrics answer again; fallback over", hpa->owner->label)});
       }
     } else {
-      change = reconcile(*hpa, resources, now, view, timeline);
+      change = reconcile(*hpa, resources, now, view, notes);
     }
     for (ScaleChange& c : change) {
       hpa->replicas = c.replicas;
@@ -199,7 +232,7 @@ std::vector<ScaleChange> WorkloadAutoscaling::sync_hpas(Duration now, const Auto
 }
 
 std::vector<ScaleChange> WorkloadAutoscaling::poll_scaled_objects(Duration now, const AutoscalingView& view,
-                                                                  std::vector<TimelineEntry>& timeline) {
+                                                                  AutoscalingNotes& notes) {
   account(now, view);
   std::vector<ScaleChange> changes;
   for (auto& scaled : scaled_objects_) {
@@ -216,15 +249,25 @@ std::vector<ScaleChange> WorkloadAutoscaling::poll_scaled_objects(Duration now, 
                                 [](const workloads::KedaEvent& e) { return e.warning; });
     if (warning != poll.events.end()) {
       const std::string message = fmt::format("{}: {}: {}", scaled->label, warning->reason, warning->message);
-      if (message != scaled->last_problem) timeline.push_back({now, "autoscaler-warning", message});
+      if (message != scaled->last_problem) notes.timeline.push_back({now, "autoscaler-warning", message});
       scaled->last_problem = message;
     } else {
       scaled->last_problem.clear();
     }
     if (!target) continue;
     if (!poll.scale || poll.desired_replicas == current) continue;
-    timeline.push_back({now, "autoscale", fmt::format("{} {} -> {}: {}", scaled->label, current,
-                                                      poll.desired_replicas, poll.reason)});
+    notes.timeline.push_back({now, "autoscale", fmt::format("{} {} -> {}: {}", scaled->label, current,
+                                                            poll.desired_replicas, poll.reason)});
+    // KEDA's own Event of the scale (activated, deactivated), with the trigger values that decided it.
+    auto scaled_event = std::find_if(poll.events.begin(), poll.events.end(),
+                                     [](const workloads::KedaEvent& e) { return !e.warning; });
+    std::string message = fmt::format("{} -> {}: {}", current, poll.desired_replicas, poll.reason);
+    std::string reason = "KEDAScaleTargetScaled";
+    if (scaled_event != poll.events.end()) {
+      message = scaled_event->message + "; " + message;
+      reason = scaled_event->reason;
+    }
+    notes.events.push_back({"ScaledObject", spec.meta.key(), "Normal", std::move(reason), "Scale", std::move(message)});
     AutoscalerSummary& tally = scaled->hpa->summary;
     ++(poll.desired_replicas > current ? tally.scale_ups : tally.scale_downs);
     scaled->hpa->replicas = poll.desired_replicas;

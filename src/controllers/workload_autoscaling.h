@@ -82,6 +82,13 @@ struct ScaleChange {
   std::int32_t replicas = 0;
 };
 
+// What a pass says: timeline lines, and the Events on the autoscalers that explain each decision (a rescale, or a
+// recommendation that stabilization or a limit held back, said once while it holds).
+struct AutoscalingNotes {
+  std::vector<TimelineEntry> timeline;
+  std::vector<ObjectEvent> events;
+};
+
 class WorkloadAutoscaling {
  public:
   // Cron triggers read the wall clock: `wall_clock_at_start` at time 0.
@@ -98,11 +105,10 @@ class WorkloadAutoscaling {
   void remove_scaled_object(const std::string& key);
   bool empty() const { return hpas_.empty() && scaled_objects_.empty(); }
 
-  // One sync of the HPA controller over every HPA; timeline lines go to `timeline`.
-  std::vector<ScaleChange> sync_hpas(Duration now, const AutoscalingView& view, std::vector<TimelineEntry>& timeline);
+  // One sync of the HPA controller over every HPA.
+  std::vector<ScaleChange> sync_hpas(Duration now, const AutoscalingView& view, AutoscalingNotes& notes);
   // KEDA's polls due at `now`.
-  std::vector<ScaleChange> poll_scaled_objects(Duration now, const AutoscalingView& view,
-                                               std::vector<TimelineEntry>& timeline);
+  std::vector<ScaleChange> poll_scaled_objects(Duration now, const AutoscalingView& view, AutoscalingNotes& notes);
   // When the next KEDA poll is due, if any ScaledObject exists.
   std::optional<Duration> next_poll() const;
 
@@ -114,8 +120,9 @@ class WorkloadAutoscaling {
  private:
   struct Hpa;
   struct Scaled;
+  void explain(Hpa& hpa, const workloads::HpaDecision& decision, AutoscalingNotes& notes);
   std::vector<ScaleChange> reconcile(Hpa& hpa, const workloads::MetricsSource& metrics, Duration now,
-                                     const AutoscalingView& view, std::vector<TimelineEntry>& timeline);
+                                     const AutoscalingView& view, AutoscalingNotes& notes);
 
   const AutoscalingMetrics* metrics_;
   std::chrono::sys_seconds wall_clock_at_start_;

@@ -94,6 +94,7 @@ HpaDecision reconcile_hpa(const HorizontalPodAutoscaler& hpa, HpaState& state, c
                             metrics, now,
                             config,  tolerances_for(hpa, config),
                             current, target.status_replicas.value_or(current)};
+    decision.tolerances = inputs.tolerances;
     std::int32_t metric_desired = 0;
     std::string metric_name;
     std::size_t invalid = 0;
@@ -139,6 +140,7 @@ HpaDecision reconcile_hpa(const HorizontalPodAutoscaler& hpa, HpaState& state, c
       desired = metric_desired;
       rescale_metric = metric_name;
     }
+    decision.recommended_replicas = desired;
     if (desired > current) rescale_reason = rescale_metric + " above target";
     if (desired < current) rescale_reason = "All metrics below target";
 
@@ -147,9 +149,11 @@ HpaDecision reconcile_hpa(const HorizontalPodAutoscaler& hpa, HpaState& state, c
     if (!hpa.behavior) {
       stabilized = stabilize_without_behavior(state.recommendations, desired, now, config.downscale_stabilization);
       if (stabilized != desired) {
-        set_condition(state.conditions, "AbleToScale", true, "ScaleDownStabilized",
-                      "recent recommendations were higher than current one, applying the highest recent "
-                      "recommendation");
+        decision.stabilization_reason = "ScaleDownStabilized";
+        decision.stabilization_message =
+            "recent recommendations were higher than current one, applying the highest recent recommendation";
+        set_condition(state.conditions, "AbleToScale", true, decision.stabilization_reason,
+                      decision.stabilization_message);
       } else {
         set_condition(state.conditions, "AbleToScale", true, "ReadyForNewScale",
                       "recommended size matches current size");
@@ -161,12 +165,19 @@ HpaDecision reconcile_hpa(const HorizontalPodAutoscaler& hpa, HpaState& state, c
       Stabilized result = stabilize_with_behavior(state.recommendations, current, desired, up, down, now);
       stabilized = result.replicas;
       if (stabilized != desired) {
+        decision.stabilization_reason = result.reason;
+        decision.stabilization_message = result.message;
         set_condition(state.conditions, "AbleToScale", true, result.reason, result.message);
       } else {
         set_condition(state.conditions, "AbleToScale", true, "ReadyForNewScale",
                       "recommended size matches current size");
       }
       limited = limit_with_behavior(current, stabilized, min_replicas, hpa.max_replicas, state, up, down, now);
+    }
+    decision.stabilized_replicas = stabilized;
+    if (limited.replicas != stabilized) {
+      decision.limit_reason = limited.reason;
+      decision.limit_message = limited.message;
     }
     set_condition(state.conditions, "ScalingLimited", limited.replicas != stabilized, limited.reason,
                   limited.message);

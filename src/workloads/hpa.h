@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "api/autoscaling.h"
@@ -74,6 +75,7 @@ struct MetricReading {
   std::string current;  // as kubectl shows it: "188%" for Utilization, a quantity ("12500m", "3") otherwise
   std::string target;   // "50%", "10", ...
   std::optional<std::int32_t> proposal;  // the replica count this metric asked for; absent when it failed
+  std::optional<double> usage_ratio;     // current ÷ target, as held against the tolerance; absent when it failed
   std::string error;                     // why it failed, when it did
 };
 
@@ -104,6 +106,17 @@ struct HpaDecision {
   std::vector<MetricReading> metrics;         // every metric, in spec order
   std::optional<std::size_t> deciding_metric; // index in `metrics` of the largest proposal
   std::vector<HpaEvent> events;
+  // How the count was reached, for an explanation: the metrics' (or min/max's) count, what stabilization made of
+  // it, and the tolerance the ratios were held against. Set when the metrics were read.
+  std::optional<std::int32_t> recommended_replicas;
+  std::int32_t stabilized_replicas = 0;
+  Tolerances tolerances;
+  // What stabilization and the limits (rate policies, min/max) made of the recommendation, in upstream's fixed
+  // words (the AbleToScale and ScalingLimited conditions' reason and message); empty where they changed nothing.
+  std::string_view stabilization_reason;
+  std::string_view stabilization_message;
+  std::string_view limit_reason;
+  std::string_view limit_message;
 };
 
 struct HpaTarget {

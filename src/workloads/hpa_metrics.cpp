@@ -81,6 +81,7 @@ MetricOutcome resource_metric(const SyncInputs& in, const MetricSpec& spec, std:
   }
   outcome.replicas = computed->desired_replicas;
   outcome.reading.proposal = computed->desired_replicas;
+  outcome.reading.usage_ratio = computed->usage_ratio;
   if (average_value) {
     outcome.name = spec.resource;
     outcome.name += " resource";
@@ -132,6 +133,7 @@ MetricOutcome pods_metric(const SyncInputs& in, const MetricSpec& spec, std::vec
   }
   outcome.replicas = computed->desired_replicas;
   outcome.reading.proposal = computed->desired_replicas;
+  outcome.reading.usage_ratio = computed->usage_ratio;
   outcome.reading.current = format_milli(computed->raw_average_milli);
   outcome.name = fmt::format("pods metric {}", spec.metric.name);
   return outcome;
@@ -177,12 +179,14 @@ MetricOutcome object_metric(const SyncInputs& in, const MetricSpec& spec, std::v
     }
     outcome.replicas = computed->desired_replicas;
     outcome.reading.current = format_milli(computed->usage_milli);
+    outcome.reading.usage_ratio = computed->usage_ratio;
     outcome.name = fmt::format("{} metric {}", object.kind, spec.metric.name);
   } else {
     const ValueReplicas computed =
         calculate_per_pod_replicas(in.status_replicas, *usage, target_milli, in.tolerances);
     outcome.replicas = computed.desired_replicas;
     outcome.reading.current = format_milli(computed.usage_milli);
+    outcome.reading.usage_ratio = computed.usage_ratio;
     // Upstream names this proposal as if it were an External metric; the rescale reason keeps its words.
     outcome.name = fmt::format("external metric {}({})", spec.metric.name, go_selector(spec.metric.selector));
   }
@@ -228,6 +232,7 @@ MetricOutcome external_metric(const SyncInputs& in, const MetricSpec& spec, std:
     const ValueReplicas computed = calculate_per_pod_replicas(in.status_replicas, usage, target_milli, in.tolerances);
     outcome.replicas = computed.desired_replicas;
     outcome.reading.current = format_milli(computed.usage_milli);
+    outcome.reading.usage_ratio = computed.usage_ratio;
   } else {
     auto computed = calculate_value_replicas(in.spec_replicas, usage, target_milli, in.target.pods, in.tolerances);
     if (!computed) {
@@ -238,6 +243,7 @@ MetricOutcome external_metric(const SyncInputs& in, const MetricSpec& spec, std:
     }
     outcome.replicas = computed->desired_replicas;
     outcome.reading.current = format_milli(computed->usage_milli);
+    outcome.reading.usage_ratio = computed->usage_ratio;
   }
   outcome.reading.proposal = outcome.replicas;
   // "external metric <name>(<selector>)"

@@ -28,6 +28,7 @@ Result<ValueReplicas> calculate_value_replicas(std::int32_t current_replicas, st
   ValueReplicas result;
   result.usage_milli = usage_milli;
   const double ratio = static_cast<double>(usage_milli) / static_cast<double>(target_milli);
+  result.usage_ratio = ratio;
   if (current_replicas == 0) {
     // Scaled to zero there are no pods to count and no change too small: the ratio alone says how many to start.
     result.desired_replicas = saturating_replicas(std::ceil(ratio));
@@ -50,6 +51,7 @@ ValueReplicas calculate_per_pod_replicas(std::int32_t status_replicas, std::int6
   result.desired_replicas = status_replicas;
   const double usage = static_cast<double>(usage_milli);
   const double ratio = usage / (static_cast<double>(target_average_milli) * static_cast<double>(status_replicas));
+  result.usage_ratio = ratio;
   if (!tolerances.within(ratio)) {
     result.desired_replicas = saturating_replicas(std::ceil(usage / static_cast<double>(target_average_milli)));
   }

@@ -14,6 +14,7 @@ namespace scalewright::workloads {
 struct ValueReplicas {
   std::int32_t desired_replicas = 0;
   std::int64_t usage_milli = 0;  // Value: the total; AverageValue: the total per replica, rounded up
+  double usage_ratio = 0;        // usage ÷ target, the ratio held against the tolerance
 };
 
 // Pods that are Running with Ready=True: the replicas a total-value metric is spread over (getReadyPodsCount).

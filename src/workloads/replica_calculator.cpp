@@ -206,6 +206,7 @@ Result<ResourceReplicas> calculate_resource_replicas(const ResourceReplicasInput
     result.raw_average_milli = first.average;
   }
 
+  result.usage_ratio = ratio;
   // Unready pods matter only when scaling up: they are about to take load, so they dampen the scale-up.
   const bool scale_up_with_unready = !unready.empty() && ratio > 1.0;
   if (!scale_up_with_unready && missing.empty()) {

@@ -87,6 +87,7 @@ struct ResourceReplicas {
   std::int32_t desired_replicas = 0;
   std::int32_t utilization_percent = 0;  // Utilization only: int32(sum usage * 100 / sum requests)
   std::int64_t raw_average_milli = 0;    // average usage per pod with a metric, integer division
+  double usage_ratio = 0;  // the first estimate's usage ÷ target, the ratio held against the tolerance
 };
 
 // Upstream's GetResourceReplicas (Utilization) and GetRawResourceReplicas (AverageValue); with resource "" and an
