@@ -80,7 +80,7 @@ std::string scenario() {
 }
 
 // The scenario in `text` (its manifests and one Scenario) as the simulator's input.
-sim::SimulationInput simulation_input(const std::string& text, const cloud::Catalog& catalog, bool pod_outcomes) {
+sim::SimulationInput simulation_input(const std::string& text, const cloud::Catalog& catalog, bool object_records) {
   Result<ManifestSet> objects = decode_manifests(text, "simulation_bench");
   if (!objects) {
     std::cerr << objects.error().message << "\n";
@@ -89,14 +89,14 @@ sim::SimulationInput simulation_input(const std::string& text, const cloud::Cata
   ManifestSet set = std::move(objects).value();
   Scenario s = set.scenarios.at(0);
   set.scenarios.clear();
-  return {std::move(s), std::move(set), catalog, {}, nullptr, {}, pod_outcomes};
+  return {std::move(s), std::move(set), catalog, {}, nullptr, {}, object_records};
 }
 
 sim::SimulationInput swing_input(const cloud::Catalog& catalog) {
   std::string text = kNodePool;
   for (int k = 0; k < kDeployments; ++k) text += deployment(k);
   text += scenario();
-  return simulation_input(text, catalog, /*pod_outcomes=*/true);
+  return simulation_input(text, catalog, /*object_records=*/true);
 }
 
 void BM_Simulate24Hours_1000Nodes(benchmark::State& state) {
@@ -169,7 +169,7 @@ kind: Scenario
 metadata: {name: one-deployment}
 spec: {duration: 1h, seed: 1}
 )";
-  return simulation_input(text, catalog, /*pod_outcomes=*/false);
+  return simulation_input(text, catalog, /*object_records=*/false);
 }
 
 void BM_OneDeploymentOneHour(benchmark::State& state) {

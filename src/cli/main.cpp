@@ -7,6 +7,7 @@
 #include <string>
 
 #include "cli/check_command.h"
+#include "cli/explain_command.h"
 #include "cli/run_command.h"
 #include "cli/simulate_command.h"
 #include "cli/snapshot_command.h"
@@ -40,6 +41,12 @@ constexpr const char* kSnapshotExitStatus =
     "  1  the API server cannot be reached or a list fails, the instance-type data cannot be found, or the output\n"
     "     file cannot be written (one error line; nothing is written)\n"
     "  2  usage error: an unknown option or a bad option value (a --duration that is not a positive duration)";
+constexpr const char* kExplainExitStatus =
+    "Exit status:\n"
+    "  0  every object was explained\n"
+    "  1  the report cannot be read or is not a report of `simulate --output`, or has no such object (one error\n"
+    "     line naming the file and the object, and the objects of that kind it has)\n"
+    "  2  usage error: an object not named as KIND/NAME, a kind explain does not know, or a file that does not exist";
 constexpr const char* kExitStatus =
     "Exit status:\n"
     "  0  done (check: the input is valid, whether or not every pod fits; simulate: the scenario ran)\n"
@@ -100,6 +107,27 @@ int main(int argc, char** argv) {
       ->allow_extra_args(false);
   simulate_cmd->add_option("--data-dir", simulate.data_dir, "Directory holding aws/instance-types.csv and prices")
       ->check(CLI::ExistingDirectory);
+  simulate_cmd->add_option("--explain", simulate.explain,
+                           "After the run, say why for this object, as `scalewright explain` does (pod/NAME, "
+                           "node/NAME, nodeclaim/NAME, nodepool/NAME, hpa/NAME, scaledobject/NAME; NAMESPACE/NAME "
+                           "for the namespaced ones); repeatable")
+      ->allow_extra_args(false);
+
+  scalewright::cli::ExplainOptions explain;
+  CLI::App* explain_cmd = app.add_subcommand(
+      "explain", "Why, for objects of a simulated run: for a pod, when it went pending, what each NodePool or node "
+                 "group made of it, the NodeClaim it waited for and when it bound; for a NodeClaim or node, the pods "
+                 "it was launched for, the instance types and prices it was chosen from and the cheaper offerings "
+                 "not taken, and why it was removed or kept; for an HPA or ScaledObject, each decision's metrics, "
+                 "ratio, tolerance, stabilization and limits. Reads the report `simulate --output` wrote.");
+  explain_cmd->add_option("report", explain.report, "A JSON report written by `scalewright simulate --output`")
+      ->required()
+      ->check(CLI::ExistingFile);
+  explain_cmd->add_option("objects", explain.objects,
+                          "Objects as KIND/NAME: pod/web-1 (namespace default), pod/shop/web-1, node/NAME, "
+                          "nodeclaim/NAME, nodepool/NAME, hpa/NAME, scaledobject/NAME")
+      ->required();
+  explain_cmd->footer(kExplainExitStatus);
 
   scalewright::cli::RunOptions run;
   CLI::App* run_cmd = app.add_subcommand(
@@ -179,6 +207,7 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : 2;
   }
   if (check_cmd->parsed()) return scalewright::cli::run_check(check, std::cout, std::cerr);
+  if (explain_cmd->parsed()) return scalewright::cli::run_explain(explain, std::cout, std::cerr);
   // The progress line is for a person watching; a log file or a pipe gets none.
   simulate.progress = ::isatty(STDERR_FILENO) == 1;
   if (simulate_cmd->parsed()) return scalewright::cli::run_simulate(simulate, std::cout, std::cerr);

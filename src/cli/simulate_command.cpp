@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/data_dir.h"
+#include "cli/explain_command.h"
 #include "cli/timeline_printer.h"
 #include "cli/validation.h"
 #include "manifest/manifest.h"
@@ -129,11 +130,11 @@ namespace {
 
 // Loads, checks and runs one scenario made of `files`; nullopt after an error line on `err`.
 // `status_required`: --status-at without Cluster Autoscaler in the scenario is an error (not in a comparison);
-// `pod_outcomes`: keep where every pod ran (for the JSON report).
+// `object_records`: keep where every pod ran and the Events on objects (for the JSON report and --explain).
 std::optional<sim::SimulationReport> simulate_files(const std::vector<std::string>& files,
                                                     const std::string& data_dir_flag,
                                                     const std::vector<Duration>& status_at, bool status_required,
-                                                    bool pod_outcomes, sim::TimelineSink& sink, std::ostream& err) {
+                                                    bool object_records, sim::TimelineSink& sink, std::ostream& err) {
   Result<ManifestSet> loaded = load_scenario_files(files);
   if (!loaded) {
     err << "error: " << loaded.error().message << "\n";
@@ -161,7 +162,7 @@ std::optional<sim::SimulationReport> simulate_files(const std::vector<std::strin
     }
   }
   return sim::simulate({std::move(scenario), std::move(run->objects), std::move(run->catalog), status_at, &sink, {},
-                        pod_outcomes});
+                        object_records});
 }
 
 // A run that hit a limit has printed (and written) the report so far; it still fails, saying why.
@@ -189,6 +190,10 @@ int run_simulate(const SimulateOptions& options, std::ostream& out, std::ostream
     }
     status_at.push_back(*at);
   }
+  // Objects to explain are checked before the run, not after it.
+  const std::optional<std::vector<sim::ObjectRef>> explained = parse_objects(options.explain, err);
+  if (!explained) return 2;
+  const bool object_records = !options.output_json.empty() || !explained->empty();
   if (!options.compare.empty()) {
     // The shared files with each compared file in turn, then their summaries side by side.
     std::vector<sim::SimulationReport> reports;
@@ -202,17 +207,21 @@ int run_simulate(const SimulateOptions& options, std::ostream& out, std::ostream
       printer.set_progress_label(fs::path(side).filename().string() + ": ");
       std::optional<sim::SimulationReport> report =
           simulate_files(files, options.data_dir, status_at, /*status_required=*/false,
-                         /*pod_outcomes=*/!options.output_json.empty(), printer, err);
+                         object_records, printer, err);
       if (!report) return 1;
       printer.finish();
       sim::print_requested_statuses(*report, out);
-      if (!options.output_json.empty()) json.push_back(sim::to_json(*report));
+      if (object_records) json.push_back(sim::to_json(*report));
       reports.push_back(std::move(*report));
     }
     std::vector<std::string> names;
     for (const std::string& side : options.compare) names.push_back(fs::path(side).filename().string());
     sim::print_comparison(reports, names, out);
-    const int written = std::max(write_json(options.output_json, json, err), write_html(options.html, reports, names, err));
+    int written = std::max(write_json(options.output_json, json, err), write_html(options.html, reports, names, err));
+    if (!explained->empty()) {
+      out << "\n";
+      written = std::max(written, explain_objects(json, *explained, "the runs", out, err));
+    }
     bool stopped = false;
     for (std::size_t i = 0; i < reports.size(); ++i) stopped |= report_stopped(reports[i], names[i], err);
     return stopped ? 1 : written;
@@ -220,12 +229,20 @@ int run_simulate(const SimulateOptions& options, std::ostream& out, std::ostream
   TimelinePrinter printer(options.quiet ? nullptr : &out, options.progress ? &err : nullptr);
   std::optional<sim::SimulationReport> report =
       simulate_files(options.files, options.data_dir, status_at, /*status_required=*/true,
-                     /*pod_outcomes=*/!options.output_json.empty(), printer, err);
+                     object_records, printer, err);
   if (!report) return 1;
   printer.finish();
   sim::print_summary(*report, out);
-  // The JSON of a large run is large: built only when it is written.
-  int written = options.output_json.empty() ? 0 : write_json(options.output_json, sim::to_json(*report), err);
+  // The JSON of a large run is large: built only when it is written or explained from.
+  int written = 0;
+  if (object_records) {
+    const nlohmann::json json = sim::to_json(*report);
+    written = write_json(options.output_json, json, err);
+    if (!explained->empty()) {
+      out << "\n";
+      written = std::max(written, explain_objects(json, *explained, "the run", out, err));
+    }
+  }
   const std::string name = "Scenario/" + report->scenario;
   const std::vector<sim::SimulationReport> runs{std::move(*report)};
   written = std::max(written, write_html(options.html, runs, {runs.front().scenario}, err));

@@ -25,6 +25,8 @@ struct SimulateOptions {
   std::vector<std::string> status_at;
   // Show a progress line on `err` while the run goes (main sets it when stderr is a terminal).
   bool progress = false;
+  // After the run, explain these objects ("pod/web-1"), as `scalewright explain` does from the report.
+  std::vector<std::string> explain;
 };
 
 // The timeline goes to `out` as the run makes it (not with `quiet`), then the summary. With `compare`, the runs go

@@ -59,6 +59,9 @@ enum class PriceSource {
 };
 std::string_view to_string(PriceSource source);
 
+// Prices ($/h) summed in different orders differ in their last bits: two within this of each other are the same.
+inline constexpr double kSamePrice = 1e-9;
+
 struct Offering {
   std::string zone;     // zone name, e.g. us-east-1a
   std::string zone_id;  // zone ID, e.g. use1-az1

@@ -119,9 +119,6 @@ void KubernetesWriter::nominate(const state::PodRecord& pod, const std::string& 
                                               std::chrono::duration<double>(last_created_at_ - pod.created).count());
   }
   if (needed != needed_since_.end()) needed_since_.erase(needed);
-  if (options_.dry_run) return;
-  events_.emit({pod_reference(pod), "Normal", "Nominated", "Nominate",
-                fmt::format("Pod should schedule on: nodeclaim/{}", node)});
 }
 
 void KubernetesWriter::release_nominations(const std::string& node) {
@@ -142,9 +139,6 @@ void KubernetesWriter::release_nominations(const std::string& node) {
 
 void KubernetesWriter::report_unschedulable(const state::PodRecord& pod, const std::string& reason) {
   state_.pod_verdict(const_cast<state::PodRecord&>(pod), Symbol(reason));
-  if (options_.dry_run) return;
-  events_.emit({pod_reference(pod), "Warning", "FailedScheduling", "Provision",
-                fmt::format("Failed to schedule pod, {}", reason)});
 }
 
 void KubernetesWriter::evict(const state::PodRecord& pod, Duration grace) {
@@ -423,6 +417,10 @@ void KubernetesWriter::object_event(controllers::ObjectEvent event) {
     const state::PodRecord* pod = state_.find_pod(event.key);
     if (pod == nullptr) return;  // gone since the decision: nobody will describe it
     regarding = pod_reference(*pod);
+  } else if (event.kind == "HorizontalPodAutoscaler" || event.kind == "ScaledObject") {
+    const std::size_t slash = event.key.find('/');  // "namespace/name"
+    regarding = {event.kind == "ScaledObject" ? "keda.sh/v1alpha1" : "autoscaling/v2", event.kind,
+                 event.key.substr(0, slash), event.key.substr(slash + 1), ""};
   } else {
     const bool karpenter = event.kind == "NodePool" || event.kind == "NodeClaim";
     regarding = {karpenter ? "karpenter.sh/v1" : "v1", event.kind, "", event.key, ""};

@@ -207,6 +207,18 @@ NodeGroupActions ClusterAutoscalerLoop::scan(const NodeGroupScan& scan, Duration
     blocked.emplace(n.node, line);
   }
   last_blocked_ = std::move(blocked);
+  std::map<std::string, nodegroups::UnremovableReason> kept;
+  for (const nodegroups::UnremovableNode& n : result.unremovable) {
+    if (n.reason == nodegroups::UnremovableReason::CurrentlyBeingDeleted || !scan.group_of_node.contains(n.node)) {
+      continue;
+    }
+    kept.emplace(n.node, n.reason);
+    auto before = last_kept_.find(n.node);
+    if (before != last_kept_.end() && before->second == n.reason) continue;
+    actions.node_events.push_back({n.node, "Normal", std::string(nodegroups::to_string(n.reason)),
+                                   nodegroups::explain_unremovable(n, options_)});
+  }
+  last_kept_ = std::move(kept);
   for (auto* list : {&result.delete_empty, &result.delete_drain}) {
     for (nodegroups::UnneededNode& n : *list) actions.removals.push_back(std::move(n));
   }

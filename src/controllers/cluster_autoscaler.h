@@ -54,6 +54,9 @@ struct NodeGroupActions {
   std::map<std::string, std::string, std::less<>> declined_pods;  // pod -> reason
   // The Events CA records on the pending pods of a scale-up decision (TriggeredScaleUp, NotTriggerScaleUp).
   std::vector<nodegroups::Event> pod_events;
+  // Why a group's node stays (NotUnderutilized, BlockedByPod, ...), on the node when the reason changes: the
+  // answer to "why was this node not removed?".
+  std::vector<nodegroups::Event> node_events;
 };
 
 // Which configuration Cluster Autoscaler runs with: the Scenario's spec.clusterAutoscaler.args when given, or else
@@ -121,6 +124,7 @@ class ClusterAutoscalerLoop {
   std::optional<Duration> last_scale_down_failure_;
   std::map<std::string, std::string> last_not_triggered_;  // reason -> pods line, said when it changes
   std::map<std::string, std::string> last_blocked_;        // node -> why a pod keeps it, said when it changes
+  std::map<std::string, nodegroups::UnremovableReason> last_kept_;  // a group's node -> why it stays, as last said
   bool cluster_healthy_ = true;
   // For the status report: what the last scan saw.
   Duration last_scan_{0};

@@ -188,7 +188,9 @@ void DisruptionController::expire_due_nodes(Duration now) {
                                       ? fmt::format(" within its terminationGracePeriod of {}",
                                                     format_duration(*pool->termination_grace_period))
                                       : std::string()));
-    writer_.object_event({"Node", name, "Normal", "DisruptionTerminating", "Disrupt", "Disrupting Node: Expired"});
+    writer_.object_event({"Node", name, "Normal", "DisruptionTerminating", "Disrupt",
+                          fmt::format("Disrupting Node: Expired; launched {} ago, its NodePool's expireAfter is {}",
+                                      format_duration(now - node.launched_at), format_duration(*pool->expire_after))});
     expiring_.insert(name);
     termination_.drain(name, node.nodepool, now, karpenter_drain_rules(pool),
                        [this](const std::string& done, const std::string&, bool) { expiring_.erase(done); });
@@ -223,6 +225,10 @@ bool DisruptionController::remove_empty_nodes(Duration now) {
     }
     --budget->second;
     record("removed", fmt::format("node {} empty, removed after {}", name, format_duration(now - since->second)));
+    writer_.object_event({"Node", name, "Normal", "DisruptionTerminating", "Disrupt",
+                          fmt::format("Disrupting Node: Empty/Delete; empty since {}, its NodePool's consolidateAfter "
+                                      "is {}",
+                                      format_time(since->second), format_duration(*pool->consolidate_after))});
     const std::string instance = node.instance_id;
     writer_.delete_node(name);
     if (!instance.empty()) cloud_.terminate(instance);
@@ -428,7 +434,10 @@ bool DisruptionController::replace_drifted(Duration now) {
     command_ = std::move(command);
     writer_.set_taint(name, disrupted_taint(), true);
     writer_.object_event({"Node", name, "Normal", "DisruptionTerminating", "Disrupt",
-                          fmt::format("Disrupting Node: Drifted/{}", plan.new_claims.empty() ? "Delete" : "Replace")});
+                          fmt::format("Disrupting Node: Drifted/{}; {}, {}",
+                                      plan.new_claims.empty() ? "Delete" : "Replace", disruption::to_string(d.reason),
+                                      plan.new_claims.empty() ? "its pods fit on the other nodes"
+                                                              : plural(plan.new_claims.size(), "replacement"))});
     for (provisioning::NewNodeClaim& claim : plan.new_claims) {
       std::optional<std::string> launched = provisioning_.launch_replacement(
           std::move(claim), fmt::format("the replacement of drifted node {}", name));
@@ -541,8 +550,9 @@ void DisruptionController::execute(disruption::Command command) {
   for (const std::string& node : command_->nodes) {
     writer_.set_taint(node, disrupted_taint(), true);
     writer_.object_event({"Node", node, "Normal", "DisruptionTerminating", "Disrupt",
-                          fmt::format("Disrupting Node: {}/{}", command_->reason,
-                                      c.decision == disruption::Decision::Delete ? "Delete" : "Replace")});
+                          fmt::format("Disrupting Node: {}/{}; {}", command_->reason,
+                                      c.decision == disruption::Decision::Delete ? "Delete" : "Replace",
+                                      describe(c, command_->nodes))});
   }
   record("consolidation", describe(c, command_->nodes));
   if (c.decision == disruption::Decision::Delete) {

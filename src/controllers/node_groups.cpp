@@ -12,7 +12,7 @@
 
 namespace scalewright::controllers {
 void NodeGroupController::start() {
-  for (const nodegroups::NodeGroup& group : loop_.groups()) launch(group, group.target_size, /*running_already=*/true);
+  for (const nodegroups::NodeGroup& group : loop_.groups()) launch(group, group.target_size, "", /*running_already=*/true);
   clock_.wake_at(clock_.now(), [this] { on_scan(); });
 }
 
@@ -34,7 +34,7 @@ void NodeGroupController::resume() {
     if (target > have) {
       record("scale-up", fmt::format("{} has {} of its target size {}: launching {}", group.id, have, target,
                                      plural(static_cast<std::size_t>(target - have), "node")));
-      launch(group, target - have);
+      launch(group, target - have, fmt::format("the group had {} of its target size {}", have, target));
     }
   }
   clock_.wake_at(clock_.now(), [this] { on_scan(); });
@@ -105,14 +105,23 @@ void NodeGroupController::on_scan() {
   }
   declined_ = std::move(actions.declined_pods);
   record_pod_events(std::move(actions.pod_events));
+  for (nodegroups::Event& event : actions.node_events) {
+    writer_.object_event({"Node", std::move(event.object), std::move(event.type), std::move(event.reason),
+                          "ScaleDown", std::move(event.message)});
+  }
   for (const nodegroups::ScaleUpInfo& info : actions.scale_ups) {
-    if (const nodegroups::NodeGroup* group = loop_.group(info.group)) launch(*group, info.new_size - info.current_size);
+    if (const nodegroups::NodeGroup* group = loop_.group(info.group)) {
+      launch(*group, info.new_size - info.current_size,
+             fmt::format("the scale-up {} that pending pods triggered (their TriggeredScaleUp Events)",
+                         nodegroups::to_string(info)));
+    }
   }
   for (const nodegroups::UnneededNode& unneeded : actions.removals) remove(unneeded);
 }
 
 // Each instance registers as the group's template node, under a name of its own.
-void NodeGroupController::launch(const nodegroups::NodeGroup& group, std::int32_t count, bool running_already) {
+void NodeGroupController::launch(const nodegroups::NodeGroup& group, std::int32_t count, const std::string& why,
+                                 bool running_already) {
   const cloud::InstanceType* type = cloud_.catalog().find(group.instance_type);
   if (type == nullptr || group.zones.empty()) return;  // discovery checked both
   const Duration now = clock_.now();
@@ -155,6 +164,12 @@ void NodeGroupController::launch(const nodegroups::NodeGroup& group, std::int32_
     record.node = std::move(node);
     record.node.provider_id = outcome.instance->provider_id;
     ++per_zone[zone];
+    if (!running_already) {
+      writer_.object_event({"Node", name, "Normal", "Launched", "ScaleUp",
+                            fmt::format("instance of node group {} ({} {} {} ${:.4f}/h) for {}",
+                                        group.id, type->name, zone, record.capacity_type, offering->price_per_hour,
+                                        why)});
+    }
     writer_.node_launched(std::move(record), running_already);
     if (!running_already) lifecycle_.launched(name, loop_.options().max_node_provision_time);
   }
@@ -193,6 +208,9 @@ void NodeGroupController::remove(const nodegroups::UnneededNode& unneeded) {
   const state::NodeRecord* node = state_.find_node(unneeded.node);
   if (node == nullptr || node->phase != state::NodePhase::Ready || termination_.draining(unneeded.node)) return;
   const Duration now = clock_.now();
+  writer_.object_event({"Node", unneeded.node, "Normal", "ScaleDown", "ScaleDown",
+                        "node removed by cluster autoscaler: " +
+                            nodegroups::explain_removal(unneeded, loop_.options(), now)});
   if (!unneeded.empty) {
     termination_.drain(unneeded.node, unneeded.group, unneeded.since, drain_rules(),
                        [this](const std::string&, const std::string& group, bool deleted) {

@@ -36,7 +36,9 @@ class NodeGroupController : private Controller {
   // (its ToBeDeleted taint removed), as Cluster Autoscaler does on start. Scans from now on.
   void resume();
   // Launches `count` instances of `group` (`running_already`: instances the group had before the start).
-  void launch(const nodegroups::NodeGroup& group, std::int32_t count, bool running_already = false);
+  // `why`: what the nodes are for, as their Event says it ("the scale-up {ng-1 1->3 (max: 10)} ...").
+  void launch(const nodegroups::NodeGroup& group, std::int32_t count, const std::string& why,
+              bool running_already = false);
   // A node of `group` never came (no capacity, or it did not register in time): the group backs off.
   void provisioning_failed(const std::string& group, const std::string& error_code);
   // Whether CA's last scan found no group for this pending pod (and left it to the NodePools).

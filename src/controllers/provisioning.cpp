@@ -8,6 +8,7 @@
 #include "api/wording.h"
 #include "controllers/node_groups.h"
 #include "disruption/drift.h"
+#include "provisioning/launch_explanation.h"
 
 namespace scalewright::controllers {
 
@@ -87,11 +88,13 @@ void ProvisioningController::provision() {
     plan = provisioning::plan_provisioning(input);
   }
 
-  for (const provisioning::Nomination& n : plan.existing) writer_.nominate(*batch[n.pod], n.node);
+  for (const provisioning::Nomination& n : plan.existing) nominate(*batch[n.pod], n.node);
   for (const provisioning::Unschedulable& u : plan.unschedulable) {
     const state::PodRecord& pod = *batch[u.pod];
     if (pod.last_reason.str() != u.reason) {
       writer_.report_unschedulable(pod, u.reason);
+      writer_.object_event({"Pod", std::string(pod.key), "Warning", "FailedScheduling", "Provision",
+                            fmt::format("Failed to schedule pod, {}", u.reason)});
       record("unschedulable", fmt::format("pod {} cannot be provisioned: {}", pod.key, u.reason));
     }
   }
@@ -100,6 +103,14 @@ void ProvisioningController::provision() {
     for (std::size_t i : claim.pods) pods.push_back(batch[i]);
     launch(std::move(claim), pods, plural(pods.size(), "pod"));
   }
+}
+
+// Karpenter's nomination, with its Event on the pod: the capacity it waits for, in flight or there already.
+void ProvisioningController::nominate(const state::PodRecord& pod, const std::string& node) {
+  writer_.nominate(pod, node);
+  writer_.object_event({"Pod", std::string(pod.key), "Normal", "Nominated", "Nominate",
+                        fmt::format("Pod should schedule on: {}/{}", state_.in_flight(node) ? "nodeclaim" : "node",
+                                    node)});
 }
 
 std::optional<std::string> ProvisioningController::launch_replacement(provisioning::NewNodeClaim claim,
@@ -159,8 +170,14 @@ std::optional<std::string> ProvisioningController::launch(provisioning::NewNodeC
     node.node.provider_id = outcome.instance->provider_id;
     record("launch", fmt::format("NodeClaim {} launched {} {} {} ${:.4f}/h for {}", name, type.name, offering.zone,
                                  node.capacity_type, offering.price_per_hour, purpose));
+    std::vector<std::string> pod_names;
+    for (const state::PodRecord* pod : pods) pod_names.emplace_back(pod->key);
+    const std::string for_what =
+        pods.empty() ? purpose : fmt::format("{} ({})", purpose, first_few(pod_names));
+    writer_.object_event({"NodeClaim", name, "Normal", "Launched", "Launch",
+                          provisioning::explain_launch(claim, *choice, for_what, unavailable_, now)});
     writer_.node_launched(std::move(node), /*running_already=*/false);
-    for (const state::PodRecord* pod : pods) writer_.nominate(*pod, name);
+    for (const state::PodRecord* pod : pods) nominate(*pod, name);
     lifecycle_.launched(name, NodeLifecycleController::kRegistrationTtl);
     return name;
   }

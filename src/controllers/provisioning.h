@@ -58,6 +58,7 @@ class ProvisioningController : private Controller {
  private:
   void on_batch_deadline();
   void provision();
+  void nominate(const state::PodRecord& pod, const std::string& node);
   std::optional<std::string> launch(provisioning::NewNodeClaim claim,
                                     const std::vector<const state::PodRecord*>& pods, const std::string& purpose);
 

@@ -66,8 +66,7 @@ std::optional<double> best_price(const cloud::InstanceType& type, const Requirem
   return best;
 }
 
-// Prices summed in different orders differ in their last bits.
-constexpr double kSamePrice = 1e-9;
+using cloud::kSamePrice;
 
 std::string money(double price) { return fmt::format("${:.4f}/h", price); }
 

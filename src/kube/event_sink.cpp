@@ -9,6 +9,16 @@ namespace scalewright::kube {
 
 using nlohmann::json;
 
+// The API server refuses a note over 1 kB: a longer one is cut, at a character's start so that the JSON stays
+// valid UTF-8 (explanations say "→").
+std::string fit_note(const std::string& note) {
+  constexpr std::size_t kMaxNote = 1024;
+  if (note.size() <= kMaxNote) return note;
+  std::size_t cut = kMaxNote - 3;
+  while (cut > 0 && (static_cast<unsigned char>(note[cut]) & 0xC0) == 0x80) --cut;
+  return note.substr(0, cut) + "...";
+}
+
 json event_object(const EventRecord& event, const std::string& controller, const std::string& instance,
                   std::chrono::system_clock::time_point now) {
   // client-go names an Event "<object>.<hex nanoseconds>": unique per object and instant, readable in a listing.
@@ -28,8 +38,7 @@ json event_object(const EventRecord& event, const std::string& controller, const
           {"action", event.action.empty() ? event.reason : event.action},
           {"reason", event.reason},
           {"type", event.type},
-          // The API server refuses a note over 1 kB.
-          {"note", event.note.size() > 1024 ? event.note.substr(0, 1021) + "..." : event.note},
+          {"note", fit_note(event.note)},
           {"regarding", regarding}};
 }
 

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <limits>
 
+#include <fmt/format.h>
+
+#include "api/wording.h"
 #include "scheduling/scheduler.h"
 
 namespace scalewright::nodegroups {
@@ -65,6 +68,67 @@ std::string_view to_string(ScaleDownStatus status) {
     case ScaleDownStatus::ScaleDownNodeDeleteStarted: return "ScaleDownNodeDeleteStarted";
   }
   return "ScaleDownNotTried";
+}
+
+namespace {
+
+// "cpu 31% (memory 12%)": the resource compared with the threshold first.
+std::string describe_utilization(const NodeUtilization& u) {
+  if (u.gpu_node) return fmt::format("{} {:.0f}%", u.resource, 100 * u.gpu);
+  const bool cpu = u.resource == "cpu";
+  return fmt::format("{} {:.0f}% ({} {:.0f}%)", u.resource, 100 * u.utilization, cpu ? "memory" : "cpu",
+                     100 * (cpu ? u.memory : u.cpu));
+}
+
+double threshold_of(const NodeUtilization& u, const AutoscalerOptions& options) {
+  return u.gpu_node ? options.scale_down_gpu_utilization_threshold : options.scale_down_utilization_threshold;
+}
+
+}  // namespace
+
+std::string explain_unremovable(const UnremovableNode& node, const AutoscalerOptions& options) {
+  std::string why;
+  switch (node.reason) {
+    case UnremovableReason::NotUnderutilized:
+      why = fmt::format("{} is not below --scale-down-{}utilization-threshold {:.2f}",
+                        node.utilization ? describe_utilization(*node.utilization) : "utilization",
+                        node.utilization && node.utilization->gpu_node ? "gpu-" : "",
+                        node.utilization ? threshold_of(*node.utilization, options)
+                                         : options.scale_down_utilization_threshold);
+      break;
+    case UnremovableReason::NotUnneededLongEnough:
+      why = fmt::format("unneeded, but not yet for --scale-down-unneeded-time {}",
+                        format_duration(options.scale_down_unneeded_time));
+      break;
+    case UnremovableReason::NotUnreadyLongEnough:
+      why = fmt::format("unready and unneeded, but not yet for --scale-down-unready-time {}",
+                        format_duration(options.scale_down_unready_time));
+      break;
+    case UnremovableReason::NodeGroupMinSizeReached: why = "its node group is at its minimum size"; break;
+    case UnremovableReason::MinimalResourceLimitExceeded:
+      why = "the cluster would go below --cores-total or --memory-total";
+      break;
+    case UnremovableReason::NoPlaceToMovePods: why = "its pods would not all fit on the other nodes"; break;
+    case UnremovableReason::BlockedByPod: why = node.blocking_pod ? node.blocking_pod->message : "a pod"; break;
+    case UnremovableReason::ScaleDownDisabledAnnotation:
+      why = "annotated cluster-autoscaler.kubernetes.io/scale-down-disabled";
+      break;
+    default: why = "kept"; break;
+  }
+  return why;
+}
+
+std::string explain_removal(const UnneededNode& node, const AutoscalerOptions& options, Duration now) {
+  std::string out = fmt::format("{} below --scale-down-{}utilization-threshold {:.2f}, unneeded for {} (since {})",
+                                describe_utilization(node.utilization), node.utilization.gpu_node ? "gpu-" : "",
+                                threshold_of(node.utilization, options), format_duration(now - node.since),
+                                format_time(node.since));
+  if (node.empty) return out + "; no pod to move";
+  std::vector<std::string> moves;
+  for (const PodMove& move : node.pods_to_move) {
+    moves.push_back(fmt::format("{} to {}", move.pod->meta.key(), move.destination));
+  }
+  return out + fmt::format("; {} move: {}", plural(moves.size(), "pod"), first_few(moves));
 }
 
 const UnremovableNode* ScaleDownResult::find_unremovable(std::string_view node) const {

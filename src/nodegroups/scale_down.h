@@ -126,6 +126,12 @@ struct ScaleDownResult {
   const UnneededNode* find_unneeded(std::string_view node) const;
 };
 
+// Why a node of a group stays, for its Event (whose reason is node.reason's): "cpu 62% (memory 40%) is not below
+// --scale-down-utilization-threshold 0.50".
+std::string explain_unremovable(const UnremovableNode& node, const AutoscalerOptions& options);
+// Why an unneeded node is removed now: its utilization against the threshold, for how long, and where its pods go.
+std::string explain_removal(const UnneededNode& node, const AutoscalerOptions& options, Duration now);
+
 // Keeps, between scans, since when each node has been unneeded; everything else is recomputed at each update.
 class ScaleDownPlanner {
  public:

@@ -59,6 +59,8 @@ struct ClaimState {
   std::int64_t least_pods = 0;
   ClaimTopology topology;
   bool closed = false;  // cannot hold even the smallest pod of the batch
+  // The NodePools before this one by weight that could not hold the pod that opened it, and why; empty: none.
+  std::string passed_over;
 };
 
 // What a claim becomes if a pod joins it.

@@ -18,6 +18,12 @@ bool UnavailableOfferings::unavailable(const OfferingKey& key, Duration now) con
   return it != until_.end() && now < it->second;
 }
 
+std::optional<Duration> UnavailableOfferings::until(const OfferingKey& key) const {
+  auto it = until_.find(key);
+  if (it == until_.end()) return std::nullopt;
+  return it->second;
+}
+
 namespace {
 
 bool allowed(const RequirementSet& requirements, const std::string& key, const std::string& value) {
@@ -36,20 +42,32 @@ bool cheaper(const LaunchChoice& a, const LaunchChoice& b) {
 
 }  // namespace
 
+OfferingExclusion offering_exclusion(const cloud::InstanceType& type, const cloud::Offering& offering,
+                                     const RequirementSet& requirements, const UnavailableOfferings& unavailable,
+                                     Duration now) {
+  static const std::string spot(cloud::to_string(cloud::CapacityType::Spot));
+  static const std::string on_demand(cloud::to_string(cloud::CapacityType::OnDemand));
+  const bool is_spot = offering.capacity_type == cloud::CapacityType::Spot;
+  if (!offering.available) return OfferingExclusion::NotOffered;
+  if (!allowed(requirements, offering_keys::capacity_type(), is_spot ? spot : on_demand)) {
+    return OfferingExclusion::CapacityType;
+  }
+  if (!allowed(requirements, offering_keys::zone(), offering.zone)) return OfferingExclusion::Zone;
+  if (!allowed(requirements, offering_keys::zone_id(), offering.zone_id)) return OfferingExclusion::ZoneId;
+  if (unavailable.unavailable(OfferingKey{type.name, offering.zone, offering.capacity_type}, now)) {
+    return OfferingExclusion::InsufficientCapacity;
+  }
+  return OfferingExclusion::None;
+}
+
 std::vector<const cloud::Offering*> allowed_offerings(const cloud::InstanceType& type,
                                                      const RequirementSet& requirements,
                                                      const UnavailableOfferings& unavailable, Duration now) {
-  static const std::string spot(cloud::to_string(cloud::CapacityType::Spot));
-  static const std::string on_demand(cloud::to_string(cloud::CapacityType::OnDemand));
   std::vector<const cloud::Offering*> out;
   for (const cloud::Offering& offering : type.offerings) {
-    const bool is_spot = offering.capacity_type == cloud::CapacityType::Spot;
-    if (!offering.available) continue;
-    if (!allowed(requirements, offering_keys::capacity_type(), is_spot ? spot : on_demand)) continue;
-    if (!allowed(requirements, offering_keys::zone(), offering.zone)) continue;
-    if (!allowed(requirements, offering_keys::zone_id(), offering.zone_id)) continue;
-    if (unavailable.unavailable(OfferingKey{type.name, offering.zone, offering.capacity_type}, now)) continue;
-    out.push_back(&offering);
+    if (offering_exclusion(type, offering, requirements, unavailable, now) == OfferingExclusion::None) {
+      out.push_back(&offering);
+    }
   }
   return out;
 }

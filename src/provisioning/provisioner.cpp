@@ -486,6 +486,7 @@ std::size_t Provisioner::place(PodClass& cls, PodVariant& v, bool bulk, const st
     ClaimState claim = builder_->open(p);
     if (builder_->try_add(claim, v, cls.topology, change, &reason)) {
       claim.topology.hostname = Symbol("nodeclaim-placeholder-" + std::to_string(claims_.size()));
+      claim.passed_over = reasons;
       builder_->commit(claim, std::move(change), v, cls.topology, pod);
       const auto id = static_cast<std::uint32_t>(claims_.size());
       claims_.push_back(std::move(claim));
@@ -604,6 +605,7 @@ ProvisioningPlan Provisioner::finish() {
     out.requirements = std::move(claim.requirements);
     out.pods = std::move(claim.pods);
     out.pod_requests = claim.requests;
+    out.passed_over = std::move(claim.passed_over);
     plan.new_claims.push_back(std::move(out));
   }
   for (std::size_t pod = 0; pod < input_.pending.size(); ++pod) {
@@ -647,51 +649,60 @@ std::vector<const NewNodeClaim*> launched_types(const ProvisioningPlan& plan) {
   return out;
 }
 
-// The batch in the order a node-by-node packing puts it (scheduling::pack_shapes) on nodes like `aim` (its
-// cheapest type, less its DaemonSets): each node's worth of pods one after the other, so that first fit opens a
-// NodeClaim per packed node. Pods larger than that node come first, as largest first would place them. Empty when
-// the batch does not qualify: a pod whose fit depends on more than its requests, or too many shapes.
-std::vector<std::size_t> packed_order(const ProvisioningInput& input, const NewNodeClaim& aim) {
-  const ResourceList room = aim.instance_types.front()->allocatable - aim.daemon_requests;
+// The batch grouped by pod shape (equal requests), for packing node by node: the shapes largest first (ties in the
+// packing go to the larger), each with its pods in that order.
+struct BatchShapes {
+  std::vector<scheduling::ShapeCount> shapes;     // largest first
+  std::vector<std::vector<std::size_t>> members;  // parallel to shapes: indexes into the batch
+};
 
+// nullopt when the batch does not qualify: a pod whose fit depends on more than its requests, or too many shapes.
+std::optional<BatchShapes> group_by_shape(const ProvisioningInput& input) {
   std::vector<ResourceList> requests;
   std::map<std::vector<std::pair<Symbol, std::int64_t>>, std::size_t> shape_of;
   std::vector<scheduling::ShapeCount> shapes;
   std::vector<std::size_t> pod_shape;
   for (const Pod& pod : input.pending) {
-    if (!scheduling::fits_by_resources_alone(pod)) return {};
+    if (!scheduling::fits_by_resources_alone(pod)) return std::nullopt;
     requests.push_back(pod.effective_requests());
     auto [it, added] = shape_of.try_emplace(requests.back().entries(), shapes.size());
     if (added) {
-      if (shapes.size() == scheduling::kMostShapes) return {};
+      if (shapes.size() == scheduling::kMostShapes) return std::nullopt;
       shapes.push_back({requests.back(), 0});
     }
     ++shapes[it->second].count;
     pod_shape.push_back(it->second);
   }
-  // Shapes largest first, so that ties in the packing go to the larger, and each shape's pods in that order.
   const std::vector<std::size_t> by_size = largest_first(requests);
   std::vector<std::vector<std::size_t>> members(shapes.size());
   for (std::size_t pod : by_size) members[pod_shape[pod]].push_back(pod);
-  std::vector<std::size_t> shape_order;
-  for (std::size_t pod : by_size) {
-    if (members[pod_shape[pod]].front() == pod) shape_order.push_back(pod_shape[pod]);
+  BatchShapes out;
+  std::vector<bool> taken(shapes.size(), false);
+  for (std::size_t pod : by_size) {  // each shape in the place of its first pod
+    const std::size_t s = pod_shape[pod];
+    if (taken[s]) continue;
+    taken[s] = true;
+    out.shapes.push_back(shapes[s]);
+    out.members.push_back(std::move(members[s]));
   }
-  std::vector<scheduling::ShapeCount> ordered;
-  for (std::size_t s : shape_order) ordered.push_back(shapes[s]);
-  const scheduling::ShapePacking packing =
-      scheduling::pack_shapes(ordered, room, std::numeric_limits<std::size_t>::max());
+  return out;
+}
 
+// The batch in the order a node-by-node packing puts it (scheduling::pack_shapes) on nodes like `aim` (its
+// cheapest type, less its DaemonSets): each node's worth of pods one after the other, so that first fit opens a
+// NodeClaim per packed node. Pods larger than that node come first, as largest first would place them.
+std::vector<std::size_t> packed_order(const BatchShapes& batch, const NewNodeClaim& aim) {
+  const ResourceList room = aim.instance_types.front()->allocatable - aim.daemon_requests;
+  const scheduling::ShapePacking packing =
+      scheduling::pack_shapes(batch.shapes, room, std::numeric_limits<std::size_t>::max());
   std::vector<std::size_t> order;
-  std::vector<std::size_t> next(shapes.size(), 0);
-  for (std::size_t k = 0; k < ordered.size(); ++k) {  // too large for the node: first
-    const std::size_t s = shape_order[k];
-    for (std::size_t i = packing.placed[k]; i < members[s].size(); ++i) order.push_back(members[s][i]);
+  for (std::size_t k = 0; k < batch.shapes.size(); ++k) {  // too large for the node: first
+    for (std::size_t i = packing.placed[k]; i < batch.members[k].size(); ++i) order.push_back(batch.members[k][i]);
   }
+  std::vector<std::size_t> next(batch.shapes.size(), 0);
   for (const scheduling::PackedNode& node : packing.nodes) {
     for (const auto& [k, count] : node.shapes) {
-      const std::size_t s = shape_order[k];
-      for (std::size_t i = 0; i < count; ++i) order.push_back(members[s][next[s]++]);
+      for (std::size_t i = 0; i < count; ++i) order.push_back(batch.members[k][next[k]++]);
     }
   }
   return order;
@@ -710,18 +721,17 @@ ProvisioningPlan plan_provisioning(const ProvisioningInput& input) {
   constexpr std::size_t kShapesTried = 3;
   const UnavailableOfferings none;
   const UnavailableOfferings& unavailable = input.unavailable != nullptr ? *input.unavailable : none;
-  constexpr double kSamePrice = 1e-9;
   double best_price = price_of(plan, unavailable, input.now);
   const std::size_t unschedulable = plan.unschedulable.size();
   std::vector<const NewNodeClaim*> aims = launched_types(plan);
   if (aims.size() > kShapesTried) aims.resize(kShapesTried);
+  const std::optional<BatchShapes> batch = group_by_shape(input);
+  if (!batch) return plan;
   std::optional<ProvisioningPlan> best;
   for (const NewNodeClaim* aim : aims) {
-    std::vector<std::size_t> order = packed_order(input, *aim);
-    if (order.empty()) break;  // the batch does not qualify, whatever the shape
-    ProvisioningPlan packed = Provisioner(input, std::move(order)).run();
+    ProvisioningPlan packed = Provisioner(input, packed_order(*batch, *aim)).run();
     const double price = price_of(packed, unavailable, input.now);
-    if (packed.unschedulable.size() <= unschedulable && price < best_price - kSamePrice) {
+    if (packed.unschedulable.size() <= unschedulable && price < best_price - cloud::kSamePrice) {
       best_price = price;
       best = std::move(packed);
     }

@@ -44,6 +44,8 @@ class UnavailableOfferings {
   void mark(const OfferingKey& key, Duration until);
   // True while now < until.
   bool unavailable(const OfferingKey& key, Duration now) const;
+  // When `key` is tried again; nullopt: never marked.
+  std::optional<Duration> until(const OfferingKey& key) const;
   bool empty() const { return until_.empty(); }
 
  private:
@@ -79,6 +81,9 @@ struct NewNodeClaim {
   std::vector<std::size_t> pods;  // indexes into ProvisioningInput::pending
   ResourceList pod_requests;
   ResourceList daemon_requests;
+  // The NodePools before `nodepool` by weight that could not hold the pod that opened the claim, and why
+  // ("nodepool \"gpu\": did not tolerate taint ..."); empty: it was the first to be tried.
+  std::string passed_over;
 };
 
 struct Nomination {
@@ -105,6 +110,12 @@ struct LaunchChoice {
   const cloud::InstanceType* instance_type = nullptr;
   const cloud::Offering* offering = nullptr;
 };
+
+// Why a NodeClaim with `requirements` may not launch from an offering at `now`, in the order it is checked.
+enum class OfferingExclusion { None, NotOffered, CapacityType, Zone, ZoneId, InsufficientCapacity };
+OfferingExclusion offering_exclusion(const cloud::InstanceType& type, const cloud::Offering& offering,
+                                     const RequirementSet& requirements, const UnavailableOfferings& unavailable,
+                                     Duration now);
 
 // The offerings of `type` a NodeClaim with `requirements` may launch from at `now`: available, of an allowed
 // capacity type and zone, and not marked unavailable.

@@ -293,8 +293,8 @@ void Simulation::on_metrics_scrape() {
 }
 
 void Simulation::record_outcome(const state::PodRecord& pod) {
-  if (pod.daemon || !pod_outcomes_) return;
-  PodOutcome outcome{pod.pod->meta.key(), {}, {}, std::nullopt};
+  if (pod.daemon || !object_records_) return;
+  PodOutcome outcome{pod.pod->meta.key(), {}, {}, std::nullopt, pod.created};
   if (pod.bound_at) {
     outcome.node = pod.pod->spec.node_name;
     if (const state::NodeRecord* node = state_.find_node(outcome.node)) outcome.nodepool = node->nodepool;

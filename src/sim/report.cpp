@@ -135,7 +135,17 @@ nlohmann::json to_json(const SimulationReport& report) {
     pods.push_back({{"pod", p.pod},
                     {"node", p.node.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.node)},
                     {"nodepool", p.nodepool},
-                    {"wait_seconds", p.wait ? nlohmann::json(seconds(*p.wait)) : nlohmann::json(nullptr)}});
+                    {"wait_seconds", p.wait ? nlohmann::json(seconds(*p.wait)) : nlohmann::json(nullptr)},
+                    {"created_seconds", seconds(p.created)}});
+  }
+  nlohmann::json events = nlohmann::json::array();
+  for (const ObjectEventAt& e : report.events) {
+    events.push_back({{"at_seconds", seconds(e.at)},
+                      {"kind", e.event.kind},
+                      {"name", e.event.key},
+                      {"type", e.event.type},
+                      {"reason", e.event.reason},
+                      {"message", e.event.message}});
   }
   nlohmann::json statuses = nlohmann::json::array();
   for (const SimulationReport::StatusAt& s : report.cluster_autoscaler_status_at) {
@@ -148,6 +158,7 @@ nlohmann::json to_json(const SimulationReport& report) {
           {"duration_seconds", seconds(report.duration)},
           {"timeline", timeline},
           {"pods", pods},
+          {"events", events},
           {"summary",
            {{"cost", cost},
             {"total_cost_usd", s.total_cost},

@@ -62,6 +62,14 @@ struct PodOutcome {
   std::string node;      // empty: never bound
   std::string nodepool;  // the node's NodePool; empty for nodes from the manifests
   std::optional<Duration> wait;  // creation to bind
+  Duration created{0};
+};
+
+// An Event a controller recorded on one object: why it nominated a pod, launched a NodeClaim, disrupted a node or
+// rescaled a workload. `scalewright run` records the same as Kubernetes Events; a run keeps them for `explain`.
+struct ObjectEventAt {
+  Duration at{0};
+  controllers::ObjectEvent event;
 };
 
 // The cluster at one moment of the run, for a report's charts over time.
@@ -85,6 +93,7 @@ struct SimulationReport {
   std::vector<TimelineEntry> timeline;
   Summary summary;
   std::vector<PodOutcome> pods;  // every pod that ran or waited, by name (DaemonSet pods left out)
+  std::vector<ObjectEventAt> events;  // in the order recorded
   std::string cluster_autoscaler_status;  // the cluster-autoscaler-status report at the end; empty without CA
   // The report as it stood at the times asked for (SimulationInput::status_at), in time order.
   struct StatusAt {

@@ -85,9 +85,10 @@ class Simulation final : public controllers::Clock, public controllers::ClusterW
   void scale(const std::string& workload, std::int32_t replicas) override {
     state_.workload_scaled(workload, replicas);
   }
-  // The report is the timeline, where the controller's own line says it once per decision: an Event per pod would
-  // repeat it for every pod.
-  void object_event(controllers::ObjectEvent) override {}
+  // Kept for `explain` (with object_records), beside the timeline where the controller's own line says what it did.
+  void object_event(controllers::ObjectEvent event) override {
+    if (object_records_) object_events_.push_back({now_, std::move(event)});
+  }
 
  private:
   // --- the loop (simulator.cpp) ---
@@ -135,7 +136,7 @@ class Simulation final : public controllers::Clock, public controllers::ClusterW
   std::vector<Duration> status_at_;
   TimelineStream stream_;  // the timeline to the input's sink as the run goes
   SimulationLimits limits_;
-  bool pod_outcomes_ = true;
+  bool object_records_ = true;
   std::string stopped_;  // why the run ended early (a limit); empty while it goes on
 
   Duration now_{0};
@@ -165,6 +166,7 @@ class Simulation final : public controllers::Clock, public controllers::ClusterW
   std::vector<SimulationReport::StatusAt> statuses_;
   std::vector<TimelineEntry> timeline_;
   std::vector<PodOutcome> outcomes_;
+  std::vector<ObjectEventAt> object_events_;
   std::vector<Duration> waits_;
   std::int32_t peak_nodes_ = 0;
   std::int32_t launches_ = 0;

@@ -14,7 +14,7 @@ Simulation::Simulation(SimulationInput input)
       status_at_(std::move(input.status_at)),
       stream_(input.timeline_sink),
       limits_(input.limits),
-      pod_outcomes_(input.pod_outcomes),
+      object_records_(input.object_records),
       names_(scenario_.seed ^ 0x5ca1e5ca1eull),
       provisioning_(ports_, names_, lifecycle_,
                     provisioning::BatchWindow{scenario_.batching.idle, scenario_.batching.max}) {
@@ -311,7 +311,9 @@ void Simulation::on_spot_reclaim(const std::string& name) {
   note("reclaimed", fmt::format("spot node {} reclaimed by the cloud", name));
   // An Auto Scaling group keeps its desired capacity: it launches a replacement.
   if (node_groups_ != nullptr) {
-    if (const nodegroups::NodeGroup* g = node_groups_->loop().group(group)) node_groups_->launch(*g, 1);
+    if (const nodegroups::NodeGroup* g = node_groups_->loop().group(group)) {
+      node_groups_->launch(*g, 1, "the replacement of a reclaimed spot instance");
+    }
   }
 }
 
@@ -417,12 +419,13 @@ SimulationReport Simulation::report() {
     s.total_node_hours += line.node_hours;
     s.cost_lines.push_back(std::move(line));
   }
-  if (pod_outcomes_) {
+  if (object_records_) {
     for (const auto& [key, pod] : state_.pods()) record_outcome(pod);
   }
   std::stable_sort(outcomes_.begin(), outcomes_.end(),
                    [](const PodOutcome& a, const PodOutcome& b) { return a.pod < b.pod; });
   r.pods = std::move(outcomes_);
+  r.events = std::move(object_events_);
   s.pod_wait.pods_bound = waits_.size();
   for (const auto& [key, pod] : state_.pods()) s.pod_wait.pods_pending_at_end += !pod.bound_at && !pod.daemon;
   s.pod_wait.p50 = quantile(waits_, 0.50);

@@ -32,9 +32,10 @@ struct SimulationInput {
   // The most the run may hold at once. Past either, the run stops there with `SimulationReport::stopped` saying why
   // and the report so far, instead of growing until memory runs out (a runaway autoscaler doubles every 15 s).
   SimulationLimits limits;
-  // Keep where every pod ran (SimulationReport::pods, the JSON report's `pods`): a record per pod, which a large
-  // run printed to the terminal has no use for.
-  bool pod_outcomes = true;
+  // Keep a record per object: where every pod ran (SimulationReport::pods) and the Events the controllers recorded
+  // on objects (SimulationReport::events), for the JSON report and `explain`; a large run printed to the terminal
+  // has no use for them.
+  bool object_records = true;
 };
 
 SimulationReport simulate(SimulationInput input);

@@ -217,6 +217,9 @@ TEST(ScalewrightBinary, ExitStatusesForValidInvalidAndMisusedInput) {
   // A directory is its manifest files (CLI11 used to refuse it: "File is actually a directory").
   EXPECT_EQ(run_binary("check " + kSource + "/examples/check").status, 0);
   EXPECT_EQ(run_binary("simulate --quiet " + kSource + "/examples/inflate").status, 0);
+  EXPECT_EQ(run_binary("explain " + kSource + "/tests/golden/examples/inflate.json node/default-52cfd").status, 0);
+  EXPECT_EQ(run_binary("explain " + kSource + "/tests/golden/examples/inflate.json node/default-zzzzz").status, 1);
+  EXPECT_EQ(run_binary("explain /no/such/report.json pod/web-1").status, 2);
 }
 
 TEST(ScalewrightBinary, HelpGivesTheExitStatuses) {

@@ -274,6 +274,39 @@ TEST_F(Run, DrainWaitsForThePodDisruptionBudget) {
   std::vector<json> claims = of_pool(api, "/apis/karpenter.sh/v1/nodeclaims", "pdb");
   ASSERT_EQ(claims.size(), 1u);
   const std::string first = claims[0]["metadata"]["name"];
+  // Why, as Events on the API server (what `scalewright explain` says of a simulated run): the NodeClaim's launch
+  // with the pods it is for, its NodePool and what it launched (beside the Launched condition's own Event); each
+  // pod's nomination to it (a pod still pending once the node registered is nominated to the node again, as
+  // Karpenter nominates to an existing node).
+  auto notes = [&](const std::string& kind, const std::string& reason) {
+    std::vector<std::string> out;
+    for (const json& event : items(api, "/apis/events.k8s.io/v1/namespaces/default/events")) {
+      if (event["regarding"].value("kind", "") == kind && event.value("reason", "") == reason) {
+        out.push_back(event["regarding"].value("name", "") + ": " + event.value("note", ""));
+      }
+    }
+    return out;
+  };
+  EXPECT_TRUE(eventually(
+      [&] {
+        const std::vector<std::string> launched = notes("NodeClaim", "Launched");
+        return std::count_if(launched.begin(), launched.end(), [&](const std::string& note) {
+                 return note.starts_with(first + ": for 3 pods (default/guarded-") &&
+                        note.find("; NodePool pdb; ") != std::string::npos &&
+                        note.find("; launched m5.xlarge ") != std::string::npos;
+               }) == 1;
+      },
+      std::chrono::seconds(30)))
+      << ::testing::PrintToString(notes("NodeClaim", "Launched"));
+  EXPECT_TRUE(eventually(
+      [&] {
+        const std::vector<std::string> nominated = notes("Pod", "Nominated");
+        return std::count_if(nominated.begin(), nominated.end(), [&](const std::string& note) {
+                 return note.starts_with("guarded-") && note.ends_with(": Pod should schedule on: nodeclaim/" + first);
+               }) == 3;
+      },
+      std::chrono::seconds(30)))
+      << ::testing::PrintToString(notes("Pod", "Nominated"));
   apply("guarded-pdb.yaml",
         "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: guarded, namespace: default}\n"
         "spec:\n  minAvailable: 3\n  selector: {matchLabels: {app: guarded}}\n");

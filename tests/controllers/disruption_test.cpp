@@ -157,10 +157,14 @@ TEST_F(DisruptionBudgetOfOneNode, RemovesOneEmptyNodePerPassTheNextTenSecondsLat
   EXPECT_THAT(writer.calls, ElementsAre("30s delete_node n1", "40s delete_node n2", "50s delete_node n3"));
   EXPECT_THAT(cloud.calls, ElementsAre("terminate i-1", "terminate i-2", "terminate i-3"));
   EXPECT_THAT(clock.pending(), IsEmpty());
-  // The NodePool is told once, at 30 s, while the budget holds nodes back (at 30 and 40 s).
+  // The NodePool is told once, at 30 s, while the budget holds nodes back (at 30 and 40 s); each node why it goes.
+  const std::string empty = " DisruptionTerminating: Disrupting Node: Empty/Delete; empty since t=0s, its NodePool's "
+                            "consolidateAfter is 30s";
   EXPECT_THAT(writer.object_events,
-              ElementsAre("30s NodePool default DisruptionBlocked: No allowed disruptions for disruption reason Empty "
-                          "due to blocking budget"));
+              ElementsAre("30s Node n1" + empty,
+                          "30s NodePool default DisruptionBlocked: No allowed disruptions for disruption reason Empty "
+                          "due to blocking budget",
+                          "40s Node n2" + empty, "50s Node n3" + empty));
 }
 
 TEST_F(Disruption, BudgetForOtherReasonsDoesNotHoldEmptyNodesBack) {
@@ -283,7 +287,9 @@ TEST_F(Consolidation, UnderutilizedNodeIsReplacedOnlyOnceItsReplacementIsReady) 
   EXPECT_THAT(writer.calls, ElementsAre("45s taint n1 +karpenter.sh/disrupted",
                                         "45s node_launched " + replacement + " c.large zone-a spot"));
   EXPECT_THAT(writer.object_events,
-              ElementsAre("45s Node n1 DisruptionTerminating: Disrupting Node: Underutilized/Replace"));
+              Contains("45s Node n1 DisruptionTerminating: Disrupting Node: Underutilized/Replace; single-node replace "
+                       "1 node (n1) by one node (c.large, g.xlarge, c.xlarge, ...) from $0.0400/h: $0.4000/h → "
+                       "$0.0400/h saves $0.3600/h, 1 pod move"));
 
   clock.advance_to(59s);
   disruption.reconcile();  // the replacement is still launching: nothing is evicted

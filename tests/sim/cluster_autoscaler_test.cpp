@@ -104,6 +104,35 @@ TEST(ClusterAutoscaler, ABarePodIsScaledUpForAtOnceAndOnlyTheEmptiedNodeGoes) {
   ASSERT_EQ(removed.size(), 1u);
   EXPECT_TRUE(removed[0].starts_with("t=15m10s empty node ng-")) << removed[0];
   EXPECT_EQ(r.summary.nodes_at_end, 2);
+  // Why each node stayed or went, on the node (explain's answer): the bare pod's node at 1500m + one web pod's
+  // 500m of 2000m cpu, 1.5 GiB of 4 GiB memory; the web node at 3 x 500m, then empty from 5m, unneeded but held by
+  // the cooldown after the scale-up at 20 s until 10m20s, and removed at 15m10s.
+  auto node_events = [&](const std::string& node) {
+    std::vector<std::string> out;
+    for (const ObjectEventAt& e : r.events) {
+      if (e.event.kind == "Node" && e.event.key == node) out.push_back(format_time(e.at) + " " + e.event.reason);
+    }
+    return out;
+  };
+  const std::size_t name_at = std::string("t=15m10s empty node ").size();
+  const std::string web_node = removed[0].substr(name_at, removed[0].find(' ', name_at) - name_at);
+  EXPECT_EQ(node_events(web_node), (std::vector<std::string>{"t=20s Launched", "t=1m30s NotUnderutilized",
+                                                             "t=10m20s NotUnneededLongEnough", "t=15m10s ScaleDown"}));
+  for (const ObjectEventAt& e : r.events) {
+    if (e.event.key != web_node) continue;
+    if (e.event.reason == "Launched") {
+      EXPECT_EQ(e.event.message, "instance of node group ng (c.large zone-a on-demand $0.1000/h) for the scale-up "
+                                 "{ng 2->3 (max: 5)} that pending pods triggered (their TriggeredScaleUp Events)");
+    }
+    if (e.event.reason == "NotUnderutilized") {
+      EXPECT_EQ(e.event.message, "cpu 75% (memory 38%) is not below --scale-down-utilization-threshold 0.50");
+    }
+    if (e.event.reason == "ScaleDown") {
+      EXPECT_EQ(e.event.message, "node removed by cluster autoscaler: cpu 0% (memory 0%) below "
+                                 "--scale-down-utilization-threshold 0.50, unneeded for 10m10s (since t=5m0s); no pod "
+                                 "to move");
+    }
+  }
 }
 
 TEST(ClusterAutoscaler, NodesThatNeverComeBackOffTheGroup) {

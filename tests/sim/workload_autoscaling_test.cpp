@@ -100,6 +100,29 @@ TEST(WorkloadAutoscaling, LoadTriplesHpaScalesOutNodesLaunchLoadFallsReplicasAnd
   // Nothing serves the load until the first pods run at 61 s: the scrapes at 15, 30, 45 and 60 s each count
   // 15 s x 100 requests/s as dropped.
   EXPECT_DOUBLE_EQ(r.summary.dropped_requests, 6000);
+  // Each decision explained on the HPA, as `explain hpa/web` shows it and `scalewright run` records it: the
+  // rescales, and the recommendation of 2 that stabilization held at 6 from 10m, said once while it held.
+  std::vector<std::string> explained;
+  for (const ObjectEventAt& e : r.events) {
+    if (e.event.kind == "HorizontalPodAutoscaler" && e.event.key == "default/web") {
+      explained.push_back(format_time(e.at) + " " + e.event.reason + ": " + e.event.message);
+    }
+  }
+  EXPECT_EQ(explained,
+            (std::vector<std::string>{
+                "t=5m0s SuccessfulRescale: New size: 4; reason: cpu resource utilization (percentage of request) "
+                "above target; cpu 150% of 50% target: ratio 3.00, outside the tolerance 0.90–1.10, asks for 6; "
+                "ScaleUpLimit (the desired replica count is increasing faster than the maximum scale rate): 4; "
+                "scaled 2 → 4",
+                "t=5m15s SuccessfulRescale: New size: 6; reason: cpu resource utilization (percentage of request) "
+                "above target; cpu 150% of 50% target: ratio 3.00, outside the tolerance 0.90–1.10, asks for 6; "
+                "scaled 4 → 6",
+                "t=10m0s ScaleDownStabilized: cpu 16% of 50% target: ratio 0.32, outside the tolerance 0.90–1.10, "
+                "asks for 2; ScaleDownStabilized (recent recommendations were higher than current one, applying the "
+                "highest recent recommendation): 6; kept at 6",
+                "t=15m0s SuccessfulRescale: New size: 2; reason: All metrics below target; cpu 16% of 50% target: "
+                "ratio 0.32, outside the tolerance 0.90–1.10, asks for 2; scaled 6 → 2",
+            }));
 }
 
 TEST(WorkloadAutoscaling, CpuLimitCapsUsageAndTheHpaStopsAtMaxReplicas) {
