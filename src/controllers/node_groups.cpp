@@ -12,7 +12,9 @@
 
 namespace scalewright::controllers {
 void NodeGroupController::start() {
-  for (const nodegroups::NodeGroup& group : loop_.groups()) launch(group, group.target_size, "", /*running_already=*/true);
+  for (const nodegroups::NodeGroup& group : loop_.groups()) {
+    launch(group, group.target_size, /*why=*/"", /*running_already=*/true);
+  }
   clock_.wake_at(clock_.now(), [this] { on_scan(); });
 }
 

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 #include <ostream>
+#include <set>
 #include <vector>
 
 #include <fmt/format.h>
@@ -40,13 +41,19 @@ constexpr KindWord kKinds[] = {
     {"so", "ScaledObject"},
 };
 
-Duration at_of(const json& entry) {
-  return Duration(static_cast<std::int64_t>(std::llround(entry.value("at_seconds", 0.0) * 1000)));
+// A report's fields as written; a field missing or of another type reads as absent.
+std::string text(const json& object, const char* key) {
+  auto it = object.find(key);
+  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
-Duration seconds_of(const json& value) {
-  return Duration(static_cast<std::int64_t>(std::llround(value.get<double>() * 1000)));
+std::optional<Duration> seconds(const json& object, const char* key) {
+  auto it = object.find(key);
+  if (it == object.end() || !it->is_number()) return std::nullopt;
+  return Duration(static_cast<std::int64_t>(std::llround(it->get<double>() * 1000)));
 }
+
+Duration at_of(const json& entry) { return seconds(entry, "at_seconds").value_or(Duration(0)); }
 
 const json& list(const json& run, const char* key) {
   static const json none = json::array();
@@ -56,8 +63,8 @@ const json& list(const json& run, const char* key) {
 
 // A node and the NodeClaim it registered from carry one name here: an Event on either is about the same machine.
 bool same_object(const ObjectRef& object, const json& event) {
-  if (event.value("name", "") != object.name) return false;
-  const std::string kind = event.value("kind", "");
+  if (text(event, "name") != object.name) return false;
+  const std::string kind = text(event, "kind");
   const bool machine = object.kind == "Node" || object.kind == "NodeClaim";
   return kind == object.kind || (machine && (kind == "Node" || kind == "NodeClaim"));
 }
@@ -98,9 +105,9 @@ std::vector<std::string> clauses(const std::string& message) {
 }
 
 void print_event(const json& event, std::ostream& out) {
-  const std::vector<std::string> parts = clauses(event.value("message", ""));
-  out << fmt::format("  {:<12} {}{}: {}\n", format_time(at_of(event)), event.value("reason", ""),
-                     event.value("type", "Normal") == "Warning" ? " (warning)" : "", parts.front());
+  const std::vector<std::string> parts = clauses(text(event, "message"));
+  out << fmt::format("  {:<12} {}{}: {}\n", format_time(at_of(event)), text(event, "reason"),
+                     text(event, "type") == "Warning" ? " (warning)" : "", parts.front());
   for (std::size_t i = 1; i < parts.size(); ++i) out << "               " << parts[i] << "\n";
 }
 
@@ -114,46 +121,45 @@ std::vector<const json*> events_about(const json& run, const ObjectRef& object) 
 
 const json* pod_outcome(const json& run, const std::string& pod) {
   for (const json& p : list(run, "pods")) {
-    if (p.value("pod", "") == pod) return &p;
+    if (text(p, "pod") == pod) return &p;
   }
   return nullptr;
 }
 
 // Where the pod waited and ran.
 void explain_pod(const json& run, const json& outcome, std::ostream& out) {
-  const Duration created = outcome.contains("created_seconds") ? seconds_of(outcome["created_seconds"]) : Duration(0);
-  const json& node = outcome["node"];
-  if (node.is_string()) {
-    const Duration wait = seconds_of(outcome["wait_seconds"]);
-    const std::string pool = outcome.value("nodepool", "");
-    out << fmt::format("  created {}, bound to {}{} at {} after {} pending\n", format_time(created),
-                       node.get<std::string>(), pool.empty() ? "" : fmt::format(" (NodePool {})", pool),
-                       format_time(created + wait), format_duration(wait));
+  const Duration created = seconds(outcome, "created_seconds").value_or(Duration(0));
+  const std::string node = text(outcome, "node");
+  if (!node.empty()) {
+    const Duration wait = seconds(outcome, "wait_seconds").value_or(Duration(0));
+    const std::string pool = text(outcome, "nodepool");
+    out << fmt::format("  created {}, bound to {}{} at {} after {} pending\n", format_time(created), node,
+                       pool.empty() ? "" : fmt::format(" (NodePool {})", pool), format_time(created + wait),
+                       format_duration(wait));
   } else {
     out << fmt::format("  created {}, never bound (pending when the run ended at {}, or deleted first)\n",
-                       format_time(created), format_time(seconds_of(run.value("duration_seconds", json(0.0)))));
+                       format_time(created), format_time(seconds(run, "duration_seconds").value_or(Duration(0))));
   }
 }
 
 // Why the node the pod ran on was launched, when the autoscaler launched it.
 void explain_pods_node(const json& run, const json& outcome, std::ostream& out) {
-  const json& node = outcome["node"];
-  if (!node.is_string()) return;
+  const std::string node = text(outcome, "node");
+  if (node.empty()) return;
   for (const json& event : list(run, "events")) {
-    const std::string kind = event.value("kind", "");
-    if ((kind == "NodeClaim" || kind == "Node") && event.value("name", "") == node.get<std::string>() &&
-        event.value("reason", "") == "Launched") {
-      out << fmt::format("\n  {} {}, which it ran on:\n", kind, node.get<std::string>());
+    const std::string kind = text(event, "kind");
+    if ((kind == "NodeClaim" || kind == "Node") && text(event, "name") == node && text(event, "reason") == "Launched") {
+      out << fmt::format("\n  {} {}, which it ran on:\n", kind, node);
       print_event(event, out);
     }
   }
 }
 
-// The pods that ran on a node, and their count.
+// The pods that ran on a node.
 void explain_node(const json& run, const ObjectRef& object, std::ostream& out) {
   std::vector<std::string> pods;
   for (const json& p : list(run, "pods")) {
-    if (p["node"].is_string() && p["node"].get<std::string>() == object.name) pods.push_back(p.value("pod", ""));
+    if (text(p, "node") == object.name) pods.push_back(text(p, "pod"));
   }
   if (!pods.empty()) out << fmt::format("  pods that ran on it: {}\n", first_few(pods));
 }
@@ -161,32 +167,36 @@ void explain_node(const json& run, const ObjectRef& object, std::ostream& out) {
 // The objects of `object`'s kind the run knows, for an error about one it does not.
 std::vector<std::string> known(const json& run, const ObjectRef& object) {
   std::vector<std::string> out;
+  std::set<std::string> seen;
   auto add = [&](const std::string& name) {
-    if (!name.empty() && std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
+    if (!name.empty() && seen.insert(name).second) out.push_back(name);
   };
   if (object.kind == "Pod") {
-    for (const json& p : list(run, "pods")) add(p.value("pod", ""));
+    for (const json& p : list(run, "pods")) add(text(p, "pod"));
   }
   for (const json& event : list(run, "events")) {
-    ObjectRef probe{object.kind, event.value("name", "")};
+    ObjectRef probe{object.kind, text(event, "name")};
     if (same_object(probe, event)) add(probe.name);
   }
   if (object.kind == "Node" || object.kind == "NodeClaim") {
-    for (const json& p : list(run, "pods")) {
-      if (p["node"].is_string()) add(p["node"].get<std::string>());
-    }
+    for (const json& p : list(run, "pods")) add(text(p, "node"));
   }
   return out;
+}
+
+// How the timeline names the object: a pod by namespace/name, an autoscaler by its name alone
+// ("hpa/php-apache"), a node by its name.
+std::string_view timeline_name(const ObjectRef& object) {
+  const std::string_view name = object.name;
+  return object.kind == "Pod" || !object.namespaced() ? name : name.substr(name.find('/') + 1);
 }
 
 bool mentioned(const json& run, const ObjectRef& object) {
   if (object.kind == "Pod") return pod_outcome(run, object.name) != nullptr;
   const std::vector<std::string> all = known(run, object);
   if (std::find(all.begin(), all.end(), object.name) != all.end()) return true;
-  const std::string_view name =
-      object.namespaced() ? std::string_view(object.name).substr(object.name.find('/') + 1) : object.name;
   for (const json& entry : list(run, "timeline")) {
-    if (names(entry.value("message", ""), name)) return true;
+    if (names(text(entry, "message"), timeline_name(object))) return true;
   }
   return false;
 }
@@ -200,20 +210,15 @@ void explain_run(const json& run, const ObjectRef& object, std::ostream& out) {
   if (events.empty()) out << "  none recorded\n";
   for (const json* event : events) print_event(*event, out);
   if (object.kind == "Pod") explain_pods_node(run, *pod_outcome(run, object.name), out);
-  // The timeline names a namespaced object by its name alone in places ("hpa/php-apache"), by namespace/name in
-  // others (pods).
-  const std::string_view short_name =
-      object.kind == "Pod" || !object.namespaced() ? std::string_view(object.name)
-                                                    : std::string_view(object.name).substr(object.name.find('/') + 1);
   std::vector<const json*> lines;
   for (const json& entry : list(run, "timeline")) {
-    if (names(entry.value("message", ""), short_name)) lines.push_back(&entry);
+    if (names(text(entry, "message"), timeline_name(object))) lines.push_back(&entry);
   }
   if (lines.empty()) return;
   out << "\n  Timeline lines that name it:\n";
   for (const json* entry : lines) {
-    out << fmt::format("  {:<12} {:<14} {}\n", format_time(at_of(*entry)), entry->value("kind", ""),
-                       entry->value("message", ""));
+    out << fmt::format("  {:<12} {:<14} {}\n", format_time(at_of(*entry)), text(*entry, "kind"),
+                       text(*entry, "message"));
   }
 }
 
@@ -268,7 +273,9 @@ std::optional<Error> explain(const json& report, const ObjectRef& object, std::o
   for (std::size_t i = 0; i < runs.size(); ++i) {
     if (!mentioned(*runs[i], object)) continue;
     if (found) out << "\n";
-    if (runs.size() > 1) out << fmt::format("== run {} of {} ({})\n", i + 1, runs.size(), runs[i]->value("scenario", ""));
+    if (runs.size() > 1) {
+      out << fmt::format("== run {} of {} ({})\n", i + 1, runs.size(), text(*runs[i], "scenario"));
+    }
     explain_run(*runs[i], object, out);
     found = true;
   }

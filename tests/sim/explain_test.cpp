@@ -161,6 +161,21 @@ TEST_F(ExplainRun, AnObjectTheRunDoesNotKnowIsAnErrorThatNamesTheOnesItHas) {
   EXPECT_EQ(out.str(), "");
 }
 
+TEST(Explain, FieldsOfAnotherTypeInAHandEditedReportReadAsAbsent) {
+  const nlohmann::json report = nlohmann::json::parse(R"({"timeline": [{"at_seconds": "soon", "message": 3}],
+      "pods": [{"pod": "default/web-1", "node": 5, "created_seconds": "0"}],
+      "events": [{"kind": "Pod", "name": "default/web-1", "reason": 7, "message": "Pod should schedule on: node/x"},
+                 {"kind": "Pod", "name": 7}]})");
+  std::ostringstream out;
+  EXPECT_FALSE(explain(report, *parse_object_ref("pod/web-1"), out));
+  EXPECT_EQ(out.str(),
+            "Pod default/web-1\n"
+            "  created t=0s, never bound (pending when the run ended at t=0s, or deleted first)\n"
+            "\n"
+            "  Decisions about it:\n"
+            "  t=0s         : Pod should schedule on: node/x\n");
+}
+
 TEST(ExplainObjectRef, KindsAsKubectlNamesThemAndTheDefaultNamespace) {
   EXPECT_EQ(parse_object_ref("pod/web-1")->name, "default/web-1");
   EXPECT_EQ(parse_object_ref("po/shop/web-1")->name, "shop/web-1");
