@@ -482,8 +482,10 @@ void DisruptionController::consolidate(Duration now) {
   // Karpenter takes multi-node's command when there is one; here single-node's and a repack are asked too, and the
   // command that saves more goes ahead, for the same saving the one that moves fewer pods.
   disruption::ConsolidationResult result = disruption::consolidate_multi_node(input);
+  std::map<std::string, std::string> kept;  // each candidate single-node tried and did not take, with why
   if (!input.as_karpenter || !result.command) {
     disruption::ConsolidationResult single = disruption::consolidate_single_node(input);
+    for (const disruption::Kept& k : single.kept) kept.emplace(input.candidates[k.candidate].node, k.reason);
     if (!result.command || (single.command && disruption::better(*single.command, *result.command))) {
       result = std::move(single);
     }
@@ -493,6 +495,7 @@ void DisruptionController::consolidate(Duration now) {
     result = std::move(repack);
   }
   if (!result.command) {
+    report_unconsolidatable(kept);
     fruitless_at_ = seen;
     if (next_due_) schedule_pass(*next_due_);
     return;
@@ -624,6 +627,15 @@ void DisruptionController::report_blocked(const std::map<std::string, std::strin
     writer_.object_event({"Node", node, "Normal", "DisruptionBlocked", "Disrupt", why});
   }
   node_blocked_ = blocked;
+}
+
+void DisruptionController::report_unconsolidatable(const std::map<std::string, std::string>& kept) {
+  for (const auto& [node, why] : kept) {
+    auto said = node_kept_.find(node);
+    if (said != node_kept_.end() && said->second == why) continue;
+    writer_.object_event({"Node", node, "Normal", "Unconsolidatable", "Disrupt", why});
+  }
+  node_kept_ = kept;
 }
 
 std::string DisruptionController::describe(const disruption::Command& c, const std::vector<std::string>& nodes) const {

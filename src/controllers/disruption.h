@@ -110,6 +110,8 @@ class DisruptionController : private Controller {
   void start_drains();
   void abandon(const std::string& why);
   void report_blocked(const std::map<std::string, std::string>& blocked);
+  // Why each candidate of a pass that found no command stays (Karpenter's Unconsolidatable), said when it changes.
+  void report_unconsolidatable(const std::map<std::string, std::string>& kept);
   std::string describe(const disruption::Command& command, const std::vector<std::string>& nodes) const;
 
   TerminationController& termination_;
@@ -122,6 +124,7 @@ class DisruptionController : private Controller {
   std::set<std::string> budget_blocked_;            // NodePools whose budgets held an empty node back at the last pass
   Duration empty_held_until_{0};                    // then, when emptiness looks again
   std::map<std::string, std::string> node_blocked_;  // nodes said DisruptionBlocked, with why
+  std::map<std::string, std::string> node_kept_;     // nodes said Unconsolidatable, with why
   std::optional<Command> command_;
   std::set<std::string> expiring_;  // nodes expiry is draining
   std::map<std::string, std::string> templates_;  // per NodePool: its template hash and requirements, last seen

@@ -404,6 +404,23 @@ TEST_F(Consolidation, DoNotDisruptAndBlockingPdbsKeepANodeAndSaySo) {
                           "30s Node n2 DisruptionBlocked: PDB \"default/web\" prevents pod evictions"));
 }
 
+TEST_F(Consolidation, ANodeNothingCheaperCanReplaceSaysWhyItStaysOnce) {
+  // With on-demand only, c.large ($0.10/h) is the cheapest type that holds 1500m: n1, a c.large running 1500m, is
+  // kept, and says why at its first look (30 s), not at every pass after.
+  NodePool pool = *state.find_nodepool("default");
+  pool.requirements.push_back(
+      {LabelRequirement{Symbol("karpenter.sh/capacity-type"), SelectorOperator::In, {Symbol("on-demand")}}, {}});
+  state.nodepool_applied(std::move(pool));
+  add_node(state, cloud, "n1", "default", true, "c.large");
+  run_pod("web-0", 1500, "n1");
+  disruption.reconcile();
+  clock.advance_to(5min);
+  EXPECT_THAT(writer.calls, IsEmpty());
+  EXPECT_THAT(writer.object_events,
+              ElementsAre("30s Node n1 Unconsolidatable: no instance type that holds its pods costs less than "
+                          "$0.1000/h"));
+}
+
 TEST_F(Consolidation, ACommandAbandonedAtItsCheckIsNotTriedAgainWhileNothingChanges) {
   // e (c.large, empty) and f (c.xlarge, 2500m used) say do-not-disrupt: they stay, and have room; c (c.xlarge) runs a
   // 2000m pod and two of 500m. At 30 s the search deletes c (largest first its pods fit on e and f); at 45 s the
