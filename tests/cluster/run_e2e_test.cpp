@@ -476,6 +476,30 @@ spec:
   EXPECT_EQ(replicas(), 3);
   // KEDA's two steps, as upstream takes them: activation from 0 to 1, then the HPA's 3.
   EXPECT_NE(scalewright->log().find("activated from 0 to 1"), std::string::npos) << scalewright->log();
+  // Both explained on the ScaledObject, as Events the API server took (keda.sh's kind, in its namespace).
+  auto scaled_object_events = [&] {
+    std::vector<std::string> out;
+    for (const json& event : items(api, "/apis/events.k8s.io/v1/namespaces/default/events")) {
+      const json& regarding = event["regarding"];
+      if (regarding.value("kind", "") == "ScaledObject" && regarding.value("name", "") == "keda" &&
+          regarding.value("apiVersion", "") == "keda.sh/v1alpha1") {
+        out.push_back(event.value("reason", "") + ": " + event.value("note", ""));
+      }
+    }
+    return out;
+  };
+  EXPECT_TRUE(eventually(
+      [&] {
+        const std::vector<std::string> said = scaled_object_events();
+        auto has = [&](const std::string& start, const std::string& part) {
+          return std::any_of(said.begin(), said.end(), [&](const std::string& note) {
+            return note.starts_with(start) && note.find(part) != std::string::npos;
+          });
+        };
+        return has("KEDAScaleTargetActivated: ", "0 -> 1: ") && has("SuccessfulRescale: New size: 3; ", "scaled 1 → 3");
+      },
+      std::chrono::seconds(30)))
+      << ::testing::PrintToString(scaled_object_events());
 
   // Edited to 5 desired replicas, the running controller takes the new spec on: the HPA scales up to 5.
   apply("keda-scaledobject.yaml", scaled_object("5"));
