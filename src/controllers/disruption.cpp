@@ -621,21 +621,21 @@ void DisruptionController::abandon(const std::string& why) {
 }
 
 void DisruptionController::report_blocked(const std::map<std::string, std::string>& blocked) {
-  for (const auto& [node, why] : blocked) {
-    auto said = node_blocked_.find(node);
-    if (said != node_blocked_.end() && said->second == why) continue;
-    writer_.object_event({"Node", node, "Normal", "DisruptionBlocked", "Disrupt", why});
-  }
-  node_blocked_ = blocked;
+  say_on_nodes("DisruptionBlocked", blocked, node_blocked_);
 }
 
 void DisruptionController::report_unconsolidatable(const std::map<std::string, std::string>& kept) {
-  for (const auto& [node, why] : kept) {
-    auto said = node_kept_.find(node);
-    if (said != node_kept_.end() && said->second == why) continue;
-    writer_.object_event({"Node", node, "Normal", "Unconsolidatable", "Disrupt", why});
+  say_on_nodes("Unconsolidatable", kept, node_kept_);
+}
+
+void DisruptionController::say_on_nodes(const std::string& reason, const std::map<std::string, std::string>& now,
+                                        std::map<std::string, std::string>& said) {
+  for (const auto& [node, why] : now) {
+    auto before = said.find(node);
+    if (before != said.end() && before->second == why) continue;
+    writer_.object_event({"Node", node, "Normal", reason, "Disrupt", why});
   }
-  node_kept_ = kept;
+  said = now;
 }
 
 std::string DisruptionController::describe(const disruption::Command& c, const std::vector<std::string>& nodes) const {

@@ -112,6 +112,9 @@ class DisruptionController : private Controller {
   void report_blocked(const std::map<std::string, std::string>& blocked);
   // Why each candidate of a pass that found no command stays (Karpenter's Unconsolidatable), said when it changes.
   void report_unconsolidatable(const std::map<std::string, std::string>& kept);
+  // An Event `reason` on each node of `now` whose why is new since `said`, which becomes `now`.
+  void say_on_nodes(const std::string& reason, const std::map<std::string, std::string>& now,
+                    std::map<std::string, std::string>& said);
   std::string describe(const disruption::Command& command, const std::vector<std::string>& nodes) const;
 
   TerminationController& termination_;
