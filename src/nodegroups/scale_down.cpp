@@ -80,8 +80,11 @@ std::string describe_utilization(const NodeUtilization& u) {
                      100 * (cpu ? u.memory : u.cpu));
 }
 
-double threshold_of(const NodeUtilization& u, const AutoscalerOptions& options) {
-  return u.gpu_node ? options.scale_down_gpu_utilization_threshold : options.scale_down_utilization_threshold;
+// "--scale-down-utilization-threshold 0.50", or the gpu flag for a GPU node: the threshold `u` is held against.
+std::string threshold_of(const NodeUtilization* u, const AutoscalerOptions& options) {
+  const bool gpu = u != nullptr && u->gpu_node;
+  return fmt::format("--scale-down-{}utilization-threshold {:.2f}", gpu ? "gpu-" : "",
+                     gpu ? options.scale_down_gpu_utilization_threshold : options.scale_down_utilization_threshold);
 }
 
 }  // namespace
@@ -90,11 +93,9 @@ std::string explain_unremovable(const UnremovableNode& node, const AutoscalerOpt
   std::string why;
   switch (node.reason) {
     case UnremovableReason::NotUnderutilized:
-      why = fmt::format("{} is not below --scale-down-{}utilization-threshold {:.2f}",
+      why = fmt::format("{} is not below {}",
                         node.utilization ? describe_utilization(*node.utilization) : "utilization",
-                        node.utilization && node.utilization->gpu_node ? "gpu-" : "",
-                        node.utilization ? threshold_of(*node.utilization, options)
-                                         : options.scale_down_utilization_threshold);
+                        threshold_of(node.utilization ? &*node.utilization : nullptr, options));
       break;
     case UnremovableReason::NotUnneededLongEnough:
       why = fmt::format("unneeded, but not yet for --scale-down-unneeded-time {}",
@@ -119,9 +120,8 @@ std::string explain_unremovable(const UnremovableNode& node, const AutoscalerOpt
 }
 
 std::string explain_removal(const UnneededNode& node, const AutoscalerOptions& options, Duration now) {
-  std::string out = fmt::format("{} below --scale-down-{}utilization-threshold {:.2f}, unneeded for {} (since {})",
-                                describe_utilization(node.utilization), node.utilization.gpu_node ? "gpu-" : "",
-                                threshold_of(node.utilization, options), format_duration(now - node.since),
+  std::string out = fmt::format("{} below {}, unneeded for {} (since {})", describe_utilization(node.utilization),
+                                threshold_of(&node.utilization, options), format_duration(now - node.since),
                                 format_time(node.since));
   if (node.empty) return out + "; no pod to move";
   std::vector<std::string> moves;

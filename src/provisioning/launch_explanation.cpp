@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <optional>
 #include <vector>
 
 #include <fmt/format.h>
@@ -50,37 +51,26 @@ std::string explain_launch(const NewNodeClaim& claim, const LaunchChoice& choice
   out += fmt::format("; NodePool {}", claim.nodepool);
   if (!claim.passed_over.empty()) out += fmt::format(" (passed over: {})", claim.passed_over);
 
-  // The types that can hold the pods, each at its cheapest offering allowed now, cheapest first.
-  std::vector<std::pair<double, std::string>> types;
-  for (const cloud::InstanceType* type : claim.instance_types) {
-    double cheapest = std::numeric_limits<double>::infinity();
-    for (const cloud::Offering* offering : allowed_offerings(*type, claim.requirements, unavailable, now)) {
-      cheapest = std::min(cheapest, offering->price_per_hour);
-    }
-    if (cheapest != std::numeric_limits<double>::infinity()) types.emplace_back(cheapest, type->name);
-  }
-  std::stable_sort(types.begin(), types.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  std::vector<std::string> named;
-  for (const auto& [price, name] : types) named.push_back(fmt::format("{} ${:.4f}", name, price));
-  out += fmt::format("; {} can hold them, cheapest first: {}", plural(claim.instance_types.size(), "instance type"),
-                     first_few(named));
-
-  out += fmt::format("; launched {}, the cheapest allowed offering",
-                     offering_name(*choice.instance_type, *choice.offering));
-  // Every offering of those types cheaper than the one taken, grouped by what kept it out, each group with its
-  // cheapest offering; the groups cheapest first.
+  // One look at every offering of the types that can hold the pods: an allowed one prices its type (at its
+  // cheapest allowed offering); one cheaper than the offering taken but excluded joins the group of what excluded
+  // it, which keeps its cheapest offering. (An allowed on-demand offering below the spot price taken loses to spot
+  // by Karpenter's rule.)
   struct Excluded {
     std::size_t count = 0;
     double cheapest = std::numeric_limits<double>::infinity();
     std::string example;
   };
+  std::vector<std::pair<double, std::string>> types;
   std::map<std::string, Excluded> cheaper;
   for (const cloud::InstanceType* type : claim.instance_types) {
+    std::optional<double> type_price;
     for (const cloud::Offering& offering : type->offerings) {
-      if (offering.price_per_hour >= choice.offering->price_per_hour) continue;
       const OfferingExclusion exclusion = offering_exclusion(*type, offering, claim.requirements, unavailable, now);
-      // An allowed on-demand offering below the spot price taken loses to spot by Karpenter's rule.
-      if (exclusion == OfferingExclusion::None) continue;
+      if (exclusion == OfferingExclusion::None) {
+        type_price = std::min(type_price.value_or(offering.price_per_hour), offering.price_per_hour);
+        continue;
+      }
+      if (offering.price_per_hour >= choice.offering->price_per_hour) continue;
       Excluded& group = cheaper[why_excluded(exclusion, *type, offering, unavailable)];
       ++group.count;
       if (offering.price_per_hour < group.cheapest) {
@@ -88,7 +78,16 @@ std::string explain_launch(const NewNodeClaim& claim, const LaunchChoice& choice
         group.example = offering_name(*type, offering);
       }
     }
+    if (type_price) types.emplace_back(*type_price, type->name);
   }
+
+  std::stable_sort(types.begin(), types.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<std::string> named;
+  for (const auto& [price, name] : types) named.push_back(fmt::format("{} ${:.4f}", name, price));
+  out += fmt::format("; {} can hold them, cheapest first: {}", plural(claim.instance_types.size(), "instance type"),
+                     first_few(named));
+  out += fmt::format("; launched {}, the cheapest allowed offering",
+                     offering_name(*choice.instance_type, *choice.offering));
   std::vector<std::pair<double, std::string>> groups;
   for (const auto& [why, group] : cheaper) {
     groups.emplace_back(group.cheapest, group.count == 1 ? fmt::format("{}: {}", group.example, why)

@@ -203,13 +203,14 @@ bool mentioned(const json& run, const ObjectRef& object) {
 
 void explain_run(const json& run, const ObjectRef& object, std::ostream& out) {
   out << object.to_string() << "\n";
-  if (object.kind == "Pod") explain_pod(run, *pod_outcome(run, object.name), out);
+  const json* outcome = object.kind == "Pod" ? pod_outcome(run, object.name) : nullptr;  // `mentioned` found it
+  if (outcome != nullptr) explain_pod(run, *outcome, out);
   if (object.kind == "Node" || object.kind == "NodeClaim") explain_node(run, object, out);
   const std::vector<const json*> events = events_about(run, object);
   out << "\n  Decisions about it:\n";
   if (events.empty()) out << "  none recorded\n";
   for (const json* event : events) print_event(*event, out);
-  if (object.kind == "Pod") explain_pods_node(run, *pod_outcome(run, object.name), out);
+  if (outcome != nullptr) explain_pods_node(run, *outcome, out);
   std::vector<const json*> lines;
   for (const json& entry : list(run, "timeline")) {
     if (names(text(entry, "message"), timeline_name(object))) lines.push_back(&entry);
