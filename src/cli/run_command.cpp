@@ -298,7 +298,8 @@ int run_controller(const RunOptions& options, std::ostream& err) {
   if (!options.dry_run) {
     // The provider runs only while this replica leads: a standby renews no Lease and starts no pod.
     runtime_options.on_start_acting = [&provider, &stop, &provider_failed] {
-      if (std::optional<Error> failed = provider.start()) {
+      if (std::optional<Error> failed = provider.start(stop.get_token())) {
+        if (stop.stop_requested()) return;  // asked to stop while the API server was away: not a failure
         spdlog::error("{}", failed->message);
         provider_failed = true;
         stop.request_stop();

@@ -30,6 +30,8 @@ struct KubeError {
   bool is_gone() const { return code == 410; }
   bool is_not_found() const { return code == 404; }
   bool is_too_many_requests() const { return code == 429; }
+  // No answer (a server restarting, a connection dropped), 429 or a 5xx: the same request may pass later.
+  bool is_unavailable() const { return code == 0 || code == 429 || code >= 500; }
 
   // "PUT /api/v1/nodes/sw-node-2: 409 Conflict: Operation cannot be fulfilled on ..."; with code 0 the
   // transport's message: "GET https://127.0.0.1:6443/version: TLS verification of the server certificate failed (...)"

@@ -9,6 +9,8 @@
 #include <random>
 #include <utility>
 
+#include "kube/retry.h"
+
 namespace scalewright::kube {
 
 using nlohmann::json;
@@ -27,14 +29,6 @@ std::string resource_version_of(const json& object) {
   if (metadata == object.end() || !metadata->is_object()) return {};
   auto version = metadata->find("resourceVersion");
   return version != metadata->end() && version->is_string() ? version->get<std::string>() : std::string();
-}
-
-// Sleeps up to duration; returns at once when stop is requested.
-void sleep_unless_stopped(milliseconds duration, const std::stop_token& stop) {
-  std::mutex mutex;
-  std::condition_variable_any wakeup;
-  std::unique_lock lock(mutex);
-  wakeup.wait_for(lock, stop, duration, [] { return false; });
 }
 
 }  // namespace

@@ -1,7 +1,9 @@
 // The reflector against a replay server that checks every request it sends (path, query, resourceVersion) and
 // answers recorded kube-apiserver 1.26 exchanges or scripted ones: paging, resuming watches, relisting on 410,
-// backing off on errors and honouring Retry-After, stopping while a watch waits.
+// backing off on errors and honouring Retry-After, stopping while a watch waits; and one-off requests sent again
+// while the server cannot answer.
 #include "kube/reflector.h"
+#include "kube/retry.h"
 
 #include <gtest/gtest.h>
 
@@ -401,6 +403,69 @@ TEST(ReflectorBackoff, WatchTimeoutsSpreadBetweenFiveAndTenMinutes) {
   EXPECT_EQ(watch_timeout_seconds(defaults, 0.0), 300);
   EXPECT_EQ(watch_timeout_seconds(defaults, 0.5), 450);
   EXPECT_EQ(watch_timeout_seconds(defaults, 0.999), 599);
+}
+
+// A one-off list (the kwok provider's, as it starts to lead) waits out a server that cannot answer yet.
+TEST_F(ReflectorReplay, AOneOffRequestIsSentAgainUntilTheServerAnswers) {
+  ReplayServer server;
+  const std::string nodes = "/api/v1/nodes?limit=500";
+  server.expect(get_exchange(nodes, 503, status(503, "ServiceUnavailable")));
+  server.expect(get_exchange(nodes, 429, status(429, "TooManyRequests")));
+  server.expect(get_exchange(nodes, 200, list_body({"sw-node-1"}, "265")));
+  ApiClient api = client_for(server.address());
+  KubeResult<ListResult> listed = retry_while_unavailable<ListResult>(
+      "listing nodes", [&] { return api.list("/api/v1/nodes", 500); }, std::stop_token{}, test_options());
+  ASSERT_TRUE(listed.ok()) << listed.error().describe();
+  ASSERT_EQ(listed->items.size(), 1u);
+  EXPECT_EQ(listed->items[0]["metadata"]["name"], "sw-node-1");
+  EXPECT_EQ(server.served(), 3);
+  EXPECT_EQ(server.problems(), std::vector<std::string>{});
+}
+
+TEST_F(ReflectorReplay, AOneOffRequestTheServerRefusesIsNotSentAgain) {
+  ReplayServer server;
+  const std::string nodes = "/api/v1/nodes?limit=500";
+  server.expect(get_exchange(nodes, 403, status(403, "Forbidden")));
+  ApiClient api = client_for(server.address());
+  KubeResult<ListResult> listed = retry_while_unavailable<ListResult>(
+      "listing nodes", [&] { return api.list("/api/v1/nodes", 500); }, std::stop_token{}, test_options());
+  ASSERT_FALSE(listed.ok());
+  EXPECT_EQ(listed.error().code, 403);
+  EXPECT_EQ(server.served(), 1);
+  EXPECT_EQ(server.problems(), std::vector<std::string>{});
+}
+
+TEST_F(ReflectorReplay, AOneOffRequestGivesUpWhenAskedToStop) {
+  ReplayServer server;
+  const std::string nodes = "/api/v1/nodes?limit=500";
+  server.expect(get_exchange(nodes, 503, status(503, "ServiceUnavailable")));
+  server.expect(get_exchange(nodes, 500, status(500, "InternalError")));
+  ApiClient api = client_for(server.address());
+  std::stop_source stop;
+  int sent = 0;
+  KubeResult<ListResult> listed = retry_while_unavailable<ListResult>(
+      "listing nodes",
+      [&] {
+        if (++sent == 2) stop.request_stop();  // asked to stop while the second attempt is under way
+        return api.list("/api/v1/nodes", 500);
+      },
+      stop.get_token(), test_options());
+  ASSERT_FALSE(listed.ok());
+  EXPECT_EQ(listed.error().code, 500);
+  EXPECT_EQ(sent, 2);
+  EXPECT_EQ(server.problems(), std::vector<std::string>{});
+}
+
+TEST(KubeError, NoAnswer429And5xxMayPassLaterOtherAnswersWillNot) {
+  KubeError error;
+  for (int code : {0, 429, 500, 503, 504}) {
+    error.code = code;
+    EXPECT_TRUE(error.is_unavailable()) << code;
+  }
+  for (int code : {400, 401, 403, 404, 409, 410, 422}) {
+    error.code = code;
+    EXPECT_FALSE(error.is_unavailable()) << code;
+  }
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include "kube/leader_election.h"
 #include "kube/model_json.h"
 #include "kube/reflector.h"
+#include "kube/retry.h"
 
 namespace scalewright::cloud {
 
@@ -73,14 +74,17 @@ std::optional<Instance> KwokProvider::instance_of_node(const json& node) const {
   return instance;
 }
 
-std::optional<Error> KwokProvider::start() {
+std::optional<Error> KwokProvider::start(const std::stop_token& stop) {
   // The cloud's state is in the cluster: every kwok Node is a running instance, and a NodeClaim launched on kwok
-  // whose Node is missing is an instance still booting (its launcher stopped before it registered).
+  // whose Node is missing is an instance still booting (its launcher stopped before it registered). Leadership can
+  // begin while the API server restarts: the lists wait for it rather than stop the controller.
   const std::string selector = std::string(kKwokNodeLabel) + "=true";
-  kube::KubeResult<kube::ListResult> nodes =
-      client_.list("/api/v1/nodes?labelSelector=" + percent_encode(selector), 500);
+  const std::string nodes_path = "/api/v1/nodes?labelSelector=" + percent_encode(selector);
+  kube::KubeResult<kube::ListResult> nodes = kube::retry_while_unavailable<kube::ListResult>(
+      "kwok: listing its nodes", [&] { return client_.list(nodes_path, 500); }, stop);
   if (!nodes) return Error{"kwok: listing its nodes: " + nodes.error().describe()};
-  kube::KubeResult<kube::ListResult> claims = client_.list("/apis/karpenter.sh/v1/nodeclaims", 500);
+  kube::KubeResult<kube::ListResult> claims = kube::retry_while_unavailable<kube::ListResult>(
+      "kwok: listing NodeClaims", [&] { return client_.list("/apis/karpenter.sh/v1/nodeclaims", 500); }, stop);
   if (!claims && !claims.error().is_not_found()) {
     return Error{"kwok: listing NodeClaims: " + claims.error().describe()};
   }

@@ -16,6 +16,7 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <stop_token>
 #include <queue>
 #include <set>
 #include <string>
@@ -61,8 +62,9 @@ class KwokProvider final : public CloudProvider {
 
   // Finds the instances of an earlier run (Nodes with kKwokNodeLabel, and NodeClaims launched on kwok whose Node
   // is missing: they boot now), then starts renewing their Leases and playing the kubelet for their pods. Called
-  // once this replica leads: a standby's provider does nothing.
-  std::optional<Error> start();
+  // once this replica leads: a standby's provider does nothing. While the API server cannot answer, it waits for
+  // it; it gives up once stop is requested.
+  std::optional<Error> start(const std::stop_token& stop = {});
   void stop();
 
   const Catalog& catalog() const override { return catalog_; }
