@@ -6,20 +6,18 @@
 
 #include <gtest/gtest.h>
 
+#include "units.h"
+
 namespace scalewright {
 namespace {
 
-constexpr std::int64_t kMi = 1024 * 1024;
-constexpr std::int64_t kGi = 1024 * kMi;
-const Symbol kCpu("cpu");
-const Symbol kMemory("memory");
-const Symbol kGpu("nvidia.com/gpu");
+const Symbol kNvidiaGpu("nvidia.com/gpu");
 
 Container container(const std::string& name, std::int64_t cpu_milli, std::int64_t memory = 0) {
   Container c;
   c.name = name;
-  if (cpu_milli != 0) c.requests.set(kCpu, cpu_milli);
-  if (memory != 0) c.requests.set(kMemory, memory);
+  if (cpu_milli != 0) c.requests.set(resource_names::cpu(), cpu_milli);
+  if (memory != 0) c.requests.set(resource_names::memory(), memory);
   return c;
 }
 
@@ -115,8 +113,8 @@ TEST(PodEffectiveRequests, OverheadIsAddedAfterTheMax) {
   Pod pod;
   pod.spec.init_containers = {container("init", 1000)};
   pod.spec.containers = {container("app", 500, 128 * kMi)};
-  pod.spec.overhead.set(kCpu, 250);
-  pod.spec.overhead.set(kMemory, 120 * kMi);
+  pod.spec.overhead.set(resource_names::cpu(), 250);
+  pod.spec.overhead.set(resource_names::memory(), 120 * kMi);
   ResourceList r = pod.effective_requests();
   EXPECT_EQ(r.cpu_milli(), 1250);  // max(500, 1000) + 250
   EXPECT_EQ(r.memory(), 248 * kMi);  // 128Mi + 120Mi
@@ -126,13 +124,13 @@ TEST(PodEffectiveRequests, OverheadIsAddedAfterTheMax) {
 TEST(PodEffectiveRequests, ExtendedResourcesFollowTheSameRule) {
   Pod pod;
   Container init = container("init", 0);
-  init.requests.set(kGpu, 2);
+  init.requests.set(kNvidiaGpu, 2);
   Container app = container("app", 100);
-  app.requests.set(kGpu, 1);
+  app.requests.set(kNvidiaGpu, 1);
   pod.spec.init_containers = {init};
   pod.spec.containers = {app, app};
   ResourceList r = pod.effective_requests();
-  EXPECT_EQ(r.get(kGpu), 2);  // max(1 + 1, 2)
+  EXPECT_EQ(r.get(kNvidiaGpu), 2);  // max(1 + 1, 2)
   EXPECT_EQ(r.cpu_milli(), 200);
 }
 

@@ -7,16 +7,14 @@
 
 #include <gtest/gtest.h>
 
+#include "units.h"
+
 namespace scalewright {
 
 // Readable failure messages: "cpu=500m memory=1Gi" rather than the object's bytes.
 static void PrintTo(const ResourceList& r, std::ostream* out) { *out << "{" << r.to_string() << "}"; }
 
 namespace {
-
-constexpr std::int64_t kKi = 1024;
-constexpr std::int64_t kMi = 1024 * kKi;
-constexpr std::int64_t kGi = 1024 * kMi;
 
 const Symbol kCpu("cpu");
 const Symbol kMemory("memory");

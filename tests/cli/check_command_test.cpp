@@ -14,10 +14,11 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "source_dir.h"
+
 namespace scalewright::cli {
 namespace {
 
-const std::string kSource = SCALEWRIGHT_SOURCE_DIR;
 const std::string kExample = kSource + "/examples/check/cluster.yaml";
 
 nlohmann::json run_json(const std::vector<std::string>& files, std::string* err_out = nullptr) {

@@ -11,13 +11,13 @@
 #include <unistd.h>
 
 #include "cli/simulate_command.h"
+#include "source_dir.h"
 
 namespace scalewright::cli {
 namespace {
 
 namespace fs = std::filesystem;
 
-const std::string kSource = SCALEWRIGHT_SOURCE_DIR;
 
 struct Example {
   std::string golden;              // tests/golden/examples/<golden>.json

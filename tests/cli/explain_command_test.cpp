@@ -9,11 +9,11 @@
 #include <unistd.h>
 
 #include "cli/simulate_command.h"
+#include "source_dir.h"
 
 namespace scalewright::cli {
 namespace {
 
-const std::string kSource = SCALEWRIGHT_SOURCE_DIR;
 const std::string kPhpApache = kSource + "/examples/php-apache/php-apache.yaml";
 
 std::string temp_path(const std::string& name) {

@@ -15,11 +15,10 @@
 
 #include "cloud/catalog.h"
 #include "sim/report.h"
+#include "source_dir.h"
 
 namespace scalewright::cli {
 namespace {
-
-const std::string kSource = SCALEWRIGHT_SOURCE_DIR;
 
 nlohmann::json simulate_json(const std::vector<std::string>& files) {
   SimulateOptions options;

@@ -3,12 +3,10 @@
 #include <gtest/gtest.h>
 
 #include "cloud/catalog.h"
+#include "units.h"
 
 namespace scalewright::cloud {
 namespace {
-
-constexpr std::int64_t kMiB = std::int64_t{1} << 20;
-constexpr std::int64_t kGiB = std::int64_t{1} << 30;
 
 InstanceHardware hardware(std::int64_t vcpu, std::int64_t memory_mib, std::int64_t max_pods,
                           std::string arch = "amd64") {
@@ -43,17 +41,17 @@ TEST(VmMemoryOverhead, RoundsUp) {
 TEST(Allocatable, M5LargeMatchesKarpenter) {
   InstanceType m5 = make_instance_type("m5.large", hardware(2, 8192, 29));
   // capacity memory: 8192 − ceil(8192 × 0.075) = 8192 − 615 = 7577 MiB
-  EXPECT_EQ(m5.capacity.memory(), 7577 * kMiB);
+  EXPECT_EQ(m5.capacity.memory(), 7577 * kMi);
   EXPECT_EQ(m5.capacity.cpu_milli(), 2000);
   EXPECT_EQ(m5.capacity.pods(), 29);
-  EXPECT_EQ(m5.capacity.ephemeral_storage(), 20 * kGiB);
+  EXPECT_EQ(m5.capacity.ephemeral_storage(), 20 * kGi);
   // cpu: 2000 − (60 + 10) = 1930 m
   EXPECT_EQ(m5.allocatable.cpu_milli(), 1930);
   // memory: 7577 − (11 × 29 + 255 = 574) − 100 (eviction) = 6903 MiB
-  EXPECT_EQ(m5.allocatable.memory(), 6903 * kMiB);
+  EXPECT_EQ(m5.allocatable.memory(), 6903 * kMi);
   EXPECT_EQ(m5.allocatable.pods(), 29);
   // ephemeral-storage: 20Gi − 1Gi kube-reserved − 10 % of 20Gi (2Gi) = 17Gi
-  EXPECT_EQ(m5.allocatable.ephemeral_storage(), 17 * kGiB);
+  EXPECT_EQ(m5.allocatable.ephemeral_storage(), 17 * kGi);
 }
 
 TEST(Allocatable, C5TwoXlargeMatchesKarpenter) {
@@ -61,30 +59,30 @@ TEST(Allocatable, C5TwoXlargeMatchesKarpenter) {
   // cpu: 8000 − (60 + 10 + 10 + 10) = 7910 m
   EXPECT_EQ(c5.allocatable.cpu_milli(), 7910);
   // memory: 16384 − ceil(1228.8) = 15155; 15155 − (11 × 58 + 255 = 893) − 100 = 14162 MiB
-  EXPECT_EQ(c5.allocatable.memory(), 14162 * kMiB);
+  EXPECT_EQ(c5.allocatable.memory(), 14162 * kMi);
   EXPECT_EQ(c5.allocatable.pods(), 58);
 }
 
 TEST(Allocatable, GravitonKeeps64MebibytesForTheContiguousMemoryAllocator) {
   InstanceType m6g = make_instance_type("m6g.large", hardware(2, 8192, 29, "arm64"));
   // 8192 − 64 = 8128; 8128 − ceil(609.6) = 8128 − 610 = 7518; 7518 − 574 − 100 = 6844 MiB
-  EXPECT_EQ(m6g.capacity.memory(), 7518 * kMiB);
-  EXPECT_EQ(m6g.allocatable.memory(), 6844 * kMiB);
+  EXPECT_EQ(m6g.capacity.memory(), 7518 * kMi);
+  EXPECT_EQ(m6g.allocatable.memory(), 6844 * kMi);
   AllocatableOptions no_reservation;
   no_reservation.arm64_reserved_memory_mib = 0;
   // Without it the arm64 type looks like m5.large: 6903 MiB, 59 MiB more.
   EXPECT_EQ(make_instance_type("m6g.large", hardware(2, 8192, 29, "arm64"), no_reservation).allocatable.memory(),
-            6903 * kMiB);
+            6903 * kMi);
 }
 
 TEST(Allocatable, SystemReservedAndOverheadPercentAreConfigurable) {
   AllocatableOptions options;
   options.vm_memory_overhead_percent = 0.05;
   options.system_reserved.set(resource_names::cpu(), 100);
-  options.system_reserved.set(resource_names::memory(), 200 * kMiB);
+  options.system_reserved.set(resource_names::memory(), 200 * kMi);
   InstanceType m5 = make_instance_type("m5.large", hardware(2, 8192, 29), options);
   // 8192 − ceil(409.6) = 7782; 7782 − 574 − 200 − 100 = 6908 MiB; cpu 2000 − 70 − 100 = 1830 m
-  EXPECT_EQ(m5.allocatable.memory(), 6908 * kMiB);
+  EXPECT_EQ(m5.allocatable.memory(), 6908 * kMi);
   EXPECT_EQ(m5.allocatable.cpu_milli(), 1830);
 }
 

@@ -10,14 +10,14 @@
 
 #include "api/meta.h"
 #include "cloud/csv_table.h"
+#include "testdata.h"
+#include "units.h"
 
 namespace scalewright::cloud {
 namespace {
 
 const std::filesystem::path kSourceDir(SCALEWRIGHT_SOURCE_DIR);
 const std::filesystem::path kData = kSourceDir / "data/aws";
-const std::filesystem::path kTestdata = kSourceDir / "tests/cloud/testdata";
-constexpr std::int64_t kMiB = std::int64_t{1} << 20;
 
 const Catalog& us_east_1() {
   static const Catalog catalog = [] {
@@ -229,7 +229,7 @@ TEST(Catalog, MadeFromExplicitTypes) {
   Catalog catalog = Catalog::from_instance_types("test-1", zones, {small, big});
   ASSERT_EQ(catalog.size(), 2u);
   EXPECT_EQ(catalog.instance_types()[0].name, "big");  // sorted by name
-  EXPECT_EQ(catalog.find("small")->allocatable.memory(), 6903 * kMiB);
+  EXPECT_EQ(catalog.find("small")->allocatable.memory(), 6903 * kMi);
   EXPECT_EQ(catalog.find("small")->cheapest(CapacityType::Spot), 0.03);
   EXPECT_EQ(catalog.find("big")->cheapest(CapacityType::Spot), std::nullopt);
   EXPECT_EQ(catalog.find("medium"), nullptr);
@@ -253,7 +253,7 @@ TEST(Catalog, AllocatableAgreesWithKarpentersPublishedFigures) {
     if (t == nullptr || row[cpu].empty()) continue;
     ++compared;
     const bool same = t->allocatable.cpu_milli() == table->integer(row, cpu).value() &&
-                      t->allocatable.memory() == table->integer(row, memory).value() * kMiB &&
+                      t->allocatable.memory() == table->integer(row, memory).value() * kMi &&
                       t->allocatable.pods() == table->integer(row, pods).value();
     if (!same) differing.insert(row[name]);
   }
@@ -277,7 +277,7 @@ TEST(Catalog, WithoutTheGravitonReservationArm64TypesDifferBy59Mebibytes) {
   for (const CsvRow& row : table->rows()) {
     const InstanceType* t = catalog->find(row[name]);
     if (t == nullptr || row[memory].empty()) continue;
-    const std::int64_t difference = t->allocatable.memory() / kMiB - table->integer(row, memory).value();
+    const std::int64_t difference = t->allocatable.memory() / kMi - table->integer(row, memory).value();
     if (difference == 0) continue;
     ++by_difference[difference];
     if (t->hardware.arch == "arm64") ++arm64_differing;

@@ -5,10 +5,10 @@
 #include <filesystem>
 #include <string>
 
+#include "testdata.h"
+
 namespace scalewright::cloud {
 namespace {
-
-const std::filesystem::path kTestdata = std::filesystem::path(SCALEWRIGHT_SOURCE_DIR) / "tests/cloud/testdata";
 
 TEST(CsvTable, MapsHeaderNamesToColumnsAndKeepsLineNumbers) {
   // Line 3 is blank, line 4 ends in CRLF, line 5 quotes a comma.

@@ -389,7 +389,7 @@ TEST_F(Consolidation, ForTheSameSavingTheCommandMovingFewerPodsWins) {
 TEST_F(Consolidation, DoNotDisruptAndBlockingPdbsKeepANodeAndSaySo) {
   add_node(state, cloud, "n1", "default");
   add_node(state, cloud, "n2", "default");
-  Pod annotated = provisioning::fixtures::make_pod("batch", 500, 256 * provisioning::fixtures::kMi);
+  Pod annotated = provisioning::fixtures::make_pod("batch", 500, 256 * kMi);
   annotated.meta.annotations["karpenter.sh/do-not-disrupt"] = "true";
   bind_pod(state, clock, *state.pod_created(annotated, "", clock.now()), "n1");
   state::PodRecord& web = add_pod(state, clock, "web-0", 500, "web");
@@ -480,7 +480,7 @@ TEST_F(Disruption, ExpiryDrainLeavesADoNotDisruptPodUntilTheTerminationGracePeri
   expire(10min, 2min);
   add_node(state, cloud, "n1", "default");
   run_pod("web-0", 500, "n1");
-  Pod annotated = provisioning::fixtures::make_pod("batch-0", 500, 256 * provisioning::fixtures::kMi);
+  Pod annotated = provisioning::fixtures::make_pod("batch-0", 500, 256 * kMi);
   annotated.meta.annotations["karpenter.sh/do-not-disrupt"] = "true";
   bind_pod(state, clock, *state.pod_created(annotated, "", clock.now()), "n1");
   disruption.reconcile();

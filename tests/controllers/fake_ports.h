@@ -325,7 +325,7 @@ inline state::NodeRecord& add_node(state::ClusterState& state, FakeCloud& cloud,
 // A pod of namespace default created now (owned by `workload`, empty: a bare pod) and pending.
 inline state::PodRecord& add_pod(state::ClusterState& state, const Clock& clock, const std::string& name,
                                  std::int64_t cpu_milli, const std::string& app = "", const std::string& workload = "") {
-  return *state.pod_created(provisioning::fixtures::make_pod(name, cpu_milli, 256 * provisioning::fixtures::kMi, app),
+  return *state.pod_created(provisioning::fixtures::make_pod(name, cpu_milli, 256 * kMi, app),
                             workload, clock.now());
 }
 

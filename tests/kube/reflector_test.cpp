@@ -31,14 +31,9 @@ using std::chrono::steady_clock;
 using testing::Calls;
 using testing::RecordingHandler;
 using testing::RunningReflector;
+using testing::kFixtures;
+using testing::load_fixture;
 using testing::ReplayServer;
-
-const std::filesystem::path kFixtures = SCALEWRIGHT_SOURCE_DIR "/../shared/fixtures/kube-apiserver-1.26";
-
-json load(const std::string& name) {
-  std::ifstream in(kFixtures / name);
-  return json::parse(in);
-}
 
 json get_exchange(const std::string& path, int status, json body) {
   return {{"request", {{"method", "GET"}, {"path", path}, {"headers", json::object()}, {"body", nullptr}}},
@@ -106,9 +101,9 @@ class ReflectorReplay : public ::testing::Test {
 
 TEST_F(ReflectorReplay, ListsPageByPageThenWatchesFromTheListsResourceVersion) {
   ReplayServer server;
-  server.expect(load("11-nodes-list-limit.json"));     // /api/v1/nodes?limit=2: sw-node-1, sw-node-2
-  server.expect(load("12-nodes-list-continue.json"));  // sw-node-3, resourceVersion 253
-  json stream = load("24-pods-watch-stream.json");     // 9 events, then 2 bookmarks at 284
+  server.expect(load_fixture("11-nodes-list-limit.json"));     // /api/v1/nodes?limit=2: sw-node-1, sw-node-2
+  server.expect(load_fixture("12-nodes-list-continue.json"));  // sw-node-3, resourceVersion 253
+  json stream = load_fixture("24-pods-watch-stream.json");     // 9 events, then 2 bookmarks at 284
   stream["request"]["path"] = watch_path("/api/v1/nodes", "253");
   server.expect(stream);
   server.expect(get_exchange(watch_path("/api/v1/nodes", "284"), 200, json::array()),
@@ -138,7 +133,7 @@ TEST_F(ReflectorReplay, ListsPageByPageThenWatchesFromTheListsResourceVersion) {
 
 TEST_F(ReflectorReplay, AnExpiredContinueTokenStartsTheListAgain) {
   ReplayServer server;
-  json expired = load("80-nodes-list-continue-expired.json");  // 410 on /api/v1/nodes?limit=1&continue=<token>
+  json expired = load_fixture("80-nodes-list-continue-expired.json");  // 410 on /api/v1/nodes?limit=1&continue=<token>
   std::string path = expired["request"]["path"];
   std::string token = path.substr(path.find("continue=") + 9);
   server.expect(get_exchange("/api/v1/nodes?limit=1", 200, list_body({"sw-node-1"}, "427", token)));
@@ -166,7 +161,7 @@ TEST_F(ReflectorReplay, WatchExpiredRelistsAndWhatTheNewListLacksIsGone) {
   ReplayServer server;
   const std::string pods = "/api/v1/namespaces/default/pods";
   server.expect(get_exchange(pods + "?limit=500", 200, list_body({"a", "b"}, "100")));
-  json too_old = load("78-pods-watch-too-old.json");  // one ERROR event: 410 Expired
+  json too_old = load_fixture("78-pods-watch-too-old.json");  // one ERROR event: 410 Expired
   json events = json::array({event("ADDED", "c", "101"), too_old["response"]["body"][0]});
   server.expect(get_exchange(watch_path(pods, "100"), 200, events));
   server.expect(get_exchange(pods + "?limit=500", 200, list_body({"b", "c", "d"}, "200")));
@@ -208,10 +203,10 @@ TEST_F(ReflectorReplay, AWatchTheServerEndsResumesFromTheLastEventOrBookmark) {
 
 TEST_F(ReflectorReplay, CustomResourcesModifiedThenDeletedThenBookmarked) {
   ReplayServer server;
-  json list = load("65-nodepools-list.json");  // NodePool "default" at 358
+  json list = load_fixture("65-nodepools-list.json");  // NodePool "default" at 358
   list["request"]["path"] = "/apis/karpenter.sh/v1/nodepools?limit=500";
   server.expect(list);
-  server.expect(load("66-nodepools-watch.json"));  // timeoutSeconds=5 from 358: MODIFIED, DELETED, BOOKMARK at 360
+  server.expect(load_fixture("66-nodepools-watch.json"));  // timeoutSeconds=5 from 358: MODIFIED, DELETED, BOOKMARK at 360
   server.expect(get_exchange(watch_path("/apis/karpenter.sh/v1/nodepools", "360", 5), 200, json::array()), {},
                 ReplayServer::StreamEnd::HoldOpen);
   RecordingHandler handler;
@@ -231,7 +226,7 @@ TEST_F(ReflectorReplay, SelectorsGoToTheListAndEveryWatch) {
   ReplayServer server;
   const std::string selector = "&labelSelector=kubernetes.io%2Fhostname%3Dsw-node-1";
   server.expect(get_exchange("/api/v1/nodes?limit=500" + selector, 200, list_body({"sw-node-1"}, "265")));
-  json watch = load("75-nodes-watch-rv0-selector.json");  // ADDED sw-node-1 at 266
+  json watch = load_fixture("75-nodes-watch-rv0-selector.json");  // ADDED sw-node-1 at 266
   watch["request"]["path"] = watch_path("/api/v1/nodes", "265", 2, selector);
   server.expect(watch);
   server.expect(get_exchange(watch_path("/api/v1/nodes", "266", 2, selector), 200, json::array()), {},
@@ -312,7 +307,7 @@ TEST_F(ReflectorReplay, AWatchEndedAtOnceWithNothingSentBacksOff) {
   ReplayServer server;
   const std::string pods = "/api/v1/namespaces/default/pods";
   server.expect(get_exchange(pods + "?limit=500", 200, list_body({}, "412")));
-  json idle = load("76-pods-watch-idle.json");  // timeoutSeconds=10 from 412: closed without a line
+  json idle = load_fixture("76-pods-watch-idle.json");  // timeoutSeconds=10 from 412: closed without a line
   server.expect(idle);
   server.expect(get_exchange(watch_path(pods, "412", 10), 200, json::array()), {}, ReplayServer::StreamEnd::HoldOpen);
   RecordingHandler handler;

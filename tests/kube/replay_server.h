@@ -6,6 +6,8 @@
 #include <chrono>
 #include <condition_variable>
 #include <deque>
+#include <filesystem>
+#include <fstream>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -13,6 +15,14 @@
 #include <vector>
 
 namespace scalewright::kube::testing {
+
+// Exchanges recorded from a real kube-apiserver 1.26 (../shared/fixtures), one file each.
+inline const std::filesystem::path kFixtures = SCALEWRIGHT_SOURCE_DIR "/../shared/fixtures/kube-apiserver-1.26";
+
+inline nlohmann::json load_fixture(const std::string& name) {
+  std::ifstream in(kFixtures / name);
+  return nlohmann::json::parse(in);
+}
 
 class ReplayServer {
  public:

@@ -21,14 +21,9 @@ namespace scalewright::kube {
 namespace {
 
 using nlohmann::json;
+using testing::kFixtures;
+using testing::load_fixture;
 using testing::ReplayServer;
-
-const std::filesystem::path kFixtures = SCALEWRIGHT_SOURCE_DIR "/../shared/fixtures/kube-apiserver-1.26";
-
-json load(const std::string& name) {
-  std::ifstream in(kFixtures / name);
-  return json::parse(in);
-}
 
 // Exchanges the client cannot produce: 86 PATCHes with Content-Type application/json, which no client operation
 // sends (every patch operation names its patch type).
@@ -101,7 +96,7 @@ class RecordedExchange : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(RecordedExchange, ClientSendsTheRecordedRequestAndDecodesTheAnswer) {
   if (!std::filesystem::is_directory(kFixtures)) GTEST_SKIP() << kFixtures << " is absent";
-  const json exchange = load(GetParam());
+  const json exchange = load_fixture(GetParam());
   const json& request = exchange["request"];
   const json& response = exchange["response"];
   const std::string method = request["method"].get<std::string>();
@@ -212,8 +207,8 @@ class Replay : public ::testing::Test {
 
 TEST_F(Replay, ListFollowsContinueAcrossPages) {
   ReplayServer server;
-  json first = load("11-nodes-list-limit.json");
-  json second = load("12-nodes-list-continue.json");
+  json first = load_fixture("11-nodes-list-limit.json");
+  json second = load_fixture("12-nodes-list-continue.json");
   server.expect(first);
   server.expect(second);
   auto list = client_for(server).list("/api/v1/nodes", 2);
@@ -229,8 +224,8 @@ TEST_F(Replay, ListFollowsContinueAcrossPages) {
 
 TEST_F(Replay, ListPagesHandsOverEachPageBeforeAskingForTheNext) {
   ReplayServer server;
-  server.expect(load("11-nodes-list-limit.json"));
-  server.expect(load("12-nodes-list-continue.json"));
+  server.expect(load_fixture("11-nodes-list-limit.json"));
+  server.expect(load_fixture("12-nodes-list-continue.json"));
   std::vector<std::vector<std::string>> pages;
   std::vector<int> requests_when_handed_over;
   std::vector<bool> last;
@@ -254,7 +249,7 @@ TEST_F(Replay, ListPagesHandsOverEachPageBeforeAskingForTheNext) {
 
 TEST_F(Replay, ListPagesStopsWhenTheCallbackSaysSo) {
   ReplayServer server;
-  server.expect(load("11-nodes-list-limit.json"));
+  server.expect(load_fixture("11-nodes-list-limit.json"));
   int pages = 0;
   auto resource_version = client_for(server).list_pages("/api/v1/nodes", ListOptions{2, {}, {}}, [&](ListPage&) {
     ++pages;
@@ -268,7 +263,7 @@ TEST_F(Replay, ListPagesStopsWhenTheCallbackSaysSo) {
 
 TEST_F(Replay, ListPagesSendsSelectorsEscaped) {
   ReplayServer server;
-  json exchange = load("55-pods-list-pending-unscheduled.json");
+  json exchange = load_fixture("55-pods-list-pending-unscheduled.json");
   exchange["request"]["path"] = "/api/v1/pods?limit=500&labelSelector=app%3Dweb&fieldSelector=spec.nodeName%3D";
   server.expect(exchange);
   auto resource_version = client_for(server).list_pages(
@@ -280,7 +275,7 @@ TEST_F(Replay, ListPagesSendsSelectorsEscaped) {
 
 TEST_F(Replay, ExpiredContinueTokenIsGone) {
   ReplayServer server;
-  json exchange = load("80-nodes-list-continue-expired.json");
+  json exchange = load_fixture("80-nodes-list-continue-expired.json");
   server.expect(exchange);
   auto page = client_for(server).get(exchange["request"]["path"].get<std::string>());
   ASSERT_FALSE(page.ok());
@@ -291,7 +286,7 @@ TEST_F(Replay, ExpiredContinueTokenIsGone) {
 
 TEST_F(Replay, StalePutIsAConflictNamingVerbAndPath) {
   ReplayServer server;
-  json exchange = load("16-node-put-stale-conflict.json");
+  json exchange = load_fixture("16-node-put-stale-conflict.json");
   server.expect(exchange);
   auto result = client_for(server).update("/api/v1/nodes/sw-node-2", exchange["request"]["body"]);
   ASSERT_FALSE(result.ok());
@@ -304,8 +299,8 @@ TEST_F(Replay, StalePutIsAConflictNamingVerbAndPath) {
 
 TEST_F(Replay, HelpersMatchTheirCodes) {
   ReplayServer server;
-  server.expect(load("34-pod-get-not-found.json"));
-  json eviction = load("43-pod-eviction-blocked-by-pdb.json");
+  server.expect(load_fixture("34-pod-get-not-found.json"));
+  json eviction = load_fixture("43-pod-eviction-blocked-by-pdb.json");
   server.expect(eviction, {{"Retry-After", "7"}});
   ApiClient client = client_for(server);
   auto missing = client.get("/api/v1/namespaces/default/pods/sw-no-such-pod");
@@ -321,7 +316,7 @@ TEST_F(Replay, HelpersMatchTheirCodes) {
 
 TEST_F(Replay, RetryAfterFromStatusDetails) {
   ReplayServer server;
-  json exchange = load("82-pods-list-rv-too-large.json");
+  json exchange = load_fixture("82-pods-list-rv-too-large.json");
   server.expect(exchange);
   auto result = client_for(server).get(exchange["request"]["path"].get<std::string>());
   ASSERT_FALSE(result.ok());
@@ -331,7 +326,7 @@ TEST_F(Replay, RetryAfterFromStatusDetails) {
 
 TEST_F(Replay, WatchStopsWhenTheCallbackSaysSo) {
   ReplayServer server;
-  json exchange = load("24-pods-watch-stream.json");
+  json exchange = load_fixture("24-pods-watch-stream.json");
   server.expect(exchange);
   WatchOptions options;
   options.resource_version = "275";

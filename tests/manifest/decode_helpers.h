@@ -8,11 +8,10 @@
 #include <string_view>
 
 #include "manifest/manifest.h"
+#include "units.h"
 
 namespace scalewright::testing {
 
-inline constexpr std::int64_t kMi = 1024LL * 1024;
-inline constexpr std::int64_t kGi = 1024 * kMi;
 
 inline const std::string kTestData = std::string(SCALEWRIGHT_SOURCE_DIR) + "/tests/manifest/testdata";
 

@@ -2,11 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include "units.h"
+
 namespace scalewright::nodegroups {
 namespace {
-
-constexpr Duration kMinute{60'000};
-constexpr Duration kHour{3'600'000};
 
 NodeGroupBackoff defaults() { return NodeGroupBackoff(AutoscalerOptions{}); }
 

@@ -3,11 +3,10 @@
 #include <gtest/gtest.h>
 
 #include "nodegroups/flags.h"
+#include "units.h"
 
 namespace scalewright::nodegroups {
 namespace {
-
-constexpr std::int64_t kGi = std::int64_t{1} << 30;
 
 cloud::InstanceHardware hardware(std::int64_t vcpu, std::int64_t memory_mib, std::string arch = "amd64") {
   cloud::InstanceHardware hw;

@@ -14,7 +14,6 @@ namespace {
 using scheduling::ClusterSnapshot;
 using scheduling::Scheduler;
 
-using fixtures::kMi;
 using fixtures::m5_large;
 
 std::shared_ptr<const Pod> pod(const std::string& name, std::int64_t cpu, std::int64_t memory_mi,

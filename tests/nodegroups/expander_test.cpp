@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
+#include "units.h"
+
 namespace scalewright::nodegroups {
 namespace {
-
-constexpr std::int64_t kMi = 1024LL * 1024;
 
 NodeGroup group(const std::string& id, std::int64_t cpu, std::int64_t memory_mi, double price = 0) {
   NodeGroup g;

@@ -6,10 +6,10 @@
 #include "api/pod.h"
 #include "api/resources.h"
 #include "nodegroups/node_group.h"
+#include "units.h"
 
 namespace scalewright::nodegroups::fixtures {
 
-constexpr std::int64_t kMi = 1024LL * 1024;
 
 // m5.large: capacity 2 vCPU / 8 GiB / 29 pods, allocatable 1930m / 7270Mi (about 7.1 GiB) / 29 pods, $0.096/h.
 inline NodeGroup m5_large(const std::string& id, std::int32_t target = 0, std::int32_t max = 80,

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "units.h"
+
 namespace scalewright::nodegroups {
 namespace {
 
@@ -17,7 +19,6 @@ std::string parse_error(const std::vector<std::string>& args, std::size_t* at = 
   return parsed.ok() ? "" : parsed.error().message;
 }
 
-constexpr Duration kMinute{60'000};
 
 TEST(AutoscalerFlags, NoFlagsKeepsCaDefaults) {
   AutoscalerOptions o = parse_ok({});

@@ -5,7 +5,7 @@
 namespace scalewright::nodegroups {
 namespace {
 
-NodeGroup group(const std::string& zone, std::int64_t memory_mib, std::int64_t allocatable_cpu = 1930) {
+NodeGroup group_in_zone(const std::string& zone, std::int64_t memory_mib, std::int64_t allocatable_cpu = 1930) {
   NodeGroup g;
   g.id = "ng-" + zone;
   g.template_node.meta.labels = {{"node.kubernetes.io/instance-type", "m5.large"},
@@ -20,32 +20,32 @@ NodeGroup group(const std::string& zone, std::int64_t memory_mib, std::int64_t a
 }
 
 TEST(SimilarNodeGroups, SameShapeInAnotherZoneIsSimilar) {
-  EXPECT_TRUE(similar_node_groups(group("us-east-1a", 8192), group("us-east-1b", 8192)));
+  EXPECT_TRUE(similar_node_groups(group_in_zone("us-east-1a", 8192), group_in_zone("us-east-1b", 8192)));
 }
 
 TEST(SimilarNodeGroups, MemoryCapacityMayDifferByOnePointFivePercent) {
   // 1.5 % of 8192 MiB is 122.88 MiB: 8070 MiB is within (122 MiB less), 8060 MiB is not (132 MiB less). The
   // allocatable memory differs by the same amount, well within 5 %.
-  EXPECT_TRUE(similar_node_groups(group("a", 8192), group("b", 8070)));
-  EXPECT_FALSE(similar_node_groups(group("a", 8192), group("b", 8060)));
+  EXPECT_TRUE(similar_node_groups(group_in_zone("a", 8192), group_in_zone("b", 8070)));
+  EXPECT_FALSE(similar_node_groups(group_in_zone("a", 8192), group_in_zone("b", 8060)));
 }
 
 TEST(SimilarNodeGroups, AllocatableWithinFivePercentAndCapacityExactOtherwise) {
   // cpu allocatable 1930m against 1834m: 96m is 4.97 % of 1930m; 1833m (97m) is 5.03 %.
-  EXPECT_TRUE(similar_node_groups(group("a", 8192, 1930), group("b", 8192, 1834)));
-  EXPECT_FALSE(similar_node_groups(group("a", 8192, 1930), group("b", 8192, 1833)));
-  NodeGroup bigger = group("b", 8192);
+  EXPECT_TRUE(similar_node_groups(group_in_zone("a", 8192, 1930), group_in_zone("b", 8192, 1834)));
+  EXPECT_FALSE(similar_node_groups(group_in_zone("a", 8192, 1930), group_in_zone("b", 8192, 1833)));
+  NodeGroup bigger = group_in_zone("b", 8192);
   bigger.template_node.capacity.set(resource_names::cpu(), 2001);
-  EXPECT_FALSE(similar_node_groups(group("a", 8192), bigger));
+  EXPECT_FALSE(similar_node_groups(group_in_zone("a", 8192), bigger));
 }
 
 TEST(SimilarNodeGroups, OtherLabelsAndTaintsMustMatch) {
-  NodeGroup other_team = group("b", 8192);
+  NodeGroup other_team = group_in_zone("b", 8192);
   other_team.template_node.meta.labels.set(Symbol("team"), Symbol("batch"));
-  EXPECT_FALSE(similar_node_groups(group("a", 8192), other_team));
-  NodeGroup tainted = group("b", 8192);
+  EXPECT_FALSE(similar_node_groups(group_in_zone("a", 8192), other_team));
+  NodeGroup tainted = group_in_zone("b", 8192);
   tainted.template_node.taints.push_back({"dedicated", "gpu", TaintEffect::NoSchedule});
-  EXPECT_FALSE(similar_node_groups(group("a", 8192), tainted));
+  EXPECT_FALSE(similar_node_groups(group_in_zone("a", 8192), tainted));
 }
 
 }  // namespace

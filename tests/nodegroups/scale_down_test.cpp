@@ -4,15 +4,14 @@
 
 #include <algorithm>
 
+#include "units.h"
+
 namespace scalewright::nodegroups {
 namespace {
 
 using scheduling::ClusterSnapshot;
 using scheduling::NodeId;
 
-constexpr std::int64_t kGi = 1024LL * 1024 * 1024;
-constexpr Duration kSecond{1'000};
-constexpr Duration kMinute{60'000};
 
 Pod make_pod(const std::string& name, std::int64_t cpu_milli, std::int64_t memory,
              const std::string& owner_kind = "ReplicaSet", const std::string& app = "web") {

@@ -15,7 +15,6 @@ namespace {
 using scheduling::ClusterSnapshot;
 using scheduling::Scheduler;
 
-using fixtures::kMi;
 using fixtures::m5_large;
 constexpr Duration kNow{3'600'000};
 

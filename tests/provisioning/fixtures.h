@@ -21,11 +21,10 @@
 #include "cloud/catalog.h"
 #include "provisioning/provisioner.h"
 #include "scheduling/snapshot.h"
+#include "units.h"
 
 namespace scalewright::provisioning::fixtures {
 
-inline constexpr std::int64_t kGi = 1024LL * 1024 * 1024;
-inline constexpr std::int64_t kMi = 1024LL * 1024;
 inline constexpr std::int64_t kCpu = 1000;  // millicores
 
 inline cloud::InstanceType make_type(const std::string& name, const std::string& arch, std::int64_t cpu,

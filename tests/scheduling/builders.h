@@ -4,11 +4,10 @@
 
 #include "api/node.h"
 #include "api/pod.h"
+#include "units.h"
 
 namespace scalewright::testing {
 
-inline constexpr std::int64_t kGi = 1024LL * 1024 * 1024;
-inline constexpr std::int64_t kMi = 1024LL * 1024;
 
 inline Node make_node(const std::string& name, std::int64_t cpu_milli, std::int64_t memory,
                       const std::string& zone = "zone-a", std::int64_t pods = 110) {

@@ -10,8 +10,6 @@ namespace {
 
 using testing::app_selector;
 using testing::app_term;
-using testing::kGi;
-using testing::kMi;
 using testing::make_node;
 using testing::make_pod;
 

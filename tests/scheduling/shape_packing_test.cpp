@@ -2,10 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include "units.h"
+
 namespace scalewright::scheduling {
 namespace {
-
-constexpr std::int64_t kGi = 1024LL * 1024 * 1024;
 
 ResourceList resources(std::int64_t cpu_milli, std::int64_t memory, std::int64_t pods) {
   ResourceList r;

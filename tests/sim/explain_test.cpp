@@ -44,7 +44,7 @@ spec:
 ---
 )";
 
-std::string scenario(const std::string& faults) {
+std::string scenario_with_faults(const std::string& faults) {
   return "apiVersion: scalewright.dev/v1alpha1\nkind: Scenario\nmetadata: {name: test}\nspec:\n  duration: 5m\n"
          "  cloud:\n    launchLatency: {min: 60s, max: 60s}\n    faults: {" + faults + "}\n";
 }
@@ -79,7 +79,7 @@ class ExplainRun : public ::testing::Test {
     run_ = new SimulationReport(testing::run(
         kGpuPool + testing::nodepool() + pod("web-1", "1") + pod("web-2", "1") + pod("web-3", "1") +
         pod("huge", "32") +
-        scenario("insufficientCapacity: [{at: 0s, duration: 1h, instanceType: c.xlarge, capacityType: spot}]")));
+        scenario_with_faults("insufficientCapacity: [{at: 0s, duration: 1h, instanceType: c.xlarge, capacityType: spot}]")));
   }
   static void TearDownTestSuite() { delete run_; }
   static SimulationReport* run_;

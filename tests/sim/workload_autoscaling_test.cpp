@@ -43,7 +43,7 @@ spec:
 ---
 )";
 
-std::string scenario(const std::string& timeline, const std::string& duration = "20m") {
+std::string timeline_scenario(const std::string& timeline, const std::string& duration = "20m") {
   return "apiVersion: scalewright.dev/v1alpha1\nkind: Scenario\nmetadata: {name: test}\nspec:\n  duration: " + duration +
          "\n  cloud:\n    launchLatency: {min: 60s, max: 60s}\n" + (timeline.empty() ? "" : "  timeline:\n" + timeline);
 }
@@ -62,7 +62,7 @@ TEST(WorkloadAutoscaling, LoadTriplesHpaScalesOutNodesLaunchLoadFallsReplicasAnd
   // recommendations *before* the cutoff): at 14m45s it still counts, at 15m0s it is gone: 6 -> 2. The ReplicaSet
   // removes the newest pods, which empties the two nodes launched for them; the first goes 30 s later, the second
   // 10 s after that (the default budget of 10 % of 3 nodes allows one at a time).
-  SimulationReport r = run(kNodePool + kWeb + scenario(R"(
+  SimulationReport r = run(kNodePool + kWeb + timeline_scenario(R"(
   - {at: 0s, load: {kind: Deployment, name: web, requestsPerSecond: 100, cpuPerRequest: 10m}}
   - {at: 5m, load: {kind: Deployment, name: web, requestsPerSecond: 300}}
   - {at: 10m, load: {kind: Deployment, name: web, requestsPerSecond: 100}}
@@ -156,7 +156,7 @@ spec:
     resource: {name: cpu, target: {type: Utilization, averageUtilization: 50}}
 ---
 )";
-  SimulationReport r = run(kNodePool + limited + scenario(R"(
+  SimulationReport r = run(kNodePool + limited + timeline_scenario(R"(
   - {at: 0s, load: {kind: Deployment, name: api, requestsPerSecond: 0, cpuPerRequest: 10m}}
   - {at: 3m, load: {kind: Deployment, name: api, requestsPerSecond: 200}}
 )", "6m"));
@@ -187,7 +187,7 @@ spec:
 ---
 )";
   std::string web = kWeb.substr(0, kWeb.find("apiVersion: autoscaling/v2"));
-  SimulationReport r = run(kNodePool + web + hpa + scenario(R"(
+  SimulationReport r = run(kNodePool + web + hpa + timeline_scenario(R"(
   - {at: 0s, load: {kind: Deployment, name: web, requestsPerSecond: 60, cpuPerRequest: 1m}}
 )", "2m"));
   std::vector<std::string> scales = messages(r, "autoscale");
@@ -224,7 +224,7 @@ spec:
   - type: cron
     metadata: {timezone: Etc/UTC, start: "5 0 * * *", end: "15 0 * * *", desiredReplicas: "5"}
 ---
-)" + scenario("", "30m"));
+)" + timeline_scenario("", "30m"));
   std::vector<std::string> scales = messages(r, "autoscale");
   ASSERT_EQ(scales.size(), 4u);
   EXPECT_TRUE(scales[0].starts_with("t=5m0s scaledobject/batch 0 -> 1: ")) << scales[0];
@@ -258,7 +258,7 @@ spec:
 ---
 )";
   std::string web = kWeb.substr(0, kWeb.find("apiVersion: autoscaling/v2"));
-  SimulationReport r = run(kNodePool + web + hpa + scenario(R"(
+  SimulationReport r = run(kNodePool + web + hpa + timeline_scenario(R"(
   - {at: 0s, load: {kind: Deployment, name: web, requestsPerSecond: 0, memory: 800Mi}}
 )", "2m"));
   EXPECT_EQ(messages(r, "autoscale"), std::vector<std::string>{"t=1m30s hpa/web-memory 2 -> 4: memory 78% of 50% target"});
@@ -280,7 +280,7 @@ TEST(WorkloadAutoscaling, ARunawayHpaStopsTheRunAtThePodLimitWithTheReportSoFar)
   SimulationLimits limits;
   limits.max_pods = 50;
   const SimulationReport r = run(kNodePool + web +
-                                     scenario("  - {at: 0s, load: {kind: Deployment, name: web, requestsPerSecond: "
+                                     timeline_scenario("  - {at: 0s, load: {kind: Deployment, name: web, requestsPerSecond: "
                                               "1000000, cpuPerRequest: \"1\"}}\n",
                                               "1h"),
                                  2, {}, nullptr, limits);

@@ -1,0 +1,18 @@
+#pragma once
+// The units tests write amounts in: binary multiples of bytes for memory and storage, as Kubernetes quantities
+// name them (Ki, Mi, Gi), and spans of the virtual clock.
+#include <cstdint>
+
+#include "api/duration.h"
+
+namespace scalewright {
+
+inline constexpr std::int64_t kKi = 1024;
+inline constexpr std::int64_t kMi = 1024 * kKi;
+inline constexpr std::int64_t kGi = 1024 * kMi;
+
+inline constexpr Duration kSecond{1'000};
+inline constexpr Duration kMinute{60 * kSecond};
+inline constexpr Duration kHour{60 * kMinute};
+
+}  // namespace scalewright
