@@ -40,6 +40,14 @@ milliseconds backoff_delay(const ReflectorOptions& options, int failures, double
   return milliseconds(static_cast<long long>(base * (1.0 + options.backoff_jitter * random)));
 }
 
+milliseconds retry_delay(const ReflectorOptions& options, int failures, const KubeError* error, double random) {
+  milliseconds wait = backoff_delay(options, failures, random);
+  if (error != nullptr && error->retry_after_seconds) {
+    wait = std::max<milliseconds>(wait, std::chrono::seconds(*error->retry_after_seconds));
+  }
+  return wait;
+}
+
 int watch_timeout_seconds(const ReflectorOptions& options, double random) {
   return static_cast<int>(static_cast<double>(options.min_watch_timeout.count()) *
                           (1.0 + options.watch_timeout_jitter * random));
@@ -118,10 +126,7 @@ void Reflector::run(std::stop_token stop) {
 
   auto back_off = [&](std::string_view what, const KubeError* error) {
     ++failures;
-    milliseconds wait = backoff_delay(options_, failures, unit(random));
-    if (error != nullptr && error->retry_after_seconds) {
-      wait = std::max<milliseconds>(wait, std::chrono::seconds(*error->retry_after_seconds));
-    }
+    const milliseconds wait = retry_delay(options_, failures, error, unit(random));
     spdlog::warn("kube reflector: {} failed path={} failures={} retry_in_ms={} error={}", what, path_, failures,
                  wait.count(), error != nullptr ? error->describe() : "the server ended it at once, sending nothing");
     sleep_unless_stopped(wait, stop);

@@ -47,6 +47,9 @@ struct ReflectorOptions {
 
 // The wait after `failures` failures in a row (1 for the first), for random in [0, 1).
 std::chrono::milliseconds backoff_delay(const ReflectorOptions& options, int failures, double random);
+// The same, and at least the Retry-After of `error`, the last failure's answer (null when there was none to read).
+std::chrono::milliseconds retry_delay(const ReflectorOptions& options, int failures, const KubeError* error,
+                                      double random);
 // A watch's timeoutSeconds, for random in [0, 1).
 int watch_timeout_seconds(const ReflectorOptions& options, double random);
 

@@ -2,7 +2,6 @@
 
 #include <spdlog/spdlog.h>
 
-#include <algorithm>
 #include <condition_variable>
 #include <mutex>
 #include <random>
@@ -22,8 +21,8 @@ bool wait_to_retry(std::string_view what, int failures, const KubeError& error, 
                    const ReflectorOptions& backoff) {
   if (stop.stop_requested()) return false;
   thread_local std::mt19937_64 random{std::random_device{}()};
-  milliseconds wait = backoff_delay(backoff, failures, std::uniform_real_distribution<double>(0.0, 1.0)(random));
-  if (error.retry_after_seconds) wait = std::max<milliseconds>(wait, std::chrono::seconds(*error.retry_after_seconds));
+  const milliseconds wait =
+      retry_delay(backoff, failures, &error, std::uniform_real_distribution<double>(0.0, 1.0)(random));
   spdlog::warn("{}: the API server did not answer ({}); trying again in {:.1f} s", what, error.describe(),
                static_cast<double>(wait.count()) / 1000.0);
   sleep_unless_stopped(wait, stop);

@@ -393,6 +393,18 @@ TEST(ReflectorBackoff, DelaysAreClientGosExponentialCappedAndJittered) {
   EXPECT_EQ(backoff_delay(defaults, 7, 0.5), milliseconds(45000));   // jitter applies after the cap
 }
 
+TEST(ReflectorBackoff, TheServersRetryAfterLengthensTheWaitButNeverShortensIt) {
+  ReflectorOptions defaults;
+  KubeError overloaded;
+  overloaded.code = 429;
+  overloaded.retry_after_seconds = 3;
+  EXPECT_EQ(retry_delay(defaults, 1, &overloaded, 0.0), milliseconds(3000));   // 800 ms backoff, 3 s asked
+  EXPECT_EQ(retry_delay(defaults, 4, &overloaded, 0.0), milliseconds(6400));   // 6.4 s backoff is longer
+  EXPECT_EQ(retry_delay(defaults, 1, nullptr, 0.0), milliseconds(800));        // no answer to read
+  overloaded.retry_after_seconds.reset();
+  EXPECT_EQ(retry_delay(defaults, 2, &overloaded, 0.5), milliseconds(2400));   // 1.6 s, jittered by half
+}
+
 TEST(ReflectorBackoff, WatchTimeoutsSpreadBetweenFiveAndTenMinutes) {
   ReflectorOptions defaults;
   EXPECT_EQ(watch_timeout_seconds(defaults, 0.0), 300);

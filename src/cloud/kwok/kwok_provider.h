@@ -16,9 +16,9 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <stop_token>
 #include <queue>
 #include <set>
+#include <stop_token>
 #include <string>
 #include <thread>
 #include <vector>
