@@ -130,7 +130,8 @@ namespace {
 
 // Loads, checks and runs one scenario made of `files`; nullopt after an error line on `err`.
 // `status_required`: --status-at without Cluster Autoscaler in the scenario is an error (not in a comparison);
-// `object_records`: keep where every pod ran and the Events on objects (for the JSON report and --explain).
+// `object_records`: keep where every pod ran and the Events on objects (for the JSON report, --explain and the
+// HTML page's Events).
 std::optional<sim::SimulationReport> simulate_files(const std::vector<std::string>& files,
                                                     const std::string& data_dir_flag,
                                                     const std::vector<Duration>& status_at, bool status_required,
@@ -193,7 +194,7 @@ int run_simulate(const SimulateOptions& options, std::ostream& out, std::ostream
   // Objects to explain are checked before the run, not after it.
   const std::optional<std::vector<sim::ObjectRef>> explained = parse_objects(options.explain, err);
   if (!explained) return 2;
-  const bool object_records = !options.output_json.empty() || !explained->empty();
+  const bool object_records = !options.output_json.empty() || !explained->empty() || !options.html.empty();
   if (!options.compare.empty()) {
     // The shared files with each compared file in turn, then their summaries side by side.
     std::vector<sim::SimulationReport> reports;

@@ -99,6 +99,12 @@ json run_data(const SimulationReport& run, const std::string& name) {
   json timeline = json::array();
   for (const TimelineEntry& e : run.timeline) timeline.push_back({format_time(e.at), e.kind, e.message});
   data["timeline"] = timeline;
+  // Why, object by object: the Events `scalewright explain` reads, as "Kind namespace/name".
+  json events = json::array();
+  for (const ObjectEventAt& e : run.events) {
+    events.push_back({format_time(e.at), e.event.kind + " " + e.event.key, e.event.reason, e.event.message});
+  }
+  data["events"] = events;
   return data;
 }
 
@@ -217,11 +223,13 @@ for (const run of runs) {
   costs.append(block);
 }
 
-// The timeline: filtered by run, kind and text (an object's name), the first rows that match shown.
+// The timeline: filtered by run, kind and text (an object's name), the first rows that match shown. The Events
+// below it follow the same run and text.
 const MAX_ROWS = 2000;
 const runSelect = document.getElementById('run'), kindSelect = document.getElementById('kind'),
       text = document.getElementById('text'), body = document.getElementById('timeline-rows'),
-      shown = document.getElementById('shown');
+      shown = document.getElementById('shown'), eventRows = document.getElementById('event-rows'),
+      eventsShown = document.getElementById('events-shown');
 runs.forEach((run, i) => runSelect.add(new Option(run.name, i)));
 function fillKinds() {
   const kinds = [...new Set(runs[runSelect.value].timeline.map(e => e[1]))].sort();
@@ -229,18 +237,23 @@ function fillKinds() {
   kindSelect.add(new Option('every kind', ''));
   for (const k of kinds) kindSelect.add(new Option(k, k));
 }
-function filter() {
-  const lines = runs[runSelect.value].timeline, kind = kindSelect.value, needle = text.value.toLowerCase();
-  body.textContent = '';
+// Fills `tbody` with the rows that `keep` accepts, the first MAX_ROWS of them; says how many in `count`.
+function fill(tbody, count, rows, keep, noun) {
+  tbody.textContent = '';
   let matched = 0;
-  for (const [at, k, message] of lines) {
-    if ((kind && k !== kind) || (needle && !message.toLowerCase().includes(needle))) continue;
-    if (++matched > MAX_ROWS) continue;
-    const row = body.insertRow();
-    cell(row, at); cell(row, k); cell(row, message);
+  for (const fields of rows) {
+    if (!keep(fields) || ++matched > MAX_ROWS) continue;
+    const row = tbody.insertRow();
+    for (const field of fields) cell(row, field);
   }
-  shown.textContent = matched > MAX_ROWS ? `the first ${MAX_ROWS} of ${matched} lines that match`
-                                         : `${matched} of ${lines.length} lines`;
+  count.textContent = matched > MAX_ROWS ? `the first ${MAX_ROWS} of ${matched} ${noun} that match`
+                                         : `${matched} of ${rows.length} ${noun}`;
+}
+function filter() {
+  const run = runs[runSelect.value], kind = kindSelect.value, needle = text.value.toLowerCase();
+  const has = s => !needle || s.toLowerCase().includes(needle);
+  fill(body, shown, run.timeline, ([, k, message]) => (!kind || k === kind) && has(message), 'lines');
+  fill(eventRows, eventsShown, run.events, ([, object, , message]) => has(object) || has(message), 'Events');
 }
 runSelect.onchange = () => { fillKinds(); filter(); };
 kindSelect.onchange = filter;
@@ -267,7 +280,7 @@ h1 { font-size: 1.4em; } h2 { font-size: 1.15em; margin-top: 1.6em; } h3 { font-
 table { border-collapse: collapse; font-size: 0.85em; margin: 0.4em 0; }
 th, td { border: 1px solid #ddd; padding: 2px 8px; text-align: left; vertical-align: top; }
 pre { font-size: 0.8em; background: #f6f6f6; padding: 0.6em; overflow-x: auto; }
-#timeline td:first-child { white-space: nowrap; font-variant-numeric: tabular-nums; }
+#timeline td:first-child, #events td:first-child { white-space: nowrap; font-variant-numeric: tabular-nums; }
 .filters { display: flex; gap: 0.6em; align-items: center; margin: 0.4em 0; }
 )css";
 
@@ -299,6 +312,12 @@ void write_html_report(const std::vector<SimulationReport>& runs, const std::vec
       << "<span id=\"shown\"></span></div>\n"
       << "<table id=\"timeline\"><thead><tr><th>time</th><th>kind</th><th>what happened, and why</th></tr></thead>"
       << "<tbody id=\"timeline-rows\"></tbody></table>\n"
+      << "<h2>Why: the Events on each object</h2>\n<p>What each controller decided about an object and why, with its "
+         "numbers: the messages <code>scalewright explain</code> reads and <code>scalewright run</code> records as "
+         "Kubernetes Events. They follow the run and the object or text chosen above. <span id=\"events-shown\">"
+         "</span></p>\n"
+      << "<table id=\"events\"><thead><tr><th>time</th><th>object</th><th>reason</th><th>message</th></tr></thead>"
+      << "<tbody id=\"event-rows\"></tbody></table>\n"
       << "<script>\nconst runs = " << script_safe(data.dump()) << ";\n"
       << script_safe(kPageScript) << "</script>\n</body>\n</html>\n";
 }

@@ -103,6 +103,13 @@ TEST(HtmlReportInChromium, EveryChartOfARunDrawsWithoutAScriptError) {
   // The timeline table was filled from the run: its first line is the pod that went pending at t=0s.
   EXPECT_NE(r.dom.find("1 pod pending: no node fits them"), std::string::npos);
   EXPECT_NE(r.dom.find("17 of 17 lines"), std::string::npos);
+  // Why, object by object: the run's 11 Events (2 NodeClaims launched, 2 pods nominated, 6 HPA decisions, 1 node
+  // disrupted), among them the first rescale with its numbers: 250 % against the 50 % target is a ratio of 5.
+  EXPECT_NE(r.dom.find("11 of 11 Events"), std::string::npos);
+  EXPECT_NE(r.dom.find("<td>HorizontalPodAutoscaler default/php-apache</td><td>SuccessfulRescale</td><td>New size: 4; "
+                       "reason: cpu resource utilization (percentage of request) above target; cpu 250% of 50% "
+                       "target: ratio 5.00"),
+            std::string::npos);
 }
 
 // --compare: the four policies of compare-consolidation overlaid on the same four charts, costs side by side.
