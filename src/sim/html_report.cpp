@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "api/quantity.h"
+#include "sim/explain.h"
 
 namespace scalewright::sim {
 namespace {
@@ -99,10 +100,11 @@ json run_data(const SimulationReport& run, const std::string& name) {
   json timeline = json::array();
   for (const TimelineEntry& e : run.timeline) timeline.push_back({format_time(e.at), e.kind, e.message});
   data["timeline"] = timeline;
-  // Why, object by object: the Events `scalewright explain` reads, as "Kind namespace/name".
+  // Why, object by object: the Events `scalewright explain` reads, each object named as it heads its explanation.
   json events = json::array();
   for (const ObjectEventAt& e : run.events) {
-    events.push_back({format_time(e.at), e.event.kind + " " + e.event.key, e.event.reason, e.event.message});
+    events.push_back({format_time(e.at), ObjectRef{e.event.kind, e.event.key}.to_string(), e.event.reason,
+                      e.event.message});
   }
   data["events"] = events;
   return data;

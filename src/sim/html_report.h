@@ -2,8 +2,8 @@
 // A simulation report as one self-contained HTML page, to share with a team: charts over time (nodes by owner and
 // capacity type, $/h, pending pods and their wait, allocation of Ready nodes, each autoscaler's replicas against its
 // metric and target), the summary and cost table the terminal prints, the timeline as a table filtered by kind
-// and object name, and the Events on each object (why each decision, as `scalewright explain` tells it). With several runs (simulate --compare) they share the charts' axes, and their cost and wait are
-// side by side. Chart.js is embedded (Debian's libjs-chart.js, at build time) and the runs' data inline: opening
+// and object name, and the Events on each object (why each decision, as `scalewright explain` tells it). With
+// several runs (simulate --compare) they share the charts' axes, and their cost and wait are side by side. Chart.js is embedded (Debian's libjs-chart.js, at build time) and the runs' data inline: opening
 // the page fetches nothing.
 #include <iosfwd>
 #include <string>

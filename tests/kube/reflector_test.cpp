@@ -10,7 +10,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <filesystem>
-#include <fstream>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -206,7 +206,8 @@ TEST_F(ReflectorReplay, CustomResourcesModifiedThenDeletedThenBookmarked) {
   json list = load_fixture("65-nodepools-list.json");  // NodePool "default" at 358
   list["request"]["path"] = "/apis/karpenter.sh/v1/nodepools?limit=500";
   server.expect(list);
-  server.expect(load_fixture("66-nodepools-watch.json"));  // timeoutSeconds=5 from 358: MODIFIED, DELETED, BOOKMARK at 360
+  // timeoutSeconds=5 from 358: MODIFIED, DELETED, BOOKMARK at 360
+  server.expect(load_fixture("66-nodepools-watch.json"));
   server.expect(get_exchange(watch_path("/apis/karpenter.sh/v1/nodepools", "360", 5), 200, json::array()), {},
                 ReplayServer::StreamEnd::HoldOpen);
   RecordingHandler handler;
@@ -412,7 +413,20 @@ TEST(ReflectorBackoff, WatchTimeoutsSpreadBetweenFiveAndTenMinutes) {
   EXPECT_EQ(watch_timeout_seconds(defaults, 0.999), 599);
 }
 
-// A one-off list (the kwok provider's, as it starts to lead) waits out a server that cannot answer yet.
+// A one-off list of the nodes (the kwok provider's, as it starts to lead), sent until the server answers;
+// `before_each` runs before every attempt.
+KubeResult<ListResult> list_nodes_until_answered(const ApiClient& api, const std::stop_token& stop = {},
+                                                 const std::function<void()>& before_each = [] {}) {
+  return retry_while_unavailable<ListResult>(
+      "listing nodes",
+      [&] {
+        before_each();
+        return api.list("/api/v1/nodes", 500);
+      },
+      stop, test_options());
+}
+
+// A one-off list waits out a server that cannot answer yet.
 TEST_F(ReflectorReplay, AOneOffRequestIsSentAgainUntilTheServerAnswers) {
   ReplayServer server;
   const std::string nodes = "/api/v1/nodes?limit=500";
@@ -420,8 +434,7 @@ TEST_F(ReflectorReplay, AOneOffRequestIsSentAgainUntilTheServerAnswers) {
   server.expect(get_exchange(nodes, 429, status(429, "TooManyRequests")));
   server.expect(get_exchange(nodes, 200, list_body({"sw-node-1"}, "265")));
   ApiClient api = client_for(server.address());
-  KubeResult<ListResult> listed = retry_while_unavailable<ListResult>(
-      "listing nodes", [&] { return api.list("/api/v1/nodes", 500); }, std::stop_token{}, test_options());
+  KubeResult<ListResult> listed = list_nodes_until_answered(api);
   ASSERT_TRUE(listed.ok()) << listed.error().describe();
   ASSERT_EQ(listed->items.size(), 1u);
   EXPECT_EQ(listed->items[0]["metadata"]["name"], "sw-node-1");
@@ -434,8 +447,7 @@ TEST_F(ReflectorReplay, AOneOffRequestTheServerRefusesIsNotSentAgain) {
   const std::string nodes = "/api/v1/nodes?limit=500";
   server.expect(get_exchange(nodes, 403, status(403, "Forbidden")));
   ApiClient api = client_for(server.address());
-  KubeResult<ListResult> listed = retry_while_unavailable<ListResult>(
-      "listing nodes", [&] { return api.list("/api/v1/nodes", 500); }, std::stop_token{}, test_options());
+  KubeResult<ListResult> listed = list_nodes_until_answered(api);
   ASSERT_FALSE(listed.ok());
   EXPECT_EQ(listed.error().code, 403);
   EXPECT_EQ(server.served(), 1);
@@ -450,13 +462,9 @@ TEST_F(ReflectorReplay, AOneOffRequestGivesUpWhenAskedToStop) {
   ApiClient api = client_for(server.address());
   std::stop_source stop;
   int sent = 0;
-  KubeResult<ListResult> listed = retry_while_unavailable<ListResult>(
-      "listing nodes",
-      [&] {
-        if (++sent == 2) stop.request_stop();  // asked to stop while the second attempt is under way
-        return api.list("/api/v1/nodes", 500);
-      },
-      stop.get_token(), test_options());
+  KubeResult<ListResult> listed = list_nodes_until_answered(api, stop.get_token(), [&] {
+    if (++sent == 2) stop.request_stop();  // asked to stop while the second attempt is under way
+  });
   ASSERT_FALSE(listed.ok());
   EXPECT_EQ(listed.error().code, 500);
   EXPECT_EQ(sent, 2);

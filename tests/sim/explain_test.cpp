@@ -79,7 +79,8 @@ class ExplainRun : public ::testing::Test {
     run_ = new SimulationReport(testing::run(
         kGpuPool + testing::nodepool() + pod("web-1", "1") + pod("web-2", "1") + pod("web-3", "1") +
         pod("huge", "32") +
-        scenario_with_faults("insufficientCapacity: [{at: 0s, duration: 1h, instanceType: c.xlarge, capacityType: spot}]")));
+        scenario_with_faults(
+            "insufficientCapacity: [{at: 0s, duration: 1h, instanceType: c.xlarge, capacityType: spot}]")));
   }
   static void TearDownTestSuite() { delete run_; }
   static SimulationReport* run_;

@@ -280,9 +280,9 @@ TEST(WorkloadAutoscaling, ARunawayHpaStopsTheRunAtThePodLimitWithTheReportSoFar)
   SimulationLimits limits;
   limits.max_pods = 50;
   const SimulationReport r = run(kNodePool + web +
-                                     timeline_scenario("  - {at: 0s, load: {kind: Deployment, name: web, requestsPerSecond: "
-                                              "1000000, cpuPerRequest: \"1\"}}\n",
-                                              "1h"),
+                                     timeline_scenario("  - {at: 0s, load: {kind: Deployment, name: web, "
+                                                       "requestsPerSecond: 1000000, cpuPerRequest: \"1\"}}\n",
+                                                       "1h"),
                                  2, {}, nullptr, limits);
   EXPECT_EQ(r.stopped, "the simulation holds at most 50 pods; Deployment/default/web asked for more");
   const std::vector<std::string> scales = messages(r, "autoscale");
