@@ -114,7 +114,16 @@ std::string explain_unremovable(const UnremovableNode& node, const AutoscalerOpt
     case UnremovableReason::ScaleDownDisabledAnnotation:
       why = "annotated cluster-autoscaler.kubernetes.io/scale-down-disabled";
       break;
-    default: why = "kept"; break;
+    case UnremovableReason::ScaleDownUnreadyDisabled:
+      why = "not Ready, and --scale-down-unready-enabled=false keeps unready nodes";
+      break;
+    case UnremovableReason::UnexpectedError:
+      why = "its utilization cannot be computed: no cpu or memory is allocatable once the pods it does not count "
+            "are taken out";
+      break;
+    case UnremovableReason::NotAutoscaled: why = "it belongs to no node group"; break;
+    case UnremovableReason::CurrentlyBeingDeleted: why = "it is being deleted"; break;
+    case UnremovableReason::NoReason: why = "no reason recorded"; break;
   }
   return why;
 }

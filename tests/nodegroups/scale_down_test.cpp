@@ -412,6 +412,26 @@ TEST(ScaleDownUnready, UnreadyEnabledFalseKeepsNotReadyNodesOutOfScaleDown) {
   EXPECT_FALSE(r.find_unremovable("down")->utilization.has_value());
   EXPECT_EQ(r.find_unneeded("down"), nullptr);
   EXPECT_EQ(to_string(UnremovableReason::ScaleDownUnreadyDisabled), "ScaleDownUnreadyDisabled");
+  EXPECT_EQ(explain_unremovable(*r.find_unremovable("down"), c.options),
+            "not Ready, and --scale-down-unready-enabled=false keeps unready nodes");
+}
+
+// A node whose utilization has no denominator (no cpu allocatable) is kept, and its Event says why, not just that.
+TEST(ScaleDownUtilization, ANodeWithNothingAllocatableIsKeptAndSaysWhy) {
+  Cluster c;
+  c.group("ng", 0, 2);
+  c.node("fine");
+  Node empty;
+  empty.meta.name = "no-cpu";
+  empty.allocatable.set(resource_names::memory(), 16 * kGi);
+  empty.conditions.push_back({"Ready", "True", ""});
+  c.input.group_of_node["no-cpu"] = "ng";
+  c.snapshot.add_node(std::move(empty));
+  ScaleDownResult r = c.scan(Duration{0});
+  ASSERT_EQ(reason_of(r, "no-cpu"), UnremovableReason::UnexpectedError);
+  EXPECT_EQ(explain_unremovable(*r.find_unremovable("no-cpu"), c.options),
+            "its utilization cannot be computed: no cpu or memory is allocatable once the pods it does not count "
+            "are taken out");
 }
 
 TEST(ScaleDownUnready, ReadinessFollowsTheReadyConditionDiskPressureAndNetworkUnavailable) {
