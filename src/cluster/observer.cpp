@@ -25,10 +25,16 @@ bool has_taint(const Node& node, std::string_view key) {
   return std::any_of(node.taints.begin(), node.taints.end(), [&](const Taint& t) { return t.key == key; });
 }
 
-// Ready for pods: Ready, and neither Karpenter's startup taint nor the not-ready taint the API server puts on every
-// new node (removed by the node lifecycle controller once it sees the node Ready) left on it.
+// Ready for pods: its kubelet has reported the Ready condition True, and neither Karpenter's startup taint nor the
+// not-ready taint the API server puts on every new node is left on it. The condition must be there: a node of a
+// manifest without status counts as Ready (Node::is_ready), but a node just registered has reported nothing yet,
+// not even its allocatable, and the node lifecycle controller takes the not-ready taint off such a node (it
+// taints by the condition it sees, and there is none).
 bool schedulable_ready(const Node& node) {
-  return node.is_ready() && !has_taint(node, kUnregisteredTaint) && !has_taint(node, well_known::taint_not_ready);
+  const bool reported_ready = std::any_of(node.conditions.begin(), node.conditions.end(), [](const NodeCondition& c) {
+    return c.type == "Ready" && c.status == "True";
+  });
+  return reported_ready && !has_taint(node, kUnregisteredTaint) && !has_taint(node, well_known::taint_not_ready);
 }
 
 }  // namespace

@@ -177,6 +177,21 @@ TEST_F(Observer, NodeWaitsForItsStartupAndNotReadyTaintsToGo) {
   EXPECT_EQ(told.lines, (std::vector<std::string>{"registered n1", "ready n1"}));
 }
 
+// A Node registered without a status yet. kube-apiserver gives it the not-ready taint; kube-controller-manager takes
+// that taint off again while the node reports no Ready condition at all (it taints by the condition it sees). The
+// node is not Ready until its kubelet says so: taken as Ready at that moment, it joined the snapshot with nothing
+// allocatable, and a group scaled up for pods that fit on it (seen in the end-to-end test, one node too many).
+TEST_F(Observer, ANodeThatHasReportedNoReadyConditionYetIsNotReady) {
+  json registered = node("n1", true);
+  registered.erase("status");
+  see(resources::nodes, Change::Added, registered);
+  EXPECT_EQ(state.find_node("n1")->phase, state::NodePhase::Launching);
+  see(resources::nodes, Change::Modified, node("n1", true));
+  EXPECT_EQ(state.find_node("n1")->phase, state::NodePhase::Ready);
+  EXPECT_EQ(state.snapshot().node(state.snapshot().find_node("n1")).allocatable.cpu_milli(), 1930);
+  EXPECT_EQ(told.lines, (std::vector<std::string>{"registered n1", "ready n1"}));
+}
+
 TEST_F(Observer, PendingPodEntersTheStateOnlyOnceTheSchedulerFoundItUnschedulable) {
   see(resources::pods, Change::Added, pod("web-1"));
   EXPECT_EQ(state.find_pod("default/web-1"), nullptr);
