@@ -124,17 +124,20 @@ std::optional<std::string> ProvisioningController::launch(provisioning::NewNodeC
   if (!writer_.can_add_node()) return std::nullopt;
   const Duration now = clock_.now();
   const std::string name = names_.next(claim.nodepool, state_);
-  for (;;) {
-    std::optional<provisioning::LaunchChoice> choice = provisioning::choose_offering(claim, unavailable_, now);
-    if (!choice) {
-      record("launch-failed", fmt::format("NodeClaim for {} not launched: every offering that fits is unavailable",
-                                          purpose));
-      // Offerings marked unavailable come back after their TTL: look again then.
-      clock_.wake_at(now + kUnavailableOfferingTtl, [this] { look_again(); });
-      return std::nullopt;
-    }
-    const cloud::InstanceType& type = *choice->instance_type;
-    const cloud::Offering& offering = *choice->offering;
+  // The offerings in the order they are tried, worked out once: each refused is marked unavailable (Karpenter's
+  // cache, which every later plan and launch skips until it lapses) and the next one is tried.
+  const std::vector<provisioning::LaunchChoice> order = provisioning::launch_order(claim, unavailable_, now);
+  std::vector<std::string> refused;  // "spot c5.large us-east-1a", as the timeline says them, the first few
+  std::size_t refusals = 0;
+  const auto say_refusals = [&](std::string_view then) {
+    if (refusals == 0) return;
+    record("insufficient-capacity",
+           fmt::format("InsufficientInstanceCapacity: no capacity for {} ({}); {}", plural(refusals, "offering"),
+                       first_of(refused, refusals), then));
+  };
+  for (const provisioning::LaunchChoice& choice : order) {
+    const cloud::InstanceType& type = *choice.instance_type;
+    const cloud::Offering& offering = *choice.offering;
     // The node registers with its NodePool's label, as Karpenter's nodes do (the offering's zone and capacity type
     // the provider adds).
     Labels labels = claim.labels;
@@ -142,9 +145,13 @@ std::optional<std::string> ProvisioningController::launch(provisioning::NewNodeC
     cloud::LaunchOutcome outcome = cloud_.launch({name, &type, &offering, labels, claim.taints});
     if (outcome.insufficient_capacity) {
       unavailable_.mark({type.name, offering.zone, offering.capacity_type}, now + kUnavailableOfferingTtl);
-      record("insufficient-capacity", outcome.message + "; trying the next offering");
+      if (refused.size() < kItemsNamed) {
+        refused.push_back(fmt::format("{} {} {}", cloud::to_string(offering.capacity_type), type.name, offering.zone));
+      }
+      ++refusals;
       continue;
     }
+    say_refusals("launched the next");
     state::NodeRecord node;
     node.nodepool = claim.nodepool;
     node.instance_id = outcome.instance->id;
@@ -175,12 +182,18 @@ std::optional<std::string> ProvisioningController::launch(provisioning::NewNodeC
     const std::string for_what =
         pods.empty() ? purpose : fmt::format("{} ({})", purpose, first_few(pod_names));
     writer_.object_event({"NodeClaim", name, "Normal", "Launched", "Launch",
-                          provisioning::explain_launch(claim, *choice, for_what, unavailable_, now)});
+                          provisioning::explain_launch(claim, choice, for_what, unavailable_, now)});
     writer_.node_launched(std::move(node), /*running_already=*/false);
     for (const state::PodRecord* pod : pods) nominate(*pod, name);
     lifecycle_.launched(name, NodeLifecycleController::kRegistrationTtl);
     return name;
   }
+  say_refusals("none left");
+  record("launch-failed", fmt::format("NodeClaim for {} not launched: every offering that fits is unavailable",
+                                      purpose));
+  // Offerings marked unavailable come back after their TTL: look again then.
+  clock_.wake_at(now + kUnavailableOfferingTtl, [this] { look_again(); });
+  return std::nullopt;
 }
 
 }  // namespace scalewright::controllers

@@ -1,5 +1,6 @@
 // Which offering a NodeClaim launches from, and the insufficient-capacity cache that steers it away from
 // offerings that just failed.
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,15 @@ namespace scalewright::provisioning {
 void UnavailableOfferings::mark(const OfferingKey& key, Duration until) {
   auto [it, inserted] = until_.try_emplace(key, until);
   if (!inserted && it->second < until) it->second = until;
+  ++changes_;
+}
+
+std::optional<Duration> UnavailableOfferings::next_lapse(Duration now) const {
+  std::optional<Duration> next;
+  for (const auto& [key, until] : until_) {
+    if (until > now && (!next || until < *next)) next = until;
+  }
+  return next;
 }
 
 bool UnavailableOfferings::unavailable(const OfferingKey& key, Duration now) const {
@@ -85,6 +95,23 @@ std::optional<LaunchChoice> choose_offering(const NewNodeClaim& claim, const Una
     }
   }
   return best_spot ? best_spot : best_on_demand;
+}
+
+std::vector<LaunchChoice> launch_order(const NewNodeClaim& claim, const UnavailableOfferings& unavailable,
+                                       Duration now) {
+  std::vector<LaunchChoice> out;
+  for (const cloud::InstanceType* type : claim.instance_types) {
+    for (const cloud::Offering* offering : allowed_offerings(*type, claim.requirements, unavailable, now)) {
+      out.push_back({type, offering});
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const LaunchChoice& a, const LaunchChoice& b) {
+    const bool a_spot = a.offering->capacity_type == cloud::CapacityType::Spot;
+    const bool b_spot = b.offering->capacity_type == cloud::CapacityType::Spot;
+    if (a_spot != b_spot) return a_spot;
+    return cheaper(a, b);
+  });
+  return out;
 }
 
 }  // namespace scalewright::provisioning

@@ -14,6 +14,7 @@
 // Pods with the same constraints and requests are handled as one equivalence class, in bulk where nothing
 // between them can change the answer. The units: instance_types (catalog index), daemon_overhead,
 // pod_constraints (requirements and relaxation), topology (spread and affinity counts), nodeclaim_builder.
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -47,9 +48,14 @@ class UnavailableOfferings {
   // When `key` is tried again; nullopt: never marked.
   std::optional<Duration> until(const OfferingKey& key) const;
   bool empty() const { return until_.empty(); }
+  // Moves at every mark: an answer that priced offerings holds while this stays and no mark has lapsed.
+  std::uint64_t changes() const { return changes_; }
+  // The earliest time after `now` at which a marked offering becomes available again; nullopt: none will.
+  std::optional<Duration> next_lapse(Duration now) const;
 
  private:
   std::map<OfferingKey, Duration> until_;
+  std::uint64_t changes_ = 0;
 };
 
 struct ProvisioningInput {
@@ -127,5 +133,9 @@ std::vector<const cloud::Offering*> allowed_offerings(const cloud::InstanceType&
 // that is not marked unavailable: spot before on-demand where both are allowed. nullopt when none is left.
 std::optional<LaunchChoice> choose_offering(const NewNodeClaim& claim, const UnavailableOfferings& unavailable,
                                             Duration now);
+// Every offering choose_offering() could return, in the order it would return them as each before is marked
+// unavailable: a launch walks it once, where asking choose_offering() again after each refusal would look at every
+// offering each time.
+std::vector<LaunchChoice> launch_order(const NewNodeClaim& claim, const UnavailableOfferings& unavailable, Duration now);
 
 }  // namespace scalewright::provisioning

@@ -100,11 +100,49 @@ TEST_F(Provisioning, OfferingOutOfCapacityIsSkippedForTheNextOne) {
   const std::string node = expect_one_launch_at(1s, "g.xlarge zone-b spot");
   EXPECT_THAT(cloud.calls, ElementsAre("launch g.xlarge zone-a spot", "launch g.xlarge zone-b spot"));
   EXPECT_THAT(writer.events_of("insufficient-capacity"),
-              ElementsAre("1s InsufficientInstanceCapacity: no spot capacity for g.xlarge in zone-a; trying the "
-                          "next offering"));
+              ElementsAre("1s InsufficientInstanceCapacity: no capacity for 1 offering (spot g.xlarge zone-a); "
+                          "launched the next"));
   EXPECT_THAT(writer.events_of("launch"),
               ElementsAre("1s NodeClaim " + node + " launched g.xlarge zone-b spot $0.0600/h for 3 pods"));
   EXPECT_THAT(nominated_to(state, node), SizeIs(3));
+}
+
+TEST_F(Provisioning, NoCapacityAnywhereTriesEachOfferingOnceAndLooksAgainWhenTheCacheLapses) {
+  // 3 pods x 1 cpu fit the five types of 4 cpu or more: 5 types x 2 zones x 2 capacity types = 20 offerings, none
+  // with capacity. Each is tried once, spot before on-demand and cheapest first, and said in one line; then the
+  // NodeClaim is given up until Karpenter's cache lets the first of them again, 3 minutes later.
+  for (const std::string type : {"c.large", "c.xlarge", "g.xlarge", "c.2xlarge", "r.2xlarge", "m.4xlarge"}) {
+    for (const std::string zone : {"zone-a", "zone-b"}) {
+      for (const cloud::CapacityType capacity : {cloud::CapacityType::Spot, cloud::CapacityType::OnDemand}) {
+        cloud.out_of_capacity(type, zone, capacity);
+      }
+    }
+  }
+  pods_arrive(3, 0s, 0s, 1'000);
+  clock.advance_to(1s);
+  ASSERT_THAT(cloud.calls, SizeIs(20));
+  EXPECT_THAT(std::vector<std::string>(cloud.calls.begin(), cloud.calls.begin() + 6),
+              ElementsAre("launch g.xlarge zone-a spot", "launch g.xlarge zone-b spot", "launch c.xlarge zone-a spot",
+                          "launch c.xlarge zone-b spot", "launch c.2xlarge zone-a spot",
+                          "launch c.2xlarge zone-b spot"));
+  EXPECT_EQ(cloud.calls[10], "launch g.xlarge zone-a on-demand");  // the first on-demand: the cheapest, $0.16
+  EXPECT_EQ(cloud.calls[19], "launch m.4xlarge zone-b on-demand");
+  EXPECT_THAT(writer.events_of("insufficient-capacity"),
+              ElementsAre("1s InsufficientInstanceCapacity: no capacity for 20 offerings (spot g.xlarge zone-a, spot "
+                          "g.xlarge zone-b, spot c.xlarge zone-a, spot c.xlarge zone-b, spot c.2xlarge zone-a and 15 "
+                          "more); none left"));
+  EXPECT_THAT(writer.events_of("launch-failed"),
+              ElementsAre("1s NodeClaim for 3 pods not launched: every offering that fits is unavailable"));
+
+  // Nothing is tried while the cache holds them; once it lapses (1 s + 3 min) the reconcile after it opens a batch,
+  // which closes a second later and tries each once more.
+  clock.advance_to(3min);
+  provisioning.reconcile();
+  EXPECT_THAT(cloud.calls, SizeIs(20));
+  clock.advance_to(3min + 1s);
+  provisioning.reconcile();
+  clock.advance_to(3min + 2s);
+  EXPECT_THAT(cloud.calls, SizeIs(40));
 }
 
 TEST_F(Provisioning, NominationsToANodeThatBecameReadyAreReleasedAtTheNextReconcile) {
