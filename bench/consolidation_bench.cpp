@@ -72,7 +72,7 @@ void BM_ConsolidationPass_5kNodes(benchmark::State& state) {
         auto shared = std::make_shared<const Pod>(std::move(pod));
         snapshot.add_pod(shared, c.id);
         c.disruption_cost += disruption::eviction_cost(*shared);
-        c.pods.push_back(std::move(shared));
+        c.add_pod(std::move(shared));
       }
       input.pool_cost["default"] += c.price_per_hour;
       input.pool_disruption_cost["default"] += c.disruption_cost;

@@ -53,10 +53,12 @@ void DisruptionController::reconcile() {
   // Nodes gone since the last look leave the record of their pod events.
   if (state_.node_departures() != departures_seen_) {
     departures_seen_ = state_.node_departures();
-    std::erase_if(pod_events_, [&](const auto& entry) {
+    const auto gone = [&](const auto& entry) {
       const state::NodeRecord* node = state_.find_node(entry.first);
       return node == nullptr || node->phase != state::NodePhase::Ready;
-    });
+    };
+    std::erase_if(pod_events_, gone);
+    std::erase_if(node_pods_, gone);
   }
   std::erase_if(expiring_, [&](const std::string& name) { return !termination_.draining(name); });
   for (const auto& [name, node] : state_.nodes()) {
@@ -245,17 +247,40 @@ bool DisruptionController::remove_empty_nodes(Duration now) {
   return removed;
 }
 
+const DisruptionController::NodePods& DisruptionController::node_pods(const state::NodeRecord& node,
+                                                                     scheduling::NodeId id) const {
+  const scheduling::NodeInfo& info = state_.snapshot().node(id);
+  auto [it, added] = node_pods_.try_emplace(node.name());
+  NodePods& known = it->second;
+  if (!added && known.serial == info.serial && known.version == node.pod_changes) return known;
+  known = NodePods{};
+  known.serial = info.serial;
+  known.version = node.pod_changes;
+  for (const scheduling::PlacedPod& placed : info.pods) {
+    const Pod& pod = *placed.pod;
+    if (!disruption::needs_another_node(pod)) continue;
+    if (known.do_not_disrupt == std::string::npos && disruption::says_do_not_disrupt(pod.meta)) {
+      known.do_not_disrupt = known.movable.size();
+    }
+    const state::PodRecord* record = state_.find_pod(pod.meta.key());
+    known.movable.push_back(placed.pod);
+    known.classes.push_back(record != nullptr ? record->scheduling_class : Symbol());
+    known.requests += placed.requests;
+    known.eviction_cost += disruption::eviction_cost(pod);
+  }
+  return known;
+}
+
 std::string DisruptionController::why_not_disruptable(const state::NodeRecord& node, scheduling::NodeId id,
                                                       const std::vector<nodegroups::PdbBudget>& pdbs) const {
   if (disruption::says_do_not_disrupt(node.node.meta)) return "Node has \"karpenter.sh/do-not-disrupt\" annotation";
   if (id == scheduling::kNoNode) return "";
-  for (const scheduling::PlacedPod& placed : state_.snapshot().node(id).pods) {
-    const Pod& pod = *placed.pod;
-    if (!disruption::needs_another_node(pod)) continue;
-    if (disruption::says_do_not_disrupt(pod.meta)) {
-      return fmt::format("Pod \"{}\" has \"karpenter.sh/do-not-disrupt\" annotation", pod.meta.key());
-    }
-    // The eviction API's own answer now: a pod it would refuse keeps the node (Karpenter's pdb check).
+  const NodePods& pods = node_pods(node, id);
+  // The pods in their order on the node, the first that forbids it saying why: up to the first that says
+  // do-not-disrupt, the eviction API's own answer now (a pod it would refuse keeps the node: Karpenter's pdb check).
+  const std::size_t asked = std::min(pods.do_not_disrupt, pods.movable.size());
+  for (std::size_t i = 0; i < asked && !pdbs.empty(); ++i) {
+    const Pod& pod = *pods.movable[i];
     const nodegroups::EvictionVerdict verdict = nodegroups::may_evict(pod, pdbs);
     if (verdict.outcome == nodegroups::EvictionOutcome::RefusedByBudget) {
       return fmt::format("PDB \"{}\" prevents pod evictions", pdbs[*verdict.budget].pdb.meta.key());
@@ -264,7 +289,21 @@ std::string DisruptionController::why_not_disruptable(const state::NodeRecord& n
       return fmt::format("Pod \"{}\" is covered by more than one PDB", pod.meta.key());
     }
   }
+  if (asked < pods.movable.size()) {
+    return fmt::format("Pod \"{}\" has \"karpenter.sh/do-not-disrupt\" annotation",
+                       pods.movable[asked]->meta.key());
+  }
   return "";
+}
+
+std::uint64_t DisruptionController::verdict_context() const {
+  // Any change of one of them starts over; a hash that collided would keep verdicts one pass too long at worst.
+  std::uint64_t context = 14695981039346656037ULL;
+  for (const std::uint64_t part : {state_.room_changes(), state_.nodepool_changes(), state_.workload_changes(),
+                                   state_.node_departures(), provisioning_.unavailable().changes()}) {
+    context = (context ^ part) * 1099511628211ULL;
+  }
+  return context;
 }
 
 DisruptionController::Candidates DisruptionController::consolidation_candidates(Duration now) const {
@@ -287,17 +326,14 @@ DisruptionController::Candidates DisruptionController::consolidation_candidates(
     c.capacity_type = cloud::parse_capacity_type(node.capacity_type).value_or(cloud::CapacityType::OnDemand);
     c.price_per_hour = node.price_per_hour;
     c.capacity = node.node.capacity;
+    c.pods_version = node.pod_changes;
     const double lifetime = disruption::lifetime_remaining(now - node.launched_at, pool->expire_after);
     std::string blocked = why_not_disruptable(node, id, pdbs);
-    for (const scheduling::PlacedPod& placed : snapshot.node(id).pods) {
-      const Pod& pod = *placed.pod;
-      if (!disruption::needs_another_node(pod)) continue;
-      c.pods.push_back(placed.pod);
-      c.disruption_cost += disruption::eviction_cost(pod) * lifetime;
-    }
+    const NodePods& pods = node_pods(node, id);
+    c.disruption_cost = pods.eviction_cost * lifetime;
     out.pool_cost[c.nodepool] += c.price_per_hour;
     out.pool_disruption_cost[c.nodepool] += c.disruption_cost;
-    if (node.busy == 0 || c.pods.empty()) continue;  // emptiness's
+    if (node.busy == 0 || pods.movable.empty()) continue;  // emptiness's
     if (command_ && std::find(command_->nodes.begin(), command_->nodes.end(), name) != command_->nodes.end()) continue;
     if (termination_.draining(name)) continue;
     auto events = pod_events_.find(name);
@@ -315,6 +351,9 @@ DisruptionController::Candidates DisruptionController::consolidation_candidates(
       out.blocked.emplace(name, std::move(blocked));
       continue;
     }
+    c.pods = pods.movable;
+    c.classes = pods.classes;
+    c.requests = pods.requests;
     out.list.push_back(std::move(c));
   }
   disruption::order_candidates(out.list);
@@ -474,11 +513,12 @@ void DisruptionController::consolidate(Duration now) {
   }
   if (candidates.list.empty()) {
     fruitless_at_ = seen;
-    if (next_due_) schedule_pass(*next_due_);
     return;
   }
   state::ClusterState::WhatIf what_if(state_);
   disruption::ConsolidationInput input = consolidation_input(candidates, what_if.snapshot(), now);
+  memo_.begin(verdict_context(), now, provisioning_.unavailable().next_lapse(now));
+  input.memo = &memo_;
   // Karpenter takes multi-node's command when there is one; here single-node's and a repack are asked too, and the
   // command that saves more goes ahead, for the same saving the one that moves fewer pods.
   disruption::ConsolidationResult result = disruption::consolidate_multi_node(input);
@@ -497,7 +537,6 @@ void DisruptionController::consolidate(Duration now) {
   if (!result.command) {
     report_unconsolidatable(kept);
     fruitless_at_ = seen;
-    if (next_due_) schedule_pass(*next_due_);
     return;
   }
   Command command;

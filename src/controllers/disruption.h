@@ -22,10 +22,13 @@
 // capacity its pods need besides the rest of the cluster is launched in parallel, not after the drain: the cloud
 // reclaims the instance two minutes later whatever is left on it.
 #include <chrono>
+#include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "cloud/cloud_provider.h"
@@ -91,10 +94,25 @@ class DisruptionController : private Controller {
   std::int32_t budget_allows(const std::string& pool, DisruptionReason reason) const;
   bool remove_empty_nodes(Duration now);
   Candidates consolidation_candidates(Duration now) const;
+  // What consolidation reads of a node's pods, kept while they stay as they were (NodeRecord::pod_changes), so
+  // that a pass reads only the nodes whose pods changed since the last one.
+  struct NodePods {
+    std::uint64_t serial = 0;   // the snapshot's node (a namesake, or the node put back with new taints, is another)
+    std::uint64_t version = 0;  // its pod_changes then
+    std::vector<std::shared_ptr<const Pod>> movable;  // the pods that must run elsewhere (needs_another_node)
+    std::vector<Symbol> classes;                       // their scheduling classes
+    ResourceList requests;                             // theirs, summed
+    double eviction_cost = 0;                          // theirs, summed
+    // The first of them that says karpenter.sh/do-not-disrupt (an index into movable), or npos.
+    std::size_t do_not_disrupt = std::string::npos;
+  };
+  const NodePods& node_pods(const state::NodeRecord& node, scheduling::NodeId id) const;
   // Why `node` may not be disrupted now (do-not-disrupt on it or a pod, a pod the eviction API would refuse), or
   // empty.
   std::string why_not_disruptable(const state::NodeRecord& node, scheduling::NodeId id,
                                   const std::vector<nodegroups::PdbBudget>& pdbs) const;
+  // What a consolidation verdict depends on besides the candidates' own pods (see disruption::ConsolidationMemo).
+  std::uint64_t verdict_context() const;
   disruption::ConsolidationInput consolidation_input(Candidates& candidates, scheduling::ClusterSnapshot& cluster,
                                                      Duration now) const;
   void consolidate(Duration now);
@@ -142,6 +160,8 @@ class DisruptionController : private Controller {
   std::set<std::string> abandoned_;               // the nodes of the command abandoned last
   std::uint64_t abandoned_at_ = ~std::uint64_t{0};  // the state's counters then
   std::optional<Duration> last_consolidation_;  // when consolidation last looked for a command
+  mutable std::unordered_map<std::string, NodePods> node_pods_;  // per Ready NodePool node, as last read
+  disruption::ConsolidationMemo memo_;                          // the searches' verdicts, kept between passes
   std::optional<Duration> pass_at_;  // when the pass pending runs
   TimerId pass_timer_ = 0;
 };

@@ -1,12 +1,16 @@
 #include "disruption/consolidation.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <functional>
 #include <limits>
+#include <map>
 #include <set>
 #include <unordered_map>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "api/quantity.h"
 #include "nodegroups/drainability.h"
@@ -90,17 +94,17 @@ class Search {
   // largest new node together, by cpu or memory. Spares the prefix search its largest simulations.
   bool prefix_cannot_fit(std::size_t k) {
     if (need_.empty()) measure_room();
-    std::int64_t need_cpu = 0, need_memory = 0, free_cpu = free_cpu_total_, free_memory = free_memory_total_;
+    Room need, free = free_total_;
     for (std::size_t i = 0; i < k; ++i) {
-      need_cpu += need_[i].first;
-      need_memory += need_[i].second;
-      free_cpu -= free_[i].first;
-      free_memory -= free_[i].second;
+      need += need_[i];
+      free -= free_[i];
     }
-    return need_cpu > free_cpu + largest_cpu_ || need_memory > free_memory + largest_memory_;
+    return need.cpu > free.cpu + largest_.cpu || need.memory > free.memory + largest_.memory ||
+           need.pods > free.pods + largest_.pods;
   }
 
   std::size_t tries() const { return tries_; }
+  std::size_t plans() const { return plans_; }
 
   // The command that takes exactly `set` (delete if their pods fit on the rest of the cluster, else replace by one
   // cheaper node), or why there is none. `single`: the set is one candidate judged alone (the spot-to-spot count).
@@ -109,24 +113,180 @@ class Search {
     std::string reason;
   };
   Attempt attempt(const std::vector<std::size_t>& set, Method method, bool allow_replace = true) {
+    if (std::string over = over_budget(set); !over.empty()) return {std::nullopt, std::move(over)};
+    // Only a search's verdicts are kept: the check before acting asks kube-scheduler, and asks of the moment.
+    ConsolidationMemo* memo = placement_ == Placement::FirstFit && allow_replace ? in_.memo : nullptr;
+    const Candidate& first = in_.candidates[set.front()];
+    const std::string key = memo != nullptr && set.size() > 1 ? set_key(kMultiNode, set) : std::string();
+    if (memo != nullptr) {
+      if (set.size() == 1) {
+        if (const ConsolidationMemo::Verdict* known = memo->find(first)) return {std::nullopt, known->reason};
+      } else if (memo->failed(key)) {
+        return {std::nullopt, "no command since nodes like these were last tried"};
+      }
+    }
+    Tried tried = try_set(set, method, allow_replace);
+    if (memo != nullptr && tried.lasting) {
+      if (set.size() == 1) {
+        memo->remember(first, {tried.attempt.reason, tried.delete_failed});
+      } else {
+        memo->remember_failed(key);
+      }
+    }
+    return std::move(tried.attempt);
+  }
+
+ private:
+  // An attempt, and whether its failure lasts while the memo's context does (see ConsolidationMemo).
+  struct Tried {
+    Attempt attempt;
+    bool lasting = false;
+    bool delete_failed = false;
+  };
+  static Tried lasting(std::string reason, bool delete_failed) {
+    return {{std::nullopt, std::move(reason)}, true, delete_failed};
+  }
+  static constexpr std::string_view kMultiNode = "multi-node";
+  static constexpr std::string_view kRepack = "repack";
+
+  // How the scheduler is asked about a class of pods: with its first pod, unbound; and whether the class already
+  // found no node in this attempt.
+  struct Asked {
+    std::shared_ptr<Pod> query;
+    ResourceList requests;
+    Symbol cls;  // empty: the pod's own question
+    bool missed = false;
+  };
+  // The pods of a set, largest first (cpu, then memory; ties keep the candidates' order), each with its requests
+  // and its class's question.
+  struct Moving {
+    std::vector<const std::shared_ptr<const Pod>*> pods;
+    std::vector<ResourceList> requests;
+    std::vector<std::size_t> asked_index;  // into asked, per pod
+    std::vector<Asked> asked;
+    Asked& asked_for(std::size_t k) { return asked[asked_index[k]]; }
+    // Unbound copies of every pod, in this order: what a provisioning plan and kube-scheduler's check take.
+    std::vector<std::shared_ptr<Pod>> copies() const {
+      std::vector<std::shared_ptr<Pod>> out;
+      out.reserve(pods.size());
+      for (const auto* pod : pods) out.push_back(unbound_copy(**pod));
+      return out;
+    }
+  };
+
+  Moving moving_pods(const std::vector<std::size_t>& set) const {
+    Moving out;
+    std::unordered_map<Symbol, std::size_t> class_asked;
+    struct Entry {
+      const std::shared_ptr<const Pod>* pod;
+      std::size_t asked;
+    };
+    std::vector<Entry> entries;
+    for (std::size_t i : set) {
+      const Candidate& c = in_.candidates[i];
+      for (std::size_t k = 0; k < c.pods.size(); ++k) {
+        const Symbol cls = k < c.classes.size() ? c.classes[k] : Symbol();
+        auto [known, added] = cls.empty() ? std::make_pair(class_asked.end(), true)
+                                          : class_asked.try_emplace(cls, out.asked.size());
+        if (added) {
+          auto query = unbound_copy(*c.pods[k]);
+          ResourceList requests = query->effective_requests();
+          out.asked.push_back({std::move(query), std::move(requests), cls});
+        }
+        entries.push_back({&c.pods[k], cls.empty() ? out.asked.size() - 1 : known->second});
+      }
+    }
+    std::stable_sort(entries.begin(), entries.end(), [&](const Entry& a, const Entry& b) {
+      const ResourceList& ra = out.asked[a.asked].requests;
+      const ResourceList& rb = out.asked[b.asked].requests;
+      if (ra.cpu_milli() != rb.cpu_milli()) return ra.cpu_milli() > rb.cpu_milli();
+      return ra.memory() > rb.memory();
+    });
+    out.pods.reserve(entries.size());
+    out.requests.reserve(entries.size());
+    out.asked_index.reserve(entries.size());
+    for (const Entry& e : entries) {
+      out.pods.push_back(e.pod);
+      out.requests.push_back(out.asked[e.asked].requests);
+      out.asked_index.push_back(e.asked);
+    }
+    return out;
+  }
+
+  // What a node is and what its pods are, class by class ("m5.large spot us-east-1a 0.04 : 12x3 40x1": class ids
+  // and counts): a what-if without it is a what-if without any node alike. Empty when some pod's class is unknown.
+  std::string shape_of(const Candidate& c) const {
+    if (c.classes.size() != c.pods.size()) return "";
+    std::map<std::uint32_t, std::size_t> counts;
+    for (Symbol cls : c.classes) {
+      if (cls.empty()) return "";
+      ++counts[cls.id()];
+    }
+    const Symbol* zone = snapshot_.node(c.id).labels().find(Symbol(well_known::zone));
+    std::string out = fmt::format("{} {} {} {} :", c.instance_type, cloud::to_string(c.capacity_type),
+                                  zone != nullptr ? zone->str() : "", c.price_per_hour);
+    for (const auto& [id, count] : counts) out += fmt::format(" {}x{}", id, count);
+    return out;
+  }
+
+  // A node's shape (`shape`) with which of its pods fit on no other node (`left`, by question), for the verdict
+  // on its replacement.
+  static std::string shape_of(const std::string& shape, const Moving& moving,
+                              const std::map<std::size_t, std::size_t>& left) {
+    std::string out = shape + " /";
+    std::map<std::uint32_t, std::size_t> left_by_class;
+    for (const auto& [asked, count] : left) left_by_class[moving.asked[asked].cls.id()] += count;
+    for (const auto& [id, count] : left_by_class) out += fmt::format(" {}x{}", id, count);
+    return out;
+  }
+
+  // What names a set of candidates tried together for the memo: their shapes where known (sets of nodes alike
+  // get one answer), else their names and pods' versions.
+  std::string set_key(std::string_view what, const std::vector<std::size_t>& set) const {
+    std::vector<std::string> parts;
+    for (std::size_t i : set) {
+      const Candidate& c = in_.candidates[i];
+      std::string shape = shape_of(c);
+      parts.push_back(shape.empty() ? fmt::format("{}@{}", c.node, c.pods_version) : std::move(shape));
+    }
+    std::sort(parts.begin(), parts.end());
+    return fmt::format("{} [{}]", what, fmt::join(parts, "] ["));
+  }
+
+  Tried try_set(const std::vector<std::size_t>& set, Method method, bool allow_replace) {
     ++tries_;
     Command command;
     command.method = method;
     command.candidates = set;
-    if (std::string over = over_budget(set); !over.empty()) return {std::nullopt, std::move(over)};
-    std::vector<std::shared_ptr<Pod>> pods;
     bool all_spot = true;
     for (std::size_t i : set) {
       const Candidate& c = in_.candidates[i];
       command.price_before += c.price_per_hour;
       command.disruption_cost += c.disruption_cost;
       all_spot = all_spot && c.capacity_type == cloud::CapacityType::Spot;
-      for (const auto& pod : c.pods) pods.push_back(unbound_copy(*pod));
+      command.pods += c.pods.size();
     }
-    command.pods = pods.size();
-    largest_first(pods);
+    const std::string memo_shape =
+        set.size() == 1 && in_.memo != nullptr && placement_ == Placement::FirstFit ? shape_of(in_.candidates[set.front()])
+                                                                                    : std::string();
+    // Room first: pods that need more cpu, memory or pod slots than the other nodes have left cannot all move there,
+    // however they are placed; only a replacement can take them, and it holds at least the excess.
+    if (set.size() == 1 && allow_replace && placement_ == Placement::FirstFit) {
+      if (std::optional<Room> excess = excess_over_room(set.front())) {
+        if (!largest_could_hold(excess->resources())) {
+          return lasting("what fits on no other node is more than one node of any type holds", true);
+        }
+        return replace_leftover(set, std::move(command), all_spot, excess->resources(),
+                                "its pods need more than the other nodes have left",
+                                memo_shape.empty() ? memo_shape : memo_shape + " / by room",
+                                [&] { return moving_pods(set).copies(); });
+      }
+    }
+    Moving moving = moving_pods(set);
 
-    // Delete: every pod fits on the nodes that stay, each placed before the next is tried.
+    // Delete: every pod fits on the nodes that stay, each placed before the next is tried. Each pod is asked as its
+    // class's first pod, unbound (the answer is the same for every pod of the class), and placed as it is: the
+    // snapshot keeps where each pod sits, so no pod is copied for a what-if.
     snapshot_.fork();
     for (std::size_t i : set) snapshot_.remove_node(in_.candidates[i].id);
     ResourceList unplaced;
@@ -134,18 +294,24 @@ class Search {
     scheduling::NodeId hint = 0;
     bool beyond_one_node = false;
     std::string first_unplaced;
+    std::map<std::size_t, std::size_t> unplaced_classes;  // how many of each question found no node
     // Within one attempt nodes only lose room too: a shape that missed misses again, without a look at every node.
     const bool memo = memo_;
     memo_ = snapshot_.existing_terms().empty();
     no_room_.clear();
-    for (const auto& pod : pods) {
-      const scheduling::NodeId target =
-          known_without_room(*pod) ? scheduling::kNoNode : place(*pod, hint);
+    for (std::size_t k = 0; k < moving.pods.size(); ++k) {
+      const std::shared_ptr<const Pod>& pod = *moving.pods[k];
+      Asked& asked = moving.asked_for(k);
+      const Pod& query = *asked.query;
+      const bool missed = asked.missed || known_without_room(query);
+      const scheduling::NodeId target = missed ? scheduling::kNoNode : place(query, hint);
       if (target == scheduling::kNoNode) {
-        remember_without_room(*pod);
+        remember_without_room(query);
+        asked.missed = memo_ && fits_by_node_alone(query);  // its class misses from now on
         if (first_unplaced.empty()) first_unplaced = pod->meta.key();
-        unplaced += pod->effective_requests();
+        unplaced += moving.requests[k];
         ++unplaced_count;
+        ++unplaced_classes[moving.asked_index[k]];
         // What fits nowhere is more than the largest type holds: no single replacement can take it, and placing
         // the rest (each miss a look at every node) would answer nothing more.
         if (!allow_replace || !largest_could_hold(unplaced)) {
@@ -154,46 +320,73 @@ class Search {
         }
         continue;
       }
-      snapshot_.add_pod(std::shared_ptr<const Pod>(pod), target);
+      snapshot_.add_pod(pod, target);
       hint = target;
     }
     snapshot_.revert();
     memo_ = memo;
     no_room_.clear();
     if (beyond_one_node && allow_replace) {
-      return {std::nullopt, "what fits on no other node is more than one node of any type holds"};
+      return lasting("what fits on no other node is more than one node of any type holds", true);
     }
     // One pod left pending by a single node's delete launches a node for it and undoes the saving, so such a
     // delete must hold wherever kube-scheduler puts the pods, from either end; among many nodes' pods the same is a
     // small loss. Asked by the check before acting only: kube-scheduler's scoring over every node is too dear for
     // every try of a search.
     if (unplaced_count == 0 && set.size() == 1 && placement_ == Placement::AsKubeScheduler) {
-      if (std::string why = unplaced_either_end(set, pods, {}); !why.empty()) return {std::nullopt, std::move(why)};
+      if (std::string why = unplaced_either_end(set, moving.copies(), {}); !why.empty()) {
+        return {{std::nullopt, std::move(why)}};
+      }
     }
     if (unplaced_count == 0) {
       command.decision = Decision::Delete;
-      return {std::move(command), ""};
+      return {{std::move(command), ""}};
     }
-    if (!allow_replace) return {std::nullopt, fmt::format("pod {} fits on no other node", first_unplaced)};
+    if (!allow_replace) return {{std::nullopt, fmt::format("pod {} fits on no other node", first_unplaced)}};
 
-    // Replace: worth a provisioning plan only when some type cheaper than the candidates could hold what fit
-    // nowhere (a bound from the catalog, before the scheduling simulation).
-    if (!cheaper_type_could_hold(unplaced, command.price_before)) {
-      return {std::nullopt, fmt::format("{} of its pods fit on no other node, and no instance type cheaper than {} "
-                                        "holds them",
-                                        unplaced_count, money(command.price_before))};
+    // Nodes alike (type, price, their pods' classes) whose pods fit elsewhere alike (the same classes left over) are
+    // replaced alike: as the last such node was.
+    return replace_leftover(set, std::move(command), all_spot, unplaced,
+                            fmt::format("{} of its pods fit on no other node", unplaced_count),
+                            memo_shape.empty() ? memo_shape : shape_of(memo_shape, moving, unplaced_classes),
+                            [&] { return moving.copies(); });
+  }
+
+  // The replacement of `set` when what fits on no other node asks at least `left` (`why_left` says so): worth a
+  // provisioning plan only when some type cheaper than the candidates could hold that (a bound from the catalog),
+  // and then unless nodes of the same `shape` were judged in this context already.
+  Tried replace_leftover(const std::vector<std::size_t>& set, Command command, bool all_spot, const ResourceList& left,
+                         const std::string& why_left, const std::string& shape,
+                         const std::function<std::vector<std::shared_ptr<Pod>>()>& copies) {
+    if (!cheaper_type_could_hold(left, command.price_before)) {
+      return lasting(fmt::format("{}, and no instance type cheaper than {} holds them", why_left,
+                                 money(command.price_before)),
+                     true);
     }
+    if (!shape.empty()) {
+      if (const ConsolidationMemo::Verdict* known = in_.memo->find_shape(shape)) return lasting(known->reason, true);
+    }
+    Tried replaced = try_replacement(set, copies(), std::move(command), all_spot);
+    if (!shape.empty() && replaced.lasting) {
+      in_.memo->remember_shape(shape, {replaced.attempt.reason, replaced.delete_failed});
+    }
+    return replaced;
+  }
+
+  // The replacement of `set` by one cheaper node, for the pods that fit on no other node.
+  Tried try_replacement(const std::vector<std::size_t>& set, const std::vector<std::shared_ptr<Pod>>& pods,
+                        Command command, bool all_spot) {
     provisioning::ProvisioningPlan plan = plan_without(set, pods);
     if (!plan.unschedulable.empty()) {
-      return {std::nullopt, fmt::format("{} of its pods could not run anywhere else", plan.unschedulable.size())};
+      return lasting(fmt::format("{} of its pods could not run anywhere else", plan.unschedulable.size()), true);
     }
     if (plan.new_claims.empty()) {
       command.decision = Decision::Delete;
-      return {std::move(command), ""};
+      return {{std::move(command), ""}};
     }
     if (plan.new_claims.size() > 1) {
-      return {std::nullopt, fmt::format("its pods would need {} new nodes, and a replacement is one",
-                                        plan.new_claims.size())};
+      return lasting(fmt::format("its pods would need {} new nodes, and a replacement is one", plan.new_claims.size()),
+                     true);
     }
     provisioning::NewNodeClaim claim = std::move(plan.new_claims.front());
     static const std::string kSpot(cloud::to_string(cloud::CapacityType::Spot));
@@ -209,16 +402,17 @@ class Search {
       if (worst && *worst < command.price_before) cheaper.emplace_back(*worst, type);
     }
     if (cheaper.empty()) {
-      return {std::nullopt, fmt::format("no instance type that holds its pods costs less than {}",
-                                        money(command.price_before))};
+      return lasting(fmt::format("no instance type that holds its pods costs less than {}", money(command.price_before)),
+                     true);
     }
     std::stable_sort(cheaper.begin(), cheaper.end(),
                      [](const auto& a, const auto& b) { return a.first < b.first; });
     if (all_spot && may_spot) {
-      if (!in_.spot_to_spot) return {std::nullopt, "spot-to-spot replacement is disabled"};
+      if (!in_.spot_to_spot) return lasting("spot-to-spot replacement is disabled", true);
       if (set.size() == 1 && cheaper.size() < kMinTypesForSpotToSpot) {
-        return {std::nullopt, fmt::format("spot-to-spot replacement needs {} cheaper instance types, {} found",
-                                          kMinTypesForSpotToSpot, cheaper.size())};
+        return lasting(fmt::format("spot-to-spot replacement needs {} cheaper instance types, {} found",
+                                   kMinTypesForSpotToSpot, cheaper.size()),
+                       true);
       }
       if (cheaper.size() > kMinTypesForSpotToSpot) cheaper.resize(kMinTypesForSpotToSpot);
     }
@@ -232,30 +426,46 @@ class Search {
     }
     command.decision = Decision::Replace;
     command.replacements.push_back(std::move(claim));
-    return {std::move(command), ""};
+    return {{std::move(command), ""}};
   }
 
+ public:
   // The repack of exactly `set` (see consolidate_repack), or why there is none.
   Attempt attempt_repack(const std::vector<std::size_t>& set) {
     if (std::string over = over_budget(set); !over.empty()) return {std::nullopt, std::move(over)};
+    ConsolidationMemo* memo = placement_ == Placement::FirstFit ? in_.memo : nullptr;
+    const std::string key = memo != nullptr ? set_key(kRepack, set) : std::string();
+    if (memo != nullptr && memo->failed(key)) return {std::nullopt, "no repack since nodes like these were last tried"};
+    Tried tried = try_repack(set);
+    if (memo != nullptr && tried.lasting) memo->remember_failed(key);
+    return std::move(tried.attempt);
+  }
+
+ private:
+  Tried try_repack(const std::vector<std::size_t>& set) {
     ++tries_;
     Command command;
     command.method = Method::Repack;
     command.candidates = set;
     double cheapest_taken = std::numeric_limits<double>::max();
-    std::vector<std::shared_ptr<Pod>> pods;
     for (std::size_t i : set) {
       const Candidate& c = in_.candidates[i];
       command.price_before += c.price_per_hour;
       command.disruption_cost += c.disruption_cost;
       cheapest_taken = std::min(cheapest_taken, c.price_per_hour);
-      for (const auto& pod : c.pods) pods.push_back(unbound_copy(*pod));
+      command.pods += c.pods.size();
     }
-    command.pods = pods.size();
-    largest_first(pods);
+    // What new nodes cost at least for what the other nodes' room cannot take: when even that saves less than the
+    // cheapest node, no plan does, and none need be made.
+    if (const double least = least_new_cost(set); command.price_before - least < cheapest_taken - kSamePrice) {
+      return lasting(fmt::format("saves at most {}, less than the cheapest of its nodes",
+                                 money(command.price_before - least)),
+                     false);
+    }
+    const std::vector<std::shared_ptr<Pod>> pods = moving_pods(set).copies();
     provisioning::ProvisioningPlan plan = plan_without(set, pods);
     if (!plan.unschedulable.empty()) {
-      return {std::nullopt, fmt::format("{} of their pods could not run anywhere else", plan.unschedulable.size())};
+      return lasting(fmt::format("{} of their pods could not run anywhere else", plan.unschedulable.size()), false);
     }
     std::vector<Node> added;  // the new nodes as kube-scheduler will see them, each of its claim's cheapest type
     for (const provisioning::NewNodeClaim& claim : plan.new_claims) {
@@ -264,20 +474,24 @@ class Search {
         std::optional<double> best = best_price(*type, claim.requirements, *unavailable_, in_.now);
         if (best && (!price || *best < *price)) price = best;
       }
-      if (!price || claim.instance_types.empty()) return {std::nullopt, "a new node it needs has no offering"};
+      if (!price || claim.instance_types.empty()) return lasting("a new node it needs has no offering", false);
       command.price_after += *price;
       added.push_back(node_of(claim, added.size()));
     }
     if (command.savings() < cheapest_taken - kSamePrice) {
-      return {std::nullopt, fmt::format("saves {}, less than the cheapest of its nodes", money(command.savings()))};
+      return lasting(fmt::format("saves {}, less than the cheapest of its nodes", money(command.savings())), false);
     }
     if (placement_ == Placement::AsKubeScheduler) {  // the check before acting, as for a single node's delete
-      if (std::string why = unplaced_either_end(set, pods, added); !why.empty()) return {std::nullopt, std::move(why)};
+      if (std::string why = unplaced_either_end(set, pods, added); !why.empty()) {
+        return {{std::nullopt, std::move(why)}};
+      }
     }
     command.decision = plan.new_claims.empty() ? Decision::Delete : Decision::Replace;
     command.replacements = std::move(plan.new_claims);
-    return {std::move(command), ""};
+    return {{std::move(command), ""}};
   }
+
+ public:
 
   // Cluster Autoscaler's way over every candidate, in order: a candidate whose pods all fit on the nodes left by
   // the ones taken before it (their pods at their new places) is taken too. One simulation per candidate, each on
@@ -293,11 +507,20 @@ class Search {
     command.decision = Decision::Delete;
     std::map<std::string, std::int32_t> allowed = in_.allowed;
     scheduling::NodeId hint = 0;
+    if (need_.empty()) measure_room();  // the room before the sweep, the most there is during it
     snapshot_.fork();
     for (std::size_t i = 0; i < in_.candidates.size(); ++i) {
       const Candidate& c = in_.candidates[i];
       auto budget = allowed.find(c.nodepool);
       if (budget != allowed.end() && budget->second <= 0) continue;
+      // Its pods need more than all other nodes have left, or its delete failed alone with the whole cluster around
+      // it: the sweep only takes room (a node it takes leaves with its room, pods it moves take room), so it fails
+      // here too.
+      if (excess_over_room(i)) continue;
+      if (in_.memo != nullptr) {
+        const ConsolidationMemo::Verdict* known = in_.memo->find(c);
+        if (known != nullptr && known->delete_failed) continue;
+      }
       if (!move_off(c, hint)) continue;
       if (budget != allowed.end()) --budget->second;
       take(command, i);
@@ -383,6 +606,7 @@ class Search {
     }
     plan_input.unavailable = unavailable_;
     plan_input.now = in_.now;
+    ++plans_;
     provisioning::ProvisioningPlan plan = provisioning::plan_provisioning(plan_input);
     snapshot_.revert();
     return plan;
@@ -460,23 +684,59 @@ class Search {
     return out;
   }
 
+  // The room a node has left, or what pods need of it: cpu, memory and pod slots, the three every pod takes.
+  struct Room {
+    std::int64_t cpu = 0, memory = 0, pods = 0;
+    static Room free_on(const scheduling::NodeInfo& node) {
+      return {node.allocatable.cpu_milli() - node.requested.cpu_milli(),
+              node.allocatable.memory() - node.requested.memory(),
+              node.allocatable.pods() - static_cast<std::int64_t>(node.pods.size())};
+    }
+    static Room of(const ResourceList& resources) {
+      return {resources.cpu_milli(), resources.memory(), resources.pods()};
+    }
+    Room& operator+=(const Room& o) {
+      cpu += o.cpu, memory += o.memory, pods += o.pods;
+      return *this;
+    }
+    Room& operator-=(const Room& o) {
+      cpu -= o.cpu, memory -= o.memory, pods -= o.pods;
+      return *this;
+    }
+    bool within(const Room& limit) const { return cpu <= limit.cpu && memory <= limit.memory && pods <= limit.pods; }
+    // What this asks beyond `room`, resource by resource (none where the room suffices, or is overcommitted).
+    Room beyond(const Room& room) const {
+      const auto excess = [](std::int64_t needed, std::int64_t left) {
+        return std::max<std::int64_t>(0, needed - std::max<std::int64_t>(0, left));
+      };
+      return {excess(cpu, room.cpu), excess(memory, room.memory), excess(pods, room.pods)};
+    }
+    ResourceList resources() const {
+      ResourceList out;
+      out.set(resource_names::cpu(), cpu);
+      out.set(resource_names::memory(), memory);
+      out.set(resource_names::pods(), pods);
+      return out;
+    }
+  };
+
+  // What candidate `i`'s pods ask beyond the room all other nodes have left, resource by resource, when they ask
+  // more than that of some resource (then its delete fails however the pods are placed); nullopt otherwise.
+  std::optional<Room> excess_over_room(std::size_t i) {
+    if (need_.empty()) measure_room();
+    Room free = free_total_;
+    free -= free_[i];
+    if (need_[i].within(free)) return std::nullopt;
+    return need_[i].beyond(free);
+  }
+
   void measure_room() {
     for (const scheduling::NodeInfo& node : snapshot_.nodes()) {
-      if (node.removed) continue;
-      free_cpu_total_ += node.allocatable.cpu_milli() - node.requested.cpu_milli();
-      free_memory_total_ += node.allocatable.memory() - node.requested.memory();
+      if (!node.removed) free_total_ += Room::free_on(node);
     }
     for (const Candidate& c : in_.candidates) {
-      std::int64_t cpu = 0, memory = 0;
-      for (const auto& pod : c.pods) {
-        const ResourceList requests = pod->effective_requests();
-        cpu += requests.cpu_milli();
-        memory += requests.memory();
-      }
-      need_.emplace_back(cpu, memory);
-      const scheduling::NodeInfo& node = snapshot_.node(c.id);
-      free_.emplace_back(node.allocatable.cpu_milli() - node.requested.cpu_milli(),
-                         node.allocatable.memory() - node.requested.memory());
+      need_.push_back(Room::of(c.requests));
+      free_.push_back(Room::free_on(snapshot_.node(c.id)));
     }
   }
 
@@ -490,9 +750,39 @@ class Search {
                                          [&](const RequirementSet& pool) { return pool.compatible(labels); })) {
         continue;
       }
-      largest_cpu_ = std::max(largest_cpu_, type->allocatable.cpu_milli());
-      largest_memory_ = std::max(largest_memory_, type->allocatable.memory());
+      const Room room = Room::of(type->allocatable);
+      largest_.cpu = std::max(largest_.cpu, room.cpu);
+      largest_.memory = std::max(largest_.memory, room.memory);
+      largest_.pods = std::max(largest_.pods, room.pods);
+      const auto per_unit = [&](std::int64_t amount, double& least) {
+        if (amount > 0) least = std::min(least, price / static_cast<double>(amount));
+      };
+      per_unit(room.cpu, least_per_unit_[0]);
+      per_unit(room.memory, least_per_unit_[1]);
+      per_unit(room.pods, least_per_unit_[2]);
     }
+  }
+
+  // A lower bound on what new nodes for the pods of `set` cost, with the set gone: per resource, what the other
+  // nodes' room cannot take, at the least any allowed type charges for a unit of it; the largest of the three. The
+  // room elsewhere is not all usable and new nodes carry DaemonSets too: the true cost is only higher.
+  double least_new_cost(const std::vector<std::size_t>& set) {
+    if (need_.empty()) measure_room();
+    Room need, free = free_total_;
+    for (std::size_t i : set) {
+      need += need_[i];
+      free -= free_[i];
+    }
+    const Room left = need.beyond(free);
+    double least = 0;
+    const std::array<double, 3> units{static_cast<double>(left.cpu), static_cast<double>(left.memory),
+                                      static_cast<double>(left.pods)};
+    for (std::size_t d = 0; d < units.size(); ++d) {
+      if (units[d] > 0 && least_per_unit_[d] < std::numeric_limits<double>::max()) {
+        least = std::max(least, units[d] * least_per_unit_[d]);
+      }
+    }
+    return least;
   }
 
   // Pod shapes (static constraints, then requests) found to fit nowhere in this sweep: a pod of the same
@@ -519,17 +809,13 @@ class Search {
     shapes.push_back(requests.entries());
   }
 
-  bool largest_could_hold(const ResourceList& requests) const {
-    return requests.cpu_milli() <= largest_cpu_ && requests.memory() <= largest_memory_;
-  }
+  bool largest_could_hold(const ResourceList& requests) const { return Room::of(requests).within(largest_); }
 
   bool cheaper_type_could_hold(const ResourceList& requests, double price) const {
+    const Room need = Room::of(requests);
     for (const auto& [type_price, type] : cheapest_by_size_) {
       if (type_price >= price) return false;
-      if (type->allocatable.cpu_milli() >= requests.cpu_milli() &&
-          type->allocatable.memory() >= requests.memory()) {
-        return true;
-      }
+      if (need.within(Room::of(type->allocatable))) return true;
     }
     return false;
   }
@@ -540,17 +826,64 @@ class Search {
   const provisioning::UnavailableOfferings* unavailable_ = nullptr;
   scheduling::Scheduler scheduler_;
   std::vector<std::pair<double, const cloud::InstanceType*>> cheapest_by_size_;
-  std::vector<std::pair<std::int64_t, std::int64_t>> need_;  // per candidate: its pods' cpu and memory
-  std::vector<std::pair<std::int64_t, std::int64_t>> free_;  // per candidate: its node's room
-  std::int64_t free_cpu_total_ = 0, free_memory_total_ = 0;  // room on every node
+  std::vector<Room> need_;  // per candidate: what its pods take
+  std::vector<Room> free_;  // per candidate: its node's room
+  Room free_total_;         // room on every node
   bool memo_ = false;
   std::unordered_map<std::string, std::vector<std::vector<std::pair<Symbol, std::int64_t>>>> no_room_;
-  std::int64_t largest_cpu_ = 0;  // the most any one type of the catalog allocates
-  std::int64_t largest_memory_ = 0;
+  Room largest_;  // the most any one type of the catalog allocates, resource by resource
+  // The least $/h any of those types charges per millicore, per byte and per pod slot.
+  std::array<double, 3> least_per_unit_{std::numeric_limits<double>::max(), std::numeric_limits<double>::max(),
+                                        std::numeric_limits<double>::max()};
   std::size_t tries_ = 0;
+  std::size_t plans_ = 0;
 };
 
 }  // namespace
+
+void ConsolidationMemo::begin(std::uint64_t context, Duration now, std::optional<Duration> valid_until) {
+  if (context_ != context || (valid_until_ && now >= *valid_until_)) {
+    verdicts_.clear();
+    shapes_.clear();
+    failed_sets_.clear();
+    context_ = context;
+  }
+  valid_until_ = valid_until;
+}
+
+const ConsolidationMemo::Verdict* ConsolidationMemo::find(const Candidate& c) const {
+  auto it = verdicts_.find(c.node);
+  return it == verdicts_.end() || it->second.first != c.pods_version ? nullptr : &it->second.second;
+}
+
+void ConsolidationMemo::remember(const Candidate& c, Verdict verdict) {
+  verdicts_.insert_or_assign(c.node, std::make_pair(c.pods_version, std::move(verdict)));
+}
+
+const ConsolidationMemo::Verdict* ConsolidationMemo::find_shape(const std::string& shape) const {
+  auto it = shapes_.find(shape);
+  return it == shapes_.end() ? nullptr : &it->second;
+}
+
+void ConsolidationMemo::remember_shape(const std::string& shape, Verdict verdict) {
+  shapes_.insert_or_assign(shape, std::move(verdict));
+}
+
+bool ConsolidationMemo::failed(const std::string& key) const { return failed_sets_.contains(key); }
+
+void ConsolidationMemo::remember_failed(const std::string& key) {
+  // A context can last for days while pods come and go on some nodes, each change a new signature: the sets tried
+  // are few per pass, and starting over now and then costs one pass its shortcuts.
+  constexpr std::size_t kMostSets = 10'000;
+  if (failed_sets_.size() >= kMostSets) failed_sets_.clear();
+  failed_sets_.insert(key);
+}
+
+void Candidate::add_pod(std::shared_ptr<const Pod> pod, Symbol scheduling_class) {
+  requests += pod->effective_requests();
+  pods.push_back(std::move(pod));
+  classes.push_back(scheduling_class);
+}
 
 bool needs_another_node(const Pod& pod) {
   return !pod.is_daemonset_pod() && !nodegroups::is_mirror_pod(pod) && !pod.is_terminal();
@@ -685,6 +1018,7 @@ ConsolidationResult consolidate_multi_node(const ConsolidationInput& input) {
   }
   result.command = std::move(best);
   result.tries = search.tries();
+  result.plans = search.plans();
   return result;
 }
 
@@ -705,6 +1039,7 @@ ConsolidationResult consolidate_single_node(const ConsolidationInput& input) {
     result.kept.push_back({i, std::move(a.reason)});
   }
   result.tries = search.tries();
+  result.plans = search.plans();
   return result;
 }
 
@@ -738,6 +1073,7 @@ ConsolidationResult consolidate_repack(const ConsolidationInput& input) {
   }
   result.command = std::move(best);
   result.tries = search.tries();
+  result.plans = search.plans();
   return result;
 }
 

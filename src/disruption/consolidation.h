@@ -17,15 +17,20 @@
 // walk a node down the price ladder into the pools most likely to be interrupted), and only for one candidate's
 // replacement the count is checked, as upstream.
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "api/duration.h"
 #include "api/nodepool.h"
 #include "api/pod.h"
+#include "api/symbol.h"
 #include "api/workloads.h"
 #include "cloud/catalog.h"
 #include "cloud/instance_type.h"
@@ -67,10 +72,17 @@ struct Candidate {
   cloud::CapacityType capacity_type = cloud::CapacityType::OnDemand;
   double price_per_hour = 0;
   ResourceList capacity;  // counted against its NodePool's limits until it goes
-  // Its pods that must run elsewhere (not DaemonSet or mirror pods), as bound now.
+  // Its pods that must run elsewhere (not DaemonSet or mirror pods), as bound now; filled by add_pod().
   std::vector<std::shared_ptr<const Pod>> pods;
+  // Each pod's scheduling class (the state's PodRecord::scheduling_class), empty where not known: pods of one class
+  // get one answer from the scheduler, so a what-if asks once per class, not once per pod.
+  std::vector<Symbol> classes;
+  ResourceList requests;  // what its pods request, summed
+  void add_pod(std::shared_ptr<const Pod> pod, Symbol scheduling_class = Symbol());
   // Sum of the pods' eviction costs × the node's lifetime remaining (upstream's disruption cost).
   double disruption_cost = 0;
+  // Moves when its pods change: what a ConsolidationMemo says of it holds while this stays.
+  std::uint64_t pods_version = 0;
 };
 
 // Karpenter's order, refined: least disruption per dollar an hour it saves first (an empty node first of all), then
@@ -94,6 +106,41 @@ struct Command {
   double price_after = 0;   // $/h of the replacements (Karpenter's: at the most expensive allowed offering); 0 for a delete
   double disruption_cost = 0;
   double savings() const { return price_before - price_after; }
+};
+
+// What earlier passes found that a later pass may take as still true, so that a pass costs what changed since the
+// last one rather than the size of the cluster: the verdict on a candidate tried alone whose delete and replacement
+// both failed, and the sets of candidates a multi-node try or a repack found no command for. A verdict holds while
+// the candidates' pods are as they were and the context is the same: no node gained room (pods arriving only take
+// room, and a delete or replacement that failed with more room fails with less), and nothing that prices or limits
+// a replacement changed (NodePools, DaemonSets, departures, offerings marked or lapsed). Verdicts that depend on
+// the moment (budgets, Balanced's shares) are not kept.
+class ConsolidationMemo {
+ public:
+  // Starts a pass: a context unlike the last one's, or a moment past `valid_until`, forgets every verdict.
+  void begin(std::uint64_t context, Duration now, std::optional<Duration> valid_until);
+
+  struct Verdict {
+    std::string reason;
+    bool delete_failed = false;  // its pods fit on no other node
+  };
+  // The verdict on `c` tried alone, if its pods are as they were.
+  const Verdict* find(const Candidate& c) const;
+  void remember(const Candidate& c, Verdict verdict);
+  // The verdict on replacing a node whose pods fit on no other node: it depends on what the node is and on its pods'
+  // classes, not on which node it is, so one verdict serves every node alike (`shape` says what they are).
+  const Verdict* find_shape(const std::string& shape) const;
+  void remember_shape(const std::string& shape, Verdict verdict);
+  // A try of a set of candidates (multi-node or repack, and the set's nodes: `key`) found no command.
+  bool failed(const std::string& key) const;
+  void remember_failed(const std::string& key);
+
+ private:
+  std::optional<std::uint64_t> context_;
+  std::optional<Duration> valid_until_;
+  std::unordered_map<std::string, std::pair<std::uint64_t, Verdict>> verdicts_;  // node -> its pods_version, verdict
+  std::unordered_map<std::string, Verdict> shapes_;
+  std::unordered_set<std::string> failed_sets_;
 };
 
 struct ConsolidationInput {
@@ -120,6 +167,8 @@ struct ConsolidationInput {
   // of the share a command saves and the share it disrupts.
   std::map<std::string, double> pool_cost;
   std::map<std::string, double> pool_disruption_cost;
+  // Verdicts of earlier passes to reuse and this pass's to keep; null: none (a one-off question).
+  ConsolidationMemo* memo = nullptr;
 };
 
 // Why the last try of a candidate did not become a command, for "why was this node kept?".
@@ -132,6 +181,7 @@ struct ConsolidationResult {
   std::optional<Command> command;
   std::vector<Kept> kept;  // single-node: each candidate tried and not taken, with why
   std::size_t tries = 0;   // what-if simulations run
+  std::size_t plans = 0;   // provisioning plans made for them (the dearest part of a try)
 };
 
 // The multi-node command over every candidate (nullopt-command when no two nodes can go together).

@@ -38,6 +38,7 @@ void ClusterState::pod_bound(PodRecord& pod, scheduling::NodeId node, Duration n
   pod.bound_at = now;
   unbound_.erase(pod.key);
   count_busy(pod, +1);
+  pods_changed_on(pod);
   ready_requested_ += pod.pod->effective_requests();
   snapshot_.add_pod(std::shared_ptr<const Pod>(pod.pod), node);
 }
@@ -72,6 +73,7 @@ void ClusterState::nominations_released(const std::string& node) {
 void ClusterState::pod_deleting(PodRecord& pod, Duration stops_at, Duration now) {
   pod.terminating_until = stops_at;
   pod.pod->meta.deletion_timestamp = now.count() / 1000;
+  pods_changed_on(pod);
   if (auto owner = workloads_.find(pod.workload.string()); owner != workloads_.end()) {
     owner->second.pods.erase(pod.key);
     owner->second.dirty = true;
@@ -83,6 +85,7 @@ void ClusterState::pod_deleted(const std::string& key) {
   if (it == pods_.end()) return;
   PodRecord& pod = it->second;
   count_busy(pod, -1);
+  pods_changed_on(pod);
   if (auto owner = workloads_.find(pod.workload.string()); owner != workloads_.end()) {
     owner->second.pods.erase(pod.key);
     owner->second.dirty = true;  // a deleted pod is replaced, as its ReplicaSet would
@@ -91,6 +94,7 @@ void ClusterState::pod_deleted(const std::string& key) {
     if (snapshot_.node_of_pod(key)) {
       ready_requested_ -= pod.pod->effective_requests();
       snapshot_.remove_pod(key);
+      ++room_changes_;
     }
   } else {
     drop_nominee(pod);
@@ -118,6 +122,11 @@ void ClusterState::leave_queue(PodRecord& pod) {
   if (pod.serial >= reported_below_) --unreported_;
 }
 
+void ClusterState::pods_changed_on(const PodRecord& pod) {
+  if (!pod.bound_at) return;
+  if (NodeRecord* record = find_node(pod.pod->spec.node_name)) ++record->pod_changes;
+}
+
 void ClusterState::count_busy(const PodRecord& pod, int delta) {
   if (pod.daemon) return;
   const std::string node = pod.bound_at ? pod.pod->spec.node_name : pod.nominated_node.string();
@@ -138,6 +147,7 @@ void ClusterState::node_ready(NodeRecord& node) {
   snapshot_.add_node(node.node);
   ready_allocatable_ += node.node.allocatable;
   ++scheduling_changes_;
+  ++room_changes_;
 }
 
 void ClusterState::node_updated(const NodeRecord& node) {
@@ -149,6 +159,7 @@ void ClusterState::node_updated(const NodeRecord& node) {
   const scheduling::NodeId fresh = snapshot_.add_node(node.node);
   for (auto& pod : bound) snapshot_.add_pod(pod, fresh);
   ++scheduling_changes_;
+  ++room_changes_;
 }
 
 void ClusterState::node_draining(NodeRecord& node) {
@@ -219,6 +230,7 @@ void ClusterState::pdb_deleted(const std::string& key) {
 
 void ClusterState::namespace_seen(const Namespace& ns) {
   snapshot_.set_namespace_labels(ns.meta.name, ns.meta.labels);
+  ++room_changes_;
 }
 
 WorkloadRecord& ClusterState::workload_applied(Workload workload) {
@@ -226,6 +238,7 @@ WorkloadRecord& ClusterState::workload_applied(Workload workload) {
   auto [it, inserted] = workloads_.try_emplace(key, WorkloadRecord{workload, 0, {}, true});
   if (!inserted) it->second.workload = std::move(workload);  // re-applying updates the template and replicas
   it->second.dirty = true;
+  ++workload_changes_;
   return it->second;
 }
 
@@ -241,6 +254,7 @@ std::vector<std::string> ClusterState::workload_deleted(const std::string& key) 
   if (it == workloads_.end()) return {};
   std::vector<std::string> owned(it->second.pods.begin(), it->second.pods.end());
   workloads_.erase(it);
+  ++workload_changes_;
   return owned;
 }
 

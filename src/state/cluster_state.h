@@ -75,6 +75,9 @@ struct NodeRecord {
   // Pods (not DaemonSet pods) bound or nominated to it, kept by the state as pods come and go: with none, the node
   // is empty.
   std::int32_t busy = 0;
+  // Moves when a pod is bound to it, starts terminating on it or leaves it: what is known of its pods (a
+  // consolidation candidate's list, its verdict) holds while this stays.
+  std::uint64_t pod_changes = 0;
 
   const std::string& name() const { return node.meta.name; }
 };
@@ -206,6 +209,12 @@ class ClusterState {
   std::uint64_t node_departures() const { return node_departures_; }
   // Moves when a NodePool is applied or deleted.
   std::uint64_t nodepool_changes() const { return nodepool_changes_; }
+  // Moves when some Ready node may have gained room: a pod left it, a node became Ready or was updated (a taint
+  // off, a label on), a namespace's labels changed. Pods arriving only take room: a pod that fit nowhere before
+  // fits nowhere while this stays.
+  std::uint64_t room_changes() const { return room_changes_; }
+  // Moves when a workload is applied or deleted: its template changed (a DaemonSet's, the overhead on every node).
+  std::uint64_t workload_changes() const { return workload_changes_; }
 
   // The checks of the indexes against a scan, in debug builds (the tests' sanitizer build).
   void check_indexes() const;
@@ -228,6 +237,8 @@ class ClusterState {
   void leave_queue(PodRecord& pod);
   void drop_nominee(PodRecord& pod);
   void count_busy(const PodRecord& pod, int delta);
+  // The node the pod is bound to has changed pods.
+  void pods_changed_on(const PodRecord& pod);
 
   std::map<std::string, PodRecord> pods_;
   std::map<std::string_view, PodRecord*> unbound_;  // keyed by views of pods_' keys
@@ -257,6 +268,8 @@ class ClusterState {
   std::uint64_t capacity_changes_ = 0;
   std::uint64_t node_departures_ = 0;
   std::uint64_t nodepool_changes_ = 0;
+  std::uint64_t room_changes_ = 0;
+  std::uint64_t workload_changes_ = 0;
 };
 
 }  // namespace scalewright::state

@@ -421,6 +421,27 @@ TEST_F(Consolidation, ANodeNothingCheaperCanReplaceSaysWhyItStaysOnce) {
                           "$0.1000/h"));
 }
 
+TEST_F(Consolidation, NodesComingDueOneAfterAnotherAreLookedAtOncePerPollPeriod) {
+  // Three c.large on-demand nodes ($0.10/h, the cheapest that holds 1500m) get a 1500m pod at 0 s, 3 s and 6 s: due
+  // at 30 s, 33 s and 36 s. Karpenter polls every 10 s: the pass at 30 s takes n1, the next, at 40 s, n2 and n3
+  // together (one pass for each node coming due made passes over the whole cluster as many times as it has nodes).
+  NodePool pool = *state.find_nodepool("default");
+  pool.requirements.push_back(
+      {LabelRequirement{Symbol("karpenter.sh/capacity-type"), SelectorOperator::In, {Symbol("on-demand")}}, {}});
+  state.nodepool_applied(std::move(pool));
+  for (int i = 1; i <= 3; ++i) {
+    clock.advance_to((i - 1) * 3s);
+    const std::string node = "n" + std::to_string(i);
+    add_node(state, cloud, node, "default", true, "c.large");
+    run_pod("web-" + std::to_string(i), 1500, node);
+    disruption.reconcile();
+  }
+  clock.advance_to(5min);
+  const std::string why = "Unconsolidatable: no instance type that holds its pods costs less than $0.1000/h";
+  EXPECT_THAT(writer.object_events,
+              ElementsAre("30s Node n1 " + why, "40s Node n2 " + why, "40s Node n3 " + why));
+}
+
 TEST_F(Consolidation, ACommandAbandonedAtItsCheckIsNotTriedAgainWhileNothingChanges) {
   // e (c.large, empty) and f (c.xlarge, 2500m used) say do-not-disrupt: they stay, and have room; c (c.xlarge) runs a
   // 2000m pod and two of 500m. At 30 s the search deletes c (largest first its pods fit on e and f); at 45 s the

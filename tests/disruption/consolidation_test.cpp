@@ -9,6 +9,7 @@
 //   m.4xlarge     amd64  16   64Gi      0.80     0.32
 #include "disruption/consolidation.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -59,7 +60,7 @@ struct Cluster {
       auto pod = std::make_shared<Pod>(make_pod(name + "-pod-" + std::to_string(i), cpu_milli, 1 * kGi));
       pod->spec.node_name = name;
       snapshot.add_pod(std::shared_ptr<const Pod>(pod), c.id);
-      c.pods.push_back(pod);
+      c.add_pod(pod);
       c.disruption_cost += eviction_cost(*pod);
     }
     input.candidates.push_back(std::move(c));
@@ -379,7 +380,7 @@ TEST(Revalidation, ASingleNodeDeleteMustHoldWhicheverEndKubeSchedulerStartsFrom)
     auto pod = std::make_shared<Pod>(make_pod("c-small-" + std::to_string(i), 500, 1 * kGi));
     pod->spec.node_name = "c";
     cluster.snapshot.add_pod(std::shared_ptr<const Pod>(pod), c.id);
-    c.pods.push_back(pod);
+    c.add_pod(pod);
   }
   cluster.input.candidates.erase(cluster.input.candidates.begin(), cluster.input.candidates.begin() + 2);
   ConsolidationResult result = consolidate_single_node(cluster.ready());
@@ -389,6 +390,84 @@ TEST(Revalidation, ASingleNodeDeleteMustHoldWhicheverEndKubeSchedulerStartsFrom)
   Revalidation again = revalidate(cluster.ready(), result.command->candidates, Decision::Delete);
   EXPECT_FALSE(again.command);
   EXPECT_EQ(again.reason, "pod default/c-pod-0 would find no node if kube-scheduler took the pods smallest first");
+}
+
+// Every pod of every candidate in one scheduling class, as the state groups the pods of one Deployment.
+void one_class(Cluster& cluster) {
+  for (Candidate& c : cluster.input.candidates) std::fill(c.classes.begin(), c.classes.end(), Symbol("default/web"));
+}
+
+TEST(ConsolidationMemo, AVerdictIsReusedWhileTheContextAndTheNodesPodsStay) {
+  // Nine c.xlarge with three 1100m pods each: no pod fits another node's 900m, and nothing on-demand cheaper than
+  // $0.20/h holds 3.3 cpu. Asked again with nothing changed, no node is tried; a node whose pods changed is tried
+  // alone; in another context (a node gained room), all are.
+  Cluster cluster;
+  nine_packed_nodes(cluster);
+  ConsolidationMemo memo;
+  ConsolidationInput& input = cluster.ready();
+  input.memo = &memo;
+  memo.begin(1, Duration(0), std::nullopt);
+  const ConsolidationResult first = consolidate_single_node(input);
+  EXPECT_FALSE(first.command);
+  EXPECT_EQ(first.tries, 9u);
+  ASSERT_EQ(first.kept.size(), 9u);
+  EXPECT_EQ(first.kept[4].reason, "no instance type that holds its pods costs less than $0.2000/h");
+
+  memo.begin(1, Duration(10'000), std::nullopt);
+  const ConsolidationResult again = consolidate_single_node(input);
+  EXPECT_EQ(again.tries, 0u);
+  ASSERT_EQ(again.kept.size(), 9u);
+  EXPECT_EQ(again.kept[4].reason, first.kept[4].reason);
+
+  input.candidates[4].pods_version = 1;
+  EXPECT_EQ(consolidate_single_node(input).tries, 1u);
+  memo.begin(2, Duration(20'000), std::nullopt);
+  EXPECT_EQ(consolidate_single_node(input).tries, 9u);
+  // An offering marked unavailable lapses at 5 min: past it, the verdicts are asked again.
+  memo.begin(2, Duration(30'000), Duration(300'000));
+  EXPECT_EQ(consolidate_single_node(input).tries, 0u);
+  memo.begin(2, Duration(300'000), std::nullopt);
+  EXPECT_EQ(consolidate_single_node(input).tries, 9u);
+}
+
+TEST(ConsolidationMemo, NodesAlikeShareOneReplacementVerdict) {
+  // Three r.2xlarge spot nodes ($0.20/h) each run three 2500m pods of one class: 7.5 cpu, more than the 1 cpu the
+  // other two have left. c.2xlarge spot ($0.16/h, 8 cpu) would hold them, but it is the only cheaper type, and spot
+  // replaces spot only with 15. One provisioning plan answers for the three nodes alike; without the classes no two
+  // are known alike, and each needs its own.
+  Cluster cluster({"spot"});
+  for (const std::string name : {"a", "b", "c"}) cluster.node(name, "r.2xlarge", cloud::CapacityType::Spot, 3, 2500);
+  ConsolidationMemo memo;
+  ConsolidationInput& input = cluster.ready();
+  input.memo = &memo;
+  memo.begin(1, Duration(0), std::nullopt);
+  const ConsolidationResult unknown = consolidate_single_node(input);
+  EXPECT_EQ(unknown.plans, 3u);
+
+  one_class(cluster);
+  memo.begin(2, Duration(0), std::nullopt);
+  const ConsolidationResult alike = consolidate_single_node(input);
+  EXPECT_FALSE(alike.command);
+  EXPECT_EQ(alike.tries, 3u);
+  EXPECT_EQ(alike.plans, 1u);
+  ASSERT_EQ(alike.kept.size(), 3u);
+  for (const Kept& kept : alike.kept) {
+    EXPECT_EQ(kept.reason, "spot-to-spot replacement needs 15 cheaper instance types, 1 found");
+  }
+}
+
+TEST(ConsolidationMemo, PodsThatNeedMoreThanTheRestHasLeftAreJudgedWithoutPlacingThem) {
+  // Two m.4xlarge spot nodes ($0.32/h, 16 cpu) each run three 5000m pods: 15 cpu, where the other has 1 cpu left.
+  // Only a node of at least 14 cpu could take the rest, and none cheaper than $0.32/h has that: no plan is needed.
+  Cluster cluster({"spot"});
+  for (const std::string name : {"a", "b"}) cluster.node(name, "m.4xlarge", cloud::CapacityType::Spot, 3, 5000);
+  const ConsolidationResult result = consolidate_single_node(cluster.ready());
+  EXPECT_FALSE(result.command);
+  EXPECT_EQ(result.plans, 0u);
+  ASSERT_EQ(result.kept.size(), 2u);
+  EXPECT_EQ(result.kept[0].reason,
+            "its pods need more than the other nodes have left, and no instance type cheaper than $0.3200/h holds "
+            "them");
 }
 
 }  // namespace
