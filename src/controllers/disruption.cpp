@@ -262,9 +262,8 @@ const DisruptionController::NodePods& DisruptionController::node_pods(const stat
     if (known.do_not_disrupt == std::string::npos && disruption::says_do_not_disrupt(pod.meta)) {
       known.do_not_disrupt = known.movable.size();
     }
-    const state::PodRecord* record = state_.find_pod(pod.meta.key());
     known.movable.push_back(placed.pod);
-    known.classes.push_back(record != nullptr ? record->scheduling_class : Symbol());
+    known.classes.push_back(placed.scheduling_class);
     known.requests += placed.requests;
     known.eviction_cost += disruption::eviction_cost(pod);
   }

@@ -72,7 +72,7 @@ NodeId ClusterSnapshot::add_node(Node node) {
   node_by_name_.emplace(nodes_[id].name(), id);
   ++live_nodes_;
   tally_node(nodes_[id], +1);
-  record({Change::Kind::AddedNode, id, {}});
+  record({Change::Kind::AddedNode, id, {}, {}});
   return id;
 }
 
@@ -88,21 +88,21 @@ void ClusterSnapshot::remove_node(NodeId id) {
     info.pods.clear();
     free_slots_.push_back(id);
   }
-  record({Change::Kind::RemovedNode, id, {}});
+  record({Change::Kind::RemovedNode, id, {}, {}});
 }
 
 void ClusterSnapshot::add_pod(Pod pod, NodeId node) { add_pod(std::make_shared<const Pod>(std::move(pod)), node); }
 
-void ClusterSnapshot::add_pod(std::shared_ptr<const Pod> pod, NodeId node) {
+void ClusterSnapshot::add_pod(std::shared_ptr<const Pod> pod, NodeId node, Symbol scheduling_class) {
   if (nodes_.at(node).removed) throw std::invalid_argument("cannot bind a pod to a removed node");
-  if (!fork_marks_.empty()) journal_.push_back({Change::Kind::AddedPod, node, pod});
-  place(placed_pod(std::move(pod)), node);
+  if (!fork_marks_.empty()) journal_.push_back({Change::Kind::AddedPod, node, pod, {}});
+  place(placed_pod(std::move(pod), scheduling_class), node);
 }
 
-PlacedPod ClusterSnapshot::placed_pod(std::shared_ptr<const Pod> pod) {
+PlacedPod ClusterSnapshot::placed_pod(std::shared_ptr<const Pod> pod, Symbol scheduling_class) {
   const ResourceList requests = pod->effective_requests();
   const NonZeroRequests non_zero = non_zero_requests(*pod);
-  return {std::move(pod), requests, non_zero};
+  return {std::move(pod), requests, non_zero, scheduling_class};
 }
 
 bool ClusterSnapshot::remove_pod(const std::string& pod_key) {
@@ -110,7 +110,7 @@ bool ClusterSnapshot::remove_pod(const std::string& pod_key) {
   if (it == pod_locations_.end()) return false;
   NodeId node = it->second.node;
   PlacedPod placed = unplace(pod_key);
-  record({Change::Kind::RemovedPod, node, std::move(placed.pod)});
+  record({Change::Kind::RemovedPod, node, std::move(placed.pod), placed.scheduling_class});
   return true;
 }
 
@@ -295,7 +295,7 @@ void ClusterSnapshot::revert() {
         unplace(change.pod->meta.key());
         break;
       case Change::Kind::RemovedPod:
-        place(placed_pod(std::move(change.pod)), change.node);
+        place(placed_pod(std::move(change.pod), change.scheduling_class), change.node);
         break;
       case Change::Kind::AddedNode:
         node_by_name_.erase(nodes_[change.node].name());

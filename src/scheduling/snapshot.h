@@ -33,6 +33,9 @@ struct PlacedPod {
   std::shared_ptr<const Pod> pod;
   ResourceList requests;
   NonZeroRequests non_zero;
+  // Its equivalence class where the one who placed it knows it (the observed state does), else empty: pods of one
+  // class get one answer from every filter, so what-ifs over a node's pods ask once per class.
+  Symbol scheduling_class;
 };
 
 struct NodeInfo {
@@ -72,7 +75,7 @@ class ClusterSnapshot {
   // Binds `pod` to `node`. The pod is stored as given (its spec.nodeName is not rewritten): where a pod sits is
   // the snapshot's own record, so a what-if can move a shared pod between nodes without copying it.
   void add_pod(Pod pod, NodeId node);
-  void add_pod(std::shared_ptr<const Pod> pod, NodeId node);
+  void add_pod(std::shared_ptr<const Pod> pod, NodeId node, Symbol scheduling_class = Symbol());
   // Removes the pod with this "namespace/name"; false when it is not in the snapshot.
   bool remove_pod(const std::string& pod_key);
 
@@ -115,9 +118,10 @@ class ClusterSnapshot {
     enum class Kind { AddedPod, RemovedPod, AddedNode, RemovedNode } kind;
     NodeId node = kNoNode;
     std::shared_ptr<const Pod> pod;  // AddedPod, RemovedPod
+    Symbol scheduling_class;         // RemovedPod
   };
 
-  static PlacedPod placed_pod(std::shared_ptr<const Pod> pod);  // with its requests worked out
+  static PlacedPod placed_pod(std::shared_ptr<const Pod> pod, Symbol scheduling_class);  // with its requests worked out
   void place(PlacedPod placed, NodeId node);
   PlacedPod unplace(const std::string& key);
   void index_terms(const Pod& pod, const NodeInfo& node, int delta);

@@ -40,7 +40,7 @@ void ClusterState::pod_bound(PodRecord& pod, scheduling::NodeId node, Duration n
   count_busy(pod, +1);
   pods_changed_on(pod);
   ready_requested_ += pod.pod->effective_requests();
-  snapshot_.add_pod(std::shared_ptr<const Pod>(pod.pod), node);
+  snapshot_.add_pod(std::shared_ptr<const Pod>(pod.pod), node, pod.scheduling_class);
 }
 
 void ClusterState::pod_nominated(PodRecord& pod, Symbol node) {
@@ -153,11 +153,11 @@ void ClusterState::node_ready(NodeRecord& node) {
 void ClusterState::node_updated(const NodeRecord& node) {
   const scheduling::NodeId id = snapshot_.find_node(node.name());
   if (id == scheduling::kNoNode) return;
-  std::vector<std::shared_ptr<const Pod>> bound;
-  for (const auto& placed : snapshot_.node(id).pods) bound.push_back(placed.pod);
+  std::vector<std::pair<std::shared_ptr<const Pod>, Symbol>> bound;
+  for (const auto& placed : snapshot_.node(id).pods) bound.emplace_back(placed.pod, placed.scheduling_class);
   snapshot_.remove_node(id);
   const scheduling::NodeId fresh = snapshot_.add_node(node.node);
-  for (auto& pod : bound) snapshot_.add_pod(pod, fresh);
+  for (auto& [pod, cls] : bound) snapshot_.add_pod(std::move(pod), fresh, cls);
   ++scheduling_changes_;
   ++room_changes_;
 }
