@@ -341,6 +341,24 @@ TEST(Provisioning, PodBiggerThanEveryTypeLaunchesNothing) {
             "(cpu=64 memory=1Gi)");
 }
 
+TEST(Provisioning, PodWhoseRequestsSumPastInt64LaunchesNothing) {
+  // Two containers of 5Ei (as a pod read from a cluster may have; a manifest is refused): the sum wrapped to -6Ei
+  // and fit a c.large. It saturates at 2^63 - 1 bytes, which no type holds.
+  Fixture f;
+  Pod pod = make_pod("huge", 1 * kCpu, 5 * kEi);
+  Container second = pod.spec.containers->front();
+  second.name = "second";
+  second.requests.set(resource_names::cpu(), 0);
+  pod.spec.containers.push_back(second);
+  f.input.pending = {pod};
+  ProvisioningPlan plan = f.plan();
+  EXPECT_THAT(plan.new_claims, IsEmpty());
+  ASSERT_EQ(plan.unschedulable.size(), 1u);
+  EXPECT_EQ(plan.unschedulable[0].reason,
+            "no nodepool can hold the pod: nodepool \"default\": no instance type has enough resources "
+            "(cpu=1 memory=9223372036854775807)");
+}
+
 TEST(Provisioning, SelectorNoNodePoolAllowsLaunchesNothing) {
   Fixture f;
   require(f.input.nodepools[0], well_known::arch, SelectorOperator::In, {"amd64"});
