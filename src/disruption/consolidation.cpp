@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "api/quantity.h"
+#include "api/saturating.h"
 #include "nodegroups/drainability.h"
 #include "provisioning/instance_types.h"
 #include "scheduling/equivalence.h"
@@ -92,12 +93,13 @@ class Search {
     if (need_.empty()) measure_room();
     std::int64_t need_cpu = 0, need_memory = 0, free_cpu = free_cpu_total_, free_memory = free_memory_total_;
     for (std::size_t i = 0; i < k; ++i) {
-      need_cpu += need_[i].first;
-      need_memory += need_[i].second;
-      free_cpu -= free_[i].first;
-      free_memory -= free_[i].second;
+      need_cpu = saturating_add(need_cpu, need_[i].first);
+      need_memory = saturating_add(need_memory, need_[i].second);
+      free_cpu = saturating_sub(free_cpu, free_[i].first);
+      free_memory = saturating_sub(free_memory, free_[i].second);
     }
-    return need_cpu > free_cpu + largest_cpu_ || need_memory > free_memory + largest_memory_;
+    return need_cpu > saturating_add(free_cpu, largest_cpu_) ||
+           need_memory > saturating_add(free_memory, largest_memory_);
   }
 
   std::size_t tries() const { return tries_; }
@@ -379,7 +381,7 @@ class Search {
     plan_input.nodepool_usage = in_.nodepool_usage;
     for (std::size_t i : set) {
       auto usage = plan_input.nodepool_usage.find(in_.candidates[i].nodepool);
-      if (usage != plan_input.nodepool_usage.end()) usage->second -= in_.candidates[i].capacity;
+      if (usage != plan_input.nodepool_usage.end()) usage->second.take_away(in_.candidates[i].capacity);
     }
     plan_input.unavailable = unavailable_;
     plan_input.now = in_.now;
@@ -463,21 +465,25 @@ class Search {
   void measure_room() {
     for (const scheduling::NodeInfo& node : snapshot_.nodes()) {
       if (node.removed) continue;
-      free_cpu_total_ += node.allocatable.cpu_milli() - node.requested.cpu_milli();
-      free_memory_total_ += node.allocatable.memory() - node.requested.memory();
+      free_cpu_total_ = saturating_add(free_cpu_total_, room(node).first);
+      free_memory_total_ = saturating_add(free_memory_total_, room(node).second);
     }
     for (const Candidate& c : in_.candidates) {
       std::int64_t cpu = 0, memory = 0;
       for (const auto& pod : c.pods) {
         const ResourceList requests = pod->effective_requests();
-        cpu += requests.cpu_milli();
-        memory += requests.memory();
+        cpu = saturating_add(cpu, requests.cpu_milli());
+        memory = saturating_add(memory, requests.memory());
       }
       need_.emplace_back(cpu, memory);
-      const scheduling::NodeInfo& node = snapshot_.node(c.id);
-      free_.emplace_back(node.allocatable.cpu_milli() - node.requested.cpu_milli(),
-                         node.allocatable.memory() - node.requested.memory());
+      free_.push_back(room(snapshot_.node(c.id)));
     }
+  }
+
+  // A node's cpu and memory left unrequested.
+  static std::pair<std::int64_t, std::int64_t> room(const scheduling::NodeInfo& node) {
+    return {saturating_sub(node.allocatable.cpu_milli(), node.requested.cpu_milli()),
+            saturating_sub(node.allocatable.memory(), node.requested.memory())};
   }
 
   // The largest type a replacement could be: of the catalog, one that some NodePool's requirements allow.

@@ -91,6 +91,7 @@ void ClusterState::pod_deleted(const std::string& key) {
     if (snapshot_.node_of_pod(key)) {
       ready_requested_ -= pod.pod->effective_requests();
       snapshot_.remove_pod(key);
+      recount_if_saturated();
     }
   } else {
     drop_nominee(pod);
@@ -125,6 +126,19 @@ void ClusterState::count_busy(const PodRecord& pod, int delta) {
   if (NodeRecord* record = find_node(node)) record->busy += delta;
 }
 
+// A total that saturated (see ResourceList) has lost its sum, and taking a part from it under-counts the rest:
+// both are summed again from the snapshot, which holds the Ready nodes and their pods.
+void ClusterState::recount_if_saturated() {
+  if (!ready_requested_.any_saturated() && !ready_allocatable_.any_saturated()) return;
+  ready_requested_ = ResourceList();
+  ready_allocatable_ = ResourceList();
+  for (const scheduling::NodeInfo& node : snapshot_.nodes()) {
+    if (node.removed) continue;
+    ready_requested_ += node.requested;
+    ready_allocatable_ += node.allocatable;
+  }
+}
+
 NodeRecord& ClusterState::node_added(NodeRecord node) {
   const std::string name = node.name();
   NodeRecord& added = nodes_[name] = std::move(node);
@@ -155,6 +169,7 @@ void ClusterState::node_draining(NodeRecord& node) {
   if (const scheduling::NodeId id = snapshot_.find_node(node.name()); id != scheduling::kNoNode) {
     ready_allocatable_ -= node.node.allocatable;
     snapshot_.remove_node(id);
+    recount_if_saturated();
   }
   node.phase = NodePhase::Draining;
   ++scheduling_changes_;

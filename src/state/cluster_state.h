@@ -228,6 +228,7 @@ class ClusterState {
   void leave_queue(PodRecord& pod);
   void drop_nominee(PodRecord& pod);
   void count_busy(const PodRecord& pod, int delta);
+  void recount_if_saturated();
 
   std::map<std::string, PodRecord> pods_;
   std::map<std::string_view, PodRecord*> unbound_;  // keyed by views of pods_' keys
