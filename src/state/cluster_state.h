@@ -228,7 +228,8 @@ class ClusterState {
   void leave_queue(PodRecord& pod);
   void drop_nominee(PodRecord& pod);
   void count_busy(const PodRecord& pod, int delta);
-  void recount_if_saturated();
+  bool ready_totals_saturated() const;
+  void recount_ready_totals();
 
   std::map<std::string, PodRecord> pods_;
   std::map<std::string_view, PodRecord*> unbound_;  // keyed by views of pods_' keys
