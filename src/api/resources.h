@@ -33,8 +33,9 @@ std::string format_amount(Symbol name, std::int64_t amount);
 // each quantity on its own (each fits an int64) but never a sum of them, and kube-scheduler adds them in int64,
 // where two containers of 5Ei wrap to a negative request that fits any node. Here a sum past 2^63-1 stays at
 // 2^63-1, the most a node's allocatable can hold, so a saturated request fits no real node and a saturated
-// node's requested leaves room for nothing. A manifest whose pod sums that far is refused when it is decoded
-// (requests_overflow in api/pod.h); a pod read from a cluster cannot be refused, so the engine saturates.
+// node's requested leaves room for nothing. A pod whose own requests sum that far is refused when it is decoded
+// (requests_overflow in api/pod.h); the sums no decoder sees (many pods on a node, a NodePool's usage, a claim of
+// k pods) cannot be refused, so they saturate.
 class ResourceList {
  public:
   ResourceList() = default;

@@ -15,7 +15,8 @@ workloads::HpaContainer hpa_container(const Container& c) {
   workloads::HpaContainer out;
   out.name = c.name;
   for (const auto& [name, amount] : c.requests.entries()) {
-    out.requests_milli.emplace_back(name.string(), name == resource_names::cpu() ? amount : saturating_mul(amount, 1000));
+    const std::int64_t milli = name == resource_names::cpu() ? amount : saturating_mul(amount, 1000);
+    out.requests_milli.emplace_back(name.string(), milli);
   }
   return out;
 }

@@ -331,7 +331,7 @@ TEST(Provisioning, DaemonSetCountsOnlyWhereItWouldRun) {
 }
 
 TEST(Provisioning, PodBiggerThanEveryTypeLaunchesNothing) {
-  // The second: two containers of 5Ei (as a pod read from a cluster may have; a manifest is refused). The sum
+  // The second: two containers of 5Ei (the decoders refuse such a pod; the engine must not wrap either). The sum
   // wrapped to -6Ei and fit a c.large; it saturates at 2^63 - 1 bytes, which no type holds.
   Pod past_int64 = make_pod("past-int64", 1 * kCpu, 5 * kEi);
   Container second = past_int64.spec.containers->front();
