@@ -107,6 +107,21 @@ struct PodSpec {
   CopyOnWrite<std::vector<Volume>> volumes;
 };
 
+// One term of the sum effective_requests() makes: a container, an init container (a sidecar, or one that runs
+// after the sidecars before it), or the overhead (index 0).
+struct RequestTerm {
+  enum class Part { Container, InitContainer, Overhead } part = Part::Container;
+  std::size_t index = 0;
+};
+// Where a pod's requests, summed as effective_requests() sums them, first pass int64's limit, and in which
+// resource. The API server bounds each quantity, not their sum (see ResourceList), so a manifest can ask for
+// more than any sum holds: its decoder refuses it, naming this term. effective_requests() saturates instead.
+struct RequestOverflow {
+  RequestTerm term;
+  Symbol resource;
+};
+std::optional<RequestOverflow> requests_overflow(const PodSpec& spec);
+
 struct PodStatus {
   PodPhase phase = PodPhase::Pending;
   CopyOnWrite<std::vector<PodCondition>> conditions;  // most pods of a template have the same ones

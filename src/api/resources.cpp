@@ -1,6 +1,9 @@
 #include "api/resources.h"
 
 #include <algorithm>
+#include <limits>
+
+#include "api/saturating.h"
 
 namespace scalewright {
 namespace {
@@ -81,21 +84,24 @@ std::vector<std::pair<Symbol, std::int64_t>> ResourceList::entries() const {
   return out;
 }
 
+void ResourceList::add(Symbol name, std::int64_t amount) { set(name, saturating_add(get(name), amount)); }
+
+// The scheduler's hottest path: saturating_add is a plain add and a branch not taken unless it overflows.
 ResourceList& ResourceList::operator+=(const ResourceList& other) {
-  cpu_milli_ += other.cpu_milli_;
-  memory_ += other.memory_;
-  ephemeral_storage_ += other.ephemeral_storage_;
-  pods_ += other.pods_;
+  cpu_milli_ = saturating_add(cpu_milli_, other.cpu_milli_);
+  memory_ = saturating_add(memory_, other.memory_);
+  ephemeral_storage_ = saturating_add(ephemeral_storage_, other.ephemeral_storage_);
+  pods_ = saturating_add(pods_, other.pods_);
   for (const auto& [name, amount] : other.extended_) add(name, amount);
   return *this;
 }
 
 ResourceList& ResourceList::operator-=(const ResourceList& other) {
-  cpu_milli_ -= other.cpu_milli_;
-  memory_ -= other.memory_;
-  ephemeral_storage_ -= other.ephemeral_storage_;
-  pods_ -= other.pods_;
-  for (const auto& [name, amount] : other.extended_) add(name, -amount);
+  cpu_milli_ = saturating_sub(cpu_milli_, other.cpu_milli_);
+  memory_ = saturating_sub(memory_, other.memory_);
+  ephemeral_storage_ = saturating_sub(ephemeral_storage_, other.ephemeral_storage_);
+  pods_ = saturating_sub(pods_, other.pods_);
+  for (const auto& [name, amount] : other.extended_) set(name, saturating_sub(get(name), amount));
   return *this;
 }
 
@@ -114,8 +120,29 @@ ResourceList ResourceList::max(const ResourceList& a, const ResourceList& b) {
 
 ResourceList ResourceList::times(std::int64_t n) const {
   ResourceList out;
-  for (const auto& [name, amount] : entries()) out.set(name, amount * n);
+  for (const auto& [name, amount] : entries()) out.set(name, saturating_mul(amount, n));
   return out;
+}
+
+std::optional<Symbol> ResourceList::first_overflow(const ResourceList& other) const {
+  std::int64_t sum = 0;
+  for (const auto& [name, amount] : other.entries()) {
+    if (__builtin_add_overflow(get(name), amount, &sum)) return name;
+  }
+  return std::nullopt;
+}
+
+bool ResourceList::any_saturated() const {
+  constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+  if (cpu_milli_ == kMax || memory_ == kMax || ephemeral_storage_ == kMax || pods_ == kMax) return true;
+  return std::any_of(extended_.begin(), extended_.end(), [](const auto& e) { return e.second == kMax; });
+}
+
+void ResourceList::take_away(const ResourceList& part) {
+  for (const auto& [name, amount] : part.entries()) {
+    const std::int64_t sum = get(name);
+    if (sum != std::numeric_limits<std::int64_t>::max()) set(name, saturating_sub(sum, amount));
+  }
 }
 
 bool ResourceList::fits_in(const ResourceList& limit) const {

@@ -29,13 +29,20 @@ std::optional<std::int64_t> exact_resource_amount(Symbol name, const Quantity& q
 // An amount of resource `name` as a Kubernetes quantity: "3920m" or "4" for cpu, "16Gi" for bytes, "110" else.
 std::string format_amount(Symbol name, std::int64_t amount);
 
+// Arithmetic on amounts saturates at int64's limits, everywhere (see api/saturating.h). The API server checks
+// each quantity on its own (each fits an int64) but never a sum of them, and kube-scheduler adds them in int64,
+// where two containers of 5Ei wrap to a negative request that fits any node. Here a sum past 2^63-1 stays at
+// 2^63-1, the most a node's allocatable can hold, so a saturated request fits no real node and a saturated
+// node's requested leaves room for nothing. A pod whose own requests sum that far is refused when it is decoded
+// (requests_overflow in api/pod.h); the sums no decoder sees (many pods on a node, a NodePool's usage, a claim of
+// k pods) cannot be refused, so they saturate.
 class ResourceList {
  public:
   ResourceList() = default;
 
   std::int64_t get(Symbol name) const;
   void set(Symbol name, std::int64_t amount);
-  void add(Symbol name, std::int64_t amount) { set(name, get(name) + amount); }
+  void add(Symbol name, std::int64_t amount);
 
   std::int64_t cpu_milli() const { return cpu_milli_; }
   std::int64_t memory() const { return memory_; }
@@ -57,6 +64,13 @@ class ResourceList {
   static ResourceList max(const ResourceList& a, const ResourceList& b);
   // Each resource multiplied by n (a workload of n replicas).
   ResourceList times(std::int64_t n) const;
+  // The first resource (in entries() order) whose sum with `other`'s would pass int64's limits, if any.
+  std::optional<Symbol> first_overflow(const ResourceList& other) const;
+  // True when some resource stands at int64's maximum: a sum that saturated there has lost what it summed.
+  bool any_saturated() const;
+  // *this is a sum that included `part`: takes it away, except from a resource whose sum saturated, which stays
+  // at the limit (taking a part from a sum that lost count would under-count the rest).
+  void take_away(const ResourceList& part);
 
   // True when every resource in *this is at most the same resource in `limit` (absent counts as zero).
   bool fits_in(const ResourceList& limit) const;

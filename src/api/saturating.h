@@ -18,6 +18,13 @@ constexpr std::int64_t saturating_add(std::int64_t a, std::int64_t b) {
   return b > 0 ? std::numeric_limits<std::int64_t>::max() : std::numeric_limits<std::int64_t>::min();
 }
 
+// a - b, clamped to [min, max] of int64.
+constexpr std::int64_t saturating_sub(std::int64_t a, std::int64_t b) {
+  std::int64_t difference = 0;
+  if (!__builtin_sub_overflow(a, b, &difference)) return difference;
+  return b < 0 ? std::numeric_limits<std::int64_t>::max() : std::numeric_limits<std::int64_t>::min();
+}
+
 // a * b, clamped to [min, max] of int64.
 constexpr std::int64_t saturating_mul(std::int64_t a, std::int64_t b) {
   std::int64_t product = 0;

@@ -4,15 +4,19 @@
 
 #include <fmt/format.h>
 
+#include "api/saturating.h"
+
 namespace scalewright::controllers {
 namespace {
 
-// A container as the HPA reads it: its requests in milli-units (cpu is kept in milli-cpu already).
+// A container as the HPA reads it: its requests in milli-units (cpu is kept in milli-cpu already), saturating as
+// every product of amounts (a request of 8 PB or more passes int64 in thousandths).
 workloads::HpaContainer hpa_container(const Container& c) {
   workloads::HpaContainer out;
   out.name = c.name;
   for (const auto& [name, amount] : c.requests.entries()) {
-    out.requests_milli.emplace_back(name.string(), name == resource_names::cpu() ? amount : amount * 1000);
+    const std::int64_t milli = name == resource_names::cpu() ? amount : saturating_mul(amount, 1000);
+    out.requests_milli.emplace_back(name.string(), milli);
   }
   return out;
 }

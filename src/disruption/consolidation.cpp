@@ -13,6 +13,7 @@
 #include <fmt/ranges.h>
 
 #include "api/quantity.h"
+#include "api/saturating.h"
 #include "nodegroups/drainability.h"
 #include "provisioning/instance_types.h"
 #include "scheduling/equivalence.h"
@@ -99,8 +100,7 @@ class Search {
       need += need_[i];
       free -= free_[i];
     }
-    return need.cpu > free.cpu + largest_.cpu || need.memory > free.memory + largest_.memory ||
-           need.pods > free.pods + largest_.pods;
+    return !need.within(free + largest_);
   }
 
   std::size_t tries() const { return tries_; }
@@ -602,7 +602,7 @@ class Search {
     plan_input.nodepool_usage = in_.nodepool_usage;
     for (std::size_t i : set) {
       auto usage = plan_input.nodepool_usage.find(in_.candidates[i].nodepool);
-      if (usage != plan_input.nodepool_usage.end()) usage->second -= in_.candidates[i].capacity;
+      if (usage != plan_input.nodepool_usage.end()) usage->second.take_away(in_.candidates[i].capacity);
     }
     plan_input.unavailable = unavailable_;
     plan_input.now = in_.now;
@@ -687,27 +687,29 @@ class Search {
   // The room a node has left, or what pods need of it: cpu, memory and pod slots, the three every pod takes.
   struct Room {
     std::int64_t cpu = 0, memory = 0, pods = 0;
+    // Sums saturate, as resource sums do everywhere (see ResourceList): a bound from a saturated sum still holds.
     static Room free_on(const scheduling::NodeInfo& node) {
-      return {node.allocatable.cpu_milli() - node.requested.cpu_milli(),
-              node.allocatable.memory() - node.requested.memory(),
-              node.allocatable.pods() - static_cast<std::int64_t>(node.pods.size())};
+      return {saturating_sub(node.allocatable.cpu_milli(), node.requested.cpu_milli()),
+              saturating_sub(node.allocatable.memory(), node.requested.memory()),
+              saturating_sub(node.allocatable.pods(), static_cast<std::int64_t>(node.pods.size()))};
     }
     static Room of(const ResourceList& resources) {
       return {resources.cpu_milli(), resources.memory(), resources.pods()};
     }
     Room& operator+=(const Room& o) {
-      cpu += o.cpu, memory += o.memory, pods += o.pods;
+      cpu = saturating_add(cpu, o.cpu), memory = saturating_add(memory, o.memory), pods = saturating_add(pods, o.pods);
       return *this;
     }
     Room& operator-=(const Room& o) {
-      cpu -= o.cpu, memory -= o.memory, pods -= o.pods;
+      cpu = saturating_sub(cpu, o.cpu), memory = saturating_sub(memory, o.memory), pods = saturating_sub(pods, o.pods);
       return *this;
     }
+    friend Room operator+(Room a, const Room& b) { return a += b; }
     bool within(const Room& limit) const { return cpu <= limit.cpu && memory <= limit.memory && pods <= limit.pods; }
     // What this asks beyond `room`, resource by resource (none where the room suffices, or is overcommitted).
     Room beyond(const Room& room) const {
       const auto excess = [](std::int64_t needed, std::int64_t left) {
-        return std::max<std::int64_t>(0, needed - std::max<std::int64_t>(0, left));
+        return std::max<std::int64_t>(0, saturating_sub(needed, std::max<std::int64_t>(0, left)));
       };
       return {excess(cpu, room.cpu), excess(memory, room.memory), excess(pods, room.pods)};
     }

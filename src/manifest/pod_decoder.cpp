@@ -1,5 +1,7 @@
 #include "manifest/pod_decoder.h"
 
+#include <limits>
+
 #include "manifest/meta_decoder.h"
 #include "manifest/selectors.h"
 
@@ -126,6 +128,38 @@ Volume decode_volume(const Field& volume) {
   return decoded;
 }
 
+// The n-th item of a list field.
+Field item(const Field& list, std::size_t n) {
+  std::optional<Field> found;
+  std::size_t i = 0;
+  list.items([&](const Field& each) {
+    if (i++ == n) found.emplace(each);
+  });
+  return *found;
+}
+
+// The API server bounds each quantity (so does decode_resource_list), not their sum: kube-scheduler adds them
+// in int64, where two containers of 5Ei wrap around to a request that fits any node. A pod whose requests sum past
+// int64 could run on no node (no allocatable is larger), so such a manifest is a mistake and is refused, naming the
+// request (or the limit it defaults from, or the overhead) whose addition went past.
+void check_requests_sum(const Field& spec, const PodSpec& decoded) {
+  std::optional<RequestOverflow> overflow = requests_overflow(decoded);
+  if (!overflow) return;
+  const std::string name(overflow->resource.str());
+  // Built, not assigned: assigning a Field would assign its YAML node, which writes through to the document.
+  const Field at = [&] {
+    if (overflow->term.part == RequestTerm::Part::Overhead) return spec.child("overhead").child(name);
+    const bool app = overflow->term.part == RequestTerm::Part::Container;
+    const Field resources =
+        item(spec.child(app ? "containers" : "initContainers"), overflow->term.index).child("resources");
+    const Field request = resources.child("requests").child(name);
+    return request.present() ? request : resources.child("limits").child(name);
+  }();
+  const bool cpu = overflow->resource == resource_names::cpu();
+  at.fail("the sum of the pod's " + name + " requests exceeds " +
+          std::to_string(std::numeric_limits<std::int64_t>::max()) + (cpu ? "m" : ""));
+}
+
 PodCondition decode_pod_condition(const Field& condition) {
   return {condition.required_string("type"), condition.optional_string("status"), condition.optional_string("reason")};
 }
@@ -201,6 +235,7 @@ PodSpec decode_pod_spec(const Field& spec) {
   spec.each("containers", [&](const Field& c) { decoded.containers.push_back(decode_container(c)); });
   if (decoded.containers.empty()) spec.fail_at("containers", "required");
   decoded.overhead = decode_resource_list(spec.child("overhead"));
+  check_requests_sum(spec, decoded);
   decoded.node_name = spec.optional_string("nodeName");
   decoded.node_selector = decode_labels(spec, "nodeSelector");
   decoded.affinity = decode_affinity(spec.child("affinity"));

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "api/duration.h"
+#include "api/saturating.h"
 
 namespace scalewright::nodegroups {
 
@@ -34,6 +35,12 @@ struct AutoscalerOptions {
   std::int64_t cores_total_max = 320'000;
   std::int64_t memory_total_min_gib = 0;
   std::int64_t memory_total_max_gib = 6'400'000;
+  // The totals in the engine's units, millicores and bytes: the flags may name up to int64's limit of cores or
+  // GiB, so the products saturate (see ResourceList) rather than wrap below the cluster's size.
+  std::int64_t cores_total_min_milli() const { return saturating_mul(cores_total_min, 1000); }
+  std::int64_t cores_total_max_milli() const { return saturating_mul(cores_total_max, 1000); }
+  std::int64_t memory_total_min_bytes() const { return saturating_mul(memory_total_min_gib, std::int64_t{1} << 30); }
+  std::int64_t memory_total_max_bytes() const { return saturating_mul(memory_total_max_gib, std::int64_t{1} << 30); }
   bool balance_similar_node_groups = false;
   Duration new_pod_scale_up_delay{0};
   Duration max_node_provision_time{15 * 60'000};

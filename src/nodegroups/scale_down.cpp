@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "api/saturating.h"
 #include "api/wording.h"
 #include "scheduling/scheduler.h"
 
@@ -175,25 +176,25 @@ std::optional<NodeUtilization> node_utilization(const NodeInfo& node, const Auto
                 (options.ignore_mirror_pods_utilization && is_mirror_pod(pod));
     std::int64_t pod_gpu = out.gpu_node ? placed.requests.get(gpu_symbol()) : 0;
     if (skip) {
-      skipped_cpu += placed.requests.cpu_milli();
-      skipped_memory += placed.requests.memory();
-      skipped_gpu += pod_gpu;
+      skipped_cpu = saturating_add(skipped_cpu, placed.requests.cpu_milli());
+      skipped_memory = saturating_add(skipped_memory, placed.requests.memory());
+      skipped_gpu = saturating_add(skipped_gpu, pod_gpu);
     } else {
-      cpu += placed.requests.cpu_milli();
-      memory += placed.requests.memory();
-      gpu += pod_gpu;
+      cpu = saturating_add(cpu, placed.requests.cpu_milli());
+      memory = saturating_add(memory, placed.requests.memory());
+      gpu = saturating_add(gpu, pod_gpu);
     }
   }
   if (out.gpu_node) {
-    std::int64_t denominator = allocatable.get(gpu_symbol()) - skipped_gpu;
+    std::int64_t denominator = saturating_sub(allocatable.get(gpu_symbol()), skipped_gpu);
     if (denominator <= 0) return std::nullopt;
     out.gpu = ratio(gpu, denominator);
     out.utilization = out.gpu;
     out.resource = std::string(kGpuResource);
     return out;
   }
-  std::int64_t cpu_denominator = allocatable.cpu_milli() - skipped_cpu;
-  std::int64_t memory_denominator = allocatable.memory() - skipped_memory;
+  std::int64_t cpu_denominator = saturating_sub(allocatable.cpu_milli(), skipped_cpu);
+  std::int64_t memory_denominator = saturating_sub(allocatable.memory(), skipped_memory);
   if (cpu_denominator <= 0 || memory_denominator <= 0) return std::nullopt;
   out.cpu = ratio(cpu, cpu_denominator);
   out.memory = ratio(memory, memory_denominator);
@@ -362,12 +363,11 @@ ScaleDownResult ScaleDownPlanner::update(ClusterSnapshot& snapshot, const ScaleD
   std::int64_t cores_total = 0, memory_total = 0;
   for (const NodeInfo& info : snapshot.nodes()) {
     if (info.removed || being_deleted(*info.node)) continue;
-    cores_total += info.node->capacity.cpu_milli();
-    memory_total += info.node->capacity.memory();
+    cores_total = saturating_add(cores_total, info.node->capacity.cpu_milli());
+    memory_total = saturating_add(memory_total, info.node->capacity.memory());
   }
-  constexpr std::int64_t kGiB = 1024LL * 1024 * 1024;
-  std::int64_t cores_left = cores_total - options.cores_total_min * 1000;
-  std::int64_t memory_left = memory_total - options.memory_total_min_gib * kGiB;
+  std::int64_t cores_left = saturating_sub(cores_total, options.cores_total_min_milli());
+  std::int64_t memory_left = saturating_sub(memory_total, options.memory_total_min_bytes());
 
   std::vector<const UnneededNode*> removable_empty, removable_drain;
   for (bool empty : {true, false}) {

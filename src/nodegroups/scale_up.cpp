@@ -6,6 +6,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "api/saturating.h"
 #include "nodegroups/estimator.h"
 
 namespace scalewright::nodegroups {
@@ -14,8 +15,6 @@ namespace {
 using scheduling::ClusterSnapshot;
 using scheduling::kNoNode;
 using scheduling::NodeId;
-
-constexpr std::int64_t kGiB = 1024LL * 1024 * 1024;
 
 // Upstream's skip reasons (core/scaleup/orchestrator), word for word: they end up in NotTriggerScaleUp events.
 constexpr const char* kMaxSizeReached = "max node group size reached";
@@ -42,10 +41,11 @@ Node upcoming_node(const NodeGroup& group, std::int32_t n) {
 std::string resource_limit_reason(const NodeGroup& group, const ClusterTotals& totals,
                                   const AutoscalerOptions& options) {
   std::vector<std::string> exceeded;
-  if (totals.cpu_milli + node_cpu_milli(group.template_node) > options.cores_total_max * 1000) {
+  if (saturating_add(totals.cpu_milli, node_cpu_milli(group.template_node)) > options.cores_total_max_milli()) {
     exceeded.push_back("cpu");
   }
-  if (totals.memory_bytes + node_memory_bytes(group.template_node) > options.memory_total_max_gib * kGiB) {
+  if (saturating_add(totals.memory_bytes, node_memory_bytes(group.template_node)) >
+      options.memory_total_max_bytes()) {
     exceeded.push_back("memory");
   }
   if (exceeded.empty()) return "";
@@ -133,14 +133,15 @@ ClusterTotals cluster_totals(const ClusterSnapshot& snapshot, const ScaleUpInput
   for (const auto& info : snapshot.nodes()) {
     if (info.removed) continue;
     ++totals.nodes;
-    totals.cpu_milli += node_cpu_milli(*info.node);
-    totals.memory_bytes += node_memory_bytes(*info.node);
+    totals.cpu_milli = saturating_add(totals.cpu_milli, node_cpu_milli(*info.node));
+    totals.memory_bytes = saturating_add(totals.memory_bytes, node_memory_bytes(*info.node));
   }
   for (const NodeGroup& group : input.groups) {
     const std::int32_t n = upcoming_nodes(group, input);
     totals.nodes += n;
-    totals.cpu_milli += n * node_cpu_milli(group.template_node);
-    totals.memory_bytes += n * node_memory_bytes(group.template_node);
+    totals.cpu_milli = saturating_add(totals.cpu_milli, saturating_mul(n, node_cpu_milli(group.template_node)));
+    totals.memory_bytes =
+        saturating_add(totals.memory_bytes, saturating_mul(n, node_memory_bytes(group.template_node)));
   }
   return totals;
 }
@@ -320,10 +321,10 @@ ScaleUpDecision decide_scale_up(ClusterSnapshot& snapshot, const ScaleUpInput& i
   // Caps on the count: --max-nodes-total, then the cores and memory totals for the chosen group's node shape.
   std::int64_t new_nodes = std::min<std::int64_t>(best.node_count, total_room);
   if (const std::int64_t cpu = node_cpu_milli(chosen.template_node); cpu > 0) {
-    new_nodes = std::min(new_nodes, (options.cores_total_max * 1000 - totals.cpu_milli) / cpu);
+    new_nodes = std::min(new_nodes, saturating_sub(options.cores_total_max_milli(), totals.cpu_milli) / cpu);
   }
   if (const std::int64_t memory = node_memory_bytes(chosen.template_node); memory > 0) {
-    new_nodes = std::min(new_nodes, (options.memory_total_max_gib * kGiB - totals.memory_bytes) / memory);
+    new_nodes = std::min(new_nodes, saturating_sub(options.memory_total_max_bytes(), totals.memory_bytes) / memory);
   }
 
   std::vector<ScaleUpInfo> targets{{chosen.id, chosen.target_size, chosen.target_size, chosen.max_size}};

@@ -4,6 +4,8 @@
 #include <bit>
 #include <limits>
 
+#include "api/saturating.h"
+
 namespace scalewright::provisioning {
 namespace {
 
@@ -38,6 +40,11 @@ bool ports_conflict(const ContainerPort& a, const ContainerPort& b) {
   return wildcard(a.host_ip) || wildcard(b.host_ip) || a.host_ip == b.host_ip;
 }
 
+// What `allocatable` leaves after `daemons` and `used`; saturating, as every sum of amounts (see ResourceList).
+std::int64_t room_left(std::int64_t allocatable, std::int64_t daemons, std::int64_t used) {
+  return saturating_sub(saturating_sub(allocatable, daemons), used);
+}
+
 // How many more copies of `requests` fit on top of `used` and `daemons` (saturating at `cap`).
 std::int64_t copies(const ResourceList& used, const ResourceList& requests, const ResourceList& daemons,
                     const ResourceList& allocatable, std::int64_t cap) {
@@ -46,13 +53,13 @@ std::int64_t copies(const ResourceList& used, const ResourceList& requests, cons
     if (want <= 0) return;
     n = std::min(n, have < 0 ? 0 : have / want);
   };
-  limit(requests.cpu_milli(), allocatable.cpu_milli() - daemons.cpu_milli() - used.cpu_milli());
-  limit(requests.memory(), allocatable.memory() - daemons.memory() - used.memory());
+  limit(requests.cpu_milli(), room_left(allocatable.cpu_milli(), daemons.cpu_milli(), used.cpu_milli()));
+  limit(requests.memory(), room_left(allocatable.memory(), daemons.memory(), used.memory()));
   limit(requests.ephemeral_storage(),
-        allocatable.ephemeral_storage() - daemons.ephemeral_storage() - used.ephemeral_storage());
-  limit(requests.pods(), allocatable.pods() - daemons.pods() - used.pods());
+        room_left(allocatable.ephemeral_storage(), daemons.ephemeral_storage(), used.ephemeral_storage()));
+  limit(requests.pods(), room_left(allocatable.pods(), daemons.pods(), used.pods()));
   for (const auto& [name, amount] : requests.extended()) {
-    limit(amount, allocatable.get(name) - daemons.get(name) - used.get(name));
+    limit(amount, room_left(allocatable.get(name), daemons.get(name), used.get(name)));
   }
   return std::max<std::int64_t>(n, 0);
 }
@@ -104,18 +111,21 @@ NodePoolInfo nodepool_info(const NodePool& np, InstanceTypeIndex& types) {
 
 bool fits(const ResourceList& used, const ResourceList& requests, const ResourceList& daemons,
           const ResourceList& allocatable) {
-  if (used.cpu_milli() + requests.cpu_milli() + daemons.cpu_milli() > allocatable.cpu_milli()) return false;
-  if (used.memory() + requests.memory() + daemons.memory() > allocatable.memory()) return false;
-  if (used.pods() + requests.pods() + daemons.pods() > allocatable.pods()) return false;
-  if (used.ephemeral_storage() + requests.ephemeral_storage() + daemons.ephemeral_storage() >
-      allocatable.ephemeral_storage()) {
+  auto over = [](std::int64_t used, std::int64_t requests, std::int64_t daemons, std::int64_t allocatable) {
+    return saturating_add(saturating_add(used, requests), daemons) > allocatable;
+  };
+  if (over(used.cpu_milli(), requests.cpu_milli(), daemons.cpu_milli(), allocatable.cpu_milli())) return false;
+  if (over(used.memory(), requests.memory(), daemons.memory(), allocatable.memory())) return false;
+  if (over(used.pods(), requests.pods(), daemons.pods(), allocatable.pods())) return false;
+  if (over(used.ephemeral_storage(), requests.ephemeral_storage(), daemons.ephemeral_storage(),
+           allocatable.ephemeral_storage())) {
     return false;
   }
   for (const auto& [name, amount] : requests.extended()) {
-    if (used.get(name) + amount + daemons.get(name) > allocatable.get(name)) return false;
+    if (over(used.get(name), amount, daemons.get(name), allocatable.get(name))) return false;
   }
   for (const auto& [name, amount] : daemons.extended()) {
-    if (used.get(name) + requests.get(name) + amount > allocatable.get(name)) return false;
+    if (over(used.get(name), requests.get(name), amount, allocatable.get(name))) return false;
   }
   return true;
 }
@@ -411,9 +421,9 @@ void NodeClaimBuilder::settle(ClaimState& claim) {
   for (std::size_t i = 0; i < claim.types.size(); ++i) {
     const cloud::InstanceType& type = types_.type(claim.types[i]);
     const ResourceList& daemon = *claim.daemons[i];
-    const std::int64_t cpu = type.allocatable.cpu_milli() - daemon.cpu_milli() - claim.requests.cpu_milli();
-    const std::int64_t memory = type.allocatable.memory() - daemon.memory() - claim.requests.memory();
-    const std::int64_t pods = type.allocatable.pods() - daemon.pods() - claim.requests.pods();
+    const std::int64_t cpu = room_left(type.allocatable.cpu_milli(), daemon.cpu_milli(), claim.requests.cpu_milli());
+    const std::int64_t memory = room_left(type.allocatable.memory(), daemon.memory(), claim.requests.memory());
+    const std::int64_t pods = room_left(type.allocatable.pods(), daemon.pods(), claim.requests.pods());
     claim.free_cpu = std::max(claim.free_cpu, cpu);
     claim.free_memory = std::max(claim.free_memory, memory);
     claim.free_pods = std::max(claim.free_pods, pods);
@@ -473,12 +483,12 @@ void NodeClaimBuilder::commit(ClaimState& claim, ClaimChange&& change, const Pod
   if (change.types_unchanged) {
     // Every candidate lost the same room; the limits held stay as they were.
     const ResourceList& r = variant.requests;
-    claim.free_cpu -= r.cpu_milli();
-    claim.free_memory -= r.memory();
-    claim.free_pods -= r.pods();
-    claim.least_cpu -= r.cpu_milli();
-    claim.least_memory -= r.memory();
-    claim.least_pods -= r.pods();
+    claim.free_cpu = saturating_sub(claim.free_cpu, r.cpu_milli());
+    claim.free_memory = saturating_sub(claim.free_memory, r.memory());
+    claim.free_pods = saturating_sub(claim.free_pods, r.pods());
+    claim.least_cpu = saturating_sub(claim.least_cpu, r.cpu_milli());
+    claim.least_memory = saturating_sub(claim.least_memory, r.memory());
+    claim.least_pods = saturating_sub(claim.least_pods, r.pods());
   } else {
     settle(claim);
   }

@@ -8,6 +8,7 @@
 #include <numeric>
 #include <unordered_map>
 
+#include "api/saturating.h"
 #include "provisioning/colocation.h"
 #include "provisioning/daemon_overhead.h"
 #include "provisioning/instance_types.h"
@@ -162,7 +163,8 @@ void Provisioner::prepare_nodepools() {
     ResourceList left;
     auto usage = input_.nodepool_usage.find(np->meta.name);
     for (Symbol r : np->limited_resources) {
-      left.set(r, np->limits.get(r) - (usage == input_.nodepool_usage.end() ? 0 : usage->second.get(r)));
+      const std::int64_t used = usage == input_.nodepool_usage.end() ? 0 : usage->second.get(r);
+      left.set(r, saturating_sub(np->limits.get(r), used));
     }
     remaining.push_back(std::move(left));
     pools_.push_back(std::move(info));

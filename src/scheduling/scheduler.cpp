@@ -4,6 +4,7 @@
 #include <cmath>
 #include <optional>
 
+#include "api/saturating.h"
 #include "scheduling/equivalence.h"
 #include "scheduling/inter_pod_affinity.h"
 #include "scheduling/plugin_support.h"
@@ -69,18 +70,20 @@ void check_resources(const ResourceList& request, const NodeInfo& node, Sink&& r
       request.extended().empty()) {
     return;
   }
-  if (request.cpu_milli() > 0 && request.cpu_milli() > allocatable.cpu_milli() - requested.cpu_milli()) {
+  // What is left, saturating (see ResourceList): a node whose requested saturated has room for nothing.
+  auto left = [](std::int64_t allocatable, std::int64_t requested) { return saturating_sub(allocatable, requested); };
+  if (request.cpu_milli() > 0 && request.cpu_milli() > left(allocatable.cpu_milli(), requested.cpu_milli())) {
     reject("Insufficient cpu");
   }
-  if (request.memory() > 0 && request.memory() > allocatable.memory() - requested.memory()) {
+  if (request.memory() > 0 && request.memory() > left(allocatable.memory(), requested.memory())) {
     reject("Insufficient memory");
   }
   if (request.ephemeral_storage() > 0 &&
-      request.ephemeral_storage() > allocatable.ephemeral_storage() - requested.ephemeral_storage()) {
+      request.ephemeral_storage() > left(allocatable.ephemeral_storage(), requested.ephemeral_storage())) {
     reject("Insufficient ephemeral-storage");
   }
   for (const auto& [name, amount] : request.extended()) {
-    if (amount > allocatable.get(name) - requested.get(name)) reject("Insufficient " + std::string(name.str()));
+    if (amount > left(allocatable.get(name), requested.get(name))) reject("Insufficient " + std::string(name.str()));
   }
 }
 
@@ -131,24 +134,25 @@ bool run_filters(const CycleState& state, const StaticVerdict& verdict, const No
   return true;
 }
 
-// floor(numerator / denominator) for a quotient in [0, kMaxNodeScore], without a 64-bit integer division (the
-// hot spot of scoring). Exact when both operands are below 2^53 and the denominator below 2^46: the true
+// floor(amount * kMaxNodeScore / denominator) for 0 <= amount <= denominator, without a 64-bit integer division
+// (the hot spot of scoring). Exact when the product is below 2^53 and the denominator below 2^46: the true
 // quotient then sits at least 1/denominator > ulp(128) away from the next integer, so the correctly rounded
-// double quotient truncates to the same integer. Larger operands take the integer path.
-std::int64_t score_quotient(std::int64_t numerator, std::int64_t denominator) {
-  if (numerator >= 0 && numerator < (std::int64_t{1} << 53) && denominator < (std::int64_t{1} << 46)) {
-    return static_cast<std::int64_t>(static_cast<double>(numerator) / static_cast<double>(denominator));
+// double quotient truncates to the same integer. Larger operands take the integer path, in 128 bits: upstream's
+// int64 product wraps for an allocatable past 2^63 / 100 (92 PB, or 92 billion cores in millicores).
+std::int64_t score_quotient(std::int64_t amount, std::int64_t denominator) {
+  constexpr std::int64_t kExact = (std::int64_t{1} << 53) / kMaxNodeScore;
+  if (amount >= 0 && amount < kExact && denominator < (std::int64_t{1} << 46)) {
+    return static_cast<std::int64_t>(static_cast<double>(amount * kMaxNodeScore) / static_cast<double>(denominator));
   }
-  return numerator / denominator;
+  __extension__ using int128 = __int128;
+  return static_cast<std::int64_t>(int128{amount} * kMaxNodeScore / denominator);
 }
 
 std::int64_t allocated_score(std::int64_t requested, std::int64_t allocatable, ScoringStrategy strategy) {
   if (allocatable == 0) return 0;
-  if (strategy == ScoringStrategy::MostAllocated) {
-    return score_quotient(std::min(requested, allocatable) * kMaxNodeScore, allocatable);
-  }
+  if (strategy == ScoringStrategy::MostAllocated) return score_quotient(std::min(requested, allocatable), allocatable);
   if (requested > allocatable) return 0;
-  return score_quotient((allocatable - requested) * kMaxNodeScore, allocatable);
+  return score_quotient(allocatable - requested, allocatable);
 }
 
 // NodeResourcesFit's score over cpu and memory (weight 1 each), with the non-zero request defaults.
@@ -156,12 +160,13 @@ std::int64_t resources_fit_score(const CycleState& state, const NodeInfo& node, 
   const ResourceList& allocatable = node.allocatable;
   std::int64_t total = 0, weight = 0;
   if (allocatable.cpu_milli() > 0) {
-    total += allocated_score(node.non_zero_requested.cpu_milli + state.non_zero.cpu_milli, allocatable.cpu_milli(),
-                             strategy);
+    total += allocated_score(saturating_add(node.non_zero_requested.cpu_milli, state.non_zero.cpu_milli),
+                             allocatable.cpu_milli(), strategy);
     ++weight;
   }
   if (allocatable.memory() > 0) {
-    total += allocated_score(node.non_zero_requested.memory + state.non_zero.memory, allocatable.memory(), strategy);
+    total += allocated_score(saturating_add(node.non_zero_requested.memory, state.non_zero.memory),
+                             allocatable.memory(), strategy);
     ++weight;
   }
   return weight == 2 ? total / 2 : total;  // weight is 0, 1 or 2
@@ -175,8 +180,9 @@ std::int64_t balanced_allocation_score(const CycleState& state, const NodeInfo& 
   auto fraction = [](std::int64_t requested, std::int64_t capacity) {
     return std::min(1.0, static_cast<double>(requested) / static_cast<double>(capacity));
   };
-  double cpu = fraction(node.requested.cpu_milli() + state.requests.cpu_milli(), allocatable.cpu_milli());
-  double memory = fraction(node.requested.memory() + state.requests.memory(), allocatable.memory());
+  double cpu = fraction(saturating_add(node.requested.cpu_milli(), state.requests.cpu_milli()),
+                        allocatable.cpu_milli());
+  double memory = fraction(saturating_add(node.requested.memory(), state.requests.memory()), allocatable.memory());
   double std_dev = std::abs((cpu - memory) / 2);
   return static_cast<std::int64_t>((1 - std_dev) * static_cast<double>(kMaxNodeScore));
 }

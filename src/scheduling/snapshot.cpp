@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <atomic>
+#include <limits>
 #include <stdexcept>
+
+#include "api/saturating.h"
 
 namespace scalewright::scheduling {
 namespace {
@@ -27,25 +30,31 @@ bool has_pod_terms(const Pod& pod) {
          !a.preferred_pod_affinity.empty() || !a.preferred_pod_anti_affinity.empty();
 }
 
+NonZeroRequests operator+(NonZeroRequests a, NonZeroRequests b) {
+  return {saturating_add(a.cpu_milli, b.cpu_milli), saturating_add(a.memory, b.memory)};
+}
+
+NonZeroRequests operator-(NonZeroRequests a, NonZeroRequests b) {
+  return {saturating_sub(a.cpu_milli, b.cpu_milli), saturating_sub(a.memory, b.memory)};
+}
+
 }  // namespace
 
 NonZeroRequests non_zero_requests(const Pod& pod) {
-  // Same shape as Pod::effective_requests (sidecars count towards both phases), with defaults per container.
+  // Same shape as Pod::effective_requests (sidecars count towards both phases), with defaults per container, and
+  // saturating alike (see ResourceList).
   NonZeroRequests app, sidecars, init_peak;
-  for (const Container& c : pod.spec.containers) {
-    NonZeroRequests r = non_zero(c);
-    app.cpu_milli += r.cpu_milli;
-    app.memory += r.memory;
-  }
+  for (const Container& c : pod.spec.containers) app = app + non_zero(c);
   for (const Container& c : pod.spec.init_containers) {
-    NonZeroRequests r = non_zero(c);
-    NonZeroRequests candidate{sidecars.cpu_milli + r.cpu_milli, sidecars.memory + r.memory};
+    NonZeroRequests candidate = sidecars + non_zero(c);
     if (c.is_sidecar()) sidecars = candidate;
     init_peak.cpu_milli = std::max(init_peak.cpu_milli, candidate.cpu_milli);
     init_peak.memory = std::max(init_peak.memory, candidate.memory);
   }
-  return {std::max(app.cpu_milli + sidecars.cpu_milli, init_peak.cpu_milli) + pod.spec.overhead.cpu_milli(),
-          std::max(app.memory + sidecars.memory, init_peak.memory) + pod.spec.overhead.memory()};
+  const NonZeroRequests running = app + sidecars;
+  const NonZeroRequests peak{std::max(running.cpu_milli, init_peak.cpu_milli),
+                             std::max(running.memory, init_peak.memory)};
+  return peak + NonZeroRequests{pod.spec.overhead.cpu_milli(), pod.spec.overhead.memory()};
 }
 
 NodeId ClusterSnapshot::add_node(Node node) {
@@ -121,8 +130,7 @@ void ClusterSnapshot::place(PlacedPod placed, NodeId node) {
     throw std::invalid_argument("pod " + pod.meta.key() + " is already in the snapshot");
   }
   info.requested += placed.requests;
-  info.non_zero_requested.cpu_milli += placed.non_zero.cpu_milli;
-  info.non_zero_requested.memory += placed.non_zero.memory;
+  info.non_zero_requested = info.non_zero_requested + placed.non_zero;
   for_each_matching_query(pod, [&](QueryId q) {
     ++info.query_counts[q];
     tally_pod(q, info, +1);
@@ -147,9 +155,21 @@ PlacedPod ClusterSnapshot::unplace(const std::string& key) {
   }
   info.pods.pop_back();
   const Pod& pod = *placed.pod;
-  info.requested -= placed.requests;
-  info.non_zero_requested.cpu_milli -= placed.non_zero.cpu_milli;
-  info.non_zero_requested.memory -= placed.non_zero.memory;
+  constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+  if (info.requested.any_saturated() || info.non_zero_requested.cpu_milli == kMax ||
+      info.non_zero_requested.memory == kMax) {
+    // A counter that saturated no longer knows its sum, and taking this pod off it would under-count the rest:
+    // sum what remains again (only pods past int64 between them ever come here).
+    info.requested = ResourceList();
+    info.non_zero_requested = NonZeroRequests{};
+    for (const PlacedPod& remaining : info.pods) {
+      info.requested += remaining.requests;
+      info.non_zero_requested = info.non_zero_requested + remaining.non_zero;
+    }
+  } else {
+    info.requested -= placed.requests;
+    info.non_zero_requested = info.non_zero_requested - placed.non_zero;
+  }
   for_each_matching_query(pod, [&](QueryId q) {
     --info.query_counts[q];
     tally_pod(q, info, -1);

@@ -29,7 +29,7 @@ class LoadModelMetrics::PodMetrics : public workloads::MetricsSource {
       if (usage == nullptr) continue;
       const bool first =
           container.empty() || (!observed.pod.containers.empty() && observed.pod.containers.front().name == container);
-      std::int64_t value = resource == "cpu" ? usage->cpu_milli : usage->memory_bytes * 1000;
+      std::int64_t value = resource == "cpu" ? usage->cpu_milli : saturating_mul(usage->memory_bytes, 1000);
       samples[observed.pod.name] = {first ? value : 0, usage->timestamp, LoadModel::kScrapeInterval};
     }
     if (samples.empty()) return Error{"no metrics returned from resource metrics API"};

@@ -92,9 +92,11 @@ void ClusterState::pod_deleted(const std::string& key) {
   }
   if (pod.bound_at) {
     if (snapshot_.node_of_pod(key)) {
+      const bool lost_count = ready_totals_saturated();
       ready_requested_ -= pod.pod->effective_requests();
       snapshot_.remove_pod(key);
       ++room_changes_;
+      if (lost_count) recount_ready_totals();
     }
   } else {
     drop_nominee(pod);
@@ -134,6 +136,22 @@ void ClusterState::count_busy(const PodRecord& pod, int delta) {
   if (NodeRecord* record = find_node(node)) record->busy += delta;
 }
 
+// A total that saturated (see ResourceList) has lost its sum, and taking a part from it would under-count the rest:
+// when a part leaves one, both are summed again from the snapshot, which holds the Ready nodes and their pods.
+bool ClusterState::ready_totals_saturated() const {
+  return ready_requested_.any_saturated() || ready_allocatable_.any_saturated();
+}
+
+void ClusterState::recount_ready_totals() {
+  ready_requested_ = ResourceList();
+  ready_allocatable_ = ResourceList();
+  for (const scheduling::NodeInfo& node : snapshot_.nodes()) {
+    if (node.removed) continue;
+    ready_requested_ += node.requested;
+    ready_allocatable_ += node.allocatable;
+  }
+}
+
 NodeRecord& ClusterState::node_added(NodeRecord node) {
   const std::string name = node.name();
   NodeRecord& added = nodes_[name] = std::move(node);
@@ -164,8 +182,10 @@ void ClusterState::node_updated(const NodeRecord& node) {
 
 void ClusterState::node_draining(NodeRecord& node) {
   if (const scheduling::NodeId id = snapshot_.find_node(node.name()); id != scheduling::kNoNode) {
+    const bool lost_count = ready_totals_saturated();
     ready_allocatable_ -= node.node.allocatable;
     snapshot_.remove_node(id);
+    if (lost_count) recount_ready_totals();
   }
   node.phase = NodePhase::Draining;
   ++scheduling_changes_;

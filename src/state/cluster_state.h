@@ -239,6 +239,8 @@ class ClusterState {
   void count_busy(const PodRecord& pod, int delta);
   // The node the pod is bound to has changed pods.
   void pods_changed_on(const PodRecord& pod);
+  bool ready_totals_saturated() const;
+  void recount_ready_totals();
 
   std::map<std::string, PodRecord> pods_;
   std::map<std::string_view, PodRecord*> unbound_;  // keyed by views of pods_' keys

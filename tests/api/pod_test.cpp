@@ -2,7 +2,9 @@
 #include "api/pod.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -132,6 +134,59 @@ TEST(PodEffectiveRequests, ExtendedResourcesFollowTheSameRule) {
   ResourceList r = pod.effective_requests();
   EXPECT_EQ(r.get(kNvidiaGpu), 2);  // max(1 + 1, 2)
   EXPECT_EQ(r.cpu_milli(), 200);
+}
+
+// The pods, whose requests sum past int64: which term's addition goes past it (the decoder names that
+// field), and what effective_requests() gives instead of a wrapped negative amount.
+TEST(PodRequestsOverflow, NamesTheTermThatPassesInt64AndTheSumSaturates) {
+  using Part = RequestTerm::Part;
+  struct Case {
+    const char* name;
+    std::vector<Container> containers;
+    std::vector<Container> init_containers;
+    std::int64_t overhead_memory;
+    std::optional<RequestTerm> overflow;  // at memory, or cpu for the cpu case
+    std::int64_t memory;                  // effective_requests().memory()
+  };
+  const Case cases[] = {
+      {"two containers of 5Ei", {container("a", 0, 5 * kEi), container("b", 0, 5 * kEi)}, {}, 0,
+       RequestTerm{Part::Container, 1}, kLargestAmount},
+      {"cpu 2^63 - 1 m plus 1m", {container("a", kLargestAmount), container("b", 1)}, {}, 0,
+       RequestTerm{Part::Container, 1}, 0},
+      {"4Ei and a huge overhead of 5Ei", {container("a", 0, 4 * kEi)}, {}, 5 * kEi, RequestTerm{Part::Overhead, 0},
+       kLargestAmount},
+      // max(1Gi, 7Ei) + 1Ei = 8Ei: the init container alone is larger than the app's sum, and fits.
+      {"init container larger than the sum, plus overhead", {container("a", 0, kGi)},
+       {container("init", 0, 7 * kEi)}, kEi, RequestTerm{Part::Overhead, 0}, kLargestAmount},
+      {"init container beside a sidecar", {container("a", 0, kGi)},
+       {sidecar("proxy", 0, 4 * kEi), container("init", 0, 5 * kEi)}, 0, RequestTerm{Part::InitContainer, 1},
+       kLargestAmount},
+      {"sidecar beside the app", {container("a", 0, 5 * kEi)}, {sidecar("proxy", 0, 5 * kEi)}, 0,
+       RequestTerm{Part::InitContainer, 0}, kLargestAmount},
+      // 4Ei + (4Ei - 1) = 2^63 - 1 exactly: the most a sum holds, not past it.
+      {"exactly the limit", {container("a", 0, 4 * kEi), container("b", 0, 4 * kEi - 1)}, {}, 0, std::nullopt,
+       kLargestAmount},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    Pod pod;
+    pod.spec.containers = c.containers;
+    pod.spec.init_containers = c.init_containers;
+    if (c.overhead_memory != 0) pod.spec.overhead.set(resource_names::memory(), c.overhead_memory);
+    const std::optional<RequestOverflow> overflow = requests_overflow(pod.spec);
+    ASSERT_EQ(overflow.has_value(), c.overflow.has_value());
+    if (overflow) {
+      EXPECT_EQ(overflow->term.part, c.overflow->part);
+      EXPECT_EQ(overflow->term.index, c.overflow->index);
+      EXPECT_EQ(overflow->resource, c.memory == 0 ? resource_names::cpu() : resource_names::memory());
+    }
+    const ResourceList requests = pod.effective_requests();
+    EXPECT_EQ(requests.memory(), c.memory);
+    if (c.memory == 0) {
+      EXPECT_EQ(requests.cpu_milli(), kLargestAmount);
+    }
+    EXPECT_EQ(requests.pods(), 1);
+  }
 }
 
 TEST(PodHostPorts, AppContainersAndSidecarsOnly) {

@@ -2,6 +2,8 @@
 #include "api/resources.h"
 
 #include <cstdint>
+#include <limits>
+#include <optional>
 #include <ostream>
 #include <string>
 
@@ -205,6 +207,84 @@ TEST(ResourceListArithmetic, TimesMultipliesEveryResource) {
   EXPECT_EQ(r.times(1), r);
   EXPECT_TRUE(r.times(0).is_zero());
   EXPECT_TRUE(r.times(0).extended().empty());
+}
+
+constexpr std::int64_t kLowestAmount = std::numeric_limits<std::int64_t>::min();
+
+// Every sum, difference and product of amounts stops at int64's limits: two containers of 5Ei (2^62 + 2^60 each)
+// wrapped to -6Ei, which fits any node.
+TEST(ResourceListSaturation, SumsDifferencesAndProductsStopAtTheLimits) {
+  ResourceList five_ei;
+  five_ei.set(kMemory, 5 * kEi);
+  five_ei.set(kCpu, kLargestAmount - 1);
+  five_ei.set(kGpu, kLargestAmount);
+  five_ei.set(kStorage, 1);
+
+  const ResourceList sum = five_ei + five_ei;
+  EXPECT_EQ(sum.memory(), kLargestAmount);  // 10Ei
+  EXPECT_EQ(sum.cpu_milli(), kLargestAmount);
+  EXPECT_EQ(sum.get(kGpu), kLargestAmount);
+  EXPECT_EQ(sum.ephemeral_storage(), 2);  // far from the limit: a plain sum
+
+  ResourceList added = five_ei;
+  added.add(kMemory, 3 * kEi);  // 8Ei = 2^63, one past
+  added.add(kGpu, 1);
+  EXPECT_EQ(added.memory(), kLargestAmount);
+  EXPECT_EQ(added.get(kGpu), kLargestAmount);
+
+  ResourceList negative;
+  negative.set(kCpu, -5 * kEi);
+  negative.set(kGpu, -5 * kEi);
+  const ResourceList difference = negative - five_ei;
+  EXPECT_EQ(difference.cpu_milli(), kLowestAmount);  // -5Ei - (2^63 - 2)
+  EXPECT_EQ(difference.get(kGpu), kLowestAmount);
+  EXPECT_EQ((five_ei - negative).cpu_milli(), kLargestAmount);
+  ResourceList lowest;
+  lowest.set(kGpu, kLowestAmount);
+  EXPECT_EQ((ResourceList{} - lowest).get(kGpu), kLargestAmount);  // -(-2^63) is 2^63: one past
+
+  // 2^61 x 4 = 2^63 is one past; 2^61 x 3 is not; x -4 is exactly the lowest.
+  ResourceList quarter;
+  quarter.set(kMemory, std::int64_t{1} << 61);
+  quarter.set(kGpu, std::int64_t{1} << 61);
+  EXPECT_EQ(quarter.times(3).memory(), 3 * (std::int64_t{1} << 61));
+  EXPECT_EQ(quarter.times(4).memory(), kLargestAmount);
+  EXPECT_EQ(quarter.times(4).get(kGpu), kLargestAmount);
+  EXPECT_EQ(quarter.times(-4).memory(), kLowestAmount);
+  EXPECT_EQ(quarter.times(1'000'000).memory(), kLargestAmount);
+}
+
+TEST(ResourceListSaturation, FirstOverflowNamesTheResourceAndSaturatedSumsKeepTheLimit) {
+  ResourceList a;
+  a.set(kCpu, kLargestAmount);
+  a.set(kMemory, 5 * kEi);
+  ResourceList b;
+  b.set(kMemory, 3 * kEi);  // 8Ei: one past
+  b.set(kGpu, 1);
+  EXPECT_EQ(a.first_overflow(b), kMemory);
+  b.set(kCpu, 1);
+  EXPECT_EQ(a.first_overflow(b), kCpu);  // cpu comes first
+  b.set(kMemory, 3 * kEi - 1);
+  b.set(kCpu, 0);
+  EXPECT_EQ(a.first_overflow(b), std::nullopt);  // exactly 2^63 - 1 fits
+
+  EXPECT_TRUE(a.any_saturated());  // cpu at 2^63 - 1
+  a.set(kCpu, kLargestAmount - 1);
+  EXPECT_FALSE(a.any_saturated());
+  a.set(kGpu, kLargestAmount);
+  EXPECT_TRUE(a.any_saturated());
+
+  // A saturated sum lost what it summed: taking a part away leaves it at the limit, the rest are subtracted.
+  ResourceList usage = a + a;  // cpu and gpu saturated; memory 10Ei saturated too
+  usage.set(kMemory, 6 * kEi);
+  ResourceList part;
+  part.set(kCpu, 5);
+  part.set(kMemory, kEi);
+  part.set(kGpu, 5);
+  usage.take_away(part);
+  EXPECT_EQ(usage.cpu_milli(), kLargestAmount);
+  EXPECT_EQ(usage.get(kGpu), kLargestAmount);
+  EXPECT_EQ(usage.memory(), 5 * kEi);
 }
 
 TEST(ResourceListFits, FitsWhenEveryResourceAtMostTheLimit) {

@@ -198,5 +198,44 @@ TEST(InputValidation, CheckAndSimulateRefuseTheSamePromqlNamingTheFile) {
   EXPECT_EQ(error_after(ScenarioFiles::simulate({base, path}), path, where), check);
 }
 
+// The pods whose requests sum past int64 (each quantity fits; 5Ei is 5 x 2^60 bytes): they wrapped to a
+// negative request that fit a 4 GiB node, and simulate launched a t2.nano. Both commands refuse them at load.
+TEST(InputValidation, RequestsThatSumPastInt64AreRefusedByCheckAndSimulate) {
+  const std::string container =
+      "      - name: c\n        image: nginx\n        resources: {requests: {cpu: 500m, memory: 256Mi}}\n";
+  const std::string memory = "the sum of the pod's memory requests exceeds 9223372036854775807\n";
+  struct Case {
+    const char* name;
+    std::string spec;  // replaces the Deployment's containers
+    std::string field;
+    std::string problem;
+  };
+  const Case cases[] = {
+      {"two containers of 5Ei",
+       "      - {name: a, resources: {requests: {memory: 5Ei}}}\n"
+       "      - {name: b, resources: {requests: {memory: 5Ei}}}\n",
+       "containers[1].resources.requests.memory", memory},
+      {"cpu near 2^63 millicores",
+       "      - {name: a, resources: {requests: {cpu: 9223372036854775m}}}\n"
+       "      - {name: b, resources: {requests: {cpu: 9223372036854775}}}\n",
+       "containers[1].resources.requests.cpu", "the sum of the pod's cpu requests exceeds 9223372036854775807m\n"},
+      {"a huge overhead",
+       "      - {name: a, resources: {requests: {memory: 4Ei}}}\n      overhead: {memory: 5Ei}\n", "overhead.memory",
+       memory},
+      {"an init container larger than the sum",
+       "      - {name: a, resources: {requests: {memory: 1Gi}}}\n"
+       "      initContainers: [{name: init, resources: {requests: {memory: 7Ei}}}]\n      overhead: {memory: 1Ei}\n",
+       "overhead.memory", memory},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    ScenarioFiles files;
+    const std::string path = files.write("s.yaml", replaced(kValidScenario, container, c.spec));
+    const std::string where = "doc 2 Deployment/web: spec.template.spec." + c.field + ": ";
+    EXPECT_EQ(error_after(ScenarioFiles::check({path}), path, where), c.problem);
+    EXPECT_EQ(error_after(ScenarioFiles::simulate({path}), path, where), c.problem);
+  }
+}
+
 }  // namespace
 }  // namespace scalewright::cli::testing

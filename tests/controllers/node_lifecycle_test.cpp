@@ -62,5 +62,18 @@ TEST_F(NodeLifecycle, NodeClaimLaunchedByAnEarlierLeaderKeepsItsDeadline) {
   EXPECT_THAT(writer.calls, ElementsAre("5m0s delete_node default-xyz"));
 }
 
+TEST_F(NodeLifecycle, ReadyNodesAllocatableTotalSaturatesAndIsSummedAgainWhenANodeLeaves) {
+  // The total behind the reports' allocation: two Ready nodes of 5Ei made -6Ei; it stops at 2^63 - 1, and when
+  // one of them drains, the other's 5Ei is what is left (not 2^63 - 1 - 5Ei).
+  for (const std::string name : {"huge-1", "huge-2"}) {
+    state::NodeRecord& node = add_node(state, cloud, name, "default", /*ready=*/false);
+    node.node.allocatable.set(resource_names::memory(), 5 * kEi);
+    state.node_ready(node);
+  }
+  EXPECT_EQ(state.ready_allocatable().memory(), kLargestAmount);
+  state.node_draining(*state.find_node("huge-1"));
+  EXPECT_EQ(state.ready_allocatable().memory(), 5 * kEi);
+}
+
 }  // namespace
 }  // namespace scalewright::controllers

@@ -103,6 +103,16 @@ class ScaledObjectEdits : public WorkloadAutoscaler {
   }
 };
 
+TEST(StateAutoscalingView, MemoryRequestsInThousandthsSaturate) {
+  // The HPA reads requests in thousandths: 9Pi bytes (9 x 2^50) x 1000 passes 2^63 - 1, and wrapped.
+  FakeCluster f;
+  f.state.pod_created(provisioning::fixtures::make_pod("huge", 500, 9 * kMi * kGi, "web"), "", f.clock.now());
+  const std::vector<ObservedPod> pods = StateAutoscalingView(f.state).pods("default", deployment("web", 1).selector);
+  ASSERT_EQ(pods.size(), 1u);
+  EXPECT_EQ(pods[0].pod.containers.at(0).request("memory"), kLargestAmount);
+  EXPECT_EQ(pods[0].pod.containers.at(0).request("cpu"), 500);
+}
+
 TEST_F(ScaledObjectEdits, AnEditedScaledObjectIsPolledAtOnceWithItsNewSpecAndADeletedOneNoMore) {
   // activationThreshold 10: 5 is not above it, the Deployment stays at 0 (polls at 0 and 30 s).
   state.scaled_object_applied(api_scaled_object("10"));

@@ -347,6 +347,45 @@ TEST(MalformedQuantity, MemoryBeyondInt64BytesIsRefused) {
             "(at most 9223372036854775807)");
 }
 
+// A Pod with `spec` (indented by 2) as its whole spec.
+std::string pod_spec(const std::string& spec) {
+  return "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n" + spec;
+}
+
+TEST(MalformedQuantity, RequestsThatSumPastInt64AreRefusedNamingTheFieldThatPassesIt) {
+  // Each quantity fits (5Ei is 5 x 2^60 bytes, at most 2^63 - 1), as the API server checks; their sum does not.
+  const std::string head = "test.yaml doc 1 Pod/p: spec.";
+  const std::string memory = ": the sum of the pod's memory requests exceeds 9223372036854775807";
+  EXPECT_EQ(decode_error(pod_spec("  containers:\n  - {name: a, resources: {requests: {memory: 5Ei}}}\n"
+                                  "  - {name: b, resources: {requests: {memory: 5Ei}}}\n")),
+            head + "containers[1].resources.requests.memory" + memory);
+  EXPECT_EQ(decode_error(pod_spec("  containers:\n  - {name: a, resources: {requests: {cpu: 9223372036854775807m}}}\n"
+                                  "  - {name: b, resources: {requests: {cpu: 1m}}}\n")),
+            head + "containers[1].resources.requests.cpu: the sum of the pod's cpu requests exceeds "
+                   "9223372036854775807m");
+  // A request defaulted from its limit is named where it was written.
+  EXPECT_EQ(decode_error(pod_spec("  containers:\n  - {name: a, resources: {requests: {memory: 5Ei}}}\n"
+                                  "  - {name: b, resources: {limits: {memory: 5Ei}}}\n")),
+            head + "containers[1].resources.limits.memory" + memory);
+  EXPECT_EQ(decode_error(pod_spec("  overhead: {memory: 5Ei}\n"
+                                  "  containers: [{name: a, resources: {requests: {memory: 4Ei}}}]\n")),
+            head + "overhead.memory" + memory);
+  // The init container (7Ei) is larger than the app's sum (1Gi) and fits; with the 1Ei overhead it is 8Ei.
+  EXPECT_EQ(decode_error(pod_spec("  overhead: {memory: 1Ei}\n"
+                                  "  initContainers: [{name: init, resources: {requests: {memory: 7Ei}}}]\n"
+                                  "  containers: [{name: a, resources: {requests: {memory: 1Gi}}}]\n")),
+            head + "overhead.memory" + memory);
+  // An init container runs beside the sidecars started before it: 4Ei + 5Ei.
+  EXPECT_EQ(decode_error(pod_spec("  initContainers:\n"
+                                  "  - {name: proxy, restartPolicy: Always, resources: {requests: {memory: 4Ei}}}\n"
+                                  "  - {name: init, resources: {requests: {memory: 5Ei}}}\n"
+                                  "  containers: [{name: a}]\n")),
+            head + "initContainers[1].resources.requests.memory" + memory);
+  // 4Ei + (4Ei - 1) is 2^63 - 1 exactly: the most a sum holds, accepted.
+  decode_ok(pod_spec("  containers:\n  - {name: a, resources: {requests: {memory: 4Ei}}}\n"
+                     "  - {name: b, resources: {requests: {memory: 4611686018427387903}}}\n"));
+}
+
 const std::string kScenarioHead = "apiVersion: scalewright.dev/v1alpha1\nkind: Scenario\nmetadata: {name: s}\nspec:\n";
 
 TEST(MalformedScenario, NegativeSeedIsRefusedRatherThanWrappedAround) {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <limits>
 
 #include "units.h"
 
@@ -509,6 +510,10 @@ TEST(ScaleDownLimits, MinimalResourceLimitExceeded) {
   EXPECT_EQ(reason_of(r, "idle"), UnremovableReason::MinimalResourceLimitExceeded);
   c.options.cores_total_min = 4;
   EXPECT_EQ(names(c.scan(11 * kMinute).delete_empty), std::vector<std::string>{"idle"});
+  // --cores-total=9223372036854775807:... keeps every node. In millicores the minimum saturates; it wrapped to
+  // -1000m, which left 9000m of room to remove nodes.
+  c.options.cores_total_min = std::numeric_limits<std::int64_t>::max();
+  EXPECT_EQ(reason_of(c.scan(11 * kMinute), "idle"), UnremovableReason::MinimalResourceLimitExceeded);
 }
 
 TEST(ScaleDownLimits, TwelveEmptyNodesGoTenAtATime) {

@@ -5,6 +5,7 @@
 #include "fixtures.h"
 
 #include <algorithm>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -238,6 +239,11 @@ TEST(ScaleUp, CoresTotalCapsTheCount) {
   ScaleUpDecision d = f.decide();
   EXPECT_FALSE(d.scaled_up());
   EXPECT_EQ(count_events(d, "NotTriggerScaleUp", "pod didn't trigger scale-up: 1 max cluster cpu limit reached"), 50);
+  // --cores-total=0:9223372036854775807 and --memory-total likewise: no limit. In millicores and bytes the
+  // products saturate; they wrapped to -1000m and -1Gi, and every scale-up hit the limit.
+  f.options.cores_total_max = std::numeric_limits<std::int64_t>::max();
+  f.options.memory_total_max_gib = std::numeric_limits<std::int64_t>::max();
+  EXPECT_EQ(to_string(f.decide().scale_ups), "[{ng-a 25->29 (max: 80)}]");
 }
 
 TEST(ScaleUp, PriorityExpanderPicksTheGroup) {

@@ -331,14 +331,26 @@ TEST(Provisioning, DaemonSetCountsOnlyWhereItWouldRun) {
 }
 
 TEST(Provisioning, PodBiggerThanEveryTypeLaunchesNothing) {
-  Fixture f;
-  f.input.pending = {make_pod("huge", 64 * kCpu, 1 * kGi)};
-  ProvisioningPlan plan = f.plan();
-  EXPECT_THAT(plan.new_claims, IsEmpty());
-  ASSERT_EQ(plan.unschedulable.size(), 1u);
-  EXPECT_EQ(plan.unschedulable[0].reason,
-            "no nodepool can hold the pod: nodepool \"default\": no instance type has enough resources "
-            "(cpu=64 memory=1Gi)");
+  // The second: two containers of 5Ei (the decoders refuse such a pod; the engine must not wrap either). The sum
+  // wrapped to -6Ei and fit a c.large; it saturates at 2^63 - 1 bytes, which no type holds.
+  Pod past_int64 = make_pod("past-int64", 1 * kCpu, 5 * kEi);
+  Container second = past_int64.spec.containers->front();
+  second.name = "second";
+  second.requests.set(resource_names::cpu(), 0);
+  past_int64.spec.containers.push_back(second);
+  const std::pair<Pod, std::string> cases[] = {{make_pod("huge", 64 * kCpu, 1 * kGi), "cpu=64 memory=1Gi"},
+                                               {past_int64, "cpu=1 memory=9223372036854775807"}};
+  for (const auto& [pod, requests] : cases) {
+    SCOPED_TRACE(pod.meta.name);
+    Fixture f;
+    f.input.pending = {pod};
+    ProvisioningPlan plan = f.plan();
+    EXPECT_THAT(plan.new_claims, IsEmpty());
+    ASSERT_EQ(plan.unschedulable.size(), 1u);
+    EXPECT_EQ(plan.unschedulable[0].reason,
+              "no nodepool can hold the pod: nodepool \"default\": no instance type has enough resources (" +
+                  requests + ")");
+  }
 }
 
 TEST(Provisioning, SelectorNoNodePoolAllowsLaunchesNothing) {

@@ -90,6 +90,42 @@ TEST(Scheduler, LeastAllocatedSpreadsAndMostAllocatedPacks) {
   EXPECT_EQ(s.node(Scheduler(packing).schedule(s, incoming).chosen).name(), "busy");
 }
 
+// Two pods of 5Ei bound to a 4Gi node (as nodeName may bind them): their sum wrapped to -6Ei and left the node
+// 6Ei of room; it saturates at 2^63 - 1 and leaves none. Taking one pod off sums what remains again.
+TEST(Scheduler, ANodeWhoseRequestedSaturatedHasRoomForNothing) {
+  ClusterSnapshot s;
+  const NodeId node = s.add_node(make_node("n", 4000, 4 * kGi));
+  s.add_pod(make_pod("huge-1", 0, 5 * kEi), node);
+  s.add_pod(make_pod("huge-2", 0, 5 * kEi), node);
+  EXPECT_EQ(s.node(node).requested.memory(), kLargestAmount);
+  EXPECT_EQ(s.node(node).non_zero_requested.memory, kLargestAmount);
+  EXPECT_EQ(Scheduler().schedule(s, make_pod("small", 100, 1)).reason,
+            "0/1 nodes are available: 1 Insufficient memory.");
+
+  // 5Ei, not (2^63 - 1) - 5Ei.
+  s.remove_pod("default/huge-1");
+  EXPECT_EQ(s.node(node).requested.memory(), 5 * kEi);
+  EXPECT_EQ(s.node(node).non_zero_requested.memory, 5 * kEi);
+  EXPECT_EQ(s.node(node).non_zero_requested.cpu_milli, 100);  // huge-2's cpu default
+  s.remove_pod("default/huge-2");
+  EXPECT_EQ(s.node(node).requested.memory(), 0);
+  EXPECT_TRUE(Scheduler().schedule(s, make_pod("small", 100, 1)).scheduled());
+}
+
+// Scores on nodes of 4Ei (2^62 bytes): requested x 100 passed int64 (2^61 x 100 wrapped to -2^63), so
+// MostAllocated scored the half-full node's memory -1 instead of 50. Busy, most allocated: cpu 200m of 4000m
+// (the existing pod's 100m default and the incoming 100m) is 5, memory 2Ei + 1Gi of 4Ei is 50: (5 + 50) / 2 = 27;
+// balanced allocation |0.025 - 0.5| / 2 gives 76; 103 in all. Idle: cpu 2, memory 0: 1, and balanced 98; 99.
+TEST(Scheduler, MostAllocatedScoresNodesOfExabytesWithoutWrapping) {
+  ClusterSnapshot s;
+  const NodeId busy = s.add_node(make_node("busy", 4000, 4 * kEi));
+  s.add_node(make_node("idle", 4000, 4 * kEi));
+  s.add_pod(make_pod("existing", 0, 2 * kEi), busy);
+  SchedulerOptions packing;
+  packing.scoring = ScoringStrategy::MostAllocated;
+  EXPECT_EQ(s.node(Scheduler(packing).schedule(s, make_pod("incoming", 100, kGi)).chosen).name(), "busy");
+}
+
 TEST(Scheduler, HostPortsConflictOnSameProtocolOnly) {
   ClusterSnapshot s;
   NodeId node = s.add_node(make_node("n", 4000, 16 * kGi));
