@@ -177,6 +177,7 @@ void ClusterObserver::observe_pod(Change change, const json& object, Duration no
     if (status.phase != pod.status.phase || status.conditions.get() != pod.status.conditions.get()) {
       status.phase = pod.status.phase;
       status.conditions = pod.status.conditions;
+      state_.pod_status_changed();
     }
     return;
   }

@@ -191,6 +191,7 @@ NodeGroupActions ClusterAutoscalerLoop::scan(const NodeGroupScan& scan, Duration
   input.last_scale_up = last_scale_up_;
   input.last_scale_down_delete = last_delete_;
   input.last_scale_down_failure = last_scale_down_failure_;
+  input.cluster_version = scan.cluster_version;
   nodegroups::ScaleDownResult result = planner_.update(*scan.snapshot, input, options_, now);
   for (const nodegroups::UnneededNode& n : result.unneeded) ++candidates_[n.group];
   // An underutilized node a pod keeps (a PDB without budget, local storage, ...) is said once, while it lasts:

@@ -44,6 +44,8 @@ struct NodeGroupScan {
   // Scale-downs being carried out: nodes tainted and not yet deleted.
   std::map<std::string, std::int32_t> deletions_in_progress;  // per group
   std::int32_t drains_in_progress = 0;                         // of those, nodes whose pods are being evicted
+  // Moves when anything the scale-down simulation reads changes (see nodegroups::ScaleDownInput::cluster_version).
+  std::optional<std::uint64_t> cluster_version;
 };
 
 // What CA decided at one scan, for NodeGroupController to carry out.

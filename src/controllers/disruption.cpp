@@ -296,13 +296,8 @@ std::string DisruptionController::why_not_disruptable(const state::NodeRecord& n
 }
 
 std::uint64_t DisruptionController::verdict_context() const {
-  // Any change of one of them starts over; a hash that collided would keep verdicts one pass too long at worst.
-  std::uint64_t context = 14695981039346656037ULL;
-  for (const std::uint64_t part : {state_.room_changes(), state_.nodepool_changes(), state_.workload_changes(),
-                                   state_.node_departures(), provisioning_.unavailable().changes()}) {
-    context = (context ^ part) * 1099511628211ULL;
-  }
-  return context;
+  return state::combined_version({state_.room_changes(), state_.nodepool_changes(), state_.workload_changes(),
+                                  state_.node_departures(), provisioning_.unavailable().changes()});
 }
 
 DisruptionController::Candidates DisruptionController::consolidation_candidates(Duration now) const {

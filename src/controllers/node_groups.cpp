@@ -78,6 +78,12 @@ void NodeGroupController::on_scan() {
   }
   scan.deletions_in_progress = termination_.drains_per_group();
   scan.drains_in_progress = static_cast<std::int32_t>(termination_.drains());
+  // What the scale-down simulation reads: pods and nodes (and so the pending pods), PDBs and what they count
+  // healthy. A terminating pod changes what counts with time alone: then there is no version to compare.
+  if (state_.terminating_pods() == 0) {
+    scan.cluster_version = state::combined_version(
+        {state_.scheduling_changes(), state_.bindings(), state_.disruption_budget_changes()});
+  }
   for (const auto& [key, pod] : state_.unbound()) {
     if (pod->daemon) continue;
     scan.pending_pods.push_back(pod->pod);

@@ -232,115 +232,29 @@ ScaleDownResult ScaleDownPlanner::update(ClusterSnapshot& snapshot, const ScaleD
                                          const AutoscalerOptions& options, Duration now) {
   ScaleDownResult result;
   if (!options.scale_down_enabled) {
-    unneeded_since_.clear();
+    clear();
     return result;
+  }
+  // The simulation reads the cluster and which nodes were unneeded (they go first): while both stand as at the last
+  // update, its answer stands too, and a cluster standing still costs no simulation per scan.
+  std::vector<std::string> unneeded_before;
+  for (const auto& [node, since] : unneeded_since_) unneeded_before.push_back(node);
+  if (input.cluster_version && removals_ && removals_->cluster_version == *input.cluster_version &&
+      removals_->unneeded_before == unneeded_before) {
+    ++reused_;
+  } else {
+    removals_ = simulate_removals(snapshot, input, options, now);
+    removals_->cluster_version = input.cluster_version;
+    removals_->unneeded_before = std::move(unneeded_before);
+  }
+  result.unremovable = removals_->unremovable;
+  result.unneeded = removals_->unneeded;
+  for (UnneededNode& u : result.unneeded) {
+    auto since = unneeded_since_.find(u.node);
+    u.since = since == unneeded_since_.end() ? now : since->second;
   }
   std::unordered_map<std::string, const NodeGroup*> groups;
   for (const NodeGroup& g : input.groups) groups.emplace(g.id, &g);
-  const DrainOptions drain_options{options.skip_nodes_with_local_storage, options.skip_nodes_with_system_pods,
-                                   options.skip_nodes_with_custom_controller_pods};
-
-  // Eligibility: annotations, group membership and utilization, no simulation yet.
-  std::vector<Candidate> previously_unneeded, others;
-  for (NodeId id = 0; id < snapshot.nodes().size(); ++id) {
-    const NodeInfo& info = snapshot.node(id);
-    if (info.removed) continue;
-    const Node& node = *info.node;
-    auto reject = [&](UnremovableReason reason, std::optional<NodeUtilization> utilization = std::nullopt) {
-      result.unremovable.push_back({info.name(), reason, std::nullopt, std::move(utilization)});
-    };
-    if (being_deleted(node)) {
-      reject(UnremovableReason::CurrentlyBeingDeleted);
-      continue;
-    }
-    if (scale_down_disabled(node)) {
-      reject(UnremovableReason::ScaleDownDisabledAnnotation);
-      continue;
-    }
-    auto group_it = input.group_of_node.find(info.name());
-    if (group_it == input.group_of_node.end() || !groups.count(group_it->second)) {
-      reject(UnremovableReason::NotAutoscaled);
-      continue;
-    }
-    if (!options.scale_down_unready_enabled && !ready_for_scale_down(node)) {
-      reject(UnremovableReason::ScaleDownUnreadyDisabled);
-      continue;
-    }
-    // A NotReady node must be underutilized too, as upstream checks it: only its wait differs.
-    std::optional<NodeUtilization> utilization = node_utilization(info, options, now);
-    if (!utilization) {
-      reject(UnremovableReason::UnexpectedError);
-      continue;
-    }
-    double threshold = utilization->gpu_node ? options.scale_down_gpu_utilization_threshold
-                                             : options.scale_down_utilization_threshold;
-    // Upstream keeps a node whose utilization is at the threshold: only strictly below is underutilized.
-    if (utilization->utilization >= threshold) {
-      reject(UnremovableReason::NotUnderutilized, utilization);
-      continue;
-    }
-    Candidate candidate{id, group_it->second, *utilization};
-    (unneeded_since_.count(info.name()) ? previously_unneeded : others).push_back(std::move(candidate));
-  }
-
-  // Removal simulation (FindNodesToRemove): each candidate in a fork of the snapshot as left by the ones before.
-  std::vector<PdbBudget> budgets = pdb_budgets(snapshot, input.pdbs, input.pending_pods);
-  scheduling::Scheduler scheduler;
-  NodeId hint = 0;
-  snapshot.fork();
-  for (const auto* list : {&previously_unneeded, &others}) {
-    for (const Candidate& candidate : *list) {
-      const NodeInfo& info = snapshot.node(candidate.id);
-      std::string name = info.name();
-      std::vector<std::shared_ptr<const Pod>> pods;
-      pods.reserve(info.pods.size());
-      for (const auto& placed : info.pods) pods.push_back(placed.pod);
-      DrainPlan plan = plan_drain(pods, budgets, drain_options, now);
-      if (!plan.drainable()) {
-        result.unremovable.push_back({name, UnremovableReason::BlockedByPod, plan.blocking, candidate.utilization});
-        continue;
-      }
-      UnneededNode unneeded{name, candidate.group, now, plan.pods_to_move.empty(), {}, plan.daemonset_pods,
-                            candidate.utilization};
-      snapshot.fork();
-      snapshot.remove_node(candidate.id);
-      bool all_placed = true;
-      for (const auto& pod : plan.pods_to_move) {
-        // The pod as its controller would recreate it: not bound, or the scheduler's NodeName filter would keep
-        // it where it is.
-        std::shared_ptr<const Pod> unbound = pod;
-        if (pod->is_bound()) {
-          auto copy = std::make_shared<Pod>(*pod);
-          copy->spec.node_name.clear();
-          unbound = std::move(copy);
-        }
-        NodeId target = scheduler.find_fit(snapshot, *unbound, hint);
-        if (target == kNoNode) {
-          all_placed = false;
-          break;
-        }
-        snapshot.add_pod(unbound, target);
-        hint = target;  // the next pod most likely fits where this one did
-        unneeded.pods_to_move.push_back({pod, snapshot.node(target).name()});
-      }
-      if (!all_placed) {
-        snapshot.revert();
-        result.unremovable.push_back({name, UnremovableReason::NoPlaceToMovePods, std::nullopt,
-                                      candidate.utilization});
-        continue;
-      }
-      snapshot.commit();
-      for (const auto& pod : plan.pods_to_move) {
-        if (const EvictionVerdict verdict = may_evict(*pod, budgets); verdict.spends) {
-          --budgets[*verdict.budget].disruptions_allowed;
-        }
-      }
-      auto since = unneeded_since_.find(name);
-      if (since != unneeded_since_.end()) unneeded.since = since->second;
-      result.unneeded.push_back(std::move(unneeded));
-    }
-  }
-  snapshot.revert();
 
   // A node needed again, even for one scan, starts over.
   unneeded_since_.clear();
@@ -425,6 +339,116 @@ ScaleDownResult ScaleDownPlanner::update(ClusterSnapshot& snapshot, const ScaleD
     result.status = ScaleDownStatus::ScaleDownNoNodeDeleted;
   }
   return result;
+}
+
+ScaleDownPlanner::Removals ScaleDownPlanner::simulate_removals(ClusterSnapshot& snapshot, const ScaleDownInput& input,
+                                                               const AutoscalerOptions& options, Duration now) const {
+  Removals out;
+  std::unordered_map<std::string, const NodeGroup*> groups;
+  for (const NodeGroup& g : input.groups) groups.emplace(g.id, &g);
+  const DrainOptions drain_options{options.skip_nodes_with_local_storage, options.skip_nodes_with_system_pods,
+                                   options.skip_nodes_with_custom_controller_pods};
+
+  // Eligibility: annotations, group membership and utilization, no simulation yet.
+  std::vector<Candidate> previously_unneeded, others;
+  for (NodeId id = 0; id < snapshot.nodes().size(); ++id) {
+    const NodeInfo& info = snapshot.node(id);
+    if (info.removed) continue;
+    const Node& node = *info.node;
+    auto reject = [&](UnremovableReason reason, std::optional<NodeUtilization> utilization = std::nullopt) {
+      out.unremovable.push_back({info.name(), reason, std::nullopt, std::move(utilization)});
+    };
+    if (being_deleted(node)) {
+      reject(UnremovableReason::CurrentlyBeingDeleted);
+      continue;
+    }
+    if (scale_down_disabled(node)) {
+      reject(UnremovableReason::ScaleDownDisabledAnnotation);
+      continue;
+    }
+    auto group_it = input.group_of_node.find(info.name());
+    if (group_it == input.group_of_node.end() || !groups.count(group_it->second)) {
+      reject(UnremovableReason::NotAutoscaled);
+      continue;
+    }
+    if (!options.scale_down_unready_enabled && !ready_for_scale_down(node)) {
+      reject(UnremovableReason::ScaleDownUnreadyDisabled);
+      continue;
+    }
+    // A NotReady node must be underutilized too, as upstream checks it: only its wait differs.
+    std::optional<NodeUtilization> utilization = node_utilization(info, options, now);
+    if (!utilization) {
+      reject(UnremovableReason::UnexpectedError);
+      continue;
+    }
+    double threshold = utilization->gpu_node ? options.scale_down_gpu_utilization_threshold
+                                             : options.scale_down_utilization_threshold;
+    // Upstream keeps a node whose utilization is at the threshold: only strictly below is underutilized.
+    if (utilization->utilization >= threshold) {
+      reject(UnremovableReason::NotUnderutilized, utilization);
+      continue;
+    }
+    Candidate candidate{id, group_it->second, *utilization};
+    (unneeded_since_.count(info.name()) ? previously_unneeded : others).push_back(std::move(candidate));
+  }
+
+  // Removal simulation (FindNodesToRemove): each candidate in a fork of the snapshot as left by the ones before.
+  std::vector<PdbBudget> budgets = pdb_budgets(snapshot, input.pdbs, input.pending_pods);
+  scheduling::Scheduler scheduler;
+  NodeId hint = 0;
+  snapshot.fork();
+  for (const auto* list : {&previously_unneeded, &others}) {
+    for (const Candidate& candidate : *list) {
+      const NodeInfo& info = snapshot.node(candidate.id);
+      std::string name = info.name();
+      std::vector<std::shared_ptr<const Pod>> pods;
+      pods.reserve(info.pods.size());
+      for (const auto& placed : info.pods) pods.push_back(placed.pod);
+      DrainPlan plan = plan_drain(pods, budgets, drain_options, now);
+      if (!plan.drainable()) {
+        out.unremovable.push_back({name, UnremovableReason::BlockedByPod, plan.blocking, candidate.utilization});
+        continue;
+      }
+      UnneededNode unneeded{name, candidate.group, now, plan.pods_to_move.empty(), {}, plan.daemonset_pods,
+                            candidate.utilization};
+      snapshot.fork();
+      snapshot.remove_node(candidate.id);
+      bool all_placed = true;
+      for (const auto& pod : plan.pods_to_move) {
+        // The pod as its controller would recreate it: not bound, or the scheduler's NodeName filter would keep
+        // it where it is.
+        std::shared_ptr<const Pod> unbound = pod;
+        if (pod->is_bound()) {
+          auto copy = std::make_shared<Pod>(*pod);
+          copy->spec.node_name.clear();
+          unbound = std::move(copy);
+        }
+        NodeId target = scheduler.find_fit(snapshot, *unbound, hint);
+        if (target == kNoNode) {
+          all_placed = false;
+          break;
+        }
+        snapshot.add_pod(unbound, target);
+        hint = target;  // the next pod most likely fits where this one did
+        unneeded.pods_to_move.push_back({pod, snapshot.node(target).name()});
+      }
+      if (!all_placed) {
+        snapshot.revert();
+        out.unremovable.push_back({name, UnremovableReason::NoPlaceToMovePods, std::nullopt,
+                                      candidate.utilization});
+        continue;
+      }
+      snapshot.commit();
+      for (const auto& pod : plan.pods_to_move) {
+        if (const EvictionVerdict verdict = may_evict(*pod, budgets); verdict.spends) {
+          --budgets[*verdict.budget].disruptions_allowed;
+        }
+      }
+      out.unneeded.push_back(std::move(unneeded));
+    }
+  }
+  snapshot.revert();
+  return out;
 }
 
 }  // namespace scalewright::nodegroups

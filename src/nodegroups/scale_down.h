@@ -114,6 +114,10 @@ struct ScaleDownInput {
   // Deletions the actuator has started and not finished: they count against min sizes and parallelism.
   std::map<std::string, std::int32_t> deletions_in_progress;  // group id -> nodes being deleted
   std::int32_t drains_in_progress = 0;                         // of those, non-empty nodes being drained
+  // What the removal simulation reads (the snapshot's nodes and pods, the PDBs, the pending pods), as a version
+  // that moves whenever any of it changes; nullopt where the caller cannot tell (or a pod is terminating, which
+  // changes what counts with time alone). An update with the same version as the last one reuses its simulation.
+  std::optional<std::uint64_t> cluster_version;
 };
 
 struct ScaleDownResult {
@@ -144,10 +148,27 @@ class ScaleDownPlanner {
 
   const std::map<std::string, Duration>& unneeded_since() const { return unneeded_since_; }
   // Forget everything, e.g. after the actuator deleted nodes or the autoscaler restarted.
-  void clear() { unneeded_since_.clear(); }
+  void clear() {
+    unneeded_since_.clear();
+    removals_.reset();
+  }
+  // Scans since the last whose removal simulation was reused rather than run: for tests and benchmarks.
+  std::size_t simulations_reused() const { return reused_; }
 
  private:
+  // The eligibility checks and removal simulation of one update: what does not change while the cluster stands.
+  struct Removals {
+    std::optional<std::uint64_t> cluster_version;
+    std::vector<std::string> unneeded_before;  // the nodes unneeded at the update before it, which went first
+    std::vector<UnremovableNode> unremovable;
+    std::vector<UnneededNode> unneeded;  // their since-times are set at each update
+  };
+  Removals simulate_removals(scheduling::ClusterSnapshot& snapshot, const ScaleDownInput& input,
+                             const AutoscalerOptions& options, Duration now) const;
+
   std::map<std::string, Duration> unneeded_since_;
+  std::optional<Removals> removals_;
+  std::size_t reused_ = 0;
 };
 
 // Scale-down is in cooldown at `now`: within --scale-down-delay-after-add of a scale-up, -after-delete of a

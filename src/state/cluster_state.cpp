@@ -39,6 +39,7 @@ void ClusterState::pod_bound(PodRecord& pod, scheduling::NodeId node, Duration n
   unbound_.erase(pod.key);
   count_busy(pod, +1);
   pods_changed_on(pod);
+  ++bindings_;
   ready_requested_ += pod.pod->effective_requests();
   snapshot_.add_pod(std::shared_ptr<const Pod>(pod.pod), node, pod.scheduling_class);
 }
@@ -71,6 +72,7 @@ void ClusterState::nominations_released(const std::string& node) {
 }
 
 void ClusterState::pod_deleting(PodRecord& pod, Duration stops_at, Duration now) {
+  if (!pod.terminating_until) ++terminating_pods_;
   pod.terminating_until = stops_at;
   pod.pod->meta.deletion_timestamp = now.count() / 1000;
   pods_changed_on(pod);
@@ -86,6 +88,7 @@ void ClusterState::pod_deleted(const std::string& key) {
   PodRecord& pod = it->second;
   count_busy(pod, -1);
   pods_changed_on(pod);
+  if (pod.terminating_until) --terminating_pods_;
   if (auto owner = workloads_.find(pod.workload.string()); owner != workloads_.end()) {
     owner->second.pods.erase(pod.key);
     owner->second.dirty = true;  // a deleted pod is replaced, as its ReplicaSet would
@@ -235,6 +238,7 @@ std::uint64_t ClusterState::scaled_object_revision(const std::string& key) const
 }
 
 void ClusterState::pdb_applied(PodDisruptionBudget pdb) {
+  ++disruption_budget_changes_;
   const std::string key = pdb.meta.key();
   auto same = std::find_if(pdbs_.begin(), pdbs_.end(), [&](const PodDisruptionBudget& p) { return p.meta.key() == key; });
   if (same != pdbs_.end()) {
@@ -245,6 +249,7 @@ void ClusterState::pdb_applied(PodDisruptionBudget pdb) {
 }
 
 void ClusterState::pdb_deleted(const std::string& key) {
+  ++disruption_budget_changes_;
   std::erase_if(pdbs_, [&](const PodDisruptionBudget& p) { return p.meta.key() == key; });
 }
 

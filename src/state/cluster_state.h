@@ -5,6 +5,7 @@
 // snapshot of Ready nodes. It is fed by observations (an object added, updated or deleted), from simulated events
 // or from a Kubernetes watch; controllers read it and act through their ports, never by writing into it.
 #include <cstdint>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <optional>
@@ -108,6 +109,8 @@ class ClusterState {
   void pod_verdict(PodRecord& pod, Symbol reason) { pod.last_reason = reason; }
   // The pod got its deletionTimestamp; it stops at `stops_at` (Duration::max(): not before its node goes).
   void pod_deleting(PodRecord& pod, Duration stops_at, Duration now);
+  // The kubelet reported another phase or readiness of the pod (already written into its status).
+  void pod_status_changed() { ++disruption_budget_changes_; }
   // The pod is gone.
   void pod_deleted(const std::string& key);
 
@@ -215,6 +218,13 @@ class ClusterState {
   std::uint64_t room_changes() const { return room_changes_; }
   // Moves when a workload is applied or deleted: its template changed (a DaemonSet's, the overhead on every node).
   std::uint64_t workload_changes() const { return workload_changes_; }
+  // Moves when a PodDisruptionBudget is applied or deleted, or a pod's phase or readiness changes (what a PDB
+  // counts healthy).
+  std::uint64_t disruption_budget_changes() const { return disruption_budget_changes_; }
+  // Pods with a deletion timestamp, not gone yet: what counts of them changes with time alone.
+  std::size_t terminating_pods() const { return terminating_pods_; }
+  // Counts every pod bound to a node.
+  std::uint64_t bindings() const { return bindings_; }
 
   // The checks of the indexes against a scan, in debug builds (the tests' sanitizer build).
   void check_indexes() const;
@@ -272,6 +282,18 @@ class ClusterState {
   std::uint64_t nodepool_changes_ = 0;
   std::uint64_t room_changes_ = 0;
   std::uint64_t workload_changes_ = 0;
+  std::uint64_t disruption_budget_changes_ = 0;
+  std::size_t terminating_pods_ = 0;
+  std::uint64_t bindings_ = 0;
 };
+
+// One number for several of the counters above, which moves when any of them does: what a decision read, for a
+// later one to tell whether anything it depends on changed (a collision keeps an answer one look too long at
+// worst).
+inline std::uint64_t combined_version(std::initializer_list<std::uint64_t> counters) {
+  std::uint64_t version = 14695981039346656037ULL;
+  for (const std::uint64_t counter : counters) version = (version ^ counter) * 1099511628211ULL;
+  return version;
+}
 
 }  // namespace scalewright::state

@@ -291,6 +291,36 @@ TEST(ScaleDownTiming, RemovedOnlyAfterTenMinutesContinuouslyUnneeded) {
   EXPECT_EQ(r.status, ScaleDownStatus::ScaleDownNodeDeleteStarted);
 }
 
+TEST(ScaleDownTiming, AClusterStandingStillIsNotSimulatedAgainButTheClockRunsOn) {
+  // The timing test's cluster, scanned with the caller's version of it: the scan after the first runs the simulation
+  // again (the nodes unneeded before, which go first, changed: none, then idle), the ones after reuse it, and idle
+  // still goes once ten minutes are up. A new version (a pod arrived) simulates again.
+  Cluster c;
+  c.group("ng", 0, 2);
+  NodeId busy = c.node("busy");
+  c.node("idle");
+  c.pod(busy, "big", 3000);
+  c.input.cluster_version = 1;
+  c.scan(Duration{0});
+  c.scan(10 * kSecond);
+  EXPECT_EQ(c.planner.simulations_reused(), 0u);
+  ScaleDownResult r = c.scan(10 * kMinute);
+  EXPECT_EQ(c.planner.simulations_reused(), 1u);
+  EXPECT_EQ(r.find_unneeded("idle")->since, Duration{0});
+  EXPECT_EQ(reason_of(r, "busy"), UnremovableReason::NotUnderutilized);
+  r = c.scan(10 * kMinute + 10 * kSecond);
+  EXPECT_EQ(c.planner.simulations_reused(), 2u);
+  EXPECT_EQ(names(r.delete_empty), std::vector<std::string>{"idle"});
+
+  c.pod(busy, "small", 100);
+  c.input.cluster_version = 2;
+  c.scan(10 * kMinute + 20 * kSecond);
+  EXPECT_EQ(c.planner.simulations_reused(), 2u);
+  c.input.cluster_version = std::nullopt;  // a pod terminating: no version, no reuse
+  c.scan(10 * kMinute + 30 * kSecond);
+  EXPECT_EQ(c.planner.simulations_reused(), 2u);
+}
+
 TEST(ScaleDownTiming, BeingNeededAgainResetsTheClock) {
   Cluster c;
   c.group("ng", 0, 2);
