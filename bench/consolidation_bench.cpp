@@ -1,6 +1,6 @@
 // Issue [8], two benchmarks.
 //
-// BM_ConsolidationPass_5kNodes: one full consolidation pass over 5,000 nodes / 150,000 pods, every candidate considered (Karpenter
+// BM_ConsolidationPass/5000: one full consolidation pass over 5,000 nodes / 150,000 pods, every candidate considered (Karpenter
 // caps multi-node consolidation at 100 candidates and gives up after 1 minute, single-node after 3). The cluster is
 // peer workload (c) (../shared/bench/PEER-WORKLOADS.md): 5,000 m5.xlarge on-demand nodes of one NodePool, 30 pods
 // each, every fourth node lightly used. Every node is a candidate; the replacement is searched over the us-east-1
@@ -43,9 +43,9 @@ NodePool on_demand_cmr() {
   return pool;
 }
 
-void BM_ConsolidationPass_5kNodes(benchmark::State& state) {
+void BM_ConsolidationPass(benchmark::State& state) {
   reset_peak_rss();
-  constexpr std::size_t kNodes = 5000;
+  const auto nodes = static_cast<std::size_t>(state.range(0));
   const cloud::Catalog& catalog = us_east_1();
   const cloud::InstanceType* m5 = catalog.find("m5.xlarge");
   double price = 0;
@@ -55,7 +55,7 @@ void BM_ConsolidationPass_5kNodes(benchmark::State& state) {
   scheduling::ClusterSnapshot snapshot;
   disruption::ConsolidationInput input;
   {
-    ScaleDownCluster cluster = scale_down_cluster(kNodes);
+    ScaleDownCluster cluster = scale_down_cluster(nodes);
     for (std::size_t j = 0; j < cluster.nodes.size(); ++j) {
       Node& node = cluster.nodes[j];
       node.meta.labels.set(Symbol(karpenter_labels::nodepool), Symbol("default"));
@@ -85,7 +85,7 @@ void BM_ConsolidationPass_5kNodes(benchmark::State& state) {
   input.catalog = &catalog;
   input.unavailable = &unavailable;
   input.nodepools = {on_demand_cmr()};
-  input.allowed["default"] = static_cast<std::int32_t>(kNodes);  // the budget aside: every candidate may go
+  input.allowed["default"] = static_cast<std::int32_t>(nodes);  // the budget aside: every candidate may go
 
   disruption::ConsolidationResult multi, single, repack;
   for (auto _ : state) {  // the three questions the disruption controller asks in one pass
@@ -111,7 +111,8 @@ void BM_ConsolidationPass_5kNodes(benchmark::State& state) {
   state.counters["repack_saves_per_h"] = repack.command ? repack.command->savings() : 0;
   state.counters["peak_rss_MiB"] = peak_rss_since_reset_mib();
 }
-BENCHMARK(BM_ConsolidationPass_5kNodes)->Unit(benchmark::kMillisecond)->Iterations(1)->Repetitions(3);
+// 1,000 and 5,000 nodes: the scaling guard (scripts/bench.sh --guard) compares the two.
+BENCHMARK(BM_ConsolidationPass)->Arg(1000)->Arg(5000)->Unit(benchmark::kMillisecond)->Iterations(1)->Repetitions(3);
 
 
 // BM_ScaleIn_1000Nodes: a scale-in in the simulator. 10 Deployments (500m–1250m cpu, 1–3 GiB) grow to 885 replicas

@@ -207,6 +207,101 @@ BENCHMARK(BM_OneDeploymentOneHour)
     ->Unit(benchmark::kSecond)
     ->Iterations(1);
 
+// Issue [10]: one Deployment of 10m/16Mi pods (pod slots, not cpu or memory, fill the nodes) scaled from 0 to N at
+// 1m, one simulated hour, under each consolidation policy of one NodePool, or under Cluster Autoscaler with one
+// Auto Scaling group. The cost per pod must be flat under every policy: with the v1 default NodePool
+// (WhenEmptyOrUnderutilized, consolidateAfter 0s) it grew quadratic (97 s for 200,000 where WhenEmpty took 4.5 s).
+// scripts/bench.sh --guard compares two sizes of each (the scaling guard).
+enum class Burst { WhenEmpty, V1Defaults, Balanced, NodeGroups };
+
+sim::SimulationInput burst_input(const cloud::Catalog& catalog, Burst burst, std::int64_t replicas) {
+  std::string text;
+  if (burst != Burst::NodeGroups) {
+    text = R"(apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: default}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      requirements:
+      - {key: kubernetes.io/arch, operator: In, values: [amd64]}
+      - {key: karpenter.sh/capacity-type, operator: In, values: [spot, on-demand]}
+      - {key: karpenter.k8s.aws/instance-category, operator: In, values: [c, m, r]}
+      - {key: karpenter.k8s.aws/instance-generation, operator: Gt, values: ["2"]}
+)";
+    // The v1 defaults are what a NodePool without a disruption block gets.
+    if (burst == Burst::WhenEmpty) text += "  disruption: {consolidationPolicy: WhenEmpty, consolidateAfter: 30s}\n";
+    if (burst == Burst::Balanced) text += "  disruption: {consolidationPolicy: Balanced, consolidateAfter: 0s}\n";
+    text += "---\n";
+  }
+  text += R"(apiVersion: apps/v1
+kind: Deployment
+metadata: {name: small, namespace: default}
+spec:
+  replicas: 0
+  selector: {matchLabels: {app: small}}
+  template:
+    metadata: {labels: {app: small}}
+    spec:
+      containers:
+      - {name: c, image: pause, resources: {requests: {cpu: 10m, memory: 16Mi}}}
+---
+apiVersion: scalewright.dev/v1alpha1
+kind: Scenario
+metadata: {name: burst}
+spec:
+  duration: 1h
+  seed: 1
+)";
+  if (burst == Burst::NodeGroups) {
+    text += R"(  cloud:
+    autoScalingGroups:
+    - {name: ng, instanceType: m5.24xlarge, zones: [us-east-1a, us-east-1b, us-east-1c], minSize: 0, maxSize: 5000,
+       desiredCapacity: 0}
+  clusterAutoscaler: {args: [./cluster-autoscaler, --nodes=0:5000:ng]}
+)";
+  }
+  text += "  timeline:\n  - {at: 1m, scale: {kind: Deployment, name: small, namespace: default, replicas: " +
+          std::to_string(replicas) + "}}\n";
+  return simulation_input(text, catalog, /*object_records=*/false);
+}
+
+void BM_Burst(benchmark::State& state, Burst burst) {
+  Result<cloud::Catalog> catalog = cloud::load_catalog(std::string(SCALEWRIGHT_SOURCE_DIR) + "/data/aws");
+  if (!catalog) {
+    state.SkipWithError(catalog.error().message.c_str());
+    return;
+  }
+  sim::Summary summary;
+  double peak_mib = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    sim::SimulationInput input = burst_input(*catalog, burst, state.range(0));
+    malloc_trim(0);
+    reset_peak_rss();
+    state.ResumeTiming();
+    sim::SimulationReport report = sim::simulate(std::move(input));
+    state.PauseTiming();
+    summary = report.summary;
+    peak_mib = peak_rss_since_reset_mib();
+    state.ResumeTiming();
+  }
+  state.counters["pods_bound"] = static_cast<double>(summary.pod_wait.pods_bound);
+  state.counters["peak_nodes"] = summary.peak_nodes;
+  state.counters["peak_rss_MiB"] = peak_mib;
+}
+BENCHMARK_CAPTURE(BM_Burst, WhenEmpty, Burst::WhenEmpty)
+    ->Arg(10'000)->Arg(20'000)->Arg(50'000)->Arg(100'000)->Arg(200'000)->Arg(1'000'000)
+    ->Unit(benchmark::kSecond)->Iterations(1);
+BENCHMARK_CAPTURE(BM_Burst, V1Defaults, Burst::V1Defaults)
+    ->Arg(10'000)->Arg(20'000)->Arg(50'000)->Arg(100'000)->Arg(200'000)->Arg(1'000'000)
+    ->Unit(benchmark::kSecond)->Iterations(1);
+BENCHMARK_CAPTURE(BM_Burst, Balanced, Burst::Balanced)
+    ->Arg(20'000)->Arg(100'000)->Unit(benchmark::kSecond)->Iterations(1);
+BENCHMARK_CAPTURE(BM_Burst, NodeGroups, Burst::NodeGroups)
+    ->Arg(20'000)->Arg(100'000)->Unit(benchmark::kSecond)->Iterations(1);
+
 }  // namespace
 }  // namespace scalewright::bench
 

@@ -39,3 +39,6 @@ if [ "$release_tests" -ne 0 ]; then
 fi
 # deploy/'s checks run kubectl and bash, no binary of ours: the release run has done them.
 ctest --test-dir build-sanitize --output-on-failure --no-tests=error -j "$test_jobs" -LE deploy
+# The scaling guard (issue [10]): each scaling series at a small and a large size, alone on the machine, against
+# linear cost with wide slack; a ratio past its bound fails the run. About a minute and a half.
+scripts/bench.sh --guard
