@@ -19,7 +19,7 @@ void describe_cluster(const state::ClusterState& state, provisioning::Provisioni
   for (const auto& [name, pool] : state.nodepools()) input.nodepools.push_back(pool);
   for (const auto& [name, node] : state.nodes()) {
     if (node.nodepool.empty() || node.phase == state::NodePhase::Terminated) continue;
-    input.nodepool_usage[node.nodepool] += node.node.capacity;
+    input.nodepool_usage[node.nodepool] += limit_usage(node.node.capacity);
   }
 }
 

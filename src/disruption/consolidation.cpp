@@ -379,7 +379,7 @@ class Search {
     plan_input.nodepool_usage = in_.nodepool_usage;
     for (std::size_t i : set) {
       auto usage = plan_input.nodepool_usage.find(in_.candidates[i].nodepool);
-      if (usage != plan_input.nodepool_usage.end()) usage->second -= in_.candidates[i].capacity;
+      if (usage != plan_input.nodepool_usage.end()) usage->second -= limit_usage(in_.candidates[i].capacity);
     }
     plan_input.unavailable = unavailable_;
     plan_input.now = in_.now;

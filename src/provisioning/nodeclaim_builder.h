@@ -49,7 +49,7 @@ struct ClaimState {
   ResourceList requests;                     // the pods'
   std::vector<std::size_t> pods;
   std::vector<ContainerPort> host_ports;
-  ResourceList charge;  // held against the NodePool's limits: the largest capacity among `types`
+  ResourceList charge;  // held against the NodePool's limits: the largest capacity among `types`, and one node
   std::vector<std::pair<std::uint32_t, std::uint64_t>> absorbed;  // (alternative, version) already merged in
   std::int64_t free_cpu = 0;  // the most any candidate has left, for a quick "full" answer
   std::int64_t free_memory = 0;

@@ -63,7 +63,8 @@ struct ProvisioningInput {
   std::vector<NodePool> nodepools;
   const cloud::Catalog* catalog = nullptr;
   std::vector<Workload> daemonsets;
-  // Capacity already launched per NodePool (name → cpu, memory, ...), counted against spec.limits.
+  // Capacity already launched per NodePool (name → cpu, memory, ..., and `nodes`: limit_usage() of each node),
+  // counted against spec.limits.
   std::map<std::string, ResourceList> nodepool_usage;
   const UnavailableOfferings* unavailable = nullptr;
   Duration now{0};

@@ -92,6 +92,25 @@ TEST(Simulator, NodePoolLimitsHoldUnderABurstOfAThousandPods) {
   EXPECT_EQ(r.summary.cost_lines[0].instance_type, "m.4xlarge");
 }
 
+TEST(Simulator, ALimitOnNodesStopsTheNodePoolAtThatManyNodes) {
+  // limits.nodes 2, pods that will not share a node (required anti-affinity on the hostname). One replica at 10 s
+  // launches one node; three at 3 m launch one more (the second node of two) and leave the third pending.
+  const std::string anti_affinity =
+      "      affinity: {podAntiAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [{labelSelector: "
+      "{matchLabels: {app: web}}, topologyKey: kubernetes.io/hostname}]}}\n";
+  SimulationReport r = run(nodepool("  limits: {nodes: 2}") + deployment("web", 0, "1", "1Gi", anti_affinity) +
+                           scenario("  - {at: 10s, scale: {kind: Deployment, name: web, replicas: 1}}\n"
+                                    "  - {at: 3m, scale: {kind: Deployment, name: web, replicas: 3}}\n"));
+  EXPECT_EQ(r.summary.launches, 2);
+  EXPECT_EQ(r.summary.peak_nodes, 2);
+  EXPECT_EQ(r.summary.pod_wait.pods_bound, 2u);
+  EXPECT_EQ(r.summary.pod_wait.pods_pending_at_end, 1u);
+  const std::vector<std::string> unschedulable = messages(r, "unschedulable");
+  ASSERT_FALSE(unschedulable.empty());
+  EXPECT_NE(unschedulable.back().find("nodepool \"default\": limits exceeded (nodes)"), std::string::npos)
+      << unschedulable.back();
+}
+
 TEST(Simulator, DaemonSetRequestsCountOnEveryNewNode) {
   // 3 pods × 1 cpu fit c.xlarge (4 cpu, spot $0.08) alone; with a 1500m DaemonSet pod on the node they need
   // 4.5 cpu, so the next type up, c.2xlarge, is launched.
