@@ -111,6 +111,29 @@ TEST(Simulator, ALimitOnNodesStopsTheNodePoolAtThatManyNodes) {
       << unschedulable.back();
 }
 
+TEST(Simulator, AV1beta1NodePoolsDisruptionExpireAfterExpiresItsNodes) {
+  // karpenter.sh/v1beta1 kept expireAfter under spec.disruption. The node launched at 11 s expires 5 m later,
+  // at 5m11s; its pod is replaced on a new node.
+  const std::string v1beta1 = R"(
+apiVersion: karpenter.sh/v1beta1
+kind: NodePool
+metadata: {name: default}
+spec:
+  template:
+    spec:
+      requirements:
+      - {key: kubernetes.io/arch, operator: In, values: [amd64]}
+  disruption: {consolidationPolicy: WhenEmpty, consolidateAfter: 30s, expireAfter: 5m}
+---
+)";
+  SimulationReport r = run(v1beta1 + deployment("inflate", 0, "1") +
+                           scenario("  - {at: 10s, scale: {kind: Deployment, name: inflate, replicas: 1}}\n"));
+  const std::vector<std::string> expired = messages(r, "expired");
+  ASSERT_EQ(expired.size(), 1u);
+  EXPECT_EQ(expired[0].rfind("t=5m11s node default-", 0), 0u) << expired[0];
+  EXPECT_NE(expired[0].find("its NodePool's expireAfter is 5m0s"), std::string::npos) << expired[0];
+}
+
 TEST(Simulator, DaemonSetRequestsCountOnEveryNewNode) {
   // 3 pods × 1 cpu fit c.xlarge (4 cpu, spot $0.08) alone; with a 1500m DaemonSet pod on the node they need
   // 4.5 cpu, so the next type up, c.2xlarge, is launched.
