@@ -115,6 +115,7 @@ class Simulation final : public controllers::Clock, public controllers::ClusterW
   // --- what Kubernetes does (kubernetes.cpp) ---
   void price_static_node(state::NodeRecord& node) const;
   void reconcile_workloads();
+  void reconcile_ordered(const std::string& key, state::WorkloadRecord& record);
   void create_pod(Pod pod, const std::string& workload);
   void delete_pod(const std::string& key);
   void schedule_pending();

@@ -113,8 +113,14 @@ void Simulation::handle(Event& e) {
 // autoscaling controllers look at what is left (pods that fit nowhere open or extend a provisioning batch).
 void Simulation::settle() {
   state_.retire_terminated();
-  reconcile_workloads();
-  schedule_pending();
+  // An OrderedReady StatefulSet makes its next pod once the one before runs: the controllers and kube-scheduler go
+  // round while a pass binds such a pod.
+  std::uint64_t running;
+  do {
+    running = state_.ordered_pods_running();
+    reconcile_workloads();
+    schedule_pending();
+  } while (state_.ordered_pods_running() != running && stopped_.empty());
   provisioning_.reconcile();
   lifecycle_.reconcile();
   disruption_.reconcile();

@@ -40,6 +40,10 @@ void ClusterState::pod_bound(PodRecord& pod, scheduling::NodeId node, Duration n
   count_busy(pod, +1);
   ready_requested_ += pod.pod->effective_requests();
   snapshot_.add_pod(std::shared_ptr<const Pod>(pod.pod), node);
+  if (!ordered_workloads_.empty() && ordered_workloads_.contains(pod.workload)) {
+    workloads_.find(pod.workload.string())->second.dirty = true;
+    ++ordered_pods_running_;
+  }
 }
 
 void ClusterState::pod_nominated(PodRecord& pod, Symbol node) {
@@ -226,6 +230,12 @@ WorkloadRecord& ClusterState::workload_applied(Workload workload) {
   auto [it, inserted] = workloads_.try_emplace(key, WorkloadRecord{workload, 0, {}, true});
   if (!inserted) it->second.workload = std::move(workload);  // re-applying updates the template and replicas
   it->second.dirty = true;
+  const Workload& applied = it->second.workload;
+  if (applied.kind == WorkloadKind::StatefulSet && applied.pod_management_policy == PodManagementPolicy::OrderedReady) {
+    ordered_workloads_.insert(Symbol(key));
+  } else {
+    ordered_workloads_.erase(Symbol(key));
+  }
   return it->second;
 }
 
@@ -240,6 +250,7 @@ std::vector<std::string> ClusterState::workload_deleted(const std::string& key) 
   auto it = workloads_.find(key);
   if (it == workloads_.end()) return {};
   std::vector<std::string> owned(it->second.pods.begin(), it->second.pods.end());
+  ordered_workloads_.erase(Symbol(key));
   workloads_.erase(it);
   return owned;
 }

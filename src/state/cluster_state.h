@@ -206,6 +206,8 @@ class ClusterState {
   std::uint64_t node_departures() const { return node_departures_; }
   // Moves when a NodePool is applied or deleted.
   std::uint64_t nodepool_changes() const { return nodepool_changes_; }
+  // Moves when a pod of an OrderedReady StatefulSet starts running: its controller may make the next pod.
+  std::uint64_t ordered_pods_running() const { return ordered_pods_running_; }
 
   // The checks of the indexes against a scan, in debug builds (the tests' sanitizer build).
   void check_indexes() const;
@@ -242,6 +244,10 @@ class ClusterState {
   std::vector<std::string> to_retire_;       // terminated since the last retire_terminated()
   std::int32_t live_nodes_ = 0;
   std::map<std::string, WorkloadRecord> workloads_;
+  // Keys of the StatefulSets whose pods are made one at a time (OrderedReady): a pod of theirs that starts running
+  // makes them dirty.
+  std::unordered_set<Symbol> ordered_workloads_;
+  std::uint64_t ordered_pods_running_ = 0;
   std::map<std::string, NodePool> nodepools_;
   std::vector<PodDisruptionBudget> pdbs_;
   std::vector<ConfigMap> config_maps_;

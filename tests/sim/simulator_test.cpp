@@ -11,6 +11,7 @@
 // Every scenario launches nodes exactly 60 s after the launch call, so times can be worked out by hand.
 #include "sim/simulator.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <sstream>
@@ -32,6 +33,9 @@ std::string scenario(const std::string& timeline, const std::string& faults = ""
          "\n  cloud:\n    launchLatency: {min: 60s, max: 60s}\n    faults: {" + faults + "}\n  timeline:\n" + timeline;
 }
 
+using ::testing::AllOf;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
 using testing::deployment;
 using testing::messages;
 using testing::nodepool;
@@ -132,6 +136,65 @@ spec:
   ASSERT_EQ(expired.size(), 1u);
   EXPECT_EQ(expired[0].rfind("t=5m11s node default-", 0), 0u) << expired[0];
   EXPECT_NE(expired[0].find("its NodePool's expireAfter is 5m0s"), std::string::npos) << expired[0];
+}
+
+// A StatefulSet "db" of pods that will not share a node, with the given podManagementPolicy line.
+std::string statefulset(const std::string& policy) {
+  return R"(
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: db, namespace: default}
+spec:
+  replicas: 0
+)" + policy + R"(
+  selector: {matchLabels: {app: db}}
+  template:
+    metadata: {labels: {app: db}}
+    spec:
+      terminationGracePeriodSeconds: 10
+      affinity: {podAntiAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [
+        {labelSelector: {matchLabels: {app: db}}, topologyKey: kubernetes.io/hostname}]}}
+      containers:
+      - {name: db, image: postgres, resources: {requests: {cpu: "1", memory: 1Gi}}}
+---
+)";
+}
+
+// When each pod of `r` was created, by name.
+std::map<std::string, Duration> created_at(const SimulationReport& r) {
+  std::map<std::string, Duration> out;
+  for (const PodOutcome& p : r.pods) out[p.pod] = p.created;
+  return out;
+}
+
+TEST(Simulator, AnOrderedReadyStatefulSetMakesEachPodOnceTheOneBeforeRunsAndRemovesThemHighestFirst) {
+  // Each pod needs a node of its own. Scaled 0 -> 3 at 10 s: db-0 is made then, its node launched at 11 s and
+  // Ready at 71 s; only then is db-1 made (node at 72 s, Ready 132 s), then db-2 (node 133 s, Ready 193 s).
+  // Scaled 3 -> 1 at 5 m: db-2 is deleted and stops 10 s later (its grace period), then db-1 goes, 5m10s to
+  // 5m20s; their empty nodes are removed 30 s after each: 5m40s, 5m50s.
+  const std::string timeline = "  - {at: 10s, scale: {kind: StatefulSet, name: db, replicas: 3}}\n"
+                               "  - {at: 5m, scale: {kind: StatefulSet, name: db, replicas: 1}}\n";
+  SimulationReport ordered = run(nodepool() + statefulset("") + scenario(timeline));
+  std::map<std::string, Duration> created = created_at(ordered);
+  EXPECT_EQ(created["default/db-0"], Duration(10'000));
+  EXPECT_EQ(created["default/db-1"], Duration(71'000));
+  EXPECT_EQ(created["default/db-2"], Duration(132'000));
+  EXPECT_THAT(messages(ordered, "launch"), ElementsAre(HasSubstr("t=11s "), HasSubstr("t=1m12s "),
+                                                       HasSubstr("t=2m13s ")));
+  EXPECT_THAT(messages(ordered, "removed"), ElementsAre(AllOf(HasSubstr("t=5m40s "), HasSubstr("after 30s")),
+                                                        AllOf(HasSubstr("t=5m50s "), HasSubstr("after 30s"))));
+
+  // Parallel: the three pods at once, three nodes launched together; both pods deleted at 5 m, at once, so both
+  // nodes are empty from 5 m (the budget, 10% of 3 nodes, lets one go at a time: the second at the next pass).
+  SimulationReport parallel =
+      run(nodepool() + statefulset("  podManagementPolicy: Parallel") + scenario(timeline));
+  created = created_at(parallel);
+  EXPECT_EQ(created["default/db-0"], Duration(10'000));
+  EXPECT_EQ(created["default/db-2"], Duration(10'000));
+  EXPECT_THAT(messages(parallel, "launch"),
+              ElementsAre(HasSubstr("t=11s "), HasSubstr("t=11s "), HasSubstr("t=11s ")));
+  EXPECT_THAT(messages(parallel, "removed"), ElementsAre(AllOf(HasSubstr("t=5m30s "), HasSubstr("after 30s")),
+                                                         AllOf(HasSubstr("t=5m40s "), HasSubstr("after 40s"))));
 }
 
 TEST(Simulator, DaemonSetRequestsCountOnEveryNewNode) {
