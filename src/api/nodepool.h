@@ -102,6 +102,11 @@ struct NodePool {
   ResourceList limits;
   std::vector<Symbol> limited_resources;
   std::int32_t weight = 0;
+  // spec.replicas (Karpenter's StaticCapacity): a static NodePool of exactly this many nodes, launched whether or not
+  // pods need them and never consolidated; only limits.nodes may limit it. nullopt: a dynamic NodePool.
+  std::optional<std::int64_t> replicas;
+
+  bool is_static() const { return replicas.has_value(); }
 
   // The template labels and the requirements as one set (labels become single-value In requirements).
   RequirementSet requirement_set() const;

@@ -151,6 +151,18 @@ std::optional<Duration> duration_or_never(const Field& parent, std::string_view 
 
 namespace {
 
+// spec.replicas, with Karpenter's CRD rules for a static NodePool: at least 0, no limit but limits.nodes, no weight.
+// Its consolidationPolicy and consolidateAfter are ignored, as Karpenter ignores them.
+void decode_replicas(const Field& spec, NodePool& pool) {
+  pool.replicas = spec.maybe_int64("replicas");
+  if (!pool.replicas) return;
+  if (*pool.replicas < 0) spec.fail_at("replicas", "must be at least 0, got " + std::to_string(*pool.replicas));
+  for (Symbol r : pool.limited_resources) {
+    if (r != nodes_resource()) spec.child("limits").fail_at(r.str(), "only 'limits.nodes' is supported on static NodePools");
+  }
+  if (spec.has("weight")) spec.fail_at("weight", "'weight' is not supported on static NodePools");
+}
+
 NodeClassReference decode_node_class(const Field& ref) {
   return {ref.optional_string("group"), ref.optional_string("kind"), ref.optional_string("name")};
 }
@@ -221,6 +233,7 @@ NodePool decode_nodepool(const Field& object) {
   }
   decode_limits(spec.child("limits"), pool);
   pool.weight = decode_weight(spec);
+  decode_replicas(spec, pool);
   return pool;
 }
 

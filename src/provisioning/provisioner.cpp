@@ -44,6 +44,32 @@ struct PodClass {
 
 constexpr std::uint32_t kNoClaim = ~std::uint32_t{0};
 
+// A NodeClaim of `np` with `requirements`, its instance types left to fill: the template's labels, taints and startup
+// taints, and a label for every requirement narrowed to a single value.
+NewNodeClaim claim_of(const NodePool& np, const RequirementSet& requirements) {
+  NewNodeClaim out;
+  out.nodepool = np.meta.name;
+  out.labels = np.template_labels;
+  for (const auto& [key, values] : requirements.keys()) {
+    if (!values.is_complement() && values.values().size() == 1) {
+      out.labels.set(Symbol(key), Symbol(*values.values().begin()));
+    }
+  }
+  out.taints = np.taints;
+  out.startup_taints = np.startup_taints;
+  return out;
+}
+
+// Places in `types` (instance-type indexes) ordered by their cheapest offering in `zones` and `capacity_types`.
+std::vector<std::size_t> cheapest_first(InstanceTypeIndex& index, const std::vector<std::uint32_t>& types,
+                                        std::uint64_t zones, CapacityTypeMask capacity_types) {
+  const std::vector<std::uint32_t>& rank = index.price_rank(zones, capacity_types);
+  std::vector<std::size_t> order(types.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return rank[types[a]] < rank[types[b]]; });
+  return order;
+}
+
 // Pod indexes, largest requests first (cpu, then memory), ties in their order.
 std::vector<std::size_t> largest_first(const std::vector<ResourceList>& requests) {
   std::vector<std::size_t> order(requests.size());
@@ -150,8 +176,12 @@ void Provisioner::prepare_cluster() {
 }
 
 void Provisioner::prepare_nodepools() {
+  // A static NodePool launches for no pod: its nodes are there, or in flight, already (Karpenter's provisioner
+  // leaves static NodePools out).
   std::vector<const NodePool*> sorted;
-  for (const NodePool& np : input_.nodepools) sorted.push_back(&np);
+  for (const NodePool& np : input_.nodepools) {
+    if (!np.is_static()) sorted.push_back(&np);
+  }
   std::stable_sort(sorted.begin(), sorted.end(), [](const NodePool* a, const NodePool* b) {
     if (a->weight != b->weight) return a->weight > b->weight;
     return a->meta.name < b->meta.name;
@@ -585,21 +615,8 @@ ProvisioningPlan Provisioner::finish() {
             [](const Nomination& a, const Nomination& b) { return a.pod < b.pod; });
   for (ClaimState& claim : claims_) {
     const NodePool& np = *pools_[claim.nodepool].pool;
-    NewNodeClaim out;
-    out.nodepool = np.meta.name;
-    out.labels = np.template_labels;
-    for (const auto& [key, values] : claim.requirements.keys()) {
-      if (!values.is_complement() && values.values().size() == 1) {
-        out.labels.set(Symbol(key), Symbol(*values.values().begin()));
-      }
-    }
-    out.taints = np.taints;
-    out.startup_taints = np.startup_taints;
-    const std::vector<std::uint32_t>& rank = types_.price_rank(claim.zones, claim.capacity_types);
-    std::vector<std::size_t> by_price(claim.types.size());
-    std::iota(by_price.begin(), by_price.end(), 0);
-    std::sort(by_price.begin(), by_price.end(),
-              [&](std::size_t a, std::size_t b) { return rank[claim.types[a]] < rank[claim.types[b]]; });
+    NewNodeClaim out = claim_of(np, claim.requirements);
+    const std::vector<std::size_t> by_price = cheapest_first(types_, claim.types, claim.zones, claim.capacity_types);
     for (std::size_t i : by_price) out.instance_types.push_back(&types_.type(claim.types[i]));
     if (!by_price.empty()) out.daemon_requests = *claim.daemons[by_price.front()];
     out.requirements = std::move(claim.requirements);
@@ -709,6 +726,19 @@ std::vector<std::size_t> packed_order(const BatchShapes& batch, const NewNodeCla
 }
 
 }  // namespace
+
+std::optional<NewNodeClaim> template_claim(const NodePool& np, const cloud::Catalog& catalog,
+                                           const UnavailableOfferings* unavailable, Duration now) {
+  InstanceTypeIndex types(catalog, unavailable, now);
+  NodePoolInfo info = nodepool_info(np, types);
+  if (info.types.empty()) return std::nullopt;
+  NewNodeClaim out = claim_of(np, info.requirements);
+  for (std::size_t i : cheapest_first(types, info.types, info.zones, info.capacity_types)) {
+    out.instance_types.push_back(&types.type(info.types[i]));
+  }
+  out.requirements = std::move(info.requirements);
+  return out;
+}
 
 ProvisioningPlan plan_provisioning(const ProvisioningInput& input) {
   if (input.pending.empty()) return {};

@@ -107,6 +107,12 @@ struct ProvisioningPlan {
 
 ProvisioningPlan plan_provisioning(const ProvisioningInput& input);
 
+// A NodeClaim from `np`'s template alone, for no pod, as Karpenter's static provisioning makes one for a static
+// NodePool: every instance type the NodePool's requirements allow with an available offering, cheapest first (no
+// DaemonSet overhead: no pod is placed). nullopt when no type is left.
+std::optional<NewNodeClaim> template_claim(const NodePool& np, const cloud::Catalog& catalog,
+                                           const UnavailableOfferings* unavailable, Duration now);
+
 struct LaunchChoice {
   const cloud::InstanceType* instance_type = nullptr;
   const cloud::Offering* offering = nullptr;

@@ -21,6 +21,7 @@
 #include "controllers/node_names.h"
 #include "controllers/ports.h"
 #include "controllers/provisioning.h"
+#include "controllers/static_capacity.h"
 #include "controllers/termination.h"
 #include "controllers/workload_autoscaler.h"
 #include "scheduling/scheduler.h"
@@ -160,6 +161,7 @@ class Simulation final : public controllers::Clock, public controllers::ClusterW
   controllers::TerminationController termination_{ports_};
   controllers::ProvisioningController provisioning_;
   controllers::DisruptionController disruption_{ports_, termination_, provisioning_, kWallClockAtStart};
+  controllers::StaticCapacityController static_capacity_{ports_, provisioning_, termination_};
   controllers::WorkloadAutoscalerController workload_autoscaler_{ports_, metrics_, kWallClockAtStart};
   std::unique_ptr<controllers::NodeGroupController> node_groups_;  // with Cluster Autoscaler
 

@@ -122,6 +122,7 @@ void Simulation::settle() {
     schedule_pending();
   } while (state_.ordered_pods_running() != running && stopped_.empty());
   provisioning_.reconcile();
+  static_capacity_.reconcile();
   lifecycle_.reconcile();
   disruption_.reconcile();
   peak_nodes_ = std::max(peak_nodes_, state_.live_nodes());
@@ -131,6 +132,16 @@ void Simulation::run_timeline_step(const TimelineStep& step) {
   const ObjectReference& t = step.target;
   switch (step.action) {
     case TimelineStep::Action::Scale: {
+      if (t.kind == "NodePool") {  // kubectl scale nodepool: a static NodePool's replicas
+        const NodePool* pool = state_.find_nodepool(t.name);
+        if (pool == nullptr || !pool->is_static()) {
+          note("warning", fmt::format("scale: no static NodePool {}", t.name));  // refused when the files loaded
+          return;
+        }
+        note("scale", fmt::format("scale NodePool {} {} -> {}", t.name, *pool->replicas, step.replicas));
+        state_.nodepool_scaled(t.name, step.replicas);
+        return;
+      }
       auto it = state_.workloads().find(object_key(t.kind, t.namespace_, t.name));
       if (it == state_.workloads().end()) {
         note("warning", fmt::format("scale: no {} {}/{}", t.kind, t.namespace_, t.name));

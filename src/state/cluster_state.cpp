@@ -255,6 +255,13 @@ std::vector<std::string> ClusterState::workload_deleted(const std::string& key) 
   return owned;
 }
 
+void ClusterState::nodepool_scaled(const std::string& name, std::int64_t replicas) {
+  auto it = nodepools_.find(name);
+  if (it == nodepools_.end() || !it->second.is_static()) return;
+  it->second.replicas = replicas;
+  ++capacity_changes_;
+}
+
 void ClusterState::nodepool_applied(NodePool pool) {
   std::string name = pool.meta.name;
   nodepools_[std::move(name)] = std::move(pool);

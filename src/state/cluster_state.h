@@ -132,6 +132,8 @@ class ClusterState {
   // Deletes the workload; returns the keys of the pods it owned (not deleted here).
   std::vector<std::string> workload_deleted(const std::string& key);
   void nodepool_applied(NodePool pool);
+  // A static NodePool's spec.replicas changed (its scale subresource).
+  void nodepool_scaled(const std::string& name, std::int64_t replicas);
   void nodepool_deleted(const std::string& name) {
     nodepools_.erase(name);
     ++nodepool_changes_;

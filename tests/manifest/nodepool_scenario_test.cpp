@@ -141,6 +141,22 @@ spec:
             "consolidationPolicy=WhenEmpty");
 }
 
+TEST(NodePool, AStaticNodePoolTakesOnlyWhatKarpentersCrdAllowsIt) {
+  const std::string head = "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: np}\nspec:\n"
+                           "  template: {spec: {}}\n";
+  const NodePool p = decode_ok(head + "  replicas: 3\n  limits: {nodes: 5}\n").nodepools.at(0);
+  EXPECT_EQ(p.replicas, 3);
+  EXPECT_TRUE(p.is_static());
+  EXPECT_EQ(p.limits.get(nodes_resource()), 5);
+  EXPECT_FALSE(decode_ok(head).nodepools.at(0).is_static());
+  // Karpenter's CRD: replicas at least 0; on a static NodePool only limits.nodes, and no weight.
+  EXPECT_EQ(decode_error(head + "  replicas: -1\n"), "test.yaml doc 1 NodePool/np: spec.replicas: must be at least 0, got -1");
+  EXPECT_EQ(decode_error(head + "  replicas: 3\n  limits: {nodes: 5, cpu: 100}\n"),
+            "test.yaml doc 1 NodePool/np: spec.limits.cpu: only 'limits.nodes' is supported on static NodePools");
+  EXPECT_EQ(decode_error(head + "  replicas: 3\n  weight: 10\n"),
+            "test.yaml doc 1 NodePool/np: spec.weight: 'weight' is not supported on static NodePools");
+}
+
 TEST(NodePool, ProvisionerWithTtlSecondsAfterEmptyFromTheSeedArticles) {
   ManifestSet set = decode_ok(R"(
 apiVersion: karpenter.sh/v1alpha5
@@ -297,7 +313,7 @@ TEST(Scenario, InvalidStepsNameTheirPath) {
             "test.yaml doc 1 Scenario/s: spec.timeline[0].scale.replicas: must not be negative");
   EXPECT_EQ(decode_error(head + "  timeline:\n  - {at: 1m, scale: {kind: deployment, name: a, replicas: 1}}\n"),
             "test.yaml doc 1 Scenario/s: spec.timeline[0].scale.kind: unsupported kind \"deployment\" (expected "
-            "Deployment, ReplicaSet, StatefulSet, Job)");
+            "Deployment, ReplicaSet, StatefulSet, Job, NodePool)");
   EXPECT_EQ(decode_error(head + "  cloud: {faults: {neverReadyRate: 2}}\n"),
             "test.yaml doc 1 Scenario/s: spec.cloud.faults.neverReadyRate: must be between 0 and 1, got 2");
   EXPECT_EQ(decode_error(head + "  cloud: {launchLatency: {min: 2m, max: 1m}}\n"),

@@ -197,6 +197,69 @@ TEST(Simulator, AnOrderedReadyStatefulSetMakesEachPodOnceTheOneBeforeRunsAndRemo
                                                          AllOf(HasSubstr("t=5m40s "), HasSubstr("after 40s"))));
 }
 
+TEST(Simulator, AStaticNodePoolKeepsItsReplicasWithinLimitsNodesAndIsNeverConsolidated) {
+  // replicas 3, no pod at all: three nodes of the cheapest type the NodePool allows (c.large spot, $0.04) launch at
+  // 0 s, and stay though empty (consolidateAfter 30s is ignored). Scaled to 5 at 5 m: limits.nodes 4 leaves room
+  // for one more. Scaled to 1 at 10 m: three of the four go at once (empty).
+  SimulationReport r = run(nodepool("  replicas: 3\n  limits: {nodes: 4}") +
+                           scenario("  - {at: 5m, scale: {kind: NodePool, name: default, replicas: 5}}\n"
+                                    "  - {at: 10m, scale: {kind: NodePool, name: default, replicas: 1}}\n",
+                                    "", "15m"));
+  const std::vector<std::string> launches = messages(r, "launch");
+  ASSERT_EQ(launches.size(), 4u);
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(launches[static_cast<std::size_t>(i)].rfind("t=0s ", 0), 0u) << launches[static_cast<std::size_t>(i)];
+    EXPECT_NE(launches[static_cast<std::size_t>(i)].find("c.large zone-a spot $0.0400/h for static NodePool default (" +
+                                                         std::to_string(i + 1) + " of 3 replicas)"),
+              std::string::npos)
+        << launches[static_cast<std::size_t>(i)];
+  }
+  EXPECT_NE(launches[3].find("t=5m0s "), std::string::npos) << launches[3];
+  EXPECT_NE(launches[3].find("(4 of 5 replicas)"), std::string::npos) << launches[3];
+  EXPECT_THAT(messages(r, "static-limit"),
+              ElementsAre("t=5m0s static NodePool default: its limits.nodes of 4 keeps it below its 5 replicas"));
+  EXPECT_THAT(messages(r, "static-scale-down"), ElementsAre(HasSubstr("t=10m0s "), HasSubstr("t=10m0s "),
+                                                            HasSubstr("t=10m0s ")));
+  EXPECT_THAT(messages(r, "removed"), ::testing::IsEmpty());  // never consolidated
+  EXPECT_EQ(r.summary.peak_nodes, 4);
+  EXPECT_EQ(r.summary.nodes_at_end, 1);
+}
+
+TEST(Simulator, AStaticNodePoolsDriftedNodesAreReplacedOneForOneFromItsTemplate) {
+  // replicas 2; at 2 m the template gains a label: both nodes drift. The budget (10% of 2, rounded up: 1) takes one
+  // at a time, oldest first: its replacement launches, is Ready 60 s later, and the drifted node is then drained.
+  const std::string applied = R"(  - at: 2m
+    apply:
+    - apiVersion: karpenter.sh/v1
+      kind: NodePool
+      metadata: {name: default}
+      spec:
+        replicas: 2
+        template:
+          metadata: {labels: {team: web}}
+          spec:
+            requirements:
+            - {key: kubernetes.io/arch, operator: In, values: [amd64]}
+)";
+  SimulationReport r = run(nodepool("  replicas: 2") + scenario(applied, "", "10m"));
+  EXPECT_EQ(messages(r, "drift").size(), 2u);
+  EXPECT_EQ(r.summary.launches, 4);
+  EXPECT_EQ(r.summary.peak_nodes, 3);  // never more than one replacement beside the two
+  EXPECT_EQ(r.summary.nodes_at_end, 2);
+}
+
+TEST(Simulator, PodsRunOnAStaticNodePoolsNodesButNeverMakeItLaunch) {
+  // Two c.large nodes (2 cpu each) of a static NodePool, the only NodePool: of five 1-cpu pods at 2 m, four fill
+  // them and the fifth waits, since a static NodePool launches only its replicas.
+  SimulationReport r = run(nodepool("  replicas: 2", "      - {key: node.kubernetes.io/instance-type, operator: In, "
+                                                     "values: [c.large]}\n") +
+                           deployment("web", 0, "1") +
+                           scenario("  - {at: 2m, scale: {kind: Deployment, name: web, replicas: 5}}\n"));
+  EXPECT_EQ(r.summary.launches, 2);
+  EXPECT_EQ(r.summary.pod_wait.pods_bound, 4u);
+  EXPECT_EQ(r.summary.pod_wait.pods_pending_at_end, 1u);
+}
+
 TEST(Simulator, DaemonSetRequestsCountOnEveryNewNode) {
   // 3 pods × 1 cpu fit c.xlarge (4 cpu, spot $0.08) alone; with a 1500m DaemonSet pod on the node they need
   // 4.5 cpu, so the next type up, c.2xlarge, is launched.
