@@ -41,6 +41,15 @@ spec:
       - {key: karpenter.k8s.aws/instance-size, operator: In, values: [2xlarge]}
   disruption: {consolidationPolicy: WhenEmpty, consolidateAfter: 30s}
 ---
+apiVersion: karpenter.k8s.aws/v1
+kind: EC2NodeClass
+metadata: {name: default}
+spec:
+  role: KarpenterNodeRole-bench
+  amiSelectorTerms: [{alias: al2023@latest}]
+  subnetSelectorTerms: [{tags: {karpenter.sh/discovery: bench}}]
+  securityGroupSelectorTerms: [{tags: {karpenter.sh/discovery: bench}}]
+---
 apiVersion: apps/v1
 kind: DaemonSet
 metadata: {name: node-agent, namespace: kube-system}
@@ -151,6 +160,15 @@ spec:
       - {key: karpenter.k8s.aws/instance-generation, operator: Gt, values: ["2"]}
   limits: {cpu: 10000000}
   disruption: {consolidationPolicy: WhenEmpty, consolidateAfter: 30s}
+---
+apiVersion: karpenter.k8s.aws/v1
+kind: EC2NodeClass
+metadata: {name: default}
+spec:
+  role: KarpenterNodeRole-bench
+  amiSelectorTerms: [{alias: al2023@latest}]
+  subnetSelectorTerms: [{tags: {karpenter.sh/discovery: bench}}]
+  securityGroupSelectorTerms: [{tags: {karpenter.sh/discovery: bench}}]
 ---
 apiVersion: apps/v1
 kind: Deployment

@@ -493,6 +493,7 @@ Result<Catalog> load_catalog(const std::filesystem::path& data_dir, const Catalo
     catalog.types_.push_back(std::move(type));
   }
   catalog.zones_ = std::move(zones);
+  catalog.allocatable_ = allocatable;
   return catalog;
 }
 

@@ -86,6 +86,10 @@ class Catalog {
   // What load_catalog derived and skipped (empty for catalogs made from explicit types).
   const SpotFractions& spot_fractions() const { return spot_fractions_; }
   const CatalogStats& stats() const { return stats_; }
+  // The options the types' resources were computed with (load_catalog's; the defaults for explicit types): a node
+  // class computes its own shapes on top of them.
+  const AllocatableOptions& allocatable_options() const { return allocatable_; }
+  void set_allocatable_options(AllocatableOptions options) { allocatable_ = std::move(options); }
 
  private:
   friend Result<Catalog> load_catalog(const std::filesystem::path& data_dir, const CatalogOptions& options);
@@ -95,6 +99,7 @@ class Catalog {
   std::vector<InstanceType> types_;  // sorted by name
   SpotFractions spot_fractions_;
   CatalogStats stats_;
+  AllocatableOptions allocatable_;
 };
 
 // What a node runs on, read from its labels as Karpenter's nodes carry them (node.kubernetes.io/instance-type,

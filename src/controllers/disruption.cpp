@@ -311,7 +311,7 @@ disruption::ConsolidationInput DisruptionController::consolidation_input(Candida
                                                                          Duration now) const {
   disruption::ConsolidationInput input;
   provisioning::ProvisioningInput context;
-  describe_cluster(state_, context);
+  describe_cluster(state_, cloud_, context);
   input.cluster = &cluster;
   input.candidates = std::move(candidates.list);
   for (const disruption::Candidate& c : input.candidates) {
@@ -325,7 +325,9 @@ disruption::ConsolidationInput DisruptionController::consolidation_input(Candida
   };
   input.as_karpenter =
       !input.candidates.empty() && std::all_of(input.candidates.begin(), input.candidates.end(), as_karpenter);
-  input.catalog = &cloud_.catalog();
+  input.catalog = context.catalog;
+  input.nodepool_catalogs = std::move(context.nodepool_catalogs);
+  input.nodepools_not_ready = std::move(context.nodepools_not_ready);
   input.daemonsets = std::move(context.daemonsets);
   input.nodepool_usage = std::move(context.nodepool_usage);
   input.unavailable = &provisioning_.unavailable();
@@ -354,7 +356,7 @@ provisioning::ProvisioningPlan DisruptionController::plan_without(const std::str
   state::ClusterState::WhatIf what_if(state_);
   scheduling::ClusterSnapshot& snapshot = what_if.snapshot();
   provisioning::ProvisioningInput input;
-  describe_cluster(state_, input);
+  describe_cluster(state_, cloud_, input);
   if (const scheduling::NodeId id = snapshot.find_node(name); id != scheduling::kNoNode) {
     for (const scheduling::PlacedPod& placed : snapshot.node(id).pods) {
       const Pod& pod = *placed.pod;
@@ -367,7 +369,6 @@ provisioning::ProvisioningPlan DisruptionController::plan_without(const std::str
     snapshot.remove_node(id);
   }
   input.cluster = &snapshot;
-  input.catalog = &cloud_.catalog();
   input.unavailable = &provisioning_.unavailable();
   input.now = now;
   return provisioning::plan_provisioning(input);
@@ -414,8 +415,11 @@ bool DisruptionController::replace_drifted(Duration now) {
                                      nodes_resource()) != pool->limited_resources.end();
       if (count.running + count.pending_disruption > *pool->replicas) continue;
       if (limited && count.present + 1 > pool->limits.get(nodes_resource())) continue;
+      std::string not_ready;
+      const cloud::Catalog* types = cloud_.instance_types(*pool, not_ready);
+      if (types == nullptr) continue;
       std::optional<provisioning::NewNodeClaim> claim =
-          provisioning::template_claim(*pool, cloud_.catalog(), &provisioning_.unavailable(), now);
+          provisioning::template_claim(*pool, *types, &provisioning_.unavailable(), now);
       if (!claim) continue;
       plan.new_claims.push_back(std::move(*claim));
       if (const scheduling::NodeId id = state_.snapshot().find_node(name); id != scheduling::kNoNode) {

@@ -170,6 +170,7 @@ NodeClassReference decode_node_class(const Field& ref) {
 // v1beta1's nodeClassRef names an apiVersion; Karpenter's conversion keeps its group, and takes the provider's
 // node class (EC2NodeClass for AWS, the simulated cloud's) where apiVersion or kind is left out.
 NodeClassReference v1beta1_node_class(const Field& ref) {
+  if (!ref.present()) return {};
   const std::string api_version = ref.optional_string("apiVersion");
   return {api_version.empty() ? "karpenter.k8s.aws" : api_version.substr(0, api_version.find('/')),
           ref.optional_string("kind", "EC2NodeClass"), ref.optional_string("name")};

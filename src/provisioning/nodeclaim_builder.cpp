@@ -73,6 +73,10 @@ std::int64_t counted(const cloud::InstanceType& type, Symbol resource) {
 }  // namespace
 
 NodePoolInfo nodepool_info(const NodePool& np, InstanceTypeIndex& types) {
+  return nodepool_info(np, types, {0, static_cast<std::uint32_t>(types.size())});
+}
+
+NodePoolInfo nodepool_info(const NodePool& np, InstanceTypeIndex& types, std::pair<std::uint32_t, std::uint32_t> range) {
   NodePoolInfo info;
   info.pool = &np;
   info.requirements = np.requirement_set();
@@ -95,7 +99,7 @@ NodePoolInfo nodepool_info(const NodePool& np, InstanceTypeIndex& types) {
     if (type_independent(key) || std::binary_search(info.own_keys.begin(), info.own_keys.end(), key)) continue;
     mask &= types.matching(key, values);
   }
-  for (std::uint32_t t = 0; t < types.size(); ++t) {
+  for (std::uint32_t t = range.first; t < range.second; ++t) {
     if (!mask.test(t)) continue;
     const std::uint64_t offered = types.available_zones(t, capacity_types) & zones;
     if (offered == 0) continue;

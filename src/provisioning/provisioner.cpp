@@ -109,6 +109,7 @@ class Provisioner {
   scheduling::Scheduler scheduler_;
   InstanceTypeIndex types_;
   std::vector<NodePoolInfo> pools_;
+  std::string not_ready_;  // "nodepool \"x\": why; ..." for the NodePools that can launch nothing now
   std::unique_ptr<DaemonOverhead> daemons_;
   std::unique_ptr<Topology> topology_;
   std::unique_ptr<NodeClaimBuilder> builder_;
@@ -139,10 +140,30 @@ const cloud::Catalog& catalog_or_empty(const cloud::Catalog* catalog) {
   return catalog ? *catalog : empty;
 }
 
+// The catalog each NodePool of `input` launches from.
+const cloud::Catalog& catalog_of(const ProvisioningInput& input, const std::string& nodepool) {
+  auto shaped = input.nodepool_catalogs.find(nodepool);
+  return shaped != input.nodepool_catalogs.end() ? *shaped->second : catalog_or_empty(input.catalog);
+}
+
+// The catalogs the plan indexes, each once: the input's own where a NodePool launches from it (or no NodePool
+// says), then those node classes shape.
+std::vector<const cloud::Catalog*> indexed_catalogs(const ProvisioningInput& input) {
+  std::vector<const cloud::Catalog*> out;
+  const bool own = std::any_of(input.nodepools.begin(), input.nodepools.end(), [&](const NodePool& np) {
+    return !input.nodepool_catalogs.contains(np.meta.name) && !input.nodepools_not_ready.contains(np.meta.name);
+  });
+  if (own || input.nodepool_catalogs.empty()) out.push_back(&catalog_or_empty(input.catalog));
+  for (const auto& [name, catalog] : input.nodepool_catalogs) {
+    if (std::find(out.begin(), out.end(), catalog) == out.end()) out.push_back(catalog);
+  }
+  return out;
+}
+
 Provisioner::Provisioner(const ProvisioningInput& input, std::vector<std::size_t> order)
     : input_(input),
       cluster_(input.cluster ? *input.cluster : no_cluster_),
-      types_(catalog_or_empty(input.catalog), input.unavailable, input.now),
+      types_(indexed_catalogs(input), input.unavailable, input.now),
       order_(std::move(order)) {
   cluster_.fork();
 }
@@ -180,7 +201,14 @@ void Provisioner::prepare_nodepools() {
   // leaves static NodePools out).
   std::vector<const NodePool*> sorted;
   for (const NodePool& np : input_.nodepools) {
-    if (!np.is_static()) sorted.push_back(&np);
+    if (np.is_static()) continue;
+    // A NodePool that is not Ready (its node class is not there) is not tried, as Karpenter leaves it out; a pod
+    // that fits no other says why.
+    if (auto why = input_.nodepools_not_ready.find(np.meta.name); why != input_.nodepools_not_ready.end()) {
+      not_ready_ += (not_ready_.empty() ? "" : "; ") + ("nodepool \"" + np.meta.name + "\": " + why->second);
+      continue;
+    }
+    sorted.push_back(&np);
   }
   std::stable_sort(sorted.begin(), sorted.end(), [](const NodePool* a, const NodePool* b) {
     if (a->weight != b->weight) return a->weight > b->weight;
@@ -188,7 +216,7 @@ void Provisioner::prepare_nodepools() {
   });
   std::vector<ResourceList> remaining;
   for (const NodePool* np : sorted) {
-    NodePoolInfo info = nodepool_info(*np, types_);
+    NodePoolInfo info = nodepool_info(*np, types_, types_.range(&catalog_of(input_, np->meta.name)));
     ResourceList left;
     auto usage = input_.nodepool_usage.find(np->meta.name);
     for (Symbol r : np->limited_resources) {
@@ -526,7 +554,8 @@ std::size_t Provisioner::place(PodClass& cls, PodVariant& v, bool bulk, const st
     }
     reasons += (reasons.empty() ? "" : "; ") + ("nodepool \"" + pools_[p].pool->meta.name + "\": " + reason);
   }
-  v.reason = "no nodepool can hold the pod: " + (pools_.empty() ? std::string("no nodepools") : reasons);
+  if (!not_ready_.empty()) reasons += (reasons.empty() ? "" : "; ") + not_ready_;
+  v.reason = "no nodepool can hold the pod: " + (reasons.empty() ? std::string("no nodepools") : reasons);
   if (v.constraints->monotone) v.dead = true;
   return 0;
 }

@@ -62,6 +62,10 @@ struct ProvisioningInput {
   PendingPods pending;  // the batch
   std::vector<NodePool> nodepools;
   const cloud::Catalog* catalog = nullptr;
+  // The instance types of a NodePool whose node class shapes them (CloudProvider::instance_types), by NodePool name;
+  // the others launch `catalog`'s. And the NodePools that can launch nothing now, with why: not tried, and said so.
+  std::map<std::string, const cloud::Catalog*> nodepool_catalogs;
+  std::map<std::string, std::string> nodepools_not_ready;
   std::vector<Workload> daemonsets;
   // Capacity already launched per NodePool (name → cpu, memory, ..., and `nodes`: limit_usage() of each node),
   // counted against spec.limits.

@@ -7,6 +7,34 @@ namespace scalewright::sim {
 SimulatedCloud::SimulatedCloud(cloud::Catalog catalog, CloudSpec spec, std::uint64_t seed)
     : catalog_(std::move(catalog)), spec_(std::move(spec)), random_(seed) {}
 
+namespace {
+
+std::string class_key(const NodeClassReference& ref) { return ref.group + "/" + ref.kind + "/" + ref.name; }
+
+}  // namespace
+
+void SimulatedCloud::node_class_applied(cloud::NodeClassPtr node_class) {
+  const std::string key = class_key(node_class->reference());
+  node_classes_[key] = {std::move(node_class), nullptr};
+}
+
+const cloud::Catalog* SimulatedCloud::instance_types(const NodePool& pool, std::string& why) const {
+  const NodeClassReference& ref = pool.node_class;
+  auto found = node_classes_.find(class_key(ref));
+  if (found == node_classes_.end()) {
+    // The simulated cloud is AWS's: a NodePool naming one of its node classes needs it (Karpenter's NodePool is
+    // not Ready without it); a nodeClassRef of another provider, or none, launches the catalog as it is.
+    if (ref.group != "karpenter.k8s.aws") return &catalog_;
+    why = "not ready: NodeClassNotFound, " + ref.kind + " \"" + ref.name + "\" not found";
+    return nullptr;
+  }
+  if (found->second.shaped == nullptr) {
+    shaped_.push_back(std::make_unique<cloud::Catalog>(found->second.node_class->shape(catalog_)));
+    found->second.shaped = shaped_.back().get();
+  }
+  return found->second.shaped;
+}
+
 bool SimulatedCloud::in_insufficient_capacity_window(const cloud::LaunchRequest& request) const {
   for (const InsufficientCapacityWindow& w : spec_.faults.insufficient_capacity) {
     if (now_ < w.at || now_ >= w.at + w.duration) continue;

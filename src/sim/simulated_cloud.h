@@ -3,11 +3,14 @@
 // faults a real cloud has — insufficient capacity for an offering, a node that never becomes Ready — as the
 // scenario configures them. Spot interruptions are scheduled by the simulator from the same spec.
 #include <map>
+#include <memory>
+#include <vector>
 #include <optional>
 #include <string>
 
 #include "api/scenario.h"
 #include "cloud/cloud_provider.h"
+#include "cloud/node_class.h"
 #include "api/random.h"
 
 namespace scalewright::sim {
@@ -20,6 +23,11 @@ class SimulatedCloud : public cloud::CloudProvider {
   void set_now(Duration now) { now_ = now; }
 
   const cloud::Catalog& catalog() const override { return catalog_; }
+  // A NodePool naming an EC2NodeClass launches the catalog as that class shapes it; one naming an EC2NodeClass that
+  // is not there launches nothing (why: NodeClassNotFound). Any other node class (or none) launches the catalog.
+  const cloud::Catalog* instance_types(const NodePool& pool, std::string& why) const override;
+  // A node class applied (from the files, or an apply step): it replaces one of the same group, kind and name.
+  void node_class_applied(cloud::NodeClassPtr node_class);
   cloud::LaunchOutcome launch(const cloud::LaunchRequest& request) override;
   void terminate(const std::string& instance_id) override;
   std::optional<cloud::Instance> get(const std::string& instance_id) const override;
@@ -34,6 +42,14 @@ class SimulatedCloud : public cloud::CloudProvider {
   bool in_insufficient_capacity_window(const cloud::LaunchRequest& request) const;
 
   cloud::Catalog catalog_;
+  // The node classes by group, kind and name, each with the catalog it shapes (made on first need). A replaced
+  // class's catalog is kept: instances launched from it still point into it.
+  struct ShapedClass {
+    cloud::NodeClassPtr node_class;
+    mutable const cloud::Catalog* shaped = nullptr;
+  };
+  std::map<std::string, ShapedClass> node_classes_;
+  mutable std::vector<std::unique_ptr<cloud::Catalog>> shaped_;
   CloudSpec spec_;
   Random random_;
   Duration now_{0};

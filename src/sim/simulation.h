@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <queue>
+#include <set>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -165,6 +166,7 @@ class Simulation final : public controllers::Clock, public controllers::ClusterW
   controllers::WorkloadAutoscalerController workload_autoscaler_{ports_, metrics_, kWallClockAtStart};
   std::unique_ptr<controllers::NodeGroupController> node_groups_;  // with Cluster Autoscaler
 
+  std::set<std::string> not_ready_;  // NodePools said not ready (their node class is not there)
   bool status_requested_ = false;  // keep CA's status once everything due at this instant has happened
   std::vector<SimulationReport::StatusAt> statuses_;
   std::vector<TimelineEntry> timeline_;

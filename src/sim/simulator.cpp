@@ -206,7 +206,25 @@ void Simulation::run_timeline_step(const TimelineStep& step) {
 }
 
 void Simulation::apply_objects(ManifestSet objects) {
+  for (cloud::NodeClassPtr& node_class : objects.node_classes) cloud_.node_class_applied(std::move(node_class));
+  if (!objects.node_classes.empty()) state_.node_class_applied();
   for (NodePool& pool : objects.nodepools) state_.nodepool_applied(std::move(pool));
+  // A NodePool whose node class is not there is not Ready: it launches nothing, and the report says why once.
+  for (const auto& [name, pool] : state_.nodepools()) {
+    std::string why;
+    const bool ready = cloud_.instance_types(pool, why) != nullptr;
+    if (ready == !not_ready_.contains(name)) continue;
+    if (ready) {
+      not_ready_.erase(name);
+      note("nodepool-ready", fmt::format("NodePool {} is ready: its {} {} is there", name, pool.node_class.kind,
+                                         pool.node_class.name));
+    } else {
+      not_ready_.insert(name);
+      note("nodepool-not-ready", fmt::format("NodePool {} is {}; it launches nothing", name, why));
+      object_event({"NodePool", name, "Warning", "NodeClassNotReady", "Provision",
+                    fmt::format("NodePool {}: NodeClassReady=False: {}", name, why)});
+    }
+  }
   for (const Namespace& ns : objects.namespaces) state_.namespace_seen(ns);
   for (Node& n : objects.nodes) {
     if (state_.find_node(n.meta.name) != nullptr) continue;

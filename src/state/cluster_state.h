@@ -132,6 +132,11 @@ class ClusterState {
   // Deletes the workload; returns the keys of the pods it owned (not deleted here).
   std::vector<std::string> workload_deleted(const std::string& key);
   void nodepool_applied(NodePool pool);
+  // A provider's node class was applied: the NodePools naming it may launch other shapes, or launch again.
+  void node_class_applied() {
+    ++capacity_changes_;
+    ++nodepool_changes_;
+  }
   // A static NodePool's spec.replicas changed (its scale subresource).
   void nodepool_scaled(const std::string& name, std::int64_t replicas);
   void nodepool_deleted(const std::string& name) {

@@ -40,6 +40,7 @@ using testing::deployment;
 using testing::messages;
 using testing::nodepool;
 using testing::run;
+using testing::run_on;
 
 const std::string kScaleTo5At10s = "  - {at: 10s, scale: {kind: Deployment, name: inflate, replicas: 5}}\n";
 const std::string kScaleTo0At5m = "  - {at: 5m, scale: {kind: Deployment, name: inflate, replicas: 0}}\n";
@@ -258,6 +259,94 @@ TEST(Simulator, PodsRunOnAStaticNodePoolsNodesButNeverMakeItLaunch) {
   EXPECT_EQ(r.summary.launches, 2);
   EXPECT_EQ(r.summary.pod_wait.pods_bound, 4u);
   EXPECT_EQ(r.summary.pod_wait.pods_pending_at_end, 1u);
+}
+
+// Two types with their hardware, priced on demand only (spot at the same price): what an EC2NodeClass shapes.
+//   m5.large   2 vCPU  8 GiB  29 pods  $0.096   default allocatable 1930m, 6903Mi, 29 pods, 17Gi ephemeral
+//   m5.xlarge  4 vCPU 16 GiB  58 pods  $0.192
+cloud::Catalog two_aws_types() {
+  auto hw = [](std::int64_t vcpu, std::int64_t memory_mib, std::int64_t pods) {
+    cloud::InstanceHardware h;
+    h.vcpu = vcpu;
+    h.memory_mib = memory_mib;
+    h.max_pods = pods;
+    return h;
+  };
+  const std::vector<cloud::Zone> zones{{"zone-a", "az1"}};
+  std::vector<cloud::InstanceType> types{cloud::make_instance_type("m5.large", hw(2, 8192, 29)),
+                                         cloud::make_instance_type("m5.xlarge", hw(4, 16384, 58))};
+  cloud::add_offerings(types[0], zones, 0.096, 0.096);
+  cloud::add_offerings(types[1], zones, 0.192, 0.192);
+  return cloud::Catalog::from_instance_types("test-region", zones, std::move(types));
+}
+
+// EC2NodeClass "default", AL2023, with `extra` in its spec.
+std::string ec2nodeclass(const std::string& extra = "") {
+  return R"(apiVersion: karpenter.k8s.aws/v1
+kind: EC2NodeClass
+metadata: {name: default}
+spec:
+  role: KarpenterNodeRole-demo
+  amiSelectorTerms: [{alias: al2023@latest}]
+  subnetSelectorTerms: [{tags: {karpenter.sh/discovery: demo}}]
+  securityGroupSelectorTerms: [{tags: {karpenter.sh/discovery: demo}}]
+)" + extra + "---\n";
+}
+
+const std::string kNamesDefaultClass =
+    "      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}\n";
+
+TEST(Simulator, ANodePoolWhoseEC2NodeClassIsMissingIsNotReadyUntilItComes) {
+  // The NodePool names EC2NodeClass "default", which comes only with the apply step at 2 m: until then the NodePool
+  // is not Ready and launches nothing, and the pods say why; then one m5.large holds the pod.
+  const std::string apply = R"(  - at: 2m
+    apply:
+    - apiVersion: karpenter.k8s.aws/v1
+      kind: EC2NodeClass
+      metadata: {name: default}
+      spec:
+        role: KarpenterNodeRole-demo
+        amiSelectorTerms: [{alias: al2023@latest}]
+        subnetSelectorTerms: [{tags: {karpenter.sh/discovery: demo}}]
+        securityGroupSelectorTerms: [{tags: {karpenter.sh/discovery: demo}}]
+)";
+  SimulationReport r = run_on(two_aws_types(), nodepool("", kNamesDefaultClass) + deployment("web", 1, "1") +
+                                                   scenario(apply));
+  EXPECT_THAT(messages(r, "nodepool-not-ready"),
+              ElementsAre("t=0s NodePool default is not ready: NodeClassNotFound, EC2NodeClass \"default\" not "
+                          "found; it launches nothing"));
+  const std::vector<std::string> unschedulable = messages(r, "unschedulable");
+  ASSERT_FALSE(unschedulable.empty());
+  EXPECT_NE(unschedulable[0].find("nodepool \"default\": not ready: NodeClassNotFound"), std::string::npos)
+      << unschedulable[0];
+  EXPECT_THAT(messages(r, "nodepool-ready"), ElementsAre(HasSubstr("t=2m0s NodePool default is ready")));
+  EXPECT_THAT(messages(r, "launch"), ElementsAre(HasSubstr("m5.large")));
+  EXPECT_EQ(r.summary.launches, 1);
+  EXPECT_EQ(r.summary.pod_wait.pods_bound, 1u);
+}
+
+TEST(Simulator, AnEC2NodeClassesKubeletAndRootVolumeShapeTheNodesLaunched) {
+  const std::string pools = nodepool("", kNamesDefaultClass);
+  // Five 100m pods: one m5.large (29 pods) holds them; with maxPods 2 each node takes two: three m5.large.
+  const std::string five = deployment("web", 5, "100m", "128Mi") + scenario("");
+  EXPECT_EQ(run_on(two_aws_types(), ec2nodeclass() + pools + five).summary.launches, 1);
+  EXPECT_EQ(run_on(two_aws_types(), ec2nodeclass("  kubelet: {maxPods: 2}\n") + pools + five).summary.launches, 3);
+  // A pod asking 30Gi of ephemeral storage fits no node of a 20Gi root volume (17Gi allocatable), and an m5.large
+  // of a 100Gi one (89Gi).
+  const std::string storage =
+      "apiVersion: v1\nkind: Pod\nmetadata: {name: scratch, namespace: default}\nspec:\n  containers:\n"
+      "  - {name: c, image: busybox, resources: {requests: {cpu: 100m, ephemeral-storage: 30Gi}}}\n---\n" +
+      scenario("");
+  SimulationReport small = run_on(two_aws_types(), ec2nodeclass() + pools + storage);
+  EXPECT_EQ(small.summary.launches, 0);
+  EXPECT_EQ(small.summary.pod_wait.pods_pending_at_end, 1u);
+  SimulationReport large = run_on(two_aws_types(), ec2nodeclass("  blockDeviceMappings:\n"
+                                                                "  - {deviceName: /dev/xvda, rootVolume: true, "
+                                                                "ebs: {volumeSize: 100Gi}}\n") +
+                                                       pools + storage);
+  EXPECT_EQ(large.summary.launches, 1);
+  EXPECT_THAT(messages(large, "launch"), ElementsAre(HasSubstr("m5.large")));
+  EXPECT_EQ(large.summary.pod_wait.pods_bound, 1u);
 }
 
 TEST(Simulator, DaemonSetRequestsCountOnEveryNewNode) {
