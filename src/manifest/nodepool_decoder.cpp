@@ -164,7 +164,12 @@ void decode_replicas(const Field& spec, NodePool& pool) {
 }
 
 NodeClassReference decode_node_class(const Field& ref) {
-  return {ref.optional_string("group"), ref.optional_string("kind"), ref.optional_string("name")};
+  NodeClassReference out{ref.optional_string("group"), ref.optional_string("kind"), ref.optional_string("name")};
+  // The CRD's pattern ^[^/]*$: a group, not an apiVersion.
+  if (out.group.find('/') != std::string::npos) {
+    ref.fail_at("group", "must be an API group without a version (the CRD's pattern ^[^/]*$), got " + quote(out.group));
+  }
+  return out;
 }
 
 // v1beta1's nodeClassRef names an apiVersion; Karpenter's conversion keeps its group, and takes the provider's

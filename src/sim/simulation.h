@@ -167,6 +167,7 @@ class Simulation final : public controllers::Clock, public controllers::ClusterW
   std::unique_ptr<controllers::NodeGroupController> node_groups_;  // with Cluster Autoscaler
 
   std::set<std::string> not_ready_;  // NodePools said not ready (their node class is not there)
+  std::set<std::string> catalog_notes_;  // what the catalogs do not know, said once
   bool status_requested_ = false;  // keep CA's status once everything due at this instant has happened
   std::vector<SimulationReport::StatusAt> statuses_;
   std::vector<TimelineEntry> timeline_;

@@ -27,6 +27,9 @@ Simulation::Simulation(SimulationInput input)
       note("cluster-autoscaler", **adopted);
     }
   }
+  for (const std::string& unknown : cloud_.catalog().notes()) {
+    if (catalog_notes_.insert(unknown).second) note("catalog", unknown);
+  }
   apply_objects(std::move(input.objects));
   start_cluster_autoscaler();
 }
@@ -212,7 +215,12 @@ void Simulation::apply_objects(ManifestSet objects) {
   // A NodePool whose node class is not there is not Ready: it launches nothing, and the report says why once.
   for (const auto& [name, pool] : state_.nodepools()) {
     std::string why;
-    const bool ready = cloud_.instance_types(pool, why) != nullptr;
+    const cloud::Catalog* types = cloud_.instance_types(pool, why);
+    const bool ready = types != nullptr;
+    // What the data does not know, said once: a region's unknown spot prices, the types a Windows class leaves out.
+    for (const std::string& unknown : ready ? types->notes() : std::vector<std::string>{}) {
+      if (catalog_notes_.insert(unknown).second) note("catalog", unknown);
+    }
     if (ready == !not_ready_.contains(name)) continue;
     if (ready) {
       not_ready_.erase(name);

@@ -99,8 +99,13 @@ Catalog EC2NodeClass::shape(const Catalog& catalog) const {
   const bool windows = is_windows(spec_.ami_family);
   std::vector<InstanceType> types;
   types.reserve(catalog.size());
+  std::size_t amd64 = 0;
   for (const InstanceType& type : catalog.instance_types()) {
     if (windows && type.hardware.arch != "amd64") continue;  // Windows AMIs are amd64 only
+    ++amd64;
+    // A Windows node is billed at the type's Windows (License Included) price; a type without one in the region is
+    // not offered for Windows, and Windows spot prices are not known: on demand only.
+    if (windows && !type.windows_on_demand) continue;
     InstanceType shaped = type;
     if (type.hardware.vcpu > 0) {
       compute_resources(shaped, node_options(spec_, type.hardware, catalog.allocatable_options()));
@@ -108,11 +113,22 @@ Catalog EC2NodeClass::shape(const Catalog& catalog) const {
     if (windows) {
       shaped.labels.set(Symbol(well_known::os), Symbol("windows"));
       shaped.labels.set(Symbol(well_known::windows_build), Symbol(rules.windows_build));
+      std::erase_if(shaped.offerings, [](const Offering& o) { return o.capacity_type != CapacityType::OnDemand; });
+      for (Offering& o : shaped.offerings) o.price_per_hour = *type.windows_on_demand;
     }
     types.push_back(std::move(shaped));
   }
+  const std::size_t kept = types.size();
   Catalog shaped = Catalog::from_instance_types(catalog.region(), catalog.zones(), std::move(types));
   shaped.set_allocatable_options(catalog.allocatable_options());
+  for (const std::string& note : catalog.notes()) shaped.add_note(note);
+  if (windows) {
+    shaped.add_note(std::string(kKind) + " " + meta_.name + " (" + std::string(to_string(spec_.ami_family)) +
+                    "): " + std::to_string(kept) + " of the region's " + std::to_string(amd64) +
+                    " amd64 types have a Windows price in " + catalog.region() +
+                    " and are offered for Windows, on demand only (Windows spot prices are not known); the rest are "
+                    "not offered for it");
+  }
   return shaped;
 }
 

@@ -36,6 +36,7 @@ Catalog three_types() {
                                   make_instance_type("m5d.large", hardware(2, 8192, 29, "amd64", 75)),
                                   make_instance_type("m6g.large", hardware(2, 8192, 29, "arm64"))};
   for (InstanceType& t : types) add_offerings(t, zones, 0.1, 0.04);
+  types[0].windows_on_demand = 0.188;  // m5.large; m5d.large has no Windows price here, m6g.large (arm64) none
   return Catalog::from_instance_types("us-east-1", zones, std::move(types));
 }
 
@@ -142,15 +143,24 @@ TEST(EC2NodeClass, ShapesNodesAsKarpentersAwsProviderComputesThem) {
   }
 }
 
-TEST(EC2NodeClass, AWindowsFamilyRunsAmd64TypesLabelledWindows) {
+TEST(EC2NodeClass, AWindowsFamilyRunsAmd64TypesWithAWindowsPriceOnDemandAtThatPrice) {
   NodeClassPtr nc = node_class("  amiSelectorTerms: [{alias: windows2022@latest}]\n");
   ASSERT_NE(nc, nullptr);
   const Catalog shaped = nc->shape(three_types());
   EXPECT_EQ(shaped.find("m6g.large"), nullptr);  // arm64: no Windows AMI
+  EXPECT_EQ(shaped.find("m5d.large"), nullptr);  // no Windows price in the region: not offered for Windows
   const InstanceType* m5 = shaped.find("m5.large");
   ASSERT_NE(m5, nullptr);
   EXPECT_EQ(m5->labels.find(Symbol("kubernetes.io/os"))->str(), "windows");
   EXPECT_EQ(m5->labels.find(Symbol("node.kubernetes.io/windows-build"))->str(), "10.0.20348");
+  // On demand only, at the Windows price: Windows spot prices are not known.
+  ASSERT_EQ(m5->offerings.size(), 1u);
+  EXPECT_EQ(m5->offerings[0].capacity_type, CapacityType::OnDemand);
+  EXPECT_EQ(m5->offerings[0].price_per_hour, 0.188);
+  EXPECT_EQ(shaped.notes(), std::vector<std::string>{
+                                "EC2NodeClass nc (Windows2022): 1 of the region's 2 amd64 types have a Windows price in "
+                                "us-east-1 and are offered for Windows, on demand only (Windows spot prices are not "
+                                "known); the rest are not offered for it"});
   EXPECT_EQ(nc->reference(), (NodeClassReference{"karpenter.k8s.aws", "EC2NodeClass", "nc"}));
 }
 
