@@ -4,12 +4,12 @@
 // refused, naming the field).
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <charconv>
 #include <set>
 
 #include "api/duration.h"
 #include "api/integer.h"
-#include "api/wording.h"
 #include "cloud/aws/ec2nodeclass.h"
 #include "manifest/field.h"
 #include "manifest/meta_decoder.h"
@@ -251,7 +251,7 @@ std::int64_t decode_volume_size(const Field& ebs) {
     if (!text.ends_with(unit.suffix)) continue;
     const std::string_view digits = std::string_view(text).substr(0, text.size() - unit.suffix.size());
     std::optional<std::int64_t> n =
-        !digits.empty() && digits[0] != '0' && std::all_of(digits.begin(), digits.end(), ::isdigit)
+        !digits.empty() && digits[0] != '0' && std::all_of(digits.begin(), digits.end(), [](unsigned char c) { return std::isdigit(c) != 0; })
             ? parse_integer(digits)
             : std::nullopt;
     if (n && *n >= 1 && *n <= unit.most) return *n * unit.bytes;
