@@ -158,7 +158,9 @@ void decode_replicas(const Field& spec, NodePool& pool) {
   if (!pool.replicas) return;
   if (*pool.replicas < 0) spec.fail_at("replicas", "must be at least 0, got " + std::to_string(*pool.replicas));
   for (Symbol r : pool.limited_resources) {
-    if (r != nodes_resource()) spec.child("limits").fail_at(r.str(), "only 'limits.nodes' is supported on static NodePools");
+    if (r != nodes_resource()) {
+      spec.child("limits").fail_at(r.str(), "only 'limits.nodes' is supported on static NodePools");
+    }
   }
   if (spec.has("weight")) spec.fail_at("weight", "'weight' is not supported on static NodePools");
 }

@@ -76,7 +76,8 @@ NodePoolInfo nodepool_info(const NodePool& np, InstanceTypeIndex& types) {
   return nodepool_info(np, types, {0, static_cast<std::uint32_t>(types.size())});
 }
 
-NodePoolInfo nodepool_info(const NodePool& np, InstanceTypeIndex& types, std::pair<std::uint32_t, std::uint32_t> range) {
+NodePoolInfo nodepool_info(const NodePool& np, InstanceTypeIndex& types,
+                           std::pair<std::uint32_t, std::uint32_t> range) {
   NodePoolInfo info;
   info.pool = &np;
   info.requirements = np.requirement_set();

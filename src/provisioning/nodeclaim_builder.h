@@ -125,7 +125,8 @@ class NodeClaimBuilder {
 // available offering in its zones and capacity types) it allows.
 NodePoolInfo nodepool_info(const NodePool& np, InstanceTypeIndex& types);
 // As above, among the types of `range` only (its catalog's, InstanceTypeIndex::range).
-NodePoolInfo nodepool_info(const NodePool& np, InstanceTypeIndex& types, std::pair<std::uint32_t, std::uint32_t> range);
+NodePoolInfo nodepool_info(const NodePool& np, InstanceTypeIndex& types,
+                           std::pair<std::uint32_t, std::uint32_t> range);
 
 // Whether `requests` on top of `used` and `daemons` fits in `allocatable`.
 bool fits(const ResourceList& used, const ResourceList& requests, const ResourceList& daemons,

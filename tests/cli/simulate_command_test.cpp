@@ -370,7 +370,9 @@ TEST(Simulate, ARegionWithoutSpotPricesLaunchesOnDemandAndSaysWhy) {
   // NodePool that allows both launches on demand: for three 1-cpu pods, c5a.xlarge at $0.206/h (the cheapest c, m or
   // r of generation 3 or later that holds 3 cpu in af-south-1).
   std::string text = windows_scenario("al2023", "af-south-1");
-  auto swap = [&text](const std::string& from, const std::string& to) { text.replace(text.find(from), from.size(), to); };
+  auto swap = [&text](const std::string& from, const std::string& to) {
+    text.replace(text.find(from), from.size(), to);
+  };
   swap("values: [windows]", "values: [linux]");
   swap("values: [on-demand]", "values: [spot, on-demand]");
   swap("{kubernetes.io/os: windows}", "{kubernetes.io/os: linux}");

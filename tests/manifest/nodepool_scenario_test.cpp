@@ -150,7 +150,8 @@ TEST(NodePool, AStaticNodePoolTakesOnlyWhatKarpentersCrdAllowsIt) {
   EXPECT_EQ(p.limits.get(nodes_resource()), 5);
   EXPECT_FALSE(decode_ok(head).nodepools.at(0).is_static());
   // Karpenter's CRD: replicas at least 0; on a static NodePool only limits.nodes, and no weight.
-  EXPECT_EQ(decode_error(head + "  replicas: -1\n"), "test.yaml doc 1 NodePool/np: spec.replicas: must be at least 0, got -1");
+  EXPECT_EQ(decode_error(head + "  replicas: -1\n"),
+            "test.yaml doc 1 NodePool/np: spec.replicas: must be at least 0, got -1");
   EXPECT_EQ(decode_error(head + "  replicas: 3\n  limits: {nodes: 5, cpu: 100}\n"),
             "test.yaml doc 1 NodePool/np: spec.limits.cpu: only 'limits.nodes' is supported on static NodePools");
   EXPECT_EQ(decode_error(head + "  replicas: 3\n  weight: 10\n"),

@@ -60,7 +60,8 @@ std::int64_t ephemeral_storage_bytes(const EC2NodeClassSpec& spec, const Instanc
   const AmiFamilyRules rules = rules_of(spec.ami_family);
   const std::vector<BlockDeviceMapping>& mappings = spec.block_device_mappings;
   if (!mappings.empty()) {
-    auto root = std::find_if(mappings.begin(), mappings.end(), [](const BlockDeviceMapping& m) { return m.root_volume; });
+    auto root = std::find_if(mappings.begin(), mappings.end(),
+                             [](const BlockDeviceMapping& m) { return m.root_volume; });
     if (root != mappings.end() && root->volume_size_bytes) return *root->volume_size_bytes;
     if (spec.ami_family == AmiFamily::Custom) {
       return mappings.back().volume_size_bytes.value_or(rules.ephemeral_default_bytes);

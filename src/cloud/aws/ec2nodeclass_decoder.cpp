@@ -45,7 +45,8 @@ std::string joined(const auto& names) {
 
 std::string lower(std::string_view text) {
   std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return out;
 }
 
@@ -149,7 +150,8 @@ std::map<std::string, EvictionThreshold> decode_eviction(const Field& kubelet, s
     if (std::find(kEvictionSignals.begin(), kEvictionSignals.end(), signal) == kEvictionSignals.end()) {
       value.fail(quote(signal) + " isn't a valid eviction signal, must be one of " + joined(kEvictionSignals));
     }
-    const Symbol resource = signal == "memory.available" ? resource_names::memory() : resource_names::ephemeral_storage();
+    const Symbol resource =
+        signal == "memory.available" ? resource_names::memory() : resource_names::ephemeral_storage();
     out.emplace(signal, decode_threshold(value, resource));
   });
   return out;
@@ -219,7 +221,9 @@ KubeletConfiguration decode_kubelet(const Field& kubelet, std::vector<std::strin
   });
   // The kubelet ignores a soft threshold without its grace period, and refuses a grace period without one.
   for (const auto& [signal, threshold] : out.eviction_soft) {
-    if (!grace.contains(signal)) kubelet.child("evictionSoft").fail_at(signal, "has no matching evictionSoftGracePeriod");
+    if (!grace.contains(signal)) {
+      kubelet.child("evictionSoft").fail_at(signal, "has no matching evictionSoftGracePeriod");
+    }
   }
   for (const std::string& signal : grace) {
     if (!out.eviction_soft.contains(signal)) {
@@ -228,8 +232,11 @@ KubeletConfiguration decode_kubelet(const Field& kubelet, std::vector<std::strin
   }
   std::optional<std::int64_t> high = kubelet.maybe_int64("imageGCHighThresholdPercent");
   std::optional<std::int64_t> low = kubelet.maybe_int64("imageGCLowThresholdPercent");
-  for (auto [key, value] : {std::pair{"imageGCHighThresholdPercent", high}, std::pair{"imageGCLowThresholdPercent", low}}) {
-    if (value && (*value < 0 || *value > 100)) kubelet.fail_at(key, std::to_string(*value) + " must be between 0 and 100");
+  for (auto [key, value] :
+       {std::pair{"imageGCHighThresholdPercent", high}, std::pair{"imageGCLowThresholdPercent", low}}) {
+    if (value && (*value < 0 || *value > 100)) {
+      kubelet.fail_at(key, std::to_string(*value) + " must be between 0 and 100");
+    }
   }
   if (high && low && *high <= *low) {
     kubelet.fail("imageGCHighThresholdPercent (" + std::to_string(*high) +
@@ -250,10 +257,9 @@ std::int64_t decode_volume_size(const Field& ebs) {
                            Unit{"G", 1'000'000'000, 64000}, Unit{"T", 1'000'000'000'000, 64}}) {
     if (!text.ends_with(unit.suffix)) continue;
     const std::string_view digits = std::string_view(text).substr(0, text.size() - unit.suffix.size());
-    std::optional<std::int64_t> n =
-        !digits.empty() && digits[0] != '0' && std::all_of(digits.begin(), digits.end(), [](unsigned char c) { return std::isdigit(c) != 0; })
-            ? parse_integer(digits)
-            : std::nullopt;
+    const bool whole = !digits.empty() && digits[0] != '0' &&
+                       std::all_of(digits.begin(), digits.end(), [](unsigned char c) { return std::isdigit(c) != 0; });
+    std::optional<std::int64_t> n = whole ? parse_integer(digits) : std::nullopt;
     if (n && *n >= 1 && *n <= unit.most) return *n * unit.bytes;
     break;
   }

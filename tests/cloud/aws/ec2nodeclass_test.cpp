@@ -157,10 +157,10 @@ TEST(EC2NodeClass, AWindowsFamilyRunsAmd64TypesWithAWindowsPriceOnDemandAtThatPr
   ASSERT_EQ(m5->offerings.size(), 1u);
   EXPECT_EQ(m5->offerings[0].capacity_type, CapacityType::OnDemand);
   EXPECT_EQ(m5->offerings[0].price_per_hour, 0.188);
-  EXPECT_EQ(shaped.notes(), std::vector<std::string>{
-                                "EC2NodeClass nc (Windows2022): 1 of the region's 2 amd64 types have a Windows price in "
-                                "us-east-1 and are offered for Windows, on demand only (Windows spot prices are not "
-                                "known); the rest are not offered for it"});
+  EXPECT_EQ(shaped.notes(),
+            std::vector<std::string>{"EC2NodeClass nc (Windows2022): 1 of the region's 2 amd64 types have a Windows "
+                                     "price in us-east-1 and are offered for Windows, on demand only (Windows spot "
+                                     "prices are not known); the rest are not offered for it"});
   EXPECT_EQ(nc->reference(), (NodeClassReference{"karpenter.k8s.aws", "EC2NodeClass", "nc"}));
 }
 
@@ -221,7 +221,8 @@ TEST(EC2NodeClass, WhatItsCrdAndKarpentersKubeletValidationRefuseIsRefusedNaming
     EXPECT_EQ(set.error().message, at + c.error) << c.spec;
   }
   // role and instanceProfile: exactly one.
-  Result<ManifestSet> both = decode_manifests(with_amis("  instanceProfile: KarpenterNodeInstanceProfile\n"), "nc.yaml");
+  Result<ManifestSet> both =
+      decode_manifests(with_amis("  instanceProfile: KarpenterNodeInstanceProfile\n"), "nc.yaml");
   ASSERT_FALSE(both.ok());
   EXPECT_EQ(both.error().message, at + "spec: must specify exactly one of ['role', 'instanceProfile']");
 }
