@@ -114,10 +114,13 @@ void Simulation::reconcile_ordered(const std::string& key, state::WorkloadRecord
     return pod.bound_at && !pod.terminating_until && !state_.node_failed_at(pod);
   };
   // The pods above the replicas reach up to the highest ordinal made, or owned (a running pod from the manifests).
-  for (std::string_view owned : record.pods) {
-    record.next_ordinal = std::max(record.next_ordinal, statefulset_ordinal(w, owned) + 1);
+  // Looked at anew, as every ordinal is, when nothing is known to run (a pod went since the last look).
+  if (record.running_prefix == 0) {
+    for (std::string_view owned : record.pods) {
+      record.next_ordinal = std::max(record.next_ordinal, statefulset_ordinal(w, owned) + 1);
+    }
   }
-  for (std::int32_t ordinal = 0; ordinal < want; ++ordinal) {
+  for (std::int32_t ordinal = std::min(record.running_prefix, want); ordinal < want; ++ordinal) {
     const state::PodRecord* pod = pod_named(ordinal);
     if (pod == nullptr) {
       create_pod(w.make_pod(ordinal), key);
@@ -125,6 +128,7 @@ void Simulation::reconcile_ordered(const std::string& key, state::WorkloadRecord
       return;
     }
     if (!running_and_ready(*pod)) return;  // terminating, pending, or on a node that stopped reporting
+    record.running_prefix = ordinal + 1;
   }
   // Pods above the replicas: the first unhealthy one may go although it does not run; any other waits for it.
   std::optional<std::int32_t> first_unhealthy;
@@ -297,6 +301,8 @@ void Simulation::on_node_failure(const NodeFailureEvent& failure) {
                         (failure.nodepool.empty() ? "" : " of NodePool " + failure.nodepool) + " to fail");
     return;
   }
+  // Pods on the failing nodes are no longer Ready: OrderedReady StatefulSets look at every ordinal again.
+  for (auto& [key, record] : state_.workloads()) record.running_prefix = 0;
   for (std::int32_t i = 0; i < failure.count && i < static_cast<std::int32_t>(matching.size()); ++i) {
     state::NodeRecord& node = *matching[static_cast<std::size_t>(i)];
     const std::string& name = node.name();

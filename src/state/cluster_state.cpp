@@ -79,6 +79,7 @@ void ClusterState::pod_deleting(PodRecord& pod, Duration stops_at, Duration now)
   if (auto owner = workloads_.find(pod.workload.string()); owner != workloads_.end()) {
     owner->second.pods.erase(pod.key);
     owner->second.dirty = true;
+    owner->second.running_prefix = 0;
   }
 }
 
@@ -90,6 +91,7 @@ void ClusterState::pod_deleted(const std::string& key) {
   if (auto owner = workloads_.find(pod.workload.string()); owner != workloads_.end()) {
     owner->second.pods.erase(pod.key);
     owner->second.dirty = true;  // a deleted pod is replaced, as its ReplicaSet would
+    owner->second.running_prefix = 0;
   }
   if (pod.bound_at) {
     if (snapshot_.node_of_pod(key)) {

@@ -85,6 +85,9 @@ struct WorkloadRecord {
   // Keys of the pods it owns, kept as pods come and go: views of the state's pod keys, whose entries do not move.
   std::set<std::string_view> pods;
   bool dirty = true;  // replicas or pods changed since its controller last looked
+  // An OrderedReady StatefulSet's: the ordinals [0, running_prefix) were Running and Ready at its controller's last
+  // look, so the next look starts after them; 0 again when one of its pods is deleted (or its node fails).
+  std::int32_t running_prefix = 0;
 };
 
 class ClusterState {
