@@ -141,6 +141,15 @@ std::string scale_in_text(const std::string& duration, bool as_karpenter) {
       - {key: karpenter.k8s.aws/instance-size, operator: In, values: [2xlarge]}
   disruption: {consolidationPolicy: WhenEmptyOrUnderutilized, consolidateAfter: 1m}
 ---
+apiVersion: karpenter.k8s.aws/v1
+kind: EC2NodeClass
+metadata: {name: default}
+spec:
+  role: KarpenterNodeRole-bench
+  amiSelectorTerms: [{alias: al2023@latest}]
+  subnetSelectorTerms: [{tags: {karpenter.sh/discovery: bench}}]
+  securityGroupSelectorTerms: [{tags: {karpenter.sh/discovery: bench}}]
+---
 )";
   for (int k = 0; k < kScaleInDeployments; ++k) {
     const std::string name = "web-" + std::to_string(k);

@@ -26,6 +26,18 @@ constexpr int kHours = 24;
 constexpr int kLow = 177;   // replicas per Deployment in even hours (a fifth of kHigh)
 constexpr int kHigh = 885;  // in odd hours: about 1,000 nodes
 
+// The EC2NodeClass the NodePools name: AL2023 with its defaults, the catalog's own node shapes.
+const std::string kEc2NodeClass = R"(apiVersion: karpenter.k8s.aws/v1
+kind: EC2NodeClass
+metadata: {name: default}
+spec:
+  role: KarpenterNodeRole-bench
+  amiSelectorTerms: [{alias: al2023@latest}]
+  subnetSelectorTerms: [{tags: {karpenter.sh/discovery: bench}}]
+  securityGroupSelectorTerms: [{tags: {karpenter.sh/discovery: bench}}]
+---
+)";
+
 const std::string kNodePool = R"(apiVersion: karpenter.sh/v1
 kind: NodePool
 metadata: {name: default}
@@ -41,7 +53,7 @@ spec:
       - {key: karpenter.k8s.aws/instance-size, operator: In, values: [2xlarge]}
   disruption: {consolidationPolicy: WhenEmpty, consolidateAfter: 30s}
 ---
-apiVersion: apps/v1
+)" + kEc2NodeClass + R"(apiVersion: apps/v1
 kind: DaemonSet
 metadata: {name: node-agent, namespace: kube-system}
 spec:
@@ -152,7 +164,7 @@ spec:
   limits: {cpu: 10000000}
   disruption: {consolidationPolicy: WhenEmpty, consolidateAfter: 30s}
 ---
-apiVersion: apps/v1
+)" + kEc2NodeClass + R"(apiVersion: apps/v1
 kind: Deployment
 metadata: {name: web, namespace: default}
 spec:

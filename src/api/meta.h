@@ -78,6 +78,7 @@ inline constexpr std::string_view region = "topology.kubernetes.io/region";
 inline constexpr std::string_view instance_type = "node.kubernetes.io/instance-type";
 inline constexpr std::string_view arch = "kubernetes.io/arch";
 inline constexpr std::string_view os = "kubernetes.io/os";
+inline constexpr std::string_view windows_build = "node.kubernetes.io/windows-build";
 inline constexpr std::string_view taint_unschedulable = "node.kubernetes.io/unschedulable";
 inline constexpr std::string_view taint_not_ready = "node.kubernetes.io/not-ready";
 inline constexpr std::string_view taint_unreachable = "node.kubernetes.io/unreachable";

@@ -18,6 +18,12 @@ std::optional<DisruptionReason> parse_disruption_reason(std::string_view text) {
   return std::nullopt;
 }
 
+ResourceList limit_usage(const ResourceList& capacity) {
+  ResourceList usage = capacity;
+  usage.add(nodes_resource(), 1);
+  return usage;
+}
+
 RequirementSet NodePool::requirement_set() const {
   RequirementSet out = RequirementSet::from_labels(template_labels);
   for (const NodePoolRequirement& r : requirements) out.add(r.requirement);

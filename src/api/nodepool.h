@@ -31,6 +31,13 @@ inline constexpr std::string_view do_not_disrupt = "karpenter.sh/do-not-disrupt"
 inline constexpr std::string_view disrupted_taint = "karpenter.sh/disrupted";
 }  // namespace karpenter_labels
 
+// spec.limits.nodes: Karpenter counts every node of a NodePool as one of this resource (its resources.Node), so a
+// limit on it caps the NodePool's nodes.
+inline const Symbol& nodes_resource() { static const Symbol s("nodes"); return s; }
+
+// What a node of `capacity` counts against its NodePool's spec.limits: its capacity, and one of `nodes`.
+ResourceList limit_usage(const ResourceList& capacity);
+
 // What Karpenter stamps on a NodeClaim from its NodePool's template, to tell later whether the template changed.
 namespace karpenter_annotations {
 inline constexpr std::string_view nodepool_hash = "karpenter.sh/nodepool-hash";
@@ -95,6 +102,11 @@ struct NodePool {
   ResourceList limits;
   std::vector<Symbol> limited_resources;
   std::int32_t weight = 0;
+  // spec.replicas (Karpenter's StaticCapacity): a static NodePool of exactly this many nodes, launched whether or not
+  // pods need them and never consolidated; only limits.nodes may limit it. nullopt: a dynamic NodePool.
+  std::optional<std::int64_t> replicas;
+
+  bool is_static() const { return replicas.has_value(); }
 
   // The template labels and the requirements as one set (labels become single-value In requirements).
   RequirementSet requirement_set() const;

@@ -89,6 +89,9 @@ struct PodCondition {
   friend bool operator==(const PodCondition&, const PodCondition&) = default;
 };
 
+// spec.terminationGracePeriodSeconds where a pod leaves it out: the API server's default.
+inline constexpr std::int64_t kDefaultTerminationGracePeriodSeconds = 30;
+
 // What the pods of one template share (containers, tolerations, volumes) is held copy-on-write.
 struct PodSpec {
   CopyOnWrite<std::vector<Container>> init_containers;
@@ -103,7 +106,7 @@ struct PodSpec {
   std::string priority_class_name;
   Symbol scheduler_name = "default-scheduler";  // interned: a pod of a cluster's thousands would each copy it
   std::string restart_policy = "Always";
-  std::optional<std::int64_t> termination_grace_period_seconds;
+  std::optional<std::int64_t> termination_grace_period_seconds;  // nullopt: kDefaultTerminationGracePeriodSeconds
   CopyOnWrite<std::vector<Volume>> volumes;
 };
 

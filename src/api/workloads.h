@@ -17,10 +17,16 @@ namespace scalewright {
 enum class WorkloadKind { Deployment, ReplicaSet, StatefulSet, Job, DaemonSet };
 std::string_view to_string(WorkloadKind kind);
 
+// A StatefulSet's spec.podManagementPolicy. OrderedReady (the default): the StatefulSet controller makes pods one
+// at a time in ordinal order, each once every pod before it is Running and Ready, and removes them from the highest
+// ordinal down, each once the one above it is gone. Parallel: it makes and removes them all at once.
+enum class PodManagementPolicy { OrderedReady, Parallel };
+
 struct Workload {
   WorkloadKind kind = WorkloadKind::Deployment;
   ObjectMeta meta;
   std::int32_t replicas = 1;  // Deployment/ReplicaSet/StatefulSet replicas; Job parallelism; unused by DaemonSet
+  PodManagementPolicy pod_management_policy = PodManagementPolicy::OrderedReady;  // StatefulSet only
   LabelSelector selector;
   Pod pod_template;  // metadata (labels, annotations) and spec of spec.template
 

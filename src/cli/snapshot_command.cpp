@@ -42,6 +42,8 @@ constexpr Listed kListed[] = {
     {"/api/v1/pods", "v1", "Pod"},
     {"/apis/policy/v1/poddisruptionbudgets", "policy/v1", "PodDisruptionBudget"},
     {"/apis/keda.sh/v1alpha1/scaledobjects", "keda.sh/v1alpha1", "ScaledObject", true},
+    // The node classes the NodePools name, where Karpenter's AWS provider runs: without them they launch nothing.
+    {"/apis/karpenter.k8s.aws/v1/ec2nodeclasses", "karpenter.k8s.aws/v1", "EC2NodeClass", true},
     {"/apis/autoscaling/v2/horizontalpodautoscalers", "autoscaling/v2", "HorizontalPodAutoscaler", true,
      "autoscaling/v2 is not served (Kubernetes before 1.23): HorizontalPodAutoscalers left out"},
 };

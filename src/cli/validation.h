@@ -18,7 +18,9 @@ namespace scalewright::cli {
 std::optional<Error> check_scaled_objects(const ManifestSet& objects, bool simulated);
 
 // The first NodePool whose requirements leave no instance type of `catalog` with an offering they allow: it could
-// never launch a node. Names the requirement after which nothing is left.
+// never launch a node. Names the requirement after which nothing is left. A NodePool naming a node class of
+// `objects` is checked against the catalog as that class shapes it (a Windows class: Windows types only); one
+// naming an EC2NodeClass that is not there is not checked (it is not Ready, and the run says so).
 std::optional<Error> check_nodepools(const ManifestSet& objects, const cloud::Catalog& catalog);
 
 }  // namespace scalewright::cli

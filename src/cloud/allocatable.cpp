@@ -1,5 +1,6 @@
 #include "cloud/allocatable.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "api/symbol.h"
@@ -42,6 +43,20 @@ std::int64_t kube_reserved_cpu_milli(std::int64_t vcpu) {
 
 std::int64_t kube_reserved_memory_mib(std::int64_t max_pods) { return 11 * max_pods + 255; }
 
+std::int64_t EvictionThreshold::of(std::int64_t capacity) const {
+  if (!percent) return amount;
+  if (*percent >= 100) return 0;  // the kubelet reads 100 % as no threshold
+  return static_cast<std::int64_t>(std::ceil(static_cast<double>(capacity) / 100 * *percent));
+}
+
+std::int64_t node_pods(const InstanceHardware& hardware, const AllocatableOptions& options) {
+  std::int64_t pods = options.max_pods ? *options.max_pods : options.eni_limited_pods ? hardware.max_pods : 110;
+  if (options.pods_per_core && *options.pods_per_core > 0 && options.pods_per_core_honoured) {
+    pods = std::min(pods, *options.pods_per_core * hardware.vcpu);
+  }
+  return pods;
+}
+
 ResourceList node_capacity(const InstanceHardware& hardware, const AllocatableOptions& options) {
   ResourceList capacity;
   capacity.set(resource_names::cpu(), hardware.vcpu * 1000);
@@ -49,7 +64,7 @@ ResourceList node_capacity(const InstanceHardware& hardware, const AllocatableOp
   if (hardware.arch == "arm64") memory_mib -= options.arm64_reserved_memory_mib;
   memory_mib -= vm_memory_overhead_mib(memory_mib, options.vm_memory_overhead_percent);
   capacity.set(resource_names::memory(), memory_mib * kMiB);
-  capacity.set(resource_names::pods(), hardware.max_pods);
+  capacity.set(resource_names::pods(), node_pods(hardware, options));
   capacity.set(resource_names::ephemeral_storage(), options.ephemeral_storage_bytes);
   if (hardware.gpu_count > 0) {
     // Device plugins advertise GPUs by vendor; other vendors' GPUs get no resource, as in Karpenter.
@@ -68,15 +83,15 @@ NodeOverhead node_overhead(const InstanceHardware& hardware, const ResourceList&
                            const AllocatableOptions& options) {
   NodeOverhead overhead;
   overhead.kube_reserved.set(resource_names::cpu(), kube_reserved_cpu_milli(hardware.vcpu));
-  overhead.kube_reserved.set(resource_names::memory(), kube_reserved_memory_mib(hardware.max_pods) * kMiB);
+  const std::int64_t pods = options.eni_limited_kube_reserved ? hardware.max_pods : capacity.pods();
+  overhead.kube_reserved.set(resource_names::memory(), kube_reserved_memory_mib(pods) * kMiB);
   overhead.kube_reserved.set(resource_names::ephemeral_storage(), options.kube_reserved_ephemeral_storage_bytes);
+  for (const auto& [resource, amount] : options.kube_reserved) overhead.kube_reserved.set(resource, amount);
   overhead.system_reserved = options.system_reserved;
-  overhead.eviction_threshold.set(resource_names::memory(), options.eviction_memory_available_bytes);
-  // nodefs.available is a share of the root volume, rounded up to a whole byte.
-  overhead.eviction_threshold.set(
-      resource_names::ephemeral_storage(),
-      static_cast<std::int64_t>(std::ceil(static_cast<double>(capacity.ephemeral_storage()) / 100 *
-                                          options.eviction_nodefs_available_percent)));
+  overhead.eviction_threshold.set(resource_names::memory(), options.eviction_memory_available.of(capacity.memory()));
+  // nodefs.available is a share of the root volume by default, rounded up to a whole byte.
+  overhead.eviction_threshold.set(resource_names::ephemeral_storage(),
+                                  options.eviction_nodefs_available.of(capacity.ephemeral_storage()));
   return overhead;
 }
 

@@ -18,6 +18,7 @@ namespace {
 constexpr std::string_view kRegionsFile = "regions.csv";
 constexpr std::string_view kZoneIdsFile = "zone-ids.csv";
 constexpr std::string_view kOnDemandFile = "prices-on-demand.csv";
+constexpr std::string_view kWindowsFile = "prices-on-demand-windows.csv";
 constexpr std::string_view kSpotFile = "prices-spot-2022-05.csv";
 constexpr std::string_view kInstanceTypesFile = "instance-types.csv";
 
@@ -146,8 +147,9 @@ struct OnDemandPrices {
   std::unordered_map<std::string, double> by_type;
 };
 
-Result<OnDemandPrices> read_on_demand(const std::filesystem::path& data_dir, const std::string& region) {
-  Result<CsvTable> table = read_table(data_dir, kOnDemandFile);
+Result<OnDemandPrices> read_on_demand(const std::filesystem::path& data_dir, std::string_view file,
+                                      const std::string& region) {
+  Result<CsvTable> table = read_table(data_dir, file);
   if (!table) return table.error();
   Columns columns(*table);
   const std::size_t region_column = columns("region");
@@ -432,8 +434,15 @@ Result<Catalog> load_catalog(const std::filesystem::path& data_dir, const Catalo
   std::unordered_map<std::string_view, std::size_t> zone_index;
   for (std::size_t i = 0; i < zones.size(); ++i) zone_index.emplace(zones[i].zone_id, i);
 
-  Result<OnDemandPrices> prices = read_on_demand(data_dir, options.region);
+  Result<OnDemandPrices> prices = read_on_demand(data_dir, kOnDemandFile, options.region);
   if (!prices) return prices.error();
+  // Windows prices, where the data has them: without the file, no type is offered for Windows.
+  OnDemandPrices windows;
+  if (std::filesystem::exists(data_dir / kWindowsFile)) {
+    Result<OnDemandPrices> read_windows = read_on_demand(data_dir, kWindowsFile, options.region);
+    if (!read_windows) return read_windows.error();
+    windows = std::move(*read_windows);
+  }
   if (prices->by_type.empty()) {
     return Error{fmt::format("{}: no on-demand prices for region {}", (data_dir / kOnDemandFile).string(),
                              options.region)};
@@ -446,9 +455,13 @@ Result<Catalog> load_catalog(const std::filesystem::path& data_dir, const Catalo
   Catalog catalog;
   catalog.region_ = options.region;
   catalog.spot_fractions_ = derive_spot_fractions(priced);
-  if (catalog.spot_fractions_.observed_types == 0 && !options.spot_fraction) {
-    return Error{fmt::format("{}: no spot prices for region {} to derive a spot fraction from; set spot_fraction",
-                             (data_dir / kSpotFile).string(), options.region)};
+  // No spot observation in the region: no spot price is known, and none is made up.
+  const bool spot_known = catalog.spot_fractions_.observed_types > 0 || options.spot_fraction;
+  if (!spot_known) {
+    catalog.notes_.push_back(fmt::format("spot prices are not known for region {} ({} has no observation there): "
+                                         "its types are offered on demand only (spec.cloud.spotPriceFraction "
+                                         "estimates them)",
+                                         options.region, kSpotFile));
   }
   catalog.stats_.types_in_data = read->rows;
   catalog.stats_.unpriced_types = std::move(read->unpriced);
@@ -479,10 +492,15 @@ Result<Catalog> load_catalog(const std::filesystem::path& data_dir, const Catalo
     }
     InstanceType type = make_instance_type(std::move(source.name), std::move(source.hardware), allocatable,
                                            options.region);
+    if (auto windows_price = windows.by_type.find(type.name); windows_price != windows.by_type.end()) {
+      type.windows_on_demand = windows_price->second;
+      ++catalog.stats_.windows_priced;
+    }
     type.offerings.reserve(zones.size() * 2);
     for (std::size_t z = 0; z < zones.size(); ++z) {
       type.offerings.push_back(Offering{zones[z].name, zones[z].zone_id, CapacityType::OnDemand, source.on_demand,
                                         PriceSource::OnDemandList, true});
+      if (!spot_known) continue;
       const auto& observed = source.spot[z];
       const bool use_observed = options.use_spot_snapshot && observed.has_value();
       type.offerings.push_back(Offering{zones[z].name, zones[z].zone_id, CapacityType::Spot,
@@ -493,6 +511,7 @@ Result<Catalog> load_catalog(const std::filesystem::path& data_dir, const Catalo
     catalog.types_.push_back(std::move(type));
   }
   catalog.zones_ = std::move(zones);
+  catalog.allocatable_ = allocatable;
   return catalog;
 }
 

@@ -62,6 +62,7 @@ struct SpotFractions {
 
 struct CatalogStats {
   std::size_t types_in_data = 0;             // rows of instance-types.csv
+  std::size_t windows_priced = 0;            // types with a Windows on-demand price in the region
   std::vector<std::string> unpriced_types;   // in the data, no on-demand price in the region: left out
   std::size_t prices_without_type = 0;       // priced in the region, not in instance-types.csv
   std::size_t spot_from_snapshot = 0;        // spot offerings priced from an observation
@@ -86,6 +87,14 @@ class Catalog {
   // What load_catalog derived and skipped (empty for catalogs made from explicit types).
   const SpotFractions& spot_fractions() const { return spot_fractions_; }
   const CatalogStats& stats() const { return stats_; }
+  // What the data does not know and the catalog therefore leaves out ("spot prices are not known for region ...:
+  // spot offerings left out"), for the report to say.
+  const std::vector<std::string>& notes() const { return notes_; }
+  void add_note(std::string note) { notes_.push_back(std::move(note)); }
+  // The options the types' resources were computed with (load_catalog's; the defaults for explicit types): a node
+  // class computes its own shapes on top of them.
+  const AllocatableOptions& allocatable_options() const { return allocatable_; }
+  void set_allocatable_options(AllocatableOptions options) { allocatable_ = std::move(options); }
 
  private:
   friend Result<Catalog> load_catalog(const std::filesystem::path& data_dir, const CatalogOptions& options);
@@ -95,6 +104,8 @@ class Catalog {
   std::vector<InstanceType> types_;  // sorted by name
   SpotFractions spot_fractions_;
   CatalogStats stats_;
+  AllocatableOptions allocatable_;
+  std::vector<std::string> notes_;
 };
 
 // What a node runs on, read from its labels as Karpenter's nodes carry them (node.kubernetes.io/instance-type,
@@ -107,8 +118,10 @@ struct NodeOffering {
 };
 NodeOffering offering_of_node(const Catalog& catalog, const Labels& labels);
 
-// Reads regions.csv, zone-ids.csv, prices-on-demand.csv, prices-spot-2022-05.csv and instance-types.csv from
-// `data_dir`. Errors name the file, line and column at fault, or the option that is out of range.
+// Reads regions.csv, zone-ids.csv, prices-on-demand.csv, prices-on-demand-windows.csv (when there is one),
+// prices-spot-2022-05.csv and instance-types.csv from `data_dir`. Errors name the file, line and column at fault,
+// or the option that is out of range. A region with no on-demand price, or no zone ID, is refused naming it; one
+// with no spot observation and no `spot_fraction` has no spot offerings, and a note says so (no price is made up).
 Result<Catalog> load_catalog(const std::filesystem::path& data_dir, const CatalogOptions& options = {});
 // Whether regions.csv in `data_dir` knows `region`: nullopt, or `<file>: unknown region "<region>"` (or why the
 // file could not be read). The simulate command asks first, to name the Scenario's field in its error.

@@ -40,6 +40,15 @@ class CloudProvider {
  public:
   virtual ~CloudProvider() = default;
   virtual const Catalog& catalog() const = 0;
+  // The instance types `pool` launches, as Karpenter's CloudProvider.GetInstanceTypes(nodePool) gives them: the
+  // catalog, shaped by the node class its nodeClassRef names where the provider has such classes. Null, with `why`
+  // set, when the NodePool can launch nothing: the node class it names is not there (Karpenter's NodePool is then
+  // not Ready: NodeClassReady=False).
+  virtual const Catalog* instance_types(const NodePool& pool, std::string& why) const {
+    (void)pool;
+    (void)why;
+    return &catalog();
+  }
   virtual LaunchOutcome launch(const LaunchRequest& request) = 0;
   virtual void terminate(const std::string& instance_id) = 0;
   // A running instance; nullopt when there is none of that id (never launched, or terminated).

@@ -106,6 +106,9 @@ struct InstanceType {
   ResourceList overhead;  // kube-reserved + system-reserved + eviction threshold
   ResourceList allocatable;
   std::vector<Offering> offerings;  // zone by zone: on-demand, then spot
+  // The on-demand price (USD/h) of the type with a Windows Server license (AWS's License Included), where known: a
+  // Windows node class offers it at that price, on demand only. nullopt: no Windows price in the region.
+  std::optional<double> windows_on_demand;
 
   const Offering* offering(std::string_view zone, CapacityType capacity_type) const;
   // The lowest price among available offerings of `capacity_type`; nullopt when there is none.

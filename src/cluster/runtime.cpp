@@ -283,6 +283,7 @@ void ClusterRuntime::run_due_timers() {
 void ClusterRuntime::settle() {
   state_.retire_terminated(/*keep=*/false);
   provisioning_.reconcile();
+  static_capacity_.reconcile();
   lifecycle_.reconcile();
   disruption_.reconcile();
   workload_autoscaler_.reconcile();

@@ -34,6 +34,7 @@
 #include "controllers/node_names.h"
 #include "controllers/ports.h"
 #include "controllers/provisioning.h"
+#include "controllers/static_capacity.h"
 #include "controllers/termination.h"
 #include "controllers/workload_autoscaler.h"
 #include "kube/api_client.h"
@@ -167,6 +168,7 @@ class ClusterRuntime final : public controllers::Clock, private ObserverListener
   controllers::TerminationController termination_{ports_};
   controllers::ProvisioningController provisioning_;
   controllers::DisruptionController disruption_;
+  controllers::StaticCapacityController static_capacity_{ports_, provisioning_, termination_};
   std::unique_ptr<controllers::NodeGroupController> node_groups_;
   std::optional<Duration> status_published_;  // the scan the last cluster-autoscaler-status reported
   ClusterAutoscalingMetrics autoscaling_metrics_{client_, time_};

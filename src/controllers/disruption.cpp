@@ -15,24 +15,7 @@
 namespace scalewright::controllers {
 namespace {
 
-const Taint& disrupted_taint() {
-  static const Taint taint{std::string(karpenter_labels::disrupted_taint), "", TaintEffect::NoSchedule};
-  return taint;
-}
-
 std::string joined(const std::vector<std::string>& names) { return fmt::format("{}", fmt::join(names, ", ")); }
-
-// Karpenter's drain: the disrupted taint, each pod its own grace period, PodDisruptionBudgets and do-not-disrupt
-// pods waited on for as long as it takes, unless the NodePool's terminationGracePeriod bounds the drain.
-DrainRules karpenter_drain_rules(const NodePool* pool) {
-  DrainRules rules{disrupted_taint(), Duration::max() / 4, Duration(24LL * 3600 * 1000), Duration(0)};
-  rules.wait_on_do_not_disrupt = true;
-  if (pool != nullptr && pool->termination_grace_period) {
-    rules.max_pod_eviction_time = *pool->termination_grace_period;
-    rules.force_at_deadline = true;
-  }
-  return rules;
-}
 
 std::uint64_t fingerprint(const state::ClusterState& state) {
   return state.scheduling_changes() ^ (state.capacity_changes() << 32) ^ (state.node_departures() << 48);
@@ -68,7 +51,8 @@ void DisruptionController::reconcile() {
       const Duration expires = node.launched_at + *pool->expire_after;
       if (!earliest || expires < *earliest) earliest = expires;
     }
-    if (pool == nullptr || !pool->consolidate_after) continue;
+    // A static NodePool is never consolidated, empty or not; its consolidation fields are ignored.
+    if (pool == nullptr || !pool->consolidate_after || pool->is_static()) continue;
     if (pool->consolidation_policy != ConsolidationPolicy::WhenEmpty) {
       consolidating = true;
       // consolidateAfter runs from a pod's last arrival or departure: seen here as a change of the node's count.
@@ -307,7 +291,8 @@ DisruptionController::Candidates DisruptionController::consolidation_candidates(
   for (const auto& [name, node] : state_.nodes()) {
     if (node.phase != state::NodePhase::Ready || node.nodepool.empty()) continue;
     const NodePool* pool = state_.find_nodepool(node.nodepool);
-    if (pool == nullptr || pool->consolidation_policy == ConsolidationPolicy::WhenEmpty || !pool->consolidate_after) {
+    if (pool == nullptr || pool->consolidation_policy == ConsolidationPolicy::WhenEmpty || !pool->consolidate_after ||
+        pool->is_static()) {
       continue;
     }
     const scheduling::NodeId id = snapshot.find_node(name);
@@ -359,7 +344,7 @@ disruption::ConsolidationInput DisruptionController::consolidation_input(Candida
                                                                          Duration now) const {
   disruption::ConsolidationInput input;
   provisioning::ProvisioningInput context;
-  describe_cluster(state_, context);
+  describe_cluster(state_, cloud_, context);
   input.cluster = &cluster;
   input.candidates = std::move(candidates.list);
   for (const disruption::Candidate& c : input.candidates) {
@@ -373,7 +358,9 @@ disruption::ConsolidationInput DisruptionController::consolidation_input(Candida
   };
   input.as_karpenter =
       !input.candidates.empty() && std::all_of(input.candidates.begin(), input.candidates.end(), as_karpenter);
-  input.catalog = &cloud_.catalog();
+  input.catalog = context.catalog;
+  input.nodepool_catalogs = std::move(context.nodepool_catalogs);
+  input.nodepools_not_ready = std::move(context.nodepools_not_ready);
   input.daemonsets = std::move(context.daemonsets);
   input.nodepool_usage = std::move(context.nodepool_usage);
   input.unavailable = &provisioning_.unavailable();
@@ -402,7 +389,7 @@ provisioning::ProvisioningPlan DisruptionController::plan_without(const std::str
   state::ClusterState::WhatIf what_if(state_);
   scheduling::ClusterSnapshot& snapshot = what_if.snapshot();
   provisioning::ProvisioningInput input;
-  describe_cluster(state_, input);
+  describe_cluster(state_, cloud_, input);
   if (const scheduling::NodeId id = snapshot.find_node(name); id != scheduling::kNoNode) {
     for (const scheduling::PlacedPod& placed : snapshot.node(id).pods) {
       const Pod& pod = *placed.pod;
@@ -415,7 +402,6 @@ provisioning::ProvisioningPlan DisruptionController::plan_without(const std::str
     snapshot.remove_node(id);
   }
   input.cluster = &snapshot;
-  input.catalog = &cloud_.catalog();
   input.unavailable = &provisioning_.unavailable();
   input.now = now;
   return provisioning::plan_provisioning(input);
@@ -453,8 +439,31 @@ bool DisruptionController::replace_drifted(Duration now) {
     if (!why_not_disruptable(node, state_.snapshot().find_node(name), pdbs).empty()) continue;
     if (budget_allows(node.nodepool, DisruptionReason::Drifted) <= 0) continue;
     std::size_t pods = 0;
-    provisioning::ProvisioningPlan plan = plan_without(name, now, pods);
-    if (!plan.unschedulable.empty()) continue;  // its pods would have nowhere to go: kept, as Karpenter keeps it
+    provisioning::ProvisioningPlan plan;
+    if (const NodePool* pool = state_.find_nodepool(node.nodepool); pool->is_static()) {
+      // Karpenter's static drift: one node from the template for one, once the NodePool is down to its replicas
+      // and while limits.nodes leaves room for the replacement beside it.
+      const StaticNodeCount count = count_static_nodes(state_, termination_, node.nodepool);
+      const bool limited = std::find(pool->limited_resources.begin(), pool->limited_resources.end(),
+                                     nodes_resource()) != pool->limited_resources.end();
+      if (count.running + count.pending_disruption > *pool->replicas) continue;
+      if (limited && count.present + 1 > pool->limits.get(nodes_resource())) continue;
+      std::string not_ready;
+      const cloud::Catalog* types = cloud_.instance_types(*pool, not_ready);
+      if (types == nullptr) continue;
+      std::optional<provisioning::NewNodeClaim> claim =
+          provisioning::template_claim(*pool, *types, &provisioning_.unavailable(), now);
+      if (!claim) continue;
+      plan.new_claims.push_back(std::move(*claim));
+      if (const scheduling::NodeId id = state_.snapshot().find_node(name); id != scheduling::kNoNode) {
+        for (const scheduling::PlacedPod& placed : state_.snapshot().node(id).pods) {
+          if (disruption::needs_another_node(*placed.pod)) ++pods;
+        }
+      }
+    } else {
+      plan = plan_without(name, now, pods);
+      if (!plan.unschedulable.empty()) continue;  // its pods would have nowhere to go: kept, as Karpenter keeps it
+    }
     Command command;
     command.reason = "Drifted";
     command.nodes = {name};

@@ -34,6 +34,7 @@
 #include "cloud/cloud_provider.h"
 #include "controllers/ports.h"
 #include "controllers/provisioning.h"
+#include "controllers/static_capacity.h"
 #include "controllers/termination.h"
 #include "disruption/consolidation.h"
 #include "nodegroups/drainability.h"

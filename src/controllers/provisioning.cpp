@@ -12,14 +12,25 @@
 
 namespace scalewright::controllers {
 
-void describe_cluster(const state::ClusterState& state, provisioning::ProvisioningInput& input) {
+void describe_cluster(const state::ClusterState& state, const cloud::CloudProvider& cloud,
+                      provisioning::ProvisioningInput& input) {
   for (const auto& [key, record] : state.workloads()) {
     if (record.workload.kind == WorkloadKind::DaemonSet) input.daemonsets.push_back(record.workload);
   }
-  for (const auto& [name, pool] : state.nodepools()) input.nodepools.push_back(pool);
+  input.catalog = &cloud.catalog();
+  for (const auto& [name, pool] : state.nodepools()) {
+    input.nodepools.push_back(pool);
+    std::string why;
+    const cloud::Catalog* types = cloud.instance_types(pool, why);
+    if (types == nullptr) {
+      input.nodepools_not_ready.emplace(name, std::move(why));
+    } else if (types != input.catalog) {
+      input.nodepool_catalogs.emplace(name, types);
+    }
+  }
   for (const auto& [name, node] : state.nodes()) {
     if (node.nodepool.empty() || node.phase == state::NodePhase::Terminated) continue;
-    input.nodepool_usage[node.nodepool] += node.node.capacity;
+    input.nodepool_usage[node.nodepool] += limit_usage(node.node.capacity);
   }
 }
 
@@ -80,9 +91,8 @@ void ProvisioningController::provision() {
       input.in_flight_nodes.push_back(name);
       for (std::shared_ptr<const Pod>& pod : planned[name]) snapshot.add_pod(std::move(pod), id);  // shared
     }
-    describe_cluster(state_, input);
+    describe_cluster(state_, cloud_, input);
     input.cluster = &snapshot;
-    input.catalog = &cloud_.catalog();
     input.unavailable = &unavailable_;
     input.now = now;
     plan = provisioning::plan_provisioning(input);

@@ -23,8 +23,10 @@ namespace scalewright::controllers {
 class NodeGroupController;
 
 // What a provisioning plan needs to know of the cluster beside the pods it places: the DaemonSets (their pods land
-// on every new node), the NodePools, and the capacity each NodePool runs (against its limits).
-void describe_cluster(const state::ClusterState& state, provisioning::ProvisioningInput& input);
+// on every new node), the NodePools with the instance types `cloud` gives each (or why it gives none), and the
+// capacity each NodePool runs (against its limits).
+void describe_cluster(const state::ClusterState& state, const cloud::CloudProvider& cloud,
+                      provisioning::ProvisioningInput& input);
 
 class ProvisioningController : private Controller {
  public:

@@ -10,6 +10,22 @@
 #include "nodegroups/drainability.h"
 
 namespace scalewright::controllers {
+
+const Taint& disrupted_taint() {
+  static const Taint taint{std::string(karpenter_labels::disrupted_taint), "", TaintEffect::NoSchedule};
+  return taint;
+}
+
+DrainRules karpenter_drain_rules(const NodePool* pool) {
+  DrainRules rules{disrupted_taint(), Duration::max() / 4, Duration(24LL * 3600 * 1000), Duration(0)};
+  rules.wait_on_do_not_disrupt = true;
+  if (pool != nullptr && pool->termination_grace_period) {
+    rules.max_pod_eviction_time = *pool->termination_grace_period;
+    rules.force_at_deadline = true;
+  }
+  return rules;
+}
+
 void TerminationController::drain(const std::string& node, const std::string& group, Duration unneeded_since,
                                   const DrainRules& rules, Finished finished) {
   writer_.set_taint(node, rules.taint, true);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "api/node.h"
+#include "api/nodepool.h"
 #include "cloud/cloud_provider.h"
 #include "controllers/ports.h"
 #include "state/cluster_state.h"
@@ -31,6 +32,13 @@ struct DrainRules {
   // Termination Handler drains it): the node stays cordoned until the cloud takes its instance.
   bool delete_when_drained = true;
 };
+
+// The taint a node gets once Karpenter chose to disrupt it (karpenter.sh/disrupted:NoSchedule): nothing new lands
+// there.
+const Taint& disrupted_taint();
+// Karpenter's drain: the disrupted taint, each pod its own grace period, PodDisruptionBudgets and do-not-disrupt
+// pods waited on for as long as it takes, unless the NodePool's terminationGracePeriod bounds the drain.
+DrainRules karpenter_drain_rules(const NodePool* pool);
 
 class TerminationController : private Controller {
  public:

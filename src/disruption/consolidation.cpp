@@ -598,11 +598,13 @@ class Search {
     for (const auto& pod : pods) plan_input.pending.push_back(pod);
     plan_input.nodepools = in_.nodepools;
     plan_input.catalog = in_.catalog;
+    plan_input.nodepool_catalogs = in_.nodepool_catalogs;
+    plan_input.nodepools_not_ready = in_.nodepools_not_ready;
     plan_input.daemonsets = in_.daemonsets;
     plan_input.nodepool_usage = in_.nodepool_usage;
     for (std::size_t i : set) {
       auto usage = plan_input.nodepool_usage.find(in_.candidates[i].nodepool);
-      if (usage != plan_input.nodepool_usage.end()) usage->second.take_away(in_.candidates[i].capacity);
+      if (usage != plan_input.nodepool_usage.end()) usage->second.take_away(limit_usage(in_.candidates[i].capacity));
     }
     plan_input.unavailable = unavailable_;
     plan_input.now = in_.now;
@@ -669,16 +671,23 @@ class Search {
     command.pods += c.pods.size();  // evicted once each: pods a sweep moved twice are evicted once
   }
 
-  // For each catalog type, its cheapest offering; sorted by price, for the bound below.
+  // For each type of the catalogs replacements launch from (the catalog, and each node class's shapes of it), its
+  // cheapest offering; sorted by price, for the bound below.
   std::vector<std::pair<double, const cloud::InstanceType*>> cheapest_types() const {
     std::vector<std::pair<double, const cloud::InstanceType*>> out;
-    if (in_.catalog == nullptr) return out;
-    for (const cloud::InstanceType& type : in_.catalog->instance_types()) {
-      std::optional<double> best;
-      for (const cloud::Offering& o : type.offerings) {
-        if (o.available && (!best || o.price_per_hour < *best)) best = o.price_per_hour;
+    std::vector<const cloud::Catalog*> catalogs;
+    if (in_.catalog != nullptr) catalogs.push_back(in_.catalog);
+    for (const auto& [pool, catalog] : in_.nodepool_catalogs) {
+      if (std::find(catalogs.begin(), catalogs.end(), catalog) == catalogs.end()) catalogs.push_back(catalog);
+    }
+    for (const cloud::Catalog* catalog : catalogs) {
+      for (const cloud::InstanceType& type : catalog->instance_types()) {
+        std::optional<double> best;
+        for (const cloud::Offering& o : type.offerings) {
+          if (o.available && (!best || o.price_per_hour < *best)) best = o.price_per_hour;
+        }
+        if (best) out.emplace_back(*best, &type);
       }
-      if (best) out.emplace_back(*best, &type);
     }
     std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     return out;

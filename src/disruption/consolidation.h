@@ -153,6 +153,8 @@ struct ConsolidationInput {
   // For a replacement, as provisioning would launch it.
   std::vector<NodePool> nodepools;
   const cloud::Catalog* catalog = nullptr;
+  std::map<std::string, const cloud::Catalog*> nodepool_catalogs;  // as ProvisioningInput's
+  std::map<std::string, std::string> nodepools_not_ready;
   std::vector<Workload> daemonsets;
   std::map<std::string, ResourceList> nodepool_usage;
   const provisioning::UnavailableOfferings* unavailable = nullptr;

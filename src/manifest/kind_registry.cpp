@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "cloud/aws/ec2nodeclass.h"
 #include "manifest/autoscaling_decoder.h"
 #include "manifest/kinds.h"
 #include "manifest/nodepool_decoder.h"
@@ -55,6 +56,9 @@ KindRegistry make_builtin_registry() {
              })});
   kinds.add({"karpenter.sh", "NodePool", {"v1", "v1beta1"},
              context_free([](const Field& o, ManifestSet& out) { out.nodepools.push_back(decode_nodepool(o)); })});
+  kinds.add({"karpenter.k8s.aws", "EC2NodeClass", {"v1", "v1beta1"}, context_free([](const Field& o, ManifestSet& out) {
+               out.node_classes.push_back(cloud::aws::decode_ec2nodeclass(o, out.warnings));
+             })});
   kinds.add({"karpenter.sh", "Provisioner", {"v1alpha5"},
              context_free([](const Field& o, ManifestSet& out) { out.nodepools.push_back(decode_provisioner(o)); })});
   kinds.add({"autoscaling", "HorizontalPodAutoscaler", {"v2", "v2beta2", "v1"},

@@ -136,6 +136,12 @@ Workload decode_workload(const Field& object, WorkloadKind kind) {
   workload.meta = decode_object_meta(object, Scope::Namespaced);
   Field spec = object.child("spec");
   workload.replicas = decode_replicas(spec, kind);
+  if (kind == WorkloadKind::StatefulSet) {
+    workload.pod_management_policy = spec.choice(
+        "podManagementPolicy", "pod management policy",
+        {{"OrderedReady", PodManagementPolicy::OrderedReady}, {"Parallel", PodManagementPolicy::Parallel}},
+        PodManagementPolicy::OrderedReady);
+  }
   workload.pod_template = decode_pod_template(spec.required_child("template"), workload.meta.namespace_);
   check_template_restart_policy(spec, workload);
   workload.selector = decode_workload_selector(spec, workload);

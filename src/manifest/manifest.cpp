@@ -136,6 +136,7 @@ class DocumentDecoder {
     const std::size_t nodepools = set.nodepools.size(), scenarios = set.scenarios.size();
     const std::size_t hpas = set.horizontal_pod_autoscalers.size(), scaled = set.scaled_objects.size();
     const std::size_t cluster_autoscalers = set.cluster_autoscaler_deployments.size();
+    const std::size_t node_classes = set.node_classes.size();
     const std::size_t warnings = set.warnings.size();
     entry.decode(object, context_, set);
     for (std::size_t i = warnings; i < set.warnings.size(); ++i) {
@@ -155,6 +156,10 @@ class DocumentDecoder {
       set.origins.emplace(object_key(to_string(set.workloads[i].kind), set.workloads[i].meta), origin);
     }
     record("NodePool", set.nodepools, nodepools);
+    for (std::size_t i = node_classes; i < set.node_classes.size(); ++i) {
+      const NodeClassReference ref = set.node_classes[i]->reference();
+      set.origins.emplace(object_key(ref.kind, "", ref.name), origin);
+    }
     record("Scenario", set.scenarios, scenarios);
     record("HorizontalPodAutoscaler", set.horizontal_pod_autoscalers, hpas);
     record("ScaledObject", set.scaled_objects, scaled);
@@ -255,6 +260,7 @@ void ManifestSet::append(ManifestSet&& other) {
   move_all(horizontal_pod_autoscalers, other.horizontal_pod_autoscalers);
   move_all(scaled_objects, other.scaled_objects);
   move_all(cluster_autoscaler_deployments, other.cluster_autoscaler_deployments);
+  move_all(node_classes, other.node_classes);
   move_all(warnings, other.warnings);
   origins.merge(other.origins);  // keeps this set's entry where both have one
   other.origins.clear();

@@ -16,6 +16,7 @@
 #include "api/result.h"
 #include "api/scenario.h"
 #include "api/workloads.h"
+#include "cloud/node_class.h"
 
 namespace scalewright {
 
@@ -51,6 +52,8 @@ struct ManifestSet {
   std::vector<ScaledObject> scaled_objects;                          // keda.sh/v1alpha1
   // Deployments that run Cluster Autoscaler: not workloads (their pod is not simulated), but its configuration.
   std::vector<ClusterAutoscalerDeployment> cluster_autoscaler_deployments;
+  // Providers' node classes (karpenter.k8s.aws EC2NodeClass), decoded by their provider (src/cloud/PROVIDER/).
+  std::vector<cloud::NodeClassPtr> node_classes;
   // "web.yaml doc 3: skipped unknown kind ConfigMap (v1)"; a kind decoder's own warnings get the same prefix and
   // the object: "so.yaml doc 1 ScaledObject/queue: spec.triggers[0]: trigger type kafka is not simulated"
   std::vector<std::string> warnings;

@@ -149,6 +149,58 @@ std::optional<Duration> duration_or_never(const Field& parent, std::string_view 
   return maybe_duration(parent, key);
 }
 
+namespace {
+
+// spec.replicas, with Karpenter's CRD rules for a static NodePool: at least 0, no limit but limits.nodes, no weight.
+// Its consolidationPolicy and consolidateAfter are ignored, as Karpenter ignores them.
+void decode_replicas(const Field& spec, NodePool& pool) {
+  pool.replicas = spec.maybe_int64("replicas");
+  if (!pool.replicas) return;
+  if (*pool.replicas < 0) spec.fail_at("replicas", "must be at least 0, got " + std::to_string(*pool.replicas));
+  for (Symbol r : pool.limited_resources) {
+    if (r != nodes_resource()) {
+      spec.child("limits").fail_at(r.str(), "only 'limits.nodes' is supported on static NodePools");
+    }
+  }
+  if (spec.has("weight")) spec.fail_at("weight", "'weight' is not supported on static NodePools");
+}
+
+NodeClassReference decode_node_class(const Field& ref) {
+  NodeClassReference out{ref.optional_string("group"), ref.optional_string("kind"), ref.optional_string("name")};
+  // The CRD's pattern ^[^/]*$: a group, not an apiVersion.
+  if (out.group.find('/') != std::string::npos) {
+    ref.fail_at("group", "must be an API group without a version (the CRD's pattern ^[^/]*$), got " + quote(out.group));
+  }
+  return out;
+}
+
+// v1beta1's nodeClassRef names an apiVersion; Karpenter's conversion keeps its group, and takes the provider's
+// node class (EC2NodeClass for AWS, the simulated cloud's) where apiVersion or kind is left out.
+NodeClassReference v1beta1_node_class(const Field& ref) {
+  if (!ref.present()) return {};
+  const std::string api_version = ref.optional_string("apiVersion");
+  return {api_version.empty() ? "karpenter.k8s.aws" : api_version.substr(0, api_version.find('/')),
+          ref.optional_string("kind", "EC2NodeClass"), ref.optional_string("name")};
+}
+
+// v1beta1's consolidation, as its CRD checks it and Karpenter's conversion to v1 reads it: WhenUnderutilized (its
+// name for WhenEmptyOrUnderutilized, and its default) takes no consolidateAfter but Never and converts to 0s;
+// WhenEmpty needs one.
+void convert_v1beta1_consolidation(const Field& disruption, NodePool& pool) {
+  const std::string policy = disruption.optional_string("consolidationPolicy", "WhenUnderutilized");
+  const std::optional<std::string> after = disruption.maybe_string("consolidateAfter");
+  if (policy == "WhenUnderutilized") {
+    if (after && *after != "Never") {
+      disruption.fail_at("consolidateAfter", "cannot be combined with consolidationPolicy=WhenUnderutilized");
+    }
+    pool.consolidate_after = Duration(0);
+  } else if (policy == "WhenEmpty" && !after) {
+    disruption.fail_at("consolidateAfter", "must be specified with consolidationPolicy=WhenEmpty");
+  }
+}
+
+}  // namespace
+
 NodePool decode_nodepool(const Field& object) {
   NodePool pool;
   pool.meta = decode_object_meta(object, Scope::Cluster);
@@ -160,13 +212,14 @@ NodePool decode_nodepool(const Field& object) {
   pool.taints = decode_taints(node_spec, "taints");
   pool.startup_taints = decode_taints(node_spec, "startupTaints");
   pool.requirements = decode_requirements(node_spec);
-  Field node_class = node_spec.child("nodeClassRef");
-  pool.node_class = {node_class.optional_string("group"), node_class.optional_string("kind"),
-                     node_class.optional_string("name")};
-  pool.expire_after = duration_or_never(node_spec, "expireAfter", pool.expire_after);
+  const bool v1beta1 = object.optional_string("apiVersion") == "karpenter.sh/v1beta1";
+  pool.node_class = v1beta1 ? v1beta1_node_class(node_spec.child("nodeClassRef"))
+                            : decode_node_class(node_spec.child("nodeClassRef"));
   pool.termination_grace_period = maybe_duration(node_spec, "terminationGracePeriod");
 
   Field disruption = spec.child("disruption");
+  // v1beta1 kept expireAfter under disruption; Karpenter's conversion to v1 moves it to the template's spec.
+  pool.expire_after = duration_or_never(v1beta1 ? disruption : node_spec, "expireAfter", pool.expire_after);
   pool.consolidation_policy = disruption.choice(
       "consolidationPolicy", "consolidation policy",
       {{"WhenEmpty", ConsolidationPolicy::WhenEmpty},
@@ -175,6 +228,7 @@ NodePool decode_nodepool(const Field& object) {
        {"WhenUnderutilized", ConsolidationPolicy::WhenEmptyOrUnderutilized}},  // v1beta1's name
       pool.consolidation_policy);
   pool.consolidate_after = duration_or_never(disruption, "consolidateAfter", pool.consolidate_after);
+  if (v1beta1) convert_v1beta1_consolidation(disruption, pool);
   if (disruption.has("budgets")) {
     pool.budgets.clear();
     disruption.each("budgets", [&](const Field& b) {
@@ -187,6 +241,7 @@ NodePool decode_nodepool(const Field& object) {
   }
   decode_limits(spec.child("limits"), pool);
   pool.weight = decode_weight(spec);
+  decode_replicas(spec, pool);
   return pool;
 }
 

@@ -113,6 +113,40 @@ std::optional<Error> check_autoscalers(const ManifestSet& objects, const Invento
   return std::nullopt;
 }
 
+// Karpenter's CRD refuses to make a NodePool static (spec.replicas set) or dynamic (unset) once it exists: an apply
+// step that would, or a scale step on a dynamic NodePool (the scale subresource sets spec.replicas), is refused.
+template <typename Locate>
+std::optional<Error> check_static_transitions(const ManifestSet& objects, const Scenario& scenario,
+                                              const Locate& at_scenario) {
+  static const std::string kTransition =
+      "Cannot transition NodePool between static (replicas set) and dynamic (replicas unset) provisioning modes";
+  std::map<std::string, bool> is_static;  // the NodePools there, by name
+  for (const NodePool& p : objects.nodepools) is_static.emplace(p.meta.name, p.is_static());
+  for (const TimelineStep& step : scenario.timeline) {  // in the order they run
+    const std::string path = "spec.timeline[" + std::to_string(step.index) + "]";
+    const ObjectReference& t = step.target;
+    if (step.action == TimelineStep::Action::Delete && t.kind == "NodePool") is_static.erase(t.name);
+    if (step.action == TimelineStep::Action::Scale && t.kind == "NodePool") {
+      auto found = is_static.find(t.name);
+      if (found != is_static.end() && !found->second) {
+        return Error{at_scenario(path + ".scale.name") + ": NodePool " + t.name + " has no spec.replicas: " +
+                     kTransition};
+      }
+    }
+    if (step.action != TimelineStep::Action::Apply) continue;
+    Result<ManifestSet> applied = decode_manifests(step.apply_source, "apply");
+    if (!applied) continue;  // refused when the scenario was decoded
+    for (const NodePool& p : applied->nodepools) {
+      auto [found, added] = is_static.emplace(p.meta.name, p.is_static());
+      if (!added && found->second != p.is_static()) {
+        return Error{at_scenario(path + ".apply") + ": " + applied->locate("NodePool", p.meta, "spec.replicas") +
+                     ": " + kTransition};
+      }
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<Error> check_references(const ManifestSet& objects, const Scenario* scenario) {
@@ -130,8 +164,10 @@ std::optional<Error> check_references(const ManifestSet& objects, const Scenario
     if (step.action == TimelineStep::Action::Scale || step.action == TimelineStep::Action::Load) {
       const ObjectReference& t = step.target;
       const char* action = step.action == TimelineStep::Action::Scale ? "scale" : "load";
-      if (auto problem = inventory.missing(object_key(t.kind, t.namespace_, t.name),
-                                           t.kind + " " + t.namespace_ + "/" + t.name, Moment{step.at, step.index},
+      const std::string key = t.kind == "NodePool" ? nodepool_key(t.name) : object_key(t.kind, t.namespace_, t.name);
+      if (auto problem = inventory.missing(key,
+                                           t.kind + " " + (t.kind == "NodePool" ? "" : t.namespace_ + "/") + t.name,
+                                           Moment{step.at, step.index},
                                            "this step at " + format_duration(step.at))) {
         return Error{at_scenario(path + "." + action + ".name") + ": " + *problem};
       }
@@ -146,6 +182,7 @@ std::optional<Error> check_references(const ManifestSet& objects, const Scenario
     // An autoscaler applied with its target in the same step finds it.
     if (auto error = check_autoscalers(applied, inventory, Moment{step.at, step.index + 1}, inside)) return error;
   }
+  if (auto error = check_static_transitions(objects, *scenario, at_scenario)) return error;
   const std::vector<NodeFailureEvent>& failures = scenario->cloud.faults.node_failures;
   for (std::size_t i = 0; i < failures.size(); ++i) {
     if (failures[i].nodepool.empty()) continue;

@@ -308,7 +308,7 @@ TimelineStep decode_step(const Field& step, const std::filesystem::path& directo
     ++actions;
     out.action = TimelineStep::Action::Scale;
     Field scale = step.child("scale");
-    out.target = decode_reference(scale, {"Deployment", "ReplicaSet", "StatefulSet", "Job"});
+    out.target = decode_reference(scale, {"Deployment", "ReplicaSet", "StatefulSet", "Job", "NodePool"});
     std::optional<std::int32_t> replicas = scale.maybe_int32("replicas");
     if (!replicas) scale.fail_at("replicas", "required");
     if (*replicas < 0) scale.fail_at("replicas", "must not be negative");

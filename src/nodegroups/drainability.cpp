@@ -6,7 +6,6 @@ namespace scalewright::nodegroups {
 
 namespace {
 
-constexpr std::int64_t kDefaultTerminationGracePeriodSeconds = 30;  // the API server's default for a pod
 
 std::string annotation(const ObjectMeta& meta, std::string_view key) {
   auto it = meta.annotations.find(std::string(key));

@@ -18,27 +18,31 @@ TypeSet& TypeSet::operator&=(const TypeSet& other) {
   return *this;
 }
 
-InstanceTypeIndex::InstanceTypeIndex(const cloud::Catalog& catalog, const UnavailableOfferings* unavailable,
-                                     Duration now)
+InstanceTypeIndex::InstanceTypeIndex(const std::vector<const cloud::Catalog*>& catalogs,
+                                     const UnavailableOfferings* unavailable, Duration now)
     : unavailable_(unavailable), now_(now) {
-  // Zones: the catalog's, plus any an offering names that the catalog does not list. Every plan builds this index
-  // (a provisioning pass is one plan), so the offerings are only looked up here: sorting a pair of strings per
+  // Zones: the catalogs', plus any an offering names that they do not list. Every plan builds this index (a
+  // provisioning pass is one plan), so the offerings are only looked up here: sorting a pair of strings per
   // offering was most of a pass's CPU over a full region's catalog.
   std::vector<std::pair<std::string, std::string>> zones;
-  for (const cloud::Zone& z : catalog.zones()) zones.emplace_back(z.name, z.zone_id);
+  for (const cloud::Catalog* catalog : catalogs) {
+    for (const cloud::Zone& z : catalog->zones()) zones.emplace_back(z.name, z.zone_id);
+  }
   auto by_name = [](const auto& a, const auto& b) { return a.first < b.first; };
   std::sort(zones.begin(), zones.end(), by_name);
   zones.erase(std::unique(zones.begin(), zones.end(), [](const auto& a, const auto& b) { return a.first == b.first; }),
               zones.end());
   const std::size_t listed = zones.size();
-  for (const cloud::InstanceType& t : catalog.instance_types()) {
-    for (const cloud::Offering& o : t.offerings) {
-      auto known = std::lower_bound(zones.begin(), zones.begin() + static_cast<std::ptrdiff_t>(listed), o.zone,
-                                    [](const auto& z, const std::string& name) { return z.first < name; });
-      if (known != zones.begin() + static_cast<std::ptrdiff_t>(listed) && known->first == o.zone) continue;
-      if (std::none_of(zones.begin() + static_cast<std::ptrdiff_t>(listed), zones.end(),
-                       [&](const auto& z) { return z.first == o.zone; })) {
-        zones.emplace_back(o.zone, o.zone_id);
+  for (const cloud::Catalog* catalog : catalogs) {
+    for (const cloud::InstanceType& t : catalog->instance_types()) {
+      for (const cloud::Offering& o : t.offerings) {
+        auto known = std::lower_bound(zones.begin(), zones.begin() + static_cast<std::ptrdiff_t>(listed), o.zone,
+                                      [](const auto& z, const std::string& name) { return z.first < name; });
+        if (known != zones.begin() + static_cast<std::ptrdiff_t>(listed) && known->first == o.zone) continue;
+        if (std::none_of(zones.begin() + static_cast<std::ptrdiff_t>(listed), zones.end(),
+                         [&](const auto& z) { return z.first == o.zone; })) {
+          zones.emplace_back(o.zone, o.zone_id);
+        }
       }
     }
   }
@@ -49,22 +53,35 @@ InstanceTypeIndex::InstanceTypeIndex(const cloud::Catalog& catalog, const Unavai
     zone_ids_.push_back(std::move(id));
   }
 
-  types_.reserve(catalog.size());
-  offering_begin_.reserve(catalog.size() + 1);
-  for (const cloud::InstanceType& t : catalog.instance_types()) {
-    Entry entry;
-    entry.type = &t;
-    offering_begin_.push_back(static_cast<std::uint32_t>(offerings_.size()));
-    for (const cloud::Offering& o : t.offerings) {
-      int zone = zone_bit(o.zone);
-      if (zone < 0 || !offering_usable(t, o)) continue;
-      const CapacityTypeMask bit = capacity_bit(o.capacity_type);
-      entry.zones[bit == kSpotBit ? 1 : 0] |= std::uint64_t{1} << zone;
-      offerings_.push_back({static_cast<std::uint32_t>(types_.size()), zone, bit, o.price_per_hour});
+  std::size_t total = 0;
+  for (const cloud::Catalog* catalog : catalogs) total += catalog->size();
+  types_.reserve(total);
+  offering_begin_.reserve(total + 1);
+  for (const cloud::Catalog* catalog : catalogs) {
+    const auto first = static_cast<std::uint32_t>(types_.size());
+    for (const cloud::InstanceType& t : catalog->instance_types()) {
+      Entry entry;
+      entry.type = &t;
+      offering_begin_.push_back(static_cast<std::uint32_t>(offerings_.size()));
+      for (const cloud::Offering& o : t.offerings) {
+        int zone = zone_bit(o.zone);
+        if (zone < 0 || !offering_usable(t, o)) continue;
+        const CapacityTypeMask bit = capacity_bit(o.capacity_type);
+        entry.zones[bit == kSpotBit ? 1 : 0] |= std::uint64_t{1} << zone;
+        offerings_.push_back({static_cast<std::uint32_t>(types_.size()), zone, bit, o.price_per_hour});
+      }
+      types_.push_back(entry);
     }
-    types_.push_back(entry);
+    ranges_.push_back({catalog, {first, static_cast<std::uint32_t>(types_.size())}});
   }
   offering_begin_.push_back(static_cast<std::uint32_t>(offerings_.size()));
+}
+
+std::pair<std::uint32_t, std::uint32_t> InstanceTypeIndex::range(const cloud::Catalog* catalog) const {
+  for (const auto& [indexed, types] : ranges_) {
+    if (indexed == catalog) return types;
+  }
+  return {0, 0};
 }
 
 int InstanceTypeIndex::zone_bit(std::string_view zone) const {

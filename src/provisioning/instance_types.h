@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "api/duration.h"
@@ -51,7 +52,15 @@ inline CapacityTypeMask capacity_bit(cloud::CapacityType type) {
 class InstanceTypeIndex {
  public:
   // `unavailable` may be null. At most 64 zones are told apart; offerings in further zones are ignored.
-  InstanceTypeIndex(const cloud::Catalog& catalog, const UnavailableOfferings* unavailable, Duration now);
+  InstanceTypeIndex(const cloud::Catalog& catalog, const UnavailableOfferings* unavailable, Duration now)
+      : InstanceTypeIndex(std::vector<const cloud::Catalog*>{&catalog}, unavailable, now) {}
+  // The types of several catalogs one after the other (the same types as different node classes shape them): a
+  // NodePool takes the range of its own.
+  InstanceTypeIndex(const std::vector<const cloud::Catalog*>& catalogs, const UnavailableOfferings* unavailable,
+                    Duration now);
+
+  // The indexes [first, second) of `catalog`'s types; an empty range for a catalog not indexed.
+  std::pair<std::uint32_t, std::uint32_t> range(const cloud::Catalog* catalog) const;
 
   std::size_t size() const { return types_.size(); }
   const cloud::InstanceType& type(std::size_t i) const { return *types_[i].type; }
@@ -96,6 +105,7 @@ class InstanceTypeIndex {
   };
 
   std::vector<Entry> types_;
+  std::vector<std::pair<const cloud::Catalog*, std::pair<std::uint32_t, std::uint32_t>>> ranges_;
   std::vector<PricedOffering> offerings_;       // usable ones, grouped by type
   std::vector<std::uint32_t> offering_begin_;  // per type, into offerings_ (size()+1 entries)
   std::vector<std::string> zone_names_;

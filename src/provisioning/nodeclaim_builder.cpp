@@ -71,9 +71,20 @@ bool fits_everywhere(const ClaimState& claim, const ResourceList& requests) {
          requests.pods() <= claim.least_pods;
 }
 
+// What launching `type` counts against a NodePool's limit on `resource`: its capacity, and one of `nodes`
+// (limit_usage() for a single resource, without building the list).
+std::int64_t counted(const cloud::InstanceType& type, Symbol resource) {
+  return resource == nodes_resource() ? 1 : type.capacity.get(resource);
+}
+
 }  // namespace
 
 NodePoolInfo nodepool_info(const NodePool& np, InstanceTypeIndex& types) {
+  return nodepool_info(np, types, {0, static_cast<std::uint32_t>(types.size())});
+}
+
+NodePoolInfo nodepool_info(const NodePool& np, InstanceTypeIndex& types,
+                           std::pair<std::uint32_t, std::uint32_t> range) {
   NodePoolInfo info;
   info.pool = &np;
   info.requirements = np.requirement_set();
@@ -96,7 +107,7 @@ NodePoolInfo nodepool_info(const NodePool& np, InstanceTypeIndex& types) {
     if (type_independent(key) || std::binary_search(info.own_keys.begin(), info.own_keys.end(), key)) continue;
     mask &= types.matching(key, values);
   }
-  for (std::uint32_t t = 0; t < types.size(); ++t) {
+  for (std::uint32_t t = range.first; t < range.second; ++t) {
     if (!mask.test(t)) continue;
     const std::uint64_t offered = types.available_zones(t, capacity_types) & zones;
     if (offered == 0) continue;
@@ -234,9 +245,8 @@ bool NodeClaimBuilder::min_values_met(const NodePoolInfo& pool, const std::vecto
 
 bool NodeClaimBuilder::within_limits(std::size_t pool, std::uint32_t type) const {
   const NodePool& np = *pools_[pool].pool;
-  const ResourceList& capacity = types_.type(type).capacity;
   for (Symbol r : np.limited_resources) {
-    if (capacity.get(r) > remaining_[pool].get(r)) return false;
+    if (counted(types_.type(type), r) > remaining_[pool].get(r)) return false;
   }
   return true;
 }
@@ -246,7 +256,7 @@ std::string NodeClaimBuilder::limits_reason(std::size_t pool, const std::vector<
   std::string names;
   for (Symbol r : np.limited_resources) {
     const bool blocks = std::all_of(types.begin(), types.end(), [&](std::uint32_t t) {
-      return types_.type(t).capacity.get(r) > remaining_[pool].get(r);
+      return counted(types_.type(t), r) > remaining_[pool].get(r);
     });
     if (blocks) names += (names.empty() ? "" : ", ") + std::string(r.str());
   }
@@ -430,7 +440,7 @@ void NodeClaimBuilder::settle(ClaimState& claim) {
     claim.least_cpu = std::min(claim.least_cpu, cpu);
     claim.least_memory = std::min(claim.least_memory, memory);
     claim.least_pods = std::min(claim.least_pods, pods);
-    for (Symbol r : np.limited_resources) charge.set(r, std::max(charge.get(r), type.capacity.get(r)));
+    for (Symbol r : np.limited_resources) charge.set(r, std::max(charge.get(r), counted(type, r)));
   }
   if (!np.limited_resources.empty()) {
     remaining_[claim.nodepool] += claim.charge;

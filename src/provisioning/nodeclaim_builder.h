@@ -49,7 +49,7 @@ struct ClaimState {
   ResourceList requests;                     // the pods'
   std::vector<std::size_t> pods;
   std::vector<ContainerPort> host_ports;
-  ResourceList charge;  // held against the NodePool's limits: the largest capacity among `types`
+  ResourceList charge;  // held against the NodePool's limits: the largest capacity among `types`, and one node
   std::vector<std::pair<std::uint32_t, std::uint64_t>> absorbed;  // (alternative, version) already merged in
   std::int64_t free_cpu = 0;  // the most any candidate has left, for a quick "full" answer
   std::int64_t free_memory = 0;
@@ -124,6 +124,9 @@ class NodeClaimBuilder {
 // `np` as provisioning uses it: its requirements, the keys it labels itself, and the instance types (with an
 // available offering in its zones and capacity types) it allows.
 NodePoolInfo nodepool_info(const NodePool& np, InstanceTypeIndex& types);
+// As above, among the types of `range` only (its catalog's, InstanceTypeIndex::range).
+NodePoolInfo nodepool_info(const NodePool& np, InstanceTypeIndex& types,
+                           std::pair<std::uint32_t, std::uint32_t> range);
 
 // Whether `requests` on top of `used` and `daemons` fits in `allocatable`.
 bool fits(const ResourceList& used, const ResourceList& requests, const ResourceList& daemons,

@@ -45,6 +45,32 @@ struct PodClass {
 
 constexpr std::uint32_t kNoClaim = ~std::uint32_t{0};
 
+// A NodeClaim of `np` with `requirements`, its instance types left to fill: the template's labels, taints and startup
+// taints, and a label for every requirement narrowed to a single value.
+NewNodeClaim claim_of(const NodePool& np, const RequirementSet& requirements) {
+  NewNodeClaim out;
+  out.nodepool = np.meta.name;
+  out.labels = np.template_labels;
+  for (const auto& [key, values] : requirements.keys()) {
+    if (!values.is_complement() && values.values().size() == 1) {
+      out.labels.set(Symbol(key), Symbol(*values.values().begin()));
+    }
+  }
+  out.taints = np.taints;
+  out.startup_taints = np.startup_taints;
+  return out;
+}
+
+// Places in `types` (instance-type indexes) ordered by their cheapest offering in `zones` and `capacity_types`.
+std::vector<std::size_t> cheapest_first(InstanceTypeIndex& index, const std::vector<std::uint32_t>& types,
+                                        std::uint64_t zones, CapacityTypeMask capacity_types) {
+  const std::vector<std::uint32_t>& rank = index.price_rank(zones, capacity_types);
+  std::vector<std::size_t> order(types.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return rank[types[a]] < rank[types[b]]; });
+  return order;
+}
+
 // Pod indexes, largest requests first (cpu, then memory), ties in their order.
 std::vector<std::size_t> largest_first(const std::vector<ResourceList>& requests) {
   std::vector<std::size_t> order(requests.size());
@@ -84,6 +110,7 @@ class Provisioner {
   scheduling::Scheduler scheduler_;
   InstanceTypeIndex types_;
   std::vector<NodePoolInfo> pools_;
+  std::string not_ready_;  // "nodepool \"x\": why; ..." for the NodePools that can launch nothing now
   std::unique_ptr<DaemonOverhead> daemons_;
   std::unique_ptr<Topology> topology_;
   std::unique_ptr<NodeClaimBuilder> builder_;
@@ -114,10 +141,30 @@ const cloud::Catalog& catalog_or_empty(const cloud::Catalog* catalog) {
   return catalog ? *catalog : empty;
 }
 
+// The catalog each NodePool of `input` launches from.
+const cloud::Catalog& catalog_of(const ProvisioningInput& input, const std::string& nodepool) {
+  auto shaped = input.nodepool_catalogs.find(nodepool);
+  return shaped != input.nodepool_catalogs.end() ? *shaped->second : catalog_or_empty(input.catalog);
+}
+
+// The catalogs the plan indexes, each once: the input's own where a NodePool launches from it (or no NodePool
+// says), then those node classes shape.
+std::vector<const cloud::Catalog*> indexed_catalogs(const ProvisioningInput& input) {
+  std::vector<const cloud::Catalog*> out;
+  const bool own = std::any_of(input.nodepools.begin(), input.nodepools.end(), [&](const NodePool& np) {
+    return !input.nodepool_catalogs.contains(np.meta.name) && !input.nodepools_not_ready.contains(np.meta.name);
+  });
+  if (own || input.nodepool_catalogs.empty()) out.push_back(&catalog_or_empty(input.catalog));
+  for (const auto& [name, catalog] : input.nodepool_catalogs) {
+    if (std::find(out.begin(), out.end(), catalog) == out.end()) out.push_back(catalog);
+  }
+  return out;
+}
+
 Provisioner::Provisioner(const ProvisioningInput& input, std::vector<std::size_t> order)
     : input_(input),
       cluster_(input.cluster ? *input.cluster : no_cluster_),
-      types_(catalog_or_empty(input.catalog), input.unavailable, input.now),
+      types_(indexed_catalogs(input), input.unavailable, input.now),
       order_(std::move(order)) {
   cluster_.fork();
 }
@@ -151,15 +198,26 @@ void Provisioner::prepare_cluster() {
 }
 
 void Provisioner::prepare_nodepools() {
+  // A static NodePool launches for no pod: its nodes are there, or in flight, already (Karpenter's provisioner
+  // leaves static NodePools out).
   std::vector<const NodePool*> sorted;
-  for (const NodePool& np : input_.nodepools) sorted.push_back(&np);
+  for (const NodePool& np : input_.nodepools) {
+    if (np.is_static()) continue;
+    // A NodePool that is not Ready (its node class is not there) is not tried, as Karpenter leaves it out; a pod
+    // that fits no other says why.
+    if (auto why = input_.nodepools_not_ready.find(np.meta.name); why != input_.nodepools_not_ready.end()) {
+      not_ready_ += (not_ready_.empty() ? "" : "; ") + ("nodepool \"" + np.meta.name + "\": " + why->second);
+      continue;
+    }
+    sorted.push_back(&np);
+  }
   std::stable_sort(sorted.begin(), sorted.end(), [](const NodePool* a, const NodePool* b) {
     if (a->weight != b->weight) return a->weight > b->weight;
     return a->meta.name < b->meta.name;
   });
   std::vector<ResourceList> remaining;
   for (const NodePool* np : sorted) {
-    NodePoolInfo info = nodepool_info(*np, types_);
+    NodePoolInfo info = nodepool_info(*np, types_, types_.range(&catalog_of(input_, np->meta.name)));
     ResourceList left;
     auto usage = input_.nodepool_usage.find(np->meta.name);
     for (Symbol r : np->limited_resources) {
@@ -498,7 +556,8 @@ std::size_t Provisioner::place(PodClass& cls, PodVariant& v, bool bulk, const st
     }
     reasons += (reasons.empty() ? "" : "; ") + ("nodepool \"" + pools_[p].pool->meta.name + "\": " + reason);
   }
-  v.reason = "no nodepool can hold the pod: " + (pools_.empty() ? std::string("no nodepools") : reasons);
+  if (!not_ready_.empty()) reasons += (reasons.empty() ? "" : "; ") + not_ready_;
+  v.reason = "no nodepool can hold the pod: " + (reasons.empty() ? std::string("no nodepools") : reasons);
   if (v.constraints->monotone) v.dead = true;
   return 0;
 }
@@ -587,21 +646,8 @@ ProvisioningPlan Provisioner::finish() {
             [](const Nomination& a, const Nomination& b) { return a.pod < b.pod; });
   for (ClaimState& claim : claims_) {
     const NodePool& np = *pools_[claim.nodepool].pool;
-    NewNodeClaim out;
-    out.nodepool = np.meta.name;
-    out.labels = np.template_labels;
-    for (const auto& [key, values] : claim.requirements.keys()) {
-      if (!values.is_complement() && values.values().size() == 1) {
-        out.labels.set(Symbol(key), Symbol(*values.values().begin()));
-      }
-    }
-    out.taints = np.taints;
-    out.startup_taints = np.startup_taints;
-    const std::vector<std::uint32_t>& rank = types_.price_rank(claim.zones, claim.capacity_types);
-    std::vector<std::size_t> by_price(claim.types.size());
-    std::iota(by_price.begin(), by_price.end(), 0);
-    std::sort(by_price.begin(), by_price.end(),
-              [&](std::size_t a, std::size_t b) { return rank[claim.types[a]] < rank[claim.types[b]]; });
+    NewNodeClaim out = claim_of(np, claim.requirements);
+    const std::vector<std::size_t> by_price = cheapest_first(types_, claim.types, claim.zones, claim.capacity_types);
     for (std::size_t i : by_price) out.instance_types.push_back(&types_.type(claim.types[i]));
     if (!by_price.empty()) out.daemon_requests = *claim.daemons[by_price.front()];
     out.requirements = std::move(claim.requirements);
@@ -711,6 +757,19 @@ std::vector<std::size_t> packed_order(const BatchShapes& batch, const NewNodeCla
 }
 
 }  // namespace
+
+std::optional<NewNodeClaim> template_claim(const NodePool& np, const cloud::Catalog& catalog,
+                                           const UnavailableOfferings* unavailable, Duration now) {
+  InstanceTypeIndex types(catalog, unavailable, now);
+  NodePoolInfo info = nodepool_info(np, types);
+  if (info.types.empty()) return std::nullopt;
+  NewNodeClaim out = claim_of(np, info.requirements);
+  for (std::size_t i : cheapest_first(types, info.types, info.zones, info.capacity_types)) {
+    out.instance_types.push_back(&types.type(info.types[i]));
+  }
+  out.requirements = std::move(info.requirements);
+  return out;
+}
 
 ProvisioningPlan plan_provisioning(const ProvisioningInput& input) {
   if (input.pending.empty()) return {};

@@ -68,8 +68,13 @@ struct ProvisioningInput {
   PendingPods pending;  // the batch
   std::vector<NodePool> nodepools;
   const cloud::Catalog* catalog = nullptr;
+  // The instance types of a NodePool whose node class shapes them (CloudProvider::instance_types), by NodePool name;
+  // the others launch `catalog`'s. And the NodePools that can launch nothing now, with why: not tried, and said so.
+  std::map<std::string, const cloud::Catalog*> nodepool_catalogs;
+  std::map<std::string, std::string> nodepools_not_ready;
   std::vector<Workload> daemonsets;
-  // Capacity already launched per NodePool (name → cpu, memory, ...), counted against spec.limits.
+  // Capacity already launched per NodePool (name → cpu, memory, ..., and `nodes`: limit_usage() of each node),
+  // counted against spec.limits.
   std::map<std::string, ResourceList> nodepool_usage;
   const UnavailableOfferings* unavailable = nullptr;
   Duration now{0};
@@ -111,6 +116,12 @@ struct ProvisioningPlan {
 };
 
 ProvisioningPlan plan_provisioning(const ProvisioningInput& input);
+
+// A NodeClaim from `np`'s template alone, for no pod, as Karpenter's static provisioning makes one for a static
+// NodePool: every instance type the NodePool's requirements allow with an available offering, cheapest first (no
+// DaemonSet overhead: no pod is placed). nullopt when no type is left.
+std::optional<NewNodeClaim> template_claim(const NodePool& np, const cloud::Catalog& catalog,
+                                           const UnavailableOfferings* unavailable, Duration now);
 
 struct LaunchChoice {
   const cloud::InstanceType* instance_type = nullptr;

@@ -2,10 +2,12 @@
 // kube-scheduler's binding, the kubelet (readiness, grace periods), the node lifecycle controller and its taint
 // manager, and metrics-server's scrape. Every change is observed into the cluster state the controllers read.
 #include <algorithm>
+#include <limits>
 #include <set>
 
 #include <fmt/format.h>
 
+#include "api/integer.h"
 #include "scheduling/placement.h"
 #include "sim/simulation.h"
 
@@ -27,6 +29,16 @@ std::optional<Duration> unreachable_toleration(const Pod& pod) {
     return Duration(std::max<std::int64_t>(*t.toleration_seconds, 0) * 1000);
   }
   return Duration(kDefaultUnreachableTolerationSeconds * 1000);
+}
+
+// The ordinal of a StatefulSet's pod from its key ("<namespace>/<name>-<ordinal>"); -1 for a pod named otherwise.
+std::int32_t statefulset_ordinal(const Workload& set, std::string_view pod_key) {
+  const std::string prefix = set.meta.namespace_ + "/" + set.meta.name + "-";
+  if (!pod_key.starts_with(prefix)) return -1;
+  std::optional<std::int64_t> ordinal = parse_integer(pod_key.substr(prefix.size()));
+  return ordinal && *ordinal >= 0 && *ordinal < std::numeric_limits<std::int32_t>::max()
+             ? static_cast<std::int32_t>(*ordinal)
+             : -1;
 }
 
 }  // namespace
@@ -57,6 +69,10 @@ void Simulation::reconcile_workloads() {
     record.dirty = false;
     const Workload& w = record.workload;
     if (w.kind == WorkloadKind::DaemonSet) continue;
+    if (w.kind == WorkloadKind::StatefulSet && w.pod_management_policy == PodManagementPolicy::OrderedReady) {
+      reconcile_ordered(key, record);
+      continue;
+    }
     const auto want = static_cast<std::size_t>(std::max(w.replicas, 0));
     const std::size_t have = record.pods.size();
     if (have < want) {
@@ -70,8 +86,10 @@ void Simulation::reconcile_workloads() {
       if (w.kind != WorkloadKind::StatefulSet) record.next_ordinal = ordinal;
     } else if (have > want) {
       std::vector<std::string> mine(record.pods.begin(), record.pods.end());
-      // As the ReplicaSet controller: pods not yet bound go first, then the newest.
+      // As the ReplicaSet controller: pods not yet bound go first, then the newest. A StatefulSet's go from the
+      // highest ordinal down.
       std::sort(mine.begin(), mine.end(), [&](const std::string& a, const std::string& b) {
+        if (w.kind == WorkloadKind::StatefulSet) return statefulset_ordinal(w, a) > statefulset_ordinal(w, b);
         const state::PodRecord& pa = *state_.find_pod(a);
         const state::PodRecord& pb = *state_.find_pod(b);
         if (pa.bound_at.has_value() != pb.bound_at.has_value()) return !pa.bound_at.has_value();
@@ -80,6 +98,65 @@ void Simulation::reconcile_workloads() {
       for (std::size_t i = 0; i < mine.size() - want; ++i) delete_pod(mine[i]);
     }
     record.dirty = false;  // its own creations and deletions above are what it asked for
+  }
+}
+
+// The StatefulSet controller with podManagementPolicy OrderedReady (its "monotonic" mode): the pods of ordinals
+// [0, replicas) are walked in order, and the first that is missing is made, unless one before it is not Running and
+// Ready or is terminating; only when all of them run are the pods above replicas removed, highest ordinal first,
+// one at a time, each over its grace period. Here a pod runs once bound to a node that reports.
+void Simulation::reconcile_ordered(const std::string& key, state::WorkloadRecord& record) {
+  const Workload& w = record.workload;
+  const std::int32_t want = std::max(w.replicas, 0);
+  const std::string prefix = w.meta.namespace_ + "/" + w.meta.name + "-";
+  auto pod_named = [&](std::int32_t ordinal) { return state_.find_pod(prefix + std::to_string(ordinal)); };
+  auto running_and_ready = [&](const state::PodRecord& pod) {
+    return pod.bound_at && !pod.terminating_until && !state_.node_failed_at(pod);
+  };
+  // The pods above the replicas reach up to the highest ordinal made, or owned (a running pod from the manifests).
+  // Looked at anew, as every ordinal is, when nothing is known to run (a pod went since the last look).
+  if (record.running_prefix == 0) {
+    for (std::string_view owned : record.pods) {
+      record.next_ordinal = std::max(record.next_ordinal, statefulset_ordinal(w, owned) + 1);
+    }
+  }
+  for (std::int32_t ordinal = std::min(record.running_prefix, want); ordinal < want; ++ordinal) {
+    const state::PodRecord* pod = pod_named(ordinal);
+    if (pod == nullptr) {
+      create_pod(w.make_pod(ordinal), key);
+      record.next_ordinal = std::max(record.next_ordinal, ordinal + 1);
+      return;
+    }
+    if (!running_and_ready(*pod)) return;  // terminating, pending, or on a node that stopped reporting
+    record.running_prefix = ordinal + 1;
+  }
+  // Pods above the replicas: the first unhealthy one may go although it does not run; any other waits for it.
+  std::optional<std::int32_t> first_unhealthy;
+  for (std::int32_t ordinal = want; ordinal < record.next_ordinal; ++ordinal) {
+    const state::PodRecord* pod = pod_named(ordinal);
+    if (pod != nullptr && !running_and_ready(*pod)) {
+      first_unhealthy = ordinal;
+      break;
+    }
+  }
+  for (std::int32_t ordinal = record.next_ordinal - 1; ordinal >= want; --ordinal) {
+    state::PodRecord* pod = pod_named(ordinal);
+    if (pod == nullptr) {
+      record.next_ordinal = ordinal;  // nothing left above it
+      continue;
+    }
+    if (pod->terminating_until) return;
+    if (!running_and_ready(*pod) && first_unhealthy != ordinal) return;
+    if (!pod->bound_at) {  // nothing runs: it goes at once
+      delete_pod(std::string(pod->key));
+      continue;
+    }
+    const std::int64_t grace = pod->pod->spec.termination_grace_period_seconds.value_or(
+        kDefaultTerminationGracePeriodSeconds);
+    const Duration stops_at = now_ + Duration(std::max<std::int64_t>(grace, 0) * 1000);
+    state_.pod_deleting(*pod, stops_at, now_);
+    push({stops_at, 0, EventKind::PodTerminated, 0, std::string(pod->key), {}});
+    return;
   }
 }
 
@@ -224,6 +301,8 @@ void Simulation::on_node_failure(const NodeFailureEvent& failure) {
                         (failure.nodepool.empty() ? "" : " of NodePool " + failure.nodepool) + " to fail");
     return;
   }
+  // Pods on the failing nodes are no longer Ready: OrderedReady StatefulSets look at every ordinal again.
+  for (auto& [key, record] : state_.workloads()) record.running_prefix = 0;
   for (std::int32_t i = 0; i < failure.count && i < static_cast<std::int32_t>(matching.size()); ++i) {
     state::NodeRecord& node = *matching[static_cast<std::size_t>(i)];
     const std::string& name = node.name();

@@ -7,6 +7,43 @@ namespace scalewright::sim {
 SimulatedCloud::SimulatedCloud(cloud::Catalog catalog, CloudSpec spec, std::uint64_t seed)
     : catalog_(std::move(catalog)), spec_(std::move(spec)), random_(seed) {}
 
+namespace {
+
+std::string class_key(const NodeClassReference& ref) { return ref.group + "/" + ref.kind + "/" + ref.name; }
+
+constexpr std::string_view kAwsGroup = "karpenter.k8s.aws";
+
+}  // namespace
+
+void SimulatedCloud::node_class_applied(cloud::NodeClassPtr node_class) {
+  holds_ec2_node_classes_ = holds_ec2_node_classes_ || node_class->reference().group == kAwsGroup;
+  const std::string key = class_key(node_class->reference());
+  node_classes_[key] = {std::move(node_class), nullptr};
+}
+
+bool SimulatedCloud::takes_default_node_class(const NodePool& pool) const {
+  return pool.node_class.group == kAwsGroup && !holds_ec2_node_classes_;
+}
+
+const cloud::Catalog* SimulatedCloud::instance_types(const NodePool& pool, std::string& why) const {
+  const NodeClassReference& ref = pool.node_class;
+  auto found = node_classes_.find(class_key(ref));
+  if (found == node_classes_.end()) {
+    // The simulated cloud is AWS's: a NodePool naming one of its node classes needs it (Karpenter's NodePool is
+    // not Ready without it); a nodeClassRef of another provider, or none, launches the catalog as it is. Files of
+    // NodePools alone, the way a NodePool is often tried, are simulated with the catalog's own shapes: a name none of
+    // the files' EC2NodeClasses has is a mistake, one with no EC2NodeClass at all is not.
+    if (ref.group != kAwsGroup || takes_default_node_class(pool)) return &catalog_;
+    why = "not ready: NodeClassNotFound, " + ref.kind + " \"" + ref.name + "\" not found";
+    return nullptr;
+  }
+  if (found->second.shaped == nullptr) {
+    shaped_.push_back(std::make_unique<cloud::Catalog>(found->second.node_class->shape(catalog_)));
+    found->second.shaped = shaped_.back().get();
+  }
+  return found->second.shaped;
+}
+
 bool SimulatedCloud::in_insufficient_capacity_window(const cloud::LaunchRequest& request) const {
   for (const InsufficientCapacityWindow& w : spec_.faults.insufficient_capacity) {
     if (now_ < w.at || now_ >= w.at + w.duration) continue;

@@ -3,11 +3,14 @@
 // faults a real cloud has — insufficient capacity for an offering, a node that never becomes Ready — as the
 // scenario configures them. Spot interruptions are scheduled by the simulator from the same spec.
 #include <map>
+#include <memory>
+#include <vector>
 #include <optional>
 #include <string>
 
 #include "api/scenario.h"
 #include "cloud/cloud_provider.h"
+#include "cloud/node_class.h"
 #include "api/random.h"
 
 namespace scalewright::sim {
@@ -20,6 +23,15 @@ class SimulatedCloud : public cloud::CloudProvider {
   void set_now(Duration now) { now_ = now; }
 
   const cloud::Catalog& catalog() const override { return catalog_; }
+  // A NodePool naming an EC2NodeClass launches the catalog as that class shapes it; one naming an EC2NodeClass that
+  // is not there launches nothing (why: NodeClassNotFound), once the files hold EC2NodeClasses at all. Any other
+  // node class (or none) launches the catalog, and so does every NodePool of files that hold no EC2NodeClass.
+  const cloud::Catalog* instance_types(const NodePool& pool, std::string& why) const override;
+  // The NodePool names an EC2NodeClass the files do not hold, and none is there: its nodes are the catalog's own,
+  // which are what Karpenter's getting-started EC2NodeClass launches (AL2023, a 20 GiB root volume).
+  bool takes_default_node_class(const NodePool& pool) const;
+  // A node class applied (from the files, or an apply step): it replaces one of the same group, kind and name.
+  void node_class_applied(cloud::NodeClassPtr node_class);
   cloud::LaunchOutcome launch(const cloud::LaunchRequest& request) override;
   void terminate(const std::string& instance_id) override;
   std::optional<cloud::Instance> get(const std::string& instance_id) const override;
@@ -34,6 +46,15 @@ class SimulatedCloud : public cloud::CloudProvider {
   bool in_insufficient_capacity_window(const cloud::LaunchRequest& request) const;
 
   cloud::Catalog catalog_;
+  // The node classes by group, kind and name, each with the catalog it shapes (made on first need). A replaced
+  // class's catalog is kept: instances launched from it still point into it.
+  struct ShapedClass {
+    cloud::NodeClassPtr node_class;
+    mutable const cloud::Catalog* shaped = nullptr;
+  };
+  std::map<std::string, ShapedClass> node_classes_;
+  bool holds_ec2_node_classes_ = false;
+  mutable std::vector<std::unique_ptr<cloud::Catalog>> shaped_;
   CloudSpec spec_;
   Random random_;
   Duration now_{0};

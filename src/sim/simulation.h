@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <queue>
+#include <set>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -21,6 +22,7 @@
 #include "controllers/node_names.h"
 #include "controllers/ports.h"
 #include "controllers/provisioning.h"
+#include "controllers/static_capacity.h"
 #include "controllers/termination.h"
 #include "controllers/workload_autoscaler.h"
 #include "scheduling/scheduler.h"
@@ -115,6 +117,7 @@ class Simulation final : public controllers::Clock, public controllers::ClusterW
   // --- what Kubernetes does (kubernetes.cpp) ---
   void price_static_node(state::NodeRecord& node) const;
   void reconcile_workloads();
+  void reconcile_ordered(const std::string& key, state::WorkloadRecord& record);
   void create_pod(Pod pod, const std::string& workload);
   void delete_pod(const std::string& key);
   void schedule_pending();
@@ -159,9 +162,12 @@ class Simulation final : public controllers::Clock, public controllers::ClusterW
   controllers::TerminationController termination_{ports_};
   controllers::ProvisioningController provisioning_;
   controllers::DisruptionController disruption_{ports_, termination_, provisioning_, kWallClockAtStart};
+  controllers::StaticCapacityController static_capacity_{ports_, provisioning_, termination_};
   controllers::WorkloadAutoscalerController workload_autoscaler_{ports_, metrics_, kWallClockAtStart};
   std::unique_ptr<controllers::NodeGroupController> node_groups_;  // with Cluster Autoscaler
 
+  std::set<std::string> not_ready_;  // NodePools said not ready (their node class is not there)
+  std::set<std::string> catalog_notes_;  // what the catalogs do not know, said once
   bool status_requested_ = false;  // keep CA's status once everything due at this instant has happened
   std::vector<SimulationReport::StatusAt> statuses_;
   std::vector<TimelineEntry> timeline_;

@@ -27,6 +27,9 @@ Simulation::Simulation(SimulationInput input)
       note("cluster-autoscaler", **adopted);
     }
   }
+  for (const std::string& unknown : cloud_.catalog().notes()) {
+    if (catalog_notes_.insert(unknown).second) note("catalog", unknown);
+  }
   apply_objects(std::move(input.objects));
   start_cluster_autoscaler();
 }
@@ -113,9 +116,16 @@ void Simulation::handle(Event& e) {
 // autoscaling controllers look at what is left (pods that fit nowhere open or extend a provisioning batch).
 void Simulation::settle() {
   state_.retire_terminated();
-  reconcile_workloads();
-  schedule_pending();
+  // An OrderedReady StatefulSet makes its next pod once the one before runs: the controllers and kube-scheduler go
+  // round while a pass binds such a pod.
+  std::uint64_t running;
+  do {
+    running = state_.ordered_pods_running();
+    reconcile_workloads();
+    schedule_pending();
+  } while (state_.ordered_pods_running() != running && stopped_.empty());
   provisioning_.reconcile();
+  static_capacity_.reconcile();
   lifecycle_.reconcile();
   disruption_.reconcile();
   peak_nodes_ = std::max(peak_nodes_, state_.live_nodes());
@@ -125,6 +135,16 @@ void Simulation::run_timeline_step(const TimelineStep& step) {
   const ObjectReference& t = step.target;
   switch (step.action) {
     case TimelineStep::Action::Scale: {
+      if (t.kind == "NodePool") {  // kubectl scale nodepool: a static NodePool's replicas
+        const NodePool* pool = state_.find_nodepool(t.name);
+        if (pool == nullptr || !pool->is_static()) {
+          note("warning", fmt::format("scale: no static NodePool {}", t.name));  // refused when the files loaded
+          return;
+        }
+        note("scale", fmt::format("scale NodePool {} {} -> {}", t.name, *pool->replicas, step.replicas));
+        state_.nodepool_scaled(t.name, step.replicas);
+        return;
+      }
       auto it = state_.workloads().find(object_key(t.kind, t.namespace_, t.name));
       if (it == state_.workloads().end()) {
         note("warning", fmt::format("scale: no {} {}/{}", t.kind, t.namespace_, t.name));
@@ -189,7 +209,37 @@ void Simulation::run_timeline_step(const TimelineStep& step) {
 }
 
 void Simulation::apply_objects(ManifestSet objects) {
+  for (cloud::NodeClassPtr& node_class : objects.node_classes) cloud_.node_class_applied(std::move(node_class));
+  if (!objects.node_classes.empty()) state_.node_class_applied();
   for (NodePool& pool : objects.nodepools) state_.nodepool_applied(std::move(pool));
+  // A NodePool whose node class is not there is not Ready: it launches nothing, and the report says why once.
+  for (const auto& [name, pool] : state_.nodepools()) {
+    std::string why;
+    const cloud::Catalog* types = cloud_.instance_types(pool, why);
+    const bool ready = types != nullptr;
+    // What the data does not know, said once: a region's unknown spot prices, the types a Windows class leaves out.
+    for (const std::string& unknown : ready ? types->notes() : std::vector<std::string>{}) {
+      if (catalog_notes_.insert(unknown).second) note("catalog", unknown);
+    }
+    if (cloud_.takes_default_node_class(pool)) {
+      const std::string line = fmt::format(
+          "NodePool {} names {} {}, which the files do not hold: its nodes take the getting-started EC2NodeClass's "
+          "shape (AL2023, 20 GiB root volume, Karpenter's kubelet defaults)",
+          name, pool.node_class.kind, pool.node_class.name);
+      if (catalog_notes_.insert(line).second) note("catalog", line);
+    }
+    if (ready == !not_ready_.contains(name)) continue;
+    if (ready) {
+      not_ready_.erase(name);
+      note("nodepool-ready", fmt::format("NodePool {} is ready: its {} {} is there", name, pool.node_class.kind,
+                                         pool.node_class.name));
+    } else {
+      not_ready_.insert(name);
+      note("nodepool-not-ready", fmt::format("NodePool {} is {}; it launches nothing", name, why));
+      object_event({"NodePool", name, "Warning", "NodeClassNotReady", "Provision",
+                    fmt::format("NodePool {}: NodeClassReady=False: {}", name, why)});
+    }
+  }
   for (const Namespace& ns : objects.namespaces) state_.namespace_seen(ns);
   for (Node& n : objects.nodes) {
     if (state_.find_node(n.meta.name) != nullptr) continue;

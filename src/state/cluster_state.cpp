@@ -42,6 +42,10 @@ void ClusterState::pod_bound(PodRecord& pod, scheduling::NodeId node, Duration n
   ++bindings_;
   ready_requested_ += pod.pod->effective_requests();
   snapshot_.add_pod(std::shared_ptr<const Pod>(pod.pod), node, pod.scheduling_class);
+  if (!ordered_workloads_.empty() && ordered_workloads_.contains(pod.workload)) {
+    workloads_.find(pod.workload.string())->second.dirty = true;
+    ++ordered_pods_running_;
+  }
 }
 
 void ClusterState::pod_nominated(PodRecord& pod, Symbol node) {
@@ -79,6 +83,7 @@ void ClusterState::pod_deleting(PodRecord& pod, Duration stops_at, Duration now)
   if (auto owner = workloads_.find(pod.workload.string()); owner != workloads_.end()) {
     owner->second.pods.erase(pod.key);
     owner->second.dirty = true;
+    owner->second.running_prefix = 0;
   }
 }
 
@@ -92,6 +97,7 @@ void ClusterState::pod_deleted(const std::string& key) {
   if (auto owner = workloads_.find(pod.workload.string()); owner != workloads_.end()) {
     owner->second.pods.erase(pod.key);
     owner->second.dirty = true;  // a deleted pod is replaced, as its ReplicaSet would
+    owner->second.running_prefix = 0;
   }
   if (pod.bound_at) {
     if (snapshot_.node_of_pod(key)) {
@@ -264,6 +270,12 @@ WorkloadRecord& ClusterState::workload_applied(Workload workload) {
   if (!inserted) it->second.workload = std::move(workload);  // re-applying updates the template and replicas
   it->second.dirty = true;
   ++workload_changes_;
+  const Workload& applied = it->second.workload;
+  if (applied.kind == WorkloadKind::StatefulSet && applied.pod_management_policy == PodManagementPolicy::OrderedReady) {
+    ordered_workloads_.insert(Symbol(key));
+  } else {
+    ordered_workloads_.erase(Symbol(key));
+  }
   return it->second;
 }
 
@@ -278,9 +290,17 @@ std::vector<std::string> ClusterState::workload_deleted(const std::string& key) 
   auto it = workloads_.find(key);
   if (it == workloads_.end()) return {};
   std::vector<std::string> owned(it->second.pods.begin(), it->second.pods.end());
+  ordered_workloads_.erase(Symbol(key));
   workloads_.erase(it);
   ++workload_changes_;
   return owned;
+}
+
+void ClusterState::nodepool_scaled(const std::string& name, std::int64_t replicas) {
+  auto it = nodepools_.find(name);
+  if (it == nodepools_.end() || !it->second.is_static()) return;
+  it->second.replicas = replicas;
+  ++capacity_changes_;
 }
 
 void ClusterState::nodepool_applied(NodePool pool) {

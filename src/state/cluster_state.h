@@ -89,6 +89,9 @@ struct WorkloadRecord {
   // Keys of the pods it owns, kept as pods come and go: views of the state's pod keys, whose entries do not move.
   std::set<std::string_view> pods;
   bool dirty = true;  // replicas or pods changed since its controller last looked
+  // An OrderedReady StatefulSet's: the ordinals [0, running_prefix) were Running and Ready at its controller's last
+  // look, so the next look starts after them; 0 again when one of its pods is deleted (or its node fails).
+  std::int32_t running_prefix = 0;
 };
 
 class ClusterState {
@@ -138,6 +141,13 @@ class ClusterState {
   // Deletes the workload; returns the keys of the pods it owned (not deleted here).
   std::vector<std::string> workload_deleted(const std::string& key);
   void nodepool_applied(NodePool pool);
+  // A provider's node class was applied: the NodePools naming it may launch other shapes, or launch again.
+  void node_class_applied() {
+    ++capacity_changes_;
+    ++nodepool_changes_;
+  }
+  // A static NodePool's spec.replicas changed (its scale subresource).
+  void nodepool_scaled(const std::string& name, std::int64_t replicas);
   void nodepool_deleted(const std::string& name) {
     nodepools_.erase(name);
     ++nodepool_changes_;
@@ -225,6 +235,8 @@ class ClusterState {
   std::size_t terminating_pods() const { return terminating_pods_; }
   // Counts every pod bound to a node.
   std::uint64_t bindings() const { return bindings_; }
+  // Moves when a pod of an OrderedReady StatefulSet starts running: its controller may make the next pod.
+  std::uint64_t ordered_pods_running() const { return ordered_pods_running_; }
 
   // The checks of the indexes against a scan, in debug builds (the tests' sanitizer build).
   void check_indexes() const;
@@ -265,6 +277,10 @@ class ClusterState {
   std::vector<std::string> to_retire_;       // terminated since the last retire_terminated()
   std::int32_t live_nodes_ = 0;
   std::map<std::string, WorkloadRecord> workloads_;
+  // Keys of the StatefulSets whose pods are made one at a time (OrderedReady): a pod of theirs that starts running
+  // makes them dirty.
+  std::unordered_set<Symbol> ordered_workloads_;
+  std::uint64_t ordered_pods_running_ = 0;
   std::map<std::string, NodePool> nodepools_;
   std::vector<PodDisruptionBudget> pdbs_;
   std::vector<ConfigMap> config_maps_;

@@ -107,6 +107,29 @@ TEST(InputValidation, ScaleStepAfterADeleteOfItsTargetIsRefused) {
             "no Deployment default/web then: spec.timeline[0] deletes it at 30s, before this step at 1m0s\n");
 }
 
+TEST(InputValidation, ANodePoolTurnedStaticOrDynamicOnceItExistsIsRefusedAsKarpentersCrdRefusesIt) {
+  ScenarioFiles files;
+  // An apply step giving the dynamic NodePool "default" replicas.
+  const std::string apply = R"(  - at: 30s
+    apply:
+    - apiVersion: karpenter.sh/v1
+      kind: NodePool
+      metadata: {name: default}
+      spec: {replicas: 2, template: {spec: {}}}
+)";
+  const std::string path = files.write("flip.yaml", replaced(kValidScenario, "  timeline:\n", "  timeline:\n" + apply));
+  EXPECT_EQ(error_after(ScenarioFiles::simulate({path}), path, "doc 1 Scenario/s: spec.timeline[0].apply: "),
+            "apply doc 1 NodePool/default: spec.replicas: Cannot transition NodePool between static (replicas set) "
+            "and dynamic (replicas unset) provisioning modes\n");
+  // kubectl scale of a dynamic NodePool sets spec.replicas: refused the same way.
+  const std::string scale = files.write(
+      "scale.yaml", replaced(kValidScenario, "  timeline:\n",
+                             "  timeline:\n  - {at: 30s, scale: {kind: NodePool, name: default, replicas: 2}}\n"));
+  EXPECT_EQ(error_after(ScenarioFiles::simulate({scale}), scale, "doc 1 Scenario/s: spec.timeline[0].scale.name: "),
+            "NodePool default has no spec.replicas: Cannot transition NodePool between static (replicas set) and "
+            "dynamic (replicas unset) provisioning modes\n");
+}
+
 TEST(InputValidation, LoadStepNamingNoWorkloadIsRefused) {
   ScenarioFiles files;
   const std::string path = files.write(

@@ -15,6 +15,7 @@
 
 #include "cloud/catalog.h"
 #include "sim/report.h"
+#include "scenario_files.h"
 #include "source_dir.h"
 
 namespace scalewright::cli {
@@ -282,6 +283,112 @@ TEST(Simulate, CompareRunsTheWorkloadUnderNodeGroupsAndUnderNodePoolsSideBySide)
   // Karpenter packs the same pods onto a few large spot nodes: fewer nodes, a smaller bill.
   EXPECT_LT(runs[1]["summary"]["peak_nodes"].get<int>(), 22);
   EXPECT_LT(runs[1]["summary"]["total_cost_usd"].get<double>(), runs[0]["summary"]["total_cost_usd"].get<double>());
+}
+
+// A Windows NodePool and EC2NodeClass as Karpenter's examples/v1/windows-20XX.yaml set them up (on-demand c, m and r
+// of generation 3 or later, amd64, the family's alias), three IIS pods of 1 cpu and 2Gi, in `region`.
+std::string windows_scenario(const std::string& family, const std::string& region = "us-east-1") {
+  return R"(apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: windows}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: windows}
+      requirements:
+      - {key: kubernetes.io/os, operator: In, values: [windows]}
+      - {key: kubernetes.io/arch, operator: In, values: [amd64]}
+      - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}
+      - {key: karpenter.k8s.aws/instance-category, operator: In, values: [c, m, r]}
+      - {key: karpenter.k8s.aws/instance-generation, operator: Gt, values: ["2"]}
+---
+apiVersion: karpenter.k8s.aws/v1
+kind: EC2NodeClass
+metadata: {name: windows}
+spec:
+  role: KarpenterNodeRole-demo
+  subnetSelectorTerms: [{tags: {karpenter.sh/discovery: demo}}]
+  securityGroupSelectorTerms: [{tags: {karpenter.sh/discovery: demo}}]
+  amiSelectorTerms: [{alias: )" + family + R"(@latest}]
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: iis, namespace: default}
+spec:
+  replicas: 3
+  selector: {matchLabels: {app: iis}}
+  template:
+    metadata: {labels: {app: iis}}
+    spec:
+      nodeSelector: {kubernetes.io/os: windows}
+      containers:
+      - {name: iis, image: iis, resources: {requests: {cpu: "1", memory: 2Gi}}}
+---
+apiVersion: scalewright.dev/v1alpha1
+kind: Scenario
+metadata: {name: windows}
+spec:
+  duration: 5m
+  cloud: {region: )" + region + R"(, launchLatency: {min: 60s, max: 60s}}
+  timeline: []
+)";
+}
+
+TEST(Simulate, KarpentersWindowsNodePoolsLaunchWindowsNodesAtTheirWindowsPrice) {
+  // Windows nodes: 110 pods, kube-reserved for 110 (1465 MiB), so a 4-vCPU c type of 8 GiB keeps 7577 − 1465 − 100 =
+  // 6012 MiB, too little for three 2Gi pods; the cheapest 4-vCPU m type by its Windows price in us-east-1
+  // (prices-on-demand-windows.csv) is m5a.xlarge at $0.356/h (its Linux price is $0.172/h).
+  testing::ScenarioFiles files;
+  for (const std::string family : {"windows2019", "windows2022", "windows2025"}) {
+    nlohmann::json report = simulate_json({files.write(family + ".yaml", windows_scenario(family))});
+    const std::vector<nlohmann::json> launches = entries(report, "launch");
+    ASSERT_EQ(launches.size(), 1u) << family;
+    EXPECT_NE(launches[0]["message"].get<std::string>().find("m5a.xlarge us-east-1a on-demand $0.3560/h for 3 pods"),
+              std::string::npos)
+        << launches[0]["message"];
+    EXPECT_EQ(report["summary"]["pod_wait"]["pods_bound"], 3) << family;
+    const std::vector<nlohmann::json> notes = entries(report, "catalog");
+    ASSERT_EQ(notes.size(), 1u) << family;
+    EXPECT_NE(notes[0]["message"].get<std::string>().find("923 of the region's 970 amd64 types have a Windows price"),
+              std::string::npos)
+        << notes[0]["message"];
+  }
+  // Karpenter's windows-custom-userdata example names its node class's group with a version ("karpenter.k8s.aws/v1"),
+  // which the NodePool CRD's pattern refuses.
+  std::string versioned = windows_scenario("windows2022");
+  const std::string group = "group: karpenter.k8s.aws,";
+  versioned.replace(versioned.find(group), group.size(), "group: karpenter.k8s.aws/v1,");
+  const std::string path = files.write("versioned.yaml", versioned);
+  const testing::CommandRun run = testing::ScenarioFiles::simulate({path});
+  EXPECT_EQ(run.status, 1);
+  EXPECT_EQ(run.err, "error: " + path + " doc 1 NodePool/windows: spec.template.spec.nodeClassRef.group: must be an "
+                       "API group without a version (the CRD's pattern ^[^/]*$), got \"karpenter.k8s.aws/v1\"\n");
+}
+
+TEST(Simulate, ARegionWithoutSpotPricesLaunchesOnDemandAndSaysWhy) {
+  // af-south-1 has on-demand prices and three zones but no spot observation: spot is not offered there, and the
+  // NodePool that allows both launches on demand: for three 1-cpu pods, c5a.xlarge at $0.206/h (the cheapest c, m or
+  // r of generation 3 or later that holds 3 cpu in af-south-1).
+  std::string text = windows_scenario("al2023", "af-south-1");
+  auto swap = [&text](const std::string& from, const std::string& to) {
+    text.replace(text.find(from), from.size(), to);
+  };
+  swap("values: [windows]", "values: [linux]");
+  swap("values: [on-demand]", "values: [spot, on-demand]");
+  swap("{kubernetes.io/os: windows}", "{kubernetes.io/os: linux}");
+  swap("memory: 2Gi", "memory: 1Gi");
+  testing::ScenarioFiles files;
+  nlohmann::json report = simulate_json({files.write("af.yaml", text)});
+  const std::vector<nlohmann::json> launches = entries(report, "launch");
+  ASSERT_EQ(launches.size(), 1u);
+  EXPECT_NE(launches[0]["message"].get<std::string>().find("c5a.xlarge af-south-1a on-demand $0.2060/h"),
+            std::string::npos)
+      << launches[0]["message"];
+  const std::vector<nlohmann::json> notes = entries(report, "catalog");
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_EQ(notes[0]["message"], "spot prices are not known for region af-south-1 (prices-spot-2022-05.csv has no "
+                                 "observation there): its types are offered on demand only "
+                                 "(spec.cloud.spotPriceFraction estimates them)");
 }
 
 TEST(Simulate, InvalidScenarioIsOneErrorLine) {

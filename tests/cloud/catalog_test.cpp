@@ -194,12 +194,52 @@ TEST(Catalog, RegionsWithoutZonesOrPricesAreErrors) {
   options.region = "us-gov-west-1";
   EXPECT_NE(load_catalog(kData, options).error().message.find("no zone IDs for region us-gov-west-1"),
             std::string::npos);
-  options.region = "eu-west-1";
-  EXPECT_NE(load_catalog(kData, options).error().message.find("no on-demand prices for region eu-west-1"),
-            std::string::npos);
   options.region = "mars-north-1";
   EXPECT_NE(load_catalog(kData, options).error().message.find("unknown region \"mars-north-1\""),
             std::string::npos);
+}
+
+TEST(Catalog, EveryCommercialRegionLoadsWithItsZonesAndPrices) {
+  // Counted from the data files: the types priced in the region that instance-types.csv has, the zone IDs of the
+  // region's code, the types with a Windows price too, and m5.large's Linux and Windows prices.
+  struct Case {
+    std::string region;
+    std::size_t types;
+    std::size_t zones;
+    std::size_t windows_priced;
+    double m5_large;
+    double m5_large_windows;
+    bool spot_known;
+  };
+  const Case cases[] = {
+      {"us-east-1", 1366, 6, 923, 0.096, 0.188, true},
+      {"eu-west-1", 1038, 3, 721, 0.107, 0.199, true},
+      {"us-west-2", 1292, 4, 929, 0.096, 0.188, true},
+      // No spot observation in the region: on demand only, and a note says why.
+      {"af-south-1", 456, 3, 323, 0.127, 0.219, false},
+  };
+  for (const Case& c : cases) {
+    CatalogOptions options;
+    options.region = c.region;
+    Result<Catalog> catalog = load_catalog(kData, options);
+    ASSERT_TRUE(catalog.ok()) << c.region << ": " << catalog.error().message;
+    EXPECT_EQ(catalog->size(), c.types) << c.region;
+    EXPECT_EQ(catalog->zones().size(), c.zones) << c.region;
+    EXPECT_EQ(catalog->zones()[0].name, c.region + "a");
+    EXPECT_EQ(catalog->stats().windows_priced, c.windows_priced) << c.region;
+    const InstanceType* m5 = catalog->find("m5.large");
+    ASSERT_NE(m5, nullptr) << c.region;
+    EXPECT_EQ(m5->offering(c.region + "a", CapacityType::OnDemand)->price_per_hour, c.m5_large) << c.region;
+    EXPECT_EQ(m5->windows_on_demand, c.m5_large_windows) << c.region;
+    EXPECT_EQ(m5->offering(c.region + "a", CapacityType::Spot) != nullptr, c.spot_known) << c.region;
+    EXPECT_EQ(catalog->notes().empty(), c.spot_known) << c.region;
+  }
+  CatalogOptions af;
+  af.region = "af-south-1";
+  EXPECT_EQ(load_catalog(kData, af)->notes(),
+            std::vector<std::string>{"spot prices are not known for region af-south-1 (prices-spot-2022-05.csv has no "
+                                     "observation there): its types are offered on demand only "
+                                     "(spec.cloud.spotPriceFraction estimates them)"});
 }
 
 TEST(Catalog, MalformedPriceIsAnErrorNamingFileLineAndColumn) {

@@ -518,5 +518,36 @@ spec:
   kubectl_ok("delete nodepool keda");
 }
 
+// A static NodePool (spec.replicas) on `scalewright run`: its two nodes come though no pod asks for them, and
+// `kubectl scale nodepool` (the CRD's scale subresource) takes it down to one, then none.
+TEST_F(Run, StaticNodePoolKeepsItsReplicasAndFollowsKubectlScale) {
+  kube::ApiClient api = client();
+  std::unique_ptr<Process> scalewright =
+      start_scalewright("static", {"--leader-elect=false", "--metrics-bind-address", "0"});
+  ASSERT_TRUE(log_shows(*scalewright, "cluster state synced", std::chrono::seconds(60))) << scalewright->log();
+  apply("static.yaml", nodepool("static") + "  replicas: 2\n  limits: {nodes: 3}\n");
+  auto ready_nodes = [&] {
+    std::vector<json> nodes = of_pool(api, "/api/v1/nodes", "static");
+    return static_cast<std::size_t>(
+        std::count_if(nodes.begin(), nodes.end(), [](const json& n) { return condition_true(n, "Ready"); }));
+  };
+  auto claims = [&] { return of_pool(api, "/apis/karpenter.sh/v1/nodeclaims", "static").size(); };
+  ASSERT_TRUE(eventually([&] { return ready_nodes() == 2 && claims() == 2; }, std::chrono::seconds(90)))
+      << scalewright->log();
+  for (const json& claim : of_pool(api, "/apis/karpenter.sh/v1/nodeclaims", "static")) {
+    // The cheapest the template allows: m5.large on demand.
+    EXPECT_EQ(claim["metadata"]["labels"].value("node.kubernetes.io/instance-type", ""), "m5.large");
+  }
+  kubectl_ok("scale nodepool static --replicas 1");
+  EXPECT_TRUE(eventually([&] { return ready_nodes() == 1 && claims() == 1; }, std::chrono::seconds(60)))
+      << scalewright->log();
+  kubectl_ok("scale nodepool static --replicas 0");
+  EXPECT_TRUE(eventually([&] { return of_pool(api, "/api/v1/nodes", "static").empty() && claims() == 0; },
+                         std::chrono::seconds(60)))
+      << scalewright->log();
+  EXPECT_EQ(scalewright->stop(SIGTERM), 0);
+  kubectl_ok("delete nodepool static");
+}
+
 }  // namespace
 }  // namespace scalewright::cluster::testing

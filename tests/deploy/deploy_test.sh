@@ -316,11 +316,47 @@ apiserver() {
       nodeClassRef: {group: karpenter.k8s.aws, kind: KWOKNodeClass, name: default}
       requirements: []")" \
     spec.template.spec.nodeClassRef 'nodeClassRef.group is immutable'
+  # Static NodePools (spec.replicas, Karpenter's StaticCapacity): only limits.nodes, no weight, and no turning a
+  # NodePool static or dynamic once it exists; kubectl scale sets the replicas through the scale subresource.
+  rejected "$(nodepool static-cpu "$template
+      requirements: []
+  replicas: 2
+  limits: {cpu: '100', nodes: '5'}")" \
+    spec "only 'limits.nodes' is supported on static NodePools"
+  rejected "$(nodepool static-weight "$template
+      requirements: []
+  replicas: 2
+  weight: 10")" \
+    spec "'weight' is not supported on static NodePools"
+  if k apply -f - <<<"$(nodepool static "$template
+      requirements: []
+  replicas: 2
+  limits: {nodes: '5'}")" >"$work/apply.out" 2>"$work/apply.err"; then
+    pass "a static NodePool with limits.nodes applies"
+  else
+    fail "static NodePool:"; indent <"$work/apply.err"
+  fi
+  if k scale nodepool static --replicas=3 >"$work/scale.out" 2>"$work/scale.err"; then
+    field_is nodepool/static .spec.replicas 3
+  else
+    fail "kubectl scale nodepool static:"; indent <"$work/scale.err"
+  fi
+  rejected "$(nodepool static "$template
+      requirements: []
+  limits: {nodes: '5'}")" \
+    spec 'Cannot transition NodePool between static (replicas set) and dynamic (replicas unset) provisioning modes'
+  if k scale nodepool minimal --replicas=1 >"$work/scale.out" 2>"$work/scale.err"; then
+    fail "kubectl scale of the dynamic NodePool minimal was accepted"
+  elif grep -qF 'Cannot transition NodePool between static' "$work/scale.err"; then
+    pass "kubectl scale of a dynamic NodePool is refused: $(head -1 "$work/scale.err")"
+  else
+    fail "kubectl scale nodepool minimal failed, but not saying why:"; indent <"$work/scale.err"
+  fi
   if k get nodepools -o name >"$work/names.out" 2>&1 && [ "$(sort "$work/names.out" | tr '\n' ' ')" = \
-       "nodepool.karpenter.sh/default nodepool.karpenter.sh/every-field nodepool.karpenter.sh/minimal " ]; then
+       "nodepool.karpenter.sh/default nodepool.karpenter.sh/every-field nodepool.karpenter.sh/minimal nodepool.karpenter.sh/static " ]; then
     pass "no rejected NodePool was stored"
   else
-    fail "NodePools stored: want default, every-field, minimal; got:"; indent <"$work/names.out"
+    fail "NodePools stored: want default, every-field, minimal, static; got:"; indent <"$work/names.out"
   fi
 
   # What the controller's ServiceAccount may do: all it needs...

@@ -386,7 +386,16 @@ TEST(DecodeWorkload, ReplicaSetStatefulSetAndDaemonSet) {
   EXPECT_EQ(set.workloads[0].pod_template.meta.namespace_, "default");
   EXPECT_EQ(set.workloads[1].kind, WorkloadKind::StatefulSet);
   EXPECT_EQ(set.workloads[1].replicas, 0);
+  EXPECT_EQ(set.workloads[1].pod_management_policy, PodManagementPolicy::OrderedReady);  // the default
   EXPECT_EQ(set.workloads[2].kind, WorkloadKind::DaemonSet);
+
+  EXPECT_EQ(decode_ok(workload("apps/v1", "StatefulSet", "  podManagementPolicy: Parallel\n"))
+                .workloads.at(0)
+                .pod_management_policy,
+            PodManagementPolicy::Parallel);
+  EXPECT_EQ(decode_error(workload("apps/v1", "StatefulSet", "  podManagementPolicy: OneByOne\n")),
+            "test.yaml doc 1 StatefulSet/w: spec.podManagementPolicy: unknown pod management policy \"OneByOne\" "
+            "(expected OrderedReady, Parallel)");
 }
 
 TEST(DecodeWorkload, JobRunsMinOfParallelismAndCompletions) {

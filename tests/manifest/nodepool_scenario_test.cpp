@@ -97,6 +97,67 @@ spec:
   EXPECT_EQ(p.weight, 0);
 }
 
+TEST(NodePool, V1beta1DisruptionIsReadAsKarpentersConversionToV1ReadsIt) {
+  // v1beta1 kept expireAfter under spec.disruption (default 720h); the conversion moves it to the template's spec.
+  // WhenUnderutilized, v1beta1's default policy, converts to WhenEmptyOrUnderutilized with consolidateAfter 0s.
+  const std::string head = R"(
+apiVersion: karpenter.sh/v1beta1
+kind: NodePool
+metadata: {name: old}
+spec:
+  template:
+    spec:
+      nodeClassRef: {apiVersion: karpenter.k8s.aws/v1beta1, kind: EC2NodeClass, name: default}
+)";
+  struct Case {
+    std::string disruption;
+    std::optional<Duration> expire_after;
+    ConsolidationPolicy policy;
+    std::optional<Duration> consolidate_after;
+  };
+  const Case cases[] = {
+      {"", Duration(720LL * 3600 * 1000), ConsolidationPolicy::WhenEmptyOrUnderutilized, Duration(0)},
+      {"  disruption: {expireAfter: 24h}\n", Duration(24LL * 3600 * 1000),
+       ConsolidationPolicy::WhenEmptyOrUnderutilized, Duration(0)},
+      {"  disruption: {expireAfter: Never, consolidationPolicy: WhenUnderutilized, consolidateAfter: Never}\n",
+       std::nullopt, ConsolidationPolicy::WhenEmptyOrUnderutilized, Duration(0)},
+      {"  disruption: {consolidationPolicy: WhenEmpty, consolidateAfter: 30s, expireAfter: 10m}\n",
+       Duration(600'000), ConsolidationPolicy::WhenEmpty, Duration(30'000)},
+  };
+  for (const Case& c : cases) {
+    ManifestSet set = decode_ok(head + c.disruption);
+    const NodePool& p = set.nodepools.at(0);
+    EXPECT_EQ(p.expire_after, c.expire_after) << c.disruption;
+    EXPECT_EQ(p.consolidation_policy, c.policy) << c.disruption;
+    EXPECT_EQ(p.consolidate_after, c.consolidate_after) << c.disruption;
+    EXPECT_EQ(p.node_class, (NodeClassReference{"karpenter.k8s.aws", "EC2NodeClass", "default"}));
+  }
+  // v1beta1's CRD rules on consolidateAfter.
+  EXPECT_EQ(decode_error(head + "  disruption: {consolidationPolicy: WhenUnderutilized, consolidateAfter: 30s}\n"),
+            "test.yaml doc 1 NodePool/old: spec.disruption.consolidateAfter: cannot be combined with "
+            "consolidationPolicy=WhenUnderutilized");
+  EXPECT_EQ(decode_error(head + "  disruption: {consolidationPolicy: WhenEmpty}\n"),
+            "test.yaml doc 1 NodePool/old: spec.disruption.consolidateAfter: must be specified with "
+            "consolidationPolicy=WhenEmpty");
+}
+
+TEST(NodePool, AStaticNodePoolTakesOnlyWhatKarpentersCrdAllowsIt) {
+  const std::string head = "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: np}\nspec:\n"
+                           "  template: {spec: {}}\n";
+  const NodePool p = decode_ok(head + "  replicas: 3\n  limits: {nodes: 5}\n").nodepools.at(0);
+  EXPECT_EQ(p.replicas, 3);
+  EXPECT_TRUE(p.is_static());
+  EXPECT_EQ(p.limits.get(nodes_resource()), 5);
+  EXPECT_FALSE(decode_ok(head).nodepools.at(0).is_static());
+  // Karpenter's CRD: replicas at least 0; on a static NodePool only limits.nodes, and no weight.
+  EXPECT_EQ(decode_error(head + "  replicas: -1\n"),
+            "test.yaml doc 1 NodePool/np: spec.replicas: must be at least 0, got -1");
+  EXPECT_EQ(decode_error(head + "  replicas: 3\n  limits: {nodes: 5, cpu: 100}\n"),
+            "test.yaml doc 1 NodePool/np: spec.limits.cpu: only 'limits.nodes' is supported on static NodePools");
+  EXPECT_EQ(decode_error(head + "  replicas: 3\n  weight: 10\n"),
+            "test.yaml doc 1 NodePool/np: spec.weight: 'weight' is not supported on static NodePools");
+}
+
 TEST(NodePool, ProvisionerWithTtlSecondsAfterEmptyFromTheSeedArticles) {
   ManifestSet set = decode_ok(R"(
 apiVersion: karpenter.sh/v1alpha5
@@ -253,7 +314,7 @@ TEST(Scenario, InvalidStepsNameTheirPath) {
             "test.yaml doc 1 Scenario/s: spec.timeline[0].scale.replicas: must not be negative");
   EXPECT_EQ(decode_error(head + "  timeline:\n  - {at: 1m, scale: {kind: deployment, name: a, replicas: 1}}\n"),
             "test.yaml doc 1 Scenario/s: spec.timeline[0].scale.kind: unsupported kind \"deployment\" (expected "
-            "Deployment, ReplicaSet, StatefulSet, Job)");
+            "Deployment, ReplicaSet, StatefulSet, Job, NodePool)");
   EXPECT_EQ(decode_error(head + "  cloud: {faults: {neverReadyRate: 2}}\n"),
             "test.yaml doc 1 Scenario/s: spec.cloud.faults.neverReadyRate: must be between 0 and 1, got 2");
   EXPECT_EQ(decode_error(head + "  cloud: {launchLatency: {min: 2m, max: 1m}}\n"),

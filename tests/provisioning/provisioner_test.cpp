@@ -216,6 +216,21 @@ TEST(Provisioning, NodePoolLimitsHoldUnderABurstOfOneThousandPods) {
   EXPECT_EQ(plan.unschedulable[0].reason, "no nodepool can hold the pod: nodepool \"default\": limits exceeded (cpu)");
 }
 
+TEST(Provisioning, ALimitOnNodesCountsEveryNodeOfThePoolAndEveryNewClaim) {
+  // Karpenter counts each node as one of resource "nodes". limits.nodes 3 with one node running leaves two new
+  // NodeClaims: 1-cpu pods fill two 16-cpu m.4xlarge claims (32 pods); the other 68 fit no further claim.
+  Fixture f;
+  limit(f.input.nodepools[0], nodes_resource(), 3);
+  f.input.nodepool_usage["default"] = limit_usage(ResourceList());
+  f.input.pending = make_pods("burst", 100, 1 * kCpu, 1 * kGi);
+  ProvisioningPlan plan = f.plan();
+  ASSERT_EQ(plan.new_claims.size(), 2u);
+  EXPECT_EQ(plan.new_claims[0].pods.size() + plan.new_claims[1].pods.size(), 32u);
+  ASSERT_EQ(plan.unschedulable.size(), 68u);
+  EXPECT_EQ(plan.unschedulable[0].reason,
+            "no nodepool can hold the pod: nodepool \"default\": limits exceeded (nodes)");
+}
+
 TEST(Provisioning, NodePoolLimitsCountTheLargestTypeAClaimMayStillLaunch) {
   Fixture f;
   limit(f.input.nodepools[0], resource_names::cpu(), 100 * kCpu);

@@ -1,6 +1,6 @@
 #pragma once
-// Running a scenario given as YAML text on the small round-number catalog (tests/provisioning/fixtures.h), and
-// reading its timeline back, for the simulator's tests.
+// Running a scenario given as YAML text on the small round-number catalog (tests/provisioning/fixtures.h), or on one
+// of one's own (run_on), and reading its timeline back, for the simulator's tests.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -16,17 +16,20 @@ namespace scalewright::sim::testing {
 // `zones`: how many zones the catalog has (zone-a, zone-b, ...); `status_at`: when to keep Cluster Autoscaler's
 // status report as well (SimulationInput::status_at); `sink`: told of the timeline as the run goes; `limits`: the
 // run's ceilings.
-inline SimulationReport run(const std::string& text, int zones = 2, std::vector<Duration> status_at = {},
-                            TimelineSink* sink = nullptr, SimulationLimits limits = {}) {
+inline SimulationReport run_on(cloud::Catalog catalog, const std::string& text, std::vector<Duration> status_at = {},
+                               TimelineSink* sink = nullptr, SimulationLimits limits = {}) {
   Result<ManifestSet> objects = decode_manifests(text, "test.yaml");
   EXPECT_TRUE(objects.ok()) << (objects.ok() ? "" : objects.error().message);
   if (!objects.ok()) return {};
   ManifestSet set = std::move(*objects);
   Scenario s = set.scenarios.at(0);
   set.scenarios.clear();
-  return simulate(
-      {std::move(s), std::move(set), provisioning::fixtures::make_catalog(zones), std::move(status_at), sink,
-                   limits, true});
+  return simulate({std::move(s), std::move(set), std::move(catalog), std::move(status_at), sink, limits, true});
+}
+
+inline SimulationReport run(const std::string& text, int zones = 2, std::vector<Duration> status_at = {},
+                            TimelineSink* sink = nullptr, SimulationLimits limits = {}) {
+  return run_on(provisioning::fixtures::make_catalog(zones), text, std::move(status_at), sink, limits);
 }
 
 // A Deployment `name` of `replicas` pods (label app: <name>) asking `cpu` and `memory`; `pod_spec` lines are added to

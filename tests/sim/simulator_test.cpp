@@ -11,6 +11,7 @@
 // Every scenario launches nodes exactly 60 s after the launch call, so times can be worked out by hand.
 #include "sim/simulator.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <sstream>
@@ -32,10 +33,14 @@ std::string scenario(const std::string& timeline, const std::string& faults = ""
          "\n  cloud:\n    launchLatency: {min: 60s, max: 60s}\n    faults: {" + faults + "}\n  timeline:\n" + timeline;
 }
 
+using ::testing::AllOf;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
 using testing::deployment;
 using testing::messages;
 using testing::nodepool;
 using testing::run;
+using testing::run_on;
 
 const std::string kScaleTo5At10s = "  - {at: 10s, scale: {kind: Deployment, name: inflate, replicas: 5}}\n";
 const std::string kScaleTo0At5m = "  - {at: 5m, scale: {kind: Deployment, name: inflate, replicas: 0}}\n";
@@ -90,6 +95,273 @@ TEST(Simulator, NodePoolLimitsHoldUnderABurstOfAThousandPods) {
   EXPECT_EQ(r.summary.pod_wait.pods_pending_at_end, 984u);
   ASSERT_EQ(r.summary.cost_lines.size(), 1u);
   EXPECT_EQ(r.summary.cost_lines[0].instance_type, "m.4xlarge");
+}
+
+TEST(Simulator, ALimitOnNodesStopsTheNodePoolAtThatManyNodes) {
+  // limits.nodes 2, pods that will not share a node (required anti-affinity on the hostname). One replica at 10 s
+  // launches one node; three at 3 m launch one more (the second node of two) and leave the third pending.
+  const std::string anti_affinity =
+      "      affinity: {podAntiAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [{labelSelector: "
+      "{matchLabels: {app: web}}, topologyKey: kubernetes.io/hostname}]}}\n";
+  SimulationReport r = run(nodepool("  limits: {nodes: 2}") + deployment("web", 0, "1", "1Gi", anti_affinity) +
+                           scenario("  - {at: 10s, scale: {kind: Deployment, name: web, replicas: 1}}\n"
+                                    "  - {at: 3m, scale: {kind: Deployment, name: web, replicas: 3}}\n"));
+  EXPECT_EQ(r.summary.launches, 2);
+  EXPECT_EQ(r.summary.peak_nodes, 2);
+  EXPECT_EQ(r.summary.pod_wait.pods_bound, 2u);
+  EXPECT_EQ(r.summary.pod_wait.pods_pending_at_end, 1u);
+  const std::vector<std::string> unschedulable = messages(r, "unschedulable");
+  ASSERT_FALSE(unschedulable.empty());
+  EXPECT_NE(unschedulable.back().find("nodepool \"default\": limits exceeded (nodes)"), std::string::npos)
+      << unschedulable.back();
+}
+
+TEST(Simulator, AV1beta1NodePoolsDisruptionExpireAfterExpiresItsNodes) {
+  // karpenter.sh/v1beta1 kept expireAfter under spec.disruption. The node launched at 11 s expires 5 m later,
+  // at 5m11s; its pod is replaced on a new node.
+  const std::string v1beta1 = R"(
+apiVersion: karpenter.sh/v1beta1
+kind: NodePool
+metadata: {name: default}
+spec:
+  template:
+    spec:
+      requirements:
+      - {key: kubernetes.io/arch, operator: In, values: [amd64]}
+  disruption: {consolidationPolicy: WhenEmpty, consolidateAfter: 30s, expireAfter: 5m}
+---
+)";
+  SimulationReport r = run(v1beta1 + deployment("inflate", 0, "1") +
+                           scenario("  - {at: 10s, scale: {kind: Deployment, name: inflate, replicas: 1}}\n"));
+  const std::vector<std::string> expired = messages(r, "expired");
+  ASSERT_EQ(expired.size(), 1u);
+  EXPECT_EQ(expired[0].rfind("t=5m11s node default-", 0), 0u) << expired[0];
+  EXPECT_NE(expired[0].find("its NodePool's expireAfter is 5m0s"), std::string::npos) << expired[0];
+}
+
+// A StatefulSet "db" of pods that will not share a node, with the given podManagementPolicy line.
+std::string statefulset(const std::string& policy) {
+  return R"(
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: db, namespace: default}
+spec:
+  replicas: 0
+)" + policy + R"(
+  selector: {matchLabels: {app: db}}
+  template:
+    metadata: {labels: {app: db}}
+    spec:
+      terminationGracePeriodSeconds: 10
+      affinity: {podAntiAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [
+        {labelSelector: {matchLabels: {app: db}}, topologyKey: kubernetes.io/hostname}]}}
+      containers:
+      - {name: db, image: postgres, resources: {requests: {cpu: "1", memory: 1Gi}}}
+---
+)";
+}
+
+// When each pod of `r` was created, by name.
+std::map<std::string, Duration> created_at(const SimulationReport& r) {
+  std::map<std::string, Duration> out;
+  for (const PodOutcome& p : r.pods) out[p.pod] = p.created;
+  return out;
+}
+
+TEST(Simulator, AnOrderedReadyStatefulSetMakesEachPodOnceTheOneBeforeRunsAndRemovesThemHighestFirst) {
+  // Each pod needs a node of its own. Scaled 0 -> 3 at 10 s: db-0 is made then, its node launched at 11 s and
+  // Ready at 71 s; only then is db-1 made (node at 72 s, Ready 132 s), then db-2 (node 133 s, Ready 193 s).
+  // Scaled 3 -> 1 at 5 m: db-2 is deleted and stops 10 s later (its grace period), then db-1 goes, 5m10s to
+  // 5m20s; their empty nodes are removed 30 s after each: 5m40s, 5m50s.
+  const std::string timeline = "  - {at: 10s, scale: {kind: StatefulSet, name: db, replicas: 3}}\n"
+                               "  - {at: 5m, scale: {kind: StatefulSet, name: db, replicas: 1}}\n";
+  SimulationReport ordered = run(nodepool() + statefulset("") + scenario(timeline));
+  std::map<std::string, Duration> created = created_at(ordered);
+  EXPECT_EQ(created["default/db-0"], Duration(10'000));
+  EXPECT_EQ(created["default/db-1"], Duration(71'000));
+  EXPECT_EQ(created["default/db-2"], Duration(132'000));
+  EXPECT_THAT(messages(ordered, "launch"), ElementsAre(HasSubstr("t=11s "), HasSubstr("t=1m12s "),
+                                                       HasSubstr("t=2m13s ")));
+  EXPECT_THAT(messages(ordered, "removed"), ElementsAre(AllOf(HasSubstr("t=5m40s "), HasSubstr("after 30s")),
+                                                        AllOf(HasSubstr("t=5m50s "), HasSubstr("after 30s"))));
+
+  // Parallel: the three pods at once, three nodes launched together; both pods deleted at 5 m, at once, so both
+  // nodes are empty from 5 m (the budget, 10% of 3 nodes, lets one go at a time: the second at the next pass).
+  SimulationReport parallel =
+      run(nodepool() + statefulset("  podManagementPolicy: Parallel") + scenario(timeline));
+  created = created_at(parallel);
+  EXPECT_EQ(created["default/db-0"], Duration(10'000));
+  EXPECT_EQ(created["default/db-2"], Duration(10'000));
+  EXPECT_THAT(messages(parallel, "launch"),
+              ElementsAre(HasSubstr("t=11s "), HasSubstr("t=11s "), HasSubstr("t=11s ")));
+  EXPECT_THAT(messages(parallel, "removed"), ElementsAre(AllOf(HasSubstr("t=5m30s "), HasSubstr("after 30s")),
+                                                         AllOf(HasSubstr("t=5m40s "), HasSubstr("after 40s"))));
+}
+
+TEST(Simulator, AStaticNodePoolKeepsItsReplicasWithinLimitsNodesAndIsNeverConsolidated) {
+  // replicas 3, no pod at all: three nodes of the cheapest type the NodePool allows (c.large spot, $0.04) launch at
+  // 0 s, and stay though empty (consolidateAfter 30s is ignored). Scaled to 5 at 5 m: limits.nodes 4 leaves room
+  // for one more. Scaled to 1 at 10 m: three of the four go at once (empty).
+  SimulationReport r = run(nodepool("  replicas: 3\n  limits: {nodes: 4}") +
+                           scenario("  - {at: 5m, scale: {kind: NodePool, name: default, replicas: 5}}\n"
+                                    "  - {at: 10m, scale: {kind: NodePool, name: default, replicas: 1}}\n",
+                                    "", "15m"));
+  const std::vector<std::string> launches = messages(r, "launch");
+  ASSERT_EQ(launches.size(), 4u);
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(launches[static_cast<std::size_t>(i)].rfind("t=0s ", 0), 0u) << launches[static_cast<std::size_t>(i)];
+    EXPECT_NE(launches[static_cast<std::size_t>(i)].find("c.large zone-a spot $0.0400/h for static NodePool default (" +
+                                                         std::to_string(i + 1) + " of 3 replicas)"),
+              std::string::npos)
+        << launches[static_cast<std::size_t>(i)];
+  }
+  EXPECT_NE(launches[3].find("t=5m0s "), std::string::npos) << launches[3];
+  EXPECT_NE(launches[3].find("(4 of 5 replicas)"), std::string::npos) << launches[3];
+  EXPECT_THAT(messages(r, "static-limit"),
+              ElementsAre("t=5m0s static NodePool default: its limits.nodes of 4 keeps it below its 5 replicas"));
+  EXPECT_THAT(messages(r, "static-scale-down"), ElementsAre(HasSubstr("t=10m0s "), HasSubstr("t=10m0s "),
+                                                            HasSubstr("t=10m0s ")));
+  EXPECT_THAT(messages(r, "removed"), ::testing::IsEmpty());  // never consolidated
+  EXPECT_EQ(r.summary.peak_nodes, 4);
+  EXPECT_EQ(r.summary.nodes_at_end, 1);
+}
+
+TEST(Simulator, AStaticNodePoolsDriftedNodesAreReplacedOneForOneFromItsTemplate) {
+  // replicas 2; at 2 m the template gains a label: both nodes drift. The budget (10% of 2, rounded up: 1) takes one
+  // at a time, oldest first: its replacement launches, is Ready 60 s later, and the drifted node is then drained.
+  const std::string applied = R"(  - at: 2m
+    apply:
+    - apiVersion: karpenter.sh/v1
+      kind: NodePool
+      metadata: {name: default}
+      spec:
+        replicas: 2
+        template:
+          metadata: {labels: {team: web}}
+          spec:
+            requirements:
+            - {key: kubernetes.io/arch, operator: In, values: [amd64]}
+)";
+  SimulationReport r = run(nodepool("  replicas: 2") + scenario(applied, "", "10m"));
+  EXPECT_EQ(messages(r, "drift").size(), 2u);
+  EXPECT_EQ(r.summary.launches, 4);
+  EXPECT_EQ(r.summary.peak_nodes, 3);  // never more than one replacement beside the two
+  EXPECT_EQ(r.summary.nodes_at_end, 2);
+}
+
+TEST(Simulator, PodsRunOnAStaticNodePoolsNodesButNeverMakeItLaunch) {
+  // Two c.large nodes (2 cpu each) of a static NodePool, the only NodePool: of five 1-cpu pods at 2 m, four fill
+  // them and the fifth waits, since a static NodePool launches only its replicas.
+  SimulationReport r = run(nodepool("  replicas: 2", "      - {key: node.kubernetes.io/instance-type, operator: In, "
+                                                     "values: [c.large]}\n") +
+                           deployment("web", 0, "1") +
+                           scenario("  - {at: 2m, scale: {kind: Deployment, name: web, replicas: 5}}\n"));
+  EXPECT_EQ(r.summary.launches, 2);
+  EXPECT_EQ(r.summary.pod_wait.pods_bound, 4u);
+  EXPECT_EQ(r.summary.pod_wait.pods_pending_at_end, 1u);
+}
+
+// Two types with their hardware, priced on demand only (spot at the same price): what an EC2NodeClass shapes.
+//   m5.large   2 vCPU  8 GiB  29 pods  $0.096   default allocatable 1930m, 6903Mi, 29 pods, 17Gi ephemeral
+//   m5.xlarge  4 vCPU 16 GiB  58 pods  $0.192
+cloud::Catalog two_aws_types() {
+  auto hw = [](std::int64_t vcpu, std::int64_t memory_mib, std::int64_t pods) {
+    cloud::InstanceHardware h;
+    h.vcpu = vcpu;
+    h.memory_mib = memory_mib;
+    h.max_pods = pods;
+    return h;
+  };
+  const std::vector<cloud::Zone> zones{{"zone-a", "az1"}};
+  std::vector<cloud::InstanceType> types{cloud::make_instance_type("m5.large", hw(2, 8192, 29)),
+                                         cloud::make_instance_type("m5.xlarge", hw(4, 16384, 58))};
+  cloud::add_offerings(types[0], zones, 0.096, 0.096);
+  cloud::add_offerings(types[1], zones, 0.192, 0.192);
+  return cloud::Catalog::from_instance_types("test-region", zones, std::move(types));
+}
+
+// EC2NodeClass "default", AL2023, with `extra` in its spec.
+std::string ec2nodeclass(const std::string& extra = "") {
+  return R"(apiVersion: karpenter.k8s.aws/v1
+kind: EC2NodeClass
+metadata: {name: default}
+spec:
+  role: KarpenterNodeRole-demo
+  amiSelectorTerms: [{alias: al2023@latest}]
+  subnetSelectorTerms: [{tags: {karpenter.sh/discovery: demo}}]
+  securityGroupSelectorTerms: [{tags: {karpenter.sh/discovery: demo}}]
+)" + extra + "---\n";
+}
+
+const std::string kNamesDefaultClass =
+    "      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}\n";
+
+TEST(Simulator, ANodePoolWhoseEC2NodeClassIsMissingIsNotReadyUntilItComes) {
+  // The files hold EC2NodeClass "gpu", and the NodePool names "default", which comes only with the apply step at 2 m:
+  // until then the NodePool is not Ready and launches nothing, and the pods say why; then one m5.large holds the pod.
+  std::string other = ec2nodeclass();
+  other.replace(other.find("{name: default}"), 15, "{name: gpu}");
+  const std::string apply = R"(  - at: 2m
+    apply:
+    - apiVersion: karpenter.k8s.aws/v1
+      kind: EC2NodeClass
+      metadata: {name: default}
+      spec:
+        role: KarpenterNodeRole-demo
+        amiSelectorTerms: [{alias: al2023@latest}]
+        subnetSelectorTerms: [{tags: {karpenter.sh/discovery: demo}}]
+        securityGroupSelectorTerms: [{tags: {karpenter.sh/discovery: demo}}]
+)";
+  SimulationReport r = run_on(two_aws_types(), other + nodepool("", kNamesDefaultClass) + deployment("web", 1, "1") +
+                                                   scenario(apply));
+  EXPECT_THAT(messages(r, "nodepool-not-ready"),
+              ElementsAre("t=0s NodePool default is not ready: NodeClassNotFound, EC2NodeClass \"default\" not "
+                          "found; it launches nothing"));
+  const std::vector<std::string> unschedulable = messages(r, "unschedulable");
+  ASSERT_FALSE(unschedulable.empty());
+  EXPECT_NE(unschedulable[0].find("nodepool \"default\": not ready: NodeClassNotFound"), std::string::npos)
+      << unschedulable[0];
+  EXPECT_THAT(messages(r, "nodepool-ready"), ElementsAre(HasSubstr("t=2m0s NodePool default is ready")));
+  EXPECT_THAT(messages(r, "launch"), ElementsAre(HasSubstr("m5.large")));
+  EXPECT_EQ(r.summary.launches, 1);
+  EXPECT_EQ(r.summary.pod_wait.pods_bound, 1u);
+}
+
+TEST(Simulator, NodePoolsWithoutAnyEC2NodeClassTakeTheGettingStartedOne) {
+  // Files of a NodePool alone, as a NodePool is often tried: its EC2NodeClass "default" is taken to be Karpenter's
+  // getting-started one, said once, and the pod launches an m5.large at once.
+  SimulationReport r = run_on(two_aws_types(), nodepool("", kNamesDefaultClass) + deployment("web", 1, "1") +
+                                                   scenario(""));
+  EXPECT_THAT(messages(r, "catalog"),
+              ElementsAre("t=0s NodePool default names EC2NodeClass default, which the files do not hold: its nodes "
+                          "take the getting-started EC2NodeClass's shape (AL2023, 20 GiB root volume, Karpenter's "
+                          "kubelet defaults)"));
+  EXPECT_THAT(messages(r, "nodepool-not-ready"), ::testing::IsEmpty());
+  EXPECT_THAT(messages(r, "launch"), ElementsAre(HasSubstr("m5.large")));
+}
+
+TEST(Simulator, AnEC2NodeClassesKubeletAndRootVolumeShapeTheNodesLaunched) {
+  const std::string pools = nodepool("", kNamesDefaultClass);
+  // Five 100m pods: one m5.large (29 pods) holds them; with maxPods 2 each node takes two: three m5.large.
+  const std::string five = deployment("web", 5, "100m", "128Mi") + scenario("");
+  EXPECT_EQ(run_on(two_aws_types(), ec2nodeclass() + pools + five).summary.launches, 1);
+  EXPECT_EQ(run_on(two_aws_types(), ec2nodeclass("  kubelet: {maxPods: 2}\n") + pools + five).summary.launches, 3);
+  // A pod asking 30Gi of ephemeral storage fits no node of a 20Gi root volume (17Gi allocatable), and an m5.large
+  // of a 100Gi one (89Gi).
+  const std::string storage =
+      "apiVersion: v1\nkind: Pod\nmetadata: {name: scratch, namespace: default}\nspec:\n  containers:\n"
+      "  - {name: c, image: busybox, resources: {requests: {cpu: 100m, ephemeral-storage: 30Gi}}}\n---\n" +
+      scenario("");
+  SimulationReport small = run_on(two_aws_types(), ec2nodeclass() + pools + storage);
+  EXPECT_EQ(small.summary.launches, 0);
+  EXPECT_EQ(small.summary.pod_wait.pods_pending_at_end, 1u);
+  SimulationReport large = run_on(two_aws_types(), ec2nodeclass("  blockDeviceMappings:\n"
+                                                                "  - {deviceName: /dev/xvda, rootVolume: true, "
+                                                                "ebs: {volumeSize: 100Gi}}\n") +
+                                                       pools + storage);
+  EXPECT_EQ(large.summary.launches, 1);
+  EXPECT_THAT(messages(large, "launch"), ElementsAre(HasSubstr("m5.large")));
+  EXPECT_EQ(large.summary.pod_wait.pods_bound, 1u);
 }
 
 TEST(Simulator, DaemonSetRequestsCountOnEveryNewNode) {
