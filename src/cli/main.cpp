@@ -3,6 +3,7 @@
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <filesystem>
 #include <iostream>
 #include <string>
 
@@ -47,6 +48,23 @@ constexpr const char* kExplainExitStatus =
     "  1  the report cannot be read or is not a report of `simulate --output`, or has no such object (one error\n"
     "     line naming the file and the object, and the objects of that kind it has)\n"
     "  2  usage error: an object not named as KIND/NAME, a kind explain does not know, or a file that does not exist";
+// CLI11's ExistingPath (`file_only`: ExistingFile), but for a path that exists yet cannot be resolved (a symbolic
+// link loop): it passes, so that reading it fails as any unreadable input does, with exit 1 and a line naming it.
+CLI::Validator existing(bool file_only) {
+  return CLI::Validator(
+      [file_only](std::string& path) -> std::string {
+        std::error_code error;
+        const std::filesystem::file_status status = std::filesystem::status(path, error);
+        if (error == std::errc::too_many_symbolic_link_levels) return "";
+        if (!std::filesystem::exists(status)) {
+          return (file_only ? "File does not exist: " : "Path does not exist: ") + path;
+        }
+        if (file_only && std::filesystem::is_directory(status)) return "File is actually a directory: " + path;
+        return "";
+      },
+      file_only ? "FILE" : "PATH", file_only ? "EXISTING_FILE" : "EXISTING_PATH");
+}
+
 constexpr const char* kExitStatus =
     "Exit status:\n"
     "  0  done (check: the input is valid, whether or not every pod fits; simulate: the scenario ran)\n"
@@ -71,7 +89,7 @@ int main(int argc, char** argv) {
                         "Manifest files (YAML or JSON, multi-document), or directories of them (*.yaml, *.yml, "
                         "*.json, by name, not recursive)")
       ->required()
-      ->check(CLI::ExistingPath);
+      ->check(existing(/*file_only=*/false));
   check_cmd->add_option("-o,--output", check.output, "Output format")
       ->check(CLI::IsMember({"text", "json"}))
       ->capture_default_str();
@@ -90,7 +108,7 @@ int main(int argc, char** argv) {
   simulate_cmd->add_option("scenario", simulate.files,
                             "Scenario and manifest files (YAML or JSON, multi-document), or directories of them "
                             "(*.yaml, *.yml, *.json, by name, not recursive)")
-      ->check(CLI::ExistingPath);
+      ->check(existing(/*file_only=*/false));
   simulate_cmd->footer(simulate_exit_status());
   simulate_cmd->add_option("--output", simulate.output_json, "Also write the report as JSON to this file");
   simulate_cmd->add_option("--html", simulate.html,
@@ -100,7 +118,7 @@ int main(int argc, char** argv) {
   simulate_cmd->add_option("--compare", simulate.compare,
                            "Run the scenario once with each of these files added and compare the runs side by side")
       ->expected(2, -1)
-      ->check(CLI::ExistingFile);
+      ->check(existing(/*file_only=*/true));
   simulate_cmd->add_option("--status-at", simulate.status_at,
                            "Also print the cluster-autoscaler-status report as it stood at this time of the run "
                            "(e.g. 5m, 12m30s); repeatable")
@@ -122,7 +140,7 @@ int main(int argc, char** argv) {
                  "ratio, tolerance, stabilization and limits. Reads the report `simulate --output` wrote.");
   explain_cmd->add_option("report", explain.report, "A JSON report written by `scalewright simulate --output`")
       ->required()
-      ->check(CLI::ExistingFile);
+      ->check(existing(/*file_only=*/true));
   explain_cmd->add_option("objects", explain.objects,
                           "Objects as KIND/NAME: pod/web-1 (namespace default), pod/shop/web-1, node/NAME, "
                           "nodeclaim/NAME, nodepool/NAME, hpa/NAME, scaledobject/NAME")
@@ -174,7 +192,7 @@ int main(int argc, char** argv) {
                       "With Cluster Autoscaler's --nodes: a file whose autoScalingGroups (a Scenario's "
                       "spec.cloud.autoScalingGroups) define the groups kwok plays; a --nodes NAME that is an instance "
                       "type needs none")
-      ->check(CLI::ExistingFile);
+      ->check(existing(/*file_only=*/true));
   // Every other flag is Cluster Autoscaler's (--nodes=1:10:m5.large, --expander, --scale-down-*, ...), given as
   // to cluster-autoscaler; an unknown one is refused when they are read.
   run_cmd->allow_extras();

@@ -296,10 +296,14 @@ Result<ManifestSet> load_manifest_file(const std::filesystem::path& path, const 
 Result<std::vector<std::filesystem::path>> manifest_files_in(const std::filesystem::path& directory) {
   std::vector<std::filesystem::path> files;
   std::error_code error;
-  for (const auto& entry : std::filesystem::directory_iterator(directory, error)) {
-    const std::string extension = entry.path().extension().string();
-    if ((extension == ".yaml" || extension == ".yml" || extension == ".json") && !entry.is_directory()) {
-      files.push_back(entry.path());
+  // Every step with an error code: the throwing forms abort the process on an entry that cannot be resolved (a
+  // symbolic link loop). Such an entry is kept as a file, and reading it says what is wrong, naming it.
+  std::filesystem::directory_iterator it(directory, error), end;
+  for (; !error && it != end; it.increment(error)) {
+    const std::string extension = it->path().extension().string();
+    std::error_code unresolved;
+    if ((extension == ".yaml" || extension == ".yml" || extension == ".json") && !it->is_directory(unresolved)) {
+      files.push_back(it->path());
     }
   }
   if (error) return Error{directory.string() + ": cannot read: " + error.message()};

@@ -198,5 +198,34 @@ TEST(InputValidation, CheckAndSimulateRefuseTheSamePromqlNamingTheFile) {
   EXPECT_EQ(error_after(ScenarioFiles::simulate({base, path}), path, where), check);
 }
 
+// A symbolic link that points at itself cannot be resolved. Wherever the commands meet one (an argument, an entry of
+// a directory argument, a --compare file, a load step's csv: file), it is an input that cannot be read: exit 1 and
+// one line naming it, in the words of the system (ELOOP), never an abort.
+TEST(InputValidation, ASymbolicLinkLoopIsAnUnreadableInputNamedInOneLine) {
+  ScenarioFiles files;
+  const std::string dir = files.path("loop");
+  std::filesystem::create_directories(dir);
+  const std::string loop = dir + "/loop.yaml";
+  std::filesystem::create_symlink("loop.yaml", loop);
+  const std::string unreadable = "error: " + loop + ": cannot read: Too many levels of symbolic links\n";
+  for (const std::string command : {"check ", "simulate -q "}) {
+    EXPECT_EQ(run_binary(command + dir).output, unreadable) << command << "the directory";
+    EXPECT_EQ(run_binary(command + loop).output, unreadable) << command << "the link itself";
+    EXPECT_EQ(run_binary(command + dir).status, 1);
+    EXPECT_EQ(run_binary(command + loop).status, 1);
+  }
+  const std::string scenario = files.write("s.yaml", kValidScenario);
+  const BinaryRun compare = run_binary("simulate -q " + scenario + " --compare " + loop + " " + scenario);
+  EXPECT_EQ(compare.status, 1);
+  EXPECT_EQ(compare.output, unreadable);
+
+  std::filesystem::create_symlink("loop.csv", dir + "/loop.csv");
+  const std::string path = files.write(
+      "csv.yaml", replaced(kValidScenario, "  timeline:\n",
+                           "  timeline:\n  - {at: 0s, load: {kind: Deployment, name: web, csv: loop/loop.csv}}\n"));
+  EXPECT_EQ(error_after(ScenarioFiles::simulate({path}), path, "doc 1 Scenario/s: spec.timeline[0].load.csv: "),
+            "cannot read CSV file " + dir + "/loop.csv: Too many levels of symbolic links\n");
+}
+
 }  // namespace
 }  // namespace scalewright::cli::testing
