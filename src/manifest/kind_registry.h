@@ -17,6 +17,8 @@ namespace scalewright::manifest {
 struct DecodeContext {
   // The folder of the file holding the object: paths inside it (a Scenario's load `csv:` file) are relative to it.
   std::filesystem::path directory;
+  // The limits the file is read under: a file it names is capped as the file itself is.
+  ManifestLimits limits;
 };
 
 // Decodes `object` (the document's root, or one item of a List) and appends the result to `out`. Reports an

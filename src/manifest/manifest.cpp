@@ -66,9 +66,10 @@ std::string expected_versions(const KindEntry& entry) {
 // Decodes one document of a file: a single object, or a List of them.
 class DocumentDecoder {
  public:
-  DocumentDecoder(std::string_view source, int number, const KindRegistry& kinds, DecodedFile& out)
+  DocumentDecoder(std::string_view source, int number, const KindRegistry& kinds, const ManifestLimits& limits,
+                  DecodedFile& out)
       : prefix_(std::string(source) + " doc " + std::to_string(number)),
-        context_{std::filesystem::path(source).parent_path()},
+        context_{std::filesystem::path(source).parent_path(), limits},
         kinds_(kinds),
         out_(out) {}
 
@@ -179,9 +180,10 @@ std::string size_text(std::uintmax_t bytes) {
   return text;
 }
 
-Error too_large(std::string_view source, std::uintmax_t size, const ManifestLimits& limits) {
+Error too_large(std::string_view source, std::uintmax_t size, const ManifestLimits& limits,
+                std::string_view noun = "manifest file") {
   return Error{std::string(source) + ": " + std::to_string(size) + " bytes is over the limit of " +
-               size_text(limits.max_bytes) + " for a manifest file"};
+               size_text(limits.max_bytes) + " for a " + std::string(noun)};
 }
 
 Result<DecodedFile> decode_file(std::string_view text, std::string_view source, const KindRegistry& kinds,
@@ -194,35 +196,42 @@ Result<DecodedFile> decode_file(std::string_view text, std::string_view source, 
     Result<std::optional<YamlDocument>> document = stream.next();
     if (!document) return document.error();
     if (!*document) return out;
-    DocumentDecoder decoder(source, number, kinds, out);
+    DocumentDecoder decoder(source, number, kinds, limits, out);
     if (std::optional<Error> error = decoder.decode(**document)) return *error;
   }
 }
 
-// Reads the file into one string of its size; refuses it unread when it is over the limit (a pipe or other
-// file without a size is refused once it has given more).
-Result<std::string> read_file(const std::filesystem::path& path, const ManifestLimits& limits) {
+}  // namespace
+
+Result<std::string> read_input_file(const std::filesystem::path& path, const ManifestLimits& limits,
+                                    std::string_view noun, bool regular_only) {
   std::error_code ignored;
-  if (std::filesystem::is_directory(path, ignored)) return Error{path.string() + ": cannot read: is a directory"};
+  const std::filesystem::file_status status = std::filesystem::status(path, ignored);
+  if (std::filesystem::is_directory(status)) return Error{path.string() + ": cannot read: is a directory"};
+  if (regular_only && std::filesystem::exists(status) && !std::filesystem::is_regular_file(status)) {
+    return Error{path.string() + ": cannot read: not a regular file"};
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) return Error{path.string() + ": cannot read: " + std::strerror(errno)};
   std::error_code no_size;
-  std::uintmax_t size = std::filesystem::is_regular_file(path, ignored) ? std::filesystem::file_size(path, no_size) : 0;
+  std::uintmax_t size = std::filesystem::is_regular_file(status) ? std::filesystem::file_size(path, no_size) : 0;
   if (no_size) size = 0;
-  if (size > limits.max_bytes) return too_large(path.string(), size, limits);
+  if (size > limits.max_bytes) return manifest::too_large(path.string(), size, limits, noun);
   std::string text;
   text.reserve(static_cast<std::size_t>(size));
   char buffer[1 << 16];
   while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
     text.append(buffer, static_cast<std::size_t>(in.gcount()));
-    if (text.size() > limits.max_bytes) return too_large(path.string(), text.size(), limits);
+    if (text.size() > limits.max_bytes) return manifest::too_large(path.string(), text.size(), limits, noun);
   }
   if (in.bad()) return Error{path.string() + ": cannot read: " + std::strerror(errno)};
   return text;
 }
 
+namespace {
+
 Result<DecodedFile> load_file(const std::filesystem::path& path, const ManifestLimits& limits) {
-  Result<std::string> text = read_file(path, limits);
+  Result<std::string> text = read_input_file(path, limits, "manifest file", /*regular_only=*/false);
   if (!text) return text.error();
   return decode_file(*text, path.string(), KindRegistry::builtin(), limits);
 }

@@ -79,6 +79,15 @@ struct ManifestLimits {
   int max_depth = 1000;
 };
 
+namespace manifest {
+// The whole of a file the commands read as text: a manifest file, or a file a manifest names (a load step's CSV).
+// Refused unread when over `limits.max_bytes`, or once it has given more (a pipe has no size), in the words of a
+// manifest file that is too large ("... for a <noun>"); with `regular_only`, a device, pipe or socket too (a CSV
+// file: /dev/zero would be read without end). The error starts with the path.
+Result<std::string> read_input_file(const std::filesystem::path& path, const ManifestLimits& limits,
+                                    std::string_view noun, bool regular_only);
+}  // namespace manifest
+
 // Decodes every document of `text`. `source` is the name used in messages (a file name).
 Result<ManifestSet> decode_manifests(std::string_view text, std::string_view source,
                                      const ManifestLimits& limits = {});

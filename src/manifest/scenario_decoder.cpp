@@ -52,26 +52,21 @@ Duration positive_duration(const Field& parent, std::string_view key) {
 }
 
 // The CSV text of `csv:`. A CSV with a point has at least two lines (the header, a row), so a value on one line
-// cannot be one: it is the path of a CSV file, relative to the scenario file's folder. The returned name is the
-// one CSV errors are reported under (the file's path, or "csv").
-std::pair<std::string, std::string> csv_text(const Field& csv, const std::filesystem::path& directory) {
+// cannot be one: it is the path of a CSV file, relative to the scenario file's folder, read as a manifest file is
+// (at most the same size) and only when it is a regular file. The returned name is the one CSV errors are reported
+// under (the file's path, or "csv").
+std::pair<std::string, std::string> csv_text(const Field& csv, const DecodeContext& context) {
   std::string value = csv.as_string();
   if (value.find('\n') != std::string::npos) return {std::move(value), "csv"};
-  const std::filesystem::path path = directory / value;  // an absolute value stays as it is
-  std::error_code ignored;
-  if (std::filesystem::is_directory(path, ignored)) {
-    csv.fail("cannot read CSV file " + path.string() + ": is a directory");
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) csv.fail("cannot read CSV file " + path.string() + ": " + std::strerror(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return {text.str(), path.string()};
+  const std::filesystem::path path = context.directory / value;  // an absolute value stays as it is
+  Result<std::string> text = read_input_file(path, context.limits, "CSV file", /*regular_only=*/true);
+  if (!text) csv.fail("CSV file " + text.error().message);
+  return {std::move(*text), path.string()};
 }
 
 // Points of a load curve from CSV (columns "after" and "requestsPerSecond"), read through libcsv.
-std::vector<std::pair<Duration, double>> decode_csv_points(const Field& csv, const std::filesystem::path& directory) {
-  auto [text, name] = csv_text(csv, directory);
+std::vector<std::pair<Duration, double>> decode_csv_points(const Field& csv, const DecodeContext& context) {
+  auto [text, name] = csv_text(csv, context);
   Result<cloud::CsvTable> table = cloud::CsvTable::parse(text, name);
   if (!table) csv.fail(table.error().message);
   Result<std::size_t> after = table->column("after");
@@ -91,7 +86,7 @@ std::vector<std::pair<Duration, double>> decode_csv_points(const Field& csv, con
 }
 
 // One of requestsPerSecond, ramp, step, sine, points or csv: the load from this step on.
-LoadShape decode_load_shape(const Field& load, const std::filesystem::path& directory) {
+LoadShape decode_load_shape(const Field& load, const DecodeContext& context) {
   LoadShape shape;
   int shapes = 0;
   if (load.has("requestsPerSecond")) {
@@ -122,7 +117,7 @@ LoadShape decode_load_shape(const Field& load, const std::filesystem::path& dire
     shapes += load.has("points") && load.has("csv") ? 2 : 1;
     shape.kind = LoadShape::Kind::Points;
     if (load.has("csv")) {
-      shape.points = decode_csv_points(load.child("csv"), directory);
+      shape.points = decode_csv_points(load.child("csv"), context);
     } else {
       load.each("points", [&](const Field& point) {
         shape.points.emplace_back(required_duration(point, "after"), decode_rps(point, "requestsPerSecond"));
@@ -295,12 +290,12 @@ std::string decode_apply(const Field& step) {
     text += out.c_str();
     text += "\n";
   }
-  Result<ManifestSet> decoded = decode_manifests(text, "apply");
+  Result<ManifestSet> decoded = scalewright::decode_manifests(text, "apply");
   if (!decoded) objects.fail(decoded.error().message);
   return text;
 }
 
-TimelineStep decode_step(const Field& step, const std::filesystem::path& directory) {
+TimelineStep decode_step(const Field& step, const DecodeContext& context) {
   TimelineStep out;
   out.at = required_duration(step, "at");
   int actions = 0;
@@ -330,7 +325,7 @@ TimelineStep decode_step(const Field& step, const std::filesystem::path& directo
     out.action = TimelineStep::Action::Load;
     Field load = step.child("load");
     out.target = decode_reference(load, {"Deployment", "ReplicaSet", "StatefulSet"});
-    out.load = decode_load_shape(load, directory);
+    out.load = decode_load_shape(load, context);
     out.cost = decode_load_cost(load);
   }
   for (const auto& [key, action] : {std::pair{"cordon", TimelineStep::Action::Cordon},
@@ -375,7 +370,7 @@ Result<std::vector<AutoScalingGroup>> load_auto_scaling_groups(const std::filesy
   }
 }
 
-Scenario decode_scenario(const Field& object, const std::filesystem::path& directory) {
+Scenario decode_scenario(const Field& object, const DecodeContext& context) {
   Scenario scenario;
   scenario.meta = decode_object_meta(object, Scope::Cluster);
   Field spec = object.required_child("spec");
@@ -390,7 +385,7 @@ Scenario decode_scenario(const Field& object, const std::filesystem::path& direc
   scenario.batching.idle = maybe_duration(batching, "batchIdleDuration").value_or(scenario.batching.idle);
   scenario.batching.max = maybe_duration(batching, "batchMaxDuration").value_or(scenario.batching.max);
   spec.each("timeline", [&](const Field& step) {
-    TimelineStep decoded = decode_step(step, directory);
+    TimelineStep decoded = decode_step(step, context);
     time_within(step, scenario.duration);
     decoded.index = scenario.timeline.size();
     scenario.timeline.push_back(std::move(decoded));

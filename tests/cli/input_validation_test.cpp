@@ -224,7 +224,7 @@ TEST(InputValidation, ASymbolicLinkLoopIsAnUnreadableInputNamedInOneLine) {
       "csv.yaml", replaced(kValidScenario, "  timeline:\n",
                            "  timeline:\n  - {at: 0s, load: {kind: Deployment, name: web, csv: loop/loop.csv}}\n"));
   EXPECT_EQ(error_after(ScenarioFiles::simulate({path}), path, "doc 1 Scenario/s: spec.timeline[0].load.csv: "),
-            "cannot read CSV file " + dir + "/loop.csv: Too many levels of symbolic links\n");
+            "CSV file " + dir + "/loop.csv: cannot read: Too many levels of symbolic links\n");
 }
 
 }  // namespace

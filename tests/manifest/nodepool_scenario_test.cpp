@@ -374,14 +374,38 @@ TEST(Scenario, LoadCsvFileThatCannotBeReadOrParsedIsAnErrorNamingFileAndField) {
   const std::string scenario = (dir / "scenario.yaml").string();
   Result<ManifestSet> missing = load_manifest_file(scenario);
   ASSERT_FALSE(missing.ok());
-  EXPECT_EQ(missing.error().message, scenario + " doc 1 Scenario/s: spec.timeline[0].load.csv: cannot read CSV file " +
-                                         (dir / "missing.csv").string() + ": No such file or directory");
+  EXPECT_EQ(missing.error().message, scenario + " doc 1 Scenario/s: spec.timeline[0].load.csv: CSV file " +
+                                         (dir / "missing.csv").string() + ": cannot read: No such file or directory");
   std::ofstream(scenario) << "apiVersion: scalewright.dev/v1alpha1\nkind: Scenario\nmetadata: {name: s}\nspec:\n"
                              "  timeline:\n  - {at: 1m, load: {kind: Deployment, name: web, csv: bad.csv}}\n";
   Result<ManifestSet> bad = load_manifest_file(scenario);
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.error().message, scenario + " doc 1 Scenario/s: spec.timeline[0].load.csv: " +
                                      (dir / "bad.csv").string() + ":1: missing column \"after\" in the header");
+  std::filesystem::remove_all(dir);
+}
+
+// A csv: file is capped as the manifest naming it is, and only a regular file is read: /dev/zero, which has no end,
+// is refused unread (it was read until the kernel killed the process).
+TEST(Scenario, LoadCsvFileIsCappedAsManifestsAreAndMustBeARegularFile) {
+  std::filesystem::path dir = scenario_folder("scalewright-csv-capped", "csv: /dev/zero", {});
+  const std::string scenario = (dir / "scenario.yaml").string();
+  Result<ManifestSet> device = load_manifest_file(scenario);
+  ASSERT_FALSE(device.ok());
+  EXPECT_EQ(device.error().message, scenario + " doc 1 Scenario/s: spec.timeline[0].load.csv: CSV file /dev/zero: "
+                                               "cannot read: not a regular file");
+  // 1,000 rows of "9m,1\n" (5 bytes) after the 24-byte header: 5,024 bytes, over a limit of 4,096 that the
+  // scenario file itself (under 200 bytes) is within.
+  std::string rows = "after,requestsPerSecond\n";
+  for (int i = 0; i < 1000; ++i) rows += "9m,1\n";
+  std::ofstream(dir / "big.csv") << rows;
+  std::ofstream(scenario) << "apiVersion: scalewright.dev/v1alpha1\nkind: Scenario\nmetadata: {name: s}\nspec:\n"
+                             "  timeline:\n  - {at: 1m, load: {kind: Deployment, name: web, csv: big.csv}}\n";
+  Result<ManifestSet> big = load_manifest_file(scenario, ManifestLimits{4096, 1000});
+  ASSERT_FALSE(big.ok());
+  EXPECT_EQ(big.error().message, scenario + " doc 1 Scenario/s: spec.timeline[0].load.csv: CSV file " +
+                                     (dir / "big.csv").string() +
+                                     ": 5024 bytes is over the limit of 4096 bytes for a CSV file");
   std::filesystem::remove_all(dir);
 }
 
