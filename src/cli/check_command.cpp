@@ -126,9 +126,12 @@ int run_check(const CheckOptions& options, std::ostream& out, std::ostream& err)
     err << "error: " << loaded.error().message << "\n";
     return 1;
   }
-  // The ScaledObjects simulate would refuse, refused here too (a target missing from the input stays a warning:
-  // check may be given part of a cluster).
-  if (std::optional<Error> invalid = check_scaled_objects(*loaded, /*simulated=*/false)) {
+  // Past the simulator's limits, the pods to place would not fit in memory either; and the ScaledObjects simulate
+  // would refuse, refused here too (a target missing from the input stays a warning: check may be given part of a
+  // cluster).
+  std::optional<Error> invalid = check_run_size(*loaded, sim::SimulationLimits{});
+  if (!invalid) invalid = check_scaled_objects(*loaded, /*simulated=*/false);
+  if (invalid) {
     err << "error: " << invalid->message << "\n";
     return 1;
   }

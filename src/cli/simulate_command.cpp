@@ -62,7 +62,8 @@ std::optional<PreparedRun> prepare_run(ManifestSet objects, const std::string& n
     return std::nullopt;
   }
   // Everything the files refer to by name, and what KEDA would refuse, before any data is read.
-  std::optional<Error> invalid = check_scaled_objects(objects, /*simulated=*/true);
+  std::optional<Error> invalid = check_run_size(objects, sim::SimulationLimits{});
+  if (!invalid) invalid = check_scaled_objects(objects, /*simulated=*/true);
   if (!invalid) invalid = check_references(objects, objects.scenarios.empty() ? nullptr : &objects.scenarios[0]);
   if (invalid) {
     err << "error: " << invalid->message << "\n";

@@ -59,4 +59,115 @@ std::optional<Error> check_nodepools(const ManifestSet& objects, const cloud::Ca
   return std::nullopt;
 }
 
+namespace {
+
+// The field that sets how many pods a workload runs at once.
+std::string_view replicas_field(const Workload& workload) {
+  return workload.kind == WorkloadKind::Job ? "spec.parallelism" : "spec.replicas";
+}
+
+// Counts what `objects` (loaded, or one apply step's) ask for against the limits.
+class RunSize {
+ public:
+  explicit RunSize(const sim::SimulationLimits& limits) : limits_(limits) {}
+
+  // A count that alone is over the pod limit; `where` is the file, object and field.
+  std::optional<Error> alone(std::int64_t count, const std::string& where, std::string_view what) const {
+    if (count <= static_cast<std::int64_t>(limits_.max_pods)) return std::nullopt;
+    return Error{where + ": " + std::to_string(count) + " " + std::string(what) + " are more than the " +
+                 std::to_string(limits_.max_pods) + " pods a run holds at once"};
+  }
+
+  // Adds `count` pods the input starts with; over the limit, the error names the object that brought it there.
+  std::optional<Error> add_pods(std::int64_t count, const std::string& where, std::string_view what) {
+    if (auto error = alone(count, where, what)) return error;
+    pods_ += count;
+    return over(pods_, limits_.max_pods, count, where, what, "pods");
+  }
+
+  std::optional<Error> add_nodes(std::int64_t count, const std::string& where, std::string_view what) {
+    nodes_ += count;
+    return over(nodes_, limits_.max_nodes, count, where, what, "nodes");
+  }
+
+ private:
+  static std::optional<Error> over(std::int64_t total, std::size_t limit, std::int64_t count, const std::string& where,
+                                   std::string_view what, std::string_view unit) {
+    if (total <= static_cast<std::int64_t>(limit)) return std::nullopt;
+    const std::string these = count == 1 ? "it" : "these " + std::to_string(count) + " " + std::string(what);
+    return Error{where + ": with " + these + " the input comes to " + std::to_string(total) + " " +
+                 std::string(unit) + ", more than the " + std::to_string(limit) + " a run holds at once"};
+  }
+
+  const sim::SimulationLimits& limits_;
+  std::int64_t pods_ = 0;
+  std::int64_t nodes_ = 0;
+};
+
+// The workloads of `objects` and their autoscalers' minimums, each against the limit alone; with `total`, their pods
+// added up too. `locate` gives the file and object of a field.
+template <typename Locate>
+std::optional<Error> count_workloads(const ManifestSet& objects, RunSize& size, bool total, const Locate& locate) {
+  for (const Pod& pod : objects.pods) {
+    if (pod.is_terminal() || !total) continue;
+    if (auto error = size.add_pods(1, locate("Pod", pod.meta, "metadata.name"), "pod")) return error;
+  }
+  for (const Workload& w : objects.workloads) {
+    if (w.kind == WorkloadKind::DaemonSet) continue;  // one pod per node: within the node limit
+    const std::string where = locate(to_string(w.kind), w.meta, replicas_field(w));
+    if (auto error = total ? size.add_pods(w.replicas, where, "replicas") : size.alone(w.replicas, where, "replicas")) {
+      return error;
+    }
+  }
+  // The first sync raises the target to the autoscaler's minimum.
+  for (const HorizontalPodAutoscaler& hpa : objects.horizontal_pod_autoscalers) {
+    if (auto error = size.alone(hpa.min_replicas.value_or(1),
+                                locate("HorizontalPodAutoscaler", hpa.meta, "spec.minReplicas"), "replicas")) {
+      return error;
+    }
+  }
+  for (const ScaledObject& so : objects.scaled_objects) {
+    if (auto error = size.alone(so.min_replica_count.value_or(0),
+                                locate("ScaledObject", so.meta, "spec.minReplicaCount"), "replicas")) {
+      return error;
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<Error> check_run_size(const ManifestSet& objects, const sim::SimulationLimits& limits) {
+  RunSize size(limits);
+  auto loaded = [&](std::string_view kind, const ObjectMeta& meta, std::string_view field) {
+    return objects.locate(kind, meta, field);
+  };
+  if (auto error = count_workloads(objects, size, /*total=*/true, loaded)) return error;
+  for (const Node& node : objects.nodes) {
+    if (auto error = size.add_nodes(1, objects.locate("Node", node.meta, "metadata.name"), "node")) return error;
+  }
+  for (const Scenario& scenario : objects.scenarios) {
+    auto at = [&](const std::string& field) { return objects.locate("Scenario", scenario.meta, field); };
+    const std::vector<AutoScalingGroup>& groups = scenario.cloud.auto_scaling_groups;
+    for (std::size_t i = 0; i < groups.size(); ++i) {
+      const std::string field = "spec.cloud.autoScalingGroups[" + std::to_string(i) + "].desiredCapacity";
+      if (auto error = size.add_nodes(groups[i].desired_capacity, at(field), "nodes")) return error;
+    }
+    for (const TimelineStep& step : scenario.timeline) {
+      const std::string path = "spec.timeline[" + std::to_string(step.index) + "]";
+      if (step.action == TimelineStep::Action::Scale) {
+        if (auto error = size.alone(step.replicas, at(path + ".scale.replicas"), "replicas")) return error;
+      }
+      if (step.action != TimelineStep::Action::Apply) continue;
+      Result<ManifestSet> applied = decode_manifests(step.apply_source, "apply");
+      if (!applied) continue;  // refused when the scenario was decoded
+      auto inside = [&](std::string_view kind, const ObjectMeta& meta, std::string_view field) {
+        return at(path + ".apply") + ": " + applied->locate(kind, meta, field);
+      };
+      if (auto error = count_workloads(*applied, size, /*total=*/false, inside)) return error;
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace scalewright::cli

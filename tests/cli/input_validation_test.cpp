@@ -227,5 +227,57 @@ TEST(InputValidation, ASymbolicLinkLoopIsAnUnreadableInputNamedInOneLine) {
             "CSV file " + dir + "/loop.csv: cannot read: Too many levels of symbolic links\n");
 }
 
+// A Deployment of n replicas named `name`.
+std::string deployment(const std::string& name, const std::string& replicas) {
+  return "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: " + name + "}\nspec:\n  replicas: " + replicas +
+         "\n  selector: {matchLabels: {app: " + name + "}}\n  template:\n    metadata: {labels: {app: " + name +
+         "}}\n    spec: {containers: [{name: c, image: nginx}]}\n";
+}
+
+// What a file asks for is counted at load, against what a run holds at once (1,500,000 pods, 100,000 nodes): a count
+// over it alone, or the one that brings the input over it, is refused there, by check as by simulate, instead of
+// check aborting on bad_alloc and simulate spending 20 s and 2 GB before it stops.
+TEST(InputValidation, WhatAFileAsksForIsCountedAtLoadAgainstTheRunLimits) {
+  const std::string kMax = "2147483647";
+  const std::string over = " are more than the 1500000 pods a run holds at once\n";
+  struct Case {
+    std::string text;
+    std::string where;     // after the file name
+    std::string problem;
+  };
+  const std::string job = "apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\nspec:\n  parallelism: " + kMax +
+                          "\n  template:\n    spec:\n      restartPolicy: Never\n      containers: [{name: c, image: "
+                          "busybox}]\n";
+  const std::string hpa = "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: h}\nspec:\n"
+                          "  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: a}\n"
+                          "  minReplicas: 2000000\n  maxReplicas: 2000000\n";
+  const Case cases[] = {
+      {deployment("a", kMax), "doc 1 Deployment/a: spec.replicas: ", kMax + " replicas" + over},
+      {job, "doc 1 Job/j: spec.parallelism: ", kMax + " replicas" + over},
+      // 1,000,000 + 600,000: the second Deployment brings the input to 1,600,000.
+      {deployment("a", "1000000") + "---\n" + deployment("b", "600000"), "doc 2 Deployment/b: spec.replicas: ",
+       "with these 600000 replicas the input comes to 1600000 pods, more than the 1500000 a run holds at once\n"},
+      {deployment("a", "1") + "---\n" + hpa, "doc 2 HorizontalPodAutoscaler/h: spec.minReplicas: ",
+       "2000000 replicas" + over},
+  };
+  ScenarioFiles files;
+  for (const Case& c : cases) {
+    const std::string path = files.write("big.yaml", c.text);
+    EXPECT_EQ(error_after(ScenarioFiles::check({path}), path, c.where), c.problem) << c.text;
+    EXPECT_EQ(error_after(ScenarioFiles::simulate({path}), path, c.where), c.problem) << c.text;
+  }
+  // A scale step, and the nodes an Auto Scaling group starts with (the scenario's own).
+  const std::string scale = files.write("s.yaml", replaced(kValidScenario, "replicas: 3}}", "replicas: " + kMax + "}}"));
+  EXPECT_EQ(error_after(ScenarioFiles::simulate({scale}), scale, "doc 1 Scenario/s: spec.timeline[0].scale.replicas: "),
+            kMax + " replicas" + over);
+  const std::string groups = files.write(
+      "g.yaml", replaced(kValidScenario, "launchLatency: {min: 45s, max: 75s}}",
+                         "launchLatency: {min: 45s, max: 75s}, autoScalingGroups: [{name: ng, instanceType: m5.large, "
+                         "minSize: 0, maxSize: 200000, desiredCapacity: 100001}]}"));
+  EXPECT_EQ(error_after(ScenarioFiles::simulate({groups}), groups,
+                        "doc 1 Scenario/s: spec.cloud.autoScalingGroups[0].desiredCapacity: "),
+            "with these 100001 nodes the input comes to 100001 nodes, more than the 100000 a run holds at once\n");
+}
+
 }  // namespace
 }  // namespace scalewright::cli::testing
