@@ -31,13 +31,7 @@ Cluster build_cluster(ManifestSet manifests) {
   Cluster cluster;
   cluster.warnings = std::move(manifests.warnings);
   for (const Namespace& ns : manifests.namespaces) cluster.snapshot.set_namespace_labels(ns.meta.name, ns.meta.labels);
-  for (Node& node : manifests.nodes) {
-    if (cluster.snapshot.find_node(node.meta.name) != scheduling::kNoNode) {
-      cluster.warnings.push_back("Node/" + node.meta.name + " is defined more than once; the first one is used");
-      continue;
-    }
-    cluster.snapshot.add_node(std::move(node));
-  }
+  for (Node& node : manifests.nodes) cluster.snapshot.add_node(std::move(node));  // each once: refused when loaded
   for (Pod& pod : manifests.pods) {
     if (pod.is_terminal()) continue;
     if (!pod.is_bound()) {

@@ -20,16 +20,33 @@ namespace scalewright {
 namespace manifest {
 namespace {
 
+// The API server keeps one object per kind, namespace and name, and which of two copies in the input should win is
+// not obvious to its reader: the same object given twice is refused wherever the two are, in one file or two, for
+// every kind alike, naming both places.
+std::string given_twice(const std::string& key, const ObjectOrigin& first) {
+  // The key is "Kind/namespace/name" (object_key): said as "Kind namespace/name", or "Kind name" without a namespace.
+  const std::size_t kind_end = key.find('/');
+  std::string object = key.substr(0, kind_end) + " " + key.substr(kind_end + 1);
+  if (object[kind_end + 1] == '/') object.erase(kind_end + 1, 1);
+  return object + " is given twice, first at " + first.at("") + " (an object may be given once)";
+}
+
 // A decoded file and where each pod and workload came from, for messages about what spans files.
 struct DecodedFile {
   ManifestSet set;
   std::vector<ObjectOrigin> pods;
   std::vector<ObjectOrigin> workloads;
 
-  void append(DecodedFile&& other) {
+  std::optional<Error> append(DecodedFile&& other) {
+    for (const auto& [key, origin] : other.set.origins) {
+      if (auto first = set.origins.find(key); first != set.origins.end()) {
+        return Error{origin.at("metadata.name") + ": " + given_twice(key, first->second)};
+      }
+    }
     set.append(std::move(other.set));
     std::move(other.pods.begin(), other.pods.end(), std::back_inserter(pods));
     std::move(other.workloads.begin(), other.workloads.end(), std::back_inserter(workloads));
+    return std::nullopt;
   }
 };
 
@@ -137,6 +154,8 @@ class DocumentDecoder {
     const std::size_t nodepools = set.nodepools.size(), scenarios = set.scenarios.size();
     const std::size_t hpas = set.horizontal_pod_autoscalers.size(), scaled = set.scaled_objects.size();
     const std::size_t cluster_autoscalers = set.cluster_autoscaler_deployments.size();
+    const std::size_t budgets = set.pod_disruption_budgets.size(), classes = set.priority_classes.size();
+    const std::size_t namespaces = set.namespaces.size(), config_maps = set.config_maps.size();
     const std::size_t warnings = set.warnings.size();
     entry.decode(object, context_, set);
     for (std::size_t i = warnings; i < set.warnings.size(); ++i) {
@@ -145,16 +164,23 @@ class DocumentDecoder {
     ObjectOrigin origin{context(object), object.path()};
     for (std::size_t i = pods; i < set.pods.size(); ++i) out_.pods.push_back(origin);
     for (std::size_t i = workloads; i < set.workloads.size(); ++i) out_.workloads.push_back(origin);
+    auto record_one = [&](std::string_view kind, const ObjectMeta& meta) {
+      auto [first, inserted] = set.origins.emplace(object_key(kind, meta), origin);
+      if (inserted) return;
+      throw FieldError{object.child("metadata").path_of("name"), given_twice(first->first, first->second)};
+    };
     auto record = [&](std::string_view kind, const auto& objects, std::size_t from) {
-      for (std::size_t i = from; i < objects.size(); ++i) {
-        set.origins.emplace(object_key(kind, objects[i].meta), origin);
-      }
+      for (std::size_t i = from; i < objects.size(); ++i) record_one(kind, objects[i].meta);
     };
     record("Node", set.nodes, nodes);
     record("Pod", set.pods, pods);
     for (std::size_t i = workloads; i < set.workloads.size(); ++i) {
-      set.origins.emplace(object_key(to_string(set.workloads[i].kind), set.workloads[i].meta), origin);
+      record_one(to_string(set.workloads[i].kind), set.workloads[i].meta);
     }
+    record("PodDisruptionBudget", set.pod_disruption_budgets, budgets);
+    record("PriorityClass", set.priority_classes, classes);
+    record("Namespace", set.namespaces, namespaces);
+    record("ConfigMap", set.config_maps, config_maps);
     record("NodePool", set.nodepools, nodepools);
     record("Scenario", set.scenarios, scenarios);
     record("HorizontalPodAutoscaler", set.horizontal_pod_autoscalers, hpas);
@@ -331,8 +357,7 @@ Result<ManifestSet> load_manifest_files(const std::vector<std::string>& paths) {
   auto load = [&](const std::filesystem::path& path) -> std::optional<Error> {
     Result<manifest::DecodedFile> decoded = manifest::load_file(path, ManifestLimits{});
     if (!decoded) return decoded.error();
-    all.append(std::move(*decoded));
-    return std::nullopt;
+    return all.append(std::move(*decoded));
   };
   for (const std::string& path : paths) {
     std::error_code ignored;

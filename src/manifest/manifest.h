@@ -55,7 +55,8 @@ struct ManifestSet {
   // the object: "so.yaml doc 1 ScaledObject/queue: spec.triggers[0]: trigger type kafka is not simulated"
   std::vector<std::string> warnings;
   // Where each decoded object was read, by kind, namespace and name (see object_key), for errors found after
-  // decoding: references between objects, checks against the cloud's catalog. The first definition wins.
+  // decoding: references between objects, checks against the cloud's catalog. An object given twice is refused
+  // when it is read (by the manifest decoder within a file, by load_manifest_files across files).
   std::map<std::string, ObjectOrigin, std::less<>> origins;
 
   void append(ManifestSet&& other);

@@ -365,8 +365,8 @@ spec:
 
 // A workload of `kind` with `spec_extra` in its spec, selecting app=w.
 std::string workload(const std::string& api_version, const std::string& kind, const std::string& spec_extra,
-                     const std::string& restart_policy = "") {
-  return "apiVersion: " + api_version + "\nkind: " + kind + "\nmetadata: {name: w}\nspec:\n" + spec_extra +
+                     const std::string& restart_policy = "", const std::string& name = "w") {
+  return "apiVersion: " + api_version + "\nkind: " + kind + "\nmetadata: {name: " + name + "}\nspec:\n" + spec_extra +
          R"(  selector: {matchLabels: {app: w}}
   template:
     metadata: {labels: {app: w}}
@@ -391,10 +391,10 @@ TEST(DecodeWorkload, ReplicaSetStatefulSetAndDaemonSet) {
 
 TEST(DecodeWorkload, JobRunsMinOfParallelismAndCompletions) {
   const std::string never = "      restartPolicy: Never\n";
-  ManifestSet set = decode_ok(workload("batch/v1", "Job", "  parallelism: 5\n  completions: 2\n", never) + "---\n" +
-                              workload("batch/v1", "Job", "  completions: 10\n", never) + "---\n" +
-                              workload("batch/v1", "Job", "  parallelism: 4\n", never) + "---\n" +
-                              workload("batch/v1", "Job", "  parallelism: 0\n", never));
+  ManifestSet set = decode_ok(workload("batch/v1", "Job", "  parallelism: 5\n  completions: 2\n", never, "a") + "---\n" +
+                              workload("batch/v1", "Job", "  completions: 10\n", never, "b") + "---\n" +
+                              workload("batch/v1", "Job", "  parallelism: 4\n", never, "c") + "---\n" +
+                              workload("batch/v1", "Job", "  parallelism: 0\n", never, "d"));
   ASSERT_EQ(set.workloads.size(), 4u);
   EXPECT_EQ(set.workloads[0].kind, WorkloadKind::Job);
   EXPECT_EQ(set.workloads[0].replicas, 2);  // min(5, 2)
