@@ -391,8 +391,8 @@ TEST(DecodeWorkload, ReplicaSetStatefulSetAndDaemonSet) {
 
 TEST(DecodeWorkload, JobRunsMinOfParallelismAndCompletions) {
   const std::string never = "      restartPolicy: Never\n";
-  ManifestSet set = decode_ok(workload("batch/v1", "Job", "  parallelism: 5\n  completions: 2\n", never, "a") + "---\n" +
-                              workload("batch/v1", "Job", "  completions: 10\n", never, "b") + "---\n" +
+  ManifestSet set = decode_ok(workload("batch/v1", "Job", "  parallelism: 5\n  completions: 2\n", never, "a") +
+                              "---\n" + workload("batch/v1", "Job", "  completions: 10\n", never, "b") + "---\n" +
                               workload("batch/v1", "Job", "  parallelism: 4\n", never, "c") + "---\n" +
                               workload("batch/v1", "Job", "  parallelism: 0\n", never, "d"));
   ASSERT_EQ(set.workloads.size(), 4u);
