@@ -120,6 +120,7 @@ struct ScaledObject {
   std::optional<std::int32_t> idle_replica_count;
   std::optional<ScaledObjectFallback> fallback;
   std::optional<HpaBehavior> hpa_behavior;  // advanced.horizontalPodAutoscalerConfig.behavior
+  std::string hpa_name;                     // advanced.horizontalPodAutoscalerConfig.name; empty: keda-hpa-<name>
   std::optional<ScalingModifiers> scaling_modifiers;
   std::vector<ScaledObjectTrigger> triggers;
 };

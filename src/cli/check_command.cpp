@@ -125,6 +125,7 @@ int run_check(const CheckOptions& options, std::ostream& out, std::ostream& err)
   // cluster).
   std::optional<Error> invalid = check_run_size(*loaded, sim::SimulationLimits{});
   if (!invalid) invalid = check_scaled_objects(*loaded, /*simulated=*/false);
+  if (!invalid) invalid = check_autoscaler_targets(*loaded, nullptr);
   if (invalid) {
     err << "error: " << invalid->message << "\n";
     return 1;

@@ -64,10 +64,15 @@ std::optional<PreparedRun> prepare_run(ManifestSet objects, const std::string& n
   // Everything the files refer to by name, and what KEDA would refuse, before any data is read.
   std::optional<Error> invalid = check_run_size(objects, sim::SimulationLimits{});
   if (!invalid) invalid = check_scaled_objects(objects, /*simulated=*/true);
-  if (!invalid) invalid = check_references(objects, objects.scenarios.empty() ? nullptr : &objects.scenarios[0]);
+  const Scenario* given = objects.scenarios.empty() ? nullptr : &objects.scenarios[0];
+  if (!invalid) invalid = check_references(objects, given);
+  if (!invalid) invalid = check_autoscaler_targets(objects, given);
   if (invalid) {
     err << "error: " << invalid->message << "\n";
     return std::nullopt;
+  }
+  for (const std::string& hpa : take_out_keda_hpas(objects)) {
+    err << "note: " << hpa << " is a ScaledObject's (KEDA's own, or taken over): the simulator makes it itself\n";
   }
   Scenario scenario;
   std::string scenario_origin;  // "s.yaml doc 1 Scenario/s", to name the file in errors about the Scenario

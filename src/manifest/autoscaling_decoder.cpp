@@ -528,6 +528,7 @@ ScaledObject decode_scaled_object(const Field& object, std::vector<std::string>&
   Field advanced = spec.child("advanced");
   Field hpa_config = advanced.child("horizontalPodAutoscalerConfig");
   if (hpa_config.has("behavior")) so.hpa_behavior = decode_hpa_behavior(hpa_config.child("behavior"));
+  so.hpa_name = hpa_config.optional_string("name");
   so.scaling_modifiers = decode_scaling_modifiers(advanced.child("scalingModifiers"));
 
   std::vector<std::string> trigger_warnings;

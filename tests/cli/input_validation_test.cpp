@@ -279,5 +279,81 @@ TEST(InputValidation, WhatAFileAsksForIsCountedAtLoadAgainstTheRunLimits) {
             "with these 100001 nodes the input comes to 100001 nodes, more than the 100000 a run holds at once\n");
 }
 
+// A ScaledObject on `target`; `extra` goes under its metadata (annotations).
+std::string scaled_object(const std::string& name, const std::string& target, const std::string& extra = "") {
+  return "apiVersion: keda.sh/v1alpha1\nkind: ScaledObject\nmetadata:\n  name: " + name + "\n  namespace: default\n" +
+         extra + "spec:\n  scaleTargetRef: {name: " + target + "}\n  minReplicaCount: 1\n  triggers:\n"
+         "  - {type: cpu, metricType: Utilization, metadata: {value: \"50\"}}\n";
+}
+
+// An HPA and a ScaledObject on one target undo each other at every sync: refused as KEDA's admission webhook refuses
+// the ScaledObject, in its words; so are two ScaledObjects, and two HPAs (the HPA controller scales neither).
+TEST(InputValidation, TwoAutoscalersOnOneTargetAreRefusedAsKedasWebhookDoes) {
+  ScenarioFiles files;
+  const std::string base = files.write("s.yaml", kValidScenario);  // doc 4: HorizontalPodAutoscaler/web on web
+  const std::string hpa_place = "(" + base + " doc 4 HorizontalPodAutoscaler/web)\n";
+  const std::string so = files.write("so.yaml", scaled_object("q", "web"));
+  const std::string where = "doc 1 ScaledObject/q: spec.scaleTargetRef.name: ";
+  const std::string keda = "the workload 'web' of type 'apps/v1.Deployment' is already managed by the hpa 'web' ";
+  EXPECT_EQ(error_after(ScenarioFiles::check({base, so}), so, where), keda + hpa_place);
+  EXPECT_EQ(error_after(ScenarioFiles::simulate({base, so}), so, where), keda + hpa_place);
+
+  const std::string second = files.write(
+      "hpa.yaml", "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: web2}\nspec:\n"
+                  "  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  maxReplicas: 3\n");
+  EXPECT_EQ(error_after(ScenarioFiles::check({base, second}), second,
+                        "doc 1 HorizontalPodAutoscaler/web2: spec.scaleTargetRef.name: "),
+            "the workload 'web' of type 'apps/v1.Deployment' is already scaled by the hpa 'web' " +
+                hpa_place.substr(0, hpa_place.size() - 1) +
+                ": kube-controller-manager's HPA controller would scale neither (AmbiguousSelector: pods controlled "
+                "by multiple HPAs)\n");
+
+  const std::string two = files.write("two.yaml", scaled_object("a", "api") + "---\n" + scaled_object("b", "api"));
+  EXPECT_EQ(error_after(ScenarioFiles::check({two}), two, "doc 2 ScaledObject/b: spec.scaleTargetRef.name: "),
+            "the workload 'api' of type 'apps/v1.Deployment' is already managed by the ScaledObject 'a' (" + two +
+                " doc 1 ScaledObject/a)\n");
+
+  // Taking the HPA over needs its name in the ScaledObject.
+  const std::string transfer = files.write(
+      "transfer.yaml", scaled_object("q", "web", "  annotations: {scaledobject.keda.sh/transfer-hpa-ownership: \"true\"}\n"));
+  EXPECT_EQ(error_after(ScenarioFiles::check({base, transfer}), transfer, where),
+            "the existing hpa 'web' for workload 'web' of type 'apps/v1.Deployment' must be specified by name in "
+            "advanced settings to enable ownership transfer " + hpa_place);
+
+  // From an apply step on: the ScaledObject applied at 2m meets the HPA loaded at the start.
+  const std::string applied = files.write(
+      "applied.yaml", replaced(kValidScenario, "  timeline:\n",
+                               "  timeline:\n  - at: 2m\n    apply:\n    - {apiVersion: keda.sh/v1alpha1, kind: "
+                               "ScaledObject, metadata: {name: q}, spec: {scaleTargetRef: {name: web}, "
+                               "minReplicaCount: 1, triggers: [{type: cpu, metricType: Utilization, metadata: "
+                               "{value: \"50\"}}]}}\n"));
+  EXPECT_EQ(error_after(ScenarioFiles::simulate({applied}), applied,
+                        "doc 1 Scenario/s: spec.timeline[0].apply: apply doc 1 ScaledObject/q: "
+                        "spec.scaleTargetRef.name: "),
+            keda + "(" + applied + " doc 4 HorizontalPodAutoscaler/web)\n");
+}
+
+TEST(InputValidation, AnHpaTheScaledObjectOwnsOrThatOptsOutIsNoConflict) {
+  ScenarioFiles files;
+  // KEDA's own HPA, as `kubectl get hpa -o yaml` shows it: simulate leaves it out and makes the ScaledObject's own.
+  const std::string owned = files.write(
+      "owned.yaml", replaced(kValidScenario, "metadata: {name: web, namespace: default}\nspec:\n  scaleTargetRef",
+                             "metadata:\n  name: web\n  namespace: default\n  ownerReferences:\n"
+                             "  - {apiVersion: keda.sh/v1alpha1, kind: ScaledObject, name: q, uid: u1}\nspec:\n"
+                             "  scaleTargetRef"));
+  const std::string so = files.write("so.yaml", scaled_object("q", "web"));
+  const CommandRun run = ScenarioFiles::simulate({owned, so});
+  EXPECT_EQ(run.status, 0) << run.err;
+  EXPECT_NE(run.err.find("note: HorizontalPodAutoscaler default/web is a ScaledObject's (KEDA's own, or taken over): "
+                         "the simulator makes it itself\n"),
+            std::string::npos)
+      << run.err;
+  const std::string opted_out = files.write(
+      "opted.yaml", replaced(kValidScenario, "metadata: {name: web, namespace: default}\nspec:\n  scaleTargetRef",
+                             "metadata:\n  name: web\n  annotations: {validations.keda.sh/hpa-ownership: \"false\"}\n"
+                             "spec:\n  scaleTargetRef"));
+  EXPECT_EQ(ScenarioFiles::check({opted_out, so}).status, 0);
+}
+
 }  // namespace
 }  // namespace scalewright::cli::testing
