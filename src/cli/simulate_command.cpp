@@ -172,6 +172,32 @@ std::optional<sim::SimulationReport> simulate_files(const std::vector<std::strin
                         object_records});
 }
 
+// The input file a report file (--output, --html) would overwrite, named as the flag and the input give them (one
+// file however spelt: fs::equivalent); "" when none. A directory input stands for its manifest files.
+std::optional<std::string> report_over_input(const SimulateOptions& options) {
+  std::vector<fs::path> inputs;
+  for (const std::vector<std::string>* list : {&options.files, &options.compare}) {
+    for (const std::string& file : *list) {
+      std::error_code ignored;
+      if (!fs::is_directory(file, ignored)) {
+        inputs.emplace_back(file);
+      } else if (Result<std::vector<fs::path>> listed = manifest_files_in(file)) {
+        inputs.insert(inputs.end(), listed->begin(), listed->end());
+      }
+    }
+  }
+  for (const auto& [flag, report] : {std::pair{"--output", &options.output_json}, std::pair{"--html", &options.html}}) {
+    if (report->empty()) continue;
+    for (const fs::path& input : inputs) {
+      std::error_code unrelated;  // a report that does not exist yet is no input
+      if (!fs::equivalent(*report, input, unrelated) || unrelated) continue;
+      return std::string(flag) + " " + *report + ": is the input file " + input.string() +
+             ", which writing the report would overwrite";
+    }
+  }
+  return std::nullopt;
+}
+
 // A run that hit a limit has printed (and written) the report so far; it still fails, saying why.
 bool report_stopped(const sim::SimulationReport& report, const std::string& name, std::ostream& err) {
   if (report.stopped.empty()) return false;
@@ -196,6 +222,10 @@ int run_simulate(const SimulateOptions& options, std::ostream& out, std::ostream
       return 2;
     }
     status_at.push_back(*at);
+  }
+  if (std::optional<std::string> over = report_over_input(options)) {
+    err << "error: " << *over << "\n";
+    return 2;
   }
   // Objects to explain are checked before the run, not after it.
   const std::optional<std::vector<sim::ObjectRef>> explained = parse_objects(options.explain, err);

@@ -511,7 +511,13 @@ ScaledObject decode_scaled_object(const Field& object, std::vector<std::string>&
   so.scale_target_ref.name = ref.required_string("name");
   so.scale_target_ref.kind = ref.optional_string("kind", "Deployment");
   so.scale_target_ref.api_version = ref.optional_string("apiVersion");
-  so.polling_interval_seconds = maybe_non_negative(spec, "pollingInterval");
+  // KEDA's CRD: pollingInterval has a minimum of 1 (KEDA would poll without pause at 0); cooldownPeriod a minimum of
+  // 0, which KEDA takes as it is: no cooldown.
+  so.polling_interval_seconds = spec.maybe_int32("pollingInterval");
+  if (so.polling_interval_seconds && *so.polling_interval_seconds < 1) {
+    spec.fail_at("pollingInterval", "must be at least 1 (KEDA's CRD: minimum 1), got " +
+                                        std::to_string(*so.polling_interval_seconds));
+  }
   so.cooldown_period_seconds = maybe_non_negative(spec, "cooldownPeriod");
   so.initial_cooldown_period_seconds = maybe_non_negative(spec, "initialCooldownPeriod");
   so.min_replica_count = maybe_non_negative(spec, "minReplicaCount");

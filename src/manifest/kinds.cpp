@@ -8,6 +8,7 @@
 #include "manifest/meta_decoder.h"
 #include "nodegroups/flags.h"
 #include "manifest/pod_decoder.h"
+#include "manifest/priority.h"
 #include "manifest/selectors.h"
 
 namespace scalewright::manifest {
@@ -71,6 +72,35 @@ void check_template_restart_policy(const Field& spec, const Workload& workload) 
     }
   } else if (policy != "Always") {
     pod_spec.fail_at("restartPolicy", "unsupported value " + quote(policy) + " (expected Always)");
+  }
+}
+
+// The API server's ValidatePriorityClass: names starting "system-" are the built-in classes', each with its own value
+// and not the global default; any other class has a value of at most 1,000,000,000 (HighestUserDefinablePriority),
+// so that the system's classes stay above every user's.
+void check_priority_class(const Field& object, const PriorityClass& priority_class) {
+  constexpr std::int32_t kHighestUserDefinablePriority = 1'000'000'000;
+  const std::string& name = priority_class.meta.name;
+  if (!name.starts_with("system-")) {
+    if (priority_class.value > kHighestUserDefinablePriority) {
+      object.fail_at("value", "maximum allowed value of a user defined priority is " +
+                                  std::to_string(kHighestUserDefinablePriority) + ", got " +
+                                  std::to_string(priority_class.value));
+    }
+    return;
+  }
+  const std::string reserved = "priority class names with 'system-' prefix are reserved for system use only. error: ";
+  const std::vector<PriorityClass>& builtin = builtin_priority_classes();
+  auto known = std::find_if(builtin.begin(), builtin.end(), [&](const PriorityClass& c) { return c.meta.name == name; });
+  if (known == builtin.end()) {
+    object.child("metadata").fail_at("name", reserved + name + " is not a known system priority class");
+  }
+  if (priority_class.value != known->value) {
+    object.child("metadata").fail_at("name", reserved + "value of " + name + " PriorityClass must be " +
+                                                 std::to_string(known->value));
+  }
+  if (priority_class.global_default) {
+    object.child("metadata").fail_at("name", reserved + "globalDefault of " + name + " PriorityClass must be false");
   }
 }
 
@@ -205,6 +235,7 @@ PriorityClass decode_priority_class(const Field& object) {
   priority_class.meta = decode_object_meta(object, Scope::Cluster);
   priority_class.value = object.optional_int32("value", 0);
   priority_class.global_default = object.optional_bool("globalDefault", false);
+  check_priority_class(object, priority_class);
   priority_class.preemption_policy = std::string(object.choice<std::string_view>(
       "preemptionPolicy", "preemption policy",
       {{"PreemptLowerPriority", "PreemptLowerPriority"}, {"Never", "Never"}}, "PreemptLowerPriority"));

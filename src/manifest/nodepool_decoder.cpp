@@ -27,6 +27,14 @@ NodePoolRequirement decode_nodepool_requirement(const Field& r) {
   if (out.min_values && (*out.min_values < 1 || *out.min_values > 50)) {
     r.fail_at("minValues", "must be between 1 and 50, got " + std::to_string(*out.min_values));
   }
+  // Karpenter's CEL rule on requirements: an In requirement cannot ask for more distinct values than it lists.
+  const std::vector<Symbol>& values = out.requirement.values;
+  if (out.min_values && out.requirement.op == SelectorOperator::In &&
+      values.size() < static_cast<std::size_t>(*out.min_values)) {
+    r.fail_at("minValues", "requirements with 'minValues' must have at least that many values specified in the "
+                           "'values' field (minValues " + std::to_string(*out.min_values) + ", " +
+                               std::to_string(values.size()) + " values)");
+  }
   return out;
 }
 

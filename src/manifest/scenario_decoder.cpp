@@ -31,7 +31,23 @@ double decode_rate(const Field& parent, std::string_view key) {
   return rate;
 }
 
-// A rate (requests per second) or amplitude: a finite number, not negative.
+// The most requests per second a load step may offer: about what the largest CDN serves worldwide at its peak. The
+// served requests add up in the counter http_requests_total, a double as Prometheus keeps it, which counts single
+// requests exactly up to 2^53 (9.0e15): at this rate, for a simulated year (3.2e15). A rate like 1e308 made the
+// counter and the cpu usage infinite, and every HPA and KEDA ratio read from them NaN.
+constexpr double kMaxRequestsPerSecond = 1e8;
+
+// Why a rate read from a load step (a field, or a CSV cell) is refused; nullopt when it is one.
+std::optional<std::string> rps_problem(double value, std::string_view text) {
+  if (!std::isfinite(value) || value < 0) return "must be a number of at least 0, got " + std::string(text);
+  if (value > kMaxRequestsPerSecond) {
+    return "must be at most 100000000 requests per second (1e8, the most a load step may offer), got " +
+           std::string(text);
+  }
+  return std::nullopt;
+}
+
+// A rate (requests per second) or amplitude: a finite number, not negative, at most kMaxRequestsPerSecond.
 double decode_rps(const Field& parent, std::string_view key) {
   Field f = parent.child(key);
   if (!f.present()) parent.fail_at(key, "required");
@@ -41,7 +57,7 @@ double decode_rps(const Field& parent, std::string_view key) {
   } catch (const YAML::Exception&) {
     f.fail("expected a number, got " + f.describe());
   }
-  if (!std::isfinite(value) || value < 0) f.fail("must be a number of at least 0, got " + f.as_string());
+  if (std::optional<std::string> problem = rps_problem(value, f.as_string())) f.fail(*problem);
   return value;
 }
 
@@ -79,7 +95,9 @@ std::vector<std::pair<Duration, double>> decode_csv_points(const Field& csv, con
     if (!at) csv.fail(table->error_at(row, *after, at.error().message).message);
     Result<double> value = table->number(row, *rps);
     if (!value) csv.fail(value.error().message);
-    if (!std::isfinite(*value) || *value < 0) csv.fail(table->error_at(row, *rps, "must be at least 0").message);
+    if (std::optional<std::string> problem = rps_problem(*value, row[*rps])) {
+      csv.fail(table->error_at(row, *rps, *problem).message);
+    }
     points.emplace_back(*at, *value);
   }
   return points;

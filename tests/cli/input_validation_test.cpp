@@ -355,5 +355,38 @@ TEST(InputValidation, AnHpaTheScaledObjectOwnsOrThatOptsOutIsNoConflict) {
   EXPECT_EQ(ScenarioFiles::check({opted_out, so}).status, 0);
 }
 
+// --output or --html naming an input would overwrite the scenario with its report: refused before anything runs, as a
+// bad flag (exit 2), naming both, however the two paths are spelt; the input is left as it was.
+TEST(InputValidation, AReportFileThatIsAnInputIsRefusedBeforeTheRun) {
+  ScenarioFiles files;
+  const std::string path = files.write("s.yaml", kValidScenario);
+  std::filesystem::create_directories(files.path("dir"));
+  const std::string in_dir = files.write("dir/w.yaml", "apiVersion: v1\nkind: Namespace\nmetadata: {name: shop}\n");
+  const std::string dotted = files.path("dir/../s.yaml");
+  struct Case {
+    std::vector<std::string> inputs;
+    std::string output, html;
+    std::string error;
+  };
+  const Case cases[] = {
+      {{path}, dotted, "", "error: --output " + dotted + ": is the input file " + path +
+                               ", which writing the report would overwrite\n"},
+      {{path, files.path("dir")}, "", in_dir, "error: --html " + in_dir + ": is the input file " + in_dir +
+                                                  ", which writing the report would overwrite\n"},
+  };
+  for (const Case& c : cases) {
+    SimulateOptions options;
+    options.files = c.inputs;
+    options.output_json = c.output;
+    options.html = c.html;
+    std::ostringstream out, err;
+    EXPECT_EQ(run_simulate(options, out, err), 2);
+    EXPECT_EQ(err.str(), c.error);
+    EXPECT_EQ(out.str(), "");
+  }
+  std::ifstream in(path);
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), kValidScenario);
+}
+
 }  // namespace
 }  // namespace scalewright::cli::testing

@@ -542,5 +542,28 @@ value: 1000000
   EXPECT_EQ(set.priority_classes[1].preemption_policy, "PreemptLowerPriority");
 }
 
+// The API server's ValidatePriorityClass: a user's class is at most 1,000,000,000, so the built-in system classes
+// (2,000,000,000 and 2,000,001,000) stay above it; "system-" names are reserved for those, with their values.
+TEST(DecodePriorityClass, UserValuesStopAtOneBillionAndSystemNamesAreReserved) {
+  auto priority_class = [](const std::string& name, const std::string& value) {
+    return "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: " + name + "}\nvalue: " + value +
+           "\n";
+  };
+  EXPECT_EQ(decode_ok(priority_class("high", "1000000000") + "---\n" +
+                      priority_class("system-node-critical", "2000001000"))
+                .priority_classes.size(),
+            2u);
+  EXPECT_EQ(decode_error(priority_class("high", "1000000001")),
+            "test.yaml doc 1 PriorityClass/high: value: maximum allowed value of a user defined priority is "
+            "1000000000, got 1000000001");
+  const std::string reserved = ": metadata.name: priority class names with 'system-' prefix are reserved for system "
+                               "use only. error: ";
+  EXPECT_EQ(decode_error(priority_class("system-foo", "10")),
+            "test.yaml doc 1 PriorityClass/system-foo" + reserved + "system-foo is not a known system priority class");
+  EXPECT_EQ(decode_error(priority_class("system-cluster-critical", "2000000001")),
+            "test.yaml doc 1 PriorityClass/system-cluster-critical" + reserved +
+                "value of system-cluster-critical PriorityClass must be 2000000000");
+}
+
 }  // namespace
 }  // namespace scalewright::testing

@@ -137,6 +137,19 @@ TEST(NodePool, InvalidFieldsNameTheirPath) {
             "percentage, got \"99999999999\"");
   EXPECT_EQ(decode_error(head + "  template: {spec: {}}\n  limits: {cpu: lots}\n"),
             "test.yaml doc 1 NodePool/np: spec.limits.cpu: invalid quantity \"lots\"");
+  // Karpenter's CEL rule: an In requirement lists at least minValues values (3 asked of 2 here). NotIn has no such
+  // rule: it leaves every other value.
+  EXPECT_EQ(decode_error(head + "  template:\n    spec:\n      requirements:\n"
+                                "      - {key: karpenter.k8s.aws/instance-family, operator: In, values: [m5, c5], "
+                                "minValues: 3}\n"),
+            "test.yaml doc 1 NodePool/np: spec.template.spec.requirements[0].minValues: requirements with "
+            "'minValues' must have at least that many values specified in the 'values' field (minValues 3, 2 "
+            "values)");
+  EXPECT_EQ(decode_ok(head + "  template:\n    spec:\n      requirements:\n"
+                             "      - {key: karpenter.k8s.aws/instance-family, operator: NotIn, values: [m5], "
+                             "minValues: 3}\n")
+                .nodepools.size(),
+            1u);
 }
 
 TEST(NodePool, BudgetSchedulesAreParsedWhenDecoded) {
@@ -338,6 +351,20 @@ TEST(Scenario, InvalidLoadStepsNameTheirPath) {
             "test.yaml doc 1 Scenario/s: spec.timeline[0].load.csv: csv:1: missing column \"after\" in the header");
   EXPECT_EQ(decode_error(head + "  - {at: 1m, load: {kind: Deployment, name: a, requestsPerSecond: 1, cpuPerRequest: -1m}}\n"),
             "test.yaml doc 1 Scenario/s: spec.timeline[0].load.cpuPerRequest: must not be negative");
+  // At most 1e8 requests per second, in a field and in a CSV cell alike (the counter stays exact for a year).
+  const std::string most = "must be at most 100000000 requests per second (1e8, the most a load step may offer), got ";
+  EXPECT_EQ(decode_error(head + "  - {at: 1m, load: {kind: Deployment, name: a, requestsPerSecond: 1e308}}\n"),
+            "test.yaml doc 1 Scenario/s: spec.timeline[0].load.requestsPerSecond: " + most + "1e308");
+  EXPECT_EQ(decode_error(head + "  - {at: 1m, load: {kind: Deployment, name: a, sine: {mean: 5, amplitude: 2e8, "
+                                "period: 1m}}}\n"),
+            "test.yaml doc 1 Scenario/s: spec.timeline[0].load.sine.amplitude: " + most + "2e8");
+  EXPECT_EQ(decode_error(head + "  - {at: 1m, load: {kind: Deployment, name: a, csv: \"after,requestsPerSecond\\n"
+                                "0s,1\\n1m,1e9\\n\"}}\n"),
+            "test.yaml doc 1 Scenario/s: spec.timeline[0].load.csv: csv:3: column 2 \"requestsPerSecond\": " + most +
+                "1e9");
+  EXPECT_EQ(decode_ok(head + "  - {at: 1m, load: {kind: Deployment, name: a, requestsPerSecond: 1e8}}\n")
+                .scenarios.at(0).timeline.at(0).load.requests_per_second,
+            1e8);
 }
 
 // A scenario file beside its CSV files, in a fresh folder under the temp directory; removed by the caller.

@@ -260,6 +260,12 @@ TEST(ScaledObjectErrors, ReplicaCounts) {
             kSo + "spec.maxReplicaCount: must not be negative, got -1");
   EXPECT_EQ(decode_error(so_with("  pollingInterval: 15s\n  triggers:\n  - " + kPrometheus + "\n")),
             kSo + "spec.pollingInterval: expected an integer, got \"15s\"");
+  // KEDA's CRD: pollingInterval minimum 1 (0 was taken as 30 s); cooldownPeriod minimum 0, kept as 0 (no cooldown).
+  EXPECT_EQ(decode_error(so_with("  pollingInterval: 0\n  triggers:\n  - " + kPrometheus + "\n")),
+            kSo + "spec.pollingInterval: must be at least 1 (KEDA's CRD: minimum 1), got 0");
+  ManifestSet set = decode_ok(so_with("  cooldownPeriod: 0\n  triggers:\n  - " + kPrometheus + "\n"));
+  ASSERT_EQ(set.scaled_objects.size(), 1u);
+  EXPECT_EQ(set.scaled_objects[0].cooldown_period_seconds, 0);
 }
 
 TEST(ScaledObjectErrors, ScaleTargetNeedsAName) {
