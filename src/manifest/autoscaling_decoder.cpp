@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "api/integer.h"
+#include "api/time_zone.h"
 
 #include "manifest/meta_decoder.h"
 #include "manifest/selectors.h"
@@ -348,8 +349,11 @@ void check_cron_schedule(const ScaledObjectTrigger& trigger, const Field& metada
   }
 }
 
+// KEDA's cron scaler loads the zone from the tz database of its image (Go's time.LoadLocation) at every poll, and
+// fails each one when it cannot: refused here, for check and simulate alike, with the database of this system.
 void check_cron_trigger(const ScaledObjectTrigger& trigger, const Field& metadata) {
-  required_metadata(trigger, metadata, "timezone");
+  Result<std::shared_ptr<const TimeZone>> zone = TimeZone::locate(required_metadata(trigger, metadata, "timezone"));
+  if (!zone) metadata.fail_at("timezone", "unable to load timezone: " + zone.error().message);
   check_cron_schedule(trigger, metadata, "start");
   check_cron_schedule(trigger, metadata, "end");
   if (metadata_value(trigger, "start") == metadata_value(trigger, "end")) {

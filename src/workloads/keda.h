@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "api/autoscaling.h"
+#include "api/time_zone.h"
 #include "api/duration.h"
 #include "api/result.h"
 #include "workloads/hpa.h"
@@ -60,8 +61,9 @@ struct KedaTrigger {
   double activation = 0;  // activationThreshold; External only
   std::string container;  // Resource: containerName (makes it a ContainerResource metric)
   Quantity average_value;  // Resource with AverageValue: metadata.value as written
-  // Cron: the raw metadata; the schedules are parsed where they are read.
+  // Cron: the raw metadata; the schedules are parsed where they are read, the zone once here.
   std::string cron_start, cron_end, cron_timezone;
+  std::shared_ptr<const TimeZone> cron_zone;
   double cron_desired_replicas = 0;
 };
 

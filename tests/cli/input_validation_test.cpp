@@ -388,5 +388,28 @@ TEST(InputValidation, AReportFileThatIsAnInputIsRefusedBeforeTheRun) {
   EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), kValidScenario);
 }
 
+// KEDA's own cron example (timezone: Asia/Kolkata) is one zone for check and simulate alike, read from the system's
+// tz database; Mars/Olympus is none for either, with the same line in KEDA's words.
+TEST(InputValidation, CheckAndSimulateReadCronTimeZonesFromOneDatabase) {
+  auto cron = [](const std::string& zone) {
+    return "apiVersion: keda.sh/v1alpha1\nkind: ScaledObject\nmetadata: {name: cron-scaledobject, namespace: default}\n"
+           "spec:\n  scaleTargetRef: {name: web}\n  triggers:\n  - type: cron\n    metadata:\n      timezone: " +
+           zone + "\n      start: 30 * * * *\n      end: 45 * * * *\n      desiredReplicas: \"10\"\n";
+  };
+  ScenarioFiles files;
+  // The scenario without its HPA, which would scale the ScaledObject's target too.
+  const std::string base =
+      files.write("s.yaml", kValidScenario.substr(0, kValidScenario.find("---\napiVersion: autoscaling")));
+  const std::string kolkata = files.write("kolkata.yaml", cron("Asia/Kolkata"));
+  EXPECT_EQ(ScenarioFiles::check({base, kolkata}).status, 0);
+  const CommandRun run = ScenarioFiles::simulate({base, kolkata});
+  EXPECT_EQ(run.status, 0) << run.err;
+  const std::string mars = files.write("mars.yaml", cron("Mars/Olympus"));
+  const std::string where = "doc 1 ScaledObject/cron-scaledobject: spec.triggers[0].metadata.timezone: ";
+  const std::string problem = "unable to load timezone: unknown time zone Mars/Olympus\n";
+  EXPECT_EQ(error_after(ScenarioFiles::check({base, mars}), mars, where), problem);
+  EXPECT_EQ(error_after(ScenarioFiles::simulate({base, mars}), mars, where), problem);
+}
+
 }  // namespace
 }  // namespace scalewright::cli::testing
