@@ -125,4 +125,10 @@ struct ScaledObject {
   std::vector<ScaledObjectTrigger> triggers;
 };
 
+// The name of the HPA KEDA makes for a ScaledObject (getHpaName): advanced.horizontalPodAutoscalerConfig.name, else
+// "keda-hpa-<name>".
+inline std::string keda_hpa_name(const ScaledObject& so) {
+  return so.hpa_name.empty() ? "keda-hpa-" + so.meta.name : so.hpa_name;
+}
+
 }  // namespace scalewright

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "cli/check_command.h"
+#include "cli/escaped_output.h"
 #include "cli/explain_command.h"
 #include "cli/run_command.h"
 #include "cli/simulate_command.h"
@@ -218,6 +219,9 @@ int main(int argc, char** argv) {
       ->check(CLI::ExistingDirectory);
   snapshot_cmd->footer(kSnapshotExitStatus);
 
+  // Everything printed from here on, CLI11's messages included, with its control characters escaped.
+  scalewright::cli::EscapedOutput escaped_out(std::cout);
+  scalewright::cli::EscapedOutput escaped_err(std::cerr);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -226,8 +230,10 @@ int main(int argc, char** argv) {
   }
   if (check_cmd->parsed()) return scalewright::cli::run_check(check, std::cout, std::cerr);
   if (explain_cmd->parsed()) return scalewright::cli::run_explain(explain, std::cout, std::cerr);
-  // The progress line is for a person watching; a log file or a pipe gets none.
-  simulate.progress = ::isatty(STDERR_FILENO) == 1;
+  // The progress line is for a person watching; a log file or a pipe gets none. It returns to the start of its line
+  // with "\r", so it is written past the escaping (its own text escaped by TimelinePrinter).
+  std::ostream terminal(escaped_err.raw());
+  if (::isatty(STDERR_FILENO) == 1) simulate.progress = &terminal;
   if (simulate_cmd->parsed()) return scalewright::cli::run_simulate(simulate, std::cout, std::cerr);
   if (run_cmd->parsed()) {
     run.cluster_autoscaler_flags = run_cmd->remaining();

@@ -239,7 +239,7 @@ int run_simulate(const SimulateOptions& options, std::ostream& out, std::ostream
       std::vector<std::string> files = options.files;
       files.push_back(side);
       // A compared run without Cluster Autoscaler (the NodePools side) simply has no status to print.
-      TimelinePrinter printer(options.quiet ? nullptr : &out, options.progress ? &err : nullptr);
+      TimelinePrinter printer(options.quiet ? nullptr : &out, options.progress);
       printer.set_header("== " + side + "\n");
       printer.set_progress_label(fs::path(side).filename().string() + ": ");
       std::optional<sim::SimulationReport> report =
@@ -263,7 +263,7 @@ int run_simulate(const SimulateOptions& options, std::ostream& out, std::ostream
     for (std::size_t i = 0; i < reports.size(); ++i) stopped |= report_stopped(reports[i], names[i], err);
     return stopped ? 1 : written;
   }
-  TimelinePrinter printer(options.quiet ? nullptr : &out, options.progress ? &err : nullptr);
+  TimelinePrinter printer(options.quiet ? nullptr : &out, options.progress);
   std::optional<sim::SimulationReport> report =
       simulate_files(options.files, options.data_dir, status_at, /*status_required=*/true,
                      object_records, printer, err);

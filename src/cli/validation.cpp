@@ -142,7 +142,8 @@ class AutoscalerTargets {
         continue;
       }
       if (annotated(so.meta, "scaledobject.keda.sh/transfer-hpa-ownership", "true")) {
-        return Error{at + "the existing hpa '" + hpa->meta.name + "' for " + workload_of(so.scale_target_ref).substr(4) +
+        return Error{at + "the existing hpa '" + hpa->meta.name + "' for " +
+                     workload_of(so.scale_target_ref).substr(4) +
                      " must be specified by name in advanced settings to enable ownership transfer (" + place + ")"};
       }
       return Error{at + workload_of(so.scale_target_ref) + " is already managed by the hpa '" + hpa->meta.name +
@@ -154,9 +155,9 @@ class AutoscalerTargets {
         return Error{at + workload_of(so.scale_target_ref) + " is already managed by the ScaledObject '" +
                      other->meta.name + "' (" + place + ")"};
       }
-      if (workloads::keda_hpa_name(*other) == workloads::keda_hpa_name(so)) {
+      if (keda_hpa_name(*other) == keda_hpa_name(so)) {
         return Error{locate("ScaledObject", so.meta, "spec.advanced.horizontalPodAutoscalerConfig.name") +
-                     ": the HPA '" + workloads::keda_hpa_name(so) + "' is already managed by the ScaledObject '" +
+                     ": the HPA '" + keda_hpa_name(so) + "' is already managed by the ScaledObject '" +
                      other->meta.name + "' (" + place + ")"};
       }
     }

@@ -422,6 +422,27 @@ std::optional<ScalingModifiers> decode_scaling_modifiers(const Field& modifiers)
   return out;
 }
 
+// KEDA's webhook (verifyName): the ScaledObject's name is the value of the label scaledobject.keda.sh/name, and the
+// name of its HPA is a DNS-1123 label: at most 63 characters each, in KEDA's words.
+void check_scaled_object_names(const Field& object, const Field& hpa_config, const ScaledObject& so) {
+  constexpr std::size_t kMax = 63;
+  const std::string& name = so.meta.name;
+  if (name.size() > kMax) {
+    object.child("metadata").fail_at(
+        "name", "scaledobject name " + quote(name) + " is " + std::to_string(name.size()) +
+                    " characters long; must be no more than 63 characters because it is used as the "
+                    "\"scaledobject.keda.sh/name\" label value");
+  }
+  const std::string hpa = keda_hpa_name(so);
+  if (hpa.size() > kMax) {
+    (so.hpa_name.empty() ? object.child("metadata") : hpa_config)
+        .fail_at("name", "HPA name " + quote(hpa) + " derived from scaledobject is " + std::to_string(hpa.size()) +
+                             " characters long; must be no more than 63 characters; set "
+                             "spec.advanced.horizontalPodAutoscalerConfig.name to a shorter name or shorten the "
+                             "scaledobject name");
+  }
+}
+
 void check_replica_counts(const Field& spec, const ScaledObject& so) {
   const std::int32_t min = so.min_replica_count.value_or(0);
   const std::int32_t max = so.max_replica_count.value_or(kDefaultMaxReplicaCount);
@@ -539,6 +560,7 @@ ScaledObject decode_scaled_object(const Field& object, std::vector<std::string>&
   Field hpa_config = advanced.child("horizontalPodAutoscalerConfig");
   if (hpa_config.has("behavior")) so.hpa_behavior = decode_hpa_behavior(hpa_config.child("behavior"));
   so.hpa_name = hpa_config.optional_string("name");
+  check_scaled_object_names(object, hpa_config, so);
   so.scaling_modifiers = decode_scaling_modifiers(advanced.child("scalingModifiers"));
 
   std::vector<std::string> trigger_warnings;

@@ -4,6 +4,7 @@
 #include <iterator>
 #include <limits>
 
+#include "api/escape.h"
 #include "api/integer.h"
 
 namespace scalewright::manifest {
@@ -18,13 +19,9 @@ std::string quote(std::string_view text) {
   std::string out = "\"";
   for (char c : text) {
     if (c == '"' || c == '\\') out += '\\';
-    if (c == '\n') {
-      out += "\\n";
-      continue;
-    }
     out += c;
   }
-  return out + "\"";
+  return escape_control(out) + "\"";
 }
 
 std::string out_of_range(const Quantity& quantity, bool milli) {

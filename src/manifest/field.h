@@ -27,7 +27,8 @@ struct FieldError {
   std::string problem;  // "expected an integer, got \"abc\""
 };
 
-// `"text"` with quotes and backslashes escaped, as error messages quote user input.
+// `"text"` with quotes and backslashes escaped, and control characters (escape_control), as error messages quote
+// user input.
 std::string quote(std::string_view text);
 // Why a quantity whose amount does not fit in an int64 (in thousandths when `milli`, as cpu is kept) is refused.
 std::string out_of_range(const Quantity& quantity, bool milli);

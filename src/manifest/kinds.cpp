@@ -91,7 +91,8 @@ void check_priority_class(const Field& object, const PriorityClass& priority_cla
   }
   const std::string reserved = "priority class names with 'system-' prefix are reserved for system use only. error: ";
   const std::vector<PriorityClass>& builtin = builtin_priority_classes();
-  auto known = std::find_if(builtin.begin(), builtin.end(), [&](const PriorityClass& c) { return c.meta.name == name; });
+  auto known =
+      std::find_if(builtin.begin(), builtin.end(), [&](const PriorityClass& c) { return c.meta.name == name; });
   if (known == builtin.end()) {
     object.child("metadata").fail_at("name", reserved + name + " is not a known system priority class");
   }
@@ -151,7 +152,9 @@ Node decode_node(const Field& object) {
   return node;
 }
 
-Namespace decode_namespace(const Field& object) { return Namespace{decode_object_meta(object, Scope::Cluster)}; }
+Namespace decode_namespace(const Field& object) {
+  return Namespace{decode_object_meta(object, Scope::Cluster, NameRule::Label)};
+}
 
 ConfigMap decode_config_map(const Field& object) {
   ConfigMap config_map;

@@ -11,6 +11,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "api/escape.h"
 #include "manifest/field.h"
 #include "manifest/kind_registry.h"
 #include "manifest/priority.h"
@@ -63,12 +64,13 @@ std::string scalar_at(const YAML::Node& map, const char* key) {
   return value.IsDefined() && value.IsScalar() ? value.Scalar() : "";
 }
 
-// "Deployment/web", "Pod" while the name is unknown, "" while the kind is: read leniently, for error lines.
+// "Deployment/web", "Pod" while the name is unknown, "" while the kind is: read leniently, for error lines, so with
+// its control characters escaped (a name that is refused for holding one is named by this label).
 std::string object_label(const YAML::Node& object) {
   std::string kind = scalar_at(object, "kind");
   if (kind.empty()) return "";
   std::string name = scalar_at(object["metadata"], "name");
-  return name.empty() ? kind : kind + "/" + name;
+  return escape_control(name.empty() ? kind : kind + "/" + name);
 }
 
 std::string expected_versions(const KindEntry& entry) {

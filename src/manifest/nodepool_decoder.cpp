@@ -163,7 +163,7 @@ NodePool decode_nodepool(const Field& object) {
   Field spec = object.required_child("spec");
   Field tmpl = spec.required_child("template");
   pool.template_labels = decode_labels(tmpl.child("metadata"), "labels");
-  for (auto& [k, v] : tmpl.child("metadata").string_map("annotations")) pool.template_annotations[k] = v;
+  pool.template_annotations = decode_annotations(tmpl.child("metadata"));
   Field node_spec = tmpl.child("spec");
   pool.taints = decode_taints(node_spec, "taints");
   pool.startup_taints = decode_taints(node_spec, "startupTaints");

@@ -1,6 +1,7 @@
 #include "manifest/pod_decoder.h"
 
 #include "manifest/meta_decoder.h"
+#include "manifest/names.h"
 #include "manifest/selectors.h"
 
 namespace scalewright::manifest {
@@ -88,6 +89,7 @@ PodAffinityTerm decode_pod_affinity_term(const Field& term) {
   decoded.namespaces = term.strings("namespaces");
   decoded.namespace_selector = maybe_label_selector(term, "namespaceSelector");
   decoded.topology_key = Symbol(term.required_string("topologyKey"));
+  check_label_key(term, "topologyKey", decoded.topology_key.str());
   return decoded;
 }
 
@@ -149,6 +151,9 @@ ResourceList decode_resource_list(const Field& list) {
 Container decode_container(const Field& container) {
   Container decoded;
   decoded.name = container.required_string("name");
+  if (std::optional<std::string> problem = dns1123_label_problem(decoded.name)) {  // the API server's rule
+    container.fail_at("name", "invalid value " + quote(decoded.name) + ": " + *problem);
+  }
   decoded.image = container.optional_string("image");
   container.each("command", [&](const Field& part) { decoded.command.push_back(part.as_string()); });
   container.each("args", [&](const Field& part) { decoded.args.push_back(part.as_string()); });
@@ -177,6 +182,7 @@ TopologySpreadConstraint decode_spread_constraint(const Field& constraint) {
     constraint.fail_at("maxSkew", "must be at least 1, got " + std::to_string(decoded.max_skew));
   }
   decoded.topology_key = Symbol(constraint.required_string("topologyKey"));
+  check_label_key(constraint, "topologyKey", decoded.topology_key.str());
   decoded.when_unsatisfiable =
       constraint.required_choice<UnsatisfiableConstraintAction>("whenUnsatisfiable", "value",
                                  {{"DoNotSchedule", UnsatisfiableConstraintAction::DoNotSchedule},
@@ -246,7 +252,7 @@ Pod decode_pod_template(const Field& pod_template, const std::string& namespace_
   Field metadata = pod_template.child("metadata");
   pod.meta.namespace_ = namespace_;
   pod.meta.labels = decode_labels(metadata, "labels");
-  for (auto& [name, value] : metadata.string_map("annotations")) pod.meta.annotations[name] = value;
+  pod.meta.annotations = decode_annotations(metadata);
   pod.spec = decode_pod_spec(pod_template.child("spec"));
   return pod;
 }

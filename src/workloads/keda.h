@@ -71,8 +71,6 @@ struct KedaTrigger {
 Result<KedaTrigger> keda_trigger(const ScaledObject& scaled_object, std::size_t index);
 // "s<index>-<name>" with KEDA's NormalizeString, e.g. "s0-prometheus", "s1-cron-etc-utc-0x8xxx-0x18xxx".
 std::string keda_metric_name(std::size_t index, std::string_view name);
-// advanced.horizontalPodAutoscalerConfig.name, else "keda-hpa-<name>" (getHpaName).
-std::string keda_hpa_name(const ScaledObject& scaled_object);
 // Every problem KEDA's admission and scaler construction would report (bad metadata, a scalingModifiers formula
 // that does not parse or names no trigger, fallback with a Value metric or cpu/memory trigger, idle >= min,
 // min > max); empty when none.

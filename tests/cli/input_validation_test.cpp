@@ -267,7 +267,8 @@ TEST(InputValidation, WhatAFileAsksForIsCountedAtLoadAgainstTheRunLimits) {
     EXPECT_EQ(error_after(ScenarioFiles::simulate({path}), path, c.where), c.problem) << c.text;
   }
   // A scale step, and the nodes an Auto Scaling group starts with (the scenario's own).
-  const std::string scale = files.write("s.yaml", replaced(kValidScenario, "replicas: 3}}", "replicas: " + kMax + "}}"));
+  const std::string scale =
+      files.write("s.yaml", replaced(kValidScenario, "replicas: 3}}", "replicas: " + kMax + "}}"));
   EXPECT_EQ(error_after(ScenarioFiles::simulate({scale}), scale, "doc 1 Scenario/s: spec.timeline[0].scale.replicas: "),
             kMax + " replicas" + over);
   const std::string groups = files.write(
@@ -315,7 +316,8 @@ TEST(InputValidation, TwoAutoscalersOnOneTargetAreRefusedAsKedasWebhookDoes) {
 
   // Taking the HPA over needs its name in the ScaledObject.
   const std::string transfer = files.write(
-      "transfer.yaml", scaled_object("q", "web", "  annotations: {scaledobject.keda.sh/transfer-hpa-ownership: \"true\"}\n"));
+      "transfer.yaml",
+      scaled_object("q", "web", "  annotations: {scaledobject.keda.sh/transfer-hpa-ownership: \"true\"}\n"));
   EXPECT_EQ(error_after(ScenarioFiles::check({base, transfer}), transfer, where),
             "the existing hpa 'web' for workload 'web' of type 'apps/v1.Deployment' must be specified by name in "
             "advanced settings to enable ownership transfer " + hpa_place);
@@ -409,6 +411,28 @@ TEST(InputValidation, CheckAndSimulateReadCronTimeZonesFromOneDatabase) {
   const std::string problem = "unable to load timezone: unknown time zone Mars/Olympus\n";
   EXPECT_EQ(error_after(ScenarioFiles::check({base, mars}), mars, where), problem);
   EXPECT_EQ(error_after(ScenarioFiles::simulate({base, mars}), mars, where), problem);
+}
+
+// Whatever a command prints goes through the one escaping function: an escape sequence in a name or a kind reaches
+// the terminal as text, in errors and warnings alike, and no raw control byte is written.
+TEST(InputValidation, ControlCharactersReachTheTerminalEscaped) {
+  ScenarioFiles files;
+  const std::string kind = files.write("kind.yaml", "apiVersion: v1\nkind: \"Evil\\e[2J\"\nmetadata: {name: x}\n");
+  const BinaryRun warned = run_binary("check " + kind);
+  EXPECT_EQ(warned.status, 0);
+  EXPECT_EQ(warned.output.find('\x1b'), std::string::npos) << warned.output;
+  EXPECT_NE(warned.output.find("warning: " + kind + " doc 1: skipped unknown kind Evil\\x1b[2J (v1)\n"),
+            std::string::npos)
+      << warned.output;
+  const std::string name =
+      files.write("name.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: \"bad\\e[31mname\"}\n");
+  const BinaryRun refused = run_binary("check " + name);
+  EXPECT_EQ(refused.status, 1);
+  EXPECT_EQ(refused.output.find('\x1b'), std::string::npos) << refused.output;
+  EXPECT_EQ(refused.output.rfind("error: " + name + " doc 1 ConfigMap/bad\\x1b[31mname: metadata.name: invalid value "
+                                 "\"bad\\x1b[31mname\": a lowercase RFC 1123 subdomain", 0),
+            0u)
+      << refused.output;
 }
 
 }  // namespace

@@ -416,5 +416,62 @@ TEST(MalformedNodePool, ContradictoryRequirementsNameTheOneThatLeavesNothing) {
                             "      - {key: example.com/team, operator: DoesNotExist}\n");
 }
 
+// Names, label keys and values and annotations as the API server refuses them (k8s.io/apimachinery's validation),
+// in its words. Control characters are escaped wherever the line names the text: in the quote and in the object.
+TEST(MalformedName, NamesLabelsAndAnnotationsFollowTheApiServersRules) {
+  auto config_map = [](const std::string& metadata) {
+    return "apiVersion: v1\nkind: ConfigMap\nmetadata: " + metadata + "\n";
+  };
+  const std::string subdomain = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, "
+                                "'-' or '.', and must start and end with an alphanumeric character (e.g. "
+                                "'example.com')";
+  const std::string qualified = "a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must "
+                                "start and end with an alphanumeric character (e.g. 'MyName', or 'my.name', or "
+                                "'123-abc') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')";
+  const std::string value_rule = "a valid label must be an empty string or consist of alphanumeric characters, '-', "
+                                 "'_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue', "
+                                 "or 'my_value', or '12345')";
+  const std::string long_name(254, 'a');
+  const std::pair<std::string, std::string> cases[] = {
+      {config_map("{name: Web.x}"),
+       "test.yaml doc 1 ConfigMap/Web.x: metadata.name: invalid value \"Web.x\": " + subdomain},
+      // An escape sequence: escaped in the object's label and in the quote alike.
+      {config_map("{name: \"bad\\e[31mname\"}"),
+       "test.yaml doc 1 ConfigMap/bad\\x1b[31mname: metadata.name: invalid value \"bad\\x1b[31mname\": " + subdomain},
+      {config_map("{name: " + long_name + "}"),
+       "test.yaml doc 1 ConfigMap/" + long_name + ": metadata.name: invalid value \"" + long_name +
+           "\": must be no more than 253 characters"},
+      {"apiVersion: v1\nkind: Namespace\nmetadata: {name: ns.x}\n",
+       "test.yaml doc 1 Namespace/ns.x: metadata.name: invalid value \"ns.x\": a lowercase RFC 1123 label must "
+       "consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character "
+       "(e.g. 'my-name', or '123-abc')"},
+      {config_map("{name: c, labels: {a/b/c: x}}"),
+       "test.yaml doc 1 ConfigMap/c: metadata.labels: invalid key \"a/b/c\": " + qualified},
+      {config_map("{name: c, labels: {Example.com/app: x}}"),
+       "test.yaml doc 1 ConfigMap/c: metadata.labels: invalid key \"Example.com/app\": prefix part " + subdomain},
+      {config_map("{name: c, labels: {app: \"two\\nlines\"}}"),
+       "test.yaml doc 1 ConfigMap/c: metadata.labels.app: invalid value \"two\\nlines\": " + value_rule},
+      {config_map("{name: c, labels: {app: " + std::string(64, 'v') + "}}"),
+       "test.yaml doc 1 ConfigMap/c: metadata.labels.app: invalid value \"" + std::string(64, 'v') +
+           "\": must be no more than 63 characters"},
+      {config_map("{name: c, annotations: {a/b/c: x}}"),
+       "test.yaml doc 1 ConfigMap/c: metadata.annotations: invalid key \"a/b/c\": " + qualified},
+      // 262,140 bytes of value and a 6-byte key ("note/a"): 262,146, over 256 KiB (262,144).
+      {config_map("{name: c, annotations: {note/a: " + std::string(262'140, 'x') + "}}"),
+       "test.yaml doc 1 ConfigMap/c: metadata.annotations: too long: must have at most 262144 bytes, got 262146"},
+      {pod_with("  tolerations: [{key: a/b/c, operator: Exists}]\n"),
+       "test.yaml doc 1 Pod/p: spec.tolerations[0].key: invalid value \"a/b/c\": " + qualified},
+  };
+  for (const auto& [yaml, error] : cases) EXPECT_EQ(decode_error(yaml), error) << yaml.substr(0, 200);
+  // Annotation keys are read lower-cased, as the API server reads them; an empty label value is one.
+  EXPECT_EQ(decode_ok(config_map("{name: c, labels: {app: \"\"}, annotations: {Example.com/Note: x}}"))
+                .config_maps.size(),
+            1u);
+  EXPECT_EQ(decode_error("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers: [{name: C_1}]\n"),
+            "test.yaml doc 1 Pod/p: spec.containers[0].name: invalid value \"C_1\": a lowercase RFC 1123 label must "
+            "consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric "
+            "character (e.g. 'my-name', or '123-abc')");
+}
+
 }  // namespace
 }  // namespace scalewright::testing
