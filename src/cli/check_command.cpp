@@ -115,7 +115,7 @@ void print_text(const ClusterSnapshot& snapshot, const std::vector<Placement>& p
 }  // namespace
 
 int run_check(const CheckOptions& options, std::ostream& out, std::ostream& err) {
-  Result<ManifestSet> loaded = load_manifest_files(options.files);
+  Result<ManifestSet> loaded = load_manifest_files(options.files, options.validate);
   if (!loaded) {
     err << "error: " << loaded.error().message << "\n";
     return 1;

@@ -66,6 +66,18 @@ CLI::Validator existing(bool file_only) {
       file_only ? "FILE" : "PATH", file_only ? "EXISTING_FILE" : "EXISTING_PATH");
 }
 
+// kubectl's --validate, spelt as kubectl spells it.
+void add_validate_option(CLI::App* command, scalewright::FieldValidation& validate) {
+  command
+      ->add_option_function<std::string>(
+          "--validate",
+          [&validate](const std::string& value) { validate = *scalewright::parse_field_validation(value); },
+          "A field the kind does not have, or a key given twice, as kubectl's --validate: strict (or true, the "
+          "default) refuses it naming its path, warn prints a warning, ignore (or false) drops it")
+      ->check(CLI::IsMember({"strict", "warn", "ignore", "true", "false"}))
+      ->default_str("strict");
+}
+
 constexpr const char* kExitStatus =
     "Exit status:\n"
     "  0  done (check: the input is valid, whether or not every pod fits; simulate: the scenario ran)\n"
@@ -97,6 +109,7 @@ int main(int argc, char** argv) {
   check_cmd->add_option("--scoring", check.scoring, "NodeResourcesFit scoring strategy")
       ->check(CLI::IsMember({"LeastAllocated", "MostAllocated"}))
       ->capture_default_str();
+  add_validate_option(check_cmd, check.validate);
   check_cmd->footer(kCheckExitStatus);
   check_cmd->add_flag("--independent", check.independent,
                       "Answer each pod alone against the cluster as given, instead of binding pods one after "
@@ -124,6 +137,7 @@ int main(int argc, char** argv) {
                            "Also print the cluster-autoscaler-status report as it stood at this time of the run "
                            "(e.g. 5m, 12m30s); repeatable")
       ->allow_extra_args(false);
+  add_validate_option(simulate_cmd, simulate.validate);
   simulate_cmd->add_option("--data-dir", simulate.data_dir, "Directory holding aws/instance-types.csv and prices")
       ->check(CLI::ExistingDirectory);
   simulate_cmd->add_option("--explain", simulate.explain,

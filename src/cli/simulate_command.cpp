@@ -25,8 +25,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-Result<ManifestSet> load_scenario_files(const std::vector<std::string>& files) {
-  if (!files.empty()) return load_manifest_files(files);
+Result<ManifestSet> load_scenario_files(const std::vector<std::string>& files, FieldValidation validate) {
+  if (!files.empty()) return load_manifest_files(files, validate);
   return decode_manifests(sim::default_scenario_text(), sim::kDefaultScenarioName);
 }
 
@@ -138,11 +138,11 @@ namespace {
 // `status_required`: --status-at without Cluster Autoscaler in the scenario is an error (not in a comparison);
 // `object_records`: keep where every pod ran and the Events on objects (for the JSON report, --explain and the
 // HTML page's Events).
-std::optional<sim::SimulationReport> simulate_files(const std::vector<std::string>& files,
+std::optional<sim::SimulationReport> simulate_files(const std::vector<std::string>& files, FieldValidation validate,
                                                     const std::string& data_dir_flag,
                                                     const std::vector<Duration>& status_at, bool status_required,
                                                     bool object_records, sim::TimelineSink& sink, std::ostream& err) {
-  Result<ManifestSet> loaded = load_scenario_files(files);
+  Result<ManifestSet> loaded = load_scenario_files(files, validate);
   if (!loaded) {
     err << "error: " << loaded.error().message << "\n";
     return std::nullopt;
@@ -243,7 +243,7 @@ int run_simulate(const SimulateOptions& options, std::ostream& out, std::ostream
       printer.set_header("== " + side + "\n");
       printer.set_progress_label(fs::path(side).filename().string() + ": ");
       std::optional<sim::SimulationReport> report =
-          simulate_files(files, options.data_dir, status_at, /*status_required=*/false,
+          simulate_files(files, options.validate, options.data_dir, status_at, /*status_required=*/false,
                          object_records, printer, err);
       if (!report) return 1;
       printer.finish();
@@ -265,7 +265,7 @@ int run_simulate(const SimulateOptions& options, std::ostream& out, std::ostream
   }
   TimelinePrinter printer(options.quiet ? nullptr : &out, options.progress);
   std::optional<sim::SimulationReport> report =
-      simulate_files(options.files, options.data_dir, status_at, /*status_required=*/true,
+      simulate_files(options.files, options.validate, options.data_dir, status_at, /*status_required=*/true,
                      object_records, printer, err);
   if (!report) return 1;
   printer.finish();

@@ -28,6 +28,7 @@ struct SimulateOptions {
   std::ostream* progress = nullptr;
   // After the run, explain these objects ("pod/web-1"), as `scalewright explain` does from the report.
   std::vector<std::string> explain;
+  FieldValidation validate = FieldValidation::Strict;  // --validate, as kubectl's: unknown fields refused or not
 };
 
 // The timeline goes to `out` as the run makes it (not with `quiet`), then the summary. With `compare`, the runs go

@@ -189,7 +189,7 @@ std::optional<Error> check_autoscaler_targets(const ManifestSet& objects, const 
   applied.reserve(scenario->timeline.size());
   for (const TimelineStep& step : scenario->timeline) {  // in the order they run
     if (step.action != TimelineStep::Action::Apply) continue;
-    Result<ManifestSet> decoded = decode_manifests(step.apply_source, "apply");
+    Result<ManifestSet> decoded = decode_applied(step.apply_source, "apply");
     if (!decoded) continue;  // refused when the scenario was decoded
     applied.push_back(std::move(*decoded));
     const std::string at = objects.locate("Scenario", scenario->meta, "spec.timeline[" + std::to_string(step.index) +
@@ -314,7 +314,7 @@ std::optional<Error> check_run_size(const ManifestSet& objects, const sim::Simul
         if (auto error = size.alone(step.replicas, at(path + ".scale.replicas"), "replicas")) return error;
       }
       if (step.action != TimelineStep::Action::Apply) continue;
-      Result<ManifestSet> applied = decode_manifests(step.apply_source, "apply");
+      Result<ManifestSet> applied = decode_applied(step.apply_source, "apply");
       if (!applied) continue;  // refused when the scenario was decoded
       auto inside = [&](std::string_view kind, const ObjectMeta& meta, std::string_view field) {
         return at(path + ".apply") + ": " + applied->locate(kind, meta, field);

@@ -369,6 +369,7 @@ void check_cron_trigger(const ScaledObjectTrigger& trigger, const Field& metadat
 bool resource_trigger(const std::string& type) { return type == "cpu" || type == "memory"; }
 
 ScaledObjectTrigger decode_trigger(const Field& t, std::vector<std::string>& warnings) {
+  t.known({"authenticationRef"});
   ScaledObjectTrigger out;
   out.type = t.required_string("type");
   out.name = t.optional_string("name");
@@ -533,6 +534,7 @@ ScaledObject decode_scaled_object(const Field& object, std::vector<std::string>&
   so.meta = decode_object_meta(object, Scope::Namespaced);
   Field spec = object.required_child("spec");
   Field ref = spec.required_child("scaleTargetRef");
+  ref.known({"envSourceContainerName"});
   so.scale_target_ref.name = ref.required_string("name");
   so.scale_target_ref.kind = ref.optional_string("kind", "Deployment");
   so.scale_target_ref.api_version = ref.optional_string("apiVersion");
@@ -550,6 +552,7 @@ ScaledObject decode_scaled_object(const Field& object, std::vector<std::string>&
   so.idle_replica_count = maybe_non_negative(spec, "idleReplicaCount");
   if (spec.has("fallback")) {
     Field fallback = spec.child("fallback");
+    fallback.known({"behavior"});
     std::optional<std::int32_t> threshold = maybe_non_negative(fallback, "failureThreshold");
     if (!threshold) fallback.fail_at("failureThreshold", "required");
     std::optional<std::int32_t> replicas = maybe_non_negative(fallback, "replicas");
@@ -557,6 +560,7 @@ ScaledObject decode_scaled_object(const Field& object, std::vector<std::string>&
     so.fallback = ScaledObjectFallback{*threshold, *replicas};
   }
   Field advanced = spec.child("advanced");
+  advanced.known({"restoreToOriginalReplicaCount"});
   Field hpa_config = advanced.child("horizontalPodAutoscalerConfig");
   if (hpa_config.has("behavior")) so.hpa_behavior = decode_hpa_behavior(hpa_config.child("behavior"));
   so.hpa_name = hpa_config.optional_string("name");

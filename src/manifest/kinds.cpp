@@ -40,6 +40,31 @@ std::int32_t decode_replicas(const Field& spec, WorkloadKind kind) {
   }
 }
 
+// The fields of each workload's spec that do not bear on how many pods it runs or what they ask for: rollout and
+// retry settings, a StatefulSet's volumes and service. (A DaemonSet has no replicas, nor a Job: theirs are unknown.)
+void known_workload_fields(const Field& spec, WorkloadKind kind) {
+  switch (kind) {
+    case WorkloadKind::Deployment:
+      spec.known({"minReadySeconds", "paused", "progressDeadlineSeconds", "revisionHistoryLimit", "strategy"});
+      return;
+    case WorkloadKind::ReplicaSet:
+      spec.known({"minReadySeconds"});
+      return;
+    case WorkloadKind::StatefulSet:
+      spec.known({"minReadySeconds", "ordinals", "persistentVolumeClaimRetentionPolicy", "podManagementPolicy",
+                  "revisionHistoryLimit", "serviceName", "updateStrategy", "volumeClaimTemplates"});
+      return;
+    case WorkloadKind::DaemonSet:
+      spec.known({"minReadySeconds", "revisionHistoryLimit", "updateStrategy"});
+      return;
+    case WorkloadKind::Job:
+      spec.known({"activeDeadlineSeconds", "backoffLimit", "backoffLimitPerIndex", "completionMode", "managedBy",
+                  "manualSelector", "maxFailedIndexes", "podFailurePolicy", "podReplacementPolicy", "successPolicy",
+                  "suspend", "ttlSecondsAfterFinished"});
+      return;
+  }
+}
+
 // A Job without a selector gets one from the API server, with the matching labels added to its template.
 LabelSelector generated_job_selector(const ObjectMeta& job, Pod& pod_template) {
   Symbol name(job.name);
@@ -142,6 +167,7 @@ Node decode_node(const Field& object) {
   Node node;
   node.meta = decode_object_meta(object, Scope::Cluster);
   Field spec = object.child("spec");
+  spec.known({"configSource", "externalID", "podCIDR", "podCIDRs"});
   node.unschedulable = spec.optional_bool("unschedulable", false);
   spec.each("taints", [&](const Field& taint) { node.taints.push_back(decode_taint(taint)); });
   node.provider_id = spec.optional_string("providerID");
@@ -153,12 +179,14 @@ Node decode_node(const Field& object) {
 }
 
 Namespace decode_namespace(const Field& object) {
+  object.known({"spec"});  // finalizers
   return Namespace{decode_object_meta(object, Scope::Cluster, NameRule::Label)};
 }
 
 ConfigMap decode_config_map(const Field& object) {
   ConfigMap config_map;
   config_map.meta = decode_object_meta(object, Scope::Namespaced);
+  object.known({"binaryData", "immutable"});
   for (auto& [key, value] : object.string_map("data")) config_map.data[key] = std::move(value);
   return config_map;
 }
@@ -168,6 +196,7 @@ Workload decode_workload(const Field& object, WorkloadKind kind) {
   workload.kind = kind;
   workload.meta = decode_object_meta(object, Scope::Namespaced);
   Field spec = object.child("spec");
+  known_workload_fields(spec, kind);
   workload.replicas = decode_replicas(spec, kind);
   workload.pod_template = decode_pod_template(spec.required_child("template"), workload.meta.namespace_);
   check_template_restart_policy(spec, workload);
@@ -236,6 +265,7 @@ PodDisruptionBudget decode_pod_disruption_budget(const Field& object) {
 PriorityClass decode_priority_class(const Field& object) {
   PriorityClass priority_class;
   priority_class.meta = decode_object_meta(object, Scope::Cluster);
+  object.known({"description"});
   priority_class.value = object.optional_int32("value", 0);
   priority_class.global_default = object.optional_bool("globalDefault", false);
   check_priority_class(object, priority_class);

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <limits>
 #include <optional>
 #include <utility>
 #include <variant>
@@ -86,16 +87,21 @@ std::string expected_versions(const KindEntry& entry) {
 class DocumentDecoder {
  public:
   DocumentDecoder(std::string_view source, int number, const KindRegistry& kinds, const ManifestLimits& limits,
-                  DecodedFile& out)
+                  FieldValidation validation, DecodedFile& out)
       : prefix_(std::string(source) + " doc " + std::to_string(number)),
-        context_{std::filesystem::path(source).parent_path(), limits},
+        context_{std::filesystem::path(source).parent_path(), limits, validation},
         kinds_(kinds),
         out_(out) {}
 
   std::optional<Error> decode(const YamlDocument& document) {
-    if (document.duplicate) return duplicate_key(document.root, *document.duplicate);
+    const FieldValidation validation = context_.validation;
+    if (document.duplicate && validation != FieldValidation::Ignore) {
+      Error duplicate = duplicate_key(document.root, *document.duplicate);
+      if (validation == FieldValidation::Strict) return duplicate;
+      out_.set.warnings.push_back(std::move(duplicate.message));
+    }
     if (!document.root.IsDefined() || document.root.IsNull()) return std::nullopt;  // an empty document
-    return decode_object(Field(document.root, ""));
+    return decode_object(Field(document.root, "", validation == FieldValidation::Ignore ? nullptr : &tracker_));
   }
 
  private:
@@ -111,10 +117,7 @@ class DocumentDecoder {
       object = root["items"][*item];
       first = 2;
     }
-    std::string key = std::get<std::string>(duplicate.path.back());
-    return Error{context(Field(object, "")) + ": " + format_path(duplicate.path, first) + ": duplicate field " +
-                 quote(key) + " at line " + std::to_string(duplicate.line) + " (first at line " +
-                 std::to_string(duplicate.first_line) + ")"};
+    return Error{context(Field(object, "")) + ": " + describe_duplicate(duplicate, first)};
   }
 
   std::optional<Error> decode_object(const Field& object) {
@@ -133,7 +136,7 @@ class DocumentDecoder {
                                          expected_versions(*entry) + ")");
       }
       add(object, *entry);
-      return std::nullopt;
+      return check_fields(object);
     } catch (const FieldError& error) {
       std::string path = error.path.empty() ? "" : error.path + ": ";
       return Error{context(object) + ": " + path + error.problem};
@@ -147,7 +150,24 @@ class DocumentDecoder {
     list.each("items", [&](const Field& item) {
       if (!first) first = decode_object(item);
     });
-    return first;
+    if (first) return first;
+    list.known({"items", "metadata"});  // each item checked as it was decoded; a List's metadata is the server's
+    return check_fields(list);
+  }
+
+  // kubectl's field validation, --validate=strict by default: a field the kind does not have, or has not under
+  // that name, is an error naming its path (`consolidateAftr: 30s` would otherwise be 0s); with warn, a warning
+  // line; with ignore, nothing. A status is the server's to write: never looked into.
+  std::optional<Error> check_fields(const Field& object) {
+    if (context_.validation == FieldValidation::Ignore) return std::nullopt;
+    object.known({"status"});
+    const bool strict = context_.validation == FieldValidation::Strict;
+    for (const std::string& path : object.unknown_fields(strict ? 1 : std::numeric_limits<std::size_t>::max())) {
+      std::string message = context(object) + ": unknown field " + quote(path);
+      if (strict) return Error{std::move(message)};
+      out_.set.warnings.push_back(std::move(message));
+    }
+    return std::nullopt;
   }
 
   void add(const Field& object, const KindEntry& entry) {
@@ -197,6 +217,7 @@ class DocumentDecoder {
 
   std::string prefix_;  // "web.yaml doc 3"
   DecodeContext context_;
+  FieldTracker tracker_;  // what the kind decoders asked of the document
   const KindRegistry& kinds_;
   DecodedFile& out_;
 };
@@ -215,7 +236,7 @@ Error too_large(std::string_view source, std::uintmax_t size, const ManifestLimi
 }
 
 Result<DecodedFile> decode_file(std::string_view text, std::string_view source, const KindRegistry& kinds,
-                                const ManifestLimits& limits) {
+                                const ManifestLimits& limits, FieldValidation validation) {
   if (text.size() > limits.max_bytes) return too_large(source, text.size(), limits);
   // One document's node tree at a time: the whole file's trees at once were most of the 4 GB of issue [5].
   YamlStream stream(text, std::string(source), limits.max_depth);
@@ -224,7 +245,7 @@ Result<DecodedFile> decode_file(std::string_view text, std::string_view source, 
     Result<std::optional<YamlDocument>> document = stream.next();
     if (!document) return document.error();
     if (!*document) return out;
-    DocumentDecoder decoder(source, number, kinds, limits, out);
+    DocumentDecoder decoder(source, number, kinds, limits, validation, out);
     if (std::optional<Error> error = decoder.decode(**document)) return *error;
   }
 }
@@ -258,17 +279,18 @@ Result<std::string> read_input_file(const std::filesystem::path& path, const Man
 
 namespace {
 
-Result<DecodedFile> load_file(const std::filesystem::path& path, const ManifestLimits& limits) {
+Result<DecodedFile> load_file(const std::filesystem::path& path, const ManifestLimits& limits,
+                              FieldValidation validation) {
   Result<std::string> text = read_input_file(path, limits, "manifest file", /*regular_only=*/false);
   if (!text) return text.error();
-  return decode_file(*text, path.string(), KindRegistry::builtin(), limits);
+  return decode_file(*text, path.string(), KindRegistry::builtin(), limits, validation);
 }
 
 }  // namespace
 
 Result<ManifestSet> decode_manifests(std::string_view text, std::string_view source, const KindRegistry& kinds,
-                                     const ManifestLimits& limits) {
-  Result<DecodedFile> decoded = decode_file(text, source, kinds, limits);
+                                     const ManifestLimits& limits, FieldValidation validation) {
+  Result<DecodedFile> decoded = decode_file(text, source, kinds, limits, validation);
   if (!decoded) return decoded.error();
   return std::move(decoded->set);
 }
@@ -297,6 +319,13 @@ void ManifestSet::append(ManifestSet&& other) {
   other.origins.clear();
 }
 
+std::optional<FieldValidation> parse_field_validation(std::string_view text) {
+  if (text == "strict" || text == "true") return FieldValidation::Strict;
+  if (text == "warn") return FieldValidation::Warn;
+  if (text == "ignore" || text == "false") return FieldValidation::Ignore;
+  return std::nullopt;
+}
+
 std::string ObjectOrigin::at(std::string_view field) const {
   if (field.empty()) return path.empty() ? context : context + ": " + path;
   return context + ": " + (path.empty() ? std::string(field) : path + "." + std::string(field));
@@ -320,12 +349,18 @@ std::string ManifestSet::locate(std::string_view kind, const ObjectMeta& meta, s
   return field.empty() ? object : object + ": " + std::string(field);
 }
 
-Result<ManifestSet> decode_manifests(std::string_view text, std::string_view source, const ManifestLimits& limits) {
-  return manifest::decode_manifests(text, source, manifest::KindRegistry::builtin(), limits);
+Result<ManifestSet> decode_manifests(std::string_view text, std::string_view source, const ManifestLimits& limits,
+                                     FieldValidation validation) {
+  return manifest::decode_manifests(text, source, manifest::KindRegistry::builtin(), limits, validation);
 }
 
-Result<ManifestSet> load_manifest_file(const std::filesystem::path& path, const ManifestLimits& limits) {
-  Result<manifest::DecodedFile> decoded = manifest::load_file(path, limits);
+Result<ManifestSet> decode_applied(const std::string& apply_source, std::string_view source) {
+  return decode_manifests(apply_source, source, ManifestLimits{}, FieldValidation::Ignore);
+}
+
+Result<ManifestSet> load_manifest_file(const std::filesystem::path& path, const ManifestLimits& limits,
+                                       FieldValidation validation) {
+  Result<manifest::DecodedFile> decoded = manifest::load_file(path, limits, validation);
   if (!decoded) return decoded.error();
   return std::move(decoded->set);
 }
@@ -354,10 +389,10 @@ Result<std::vector<std::filesystem::path>> manifest_files_in(const std::filesyst
   return files;
 }
 
-Result<ManifestSet> load_manifest_files(const std::vector<std::string>& paths) {
+Result<ManifestSet> load_manifest_files(const std::vector<std::string>& paths, FieldValidation validation) {
   manifest::DecodedFile all;
   auto load = [&](const std::filesystem::path& path) -> std::optional<Error> {
-    Result<manifest::DecodedFile> decoded = manifest::load_file(path, ManifestLimits{});
+    Result<manifest::DecodedFile> decoded = manifest::load_file(path, ManifestLimits{}, validation);
     if (!decoded) return decoded.error();
     return all.append(std::move(*decoded));
   };

@@ -15,6 +15,7 @@ const std::initializer_list<std::pair<std::string_view, TaintEffect>> kTaintEffe
 };
 
 OwnerReference decode_owner_reference(const Field& owner) {
+  owner.known({"blockOwnerDeletion"});
   OwnerReference decoded;
   decoded.api_version = owner.optional_string("apiVersion");
   decoded.kind = owner.required_string("kind");
@@ -71,6 +72,11 @@ std::optional<std::int64_t> zone_offset(std::string_view text, std::size_t pos) 
 }
 
 }  // namespace
+
+void known_meta_fields(const Field& metadata) {
+  metadata.known({"generateName", "selfLink", "resourceVersion", "generation", "creationTimestamp",
+                  "deletionGracePeriodSeconds", "finalizers", "managedFields"});
+}
 
 std::optional<std::int64_t> parse_rfc3339(std::string_view text) {
   // YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)
@@ -143,6 +149,8 @@ ObjectMeta decode_object_meta(const Field& object, Scope scope, NameRule rule) {
     }
     meta.namespace_ = namespace_.empty() ? "default" : namespace_;
   }
+  if (scope == Scope::Cluster) metadata.known({"namespace"});  // ObjectMeta's, though a cluster object has none
+  known_meta_fields(metadata);
   meta.uid = metadata.optional_string("uid");
   meta.labels = decode_labels(metadata, "labels");
   meta.annotations = decode_annotations(metadata);
@@ -153,6 +161,7 @@ ObjectMeta decode_object_meta(const Field& object, Scope scope, NameRule rule) {
 }
 
 Taint decode_taint(const Field& taint) {
+  taint.known({"timeAdded"});
   Taint decoded;
   decoded.key = taint.required_string("key");
   check_label_key(taint, "key", decoded.key);

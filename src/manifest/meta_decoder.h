@@ -21,6 +21,10 @@ enum class NameRule { Subdomain, Label };
 // deletionTimestamp.
 ObjectMeta decode_object_meta(const Field& object, Scope scope, NameRule rule = NameRule::Subdomain);
 
+// The fields of ObjectMeta Scalewright does not read (generateName, resourceVersion, managedFields, ...): upstream's,
+// so never unknown to strict field validation.
+void known_meta_fields(const Field& metadata);
+
 // Labels of a mapping (metadata.labels, nodeSelector): keys and values by the API server's rules.
 Labels decode_labels(const Field& parent, std::string_view key);
 // metadata.annotations: keys by the label key rule, 256 KiB at most in all.

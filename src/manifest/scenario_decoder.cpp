@@ -1,11 +1,7 @@
 #include "manifest/scenario_decoder.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
-#include <cstring>
-#include <fstream>
-#include <sstream>
 #include <tuple>
 
 #include "cloud/csv_table.h"
@@ -13,6 +9,7 @@
 #include "manifest/manifest.h"
 #include "manifest/meta_decoder.h"
 #include "manifest/nodepool_decoder.h"
+#include "manifest/yaml_stream.h"
 #include "nodegroups/flags.h"
 
 namespace scalewright::manifest {
@@ -296,9 +293,11 @@ ObjectReference decode_reference(const Field& f, std::initializer_list<std::stri
   return ref;
 }
 
-// The objects of an apply step, as YAML documents, checked now so a scenario never fails halfway through.
-std::string decode_apply(const Field& step) {
+// The objects of an apply step, as YAML documents, checked now so a scenario never fails halfway through (their
+// fields by the scenario's own --validate, so they are not looked into again here).
+std::string decode_apply(const Field& step, const DecodeContext& context, std::vector<std::string>& warnings) {
   Field objects = step.child("apply");
+  step.known({"apply"});
   if (!objects.node().IsSequence()) objects.fail("expected a list of objects, got " + objects.describe());
   std::string text;
   for (const auto& object : objects.node()) {
@@ -308,12 +307,13 @@ std::string decode_apply(const Field& step) {
     text += out.c_str();
     text += "\n";
   }
-  Result<ManifestSet> decoded = scalewright::decode_manifests(text, "apply");
+  Result<ManifestSet> decoded = scalewright::decode_manifests(text, "apply", context.limits, context.validation);
   if (!decoded) objects.fail(decoded.error().message);
+  for (const std::string& warning : decoded->warnings) warnings.push_back(objects.path() + ": " + warning);
   return text;
 }
 
-TimelineStep decode_step(const Field& step, const DecodeContext& context) {
+TimelineStep decode_step(const Field& step, const DecodeContext& context, std::vector<std::string>& warnings) {
   TimelineStep out;
   out.at = required_duration(step, "at");
   int actions = 0;
@@ -336,7 +336,7 @@ TimelineStep decode_step(const Field& step, const DecodeContext& context) {
   if (step.has("apply")) {
     ++actions;
     out.action = TimelineStep::Action::Apply;
-    out.apply_source = decode_apply(step);
+    out.apply_source = decode_apply(step, context, warnings);
   }
   if (step.has("load")) {
     ++actions;
@@ -373,14 +373,24 @@ std::vector<AutoScalingGroup> decode_auto_scaling_groups(const Field& list) {
 
 Result<std::vector<AutoScalingGroup>> load_auto_scaling_groups(const std::filesystem::path& file) {
   const std::string where = file.string();
-  std::ifstream in(file);
-  if (!in) return Error{where + ": cannot be read: " + std::strerror(errno)};
-  std::stringstream text;
-  text << in.rdbuf();
+  // Read as a manifest file is: capped, one document's node tree, no key twice, no field the format does not have.
+  const ManifestLimits limits;
+  Result<std::string> text = read_input_file(file, limits, "file", /*regular_only=*/false);
+  if (!text) return text.error();
+  YamlStream stream(*text, where, limits.max_depth);
+  Result<std::optional<YamlDocument>> document = stream.next();
+  if (!document) return document.error();
+  const YAML::Node root_node = *document ? (*document)->root : YAML::Node();
+  if (*document && (*document)->duplicate) return Error{where + ": " + describe_duplicate(*(*document)->duplicate)};
   try {
-    const Field root(YAML::Load(text.str()), "");
+    FieldTracker tracker;
+    const Field root(root_node, "", &tracker);
     if (!root.has("autoScalingGroups")) return Error{where + ": autoScalingGroups: required (a list of groups)"};
-    return decode_auto_scaling_groups(root.child("autoScalingGroups"));
+    std::vector<AutoScalingGroup> groups = decode_auto_scaling_groups(root.child("autoScalingGroups"));
+    if (std::vector<std::string> unknown = root.unknown_fields(1); !unknown.empty()) {
+      return Error{where + ": unknown field " + quote(unknown.front())};
+    }
+    return groups;
   } catch (const FieldError& error) {
     return Error{where + ": " + (error.path.empty() ? "" : error.path + ": ") + error.problem};
   } catch (const YAML::Exception& error) {
@@ -388,7 +398,7 @@ Result<std::vector<AutoScalingGroup>> load_auto_scaling_groups(const std::filesy
   }
 }
 
-Scenario decode_scenario(const Field& object, const DecodeContext& context) {
+Scenario decode_scenario(const Field& object, const DecodeContext& context, std::vector<std::string>& warnings) {
   Scenario scenario;
   scenario.meta = decode_object_meta(object, Scope::Cluster);
   Field spec = object.required_child("spec");
@@ -403,7 +413,7 @@ Scenario decode_scenario(const Field& object, const DecodeContext& context) {
   scenario.batching.idle = maybe_duration(batching, "batchIdleDuration").value_or(scenario.batching.idle);
   scenario.batching.max = maybe_duration(batching, "batchMaxDuration").value_or(scenario.batching.max);
   spec.each("timeline", [&](const Field& step) {
-    TimelineStep decoded = decode_step(step, context);
+    TimelineStep decoded = decode_step(step, context, warnings);
     time_within(step, scenario.duration);
     decoded.index = scenario.timeline.size();
     scenario.timeline.push_back(std::move(decoded));

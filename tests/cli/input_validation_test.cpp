@@ -435,5 +435,45 @@ TEST(InputValidation, ControlCharactersReachTheTerminalEscaped) {
       << refused.output;
 }
 
+// --validate on check and simulate, as kubectl's: strict (the default) refuses a misspelt field naming its path,
+// warn keeps going with a warning line (an apply step's objects alike), ignore says nothing.
+TEST(InputValidation, ValidateFlagOfCheckAndSimulate) {
+  ScenarioFiles files;
+  const std::string typo = replaced(kValidScenario, "  replicas: 1\n", "  replicas: 1\n  replica: 2\n");
+  const std::string path = files.write("s.yaml", typo);
+  EXPECT_EQ(error_after(ScenarioFiles::check({path}), path, "doc 2 Deployment/web: "),
+            "unknown field \"spec.replica\"\n");
+  EXPECT_EQ(error_after(ScenarioFiles::simulate({path}), path, "doc 2 Deployment/web: "),
+            "unknown field \"spec.replica\"\n");
+  const std::string warning = "warning: " + path + " doc 2 Deployment/web: unknown field \"spec.replica\"\n";
+  CheckOptions check;
+  check.files = {path};
+  check.validate = FieldValidation::Warn;
+  std::ostringstream out, err;
+  EXPECT_EQ(run_check(check, out, err), 0);
+  EXPECT_EQ(err.str(), warning);
+  // An apply step's object, under simulate --validate=warn: named by the step, then by the object in it.
+  const std::string applied = files.write(
+      "applied.yaml", replaced(typo, "  timeline:\n",
+                               "  timeline:\n  - at: 2m\n    apply:\n    - {apiVersion: v1, kind: Namespace, metadata: "
+                               "{name: shop, labells: {}}}\n"));
+  SimulateOptions simulate;
+  simulate.files = {applied};
+  simulate.quiet = true;
+  simulate.validate = FieldValidation::Warn;
+  std::ostringstream sim_out, sim_err;
+  EXPECT_EQ(run_simulate(simulate, sim_out, sim_err), 0) << sim_err.str();
+  EXPECT_EQ(sim_err.str().rfind("warning: " + applied + " doc 1 Scenario/s: spec.timeline[0].apply: apply doc 1 "
+                                "Namespace/shop: unknown field \"metadata.labells\"\nwarning: " + applied +
+                                    " doc 2 Deployment/web: unknown field \"spec.replica\"\n",
+                                0),
+            0u)
+      << sim_err.str();
+  simulate.validate = FieldValidation::Ignore;
+  std::ostringstream quiet_out, quiet_err;
+  EXPECT_EQ(run_simulate(simulate, quiet_out, quiet_err), 0);
+  EXPECT_EQ(quiet_err.str().find("unknown field"), std::string::npos) << quiet_err.str();
+}
+
 }  // namespace
 }  // namespace scalewright::cli::testing

@@ -473,5 +473,80 @@ TEST(MalformedName, NamesLabelsAndAnnotationsFollowTheApiServersRules) {
             "character (e.g. 'my-name', or '123-abc')");
 }
 
+// kubectl's strict field validation (--validate=strict, its default): a field the kind does not have is an error
+// naming its path, where it used to be dropped (`consolidateAftr: 30s` made consolidateAfter its default, 0s).
+// Whether a field is known follows the kind and version: a Job and a DaemonSet have no replicas, an autoscaling/v1
+// HPA has no metrics, a v1 NodePool no kubelet (v1beta1's).
+TEST(UnknownField, AFieldTheKindDoesNotHaveIsRefusedNamingItsPath) {
+  const std::string nodepool = "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: default}\nspec:\n";
+  const std::string job = "apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\nspec:\n  replicas: 2\n  template:\n"
+                          "    spec: {restartPolicy: Never, containers: [{name: c, image: x}]}\n";
+  const std::string hpa_v1 = "apiVersion: autoscaling/v1\nkind: HorizontalPodAutoscaler\nmetadata: {name: h}\nspec:\n"
+                             "  scaleTargetRef: {kind: Deployment, name: web}\n  maxReplicas: 3\n  metrics: []\n";
+  const std::pair<std::string, std::string> cases[] = {
+      {nodepool + "  template: {spec: {requirements: []}}\n  disruption: {consolidateAftr: 30s}\n",
+       "test.yaml doc 1 NodePool/default: unknown field \"spec.disruption.consolidateAftr\""},
+      {nodepool + "  template: {spec: {requirements: [], kubelet: {maxPods: 20}}}\n",
+       "test.yaml doc 1 NodePool/default: unknown field \"spec.template.spec.kubelet\""},
+      {deployment_with_container("        resource: {requests: {cpu: 1}}\n"),
+       "test.yaml doc 1 Deployment/web: unknown field \"spec.template.spec.containers[0].resource\""},
+      {job, "test.yaml doc 1 Job/j: unknown field \"spec.replicas\""},
+      {hpa_v1, "test.yaml doc 1 HorizontalPodAutoscaler/h: unknown field \"spec.metrics\""},
+      {pod_with("  affinity: {nodeAffinty: {}}\n"), "test.yaml doc 1 Pod/p: unknown field \"spec.affinity.nodeAffinty\""},
+      // At the top of the object, and in a List item (named by its path in the document, as every field is).
+      {"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndatas: {a: b}\n",
+       "test.yaml doc 1 ConfigMap/c: unknown field \"datas\""},
+      {"apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: Namespace, metadata: {name: shop, lables: {}}}\n",
+       "test.yaml doc 1 Namespace/shop: unknown field \"items[0].metadata.lables\""},
+      {"apiVersion: scalewright.dev/v1alpha1\nkind: Scenario\nmetadata: {name: s}\nspec: {duraton: 10m}\n",
+       "test.yaml doc 1 Scenario/s: unknown field \"spec.duraton\""},
+  };
+  for (const auto& [yaml, error] : cases) EXPECT_EQ(decode_error(yaml), error) << yaml;
+  // v1beta1's NodePool has kubelet.
+  EXPECT_EQ(decode_ok("apiVersion: karpenter.sh/v1beta1\nkind: NodePool\nmetadata: {name: default}\nspec:\n"
+                      "  template: {spec: {requirements: [], kubelet: {maxPods: 20}, nodeClassRef: {apiVersion: "
+                      "karpenter.k8s.aws/v1beta1, kind: EC2NodeClass, name: default}}}\n")
+                .nodepools.size(),
+            1u);
+}
+
+// Every field of objects as the API server serves them back (its defaults, status, managedFields) is upstream's:
+// none is unknown, whatever Scalewright reads of it.
+TEST(UnknownField, ObjectsAsTheApiServerServesThemAreAccepted) {
+  Result<ManifestSet> objects = load_manifest_file(kTestData + "/api-server-objects.yaml");
+  ASSERT_TRUE(objects.ok()) << objects.error().message;
+  EXPECT_EQ(objects->workloads.size(), 4u);  // Deployment, StatefulSet, DaemonSet, Job
+  EXPECT_EQ(objects->pods.size(), 1u);
+  EXPECT_EQ(objects->nodes.size(), 1u);
+  Result<ManifestSet> hpa = load_manifest_file(kTestData + "/api-server-hpa-v1.yaml");
+  ASSERT_TRUE(hpa.ok()) << hpa.error().message;
+  ASSERT_EQ(hpa->horizontal_pod_autoscalers.size(), 1u);
+  EXPECT_EQ(hpa->horizontal_pod_autoscalers[0].metrics.at(0).target.average_utilization, 50);
+}
+
+// kubectl's --validate=warn: a warning per unknown field, the object read as if they were not there;
+// --validate=ignore (or false): not a word. A key given twice is one of them: the last one counts, as the API
+// server's decoding takes it.
+TEST(UnknownField, WarnAndIgnoreAsKubectlsValidateFlag) {
+  const std::string yaml = "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: default}\nspec:\n"
+                           "  template: {spec: {requirements: []}}\n  weight: 10\n  weight: 20\n"
+                           "  disruption: {consolidateAftr: 30s, consolidationPolicy: WhenEmpty}\n";
+  Result<ManifestSet> warned = decode_manifests(yaml, "np.yaml", ManifestLimits{}, FieldValidation::Warn);
+  ASSERT_TRUE(warned.ok()) << warned.error().message;
+  EXPECT_EQ(warned->warnings,
+            (std::vector<std::string>{"np.yaml doc 1 NodePool/default: spec.weight: duplicate field \"weight\" at line "
+                                      "7 (first at line 6)",
+                                      "np.yaml doc 1 NodePool/default: unknown field \"spec.disruption.consolidateAftr\""}));
+  EXPECT_EQ(warned->nodepools.at(0).weight, 20);
+  EXPECT_EQ(warned->nodepools.at(0).consolidate_after, Duration(0));  // v1's default: the misspelt 30s is not read
+  Result<ManifestSet> ignored = decode_manifests(yaml, "np.yaml", ManifestLimits{}, FieldValidation::Ignore);
+  ASSERT_TRUE(ignored.ok()) << ignored.error().message;
+  EXPECT_TRUE(ignored->warnings.empty());
+  EXPECT_EQ(ignored->nodepools.at(0).weight, 20);
+  EXPECT_EQ(parse_field_validation("true"), FieldValidation::Strict);
+  EXPECT_EQ(parse_field_validation("false"), FieldValidation::Ignore);
+  EXPECT_EQ(parse_field_validation("lenient"), std::nullopt);
+}
+
 }  // namespace
 }  // namespace scalewright::testing

@@ -108,7 +108,7 @@ value: 1
   EXPECT_EQ(set.priority_classes[0].meta.namespace_, "");
 }
 
-TEST(DecodeManifests, UnknownFieldsAreIgnored) {
+TEST(DecodeManifests, UpstreamFieldsScalewrightDoesNotReadAreAccepted) {
   ManifestSet set = decode_ok(R"(
 apiVersion: v1
 kind: Pod
