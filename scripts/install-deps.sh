@@ -11,6 +11,7 @@ packages=(
   libgtest-dev libgmock-dev          # tests
   libbenchmark-dev                   # benchmarks
   libcsv-dev                         # data files (CSV)
+  tzdata                             # KEDA cron triggers' time zones: the system's tz database, as KEDA reads it
   libcpp-httplib-dev                 # HTTP client for metric sources (Prometheus API); test servers
   prometheus                         # a real Prometheus server for the metric-source tests
   etcd-server openssl curl xz-utils  # a real kube-apiserver for the Kubernetes client tests (../shared/k8s/control-plane)

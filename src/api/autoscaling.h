@@ -120,8 +120,15 @@ struct ScaledObject {
   std::optional<std::int32_t> idle_replica_count;
   std::optional<ScaledObjectFallback> fallback;
   std::optional<HpaBehavior> hpa_behavior;  // advanced.horizontalPodAutoscalerConfig.behavior
+  std::string hpa_name;                     // advanced.horizontalPodAutoscalerConfig.name; empty: keda-hpa-<name>
   std::optional<ScalingModifiers> scaling_modifiers;
   std::vector<ScaledObjectTrigger> triggers;
 };
+
+// The name of the HPA KEDA makes for a ScaledObject (getHpaName): advanced.horizontalPodAutoscalerConfig.name, else
+// "keda-hpa-<name>".
+inline std::string keda_hpa_name(const ScaledObject& so) {
+  return so.hpa_name.empty() ? "keda-hpa-" + so.meta.name : so.hpa_name;
+}
 
 }  // namespace scalewright

@@ -192,10 +192,8 @@ bool CronSchedule::day_matches(std::chrono::year_month_day ymd, std::chrono::wee
   return dom || dow;
 }
 
-std::optional<sys_seconds> CronSchedule::next(sys_seconds after, seconds utc_offset) const {
-  // Wall-clock minutes as if they were UTC; converted back at the end.
-  sys_seconds local_after = after + utc_offset;
-  auto candidate = std::chrono::floor<minutes>(local_after) + minutes(1);
+std::optional<sys_seconds> CronSchedule::next_wall(sys_seconds wall_after) const {
+  auto candidate = std::chrono::floor<minutes>(wall_after) + minutes(1);
   sys_days day = std::chrono::floor<days>(candidate);
   auto minute_of_day = std::chrono::duration_cast<minutes>(candidate - day).count();
   int first_hour = static_cast<int>(minute_of_day / 60);
@@ -208,35 +206,32 @@ std::optional<sys_seconds> CronSchedule::next(sys_seconds after, seconds utc_off
     for (int h = first_hour; h < 24; ++h) {
       if (!((hours_ >> h) & 1U)) continue;
       for (int m = (h == first_hour ? first_minute : 0); m < 60; ++m) {
-        if ((minutes_ >> m) & 1U) return sys_seconds(day) + hours(h) + minutes(m) - utc_offset;
+        if ((minutes_ >> m) & 1U) return sys_seconds(day) + hours(h) + minutes(m);
       }
     }
   }
   return std::nullopt;
 }
 
-Result<seconds> parse_cron_timezone(std::string_view zone) {
-  for (std::string_view utc : {"UTC", "Etc/UTC", "Etc/UCT", "Etc/Universal", "Etc/Zulu", "GMT", "Etc/GMT", "Etc/GMT0",
-                               "Etc/GMT+0", "Etc/GMT-0", "Etc/Greenwich", "UCT", "Universal", "Zulu"}) {
-    if (zone == utc) return seconds(0);
+std::optional<sys_seconds> CronSchedule::next(sys_seconds after, seconds utc_offset) const {
+  // Wall-clock minutes as if they were UTC; converted back at the end.
+  std::optional<sys_seconds> wall = next_wall(after + utc_offset);
+  if (!wall) return std::nullopt;
+  return *wall - utc_offset;
+}
+
+std::optional<sys_seconds> CronSchedule::next(sys_seconds after, const TimeZone& zone) const {
+  // The wall clock's next matching minute, as an instant; a wall time that resolves to `after` or before (an hour a
+  // change to standard time repeats) is passed over for the next one.
+  sys_seconds wall_after = after + zone.offset_at(after);
+  for (int tries = 0; tries < 4; ++tries) {
+    std::optional<sys_seconds> wall = next_wall(wall_after);
+    if (!wall) return std::nullopt;
+    const sys_seconds utc = zone.to_utc(*wall);
+    if (utc > after) return utc;
+    wall_after = *wall;
   }
-  constexpr std::string_view kPrefix = "Etc/GMT";
-  if (zone.size() > kPrefix.size() + 1 && zone.substr(0, kPrefix.size()) == kPrefix &&
-      (zone[kPrefix.size()] == '+' || zone[kPrefix.size()] == '-')) {
-    std::string_view digits = zone.substr(kPrefix.size() + 1);
-    int hours_value = 0;
-    auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), hours_value);
-    bool plus = zone[kPrefix.size()] == '+';
-    // The tz database has Etc/GMT-14 .. Etc/GMT+12.
-    if (ec == std::errc() && ptr == digits.data() + digits.size() && digits.size() <= 2 &&
-        hours_value <= (plus ? 12 : 14)) {
-      // POSIX sign: Etc/GMT+5 is UTC-5.
-      return seconds(plus ? -hours(hours_value) : hours(hours_value));
-    }
-  }
-  return Error{"unsupported timezone \"" + std::string(zone) +
-               "\": without a tz database only UTC and fixed offsets Etc/GMT+N / Etc/GMT-N are known (Etc/GMT-2 is "
-               "UTC+2)"};
+  return std::nullopt;
 }
 
 }  // namespace scalewright

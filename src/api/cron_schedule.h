@@ -1,7 +1,7 @@
 #pragma once
 // Cron schedules as robfig/cron's standard parser reads them (minute hour day-of-month month day-of-week, plus the
 // @daily-style descriptors): KEDA's cron scaler and Karpenter's disruption budget schedules both use that parser,
-// so both subsystems share this one. Also the fixed-offset time zones we can honour without a tz database.
+// so both subsystems share this one. Time zones are api/time_zone.h's.
 #include <chrono>
 #include <cstdint>
 #include <optional>
@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "api/result.h"
+#include "api/time_zone.h"
 
 namespace scalewright {
 
@@ -22,11 +23,16 @@ class CronSchedule {
   // The first whole minute strictly after `after` that the schedule matches, read on a wall clock `utc_offset`
   // east of UTC; nullopt when none comes within five years (robfig/cron gives up there too, e.g. "0 0 30 2 *").
   std::optional<std::chrono::sys_seconds> next(std::chrono::sys_seconds after, std::chrono::seconds utc_offset) const;
+  // The same on the wall clock of `zone`, whose offset may change (daylight saving time): each matching wall time is
+  // the instant TimeZone::to_utc makes of it, the first one strictly after `after`.
+  std::optional<std::chrono::sys_seconds> next(std::chrono::sys_seconds after, const TimeZone& zone) const;
 
   const std::string& spec() const { return spec_; }
 
  private:
   bool day_matches(std::chrono::year_month_day ymd, std::chrono::weekday wd) const;
+  // The first whole minute of the wall clock strictly after `wall_after` (wall times written as if UTC).
+  std::optional<std::chrono::sys_seconds> next_wall(std::chrono::sys_seconds wall_after) const;
 
   std::string spec_;
   std::uint64_t minutes_ = 0;  // bit n: minute n
@@ -38,11 +44,5 @@ class CronSchedule {
   bool dom_star_ = false;
   bool dow_star_ = false;
 };
-
-// A cron trigger's `timezone`. Without std::chrono's tz database (GCC 12) only zones with a fixed offset are known:
-// "UTC", "Etc/UTC", "Etc/UCT", "Etc/Universal", "Etc/Zulu", "GMT", "Etc/GMT", "Etc/GMT0", and
-// "Etc/GMT+N" / "Etc/GMT-N", whose sign is POSIX's (Etc/GMT+5 is five hours *behind* UTC). Anything else is an
-// error that says so. Returns the offset east of UTC.
-Result<std::chrono::seconds> parse_cron_timezone(std::string_view zone);
 
 }  // namespace scalewright

@@ -31,13 +31,7 @@ Cluster build_cluster(ManifestSet manifests) {
   Cluster cluster;
   cluster.warnings = std::move(manifests.warnings);
   for (const Namespace& ns : manifests.namespaces) cluster.snapshot.set_namespace_labels(ns.meta.name, ns.meta.labels);
-  for (Node& node : manifests.nodes) {
-    if (cluster.snapshot.find_node(node.meta.name) != scheduling::kNoNode) {
-      cluster.warnings.push_back("Node/" + node.meta.name + " is defined more than once; the first one is used");
-      continue;
-    }
-    cluster.snapshot.add_node(std::move(node));
-  }
+  for (Node& node : manifests.nodes) cluster.snapshot.add_node(std::move(node));  // each once: refused when loaded
   for (Pod& pod : manifests.pods) {
     if (pod.is_terminal()) continue;
     if (!pod.is_bound()) {
@@ -121,14 +115,18 @@ void print_text(const ClusterSnapshot& snapshot, const std::vector<Placement>& p
 }  // namespace
 
 int run_check(const CheckOptions& options, std::ostream& out, std::ostream& err) {
-  Result<ManifestSet> loaded = load_manifest_files(options.files);
+  Result<ManifestSet> loaded = load_manifest_files(options.files, options.validate);
   if (!loaded) {
     err << "error: " << loaded.error().message << "\n";
     return 1;
   }
-  // The ScaledObjects simulate would refuse, refused here too (a target missing from the input stays a warning:
-  // check may be given part of a cluster).
-  if (std::optional<Error> invalid = check_scaled_objects(*loaded, /*simulated=*/false)) {
+  // Past the simulator's limits, the pods to place would not fit in memory either; and the ScaledObjects simulate
+  // would refuse, refused here too (a target missing from the input stays a warning: check may be given part of a
+  // cluster).
+  std::optional<Error> invalid = check_run_size(*loaded, sim::SimulationLimits{});
+  if (!invalid) invalid = check_scaled_objects(*loaded, /*simulated=*/false);
+  if (!invalid) invalid = check_autoscaler_targets(*loaded, nullptr);
+  if (invalid) {
     err << "error: " << invalid->message << "\n";
     return 1;
   }

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "manifest/manifest.h"
+
 namespace scalewright::cli {
 
 struct CheckOptions {
@@ -12,6 +14,7 @@ struct CheckOptions {
   std::string output = "text";        // text | json
   std::string scoring = "LeastAllocated";  // LeastAllocated | MostAllocated
   bool independent = false;           // answer each pod alone instead of binding them one after another
+  FieldValidation validate = FieldValidation::Strict;  // --validate, as kubectl's: unknown fields refused or not
 };
 
 // Returns the process exit status: 0 when the input was valid (whether or not every pod fits), 1 when a file

@@ -19,7 +19,8 @@ Result<fs::path> find_data_dir(const std::string& flag) {
     candidates.emplace_back(SCALEWRIGHT_SOURCE_DATA_DIR);
   }
   for (const fs::path& dir : candidates) {
-    if (fs::exists(dir / "aws" / "instance-types.csv")) return dir / "aws";
+    std::error_code unresolved;  // a path that cannot be resolved (a symbolic link loop) is not the data
+    if (fs::exists(dir / "aws" / "instance-types.csv", unresolved)) return dir / "aws";
   }
   return Error{"cannot find the instance-type data (aws/instance-types.csv) in " +
                (flag.empty() ? std::string("$SCALEWRIGHT_DATA_DIR or ") + SCALEWRIGHT_SOURCE_DATA_DIR : flag) +

@@ -3,10 +3,12 @@
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <filesystem>
 #include <iostream>
 #include <string>
 
 #include "cli/check_command.h"
+#include "cli/escaped_output.h"
 #include "cli/explain_command.h"
 #include "cli/run_command.h"
 #include "cli/simulate_command.h"
@@ -47,6 +49,35 @@ constexpr const char* kExplainExitStatus =
     "  1  the report cannot be read or is not a report of `simulate --output`, or has no such object (one error\n"
     "     line naming the file and the object, and the objects of that kind it has)\n"
     "  2  usage error: an object not named as KIND/NAME, a kind explain does not know, or a file that does not exist";
+// CLI11's ExistingPath (`file_only`: ExistingFile), but for a path that exists yet cannot be resolved (a symbolic
+// link loop): it passes, so that reading it fails as any unreadable input does, with exit 1 and a line naming it.
+CLI::Validator existing(bool file_only) {
+  return CLI::Validator(
+      [file_only](std::string& path) -> std::string {
+        std::error_code error;
+        const std::filesystem::file_status status = std::filesystem::status(path, error);
+        if (error == std::errc::too_many_symbolic_link_levels) return "";
+        if (!std::filesystem::exists(status)) {
+          return (file_only ? "File does not exist: " : "Path does not exist: ") + path;
+        }
+        if (file_only && std::filesystem::is_directory(status)) return "File is actually a directory: " + path;
+        return "";
+      },
+      file_only ? "FILE" : "PATH", file_only ? "EXISTING_FILE" : "EXISTING_PATH");
+}
+
+// kubectl's --validate, spelt as kubectl spells it.
+void add_validate_option(CLI::App* command, scalewright::FieldValidation& validate) {
+  command
+      ->add_option_function<std::string>(
+          "--validate",
+          [&validate](const std::string& value) { validate = *scalewright::parse_field_validation(value); },
+          "A field the kind does not have, or a key given twice, as kubectl's --validate: strict (or true, the "
+          "default) refuses it naming its path, warn prints a warning, ignore (or false) drops it")
+      ->check(CLI::IsMember({"strict", "warn", "ignore", "true", "false"}))
+      ->default_str("strict");
+}
+
 constexpr const char* kExitStatus =
     "Exit status:\n"
     "  0  done (check: the input is valid, whether or not every pod fits; simulate: the scenario ran)\n"
@@ -71,13 +102,14 @@ int main(int argc, char** argv) {
                         "Manifest files (YAML or JSON, multi-document), or directories of them (*.yaml, *.yml, "
                         "*.json, by name, not recursive)")
       ->required()
-      ->check(CLI::ExistingPath);
+      ->check(existing(/*file_only=*/false));
   check_cmd->add_option("-o,--output", check.output, "Output format")
       ->check(CLI::IsMember({"text", "json"}))
       ->capture_default_str();
   check_cmd->add_option("--scoring", check.scoring, "NodeResourcesFit scoring strategy")
       ->check(CLI::IsMember({"LeastAllocated", "MostAllocated"}))
       ->capture_default_str();
+  add_validate_option(check_cmd, check.validate);
   check_cmd->footer(kCheckExitStatus);
   check_cmd->add_flag("--independent", check.independent,
                       "Answer each pod alone against the cluster as given, instead of binding pods one after "
@@ -90,7 +122,7 @@ int main(int argc, char** argv) {
   simulate_cmd->add_option("scenario", simulate.files,
                             "Scenario and manifest files (YAML or JSON, multi-document), or directories of them "
                             "(*.yaml, *.yml, *.json, by name, not recursive)")
-      ->check(CLI::ExistingPath);
+      ->check(existing(/*file_only=*/false));
   simulate_cmd->footer(simulate_exit_status());
   simulate_cmd->add_option("--output", simulate.output_json, "Also write the report as JSON to this file");
   simulate_cmd->add_option("--html", simulate.html,
@@ -100,11 +132,12 @@ int main(int argc, char** argv) {
   simulate_cmd->add_option("--compare", simulate.compare,
                            "Run the scenario once with each of these files added and compare the runs side by side")
       ->expected(2, -1)
-      ->check(CLI::ExistingFile);
+      ->check(existing(/*file_only=*/true));
   simulate_cmd->add_option("--status-at", simulate.status_at,
                            "Also print the cluster-autoscaler-status report as it stood at this time of the run "
                            "(e.g. 5m, 12m30s); repeatable")
       ->allow_extra_args(false);
+  add_validate_option(simulate_cmd, simulate.validate);
   simulate_cmd->add_option("--data-dir", simulate.data_dir, "Directory holding aws/instance-types.csv and prices")
       ->check(CLI::ExistingDirectory);
   simulate_cmd->add_option("--explain", simulate.explain,
@@ -122,7 +155,7 @@ int main(int argc, char** argv) {
                  "ratio, tolerance, stabilization and limits. Reads the report `simulate --output` wrote.");
   explain_cmd->add_option("report", explain.report, "A JSON report written by `scalewright simulate --output`")
       ->required()
-      ->check(CLI::ExistingFile);
+      ->check(existing(/*file_only=*/true));
   explain_cmd->add_option("objects", explain.objects,
                           "Objects as KIND/NAME: pod/web-1 (namespace default), pod/shop/web-1, node/NAME, "
                           "nodeclaim/NAME, nodepool/NAME, hpa/NAME, scaledobject/NAME")
@@ -174,7 +207,7 @@ int main(int argc, char** argv) {
                       "With Cluster Autoscaler's --nodes: a file whose autoScalingGroups (a Scenario's "
                       "spec.cloud.autoScalingGroups) define the groups kwok plays; a --nodes NAME that is an instance "
                       "type needs none")
-      ->check(CLI::ExistingFile);
+      ->check(existing(/*file_only=*/true));
   // Every other flag is Cluster Autoscaler's (--nodes=1:10:m5.large, --expander, --scale-down-*, ...), given as
   // to cluster-autoscaler; an unknown one is refused when they are read.
   run_cmd->allow_extras();
@@ -200,6 +233,9 @@ int main(int argc, char** argv) {
       ->check(CLI::ExistingDirectory);
   snapshot_cmd->footer(kSnapshotExitStatus);
 
+  // Everything printed from here on, CLI11's messages included, with its control characters escaped.
+  scalewright::cli::EscapedOutput escaped_out(std::cout);
+  scalewright::cli::EscapedOutput escaped_err(std::cerr);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -208,8 +244,10 @@ int main(int argc, char** argv) {
   }
   if (check_cmd->parsed()) return scalewright::cli::run_check(check, std::cout, std::cerr);
   if (explain_cmd->parsed()) return scalewright::cli::run_explain(explain, std::cout, std::cerr);
-  // The progress line is for a person watching; a log file or a pipe gets none.
-  simulate.progress = ::isatty(STDERR_FILENO) == 1;
+  // The progress line is for a person watching; a log file or a pipe gets none. It returns to the start of its line
+  // with "\r", so it is written past the escaping (its own text escaped by TimelinePrinter).
+  std::ostream terminal(escaped_err.raw());
+  if (::isatty(STDERR_FILENO) == 1) simulate.progress = &terminal;
   if (simulate_cmd->parsed()) return scalewright::cli::run_simulate(simulate, std::cout, std::cerr);
   if (run_cmd->parsed()) {
     run.cluster_autoscaler_flags = run_cmd->remaining();

@@ -25,8 +25,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-Result<ManifestSet> load_scenario_files(const std::vector<std::string>& files) {
-  if (!files.empty()) return load_manifest_files(files);
+Result<ManifestSet> load_scenario_files(const std::vector<std::string>& files, FieldValidation validate) {
+  if (!files.empty()) return load_manifest_files(files, validate);
   return decode_manifests(sim::default_scenario_text(), sim::kDefaultScenarioName);
 }
 
@@ -62,11 +62,17 @@ std::optional<PreparedRun> prepare_run(ManifestSet objects, const std::string& n
     return std::nullopt;
   }
   // Everything the files refer to by name, and what KEDA would refuse, before any data is read.
-  std::optional<Error> invalid = check_scaled_objects(objects, /*simulated=*/true);
-  if (!invalid) invalid = check_references(objects, objects.scenarios.empty() ? nullptr : &objects.scenarios[0]);
+  std::optional<Error> invalid = check_run_size(objects, sim::SimulationLimits{});
+  if (!invalid) invalid = check_scaled_objects(objects, /*simulated=*/true);
+  const Scenario* given = objects.scenarios.empty() ? nullptr : &objects.scenarios[0];
+  if (!invalid) invalid = check_references(objects, given);
+  if (!invalid) invalid = check_autoscaler_targets(objects, given);
   if (invalid) {
     err << "error: " << invalid->message << "\n";
     return std::nullopt;
+  }
+  for (const std::string& hpa : take_out_keda_hpas(objects)) {
+    err << "note: " << hpa << " is a ScaledObject's (KEDA's own, or taken over): the simulator makes it itself\n";
   }
   Scenario scenario;
   std::string scenario_origin;  // "s.yaml doc 1 Scenario/s", to name the file in errors about the Scenario
@@ -132,11 +138,11 @@ namespace {
 // `status_required`: --status-at without Cluster Autoscaler in the scenario is an error (not in a comparison);
 // `object_records`: keep where every pod ran and the Events on objects (for the JSON report, --explain and the
 // HTML page's Events).
-std::optional<sim::SimulationReport> simulate_files(const std::vector<std::string>& files,
+std::optional<sim::SimulationReport> simulate_files(const std::vector<std::string>& files, FieldValidation validate,
                                                     const std::string& data_dir_flag,
                                                     const std::vector<Duration>& status_at, bool status_required,
                                                     bool object_records, sim::TimelineSink& sink, std::ostream& err) {
-  Result<ManifestSet> loaded = load_scenario_files(files);
+  Result<ManifestSet> loaded = load_scenario_files(files, validate);
   if (!loaded) {
     err << "error: " << loaded.error().message << "\n";
     return std::nullopt;
@@ -166,6 +172,32 @@ std::optional<sim::SimulationReport> simulate_files(const std::vector<std::strin
                         object_records});
 }
 
+// The input file a report file (--output, --html) would overwrite, named as the flag and the input give them (one
+// file however spelt: fs::equivalent); "" when none. A directory input stands for its manifest files.
+std::optional<std::string> report_over_input(const SimulateOptions& options) {
+  std::vector<fs::path> inputs;
+  for (const std::vector<std::string>* list : {&options.files, &options.compare}) {
+    for (const std::string& file : *list) {
+      std::error_code ignored;
+      if (!fs::is_directory(file, ignored)) {
+        inputs.emplace_back(file);
+      } else if (Result<std::vector<fs::path>> listed = manifest_files_in(file)) {
+        inputs.insert(inputs.end(), listed->begin(), listed->end());
+      }
+    }
+  }
+  for (const auto& [flag, report] : {std::pair{"--output", &options.output_json}, std::pair{"--html", &options.html}}) {
+    if (report->empty()) continue;
+    for (const fs::path& input : inputs) {
+      std::error_code unrelated;  // a report that does not exist yet is no input
+      if (!fs::equivalent(*report, input, unrelated) || unrelated) continue;
+      return std::string(flag) + " " + *report + ": is the input file " + input.string() +
+             ", which writing the report would overwrite";
+    }
+  }
+  return std::nullopt;
+}
+
 // A run that hit a limit has printed (and written) the report so far; it still fails, saying why.
 bool report_stopped(const sim::SimulationReport& report, const std::string& name, std::ostream& err) {
   if (report.stopped.empty()) return false;
@@ -191,6 +223,10 @@ int run_simulate(const SimulateOptions& options, std::ostream& out, std::ostream
     }
     status_at.push_back(*at);
   }
+  if (std::optional<std::string> over = report_over_input(options)) {
+    err << "error: " << *over << "\n";
+    return 2;
+  }
   // Objects to explain are checked before the run, not after it.
   const std::optional<std::vector<sim::ObjectRef>> explained = parse_objects(options.explain, err);
   if (!explained) return 2;
@@ -203,11 +239,11 @@ int run_simulate(const SimulateOptions& options, std::ostream& out, std::ostream
       std::vector<std::string> files = options.files;
       files.push_back(side);
       // A compared run without Cluster Autoscaler (the NodePools side) simply has no status to print.
-      TimelinePrinter printer(options.quiet ? nullptr : &out, options.progress ? &err : nullptr);
+      TimelinePrinter printer(options.quiet ? nullptr : &out, options.progress);
       printer.set_header("== " + side + "\n");
       printer.set_progress_label(fs::path(side).filename().string() + ": ");
       std::optional<sim::SimulationReport> report =
-          simulate_files(files, options.data_dir, status_at, /*status_required=*/false,
+          simulate_files(files, options.validate, options.data_dir, status_at, /*status_required=*/false,
                          object_records, printer, err);
       if (!report) return 1;
       printer.finish();
@@ -227,9 +263,9 @@ int run_simulate(const SimulateOptions& options, std::ostream& out, std::ostream
     for (std::size_t i = 0; i < reports.size(); ++i) stopped |= report_stopped(reports[i], names[i], err);
     return stopped ? 1 : written;
   }
-  TimelinePrinter printer(options.quiet ? nullptr : &out, options.progress ? &err : nullptr);
+  TimelinePrinter printer(options.quiet ? nullptr : &out, options.progress);
   std::optional<sim::SimulationReport> report =
-      simulate_files(options.files, options.data_dir, status_at, /*status_required=*/true,
+      simulate_files(options.files, options.validate, options.data_dir, status_at, /*status_required=*/true,
                      object_records, printer, err);
   if (!report) return 1;
   printer.finish();

@@ -23,10 +23,12 @@ struct SimulateOptions {
   std::vector<std::string> compare;
   // Also print Cluster Autoscaler's status report as it stood at these times ("5m", "12m30s").
   std::vector<std::string> status_at;
-  // Show a progress line on `err` while the run goes (main sets it when stderr is a terminal).
-  bool progress = false;
+  // Where a progress line is drawn while the run goes, rewritten in place (main: the terminal behind stderr, when it
+  // is one); null: none.
+  std::ostream* progress = nullptr;
   // After the run, explain these objects ("pod/web-1"), as `scalewright explain` does from the report.
   std::vector<std::string> explain;
+  FieldValidation validate = FieldValidation::Strict;  // --validate, as kubectl's: unknown fields refused or not
 };
 
 // The timeline goes to `out` as the run makes it (not with `quiet`), then the summary. With `compare`, the runs go

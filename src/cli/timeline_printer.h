@@ -6,6 +6,7 @@
 #include <ostream>
 #include <string>
 
+#include "api/escape.h"
 #include "sim/timeline_sink.h"
 
 namespace scalewright::cli {
@@ -22,8 +23,9 @@ class TimelinePrinter : public sim::TimelineSink {
 
   // Printed once before this run's first timeline line, or by finish() if it has none ("== nodepools.yaml").
   void set_header(std::string header) { header_ = std::move(header); }
-  // Put before the progress figures ("nodepools.yaml: "), to tell the runs of a comparison apart.
-  void set_progress_label(std::string label) { label_ = std::move(label); }
+  // Put before the progress figures ("nodepools.yaml: "), to tell the runs of a comparison apart; its control
+  // characters escaped, since the progress line is written to the terminal as it is.
+  void set_progress_label(std::string label) { label_ = escape_control(label); }
 
   void on_entry(const sim::TimelineEntry& entry) override;
   void on_progress(const sim::RunProgress& progress) override;

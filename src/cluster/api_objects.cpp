@@ -47,9 +47,10 @@ Result<ManifestSet> decode_api_object(json object, const Resource& resource) {
   // A LIST's items have no apiVersion and kind; a watch event's object has them.
   object["apiVersion"] = resource.api_version;
   object["kind"] = resource.kind;
-  // JSON is YAML: the manifest decoder reads it as it reads a file, and its errors name the object.
+  // JSON is YAML: the manifest decoder reads it as it reads a file, and its errors name the object. The API server
+  // has validated its fields already, and serves fields of its own version that Scalewright need not know.
   const std::string source = std::string(resource.kind) + "/" + object_key_of(object) + " from the API server";
-  return decode_manifests(object.dump(), source);
+  return decode_manifests(object.dump(), source, ManifestLimits{}, FieldValidation::Ignore);
 }
 
 ConditionState condition_of(const json& object, std::string_view type) {

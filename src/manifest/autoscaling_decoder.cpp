@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "api/integer.h"
+#include "api/time_zone.h"
 
 #include "manifest/meta_decoder.h"
 #include "manifest/selectors.h"
@@ -348,8 +349,11 @@ void check_cron_schedule(const ScaledObjectTrigger& trigger, const Field& metada
   }
 }
 
+// KEDA's cron scaler loads the zone from the tz database of its image (Go's time.LoadLocation) at every poll, and
+// fails each one when it cannot: refused here, for check and simulate alike, with the database of this system.
 void check_cron_trigger(const ScaledObjectTrigger& trigger, const Field& metadata) {
-  required_metadata(trigger, metadata, "timezone");
+  Result<std::shared_ptr<const TimeZone>> zone = TimeZone::locate(required_metadata(trigger, metadata, "timezone"));
+  if (!zone) metadata.fail_at("timezone", "unable to load timezone: " + zone.error().message);
   check_cron_schedule(trigger, metadata, "start");
   check_cron_schedule(trigger, metadata, "end");
   if (metadata_value(trigger, "start") == metadata_value(trigger, "end")) {
@@ -365,6 +369,7 @@ void check_cron_trigger(const ScaledObjectTrigger& trigger, const Field& metadat
 bool resource_trigger(const std::string& type) { return type == "cpu" || type == "memory"; }
 
 ScaledObjectTrigger decode_trigger(const Field& t, std::vector<std::string>& warnings) {
+  t.known({"authenticationRef"});
   ScaledObjectTrigger out;
   out.type = t.required_string("type");
   out.name = t.optional_string("name");
@@ -416,6 +421,27 @@ std::optional<ScalingModifiers> decode_scaling_modifiers(const Field& modifiers)
                       "Utilization is not supported for a composed metric (expected Value, AverageValue)");
   }
   return out;
+}
+
+// KEDA's webhook (verifyName): the ScaledObject's name is the value of the label scaledobject.keda.sh/name, and the
+// name of its HPA is a DNS-1123 label: at most 63 characters each, in KEDA's words.
+void check_scaled_object_names(const Field& object, const Field& hpa_config, const ScaledObject& so) {
+  constexpr std::size_t kMax = 63;
+  const std::string& name = so.meta.name;
+  if (name.size() > kMax) {
+    object.child("metadata").fail_at(
+        "name", "scaledobject name " + quote(name) + " is " + std::to_string(name.size()) +
+                    " characters long; must be no more than 63 characters because it is used as the "
+                    "\"scaledobject.keda.sh/name\" label value");
+  }
+  const std::string hpa = keda_hpa_name(so);
+  if (hpa.size() > kMax) {
+    (so.hpa_name.empty() ? object.child("metadata") : hpa_config)
+        .fail_at("name", "HPA name " + quote(hpa) + " derived from scaledobject is " + std::to_string(hpa.size()) +
+                             " characters long; must be no more than 63 characters; set "
+                             "spec.advanced.horizontalPodAutoscalerConfig.name to a shorter name or shorten the "
+                             "scaledobject name");
+  }
 }
 
 void check_replica_counts(const Field& spec, const ScaledObject& so) {
@@ -508,10 +534,17 @@ ScaledObject decode_scaled_object(const Field& object, std::vector<std::string>&
   so.meta = decode_object_meta(object, Scope::Namespaced);
   Field spec = object.required_child("spec");
   Field ref = spec.required_child("scaleTargetRef");
+  ref.known({"envSourceContainerName"});
   so.scale_target_ref.name = ref.required_string("name");
   so.scale_target_ref.kind = ref.optional_string("kind", "Deployment");
   so.scale_target_ref.api_version = ref.optional_string("apiVersion");
-  so.polling_interval_seconds = maybe_non_negative(spec, "pollingInterval");
+  // KEDA's CRD: pollingInterval has a minimum of 1 (KEDA would poll without pause at 0); cooldownPeriod a minimum of
+  // 0, which KEDA takes as it is: no cooldown.
+  so.polling_interval_seconds = spec.maybe_int32("pollingInterval");
+  if (so.polling_interval_seconds && *so.polling_interval_seconds < 1) {
+    spec.fail_at("pollingInterval", "must be at least 1 (KEDA's CRD: minimum 1), got " +
+                                        std::to_string(*so.polling_interval_seconds));
+  }
   so.cooldown_period_seconds = maybe_non_negative(spec, "cooldownPeriod");
   so.initial_cooldown_period_seconds = maybe_non_negative(spec, "initialCooldownPeriod");
   so.min_replica_count = maybe_non_negative(spec, "minReplicaCount");
@@ -519,6 +552,7 @@ ScaledObject decode_scaled_object(const Field& object, std::vector<std::string>&
   so.idle_replica_count = maybe_non_negative(spec, "idleReplicaCount");
   if (spec.has("fallback")) {
     Field fallback = spec.child("fallback");
+    fallback.known({"behavior"});
     std::optional<std::int32_t> threshold = maybe_non_negative(fallback, "failureThreshold");
     if (!threshold) fallback.fail_at("failureThreshold", "required");
     std::optional<std::int32_t> replicas = maybe_non_negative(fallback, "replicas");
@@ -526,8 +560,11 @@ ScaledObject decode_scaled_object(const Field& object, std::vector<std::string>&
     so.fallback = ScaledObjectFallback{*threshold, *replicas};
   }
   Field advanced = spec.child("advanced");
+  advanced.known({"restoreToOriginalReplicaCount"});
   Field hpa_config = advanced.child("horizontalPodAutoscalerConfig");
   if (hpa_config.has("behavior")) so.hpa_behavior = decode_hpa_behavior(hpa_config.child("behavior"));
+  so.hpa_name = hpa_config.optional_string("name");
+  check_scaled_object_names(object, hpa_config, so);
   so.scaling_modifiers = decode_scaling_modifiers(advanced.child("scalingModifiers"));
 
   std::vector<std::string> trigger_warnings;

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <iterator>
 #include <limits>
+#include <variant>
 
+#include "api/escape.h"
 #include "api/integer.h"
 
 namespace scalewright::manifest {
@@ -18,13 +20,9 @@ std::string quote(std::string_view text) {
   std::string out = "\"";
   for (char c : text) {
     if (c == '"' || c == '\\') out += '\\';
-    if (c == '\n') {
-      out += "\\n";
-      continue;
-    }
     out += c;
   }
-  return out + "\"";
+  return escape_control(out) + "\"";
 }
 
 std::string out_of_range(const Quantity& quantity, bool milli) {
@@ -32,13 +30,121 @@ std::string out_of_range(const Quantity& quantity, bool milli) {
          std::to_string(std::numeric_limits<std::int64_t>::max()) + (milli ? "m)" : ")");
 }
 
+FieldTracker::Mark FieldTracker::mark(const char* key) const {
+  if (sorted_read_ != read_.size()) std::sort(read_.begin(), read_.end(), std::less<>());
+  if (sorted_known_ != known_.size()) std::sort(known_.begin(), known_.end(), std::less<>());
+  sorted_read_ = read_.size();
+  sorted_known_ = known_.size();
+  // Pointers to different nodes' texts: compared by address only (std::less orders any pointers).
+  if (std::binary_search(known_.begin(), known_.end(), key, std::less<>())) return Mark::Known;
+  if (std::binary_search(read_.begin(), read_.end(), key, std::less<>())) return Mark::Read;
+  return Mark::Unknown;
+}
+
 Field Field::child(std::string_view key) const {
-  if (!present()) return Field(undefined(), path_of(key));
+  if (!present()) return Field(undefined(), path_of(key), tracker_);
   expect_map();
-  for (const auto& [name, value] : index()) {
-    if (name == key) return Field(value, path_of(key));
+  // The last of a key given twice, as the API server's JSON decoding takes it (strict validation refuses it first).
+  const Index& entries = index();
+  for (auto it = entries.rbegin(); it != entries.rend(); ++it) {
+    if (it->first != key) continue;
+    if (tracker_ != nullptr) tracker_->read(it->first.data());
+    return Field(it->second, path_of(key), tracker_);
   }
-  return Field(undefined(), path_of(key));
+  return Field(undefined(), path_of(key), tracker_);
+}
+
+void Field::known(std::initializer_list<std::string_view> keys) const {
+  if (tracker_ == nullptr || !node_.IsMap()) return;
+  for (const auto& [name, value] : index()) {
+    if (std::find(keys.begin(), keys.end(), name) != keys.end()) tracker_->known(name.data());
+  }
+}
+
+namespace {
+
+// The walk of unknown_fields(): paths are kept as the keys and indexes on the way down, and written out only for an
+// unknown field, since nearly every field is known.
+class UnknownFieldWalk {
+ public:
+  UnknownFieldWalk(const FieldTracker& tracker, std::string base, std::size_t max)
+      : tracker_(tracker), base_(std::move(base)), max_(max) {}
+
+  void walk(const YAML::Node& node) {
+    if (node.IsSequence()) {
+      std::size_t i = 0;
+      for (const YAML::Node& item : node) {
+        segments_.emplace_back(i++);
+        walk(item);
+        segments_.pop_back();
+        if (found.size() >= max_) return;
+      }
+      return;
+    }
+    if (!node.IsMap()) return;
+    for (const auto& entry : node) {
+      if (!entry.first.IsScalar()) {  // a mapping or list as a key: no API object has one
+        report("?");
+      } else {
+        const std::string& key = entry.first.Scalar();
+        switch (tracker_.mark(key.data())) {
+          case FieldTracker::Mark::Known: break;
+          case FieldTracker::Mark::Read:
+            segments_.emplace_back(std::string_view(key));
+            walk(entry.second);
+            segments_.pop_back();
+            break;
+          case FieldTracker::Mark::Unknown:
+            if (!read_twin(node, key)) report(key);
+            break;
+        }
+      }
+      if (found.size() >= max_) return;
+    }
+  }
+
+  std::vector<std::string> found;
+
+ private:
+  // A key given twice: the decoders read the last one; the first is the same field (its own error is the
+  // duplicate).
+  bool read_twin(const YAML::Node& mapping, const std::string& key) const {
+    for (const auto& other : mapping) {
+      if (other.first.IsScalar() && other.first.Scalar() == key &&
+          tracker_.mark(other.first.Scalar().data()) != FieldTracker::Mark::Unknown) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  void report(std::string_view key) {
+    std::string path = base_;
+    for (const auto& segment : segments_) {
+      if (const std::size_t* index = std::get_if<std::size_t>(&segment)) {
+        path += "[" + std::to_string(*index) + "]";
+      } else {
+        if (!path.empty()) path += '.';
+        path += std::get<std::string_view>(segment);
+      }
+    }
+    if (!path.empty()) path += '.';
+    found.push_back(path.append(key));
+  }
+
+  const FieldTracker& tracker_;
+  std::string base_;
+  std::size_t max_;
+  std::vector<std::variant<std::string_view, std::size_t>> segments_;
+};
+
+}  // namespace
+
+std::vector<std::string> Field::unknown_fields(std::size_t max) const {
+  if (tracker_ == nullptr || max == 0) return {};
+  UnknownFieldWalk walk(*tracker_, path_, max);
+  walk.walk(node_);
+  return std::move(walk.found);
 }
 
 const YAML::Node& Field::undefined() {
@@ -68,7 +174,7 @@ void Field::items(const std::function<void(const Field&)>& fn) const {
   if (!present()) return;
   if (!node_.IsSequence()) fail("expected a list, got " + describe());
   std::size_t i = 0;
-  for (const YAML::Node& item : node_) fn(Field(item, path_ + "[" + std::to_string(i++) + "]"));
+  for (const YAML::Node& item : node_) fn(Field(item, path_ + "[" + std::to_string(i++) + "]", tracker_));
 }
 
 void Field::entries(const std::function<void(const std::string&, const Field&)>& fn) const {
@@ -77,7 +183,8 @@ void Field::entries(const std::function<void(const std::string&, const Field&)>&
   for (const auto& entry : node_) {
     if (!is_scalar(entry.first)) fail("expected string keys, got " + Field(entry.first, "").describe());
     const std::string& name = entry.first.Scalar();
-    fn(name, Field(entry.second, path_of(name)));
+    if (tracker_ != nullptr) tracker_->read(name.data());
+    fn(name, Field(entry.second, path_of(name), tracker_));
   }
 }
 

@@ -27,17 +27,36 @@ struct FieldError {
   std::string problem;  // "expected an integer, got \"abc\""
 };
 
-// `"text"` with quotes and backslashes escaped, as error messages quote user input.
+// `"text"` with quotes and backslashes escaped, and control characters (escape_control), as error messages quote
+// user input.
 std::string quote(std::string_view text);
 // Why a quantity whose amount does not fit in an int64 (in thousandths when `milli`, as cpu is kept) is refused.
 std::string out_of_range(const Quantity& quantity, bool milli);
 
+// What the decoders of one document asked of it, for kubectl's strict field validation: the keys they read, and the
+// keys they pass over on purpose (upstream fields Scalewright does not use, which are never "unknown"). A key is
+// told apart by the address of its text in the document's nodes, which lives as long as the document; recording
+// one is appending a pointer, so tracking costs the decoders next to nothing.
+class FieldTracker {
+ public:
+  void read(const char* key) { read_.push_back(key); }
+  void known(const char* key) { known_.push_back(key); }
+  // Known (its value left alone), read (its value checked in turn), or neither: an unknown field.
+  enum class Mark { Unknown, Read, Known };
+  Mark mark(const char* key) const;
+
+ private:
+  // Sorted when asked (mark()), after the decoders are done.
+  mutable std::vector<const char*> read_, known_;
+  mutable std::size_t sorted_read_ = 0, sorted_known_ = 0;
+};
+
 class Field {
  public:
   // A missing key arrives as yaml-cpp's "zombie" node, which throws when asked its type: keep a plain undefined
-  // node instead, so absent fields answer every question.
-  Field(const YAML::Node& node, std::string path)
-      : node_(node.IsDefined() ? node : undefined()), path_(std::move(path)) {}
+  // node instead, so absent fields answer every question. With a tracker, the keys read are recorded in it.
+  Field(const YAML::Node& node, std::string path, FieldTracker* tracker = nullptr)
+      : node_(node.IsDefined() ? node : undefined()), path_(std::move(path)), tracker_(tracker) {}
 
   const std::string& path() const { return path_; }
   const YAML::Node& node() const { return node_; }
@@ -114,6 +133,13 @@ class Field {
   bool as_bool() const;
   Quantity as_quantity() const;
 
+  // --- strict field validation --------------------------------------------------------------------------------
+  // Upstream fields of this mapping that the decoder does not read: known, so never refused, and not looked into.
+  void known(std::initializer_list<std::string_view> keys) const;
+  // The paths of the fields under this one that no decoder read or declared known, in document order, at most
+  // `max` of them ("spec.disruption.consolidateAftr"); empty without a tracker.
+  std::vector<std::string> unknown_fields(std::size_t max) const;
+
   // --- failing ------------------------------------------------------------------------------------------------
   [[noreturn]] void fail(std::string problem) const;
   [[noreturn]] void fail_at(std::string_view key, std::string problem) const;
@@ -137,6 +163,7 @@ class Field {
   YAML::Node node_;
   std::string path_;
   mutable std::shared_ptr<const Index> index_;
+  FieldTracker* tracker_ = nullptr;
 };
 
 }  // namespace scalewright::manifest

@@ -70,7 +70,7 @@ KindRegistry make_builtin_registry() {
              })});
   kinds.add({"scalewright.dev", "Scenario", {"v1alpha1"},
              [](const Field& o, const DecodeContext& context, ManifestSet& out) {
-               out.scenarios.push_back(decode_scenario(o, context.directory));
+               out.scenarios.push_back(decode_scenario(o, context, out.warnings));
              }});
   return kinds;
 }

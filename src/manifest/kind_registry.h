@@ -17,6 +17,10 @@ namespace scalewright::manifest {
 struct DecodeContext {
   // The folder of the file holding the object: paths inside it (a Scenario's load `csv:` file) are relative to it.
   std::filesystem::path directory;
+  // The limits the file is read under: a file it names is capped as the file itself is.
+  ManifestLimits limits;
+  // How unknown fields are treated (--validate): objects the object holds (a Scenario's apply steps) alike.
+  FieldValidation validation = FieldValidation::Strict;
 };
 
 // Decodes `object` (the document's root, or one item of a List) and appends the result to `out`. Reports an
@@ -48,6 +52,7 @@ class KindRegistry {
 
 // decode_manifests with a registry of one's own (the built-in kinds plus others, for example).
 Result<ManifestSet> decode_manifests(std::string_view text, std::string_view source, const KindRegistry& kinds,
-                                     const ManifestLimits& limits = {});
+                                     const ManifestLimits& limits = {},
+                                     FieldValidation validation = FieldValidation::Strict);
 
 }  // namespace scalewright::manifest

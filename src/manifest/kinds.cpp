@@ -8,6 +8,7 @@
 #include "manifest/meta_decoder.h"
 #include "nodegroups/flags.h"
 #include "manifest/pod_decoder.h"
+#include "manifest/priority.h"
 #include "manifest/selectors.h"
 
 namespace scalewright::manifest {
@@ -36,6 +37,31 @@ std::int32_t decode_replicas(const Field& spec, WorkloadKind kind) {
       return 1;
     default:
       return maybe_non_negative(spec, "replicas").value_or(1);
+  }
+}
+
+// The fields of each workload's spec that do not bear on how many pods it runs or what they ask for: rollout and
+// retry settings, a StatefulSet's volumes and service. (A DaemonSet has no replicas, nor a Job: theirs are unknown.)
+void known_workload_fields(const Field& spec, WorkloadKind kind) {
+  switch (kind) {
+    case WorkloadKind::Deployment:
+      spec.known({"minReadySeconds", "paused", "progressDeadlineSeconds", "revisionHistoryLimit", "strategy"});
+      return;
+    case WorkloadKind::ReplicaSet:
+      spec.known({"minReadySeconds"});
+      return;
+    case WorkloadKind::StatefulSet:
+      spec.known({"minReadySeconds", "ordinals", "persistentVolumeClaimRetentionPolicy", "podManagementPolicy",
+                  "revisionHistoryLimit", "serviceName", "updateStrategy", "volumeClaimTemplates"});
+      return;
+    case WorkloadKind::DaemonSet:
+      spec.known({"minReadySeconds", "revisionHistoryLimit", "updateStrategy"});
+      return;
+    case WorkloadKind::Job:
+      spec.known({"activeDeadlineSeconds", "backoffLimit", "backoffLimitPerIndex", "completionMode", "managedBy",
+                  "manualSelector", "maxFailedIndexes", "podFailurePolicy", "podReplacementPolicy", "successPolicy",
+                  "suspend", "ttlSecondsAfterFinished"});
+      return;
   }
 }
 
@@ -71,6 +97,36 @@ void check_template_restart_policy(const Field& spec, const Workload& workload) 
     }
   } else if (policy != "Always") {
     pod_spec.fail_at("restartPolicy", "unsupported value " + quote(policy) + " (expected Always)");
+  }
+}
+
+// The API server's ValidatePriorityClass: names starting "system-" are the built-in classes', each with its own value
+// and not the global default; any other class has a value of at most 1,000,000,000 (HighestUserDefinablePriority),
+// so that the system's classes stay above every user's.
+void check_priority_class(const Field& object, const PriorityClass& priority_class) {
+  constexpr std::int32_t kHighestUserDefinablePriority = 1'000'000'000;
+  const std::string& name = priority_class.meta.name;
+  if (!name.starts_with("system-")) {
+    if (priority_class.value > kHighestUserDefinablePriority) {
+      object.fail_at("value", "maximum allowed value of a user defined priority is " +
+                                  std::to_string(kHighestUserDefinablePriority) + ", got " +
+                                  std::to_string(priority_class.value));
+    }
+    return;
+  }
+  const std::string reserved = "priority class names with 'system-' prefix are reserved for system use only. error: ";
+  const std::vector<PriorityClass>& builtin = builtin_priority_classes();
+  auto known =
+      std::find_if(builtin.begin(), builtin.end(), [&](const PriorityClass& c) { return c.meta.name == name; });
+  if (known == builtin.end()) {
+    object.child("metadata").fail_at("name", reserved + name + " is not a known system priority class");
+  }
+  if (priority_class.value != known->value) {
+    object.child("metadata").fail_at("name", reserved + "value of " + name + " PriorityClass must be " +
+                                                 std::to_string(known->value));
+  }
+  if (priority_class.global_default) {
+    object.child("metadata").fail_at("name", reserved + "globalDefault of " + name + " PriorityClass must be false");
   }
 }
 
@@ -111,6 +167,7 @@ Node decode_node(const Field& object) {
   Node node;
   node.meta = decode_object_meta(object, Scope::Cluster);
   Field spec = object.child("spec");
+  spec.known({"configSource", "externalID", "podCIDR", "podCIDRs"});
   node.unschedulable = spec.optional_bool("unschedulable", false);
   spec.each("taints", [&](const Field& taint) { node.taints.push_back(decode_taint(taint)); });
   node.provider_id = spec.optional_string("providerID");
@@ -121,11 +178,15 @@ Node decode_node(const Field& object) {
   return node;
 }
 
-Namespace decode_namespace(const Field& object) { return Namespace{decode_object_meta(object, Scope::Cluster)}; }
+Namespace decode_namespace(const Field& object) {
+  object.known({"spec"});  // finalizers
+  return Namespace{decode_object_meta(object, Scope::Cluster, NameRule::Label)};
+}
 
 ConfigMap decode_config_map(const Field& object) {
   ConfigMap config_map;
   config_map.meta = decode_object_meta(object, Scope::Namespaced);
+  object.known({"binaryData", "immutable"});
   for (auto& [key, value] : object.string_map("data")) config_map.data[key] = std::move(value);
   return config_map;
 }
@@ -135,6 +196,7 @@ Workload decode_workload(const Field& object, WorkloadKind kind) {
   workload.kind = kind;
   workload.meta = decode_object_meta(object, Scope::Namespaced);
   Field spec = object.child("spec");
+  known_workload_fields(spec, kind);
   workload.replicas = decode_replicas(spec, kind);
   if (kind == WorkloadKind::StatefulSet) {
     workload.pod_management_policy = spec.choice(
@@ -209,8 +271,10 @@ PodDisruptionBudget decode_pod_disruption_budget(const Field& object) {
 PriorityClass decode_priority_class(const Field& object) {
   PriorityClass priority_class;
   priority_class.meta = decode_object_meta(object, Scope::Cluster);
+  object.known({"description"});
   priority_class.value = object.optional_int32("value", 0);
   priority_class.global_default = object.optional_bool("globalDefault", false);
+  check_priority_class(object, priority_class);
   priority_class.preemption_policy = std::string(object.choice<std::string_view>(
       "preemptionPolicy", "preemption policy",
       {{"PreemptLowerPriority", "PreemptLowerPriority"}, {"Never", "Never"}}, "PreemptLowerPriority"));

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -58,7 +59,8 @@ struct ManifestSet {
   // the object: "so.yaml doc 1 ScaledObject/queue: spec.triggers[0]: trigger type kafka is not simulated"
   std::vector<std::string> warnings;
   // Where each decoded object was read, by kind, namespace and name (see object_key), for errors found after
-  // decoding: references between objects, checks against the cloud's catalog. The first definition wins.
+  // decoding: references between objects, checks against the cloud's catalog. An object given twice is refused
+  // when it is read (by the manifest decoder within a file, by load_manifest_files across files).
   std::map<std::string, ObjectOrigin, std::less<>> origins;
 
   void append(ManifestSet&& other);
@@ -82,15 +84,37 @@ struct ManifestLimits {
   int max_depth = 1000;
 };
 
+// kubectl's --validate: what a field the kind does not have (`consolidateAftr`), or a key given twice in one
+// mapping, makes of the object. Strict (kubectl's default, "true"): an error naming its path; Warn: a warning line;
+// Ignore ("false"): nothing, the field dropped and the last of two keys taken, as the API server's decoding does.
+enum class FieldValidation { Strict, Warn, Ignore };
+// "strict", "true", "warn", "ignore", "false", as kubectl spells them; nullopt for anything else.
+std::optional<FieldValidation> parse_field_validation(std::string_view text);
+
+namespace manifest {
+// The whole of a file the commands read as text: a manifest file, or a file a manifest names (a load step's CSV).
+// Refused unread when over `limits.max_bytes`, or once it has given more (a pipe has no size), in the words of a
+// manifest file that is too large ("... for a <noun>"); with `regular_only`, a device, pipe or socket too (a CSV
+// file: /dev/zero would be read without end). The error starts with the path.
+Result<std::string> read_input_file(const std::filesystem::path& path, const ManifestLimits& limits,
+                                    std::string_view noun, bool regular_only);
+}  // namespace manifest
+
 // Decodes every document of `text`. `source` is the name used in messages (a file name).
 Result<ManifestSet> decode_manifests(std::string_view text, std::string_view source,
-                                     const ManifestLimits& limits = {});
-Result<ManifestSet> load_manifest_file(const std::filesystem::path& path, const ManifestLimits& limits = {});
+                                     const ManifestLimits& limits = {},
+                                     FieldValidation validation = FieldValidation::Strict);
+// The objects of a Scenario's apply step, decoded again from TimelineStep::apply_source: their fields were checked
+// when the scenario loaded, under its --validate, so they are not checked again.
+Result<ManifestSet> decode_applied(const std::string& apply_source, std::string_view source);
+Result<ManifestSet> load_manifest_file(const std::filesystem::path& path, const ManifestLimits& limits = {},
+                                       FieldValidation validation = FieldValidation::Strict);
 // The manifest files of a directory, as `kubectl apply -f DIR` reads them: its *.yaml, *.yml and *.json files,
 // sorted by name, subdirectories left alone. No such file is an error naming the directory.
 Result<std::vector<std::filesystem::path>> manifest_files_in(const std::filesystem::path& directory);
 // Loads the files in order (a directory stands for manifest_files_in(it)); then resolves what spans files (pod
 // priority from PriorityClass names).
-Result<ManifestSet> load_manifest_files(const std::vector<std::string>& paths);
+Result<ManifestSet> load_manifest_files(const std::vector<std::string>& paths,
+                                        FieldValidation validation = FieldValidation::Strict);
 
 }  // namespace scalewright

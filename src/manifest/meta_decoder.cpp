@@ -3,6 +3,8 @@
 #include <charconv>
 #include <string>
 
+#include "manifest/names.h"
+
 namespace scalewright::manifest {
 namespace {
 
@@ -13,6 +15,7 @@ const std::initializer_list<std::pair<std::string_view, TaintEffect>> kTaintEffe
 };
 
 OwnerReference decode_owner_reference(const Field& owner) {
+  owner.known({"blockOwnerDeletion"});
   OwnerReference decoded;
   decoded.api_version = owner.optional_string("apiVersion");
   decoded.kind = owner.required_string("kind");
@@ -70,6 +73,11 @@ std::optional<std::int64_t> zone_offset(std::string_view text, std::size_t pos) 
 
 }  // namespace
 
+void known_meta_fields(const Field& metadata) {
+  metadata.known({"generateName", "selfLink", "resourceVersion", "generation", "creationTimestamp",
+                  "deletionGracePeriodSeconds", "finalizers", "managedFields"});
+}
+
 std::optional<std::int64_t> parse_rfc3339(std::string_view text) {
   // YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)
   if (text.size() < 20 || text[4] != '-' || text[7] != '-' || (text[10] != 'T' && text[10] != 't') ||
@@ -95,23 +103,57 @@ std::optional<std::int64_t> parse_rfc3339(std::string_view text) {
   return days * 86400 + *hour * 3600 + *minute * 60 + *second - *offset;
 }
 
+void check_label_key(const Field& parent, std::string_view key, std::string_view value) {
+  if (std::optional<std::string> problem = qualified_name_problem(value)) {
+    parent.fail_at(key, "invalid value " + quote(value) + ": " + *problem);
+  }
+}
+
+void check_label_value(const Field& parent, std::string_view key, std::string_view value) {
+  if (std::optional<std::string> problem = label_value_problem(value)) {
+    parent.fail_at(key, "invalid value " + quote(value) + ": " + *problem);
+  }
+}
+
 Labels decode_labels(const Field& parent, std::string_view key) {
   Labels labels;
-  for (const auto& [name, value] : parent.string_map(key)) labels.set(Symbol(name), Symbol(value));
+  for (const auto& [name, value] : parent.string_map(key)) {
+    if (std::optional<std::string> problem = qualified_name_problem(name)) {
+      parent.fail_at(key, "invalid key " + quote(name) + ": " + *problem);
+    }
+    check_label_value(parent.child(key), name, value);
+    labels.set(Symbol(name), Symbol(value));
+  }
   return labels;
 }
 
-ObjectMeta decode_object_meta(const Field& object, Scope scope) {
+std::map<std::string, std::string> decode_annotations(const Field& metadata) {
+  std::map<std::string, std::string> annotations;
+  for (auto& [name, value] : metadata.string_map("annotations")) annotations[name] = std::move(value);
+  if (std::optional<std::string> problem = annotations_problem(annotations)) metadata.fail_at("annotations", *problem);
+  return annotations;
+}
+
+ObjectMeta decode_object_meta(const Field& object, Scope scope, NameRule rule) {
   Field metadata = object.child("metadata");
   ObjectMeta meta;
   meta.name = metadata.required_string("name");
+  if (std::optional<std::string> problem = rule == NameRule::Label ? dns1123_label_problem(meta.name)
+                                                                    : dns1123_subdomain_problem(meta.name)) {
+    metadata.fail_at("name", "invalid value " + quote(meta.name) + ": " + *problem);
+  }
   if (scope == Scope::Namespaced) {
     std::string namespace_ = metadata.optional_string("namespace");
+    if (std::optional<std::string> problem = namespace_.empty() ? std::nullopt : dns1123_label_problem(namespace_)) {
+      metadata.fail_at("namespace", "invalid value " + quote(namespace_) + ": " + *problem);
+    }
     meta.namespace_ = namespace_.empty() ? "default" : namespace_;
   }
+  if (scope == Scope::Cluster) metadata.known({"namespace"});  // ObjectMeta's, though a cluster object has none
+  known_meta_fields(metadata);
   meta.uid = metadata.optional_string("uid");
   meta.labels = decode_labels(metadata, "labels");
-  for (auto& [name, value] : metadata.string_map("annotations")) meta.annotations[name] = value;
+  meta.annotations = decode_annotations(metadata);
   metadata.each("ownerReferences",
                 [&](const Field& owner) { meta.owner_references.push_back(decode_owner_reference(owner)); });
   meta.deletion_timestamp = read_timestamp(metadata, "deletionTimestamp");
@@ -119,9 +161,12 @@ ObjectMeta decode_object_meta(const Field& object, Scope scope) {
 }
 
 Taint decode_taint(const Field& taint) {
+  taint.known({"timeAdded"});
   Taint decoded;
   decoded.key = taint.required_string("key");
+  check_label_key(taint, "key", decoded.key);
   decoded.value = taint.optional_string("value");
+  check_label_value(taint, "value", decoded.value);
   decoded.effect = taint.required_choice("effect", "taint effect", kTaintEffects);
   return decoded;
 }
@@ -133,6 +178,8 @@ Toleration decode_toleration(const Field& toleration) {
                                  {{"Equal", TolerationOperator::Equal}, {"Exists", TolerationOperator::Exists}},
                                  TolerationOperator::Equal);
   decoded.value = toleration.optional_string("value");
+  if (!decoded.key.empty()) check_label_key(toleration, "key", decoded.key);
+  if (decoded.op == TolerationOperator::Equal) check_label_value(toleration, "value", decoded.value);
   decoded.effect = toleration.maybe_choice("effect", "taint effect", kTaintEffects);
   decoded.toleration_seconds = toleration.maybe_int64("tolerationSeconds");
   if (decoded.op == TolerationOperator::Exists && !decoded.value.empty()) {

@@ -27,6 +27,14 @@ NodePoolRequirement decode_nodepool_requirement(const Field& r) {
   if (out.min_values && (*out.min_values < 1 || *out.min_values > 50)) {
     r.fail_at("minValues", "must be between 1 and 50, got " + std::to_string(*out.min_values));
   }
+  // Karpenter's CEL rule on requirements: an In requirement cannot ask for more distinct values than it lists.
+  const std::vector<Symbol>& values = out.requirement.values;
+  if (out.min_values && out.requirement.op == SelectorOperator::In &&
+      values.size() < static_cast<std::size_t>(*out.min_values)) {
+    r.fail_at("minValues", "requirements with 'minValues' must have at least that many values specified in the "
+                           "'values' field (minValues " + std::to_string(*out.min_values) + ", " +
+                               std::to_string(values.size()) + " values)");
+  }
   return out;
 }
 
@@ -125,6 +133,18 @@ std::optional<BudgetWindow> decode_budget_window(const Field& b) {
   return BudgetWindow{std::move(*cron), *length};
 }
 
+// The fields of a NodePool's schema, by version, that Scalewright does not read: v1's static `replicas`; v1beta1's
+// kubelet settings, resource requests and nodeClassRef.apiVersion, which belong to the node class in v1, and its
+// disruption.expireAfter. A field the version does not have is unknown, as the API server's CRD schema says.
+void known_nodepool_fields(const Field& object, const Field& spec, const Field& tmpl) {
+  spec.known({"replicas"});
+  if (object.optional_string("apiVersion") != "karpenter.sh/v1beta1") return;
+  Field node_spec = tmpl.child("spec");
+  node_spec.known({"kubelet", "resources"});
+  node_spec.child("nodeClassRef").known({"apiVersion"});
+  spec.child("disruption").known({"expireAfter"});
+}
+
 }  // namespace
 
 std::optional<Duration> maybe_duration(const Field& parent, std::string_view key) {
@@ -206,8 +226,9 @@ NodePool decode_nodepool(const Field& object) {
   pool.meta = decode_object_meta(object, Scope::Cluster);
   Field spec = object.required_child("spec");
   Field tmpl = spec.required_child("template");
+  known_nodepool_fields(object, spec, tmpl);
   pool.template_labels = decode_labels(tmpl.child("metadata"), "labels");
-  for (auto& [k, v] : tmpl.child("metadata").string_map("annotations")) pool.template_annotations[k] = v;
+  pool.template_annotations = decode_annotations(tmpl.child("metadata"));
   Field node_spec = tmpl.child("spec");
   pool.taints = decode_taints(node_spec, "taints");
   pool.startup_taints = decode_taints(node_spec, "startupTaints");
@@ -250,6 +271,7 @@ NodePool decode_provisioner(const Field& object) {
   NodePool pool;
   pool.meta = decode_object_meta(object, Scope::Cluster);
   Field spec = object.required_child("spec");
+  spec.known({"annotations", "kubeletConfiguration", "provider", "providerRef"});
   pool.template_labels = decode_labels(spec, "labels");
   pool.taints = decode_taints(spec, "taints");
   pool.startup_taints = decode_taints(spec, "startupTaints");

@@ -3,6 +3,7 @@
 #include <limits>
 
 #include "manifest/meta_decoder.h"
+#include "manifest/names.h"
 #include "manifest/selectors.h"
 
 namespace scalewright::manifest {
@@ -29,6 +30,7 @@ std::string string_choice(const Field& parent, std::string_view key, std::string
 }
 
 ContainerPort decode_port(const Field& port) {
+  port.known({"name"});
   ContainerPort decoded;
   decoded.container_port = required_int32(port, "containerPort");
   check_range(port, "containerPort", decoded.container_port, 1, 65535);
@@ -42,6 +44,7 @@ ContainerPort decode_port(const Field& port) {
 
 // requests default, resource by resource, to limits; a request above its limit is rejected, as upstream.
 void decode_resources(const Field& resources, Container& container) {
+  resources.known({"claims"});
   Field requests = resources.child("requests");
   Field limits = resources.child("limits");
   container.requests = decode_resource_list(requests);
@@ -85,11 +88,13 @@ PreferredSchedulingTerm decode_preferred_node_term(const Field& term) {
 }
 
 PodAffinityTerm decode_pod_affinity_term(const Field& term) {
+  term.known({"matchLabelKeys", "mismatchLabelKeys"});  // 1.29+
   PodAffinityTerm decoded;
   decoded.label_selector = maybe_label_selector(term, "labelSelector");
   decoded.namespaces = term.strings("namespaces");
   decoded.namespace_selector = maybe_label_selector(term, "namespaceSelector");
   decoded.topology_key = Symbol(term.required_string("topologyKey"));
+  check_label_key(term, "topologyKey", decoded.topology_key.str());
   return decoded;
 }
 
@@ -125,6 +130,11 @@ Volume decode_volume(const Field& volume) {
   for (const auto& [key, source] : kSources) {
     if (volume.has(key)) decoded.source = source;
   }
+  // Every source upstream has: only which one is set matters here, never what it holds.
+  volume.known({"awsElasticBlockStore", "azureDisk", "azureFile", "cephfs", "cinder", "configMap", "csi",
+                "downwardAPI", "emptyDir", "ephemeral", "fc", "flexVolume", "flocker", "gcePersistentDisk", "gitRepo",
+                "glusterfs", "hostPath", "image", "iscsi", "nfs", "persistentVolumeClaim", "photonPersistentDisk",
+                "portworxVolume", "projected", "quobyte", "rbd", "scaleIO", "secret", "storageos", "vsphereVolume"});
   return decoded;
 }
 
@@ -181,8 +191,17 @@ ResourceList decode_resource_list(const Field& list) {
 }
 
 Container decode_container(const Field& container) {
+  // The fields of Container that do not bear on where a pod fits or how many it takes.
+  container.known({"env", "envFrom", "imagePullPolicy", "lifecycle", "livenessProbe", "readinessProbe", "startupProbe",
+                   "securityContext", "stdin", "stdinOnce", "tty", "terminationMessagePath", "terminationMessagePolicy",
+                   "volumeDevices", "volumeMounts", "workingDir", "resizePolicy", "restartPolicyRules"});
+  // restartPolicy is an init container's (a sidecar's) and is read there; upstream has it on every container.
+  container.known({"restartPolicy"});
   Container decoded;
   decoded.name = container.required_string("name");
+  if (std::optional<std::string> problem = dns1123_label_problem(decoded.name)) {  // the API server's rule
+    container.fail_at("name", "invalid value " + quote(decoded.name) + ": " + *problem);
+  }
   decoded.image = container.optional_string("image");
   container.each("command", [&](const Field& part) { decoded.command.push_back(part.as_string()); });
   container.each("args", [&](const Field& part) { decoded.args.push_back(part.as_string()); });
@@ -211,6 +230,7 @@ TopologySpreadConstraint decode_spread_constraint(const Field& constraint) {
     constraint.fail_at("maxSkew", "must be at least 1, got " + std::to_string(decoded.max_skew));
   }
   decoded.topology_key = Symbol(constraint.required_string("topologyKey"));
+  check_label_key(constraint, "topologyKey", decoded.topology_key.str());
   decoded.when_unsatisfiable =
       constraint.required_choice<UnsatisfiableConstraintAction>("whenUnsatisfiable", "value",
                                  {{"DoNotSchedule", UnsatisfiableConstraintAction::DoNotSchedule},
@@ -230,6 +250,12 @@ TopologySpreadConstraint decode_spread_constraint(const Field& constraint) {
 }
 
 PodSpec decode_pod_spec(const Field& spec) {
+  // The fields of PodSpec that do not bear on scheduling, capacity or disruption as Scalewright models them.
+  spec.known({"activeDeadlineSeconds", "automountServiceAccountToken", "dnsConfig", "dnsPolicy", "enableServiceLinks",
+              "ephemeralContainers", "hostAliases", "hostIPC", "hostNetwork", "hostPID", "hostUsers", "hostname",
+              "hostnameOverride", "imagePullSecrets", "os", "preemptionPolicy", "readinessGates", "resourceClaims",
+              "resources", "runtimeClassName", "schedulingGates", "securityContext", "serviceAccount",
+              "serviceAccountName", "setHostnameAsFQDN", "shareProcessNamespace", "subdomain"});
   PodSpec decoded;
   spec.each("initContainers", [&](const Field& c) { decoded.init_containers.push_back(decode_init_container(c)); });
   spec.each("containers", [&](const Field& c) { decoded.containers.push_back(decode_container(c)); });
@@ -279,9 +305,13 @@ Pod decode_pod(const Field& object) {
 Pod decode_pod_template(const Field& pod_template, const std::string& namespace_) {
   Pod pod;
   Field metadata = pod_template.child("metadata");
+  // A template's metadata is ObjectMeta too (`creationTimestamp: null` is what kubectl writes); only labels and
+  // annotations of it are a pod's.
+  known_meta_fields(metadata);
+  metadata.known({"name", "namespace", "uid", "ownerReferences", "deletionTimestamp"});
   pod.meta.namespace_ = namespace_;
   pod.meta.labels = decode_labels(metadata, "labels");
-  for (auto& [name, value] : metadata.string_map("annotations")) pod.meta.annotations[name] = value;
+  pod.meta.annotations = decode_annotations(metadata);
   pod.spec = decode_pod_spec(pod_template.child("spec"));
   return pod;
 }

@@ -41,7 +41,7 @@ class Inventory {
         changes_[key].push_back({step.at, step.index, false});
       }
       if (step.action != TimelineStep::Action::Apply) continue;
-      Result<ManifestSet> applied = decode_manifests(step.apply_source, "apply");
+      Result<ManifestSet> applied = decode_applied(step.apply_source, "apply");
       if (!applied) continue;  // refused when the scenario was decoded
       for (const Workload& w : applied->workloads) {
         changes_[object_key(to_string(w.kind), w.meta.namespace_, w.meta.name)].push_back({step.at, step.index});

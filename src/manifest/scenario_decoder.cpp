@@ -1,11 +1,7 @@
 #include "manifest/scenario_decoder.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
-#include <cstring>
-#include <fstream>
-#include <sstream>
 #include <tuple>
 
 #include "cloud/csv_table.h"
@@ -13,6 +9,7 @@
 #include "manifest/manifest.h"
 #include "manifest/meta_decoder.h"
 #include "manifest/nodepool_decoder.h"
+#include "manifest/yaml_stream.h"
 #include "nodegroups/flags.h"
 
 namespace scalewright::manifest {
@@ -31,7 +28,23 @@ double decode_rate(const Field& parent, std::string_view key) {
   return rate;
 }
 
-// A rate (requests per second) or amplitude: a finite number, not negative.
+// The most requests per second a load step may offer: about what the largest CDN serves worldwide at its peak. The
+// served requests add up in the counter http_requests_total, a double as Prometheus keeps it, which counts single
+// requests exactly up to 2^53 (9.0e15): at this rate, for a simulated year (3.2e15). A rate like 1e308 made the
+// counter and the cpu usage infinite, and every HPA and KEDA ratio read from them NaN.
+constexpr double kMaxRequestsPerSecond = 1e8;
+
+// Why a rate read from a load step (a field, or a CSV cell) is refused; nullopt when it is one.
+std::optional<std::string> rps_problem(double value, std::string_view text) {
+  if (!std::isfinite(value) || value < 0) return "must be a number of at least 0, got " + std::string(text);
+  if (value > kMaxRequestsPerSecond) {
+    return "must be at most 100000000 requests per second (1e8, the most a load step may offer), got " +
+           std::string(text);
+  }
+  return std::nullopt;
+}
+
+// A rate (requests per second) or amplitude: a finite number, not negative, at most kMaxRequestsPerSecond.
 double decode_rps(const Field& parent, std::string_view key) {
   Field f = parent.child(key);
   if (!f.present()) parent.fail_at(key, "required");
@@ -41,7 +54,7 @@ double decode_rps(const Field& parent, std::string_view key) {
   } catch (const YAML::Exception&) {
     f.fail("expected a number, got " + f.describe());
   }
-  if (!std::isfinite(value) || value < 0) f.fail("must be a number of at least 0, got " + f.as_string());
+  if (std::optional<std::string> problem = rps_problem(value, f.as_string())) f.fail(*problem);
   return value;
 }
 
@@ -52,26 +65,21 @@ Duration positive_duration(const Field& parent, std::string_view key) {
 }
 
 // The CSV text of `csv:`. A CSV with a point has at least two lines (the header, a row), so a value on one line
-// cannot be one: it is the path of a CSV file, relative to the scenario file's folder. The returned name is the
-// one CSV errors are reported under (the file's path, or "csv").
-std::pair<std::string, std::string> csv_text(const Field& csv, const std::filesystem::path& directory) {
+// cannot be one: it is the path of a CSV file, relative to the scenario file's folder, read as a manifest file is
+// (at most the same size) and only when it is a regular file. The returned name is the one CSV errors are reported
+// under (the file's path, or "csv").
+std::pair<std::string, std::string> csv_text(const Field& csv, const DecodeContext& context) {
   std::string value = csv.as_string();
   if (value.find('\n') != std::string::npos) return {std::move(value), "csv"};
-  const std::filesystem::path path = directory / value;  // an absolute value stays as it is
-  std::error_code ignored;
-  if (std::filesystem::is_directory(path, ignored)) {
-    csv.fail("cannot read CSV file " + path.string() + ": is a directory");
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) csv.fail("cannot read CSV file " + path.string() + ": " + std::strerror(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return {text.str(), path.string()};
+  const std::filesystem::path path = context.directory / value;  // an absolute value stays as it is
+  Result<std::string> text = read_input_file(path, context.limits, "CSV file", /*regular_only=*/true);
+  if (!text) csv.fail("CSV file " + text.error().message);
+  return {std::move(*text), path.string()};
 }
 
 // Points of a load curve from CSV (columns "after" and "requestsPerSecond"), read through libcsv.
-std::vector<std::pair<Duration, double>> decode_csv_points(const Field& csv, const std::filesystem::path& directory) {
-  auto [text, name] = csv_text(csv, directory);
+std::vector<std::pair<Duration, double>> decode_csv_points(const Field& csv, const DecodeContext& context) {
+  auto [text, name] = csv_text(csv, context);
   Result<cloud::CsvTable> table = cloud::CsvTable::parse(text, name);
   if (!table) csv.fail(table.error().message);
   Result<std::size_t> after = table->column("after");
@@ -84,14 +92,16 @@ std::vector<std::pair<Duration, double>> decode_csv_points(const Field& csv, con
     if (!at) csv.fail(table->error_at(row, *after, at.error().message).message);
     Result<double> value = table->number(row, *rps);
     if (!value) csv.fail(value.error().message);
-    if (!std::isfinite(*value) || *value < 0) csv.fail(table->error_at(row, *rps, "must be at least 0").message);
+    if (std::optional<std::string> problem = rps_problem(*value, row[*rps])) {
+      csv.fail(table->error_at(row, *rps, *problem).message);
+    }
     points.emplace_back(*at, *value);
   }
   return points;
 }
 
 // One of requestsPerSecond, ramp, step, sine, points or csv: the load from this step on.
-LoadShape decode_load_shape(const Field& load, const std::filesystem::path& directory) {
+LoadShape decode_load_shape(const Field& load, const DecodeContext& context) {
   LoadShape shape;
   int shapes = 0;
   if (load.has("requestsPerSecond")) {
@@ -122,7 +132,7 @@ LoadShape decode_load_shape(const Field& load, const std::filesystem::path& dire
     shapes += load.has("points") && load.has("csv") ? 2 : 1;
     shape.kind = LoadShape::Kind::Points;
     if (load.has("csv")) {
-      shape.points = decode_csv_points(load.child("csv"), directory);
+      shape.points = decode_csv_points(load.child("csv"), context);
     } else {
       load.each("points", [&](const Field& point) {
         shape.points.emplace_back(required_duration(point, "after"), decode_rps(point, "requestsPerSecond"));
@@ -283,9 +293,11 @@ ObjectReference decode_reference(const Field& f, std::initializer_list<std::stri
   return ref;
 }
 
-// The objects of an apply step, as YAML documents, checked now so a scenario never fails halfway through.
-std::string decode_apply(const Field& step) {
+// The objects of an apply step, as YAML documents, checked now so a scenario never fails halfway through (their
+// fields by the scenario's own --validate, so they are not looked into again here).
+std::string decode_apply(const Field& step, const DecodeContext& context, std::vector<std::string>& warnings) {
   Field objects = step.child("apply");
+  step.known({"apply"});
   if (!objects.node().IsSequence()) objects.fail("expected a list of objects, got " + objects.describe());
   std::string text;
   for (const auto& object : objects.node()) {
@@ -295,12 +307,13 @@ std::string decode_apply(const Field& step) {
     text += out.c_str();
     text += "\n";
   }
-  Result<ManifestSet> decoded = decode_manifests(text, "apply");
+  Result<ManifestSet> decoded = scalewright::decode_manifests(text, "apply", context.limits, context.validation);
   if (!decoded) objects.fail(decoded.error().message);
+  for (const std::string& warning : decoded->warnings) warnings.push_back(objects.path() + ": " + warning);
   return text;
 }
 
-TimelineStep decode_step(const Field& step, const std::filesystem::path& directory) {
+TimelineStep decode_step(const Field& step, const DecodeContext& context, std::vector<std::string>& warnings) {
   TimelineStep out;
   out.at = required_duration(step, "at");
   int actions = 0;
@@ -323,14 +336,14 @@ TimelineStep decode_step(const Field& step, const std::filesystem::path& directo
   if (step.has("apply")) {
     ++actions;
     out.action = TimelineStep::Action::Apply;
-    out.apply_source = decode_apply(step);
+    out.apply_source = decode_apply(step, context, warnings);
   }
   if (step.has("load")) {
     ++actions;
     out.action = TimelineStep::Action::Load;
     Field load = step.child("load");
     out.target = decode_reference(load, {"Deployment", "ReplicaSet", "StatefulSet"});
-    out.load = decode_load_shape(load, directory);
+    out.load = decode_load_shape(load, context);
     out.cost = decode_load_cost(load);
   }
   for (const auto& [key, action] : {std::pair{"cordon", TimelineStep::Action::Cordon},
@@ -360,14 +373,24 @@ std::vector<AutoScalingGroup> decode_auto_scaling_groups(const Field& list) {
 
 Result<std::vector<AutoScalingGroup>> load_auto_scaling_groups(const std::filesystem::path& file) {
   const std::string where = file.string();
-  std::ifstream in(file);
-  if (!in) return Error{where + ": cannot be read: " + std::strerror(errno)};
-  std::stringstream text;
-  text << in.rdbuf();
+  // Read as a manifest file is: capped, one document's node tree, no key twice, no field the format does not have.
+  const ManifestLimits limits;
+  Result<std::string> text = read_input_file(file, limits, "file", /*regular_only=*/false);
+  if (!text) return text.error();
+  YamlStream stream(*text, where, limits.max_depth);
+  Result<std::optional<YamlDocument>> document = stream.next();
+  if (!document) return document.error();
+  const YAML::Node root_node = *document ? (*document)->root : YAML::Node();
+  if (*document && (*document)->duplicate) return Error{where + ": " + describe_duplicate(*(*document)->duplicate)};
   try {
-    const Field root(YAML::Load(text.str()), "");
+    FieldTracker tracker;
+    const Field root(root_node, "", &tracker);
     if (!root.has("autoScalingGroups")) return Error{where + ": autoScalingGroups: required (a list of groups)"};
-    return decode_auto_scaling_groups(root.child("autoScalingGroups"));
+    std::vector<AutoScalingGroup> groups = decode_auto_scaling_groups(root.child("autoScalingGroups"));
+    if (std::vector<std::string> unknown = root.unknown_fields(1); !unknown.empty()) {
+      return Error{where + ": unknown field " + quote(unknown.front())};
+    }
+    return groups;
   } catch (const FieldError& error) {
     return Error{where + ": " + (error.path.empty() ? "" : error.path + ": ") + error.problem};
   } catch (const YAML::Exception& error) {
@@ -375,7 +398,7 @@ Result<std::vector<AutoScalingGroup>> load_auto_scaling_groups(const std::filesy
   }
 }
 
-Scenario decode_scenario(const Field& object, const std::filesystem::path& directory) {
+Scenario decode_scenario(const Field& object, const DecodeContext& context, std::vector<std::string>& warnings) {
   Scenario scenario;
   scenario.meta = decode_object_meta(object, Scope::Cluster);
   Field spec = object.required_child("spec");
@@ -390,7 +413,7 @@ Scenario decode_scenario(const Field& object, const std::filesystem::path& direc
   scenario.batching.idle = maybe_duration(batching, "batchIdleDuration").value_or(scenario.batching.idle);
   scenario.batching.max = maybe_duration(batching, "batchMaxDuration").value_or(scenario.batching.max);
   spec.each("timeline", [&](const Field& step) {
-    TimelineStep decoded = decode_step(step, directory);
+    TimelineStep decoded = decode_step(step, context, warnings);
     time_within(step, scenario.duration);
     decoded.index = scenario.timeline.size();
     scenario.timeline.push_back(std::move(decoded));

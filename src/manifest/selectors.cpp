@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "api/integer.h"
+#include "manifest/meta_decoder.h"
 
 namespace scalewright::manifest {
 namespace {
@@ -59,6 +60,7 @@ void check_values(const Field& requirement, const LabelRequirement& decoded) {
 LabelRequirement decode_node_requirement(const Field& requirement) {
   LabelRequirement decoded;
   decoded.key = Symbol(requirement.required_string("key"));
+  check_label_key(requirement, "key", decoded.key.str());
   decoded.op = read_operator(requirement);
   decoded.values = read_values(requirement);
   check_values(requirement, decoded);
@@ -67,7 +69,8 @@ LabelRequirement decode_node_requirement(const Field& requirement) {
 
 LabelSelector decode_label_selector(const Field& selector) {
   LabelSelector decoded;
-  for (const auto& [key, value] : selector.string_map("matchLabels")) {
+  decode_labels(selector, "matchLabels");  // the keys and values, by the label rules
+  for (const auto& [key, value] : selector.string_map("matchLabels")) {  // as written
     decoded.requirements.push_back({Symbol(key), SelectorOperator::In, {Symbol(value)}});
   }
   selector.each("matchExpressions", [&](const Field& expression) {

@@ -6,6 +6,8 @@
 #include <unordered_map>
 #include <utility>
 
+#include "manifest/field.h"
+
 namespace scalewright::manifest {
 namespace {
 
@@ -333,6 +335,11 @@ std::string format_path(const std::vector<DuplicateKey::Segment>& path, std::siz
     }
   }
   return out;
+}
+
+std::string describe_duplicate(const DuplicateKey& duplicate, std::size_t first) {
+  return format_path(duplicate.path, first) + ": duplicate field " + quote(std::get<std::string>(duplicate.path.back())) +
+         " at line " + std::to_string(duplicate.line) + " (first at line " + std::to_string(duplicate.first_line) + ")";
 }
 
 }  // namespace scalewright::manifest

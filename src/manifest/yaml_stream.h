@@ -52,5 +52,7 @@ class YamlStream {
 
 // "spec.template.spec.containers[0].name", as Field writes paths; from `first` on.
 std::string format_path(const std::vector<DuplicateKey::Segment>& path, std::size_t first = 0);
+// "spec.replicas: duplicate field \"replicas\" at line 10 (first at line 9)", the path from `first` on.
+std::string describe_duplicate(const DuplicateKey& duplicate, std::size_t first = 0);
 
 }  // namespace scalewright::manifest

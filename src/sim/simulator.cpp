@@ -156,7 +156,7 @@ void Simulation::run_timeline_step(const TimelineStep& step) {
       return;
     }
     case TimelineStep::Action::Apply: {
-      Result<ManifestSet> objects = decode_manifests(step.apply_source, "timeline apply");
+      Result<ManifestSet> objects = decode_applied(step.apply_source, "timeline apply");
       if (!objects) {
         note("warning", objects.error().message);  // validated when the scenario loaded; kept for safety
         return;

@@ -5,14 +5,13 @@
 
 namespace scalewright::workloads {
 
-using std::chrono::seconds;
 using std::chrono::sys_seconds;
 
-Result<CronWindow> cron_window(const CronSchedule& start, const CronSchedule& end, seconds utc_offset,
+Result<CronWindow> cron_window(const CronSchedule& start, const CronSchedule& end, const TimeZone& zone,
                                sys_seconds now) {
-  std::optional<sys_seconds> next_start = start.next(now, utc_offset);
+  std::optional<sys_seconds> next_start = start.next(now, zone);
   if (!next_start) return Error{"cron start \"" + start.spec() + "\" never fires"};
-  std::optional<sys_seconds> next_end = end.next(now, utc_offset);
+  std::optional<sys_seconds> next_end = end.next(now, zone);
   if (!next_end) return Error{"cron end \"" + end.spec() + "\" never fires"};
   CronWindow window;
   window.next_start = *next_start;

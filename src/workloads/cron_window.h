@@ -16,7 +16,7 @@ struct CronWindow {
   std::chrono::sys_seconds next_start;
   std::chrono::sys_seconds next_end;
 };
-Result<CronWindow> cron_window(const CronSchedule& start, const CronSchedule& end, std::chrono::seconds utc_offset,
+Result<CronWindow> cron_window(const CronSchedule& start, const CronSchedule& end, const TimeZone& zone,
                                std::chrono::sys_seconds now);
 
 }  // namespace scalewright::workloads

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "api/autoscaling.h"
+#include "api/time_zone.h"
 #include "api/duration.h"
 #include "api/result.h"
 #include "workloads/hpa.h"
@@ -60,8 +61,9 @@ struct KedaTrigger {
   double activation = 0;  // activationThreshold; External only
   std::string container;  // Resource: containerName (makes it a ContainerResource metric)
   Quantity average_value;  // Resource with AverageValue: metadata.value as written
-  // Cron: the raw metadata; the schedules are parsed where they are read.
+  // Cron: the raw metadata; the schedules are parsed where they are read, the zone once here.
   std::string cron_start, cron_end, cron_timezone;
+  std::shared_ptr<const TimeZone> cron_zone;
   double cron_desired_replicas = 0;
 };
 
@@ -69,8 +71,6 @@ struct KedaTrigger {
 Result<KedaTrigger> keda_trigger(const ScaledObject& scaled_object, std::size_t index);
 // "s<index>-<name>" with KEDA's NormalizeString, e.g. "s0-prometheus", "s1-cron-etc-utc-0x8xxx-0x18xxx".
 std::string keda_metric_name(std::size_t index, std::string_view name);
-// "keda-hpa-<name>".
-std::string keda_hpa_name(const ScaledObject& scaled_object);
 // Every problem KEDA's admission and scaler construction would report (bad metadata, a scalingModifiers formula
 // that does not parse or names no trigger, fallback with a Value metric or cpu/memory trigger, idle >= min,
 // min > max); empty when none.

@@ -55,8 +55,6 @@ int metric_type_order(MetricSpec::Type type) {
 
 }  // namespace
 
-std::string keda_hpa_name(const ScaledObject& so) { return "keda-hpa-" + so.meta.name; }
-
 HorizontalPodAutoscaler keda_hpa(const ScaledObject& so) {
   HorizontalPodAutoscaler hpa;
   hpa.meta.name = keda_hpa_name(so);

@@ -71,12 +71,11 @@ TriggerReading read_value(const ScaledObject& so, const KedaTrigger& trigger, co
   if (trigger.kind == KedaTrigger::Kind::Cron) {
     Result<CronSchedule> start = CronSchedule::parse(trigger.cron_start);
     Result<CronSchedule> end = CronSchedule::parse(trigger.cron_end);
-    Result<seconds> offset = parse_cron_timezone(trigger.cron_timezone);
-    if (!start || !end || !offset) {
-      reading.error = !start ? start.error().message : !end ? end.error().message : offset.error().message;
+    if (!start || !end || !trigger.cron_zone) {
+      reading.error = !start ? start.error().message : !end ? end.error().message : "no timezone";
       return reading;
     }
-    Result<CronWindow> window = cron_window(*start, *end, *offset, wall_clock);
+    Result<CronWindow> window = cron_window(*start, *end, *trigger.cron_zone, wall_clock);
     if (!window) {
       reading.error = window.error().message;
       return reading;
@@ -207,7 +206,9 @@ Result<KedaTrigger> keda_trigger(const ScaledObject& so, std::size_t index) {
     if (Result<CronSchedule> s = CronSchedule::parse(out.cron_start); !s) return fail(s.error().message);
     if (Result<CronSchedule> e = CronSchedule::parse(out.cron_end); !e) return fail(e.error().message);
     if (out.cron_start == out.cron_end) return fail("start and end can not have exactly same time input");
-    if (Result<seconds> tz = parse_cron_timezone(out.cron_timezone); !tz) return fail(tz.error().message);
+    Result<std::shared_ptr<const TimeZone>> zone = TimeZone::locate(out.cron_timezone);
+    if (!zone) return fail("unable to load timezone: " + zone.error().message);  // KEDA's words
+    out.cron_zone = *zone;
     const std::string& desired = lookup(t, {"desiredReplicas"});
     std::optional<std::int64_t> replicas = parse_int(desired);
     if (!replicas || *replicas == 0) return fail("no desiredReplicas specified (or not a whole number)");

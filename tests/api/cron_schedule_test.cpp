@@ -59,23 +59,21 @@ TEST(CronSchedule, ImpossibleDateNeverFires) {
   EXPECT_FALSE(schedule("0 0 30 2 *").next(at(kMonday, 0, 0), seconds(0)).has_value());
 }
 
-TEST(CronTimezone, FixedOffsetsWithPosixSigns) {
-  EXPECT_EQ(parse_cron_timezone("UTC").value(), seconds(0));
-  EXPECT_EQ(parse_cron_timezone("Etc/UTC").value(), seconds(0));
-  EXPECT_EQ(parse_cron_timezone("Etc/GMT-2").value(), hours(2));   // UTC+2
-  EXPECT_EQ(parse_cron_timezone("Etc/GMT+5").value(), hours(-5));  // UTC-5
-  EXPECT_EQ(parse_cron_timezone("Etc/GMT-14").value(), hours(14));
-  EXPECT_FALSE(parse_cron_timezone("Etc/GMT+13").ok());
-  Result<seconds> berlin = parse_cron_timezone("Europe/Berlin");
-  ASSERT_FALSE(berlin.ok());
-  EXPECT_NE(berlin.error().message.find("unsupported timezone \"Europe/Berlin\""), std::string::npos);
-}
-
 TEST(CronTimezone, ScheduleReadsTheLocalWallClock) {
   // 08:00 at UTC+2 is 06:00 UTC.
   EXPECT_EQ(schedule("0 8 * * *").next(at(kMonday, 5, 0), hours(2)), at(kMonday, 6, 0));
   // 08:00 at UTC-5 is 13:00 UTC.
   EXPECT_EQ(schedule("0 8 * * *").next(at(kMonday, 5, 0), hours(-5)), at(kMonday, 13, 0));
+}
+
+TEST(CronTimezone, ScheduleFollowsAZoneThroughItsChangeToDaylightTime) {
+  const std::shared_ptr<const TimeZone> new_york = TimeZone::locate("America/New_York").value();
+  // 2024-03-10 is the second Sunday of March: 08:00 is EST (13:00 UTC) on the Saturday, EDT (12:00 UTC) on Sunday.
+  EXPECT_EQ(schedule("0 8 * * *").next(at(kSaturday, 14, 0), *new_york), at(2024y / March / 10, 12, 0));
+  EXPECT_EQ(schedule("0 8 * * *").next(at(kFriday, 14, 0), *new_york), at(kSaturday, 13, 0));
+  // KEDA's own cron example, in Asia/Kolkata (UTC+5:30): minute 30 of every hour there is minute 0 in UTC.
+  const std::shared_ptr<const TimeZone> kolkata = TimeZone::locate("Asia/Kolkata").value();
+  EXPECT_EQ(schedule("30 * * * *").next(at(kMonday, 9, 59), *kolkata), at(kMonday, 10, 0));
 }
 
 }  // namespace

@@ -14,10 +14,14 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "scenario_files.h"
 #include "source_dir.h"
 
 namespace scalewright::cli {
 namespace {
+
+using testing::BinaryRun;
+using testing::run_binary;
 
 const std::string kExample = kSource + "/examples/check/cluster.yaml";
 
@@ -191,21 +195,6 @@ TEST(CheckCommand, DirectoryWithoutManifestFilesIsAnErrorNamingIt) {
                            ": no manifest files in this directory (it reads *.yaml, *.yml and *.json, not "
                            "subdirectories)\n");
   std::filesystem::remove_all(dir);
-}
-
-struct BinaryRun {
-  int status;
-  std::string output;
-};
-
-BinaryRun run_binary(const std::string& args) {
-  std::string command = std::string(SCALEWRIGHT_BINARY) + " " + args + " 2>&1";
-  FILE* pipe = popen(command.c_str(), "r");
-  std::string output;
-  std::array<char, 4096> buffer{};
-  while (std::size_t n = fread(buffer.data(), 1, buffer.size(), pipe)) output.append(buffer.data(), n);
-  int status = pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
 }
 
 TEST(ScalewrightBinary, ExitStatusesForValidInvalidAndMisusedInput) {

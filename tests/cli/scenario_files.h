@@ -2,7 +2,10 @@
 // Manifest files written to a private temporary directory, and `scalewright simulate` / `check` run on them
 // in-process, for tests of what the commands refuse (exit status and the one error line).
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 
+#include <array>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -81,6 +84,8 @@ class ScenarioFiles {
     std::ofstream(path) << text;
     return path;
   }
+  // Where `name` is (or would be) in the directory.
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
 
   static CommandRun simulate(const std::vector<std::string>& files, const std::vector<std::string>& status_at = {}) {
     SimulateOptions options;
@@ -109,6 +114,22 @@ class ScenarioFiles {
  private:
   std::filesystem::path dir_;
 };
+
+// The built binary run with `args` (a shell command line), its stdout and stderr together.
+struct BinaryRun {
+  int status;
+  std::string output;
+};
+
+inline BinaryRun run_binary(const std::string& args) {
+  std::string command = std::string(SCALEWRIGHT_BINARY) + " " + args + " 2>&1";
+  FILE* pipe = popen(command.c_str(), "r");
+  std::string output;
+  std::array<char, 4096> buffer{};
+  while (std::size_t n = fread(buffer.data(), 1, buffer.size(), pipe)) output.append(buffer.data(), n);
+  int status = pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
+}
 
 // `text` with its first `from` replaced by `to`; fails the test when `from` is not there.
 inline std::string replaced(std::string text, const std::string& from, const std::string& to) {

@@ -365,8 +365,8 @@ spec:
 
 // A workload of `kind` with `spec_extra` in its spec, selecting app=w.
 std::string workload(const std::string& api_version, const std::string& kind, const std::string& spec_extra,
-                     const std::string& restart_policy = "") {
-  return "apiVersion: " + api_version + "\nkind: " + kind + "\nmetadata: {name: w}\nspec:\n" + spec_extra +
+                     const std::string& restart_policy = "", const std::string& name = "w") {
+  return "apiVersion: " + api_version + "\nkind: " + kind + "\nmetadata: {name: " + name + "}\nspec:\n" + spec_extra +
          R"(  selector: {matchLabels: {app: w}}
   template:
     metadata: {labels: {app: w}}
@@ -400,10 +400,10 @@ TEST(DecodeWorkload, ReplicaSetStatefulSetAndDaemonSet) {
 
 TEST(DecodeWorkload, JobRunsMinOfParallelismAndCompletions) {
   const std::string never = "      restartPolicy: Never\n";
-  ManifestSet set = decode_ok(workload("batch/v1", "Job", "  parallelism: 5\n  completions: 2\n", never) + "---\n" +
-                              workload("batch/v1", "Job", "  completions: 10\n", never) + "---\n" +
-                              workload("batch/v1", "Job", "  parallelism: 4\n", never) + "---\n" +
-                              workload("batch/v1", "Job", "  parallelism: 0\n", never));
+  ManifestSet set = decode_ok(workload("batch/v1", "Job", "  parallelism: 5\n  completions: 2\n", never, "a") +
+                              "---\n" + workload("batch/v1", "Job", "  completions: 10\n", never, "b") + "---\n" +
+                              workload("batch/v1", "Job", "  parallelism: 4\n", never, "c") + "---\n" +
+                              workload("batch/v1", "Job", "  parallelism: 0\n", never, "d"));
   ASSERT_EQ(set.workloads.size(), 4u);
   EXPECT_EQ(set.workloads[0].kind, WorkloadKind::Job);
   EXPECT_EQ(set.workloads[0].replicas, 2);  // min(5, 2)
@@ -549,6 +549,29 @@ value: 1000000
   EXPECT_EQ(set.priority_classes[1].value, 1000000);
   EXPECT_FALSE(set.priority_classes[1].global_default);
   EXPECT_EQ(set.priority_classes[1].preemption_policy, "PreemptLowerPriority");
+}
+
+// The API server's ValidatePriorityClass: a user's class is at most 1,000,000,000, so the built-in system classes
+// (2,000,000,000 and 2,000,001,000) stay above it; "system-" names are reserved for those, with their values.
+TEST(DecodePriorityClass, UserValuesStopAtOneBillionAndSystemNamesAreReserved) {
+  auto priority_class = [](const std::string& name, const std::string& value) {
+    return "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: " + name + "}\nvalue: " + value +
+           "\n";
+  };
+  EXPECT_EQ(decode_ok(priority_class("high", "1000000000") + "---\n" +
+                      priority_class("system-node-critical", "2000001000"))
+                .priority_classes.size(),
+            2u);
+  EXPECT_EQ(decode_error(priority_class("high", "1000000001")),
+            "test.yaml doc 1 PriorityClass/high: value: maximum allowed value of a user defined priority is "
+            "1000000000, got 1000000001");
+  const std::string reserved = ": metadata.name: priority class names with 'system-' prefix are reserved for system "
+                               "use only. error: ";
+  EXPECT_EQ(decode_error(priority_class("system-foo", "10")),
+            "test.yaml doc 1 PriorityClass/system-foo" + reserved + "system-foo is not a known system priority class");
+  EXPECT_EQ(decode_error(priority_class("system-cluster-critical", "2000000001")),
+            "test.yaml doc 1 PriorityClass/system-cluster-critical" + reserved +
+                "value of system-cluster-critical PriorityClass must be 2000000000");
 }
 
 }  // namespace

@@ -131,6 +131,7 @@ TEST_F(SizeLimitFile, ASmallConfiguredLimit) {
 // --- keys given twice -----------------------------------------------------------------------------------------
 
 const std::string kNamespaceDoc = "apiVersion: v1\nkind: Namespace\nmetadata: {name: shop}\n---\n";  // lines 1-4
+const std::string kOtherNamespaceDoc = "apiVersion: v1\nkind: Namespace\nmetadata: {name: ops}\n---\n";  // 4 lines
 
 TEST(DuplicateKeys, ReplicasTwiceNamesTheDocumentObjectPathAndBothLines) {
   EXPECT_EQ(decode_error(kNamespaceDoc + R"(apiVersion: apps/v1
@@ -238,12 +239,12 @@ TEST(Aliases, AnAliasInsideTheNodeItNamesIsRefused) {
 TEST(SyntaxErrors, AnErrorInTheThirdDocumentNamesItsLineInTheFile) {
   // The flow mapping on line 11 is closed by "]" at column 19: yaml-cpp's message, at the line in the whole file
   // (libyaml finds it, yaml-cpp reads that document again for its wording).
-  EXPECT_EQ(decode_error(kNamespaceDoc + kNamespaceDoc + "apiVersion: v1\nkind: Pod\nmetadata: {name: p]\n"),
+  EXPECT_EQ(decode_error(kNamespaceDoc + kOtherNamespaceDoc + "apiVersion: v1\nkind: Pod\nmetadata: {name: p]\n"),
             "test.yaml: invalid YAML at line 11, column 19: illegal flow end");
 }
 
 TEST(MultiDocument, AnInvalidFieldInTheThirdDocumentNamesIt) {
-  EXPECT_EQ(decode_error(kNamespaceDoc + kNamespaceDoc + "apiVersion: v1\nkind: Node\nmetadata: {name: [n]}\n"),
+  EXPECT_EQ(decode_error(kNamespaceDoc + kOtherNamespaceDoc + "apiVersion: v1\nkind: Node\nmetadata: {name: [n]}\n"),
             "test.yaml doc 3 Node: metadata.name: expected a string, got a list");
 }
 

@@ -455,5 +455,137 @@ TEST(MalformedNodePool, ContradictoryRequirementsNameTheOneThatLeavesNothing) {
                             "      - {key: example.com/team, operator: DoesNotExist}\n");
 }
 
+// Names, label keys and values and annotations as the API server refuses them (k8s.io/apimachinery's validation),
+// in its words. Control characters are escaped wherever the line names the text: in the quote and in the object.
+TEST(MalformedName, NamesLabelsAndAnnotationsFollowTheApiServersRules) {
+  auto config_map = [](const std::string& metadata) {
+    return "apiVersion: v1\nkind: ConfigMap\nmetadata: " + metadata + "\n";
+  };
+  const std::string subdomain = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, "
+                                "'-' or '.', and must start and end with an alphanumeric character (e.g. "
+                                "'example.com')";
+  const std::string qualified = "a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must "
+                                "start and end with an alphanumeric character (e.g. 'MyName', or 'my.name', or "
+                                "'123-abc') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')";
+  const std::string value_rule = "a valid label must be an empty string or consist of alphanumeric characters, '-', "
+                                 "'_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue', "
+                                 "or 'my_value', or '12345')";
+  const std::string long_name(254, 'a');
+  const std::pair<std::string, std::string> cases[] = {
+      {config_map("{name: Web.x}"),
+       "test.yaml doc 1 ConfigMap/Web.x: metadata.name: invalid value \"Web.x\": " + subdomain},
+      // An escape sequence: escaped in the object's label and in the quote alike.
+      {config_map("{name: \"bad\\e[31mname\"}"),
+       "test.yaml doc 1 ConfigMap/bad\\x1b[31mname: metadata.name: invalid value \"bad\\x1b[31mname\": " + subdomain},
+      {config_map("{name: " + long_name + "}"),
+       "test.yaml doc 1 ConfigMap/" + long_name + ": metadata.name: invalid value \"" + long_name +
+           "\": must be no more than 253 characters"},
+      {"apiVersion: v1\nkind: Namespace\nmetadata: {name: ns.x}\n",
+       "test.yaml doc 1 Namespace/ns.x: metadata.name: invalid value \"ns.x\": a lowercase RFC 1123 label must "
+       "consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character "
+       "(e.g. 'my-name', or '123-abc')"},
+      {config_map("{name: c, labels: {a/b/c: x}}"),
+       "test.yaml doc 1 ConfigMap/c: metadata.labels: invalid key \"a/b/c\": " + qualified},
+      {config_map("{name: c, labels: {Example.com/app: x}}"),
+       "test.yaml doc 1 ConfigMap/c: metadata.labels: invalid key \"Example.com/app\": prefix part " + subdomain},
+      {config_map("{name: c, labels: {app: \"two\\nlines\"}}"),
+       "test.yaml doc 1 ConfigMap/c: metadata.labels.app: invalid value \"two\\nlines\": " + value_rule},
+      {config_map("{name: c, labels: {app: " + std::string(64, 'v') + "}}"),
+       "test.yaml doc 1 ConfigMap/c: metadata.labels.app: invalid value \"" + std::string(64, 'v') +
+           "\": must be no more than 63 characters"},
+      {config_map("{name: c, annotations: {a/b/c: x}}"),
+       "test.yaml doc 1 ConfigMap/c: metadata.annotations: invalid key \"a/b/c\": " + qualified},
+      // 262,140 bytes of value and a 6-byte key ("note/a"): 262,146, over 256 KiB (262,144).
+      {config_map("{name: c, annotations: {note/a: " + std::string(262'140, 'x') + "}}"),
+       "test.yaml doc 1 ConfigMap/c: metadata.annotations: too long: must have at most 262144 bytes, got 262146"},
+      {pod_with("  tolerations: [{key: a/b/c, operator: Exists}]\n"),
+       "test.yaml doc 1 Pod/p: spec.tolerations[0].key: invalid value \"a/b/c\": " + qualified},
+  };
+  for (const auto& [yaml, error] : cases) EXPECT_EQ(decode_error(yaml), error) << yaml.substr(0, 200);
+  // Annotation keys are read lower-cased, as the API server reads them; an empty label value is one.
+  EXPECT_EQ(decode_ok(config_map("{name: c, labels: {app: \"\"}, annotations: {Example.com/Note: x}}"))
+                .config_maps.size(),
+            1u);
+  EXPECT_EQ(decode_error("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers: [{name: C_1}]\n"),
+            "test.yaml doc 1 Pod/p: spec.containers[0].name: invalid value \"C_1\": a lowercase RFC 1123 label must "
+            "consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric "
+            "character (e.g. 'my-name', or '123-abc')");
+}
+
+// kubectl's strict field validation (--validate=strict, its default): a field the kind does not have is an error
+// naming its path, where it used to be dropped (`consolidateAftr: 30s` made consolidateAfter its default, 0s).
+// Whether a field is known follows the kind and version: a Job and a DaemonSet have no replicas, an autoscaling/v1
+// HPA has no metrics, a v1 NodePool no kubelet (v1beta1's).
+TEST(UnknownField, AFieldTheKindDoesNotHaveIsRefusedNamingItsPath) {
+  const std::string nodepool = "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: default}\nspec:\n";
+  const std::string job = "apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\nspec:\n  replicas: 2\n  template:\n"
+                          "    spec: {restartPolicy: Never, containers: [{name: c, image: x}]}\n";
+  const std::string hpa_v1 = "apiVersion: autoscaling/v1\nkind: HorizontalPodAutoscaler\nmetadata: {name: h}\nspec:\n"
+                             "  scaleTargetRef: {kind: Deployment, name: web}\n  maxReplicas: 3\n  metrics: []\n";
+  const std::pair<std::string, std::string> cases[] = {
+      {nodepool + "  template: {spec: {requirements: []}}\n  disruption: {consolidateAftr: 30s}\n",
+       "test.yaml doc 1 NodePool/default: unknown field \"spec.disruption.consolidateAftr\""},
+      {nodepool + "  template: {spec: {requirements: [], kubelet: {maxPods: 20}}}\n",
+       "test.yaml doc 1 NodePool/default: unknown field \"spec.template.spec.kubelet\""},
+      {deployment_with_container("        resource: {requests: {cpu: 1}}\n"),
+       "test.yaml doc 1 Deployment/web: unknown field \"spec.template.spec.containers[0].resource\""},
+      {job, "test.yaml doc 1 Job/j: unknown field \"spec.replicas\""},
+      {hpa_v1, "test.yaml doc 1 HorizontalPodAutoscaler/h: unknown field \"spec.metrics\""},
+      {pod_with("  affinity: {nodeAffinty: {}}\n"), "test.yaml doc 1 Pod/p: unknown field \"spec.affinity.nodeAffinty\""},
+      // At the top of the object, and in a List item (named by its path in the document, as every field is).
+      {"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndatas: {a: b}\n",
+       "test.yaml doc 1 ConfigMap/c: unknown field \"datas\""},
+      {"apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: Namespace, metadata: {name: shop, lables: {}}}\n",
+       "test.yaml doc 1 Namespace/shop: unknown field \"items[0].metadata.lables\""},
+      {"apiVersion: scalewright.dev/v1alpha1\nkind: Scenario\nmetadata: {name: s}\nspec: {duraton: 10m}\n",
+       "test.yaml doc 1 Scenario/s: unknown field \"spec.duraton\""},
+  };
+  for (const auto& [yaml, error] : cases) EXPECT_EQ(decode_error(yaml), error) << yaml;
+  // v1beta1's NodePool has kubelet.
+  EXPECT_EQ(decode_ok("apiVersion: karpenter.sh/v1beta1\nkind: NodePool\nmetadata: {name: default}\nspec:\n"
+                      "  template: {spec: {requirements: [], kubelet: {maxPods: 20}, nodeClassRef: {apiVersion: "
+                      "karpenter.k8s.aws/v1beta1, kind: EC2NodeClass, name: default}}}\n")
+                .nodepools.size(),
+            1u);
+}
+
+// Every field of objects as the API server serves them back (its defaults, status, managedFields) is upstream's:
+// none is unknown, whatever Scalewright reads of it.
+TEST(UnknownField, ObjectsAsTheApiServerServesThemAreAccepted) {
+  Result<ManifestSet> objects = load_manifest_file(kTestData + "/api-server-objects.yaml");
+  ASSERT_TRUE(objects.ok()) << objects.error().message;
+  EXPECT_EQ(objects->workloads.size(), 4u);  // Deployment, StatefulSet, DaemonSet, Job
+  EXPECT_EQ(objects->pods.size(), 1u);
+  EXPECT_EQ(objects->nodes.size(), 1u);
+  Result<ManifestSet> hpa = load_manifest_file(kTestData + "/api-server-hpa-v1.yaml");
+  ASSERT_TRUE(hpa.ok()) << hpa.error().message;
+  ASSERT_EQ(hpa->horizontal_pod_autoscalers.size(), 1u);
+  EXPECT_EQ(hpa->horizontal_pod_autoscalers[0].metrics.at(0).target.average_utilization, 50);
+}
+
+// kubectl's --validate=warn: a warning per unknown field, the object read as if they were not there;
+// --validate=ignore (or false): not a word. A key given twice is one of them: the last one counts, as the API
+// server's decoding takes it.
+TEST(UnknownField, WarnAndIgnoreAsKubectlsValidateFlag) {
+  const std::string yaml = "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: default}\nspec:\n"
+                           "  template: {spec: {requirements: []}}\n  weight: 10\n  weight: 20\n"
+                           "  disruption: {consolidateAftr: 30s, consolidationPolicy: WhenEmpty}\n";
+  Result<ManifestSet> warned = decode_manifests(yaml, "np.yaml", ManifestLimits{}, FieldValidation::Warn);
+  ASSERT_TRUE(warned.ok()) << warned.error().message;
+  EXPECT_EQ(warned->warnings,
+            (std::vector<std::string>{"np.yaml doc 1 NodePool/default: spec.weight: duplicate field \"weight\" at line "
+                                      "7 (first at line 6)",
+                                      "np.yaml doc 1 NodePool/default: unknown field \"spec.disruption.consolidateAftr\""}));
+  EXPECT_EQ(warned->nodepools.at(0).weight, 20);
+  EXPECT_EQ(warned->nodepools.at(0).consolidate_after, Duration(0));  // v1's default: the misspelt 30s is not read
+  Result<ManifestSet> ignored = decode_manifests(yaml, "np.yaml", ManifestLimits{}, FieldValidation::Ignore);
+  ASSERT_TRUE(ignored.ok()) << ignored.error().message;
+  EXPECT_TRUE(ignored->warnings.empty());
+  EXPECT_EQ(ignored->nodepools.at(0).weight, 20);
+  EXPECT_EQ(parse_field_validation("true"), FieldValidation::Strict);
+  EXPECT_EQ(parse_field_validation("false"), FieldValidation::Ignore);
+  EXPECT_EQ(parse_field_validation("lenient"), std::nullopt);
+}
+
 }  // namespace
 }  // namespace scalewright::testing

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include "decode_helpers.h"
 #include "manifest/kind_registry.h"
 #include "manifest/priority.h"
@@ -106,7 +108,7 @@ value: 1
   EXPECT_EQ(set.priority_classes[0].meta.namespace_, "");
 }
 
-TEST(DecodeManifests, UnknownFieldsAreIgnored) {
+TEST(DecodeManifests, UpstreamFieldsScalewrightDoesNotReadAreAccepted) {
   ManifestSet set = decode_ok(R"(
 apiVersion: v1
 kind: Pod
@@ -214,6 +216,58 @@ TEST(ResolvePodPriorities, HighestGlobalDefaultWinsAsInAdmission) {
   set.priority_classes = {low, high};
   ASSERT_FALSE(manifest::resolve_pod_priorities(set).has_value());
   EXPECT_EQ(set.pods[0].spec.priority, 20);
+}
+
+// One rule for every kind, in one file or across files: the same kind, namespace and name twice is refused, naming
+// where each one is (it used to be: the first Node kept by check with a warning, the last Deployment or NodePool by
+// simulate, a second Scenario refused).
+TEST(DecodeManifests, TheSameObjectTwiceIsRefusedNamingBothPlaces) {
+  auto deployment = [](const std::string& metadata) {
+    return "apiVersion: apps/v1\nkind: Deployment\nmetadata: " + metadata + "\nspec:\n"
+           "  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n"
+           "    spec: {containers: [{name: c, image: nginx}]}\n";
+  };
+  const std::string web = deployment("{name: web}");
+  const std::string node = "{apiVersion: v1, kind: Node, metadata: {name: n}}";
+  const std::string nodepool = "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: default}\n"
+                               "spec: {template: {spec: {requirements: []}}}\n";
+  const std::string provisioner = "apiVersion: karpenter.sh/v1alpha5\nkind: Provisioner\nmetadata: {name: default}\n"
+                                  "spec: {}\n";
+  const std::string pdb = "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: b, namespace: shop}\n"
+                          "spec: {minAvailable: 1}\n";
+  const std::string twice = " is given twice, first at test.yaml doc 1 ";
+  const std::pair<std::string, std::string> cases[] = {
+      {web + "---\n" + web,
+       "test.yaml doc 2 Deployment/web: metadata.name: Deployment default/web" + twice + "Deployment/web (an object "
+       "may be given once)"},
+      // In a List: the item's path is the place within the document.
+      {"apiVersion: v1\nkind: List\nitems:\n- " + node + "\n- " + node + "\n",
+       "test.yaml doc 1 Node/n: items[1].metadata.name: Node n" + twice + "Node/n: items[0] (an object may be given "
+       "once)"},
+      // A v1alpha5 Provisioner is the NodePool of its name.
+      {nodepool + "---\n" + provisioner,
+       "test.yaml doc 2 Provisioner/default: metadata.name: NodePool default" + twice + "NodePool/default (an object "
+       "may be given once)"},
+      {pdb + "---\n" + pdb,
+       "test.yaml doc 2 PodDisruptionBudget/b: metadata.name: PodDisruptionBudget shop/b" + twice +
+           "PodDisruptionBudget/b (an object may be given once)"},
+  };
+  for (const auto& [yaml, error] : cases) EXPECT_EQ(decode_error(yaml), error);
+  // The same name in another namespace, or of another kind, is another object.
+  ManifestSet other = decode_ok(web + "---\n" + deployment("{name: web, namespace: shop}") + "---\n" +
+                                "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: web}\n");
+  EXPECT_EQ(other.workloads.size(), 2u);
+}
+
+TEST(LoadManifestFiles, TheSameObjectInTwoFilesIsRefusedNamingBoth) {
+  const std::string dir = ::testing::TempDir();
+  const std::string node = "apiVersion: v1\nkind: Node\nmetadata: {name: n}\n";
+  std::ofstream(dir + "/a.yaml") << node;
+  std::ofstream(dir + "/b.yaml") << "apiVersion: v1\nkind: Namespace\nmetadata: {name: shop}\n---\n" << node;
+  Result<ManifestSet> set = load_manifest_files({dir + "/a.yaml", dir + "/b.yaml"});
+  ASSERT_FALSE(set.ok());
+  EXPECT_EQ(set.error().message, dir + "/b.yaml doc 2 Node/n: metadata.name: Node n is given twice, first at " + dir +
+                                     "/a.yaml doc 1 Node/n (an object may be given once)");
 }
 
 TEST(ManifestSetAppend, MovesEverythingInOrder) {

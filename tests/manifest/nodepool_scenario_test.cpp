@@ -198,6 +198,19 @@ TEST(NodePool, InvalidFieldsNameTheirPath) {
             "percentage, got \"99999999999\"");
   EXPECT_EQ(decode_error(head + "  template: {spec: {}}\n  limits: {cpu: lots}\n"),
             "test.yaml doc 1 NodePool/np: spec.limits.cpu: invalid quantity \"lots\"");
+  // Karpenter's CEL rule: an In requirement lists at least minValues values (3 asked of 2 here). NotIn has no such
+  // rule: it leaves every other value.
+  EXPECT_EQ(decode_error(head + "  template:\n    spec:\n      requirements:\n"
+                                "      - {key: karpenter.k8s.aws/instance-family, operator: In, values: [m5, c5], "
+                                "minValues: 3}\n"),
+            "test.yaml doc 1 NodePool/np: spec.template.spec.requirements[0].minValues: requirements with "
+            "'minValues' must have at least that many values specified in the 'values' field (minValues 3, 2 "
+            "values)");
+  EXPECT_EQ(decode_ok(head + "  template:\n    spec:\n      requirements:\n"
+                             "      - {key: karpenter.k8s.aws/instance-family, operator: NotIn, values: [m5], "
+                             "minValues: 3}\n")
+                .nodepools.size(),
+            1u);
 }
 
 TEST(NodePool, BudgetSchedulesAreParsedWhenDecoded) {
@@ -399,6 +412,20 @@ TEST(Scenario, InvalidLoadStepsNameTheirPath) {
             "test.yaml doc 1 Scenario/s: spec.timeline[0].load.csv: csv:1: missing column \"after\" in the header");
   EXPECT_EQ(decode_error(head + "  - {at: 1m, load: {kind: Deployment, name: a, requestsPerSecond: 1, cpuPerRequest: -1m}}\n"),
             "test.yaml doc 1 Scenario/s: spec.timeline[0].load.cpuPerRequest: must not be negative");
+  // At most 1e8 requests per second, in a field and in a CSV cell alike (the counter stays exact for a year).
+  const std::string most = "must be at most 100000000 requests per second (1e8, the most a load step may offer), got ";
+  EXPECT_EQ(decode_error(head + "  - {at: 1m, load: {kind: Deployment, name: a, requestsPerSecond: 1e308}}\n"),
+            "test.yaml doc 1 Scenario/s: spec.timeline[0].load.requestsPerSecond: " + most + "1e308");
+  EXPECT_EQ(decode_error(head + "  - {at: 1m, load: {kind: Deployment, name: a, sine: {mean: 5, amplitude: 2e8, "
+                                "period: 1m}}}\n"),
+            "test.yaml doc 1 Scenario/s: spec.timeline[0].load.sine.amplitude: " + most + "2e8");
+  EXPECT_EQ(decode_error(head + "  - {at: 1m, load: {kind: Deployment, name: a, csv: \"after,requestsPerSecond\\n"
+                                "0s,1\\n1m,1e9\\n\"}}\n"),
+            "test.yaml doc 1 Scenario/s: spec.timeline[0].load.csv: csv:3: column 2 \"requestsPerSecond\": " + most +
+                "1e9");
+  EXPECT_EQ(decode_ok(head + "  - {at: 1m, load: {kind: Deployment, name: a, requestsPerSecond: 1e8}}\n")
+                .scenarios.at(0).timeline.at(0).load.requests_per_second,
+            1e8);
 }
 
 // A scenario file beside its CSV files, in a fresh folder under the temp directory; removed by the caller.
@@ -435,14 +462,38 @@ TEST(Scenario, LoadCsvFileThatCannotBeReadOrParsedIsAnErrorNamingFileAndField) {
   const std::string scenario = (dir / "scenario.yaml").string();
   Result<ManifestSet> missing = load_manifest_file(scenario);
   ASSERT_FALSE(missing.ok());
-  EXPECT_EQ(missing.error().message, scenario + " doc 1 Scenario/s: spec.timeline[0].load.csv: cannot read CSV file " +
-                                         (dir / "missing.csv").string() + ": No such file or directory");
+  EXPECT_EQ(missing.error().message, scenario + " doc 1 Scenario/s: spec.timeline[0].load.csv: CSV file " +
+                                         (dir / "missing.csv").string() + ": cannot read: No such file or directory");
   std::ofstream(scenario) << "apiVersion: scalewright.dev/v1alpha1\nkind: Scenario\nmetadata: {name: s}\nspec:\n"
                              "  timeline:\n  - {at: 1m, load: {kind: Deployment, name: web, csv: bad.csv}}\n";
   Result<ManifestSet> bad = load_manifest_file(scenario);
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.error().message, scenario + " doc 1 Scenario/s: spec.timeline[0].load.csv: " +
                                      (dir / "bad.csv").string() + ":1: missing column \"after\" in the header");
+  std::filesystem::remove_all(dir);
+}
+
+// A csv: file is capped as the manifest naming it is, and only a regular file is read: /dev/zero, which has no end,
+// is refused unread (it was read until the kernel killed the process).
+TEST(Scenario, LoadCsvFileIsCappedAsManifestsAreAndMustBeARegularFile) {
+  std::filesystem::path dir = scenario_folder("scalewright-csv-capped", "csv: /dev/zero", {});
+  const std::string scenario = (dir / "scenario.yaml").string();
+  Result<ManifestSet> device = load_manifest_file(scenario);
+  ASSERT_FALSE(device.ok());
+  EXPECT_EQ(device.error().message, scenario + " doc 1 Scenario/s: spec.timeline[0].load.csv: CSV file /dev/zero: "
+                                               "cannot read: not a regular file");
+  // 1,000 rows of "9m,1\n" (5 bytes) after the 24-byte header: 5,024 bytes, over a limit of 4,096 that the
+  // scenario file itself (under 200 bytes) is within.
+  std::string rows = "after,requestsPerSecond\n";
+  for (int i = 0; i < 1000; ++i) rows += "9m,1\n";
+  std::ofstream(dir / "big.csv") << rows;
+  std::ofstream(scenario) << "apiVersion: scalewright.dev/v1alpha1\nkind: Scenario\nmetadata: {name: s}\nspec:\n"
+                             "  timeline:\n  - {at: 1m, load: {kind: Deployment, name: web, csv: big.csv}}\n";
+  Result<ManifestSet> big = load_manifest_file(scenario, ManifestLimits{4096, 1000});
+  ASSERT_FALSE(big.ok());
+  EXPECT_EQ(big.error().message, scenario + " doc 1 Scenario/s: spec.timeline[0].load.csv: CSV file " +
+                                     (dir / "big.csv").string() +
+                                     ": 5024 bytes is over the limit of 4096 bytes for a CSV file");
   std::filesystem::remove_all(dir);
 }
 

@@ -260,6 +260,12 @@ TEST(ScaledObjectErrors, ReplicaCounts) {
             kSo + "spec.maxReplicaCount: must not be negative, got -1");
   EXPECT_EQ(decode_error(so_with("  pollingInterval: 15s\n  triggers:\n  - " + kPrometheus + "\n")),
             kSo + "spec.pollingInterval: expected an integer, got \"15s\"");
+  // KEDA's CRD: pollingInterval minimum 1 (0 was taken as 30 s); cooldownPeriod minimum 0, kept as 0 (no cooldown).
+  EXPECT_EQ(decode_error(so_with("  pollingInterval: 0\n  triggers:\n  - " + kPrometheus + "\n")),
+            kSo + "spec.pollingInterval: must be at least 1 (KEDA's CRD: minimum 1), got 0");
+  ManifestSet set = decode_ok(so_with("  cooldownPeriod: 0\n  triggers:\n  - " + kPrometheus + "\n"));
+  ASSERT_EQ(set.scaled_objects.size(), 1u);
+  EXPECT_EQ(set.scaled_objects[0].cooldown_period_seconds, 0);
 }
 
 TEST(ScaledObjectErrors, ScaleTargetNeedsAName) {
@@ -390,6 +396,26 @@ TEST(ScaledObjectErrors, BehaviorIsValidatedAsTheHpas) {
             kSo +
                 "spec.advanced.horizontalPodAutoscalerConfig.behavior.scaleUp.policies[0].periodSeconds: must be "
                 "between 1 and 1800, got 3600");
+}
+
+// KEDA's webhook (verifyName): the name is a label value, and keda-hpa-<name> the name of its HPA: 63 at most each.
+TEST(ScaledObjectErrors, NamesTooLongForKedasLabelAndHpa) {
+  auto named = [](const std::string& name, const std::string& advanced) {
+    return "apiVersion: keda.sh/v1alpha1\nkind: ScaledObject\nmetadata: {name: " + name + "}\nspec:\n" + advanced +
+           "  scaleTargetRef: {name: web}\n  triggers:\n  - " + kPrometheus + "\n";
+  };
+  const std::string n64(64, 'a'), n60(60, 'b');
+  EXPECT_EQ(decode_error(named(n64, "")),
+            "test.yaml doc 1 ScaledObject/" + n64 + ": metadata.name: scaledobject name \"" + n64 +
+                "\" is 64 characters long; must be no more than 63 characters because it is used as the "
+                "\"scaledobject.keda.sh/name\" label value");
+  // keda-hpa- and 60 characters: 69.
+  EXPECT_EQ(decode_error(named(n60, "")),
+            "test.yaml doc 1 ScaledObject/" + n60 + ": metadata.name: HPA name \"keda-hpa-" + n60 +
+                "\" derived from scaledobject is 69 characters long; must be no more than 63 characters; set "
+                "spec.advanced.horizontalPodAutoscalerConfig.name to a shorter name or shorten the scaledobject name");
+  EXPECT_EQ(decode_ok(named(n60, "  advanced: {horizontalPodAutoscalerConfig: {name: short}}\n")).scaled_objects.size(),
+            1u);
 }
 
 }  // namespace

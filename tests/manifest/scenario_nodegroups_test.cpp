@@ -122,7 +122,11 @@ TEST(ScenarioNodeGroups, AutoScalingGroupsFileForRun) {
             none.string() + ": autoScalingGroups: required (a list of groups)");
   const std::filesystem::path missing = dir / "missing.yaml";
   EXPECT_EQ(manifest::load_auto_scaling_groups(missing).error().message,
-            missing.string() + ": cannot be read: No such file or directory");
+            missing.string() + ": cannot read: No such file or directory");
+  const std::filesystem::path typo = write("typo.yaml", "autoScalingGroups:\n- {name: a, instanceType: m5.large, "
+                                                        "maxSize: 2, desiredCapcity: 1}\n");
+  EXPECT_EQ(manifest::load_auto_scaling_groups(typo).error().message,
+            typo.string() + ": unknown field \"autoScalingGroups[0].desiredCapcity\"");
 }
 
 // Cluster Autoscaler's Deployment as clusters run it; `command` is its container's command list.

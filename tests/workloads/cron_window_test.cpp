@@ -15,13 +15,14 @@ using namespace calendar;
 
 
 bool active(std::string_view start, std::string_view end, sys_seconds now, seconds offset = seconds(0)) {
-  Result<CronWindow> w = cron_window(schedule(start), schedule(end), offset, now);
+  Result<CronWindow> w = cron_window(schedule(start), schedule(end), TimeZone::fixed(offset), now);
   EXPECT_TRUE(w.ok()) << (w.ok() ? "" : w.error().message);
   return w.ok() && w->active;
 }
 
 TEST(CronWindow, StartThatNeverFiresIsAnError) {
-  Result<CronWindow> w = cron_window(schedule("0 0 30 2 *"), schedule("0 1 * * *"), seconds(0), at(kMonday, 0, 0));
+  Result<CronWindow> w =
+      cron_window(schedule("0 0 30 2 *"), schedule("0 1 * * *"), TimeZone::fixed(seconds(0)), at(kMonday, 0, 0));
   ASSERT_FALSE(w.ok());
   EXPECT_NE(w.error().message.find("never fires"), std::string::npos);
 }

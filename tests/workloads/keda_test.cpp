@@ -277,6 +277,21 @@ TEST(KedaPoll, DeactivatesOnlyAfterCooldownPeriodOfInactivity) {
   EXPECT_EQ(state.active_reason, "ScalerNotActive");
 }
 
+// cooldownPeriod 0 is KEDA's "no cooldown": lastActiveTime + 0 is before the next poll, which scales to zero.
+TEST(KedaPoll, ACooldownPeriodOfZeroDeactivatesAtTheFirstInactivePoll) {
+  ScaledObject so = scale_to_zero();
+  so.cooldown_period_seconds = 0;
+  ScaledObjectState state;
+  FakeReader reader;
+  reader.set(0, 12);
+  EXPECT_FALSE(poll_scaled_object(so, state, 3, reader, t(10), kWall).scale);  // active: the HPA scales
+  reader.set(0, 0);
+  KedaPoll p = poll_scaled_object(so, state, 3, reader, t(20), kWall);
+  EXPECT_TRUE(p.scale);
+  EXPECT_EQ(p.desired_replicas, 0);
+  EXPECT_TRUE(contains(p.reason, "no trigger active for 10s (cooldownPeriod 0s): scaled from 3 to 0")) << p.reason;
+}
+
 TEST(KedaPoll, ActivePollRestartsTheCooldown) {
   ScaledObject so = scale_to_zero();
   ScaledObjectState state;

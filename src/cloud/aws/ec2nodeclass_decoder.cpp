@@ -99,6 +99,7 @@ AmiFamily decode_ami_family(const Field& spec) {
       term.fail("'id' is mutually exclusive, cannot be set with a combination of other fields in amiSelectorTerms");
     }
     if (has_alias) alias = alias_family(term);
+    term.known({"tags", "id", "name", "owner", "ssmParameter"});  // what AWS is asked for the AMIs: nothing here
   });
   if (alias) {
     if (family && *family != *alias && *family != AmiFamily::Custom) {
@@ -118,6 +119,7 @@ void check_required(const Field& spec) {
     Field terms = spec.child(key);
     if (!terms.present() || terms.node().size() == 0) spec.fail_at(key, "required");
     if (terms.node().size() > 30) terms.fail("must have at most 30 items");
+    terms.items([](const Field& term) { term.known({"tags", "id", "name"}); });
   }
   if (spec.has("role") == spec.has("instanceProfile")) {
     spec.fail("must specify exactly one of ['role', 'instanceProfile']");
@@ -190,6 +192,7 @@ std::optional<std::int64_t> non_negative(const Field& kubelet, std::string_view 
 KubeletConfiguration decode_kubelet(const Field& kubelet, std::vector<std::string>& warnings) {
   KubeletConfiguration out;
   if (!kubelet.present()) return out;
+  kubelet.known({"clusterDNS", "cpuCFSQuota", "evictionMaxPodGracePeriod"});
   if (kubelet.has("registerWithTaints")) {
     kubelet.fail_at("registerWithTaints", "can't be set, Karpenter sets it from the NodeClaim's taints so the node "
                                           "registers unschedulable until it's ready");
@@ -276,6 +279,8 @@ std::vector<BlockDeviceMapping> decode_block_devices(const Field& spec) {
     mapping.device_name = m.optional_string("deviceName");
     mapping.root_volume = m.optional_bool("rootVolume", false);
     if (Field ebs = m.child("ebs"); ebs.present()) {
+      ebs.known({"deleteOnTermination", "encrypted", "iops", "kmsKeyID", "snapshotID", "throughput",
+                 "volumeInitializationRate"});
       if (!ebs.has("snapshotID") && !ebs.has("volumeSize")) ebs.fail("snapshotID or volumeSize must be defined");
       if (ebs.has("volumeSize")) mapping.volume_size_bytes = decode_volume_size(ebs);
       ebs.maybe_choice<int>("volumeType", "volume type",
@@ -294,6 +299,11 @@ std::vector<BlockDeviceMapping> decode_block_devices(const Field& spec) {
 std::shared_ptr<const EC2NodeClass> decode_ec2nodeclass(const Field& object, std::vector<std::string>& warnings) {
   ObjectMeta meta = manifest::decode_object_meta(object, manifest::Scope::Cluster);
   Field spec = object.required_child("spec");
+  // Upstream's fields that shape no node in the simulator (what AWS is asked for at launch: networking, identity,
+  // tags, metadata options, user data, reservations): accepted, as kubectl's strict validation accepts them.
+  spec.known({"associatePublicIPAddress", "capacityReservationSelectorTerms", "connectionTracking", "context",
+              "cpuOptions", "detailedMonitoring", "instanceProfile", "ipPrefixCount", "metadataOptions",
+              "networkInterfaces", "placementGroupSelector", "role", "tags", "userData"});
   EC2NodeClassSpec out;
   out.ami_family = decode_ami_family(spec);
   check_required(spec);

@@ -175,6 +175,33 @@ TEST(EC2NodeClass, ACelExpressionIsNotAppliedAsWithKarpentersGateOff) {
                          "(Karpenter's NodeClassCEL feature gate, off by default): not applied");
 }
 
+TEST(EC2NodeClass, EveryUpstreamFieldPassesStrictValidationAndAMisspeltOneIsRefused) {
+  // An EC2NodeClass using the fields Karpenter's docs show that shape no node here (networking, identity, tags,
+  // metadata options, user data, reservations, the other kubelet and EBS settings): strict field validation accepts
+  // them as the CRD does; a misspelt field is refused with its path, as kubectl refuses it.
+  const std::string full = R"(  amiSelectorTerms: [{tags: {karpenter.sh/discovery: demo}, owner: self}, {name: my-ami, owner: amazon}]
+  amiFamily: AL2023
+  associatePublicIPAddress: false
+  detailedMonitoring: true
+  context: ctx
+  tags: {team: a}
+  userData: |
+    echo hello
+  metadataOptions: {httpEndpoint: enabled, httpProtocolIPv6: disabled, httpPutResponseHopLimit: 1, httpTokens: required}
+  capacityReservationSelectorTerms: [{tags: {karpenter.sh/discovery: demo}}]
+  kubelet: {clusterDNS: [10.0.1.100], cpuCFSQuota: true, evictionMaxPodGracePeriod: 60, maxPods: 110}
+  blockDeviceMappings:
+  - deviceName: /dev/xvda
+    rootVolume: true
+    ebs: {volumeSize: 100Gi, volumeType: gp3, iops: 10000, throughput: 125, encrypted: true, deleteOnTermination: true,
+          kmsKeyID: "arn:aws:kms:us-east-1:111122223333:key/1"}
+)";
+  EXPECT_NE(node_class(full), nullptr);
+  Result<ManifestSet> misspelt = decode_manifests(with_amis("  detailedMonitorng: true\n"), "nc.yaml");
+  ASSERT_FALSE(misspelt.ok());
+  EXPECT_EQ(misspelt.error().message, "nc.yaml doc 1 EC2NodeClass/nc: unknown field \"spec.detailedMonitorng\"");
+}
+
 TEST(EC2NodeClass, WhatItsCrdAndKarpentersKubeletValidationRefuseIsRefusedNamingTheField) {
   struct Case {
     std::string spec;
