@@ -10,6 +10,7 @@ packages=(
   libcli11-dev                       # command line
   libgtest-dev libgmock-dev          # tests
   libbenchmark-dev                   # benchmarks
+  libglpk-dev                        # benchmarks: GLPK solves the configuration LP's bound (bench/configuration_lp.cpp)
   libcsv-dev                         # data files (CSV)
   tzdata                             # KEDA cron triggers' time zones: the system's tz database, as KEDA reads it
   libcpp-httplib-dev                 # HTTP client for metric sources (Prometheus API); test servers
