@@ -18,6 +18,8 @@
 #include <set>
 #include <utility>
 
+#include "api/saturating.h"
+
 namespace scalewright::bench {
 namespace {
 
@@ -28,13 +30,6 @@ using Clock = std::chrono::steady_clock;
 constexpr double kSolverSlack = 1e-6;
 // A column prices out when its reduced cost is below -kImproves × its price (noise below that is the simplex's).
 constexpr double kImproves = 1e-9;
-
-std::int64_t saturating_add(std::int64_t a, std::int64_t b) {
-  return a > std::numeric_limits<std::int64_t>::max() - b ? std::numeric_limits<std::int64_t>::max() : a + b;
-}
-std::int64_t saturating_mul(std::int64_t a, std::int64_t b) {
-  return b != 0 && a > std::numeric_limits<std::int64_t>::max() / b ? std::numeric_limits<std::int64_t>::max() : a * b;
-}
 
 struct GlpProb {
   struct Free {

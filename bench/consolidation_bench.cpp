@@ -18,6 +18,7 @@
 
 #include "cloud/catalog.h"
 #include "disruption/consolidation.h"
+#include "ec2nodeclass.h"
 #include "manifest/manifest.h"
 #include "sim/simulator.h"
 #include "peer_workloads.h"
@@ -141,16 +142,7 @@ std::string scale_in_text(const std::string& duration, bool as_karpenter) {
       - {key: karpenter.k8s.aws/instance-size, operator: In, values: [2xlarge]}
   disruption: {consolidationPolicy: WhenEmptyOrUnderutilized, consolidateAfter: 1m}
 ---
-apiVersion: karpenter.k8s.aws/v1
-kind: EC2NodeClass
-metadata: {name: default}
-spec:
-  role: KarpenterNodeRole-bench
-  amiSelectorTerms: [{alias: al2023@latest}]
-  subnetSelectorTerms: [{tags: {karpenter.sh/discovery: bench}}]
-  securityGroupSelectorTerms: [{tags: {karpenter.sh/discovery: bench}}]
----
-)";
+)" + kEc2NodeClass;
   for (int k = 0; k < kScaleInDeployments; ++k) {
     const std::string name = "web-" + std::to_string(k);
     const std::string cpu = std::to_string(250 * (k % 4 + 2)) + "m";

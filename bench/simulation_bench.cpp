@@ -14,6 +14,7 @@
 #include <string>
 
 #include "cloud/catalog.h"
+#include "ec2nodeclass.h"
 #include "manifest/manifest.h"
 #include "process_memory.h"
 #include "sim/simulator.h"
@@ -25,18 +26,6 @@ constexpr int kDeployments = 10;
 constexpr int kHours = 24;
 constexpr int kLow = 177;   // replicas per Deployment in even hours (a fifth of kHigh)
 constexpr int kHigh = 885;  // in odd hours: about 1,000 nodes
-
-// The EC2NodeClass the NodePools name: AL2023 with its defaults, the catalog's own node shapes.
-const std::string kEc2NodeClass = R"(apiVersion: karpenter.k8s.aws/v1
-kind: EC2NodeClass
-metadata: {name: default}
-spec:
-  role: KarpenterNodeRole-bench
-  amiSelectorTerms: [{alias: al2023@latest}]
-  subnetSelectorTerms: [{tags: {karpenter.sh/discovery: bench}}]
-  securityGroupSelectorTerms: [{tags: {karpenter.sh/discovery: bench}}]
----
-)";
 
 const std::string kNodePool = R"(apiVersion: karpenter.sh/v1
 kind: NodePool
