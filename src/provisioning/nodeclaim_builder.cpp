@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <limits>
 
 #include "api/saturating.h"
+#include "cloud/instance_type.h"
 
 namespace scalewright::provisioning {
 namespace {
@@ -88,6 +90,7 @@ NodePoolInfo nodepool_info(const NodePool& np, InstanceTypeIndex& types,
   NodePoolInfo info;
   info.pool = &np;
   info.requirements = np.requirement_set();
+  info.pack_as_karpenter = np.meta.annotated_true(kPackAsKarpenterAnnotation);
   for (const NodePoolRequirement& r : np.requirements) {
     if (r.min_values) info.min_values.emplace_back(r.requirement.key.string(), *r.min_values);
   }
@@ -411,6 +414,18 @@ bool NodeClaimBuilder::try_add(const ClaimState& claim, PodVariant& variant, Cla
         fail([&] { return min_reason; });
         continue;
       }
+      if (!fresh && !pool.pack_as_karpenter) {
+        const auto [at, price] = cheapest_of(change.types, change.zones, change.capacity_types);
+        if (price > claim.price) {
+          const Growth growth{pool, requirements, change.daemon_mask, change.zones, change.capacity_types,
+                              claim.requests + variant.requests, claim.price};
+          std::string refused = growth_refused(growth, change.types[at], *change.daemons[at], variant.requests);
+          if (!refused.empty()) {
+            fail([&] { return refused; });
+            continue;
+          }
+        }
+      }
       change.requirements_changed = requirements_changed;
       if (requirements_changed) change.requirements = requirements;
       change.alternative = alternative_id;
@@ -447,6 +462,108 @@ void NodeClaimBuilder::settle(ClaimState& claim) {
     remaining_[claim.nodepool] -= charge;
     claim.charge = std::move(charge);
   }
+  claim.price = cheapest_of(claim.types, claim.zones, claim.capacity_types).second;
+}
+
+std::pair<std::size_t, double> NodeClaimBuilder::cheapest_of(const std::vector<std::uint32_t>& types,
+                                                             std::uint64_t zones,
+                                                             CapacityTypeMask capacity_types) const {
+  std::pair<std::size_t, double> best{0, std::numeric_limits<double>::infinity()};
+  for (std::size_t i = 0; i < types.size(); ++i) {
+    const double price = types_.cheapest(types[i], zones, capacity_types);
+    if (price < best.second) best = {i, price};
+  }
+  return best;
+}
+
+double NodeClaimBuilder::mix_price(std::uint32_t t, const ResourceList& daemon, const ResourceList& mix,
+                                   std::uint64_t zones, CapacityTypeMask capacity_types) const {
+  const double price = types_.cheapest(t, zones, capacity_types);
+  if (!std::isfinite(price)) return price;
+  const ResourceList& allocatable = types_.type(t).allocatable;
+  double share = 0;
+  const auto take = [&](std::int64_t wanted, std::int64_t room) {
+    if (wanted <= 0) return;
+    share = std::max(share, room <= 0 ? std::numeric_limits<double>::infinity()
+                                      : static_cast<double>(wanted) / static_cast<double>(room));
+  };
+  take(mix.cpu_milli(), saturating_sub(allocatable.cpu_milli(), daemon.cpu_milli()));
+  take(mix.memory(), saturating_sub(allocatable.memory(), daemon.memory()));
+  take(mix.pods(), saturating_sub(allocatable.pods(), daemon.pods()));
+  return price * share;
+}
+
+double NodeClaimBuilder::best_mix_price(const NodePoolInfo& pool, const RequirementSet& requirements,
+                                        std::uint64_t daemon_mask, const ResourceList& mix, std::uint64_t zones,
+                                        CapacityTypeMask capacity_types) {
+  const TypeSet mask = requirement_mask(pool, requirements);
+  double best = std::numeric_limits<double>::infinity();
+  for (std::uint32_t t : pool.types) {
+    if (!mask.test(t)) continue;
+    best = std::min(best, mix_price(t, daemons_.requests(daemon_mask, t), mix, zones, capacity_types));
+  }
+  return best;
+}
+
+double NodeClaimBuilder::alone_price(const Growth& growth, const ResourceList& requests) {
+  const TypeSet mask = requirement_mask(growth.pool, growth.requirements);
+  double best = std::numeric_limits<double>::infinity();
+  for (std::uint32_t t : growth.pool.types) {
+    if (!mask.test(t)) continue;
+    if (!fits({}, requests, daemons_.requests(growth.daemon_mask, t), types_.type(t).allocatable)) continue;
+    best = std::min(best, types_.cheapest(t, growth.zones, growth.capacity_types));
+  }
+  return best;
+}
+
+std::string NodeClaimBuilder::growth_refused(const Growth& growth, std::uint32_t type, const ResourceList& daemon,
+                                             const ResourceList& pod) {
+  const double price = types_.cheapest(type, growth.zones, growth.capacity_types);
+  // No dearer than a node of its own for the pod: growing is as good as opening.
+  if (price - growth.price <= alone_price(growth, pod) + cloud::kSamePrice) return "";
+  const cloud::InstanceType& t = types_.type(type);
+  const double mix = mix_price(type, daemon, growth.pods, growth.zones, growth.capacity_types);
+  const double best = best_mix_price(growth.pool, growth.requirements, growth.daemon_mask, growth.pods, growth.zones,
+                                     growth.capacity_types);
+  if (mix > best * (1 + kMixPriceSlack)) {
+    ++refusals_;
+    return "its cheapest instance type would become " + t.name + ", " +
+           std::to_string(static_cast<int>(std::lround((mix / best - 1) * 100))) +
+           "% dearer for its pods than the NodePool's best type for them";
+  }
+  // Too large for what the batch has left: dearer than the claim as it is and a node of its own for every pod not
+  // placed yet (none holds them all when many are left: then the type will be filled).
+  const ResourceList left = unplaced_ != nullptr ? *unplaced_ : pod;
+  if (price > growth.price + alone_price(growth, left) + cloud::kSamePrice) {
+    ++refusals_;
+    return "its cheapest instance type would become " + t.name + ", larger than the pods left to fill it";
+  }
+  return "";
+}
+
+std::int64_t NodeClaimBuilder::well_priced_copies(const ClaimState& claim, const NodePoolInfo& pool,
+                                                  const ResourceList& requests, const std::vector<std::int64_t>& room) {
+  // The types in price order; each one that holds more copies than every cheaper one is the claim's cheapest type
+  // for the copies between. The claim grows from one such type to the next while the rule above lets it, as it
+  // would pod by pod.
+  std::vector<std::pair<double, std::size_t>> by_price;
+  for (std::size_t i = 0; i < claim.types.size(); ++i) {
+    by_price.emplace_back(types_.cheapest(claim.types[i], claim.zones, claim.capacity_types), i);
+  }
+  std::sort(by_price.begin(), by_price.end());
+  std::int64_t reach = 0;
+  double price = claim.price;
+  for (const auto& [type_price, i] : by_price) {
+    if (room[i] <= reach || !std::isfinite(type_price)) continue;
+    if (type_price > price) {
+      const Growth growth{pool, claim.requirements, claim.daemon_mask, claim.zones, claim.capacity_types,
+                          claim.requests + requests.times(room[i]), price};
+      if (!growth_refused(growth, claim.types[i], *claim.daemons[i], requests).empty()) break;
+      price = type_price;
+    }
+    reach = room[i];
+  }
+  return reach;
 }
 
 void NodeClaimBuilder::commit(ClaimState& claim, ClaimChange&& change, const PodVariant& variant,
@@ -544,6 +661,7 @@ std::size_t NodeClaimBuilder::fill(ClaimState& claim, const PodVariant& variant,
       }
     }
   }
+  if (!pool.pack_as_karpenter) k = std::min(k, well_priced_copies(claim, pool, requests, room));
   k = std::min(k, cap);
   if (k <= 0) return 0;
 

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "api/resources.h"
@@ -16,6 +17,13 @@
 #include "scheduling/snapshot.h"
 
 namespace scalewright::provisioning {
+
+// On a NodePool, "true": its NodeClaims are packed as Karpenter packs them, a pod joining while any instance type
+// of the NodePool can still hold the claim, for comparing the two on one workload (see NodeClaimBuilder).
+inline constexpr std::string_view kPackAsKarpenterAnnotation = "scalewright.dev/pack-as-karpenter";
+// How much dearer than the NodePool's best type for its mix of pods a claim's cheapest type may price that mix
+// before the claim stops growing onto it.
+inline constexpr double kMixPriceSlack = 0.10;
 
 // One relaxation level of one equivalence class of pending pods, with what the batch learnt about it.
 // Classes of one shape (the same constraints, different requests) share their level-0 constraints: only the
@@ -51,6 +59,7 @@ struct ClaimState {
   std::vector<ContainerPort> host_ports;
   ResourceList charge;  // held against the NodePool's limits: the largest capacity among `types`, and one node
   std::vector<std::pair<std::uint32_t, std::uint64_t>> absorbed;  // (alternative, version) already merged in
+  double price = 0;  // of its cheapest type's cheapest offering in its zones and capacity types (+inf: none)
   std::int64_t free_cpu = 0;  // the most any candidate has left, for a quick "full" answer
   std::int64_t free_memory = 0;
   std::int64_t free_pods = 0;
@@ -76,10 +85,26 @@ struct ClaimChange {
   std::uint32_t alternative = 0;
 };
 
+// Karpenter lets a NodeClaim take pods while any of its instance types can still hold them all; over a catalog
+// without bounds that grows claims onto the largest, most specialised types, priced for what the pods do not use
+// (a u7i-12tb.224xlarge for pods of 2 cpu and 2Gi), and a batch's last claim onto a type far larger than its pods.
+// Here a pod that would make a claim's cheapest type a dearer one joins only when that costs no more than a node of
+// its own would (the cheapest type that holds it alone), or when the dearer type both prices the claim's mix of pods
+// (cpu, memory, pod slots, beside the DaemonSet pods) within kMixPriceSlack of the NodePool's best type for that
+// mix, and can be filled by the claim and the batch's pods not placed yet; else the pod goes to another claim or a
+// new one. So claims grow within families of proportional prices while pods remain to fill them, and stop short of
+// types priced for other resources or too large for what is left. A NodePool annotated kPackAsKarpenterAnnotation
+// keeps Karpenter's rule.
 class NodeClaimBuilder {
  public:
   NodeClaimBuilder(std::vector<NodePoolInfo>& pools, InstanceTypeIndex& types, DaemonOverhead& daemons,
                    Topology& topology, std::vector<ResourceList> remaining_limits);
+
+  // What the batch's pods not placed yet request, kept up to date by the provisioner: how much a claim that grows
+  // onto a larger type may still be filled with (see the rule above). Unset: as if no pod were left.
+  void set_unplaced(const ResourceList* unplaced) { unplaced_ = unplaced; }
+  // How many times the rule above kept a claim from growing.
+  std::size_t refusals() const { return refusals_; }
 
   // An empty claim of NodePool `pool`.
   ClaimState open(std::size_t pool);
@@ -106,6 +131,39 @@ class NodeClaimBuilder {
   bool min_values_met(const NodePoolInfo& pool, const std::vector<std::uint32_t>& types, std::uint64_t zones,
                       CapacityTypeMask capacity_types, std::string* reason) const;
   bool within_limits(std::size_t pool, std::uint32_t type) const;
+  // What pods requesting `mix` cost on type t filled with that mix, with `daemon` on every node: its cheapest price
+  // in `zones` and `capacity_types` times the largest share of its room (cpu, memory, pod slots) the mix takes;
+  // +inf where the type has no such offering or no room.
+  double mix_price(std::uint32_t t, const ResourceList& daemon, const ResourceList& mix, std::uint64_t zones,
+                   CapacityTypeMask capacity_types) const;
+  // The least mix_price() over the NodePool's types that `requirements` allow.
+  double best_mix_price(const NodePoolInfo& pool, const RequirementSet& requirements, std::uint64_t daemon_mask,
+                        const ResourceList& mix, std::uint64_t zones, CapacityTypeMask capacity_types);
+  // What a claim about to grow is, for the rule above: its pool, requirements, DaemonSet pods, zones and capacity
+  // types as they would be, its pods with the one joining, and the price of its cheapest type until now.
+  struct Growth {
+    const NodePoolInfo& pool;
+    const RequirementSet& requirements;
+    std::uint64_t daemon_mask;
+    std::uint64_t zones;
+    CapacityTypeMask capacity_types;
+    ResourceList pods;  // the claim's requests with the joining pods'
+    double price;       // its cheapest type's, before
+  };
+  // Why the claim may not grow onto `type` (its new cheapest, with `daemon` on it) for a joining pod requesting
+  // `pod`, or empty.
+  std::string growth_refused(const Growth& growth, std::uint32_t type, const ResourceList& daemon,
+                             const ResourceList& pod);
+  // The cheapest price of a type the pool's `requirements` allow that holds `requests` alone beside its DaemonSet
+  // pods (+inf: none).
+  double alone_price(const Growth& growth, const ResourceList& requests);
+  // Of the copies of `requests` each of the claim's types has `room` for, the most a fill may add under the rule
+  // above, its cheapest type growing one step at a time.
+  std::int64_t well_priced_copies(const ClaimState& claim, const NodePoolInfo& pool, const ResourceList& requests,
+                                  const std::vector<std::int64_t>& room);
+  // The cheapest of `types` in `zones` and `capacity_types`: its index into `types` and price (+inf: none).
+  std::pair<std::size_t, double> cheapest_of(const std::vector<std::uint32_t>& types, std::uint64_t zones,
+                                             CapacityTypeMask capacity_types) const;
   std::string limits_reason(std::size_t pool, const std::vector<std::uint32_t>& types) const;
   void settle(ClaimState& claim);
   // Adds `pods` pods of `cls` to the topology counts of `claim`, whose requirements have not changed.
@@ -119,6 +177,8 @@ class NodeClaimBuilder {
   std::vector<RequirementSet> options_;  // scratch
   ClaimTopology delta_;                  // scratch for apply_delta
   std::vector<std::vector<const ResourceList*>> pool_daemons_;  // per NodePool: daemon requests on its types
+  const ResourceList* unplaced_ = nullptr;
+  std::size_t refusals_ = 0;
 };
 
 // `np` as provisioning uses it: its requirements, the keys it labels itself, and the instance types (with an

@@ -85,11 +85,17 @@ std::vector<std::size_t> largest_first(const std::vector<ResourceList>& requests
 class Provisioner {
  public:
   // `order`: the pods in the order to place them; empty, largest first (Karpenter's).
-  explicit Provisioner(const ProvisioningInput& input, std::vector<std::size_t> order = {});
+  // How claims grow: by the price rule (NodeClaimBuilder), except in NodePools annotated to pack as Karpenter; or
+  // as Karpenter grows them, in every NodePool.
+  enum class Packing { Priced, AsKarpenter };
+  explicit Provisioner(const ProvisioningInput& input, std::vector<std::size_t> order = {},
+                       Packing packing = Packing::Priced);
   ~Provisioner() { cluster_.revert(); }
   Provisioner(const Provisioner&) = delete;
   Provisioner& operator=(const Provisioner&) = delete;
   ProvisioningPlan run();
+  // How many times the price rule kept a claim from growing (with none, the plan is Karpenter's too).
+  std::size_t refusals() const { return builder_ ? builder_->refusals() : 0; }
 
  private:
   void prepare_cluster();
@@ -120,6 +126,8 @@ class Provisioner {
   std::vector<std::unique_ptr<PodClass>> classes_;
   std::vector<Symbol> label_keys_;        // the label keys some selector reads, sorted
   std::vector<std::size_t> order_;        // pending pods, largest first (co-location groups together)
+  Packing packing_ = Packing::Priced;
+  ResourceList unplaced_;  // what the pods not placed yet request (the claims' growth rule reads it)
   Colocation colocation_;
   std::vector<std::uint32_t> group_claim_;  // per co-location group: the claim its leader opened or joined
   std::uint32_t next_alternative_ = 0;
@@ -161,11 +169,12 @@ std::vector<const cloud::Catalog*> indexed_catalogs(const ProvisioningInput& inp
   return out;
 }
 
-Provisioner::Provisioner(const ProvisioningInput& input, std::vector<std::size_t> order)
+Provisioner::Provisioner(const ProvisioningInput& input, std::vector<std::size_t> order, Packing packing)
     : input_(input),
       cluster_(input.cluster ? *input.cluster : no_cluster_),
       types_(indexed_catalogs(input), input.unavailable, input.now),
-      order_(std::move(order)) {
+      order_(std::move(order)),
+      packing_(packing) {
   cluster_.fork();
 }
 
@@ -218,6 +227,7 @@ void Provisioner::prepare_nodepools() {
   std::vector<ResourceList> remaining;
   for (const NodePool* np : sorted) {
     NodePoolInfo info = nodepool_info(*np, types_, types_.range(&catalog_of(input_, np->meta.name)));
+    if (packing_ == Packing::AsKarpenter) info.pack_as_karpenter = true;
     ResourceList left;
     auto usage = input_.nodepool_usage.find(np->meta.name);
     for (Symbol r : np->limited_resources) {
@@ -608,6 +618,7 @@ void Provisioner::place_run(PodClass& cls, const std::vector<std::size_t>& run) 
     for (std::size_t k = at; k < at + placed; ++k) {
       placed_[run[k]] = 1;
       failures_[run[k]].clear();
+      unplaced_.take_away(requests_[run[k]]);
     }
     at += placed;
   }
@@ -619,6 +630,8 @@ ProvisioningPlan Provisioner::run() {
   prepare_pods();
   failures_.assign(input_.pending.size(), std::string());
   placed_.assign(input_.pending.size(), 0);
+  for (const ResourceList& requests : requests_) unplaced_ += requests;
+  builder_->set_unplaced(&unplaced_);
 
   // Karpenter's queue: pods that fail are retried while others keep being placed (a pod may need one placed
   // after it, such as the target of its affinity).
@@ -773,15 +786,32 @@ std::optional<NewNodeClaim> template_claim(const NodePool& np, const cloud::Cata
 
 ProvisioningPlan plan_provisioning(const ProvisioningInput& input) {
   if (input.pending.empty()) return {};
-  ProvisioningPlan plan = Provisioner(input).run();
+  ProvisioningPlan plan;
+  std::size_t refusals = 0;
+  {
+    // Each plan works on a fork of the snapshot, undone when it ends: one plan at a time.
+    Provisioner priced(input);
+    plan = priced.run();
+    refusals = priced.refusals();
+  }
   // Largest first leaves memory-heavy small pods to nodes of their own; the same batch packed node by node often
   // needs fewer or cheaper nodes. The cheapest plan goes ahead; on a tie, Karpenter's.
   // Packed for each of the (at most three) types the plan launched most: the cheapest cpu with memory-heavy pods
   // left to larger nodes is often cheaper than nodes of the most common shape.
-  if (plan.new_claims.size() < 2) return plan;
-  constexpr std::size_t kShapesTried = 3;
   const UnavailableOfferings none;
   const UnavailableOfferings& unavailable = input.unavailable != nullptr ? *input.unavailable : none;
+  // Karpenter's way of growing claims is a plan too: the priced one goes ahead unless it costs more (a greedy rule
+  // can miss), so more choice of types never costs more than Karpenter's packing of the same batch.
+  if (refusals > 0) {
+    ProvisioningPlan karpenters = Provisioner(input, {}, Provisioner::Packing::AsKarpenter).run();
+    if (karpenters.unschedulable.size() < plan.unschedulable.size() ||
+        (karpenters.unschedulable.size() == plan.unschedulable.size() &&
+         price_of(karpenters, unavailable, input.now) < price_of(plan, unavailable, input.now) - cloud::kSamePrice)) {
+      plan = std::move(karpenters);
+    }
+  }
+  if (plan.new_claims.size() < 2) return plan;
+  constexpr std::size_t kShapesTried = 3;
   double best_price = price_of(plan, unavailable, input.now);
   const std::size_t unschedulable = plan.unschedulable.size();
   std::vector<const NewNodeClaim*> aims = launched_types(plan);

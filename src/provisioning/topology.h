@@ -29,6 +29,8 @@ struct NodePoolInfo {
   std::vector<std::uint32_t> types;   // instance types its requirements allow that have an available offering
   std::uint64_t zones = 0;
   CapacityTypeMask capacity_types = 0;
+  // Annotated kPackAsKarpenterAnnotation "true": its NodeClaims grow as Karpenter's do, while any type holds them.
+  bool pack_as_karpenter = false;
 };
 
 using GroupId = std::uint32_t;

@@ -1,4 +1,5 @@
 #include "provisioning/provisioner.h"
+#include "provisioning/nodeclaim_builder.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -18,6 +19,8 @@ using ::testing::IsEmpty;
 
 TEST(Provisioning, CheapestTypeHoldsTheBatchPlusDaemonOverhead) {
   Fixture f;
+  // Packed as Karpenter packs, one claim takes the whole batch (priced, see the next test).
+  f.input.nodepools[0].meta.annotations[std::string(kPackAsKarpenterAnnotation)] = "true";
   f.input.pending = make_pods("web", 5, 1 * kCpu, 1 * kGi);
   f.input.daemonsets.push_back(make_daemonset("logs", 500, 256 * kMi));
   ProvisioningPlan plan = f.plan();
@@ -40,6 +43,26 @@ TEST(Provisioning, CheapestTypeHoldsTheBatchPlusDaemonOverhead) {
   EXPECT_EQ(choice->instance_type->name, "c.2xlarge");
   EXPECT_EQ(choice->offering->capacity_type, cloud::CapacityType::Spot);
   EXPECT_EQ(choice->offering->zone, "zone-a");
+}
+
+// The same batch priced: a claim on g.xlarge (4 cpu, arm64, $0.06 spot: 3.5 cpu beside the daemon's 500m, three
+// pods) would become a c.2xlarge ($0.16) for a fourth pod, but two g.xlarge hold the five pods for $0.12: growing
+// costs $0.10 more, more than a node of its own for the pod ($0.06), and c.2xlarge prices five pods at
+// 0.16 x 5/7.5 = $0.107 where g.xlarge asks 0.06 x 5/3.5 = $0.086 (24 % more).
+TEST(Provisioning, TwoSmallerNodesHoldTheBatchWhenThatIsCheaper) {
+  Fixture f;
+  f.input.pending = make_pods("web", 5, 1 * kCpu, 1 * kGi);
+  f.input.daemonsets.push_back(make_daemonset("logs", 500, 256 * kMi));
+  ProvisioningPlan plan = f.plan();
+  ASSERT_EQ(plan.new_claims.size(), 2u);
+  EXPECT_THAT(plan.new_claims[0].pods, ElementsAre(0, 1, 2));
+  EXPECT_THAT(plan.new_claims[1].pods, ElementsAre(3, 4));
+  for (const NewNodeClaim& claim : plan.new_claims) {
+    auto choice = choose_offering(claim, f.unavailable, Duration(0));
+    ASSERT_TRUE(choice.has_value());
+    EXPECT_EQ(choice->instance_type->name, "g.xlarge");
+    EXPECT_EQ(choice->offering->price_per_hour, 0.06);
+  }
 }
 
 TEST(Provisioning, FirstFitDecreasingAcrossSeveralClaims) {
@@ -77,6 +100,41 @@ TEST(Provisioning, MemoryHeavyPodsGoBesideCpuHeavyOnesWhenThatIsCheaper) {
   EXPECT_THAT(plan.new_claims[1].pods, ElementsAre(1, 4, 5));
   EXPECT_EQ(plan.new_claims[0].pod_requests.memory(), 7 * kGi);
   EXPECT_THAT(plan.unschedulable, IsEmpty());
+}
+
+// Twenty 1-cpu / 1Gi pods, on-demand, over c.large, c.xlarge and c.2xlarge ($0.05 a cpu) and x.8xlarge (32 cpu,
+// 1,024Gi at $4.00: $0.125 a cpu, priced for memory these pods do not use). Karpenter lets a claim grow while any
+// type holds it: all twenty on one x.8xlarge, $4.00/h. Here the claim stops where its cheapest type would become
+// x.8xlarge: 9 pods there would cost 4.00 x 9/32 = $1.125 of it, 150 % more than the $0.45 the c types ask for the
+// same 9 pods. So 8 pods on a c.2xlarge, 8 more on another, the last 4 on a c.xlarge: $1.00/h.
+TEST(Provisioning, ANodeClaimDoesNotGrowOntoATypePricedForWhatItsPodsDoNotUse) {
+  const std::vector<cloud::Zone> zone = zones(1);
+  auto catalog = [&] {
+    std::vector<cloud::InstanceType> types{
+        make_type("c.large", "amd64", 2, 4, 0.10, 0.04, zone), make_type("c.xlarge", "amd64", 4, 8, 0.20, 0.08, zone),
+        make_type("c.2xlarge", "amd64", 8, 16, 0.40, 0.16, zone),
+        make_type("x.8xlarge", "amd64", 32, 1024, 4.00, 1.60, zone)};
+    return cloud::Catalog::from_instance_types("test-region", zone, std::move(types));
+  };
+  for (const bool as_karpenter : {false, true}) {
+    SCOPED_TRACE(as_karpenter ? "packed as Karpenter" : "priced");
+    Fixture f;
+    f.catalog = catalog();
+    require(f.input.nodepools[0], karpenter_labels::capacity_type, SelectorOperator::In, {"on-demand"});
+    if (as_karpenter) f.input.nodepools[0].meta.annotations[std::string(kPackAsKarpenterAnnotation)] = "true";
+    f.input.pending = make_pods("web", 20, 1 * kCpu, 1 * kGi);
+    const ProvisioningPlan plan = f.plan();
+    std::vector<std::pair<std::string, std::size_t>> launched;  // each claim's cheapest type, and its pods
+    for (const NewNodeClaim& claim : plan.new_claims) launched.emplace_back(type_names(claim)[0], claim.pods.size());
+    if (as_karpenter) {
+      EXPECT_THAT(launched, ElementsAre(std::pair<std::string, std::size_t>{"x.8xlarge", 20}));
+    } else {
+      EXPECT_THAT(launched, ElementsAre(std::pair<std::string, std::size_t>{"c.2xlarge", 8},
+                                        std::pair<std::string, std::size_t>{"c.2xlarge", 8},
+                                        std::pair<std::string, std::size_t>{"c.xlarge", 4}));
+    }
+    EXPECT_THAT(plan.unschedulable, IsEmpty());
+  }
 }
 
 // A pod whose place depends on others (here hostname anti-affinity) keeps the batch in Karpenter's order.
@@ -326,10 +384,14 @@ TEST(Provisioning, DaemonSetRequestsCountOnEveryNewClaim) {
   f.input.daemonsets.push_back(make_daemonset("agent", 1500, 256 * kMi));
   f.input.pending = make_pods("web", 3, 1 * kCpu, 1 * kGi);
   ProvisioningPlan plan = f.plan();
-  // 3 cpu of pods fit a 4-cpu type, 4.5 cpu with the daemon do not.
-  ASSERT_EQ(plan.new_claims.size(), 1u);
-  EXPECT_THAT(type_names(plan.new_claims[0]), ElementsAre("c.2xlarge", "r.2xlarge", "m.4xlarge"));
-  EXPECT_EQ(plan.new_claims[0].daemon_requests.cpu_milli(), 1500);
+  // 3 cpu of pods fit a 4-cpu type, 4.5 cpu with the daemon do not: one c.2xlarge ($0.16 spot) would hold them, two
+  // g.xlarge (2.5 cpu beside the daemon: two pods, then one) cost $0.12, each with the daemon's requests.
+  ASSERT_EQ(plan.new_claims.size(), 2u);
+  for (const NewNodeClaim& claim : plan.new_claims) {
+    EXPECT_EQ(type_names(claim).front(), "g.xlarge");
+    EXPECT_EQ(claim.daemon_requests.cpu_milli(), 1500);
+  }
+  EXPECT_EQ(plan.new_claims[0].pods.size() + plan.new_claims[1].pods.size(), 3u);
 }
 
 TEST(Provisioning, DaemonSetCountsOnlyWhereItWouldRun) {

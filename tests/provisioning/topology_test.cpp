@@ -143,7 +143,9 @@ TEST(Topology, ZonalPodAffinityNarrowsTheClaimToTheTargetsZone) {
     f.input.pending.push_back(web);
   }
   ProvisioningPlan plan = f.plan();
-  ASSERT_EQ(plan.new_claims.size(), 2u);
+  // Three claims, every one in zone-b: the cache pod's c.large ($0.04 spot), and a c.2xlarge ($0.16) for each web
+  // pod, $0.36 in all; one web pod beside the cache pod would need an m.4xlarge ($0.32), $0.48 with the other's.
+  ASSERT_EQ(plan.new_claims.size(), 3u);
   for (const NewNodeClaim& claim : plan.new_claims) EXPECT_EQ(label(claim, well_known::zone), "zone-b");
   EXPECT_THAT(plan.unschedulable, IsEmpty());
 }
