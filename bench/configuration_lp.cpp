@@ -77,9 +77,18 @@ class Solver {
   // The knapsack's upper bound without solving it: for each resource alone, the fractional knapsack (greedy by
   // value per unit), the least of them. Dropping the other resources' rows and integrality only relaxes it.
   double knapsack_upper_bound(const Option& option, const std::vector<double>& pi) const;
-  // The knapsack's optimum by branch and bound (GLPK's MIP): the pattern and the value GLPK proved.
-  std::pair<std::vector<std::int64_t>, double> knapsack_exact(Option& option, const std::vector<double>& pi);
+  // The knapsack by branch and bound (GLPK's MIP, for at most settings_.knapsack_time_limit_seconds): the best
+  // pattern found, its value, and whether GLPK proved it optimal (else the value is no bound on the optimum).
+  struct Priced {
+    std::vector<std::int64_t> pods;
+    double value = 0;
+    bool proven = false;
+  };
+  Priced knapsack_exact(Option& option, const std::vector<double>& pi);
   bool fits(const Option& option, const std::vector<std::int64_t>& pods) const;
+  bool out_of_time(Clock::time_point start) const {
+    return std::chrono::duration<double>(Clock::now() - start).count() >= settings_.time_limit_seconds;
+  }
   void integer_plan(ConfigurationLpResult& result);
 
   const std::vector<PodClass>& input_classes_;
@@ -260,7 +269,7 @@ double Solver::knapsack_upper_bound(const Option& option, const std::vector<doub
   return best;
 }
 
-std::pair<std::vector<std::int64_t>, double> Solver::knapsack_exact(Option& option, const std::vector<double>& pi) {
+Solver::Priced Solver::knapsack_exact(Option& option, const std::vector<double>& pi) {
   const std::size_t m = classes_.size();
   if (!option.knapsack) {
     option.knapsack = std::make_unique<GlpProb>();
@@ -301,23 +310,27 @@ std::pair<std::vector<std::int64_t>, double> Solver::knapsack_exact(Option& opti
       pods[i] = option.most[i];
       value += pi[i] * static_cast<double>(pods[i]);
     }
-    return {pods, value};
+    return {pods, value, true};
   }
   for (std::size_t i = 0; i < m; ++i) glp_set_obj_coef(p, static_cast<int>(i) + 1, pi[i]);
   glp_iocp parm;
   glp_init_iocp(&parm);
   parm.msg_lev = GLP_MSG_OFF;
   parm.presolve = GLP_ON;
-  if (glp_intopt(p, &parm) != 0 || glp_mip_status(p) != GLP_OPT) {
-    // No proof: the knapsack's fractional bound stands in for its value (valid, looser), and no column.
-    return {pods, std::numeric_limits<double>::quiet_NaN()};
+  // A knapsack of a large type (hundreds of pods of each of many classes) can keep branch and bound busy for
+  // minutes among patterns of equal value; past the limit its best pattern is still a column, unproven.
+  parm.tm_lim = std::max(1, static_cast<int>(settings_.knapsack_time_limit_seconds * 1000));
+  const int status = glp_intopt(p, &parm);
+  if ((status != 0 && status != GLP_ETMLIM) || (glp_mip_status(p) != GLP_OPT && glp_mip_status(p) != GLP_FEAS)) {
+    return {pods, 0, false};  // no pattern: the knapsack's fractional bound stands in for its value
   }
   double value = 0;
   for (std::size_t i = 0; i < m; ++i) {
     pods[i] = std::llround(glp_mip_col_val(p, static_cast<int>(i) + 1));
     value += pi[i] * static_cast<double>(pods[i]);
   }
-  return {pods, std::max(value, glp_mip_obj_val(p))};
+  const bool proven = status == 0 && glp_mip_status(p) == GLP_OPT;
+  return {pods, proven ? std::max(value, glp_mip_obj_val(p)) : value, proven};
 }
 
 // Column generation. Each master solve gives duals π ≥ 0 and the restricted optimum z = Σ π_i n_i. Farley's bound:
@@ -389,24 +402,27 @@ ConfigurationLpResult Solver::solve() {
         lambda = std::max(lambda, upper_per_dollar * (1 + kSolverSlack));
         break;
       }
-      auto [pods, value] = knapsack_exact(options_[t], pi);
-      if (std::isnan(value)) {
+      // Partial pricing: with enough columns found, or out of time, the types left count at their fractional
+      // bounds (sorted: this one's is the largest of them). Farley's bound stays valid; the next master resumes.
+      if (found.size() >= settings_.columns_per_iteration || out_of_time(start)) {
         lambda = std::max(lambda, upper_per_dollar * (1 + kSolverSlack));
         improving = true;
-        continue;
+        break;
       }
-      lambda = std::max(lambda, value * (1 + kSolverSlack) / options_[t].price);
-      if (value > options_[t].price * (1 + kImproves)) {
+      Priced priced = knapsack_exact(options_[t], pi);
+      lambda = std::max(lambda, (priced.proven ? priced.value : upper_per_dollar * options_[t].price) *
+                                    (1 + kSolverSlack) / options_[t].price);
+      if (!priced.proven) improving = true;
+      if (priced.value > options_[t].price * (1 + kImproves)) {
         improving = true;
-        Pattern pattern{t, std::move(pods)};
+        Pattern pattern{t, std::move(priced.pods)};
         if (fits(options_[t], pattern.pods) && !known_.contains(pattern)) found.push_back(std::move(pattern));
       }
     }
     best_bound = std::max(best_bound, dual_objective / lambda);
     if (!improving) result.converged = true;
-    const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
     // Stopped before the new columns go in, so that the master's solution and basis stay its optimum.
-    if (found.empty() || result.iterations >= settings_.max_iterations || elapsed >= settings_.time_limit_seconds) {
+    if (found.empty() || result.iterations >= settings_.max_iterations || out_of_time(start)) {
       break;
     }
     for (Pattern& pattern : found) add_column(std::move(pattern));

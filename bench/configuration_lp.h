@@ -36,6 +36,10 @@ struct ConfigurationLpOptions {
   // Column generation stops at either; the bound is then Farley's (see configuration_lp.cpp), still valid.
   std::size_t max_iterations = 2000;
   double time_limit_seconds = 120;
+  // Each pricing knapsack's branch and bound runs at most this long (unproven past it: its fractional bound counts).
+  double knapsack_time_limit_seconds = 0.5;
+  // An iteration prices types exactly, most promising first, until it has this many new columns.
+  std::size_t columns_per_iteration = 10;
   // The integer plan: branch and bound over the generated columns, for at most this long.
   double integer_time_limit_seconds = 5;
 };
