@@ -47,6 +47,41 @@ PendingShape next_pending_shape(SplitMix64& rng) {
   return shape;
 }
 
+std::vector<Pod> workload_a(std::size_t count) {
+  SplitMix64 rng(1);
+  std::vector<Pod> pods;
+  pods.reserve(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    const PendingShape shape = next_pending_shape(rng);
+    Pod pod = pod_with("pending-" + std::to_string(i), shape.cpu_milli, shape.memory, "ReplicaSet", "");
+    pod.meta.owner_references.clear();
+    pod.meta.uid = pod.meta.name;
+    pods.push_back(std::move(pod));
+  }
+  return pods;
+}
+
+std::vector<Pod> three_deployments(std::size_t count) {
+  struct Deployment {
+    const char* name;
+    std::size_t share;  // percent of the pods
+    std::int64_t cpu_milli;
+    std::int64_t memory;
+  };
+  static constexpr Deployment kDeployments[] = {
+      {"web", 50, 250, 512 * kMiB}, {"api", 30, 2000, 2048 * kMiB}, {"cache", 20, 500, 8192 * kMiB}};
+  std::vector<Pod> pods;
+  for (const Deployment& d : kDeployments) {
+    for (std::size_t i = 0; i < count * d.share / 100; ++i) {
+      Pod pod = pod_with(std::string(d.name) + "-" + std::to_string(i), d.cpu_milli, d.memory, "ReplicaSet",
+                         std::string(d.name) + "-rs");
+      pod.meta.uid = pod.meta.name;
+      pods.push_back(std::move(pod));
+    }
+  }
+  return pods;
+}
+
 ScaleUpCluster scale_up_cluster() {
   ScaleUpCluster cluster;
   for (std::size_t j = 0; j < 1000; ++j) {

@@ -38,6 +38,14 @@ struct PendingShape {
 };
 PendingShape next_pending_shape(SplitMix64& rng);
 
+// (a)'s first `count` pending pods (seed 1), without owners (each its own scheduling unit, as the file's
+// estimator input has them).
+std::vector<Pod> workload_a(std::size_t count);
+
+// Issue [11]'s scenario: `count` pods in three Deployments (half web 250m/512Mi, 30 % api 2 cpu/2Gi, 20 % cache
+// 500m/8Gi), each owned by its Deployment's ReplicaSet.
+std::vector<Pod> three_deployments(std::size_t count);
+
 // (b) Scale-up: 1,000 nodes of 30 pods (133m / 512Mi, owner ReplicaSet existing-rs) in groups ng-0..ng-4 (node j
 // in ng-<j%5>), and 500 pending pods drawn with seed 2, owned by ReplicaSet pending-rs-<ci>-<mi>.
 struct ScaleUpCluster {

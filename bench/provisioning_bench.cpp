@@ -36,6 +36,7 @@
 #include "peer_workloads.h"
 #include "us_east_1.h"
 #include "process_memory.h"
+#include "provisioning/nodeclaim_builder.h"
 #include "provisioning/provisioner.h"
 #include "scheduling/snapshot.h"
 
@@ -213,7 +214,10 @@ NodePool allow_everything() {
 
 // ---- the benchmarks ----
 
-void run_provisioning(benchmark::State& state, const cloud::Catalog& catalog, Requests requests = Requests::Uniform) {
+enum class Packing { Priced, AsKarpenter };
+
+void run_provisioning(benchmark::State& state, const cloud::Catalog& catalog, Requests requests = Requests::Uniform,
+                      Packing packing = Packing::Priced) {
   const auto count = static_cast<std::size_t>(state.range(0));
   malloc_trim(0);
   const double rss_before_input = current_rss_mib();
@@ -224,6 +228,9 @@ void run_provisioning(benchmark::State& state, const cloud::Catalog& catalog, Re
   input.catalog = &catalog;
   input.unavailable = &unavailable;
   input.nodepools.push_back(allow_everything());
+  if (packing == Packing::AsKarpenter) {
+    input.nodepools.back().meta.annotations[std::string(provisioning::kPackAsKarpenterAnnotation)] = "true";
+  }
   input.pending = diverse_pods(count, requests);
   const double input_mib = current_rss_mib() - rss_before_input;
   reset_peak_rss();
@@ -239,7 +246,14 @@ void run_provisioning(benchmark::State& state, const cloud::Catalog& catalog, Re
   }
 
   std::size_t on_claims = 0;
-  for (const auto& claim : plan.new_claims) on_claims += claim.pods.size();
+  double cost = 0;  // each claim at the offering its launch would take first
+  for (const auto& claim : plan.new_claims) {
+    on_claims += claim.pods.size();
+    if (auto choice = provisioning::choose_offering(claim, unavailable, Duration{0})) {
+      cost += choice->offering->price_per_hour;
+    }
+  }
+  state.counters["cost_per_h"] = cost;
   state.counters["catalog_types"] = static_cast<double>(catalog.size());
   state.counters["pods"] = static_cast<double>(count);
   state.counters["new_claims"] = static_cast<double>(plan.new_claims.size());
@@ -264,6 +278,18 @@ void BM_ProvisionFullCatalog(benchmark::State& state) { run_provisioning(state, 
 // Arg 1: what every provisioning pass pays whatever its size (scalewright run without a batch window makes a pass
 // of nearly every pod that arrives).
 BENCHMARK(BM_ProvisionFullCatalog)->Arg(1)->Arg(1000)->Arg(10000)->Unit(benchmark::kMillisecond);
+
+// The same batches packed as Karpenter packs them (the NodePool annotated scalewright.dev/pack-as-karpenter):
+// NodeClaims grow while any type holds them, whatever it costs (cost_per_h against the default's).
+void BM_ProvisionAsKarpenter(benchmark::State& state) {
+  static const cloud::Catalog catalog = synthetic_catalog();
+  run_provisioning(state, catalog, Requests::Uniform, Packing::AsKarpenter);
+}
+BENCHMARK(BM_ProvisionAsKarpenter)->Arg(10000)->Unit(benchmark::kMillisecond);
+void BM_ProvisionFullCatalogAsKarpenter(benchmark::State& state) {
+  run_provisioning(state, us_east_1(), Requests::Uniform, Packing::AsKarpenter);
+}
+BENCHMARK(BM_ProvisionFullCatalogAsKarpenter)->Arg(10000)->Unit(benchmark::kMillisecond);
 
 // The same batch with Karpenter's own request sizes (30 combinations): how much of BM_Provision's cost comes from
 // pods whose requests are all different.

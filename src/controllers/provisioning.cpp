@@ -1,5 +1,6 @@
 #include "controllers/provisioning.h"
 
+#include <algorithm>
 #include <map>
 #include <memory>
 
@@ -134,6 +135,13 @@ std::optional<std::string> ProvisioningController::launch(provisioning::NewNodeC
   if (!writer_.can_add_node()) return std::nullopt;
   const Duration now = clock_.now();
   const std::string name = names_.next(claim.nodepool, state_);
+  const NodePool* nodepool = state_.find_nodepool(claim.nodepool);
+  const bool min_values = nodepool != nullptr && std::any_of(nodepool->requirements.begin(),
+                                                             nodepool->requirements.end(),
+                                                             [](const NodePoolRequirement& r) { return r.min_values; });
+  if (!min_values && claim.instance_types.size() > kLaunchInstanceTypes) {
+    claim.instance_types.resize(kLaunchInstanceTypes);  // cheapest first already
+  }
   // The offerings in the order they are tried, worked out once: each refused is marked unavailable (Karpenter's
   // cache, which every later plan and launch skips until it lapses) and the next one is tried.
   const std::vector<provisioning::LaunchChoice> order = provisioning::launch_order(claim, unavailable_, now);

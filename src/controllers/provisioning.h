@@ -32,6 +32,10 @@ class ProvisioningController : private Controller {
  public:
   // How long an offering that returned insufficient capacity is avoided (Karpenter's unavailable-offerings TTL).
   static constexpr Duration kUnavailableOfferingTtl{3 * 60'000};
+  // A launch is made over at most this many of a NodeClaim's instance types, the cheapest, as Karpenter's AWS
+  // provider truncates its CreateFleet request (all of them where the NodePool sets minValues, which the
+  // truncation must keep).
+  static constexpr std::size_t kLaunchInstanceTypes = 60;
 
   ProvisioningController(const Ports& ports, NodeNames& names, NodeLifecycleController& lifecycle,
                          provisioning::BatchWindow window)

@@ -1,6 +1,7 @@
 #include "provisioning/instance_types.h"
 
 #include <algorithm>
+#include <numeric>
 #include <bit>
 
 #include "provisioning/provisioner.h"
@@ -168,17 +169,22 @@ const TypeSet& InstanceTypeIndex::matching(const std::string& key, const ValueSe
   return matching_.emplace(std::move(cache_key), std::move(set)).first->second;
 }
 
+const std::vector<double>& InstanceTypeIndex::prices(std::uint64_t zones, CapacityTypeMask capacity_types) {
+  auto [it, inserted] = prices_.try_emplace(zones * 4 + capacity_types);
+  if (!inserted) return it->second;
+  it->second.resize(types_.size());
+  for (std::uint32_t t = 0; t < types_.size(); ++t) it->second[t] = cheapest(t, zones, capacity_types);
+  return it->second;
+}
+
 const std::vector<std::uint32_t>& InstanceTypeIndex::price_rank(std::uint64_t zones,
                                                                CapacityTypeMask capacity_types) {
   const std::uint64_t key = zones * 4 + capacity_types;
   auto [it, inserted] = price_ranks_.try_emplace(key);
   if (!inserted) return it->second;
-  std::vector<double> price(types_.size());
+  const std::vector<double>& price = prices(zones, capacity_types);
   std::vector<std::uint32_t> order(types_.size());
-  for (std::uint32_t t = 0; t < types_.size(); ++t) {
-    price[t] = cheapest(t, zones, capacity_types);
-    order[t] = t;
-  }
+  std::iota(order.begin(), order.end(), 0);
   std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
     if (price[a] != price[b]) return price[a] < price[b];
     return type(a).name < type(b).name;

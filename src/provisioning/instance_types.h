@@ -89,6 +89,9 @@ class InstanceTypeIndex {
   const Symbol* label(std::size_t i, Symbol key) const { return types_[i].type->labels.find(key); }
   // Types whose label `key` has a value `values` allows (an absent label only when `values` allows absence).
   const TypeSet& matching(const std::string& key, const ValueSet& values);
+  // cheapest() of every type, for one `zones` and `capacity_types`, computed once: the packer asks for it per
+  // candidate type at every pod that grows a claim.
+  const std::vector<double>& prices(std::uint64_t zones, CapacityTypeMask capacity_types);
   // Every type's place when sorted by its cheapest offering inside `zones` and `capacity_types`, then by name.
   const std::vector<std::uint32_t>& price_rank(std::uint64_t zones, CapacityTypeMask capacity_types);
 
@@ -115,6 +118,7 @@ class InstanceTypeIndex {
   mutable std::unordered_map<std::string, bool> labelled_;  // a cache of a pure function
   std::unordered_map<std::string, TypeSet> matching_;
   std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> price_ranks_;  // by (zones, capacity types)
+  std::unordered_map<std::uint64_t, std::vector<double>> prices_;              // by (zones, capacity types)
 };
 
 }  // namespace scalewright::provisioning

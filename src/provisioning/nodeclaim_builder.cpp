@@ -120,6 +120,11 @@ NodePoolInfo nodepool_info(const NodePool& np, InstanceTypeIndex& types,
       if ((capacity_types & bit) && (types.available_zones(t, bit) & zones)) info.capacity_types |= bit;
     }
   }
+  // Cheapest first, as a claim opened from the NodePool prices them (see NodeClaimBuilder::try_add).
+  info.price_order_zones = zones;
+  info.price_order_capacity_types = capacity_types;
+  const std::vector<std::uint32_t>& rank = types.price_rank(zones, capacity_types);
+  std::sort(info.types.begin(), info.types.end(), [&](std::uint32_t a, std::uint32_t b) { return rank[a] < rank[b]; });
   return info;
 }
 
@@ -269,7 +274,7 @@ std::string NodeClaimBuilder::limits_reason(std::size_t pool, const std::vector<
   return "limits exceeded (" + names + ")";
 }
 
-bool NodeClaimBuilder::try_add(const ClaimState& claim, PodVariant& variant, ClassTopology& cls,
+bool NodeClaimBuilder::try_add(ClaimState& claim, PodVariant& variant, ClassTopology& cls,
                                ClaimChange& change, std::string* reason) {
   const PodConstraints& pod = *variant.constraints;
   const NodePoolInfo& pool = pools_[claim.nodepool];
@@ -350,6 +355,28 @@ bool NodeClaimBuilder::try_add(const ClaimState& claim, PodVariant& variant, Cla
         change.alternative = alternative_id;
         return true;
       }
+      bool growth_checked = false;
+      if (!requirements_changed && !fresh && !pool.pack_as_karpenter && claim.zones == pool.price_order_zones &&
+          claim.capacity_types == pool.price_order_capacity_types) {
+        // The claim's types are in price order here: the first that still holds the pod is its new cheapest, and
+        // most pods the price rule turns away are turned away before the other types are looked at.
+        const std::vector<double>& prices = types_.prices(claim.zones, claim.capacity_types);
+        bool turned_away = false;
+        for (std::size_t i = 0; i < claim.types.size() && !growth_checked; ++i) {
+          const std::uint32_t t = claim.types[i];
+          if (!fits(claim.requests, variant.requests, *claim.daemons[i], types_.type(t).allocatable)) continue;
+          growth_checked = true;
+          if (prices[t] <= claim.price) break;
+          const Growth growth{pool, requirements, claim.daemon_mask, claim.zones, claim.capacity_types,
+                              claim.requests + variant.requests, claim.price};
+          std::string refused = growth_refused(claim, growth, t, *claim.daemons[i], variant.requests);
+          if (!refused.empty()) {
+            fail([&] { return refused; });
+            turned_away = true;
+          }
+        }
+        if (turned_away) continue;
+      }
       if (!requirements_changed) {
         change.zones = claim.zones;
         change.capacity_types = claim.capacity_types;
@@ -374,10 +401,12 @@ bool NodeClaimBuilder::try_add(const ClaimState& claim, PodVariant& variant, Cla
         change.daemon_mask = daemons_.claim_mask(requirements, pool.pool->taints);
         const TypeSet mask = requirement_mask(pool, requirements);
         bool any_matches = false;
-        for (std::uint32_t t : claim.types) {
+        const bool same_daemons = change.daemon_mask == claim.daemon_mask;
+        for (std::size_t i = 0; i < claim.types.size(); ++i) {
+          const std::uint32_t t = claim.types[i];
           if (!mask.test(t) || !types_.has_offering(t, change.zones, change.capacity_types)) continue;
           any_matches = true;
-          const ResourceList& daemon = daemons_.requests(change.daemon_mask, t);
+          const ResourceList& daemon = same_daemons ? *claim.daemons[i] : daemons_.requests(change.daemon_mask, t);
           if (fits(claim.requests, variant.requests, daemon, types_.type(t).allocatable)) {
             change.types.push_back(t);
             change.daemons.push_back(&daemon);
@@ -414,12 +443,13 @@ bool NodeClaimBuilder::try_add(const ClaimState& claim, PodVariant& variant, Cla
         fail([&] { return min_reason; });
         continue;
       }
-      if (!fresh && !pool.pack_as_karpenter) {
+      if (!fresh && !pool.pack_as_karpenter && !growth_checked) {
         const auto [at, price] = cheapest_of(change.types, change.zones, change.capacity_types);
         if (price > claim.price) {
           const Growth growth{pool, requirements, change.daemon_mask, change.zones, change.capacity_types,
                               claim.requests + variant.requests, claim.price};
-          std::string refused = growth_refused(growth, change.types[at], *change.daemons[at], variant.requests);
+          std::string refused =
+              growth_refused(claim, growth, change.types[at], *change.daemons[at], variant.requests);
           if (!refused.empty()) {
             fail([&] { return refused; });
             continue;
@@ -442,6 +472,7 @@ void NodeClaimBuilder::settle(ClaimState& claim) {
   claim.free_cpu = claim.free_memory = claim.free_pods = kMin;
   claim.least_cpu = claim.least_memory = claim.least_pods = kMax;
   const NodePool& np = *pools_[claim.nodepool].pool;
+  claim.price = cheapest_of(claim.types, claim.zones, claim.capacity_types).second;
   ResourceList charge;
   for (std::size_t i = 0; i < claim.types.size(); ++i) {
     const cloud::InstanceType& type = types_.type(claim.types[i]);
@@ -462,71 +493,160 @@ void NodeClaimBuilder::settle(ClaimState& claim) {
     remaining_[claim.nodepool] -= charge;
     claim.charge = std::move(charge);
   }
-  claim.price = cheapest_of(claim.types, claim.zones, claim.capacity_types).second;
 }
 
 std::pair<std::size_t, double> NodeClaimBuilder::cheapest_of(const std::vector<std::uint32_t>& types,
                                                              std::uint64_t zones,
-                                                             CapacityTypeMask capacity_types) const {
+                                                             CapacityTypeMask capacity_types) {
+  const std::vector<double>& prices = types_.prices(zones, capacity_types);
   std::pair<std::size_t, double> best{0, std::numeric_limits<double>::infinity()};
   for (std::size_t i = 0; i < types.size(); ++i) {
-    const double price = types_.cheapest(types[i], zones, capacity_types);
+    const double price = prices[types[i]];
     if (price < best.second) best = {i, price};
   }
   return best;
 }
 
-double NodeClaimBuilder::mix_price(std::uint32_t t, const ResourceList& daemon, const ResourceList& mix,
-                                   std::uint64_t zones, CapacityTypeMask capacity_types) const {
-  const double price = types_.cheapest(t, zones, capacity_types);
-  if (!std::isfinite(price)) return price;
+NodeClaimBuilder::PricedType NodeClaimBuilder::priced_type(std::uint32_t t, double price,
+                                                          const ResourceList& daemon) const {
   const ResourceList& allocatable = types_.type(t).allocatable;
+  return {t,
+          price,
+          &daemon,
+          &allocatable,
+          saturating_sub(allocatable.cpu_milli(), daemon.cpu_milli()),
+          saturating_sub(allocatable.memory(), daemon.memory()),
+          saturating_sub(allocatable.pods(), daemon.pods())};
+}
+
+const NodeClaimBuilder::PriceTable& NodeClaimBuilder::price_table(const Growth& growth) {
+  const auto key = std::make_tuple(&growth.pool, growth.daemon_mask, growth.zones, growth.capacity_types);
+  auto [it, added] = price_tables_.try_emplace(key);
+  PriceTable& table = it->second;
+  if (!added) return table;
+  for (std::uint32_t t : growth.pool.types) {
+    const double price = types_.prices(growth.zones, growth.capacity_types)[t];
+    if (!std::isfinite(price)) continue;
+    table.by_price.push_back(priced_type(t, price, daemons_.requests(growth.daemon_mask, t)));
+  }
+  std::stable_sort(table.by_price.begin(), table.by_price.end(),
+                   [](const PricedType& a, const PricedType& b) { return a.price < b.price; });
+  // b prices every resource no worse than a (price per unit of room; no room: +inf); of equals the cheaper stays.
+  const auto per_unit = [](const PricedType& p, std::int64_t room) {
+    return room <= 0 ? std::numeric_limits<double>::infinity() : p.price / static_cast<double>(room);
+  };
+  const auto no_worse = [&](const PricedType& b, const PricedType& a) {
+    return per_unit(b, b.cpu_milli) <= per_unit(a, a.cpu_milli) && per_unit(b, b.memory) <= per_unit(a, a.memory) &&
+           per_unit(b, b.pods) <= per_unit(a, a.pods);
+  };
+  for (std::size_t i = 0; i < table.by_price.size(); ++i) {
+    bool beaten = false;
+    for (std::size_t j = 0; j < table.by_price.size() && !beaten; ++j) {
+      beaten = j != i && no_worse(table.by_price[j], table.by_price[i]) &&
+               (j < i || !no_worse(table.by_price[i], table.by_price[j]));
+    }
+    if (!beaten) table.frontier.push_back(static_cast<std::uint32_t>(i));
+  }
+  return table;
+}
+
+double NodeClaimBuilder::alone_price(const PriceTable& table, const TypeSet& mask, const ResourceList& requests) {
+  for (const PricedType& p : table.by_price) {
+    if (mask.test(p.type) && requests.cpu_milli() <= p.cpu_milli && requests.memory() <= p.memory &&
+        requests.pods() <= p.pods && fits({}, requests, *p.daemon, *p.allocatable)) {
+      return p.price;
+    }
+  }
+  return std::numeric_limits<double>::infinity();
+}
+
+double NodeClaimBuilder::mix_price(const PricedType& type, const ResourceList& mix) {
   double share = 0;
   const auto take = [&](std::int64_t wanted, std::int64_t room) {
     if (wanted <= 0) return;
     share = std::max(share, room <= 0 ? std::numeric_limits<double>::infinity()
                                       : static_cast<double>(wanted) / static_cast<double>(room));
   };
-  take(mix.cpu_milli(), saturating_sub(allocatable.cpu_milli(), daemon.cpu_milli()));
-  take(mix.memory(), saturating_sub(allocatable.memory(), daemon.memory()));
-  take(mix.pods(), saturating_sub(allocatable.pods(), daemon.pods()));
-  return price * share;
+  take(mix.cpu_milli(), type.cpu_milli);
+  take(mix.memory(), type.memory);
+  take(mix.pods(), type.pods);
+  return type.price * share;
 }
 
-double NodeClaimBuilder::best_mix_price(const NodePoolInfo& pool, const RequirementSet& requirements,
-                                        std::uint64_t daemon_mask, const ResourceList& mix, std::uint64_t zones,
-                                        CapacityTypeMask capacity_types) {
-  const TypeSet mask = requirement_mask(pool, requirements);
+double NodeClaimBuilder::best_mix_price(const PriceTable& table, const TypeSet& mask, const ResourceList& mix) {
   double best = std::numeric_limits<double>::infinity();
-  for (std::uint32_t t : pool.types) {
-    if (!mask.test(t)) continue;
-    best = std::min(best, mix_price(t, daemons_.requests(daemon_mask, t), mix, zones, capacity_types));
+  bool frontier_whole = true;
+  for (std::uint32_t i : table.frontier) {
+    if (!mask.test(table.by_price[i].type)) {
+      frontier_whole = false;
+      continue;
+    }
+    best = std::min(best, mix_price(table.by_price[i], mix));
+  }
+  // A type the requirements rule out may have beaten the best of those they allow: then every allowed one counts.
+  if (!frontier_whole) {
+    for (const PricedType& p : table.by_price) {
+      if (mask.test(p.type)) best = std::min(best, mix_price(p, mix));
+    }
   }
   return best;
 }
 
-double NodeClaimBuilder::alone_price(const Growth& growth, const ResourceList& requests) {
-  const TypeSet mask = requirement_mask(growth.pool, growth.requirements);
-  double best = std::numeric_limits<double>::infinity();
-  for (std::uint32_t t : growth.pool.types) {
-    if (!mask.test(t)) continue;
-    if (!fits({}, requests, daemons_.requests(growth.daemon_mask, t), types_.type(t).allocatable)) continue;
-    best = std::min(best, types_.cheapest(t, growth.zones, growth.capacity_types));
+std::string NodeClaimBuilder::growth_refused(ClaimState& claim, const Growth& growth, std::uint32_t type,
+                                             const ResourceList& daemon, const ResourceList& pod) {
+  const cloud::InstanceType& t = types_.type(type);
+  if (claim.sealed) return "it is sealed at its price: " + t.name + " would cost more";
+  std::string refused = growth_refused(growth, type, daemon, pod);
+  if (!refused.empty()) {
+    seal(claim);
+    settle(claim);
   }
-  return best;
+  return refused;
+}
+
+void NodeClaimBuilder::seal(ClaimState& claim) {
+  ++refusals_;
+  claim.sealed = true;
+  if (!pools_[claim.nodepool].pool->limited_resources.empty()) return;
+  const std::vector<double>& prices = types_.prices(claim.zones, claim.capacity_types);
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < claim.types.size(); ++i) {
+    if (prices[claim.types[i]] > claim.price + cloud::kSamePrice) {
+      claim.fallback_types.push_back(claim.types[i]);
+      continue;
+    }
+    claim.types[kept] = claim.types[i];
+    claim.daemons[kept] = claim.daemons[i];
+    ++kept;
+  }
+  claim.types.resize(kept);
+  claim.daemons.resize(kept);
+}
+
+std::vector<std::pair<std::uint32_t, const ResourceList*>> NodeClaimBuilder::launch_types(const ClaimState& claim) {
+  std::vector<std::pair<std::uint32_t, const ResourceList*>> out;
+  for (std::size_t i = 0; i < claim.types.size(); ++i) out.emplace_back(claim.types[i], claim.daemons[i]);
+  if (claim.fallback_types.empty()) return out;
+  const TypeSet mask = requirement_mask(pools_[claim.nodepool], claim.requirements);
+  for (std::uint32_t t : claim.fallback_types) {
+    if (!mask.test(t) || !types_.has_offering(t, claim.zones, claim.capacity_types)) continue;
+    const ResourceList& daemon = daemons_.requests(claim.daemon_mask, t);
+    if (fits({}, claim.requests, daemon, types_.type(t).allocatable)) out.emplace_back(t, &daemon);
+  }
+  return out;
 }
 
 std::string NodeClaimBuilder::growth_refused(const Growth& growth, std::uint32_t type, const ResourceList& daemon,
                                              const ResourceList& pod) {
-  const double price = types_.cheapest(type, growth.zones, growth.capacity_types);
+  const PriceTable& table = price_table(growth);
+  const TypeSet mask = requirement_mask(growth.pool, growth.requirements);
+  const double price = types_.prices(growth.zones, growth.capacity_types)[type];
   // No dearer than a node of its own for the pod: growing is as good as opening.
-  if (price - growth.price <= alone_price(growth, pod) + cloud::kSamePrice) return "";
+  if (price - growth.price <= alone_price(table, mask, pod) + cloud::kSamePrice) return "";
   const cloud::InstanceType& t = types_.type(type);
-  const double mix = mix_price(type, daemon, growth.pods, growth.zones, growth.capacity_types);
-  const double best = best_mix_price(growth.pool, growth.requirements, growth.daemon_mask, growth.pods, growth.zones,
-                                     growth.capacity_types);
+  const double mix = mix_price(priced_type(type, price, daemon), growth.pods);
+  const double best = best_mix_price(table, mask, growth.pods);
   if (mix > best * (1 + kMixPriceSlack)) {
-    ++refusals_;
     return "its cheapest instance type would become " + t.name + ", " +
            std::to_string(static_cast<int>(std::lround((mix / best - 1) * 100))) +
            "% dearer for its pods than the NodePool's best type for them";
@@ -534,8 +654,7 @@ std::string NodeClaimBuilder::growth_refused(const Growth& growth, std::uint32_t
   // Too large for what the batch has left: dearer than the claim as it is and a node of its own for every pod not
   // placed yet (none holds them all when many are left: then the type will be filled).
   const ResourceList left = unplaced_ != nullptr ? *unplaced_ : pod;
-  if (price > growth.price + alone_price(growth, left) + cloud::kSamePrice) {
-    ++refusals_;
+  if (price > growth.price + alone_price(table, mask, left) + cloud::kSamePrice) {
     return "its cheapest instance type would become " + t.name + ", larger than the pods left to fill it";
   }
   return "";
@@ -546,16 +665,21 @@ std::int64_t NodeClaimBuilder::well_priced_copies(const ClaimState& claim, const
   // The types in price order; each one that holds more copies than every cheaper one is the claim's cheapest type
   // for the copies between. The claim grows from one such type to the next while the rule above lets it, as it
   // would pod by pod.
+  const std::vector<double>& prices = types_.prices(claim.zones, claim.capacity_types);
   std::vector<std::pair<double, std::size_t>> by_price;
   for (std::size_t i = 0; i < claim.types.size(); ++i) {
-    by_price.emplace_back(types_.cheapest(claim.types[i], claim.zones, claim.capacity_types), i);
+    by_price.emplace_back(prices[claim.types[i]], i);
   }
-  std::sort(by_price.begin(), by_price.end());
+  // In the NodePool's zones and capacity types the claim's types are in price order already (nodepool_info).
+  if (claim.zones != pool.price_order_zones || claim.capacity_types != pool.price_order_capacity_types) {
+    std::sort(by_price.begin(), by_price.end());
+  }
   std::int64_t reach = 0;
   double price = claim.price;
   for (const auto& [type_price, i] : by_price) {
     if (room[i] <= reach || !std::isfinite(type_price)) continue;
     if (type_price > price) {
+      if (claim.sealed) break;
       const Growth growth{pool, claim.requirements, claim.daemon_mask, claim.zones, claim.capacity_types,
                           claim.requests + requests.times(room[i]), price};
       if (!growth_refused(growth, claim.types[i], *claim.daemons[i], requests).empty()) break;
@@ -661,7 +785,13 @@ std::size_t NodeClaimBuilder::fill(ClaimState& claim, const PodVariant& variant,
       }
     }
   }
-  if (!pool.pack_as_karpenter) k = std::min(k, well_priced_copies(claim, pool, requests, room));
+  // Stopped by the price rule short of the copies waiting: the claim is sealed as a next copy would seal it.
+  bool seal_after = false;
+  if (!pool.pack_as_karpenter) {
+    const std::int64_t priced = well_priced_copies(claim, pool, requests, room);
+    seal_after = priced < std::min(k, cap);
+    k = std::min(k, priced);
+  }
   k = std::min(k, cap);
   if (k <= 0) return 0;
 
@@ -688,6 +818,10 @@ std::size_t NodeClaimBuilder::fill(ClaimState& claim, const PodVariant& variant,
   // The requirements stay: only the new pods' groups change (see commit).
   apply_delta(claim, cls, static_cast<std::int32_t>(k));
   settle(claim);
+  if (seal_after) {
+    seal(claim);
+    settle(claim);
+  }
   return static_cast<std::size_t>(k);
 }
 

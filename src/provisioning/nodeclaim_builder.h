@@ -4,9 +4,11 @@
 // of the NodePool's limits they hold. Joining is a what-if (try_add) followed by commit, so that a pod can ask
 // many claims and change only the one it joins.
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "api/resources.h"
@@ -60,6 +62,13 @@ struct ClaimState {
   ResourceList charge;  // held against the NodePool's limits: the largest capacity among `types`, and one node
   std::vector<std::pair<std::uint32_t, std::uint64_t>> absorbed;  // (alternative, version) already merged in
   double price = 0;  // of its cheapest type's cheapest offering in its zones and capacity types (+inf: none)
+  // The price rule turned a pod away: from then on the claim takes only pods that leave its price as it is. Its
+  // types dearer than `price` leave `types` (unless its NodePool has limits, which count the largest type a claim
+  // may launch as), so that its free_* are the room of its cheapest types and the batch's pods pass it by at a
+  // glance (it closes when that room is gone) rather than weighing its growth again over every type.
+  bool sealed = false;
+  // The types sealing dropped: they held its pods then, and are kept for its launch to fall back on (launch_types).
+  std::vector<std::uint32_t> fallback_types;
   std::int64_t free_cpu = 0;  // the most any candidate has left, for a quick "full" answer
   std::int64_t free_memory = 0;
   std::int64_t free_pods = 0;
@@ -109,11 +118,14 @@ class NodeClaimBuilder {
   // An empty claim of NodePool `pool`.
   ClaimState open(std::size_t pool);
   // Whether the pod can join; on success `change` says what the claim becomes, else `reason` (when given) says
-  // why not.
-  bool try_add(const ClaimState& claim, PodVariant& variant, ClassTopology& cls, ClaimChange& change,
+  // why not. A claim the price rule turns a pod away from is sealed (see ClaimState::sealed).
+  bool try_add(ClaimState& claim, PodVariant& variant, ClassTopology& cls, ClaimChange& change,
                std::string* reason);
   void commit(ClaimState& claim, ClaimChange&& change, const PodVariant& variant, const ClassTopology& cls,
               std::size_t pod);
+  // The types a claim may launch as (its types, and those sealing dropped that still hold its pods and meet its
+  // requirements), each with the DaemonSet pods it would run.
+  std::vector<std::pair<std::uint32_t, const ResourceList*>> launch_types(const ClaimState& claim);
   // Adds up to `pods.size()` more pods of a simple variant that has just joined `claim` (its requirements are
   // merged in already). Returns how many joined; they are the first ones of `pods`.
   std::size_t fill(ClaimState& claim, const PodVariant& variant, const ClassTopology& cls,
@@ -131,16 +143,9 @@ class NodeClaimBuilder {
   bool min_values_met(const NodePoolInfo& pool, const std::vector<std::uint32_t>& types, std::uint64_t zones,
                       CapacityTypeMask capacity_types, std::string* reason) const;
   bool within_limits(std::size_t pool, std::uint32_t type) const;
-  // What pods requesting `mix` cost on type t filled with that mix, with `daemon` on every node: its cheapest price
-  // in `zones` and `capacity_types` times the largest share of its room (cpu, memory, pod slots) the mix takes;
-  // +inf where the type has no such offering or no room.
-  double mix_price(std::uint32_t t, const ResourceList& daemon, const ResourceList& mix, std::uint64_t zones,
-                   CapacityTypeMask capacity_types) const;
-  // The least mix_price() over the NodePool's types that `requirements` allow.
-  double best_mix_price(const NodePoolInfo& pool, const RequirementSet& requirements, std::uint64_t daemon_mask,
-                        const ResourceList& mix, std::uint64_t zones, CapacityTypeMask capacity_types);
-  // What a claim about to grow is, for the rule above: its pool, requirements, DaemonSet pods, zones and capacity
-  // types as they would be, its pods with the one joining, and the price of its cheapest type until now.
+  // What a claim about to grow is, for the rule above: its pool, requirements (and the NodePool's types they
+  // allow), DaemonSet pods, zones and capacity types as they would be, its pods with the one joining, and the price
+  // of its cheapest type until now.
   struct Growth {
     const NodePoolInfo& pool;
     const RequirementSet& requirements;
@@ -150,20 +155,46 @@ class NodeClaimBuilder {
     ResourceList pods;  // the claim's requests with the joining pods'
     double price;       // its cheapest type's, before
   };
+  // A NodePool's types as the rule prices them for one set of DaemonSet pods, zones and capacity types: each at its
+  // cheapest offering there (none: left out) with the room its DaemonSet pods leave, cheapest first; and the types
+  // no other beats on price per cpu, per byte and per pod slot all at once, the only ones that can price a mix of
+  // pods best (mix_price below). Built once per such context: the rule asks for it pod after pod.
+  struct PricedType {
+    std::uint32_t type = 0;
+    double price = 0;
+    const ResourceList* daemon = nullptr;
+    const ResourceList* allocatable = nullptr;
+    std::int64_t cpu_milli = 0, memory = 0, pods = 0;  // left beside the DaemonSet pods
+  };
+  PricedType priced_type(std::uint32_t t, double price, const ResourceList& daemon) const;
+  struct PriceTable {
+    std::vector<PricedType> by_price;
+    std::vector<std::uint32_t> frontier;  // indexes into by_price
+  };
+  const PriceTable& price_table(const Growth& growth);
   // Why the claim may not grow onto `type` (its new cheapest, with `daemon` on it) for a joining pod requesting
-  // `pod`, or empty.
+  // `pod`, or empty. The first overload seals a claim it turns a pod away from, and turns every pod away from a
+  // sealed one.
+  std::string growth_refused(ClaimState& claim, const Growth& growth, std::uint32_t type, const ResourceList& daemon,
+                             const ResourceList& pod);
   std::string growth_refused(const Growth& growth, std::uint32_t type, const ResourceList& daemon,
                              const ResourceList& pod);
-  // The cheapest price of a type the pool's `requirements` allow that holds `requests` alone beside its DaemonSet
-  // pods (+inf: none).
-  double alone_price(const Growth& growth, const ResourceList& requests);
+  // Seals the claim (see ClaimState::sealed); settle() after.
+  void seal(ClaimState& claim);
+  // The cheapest price of a type of `table` that `mask` allows and that holds `requests` alone (+inf: none).
+  static double alone_price(const PriceTable& table, const TypeSet& mask, const ResourceList& requests);
+  // What pods requesting `mix` cost on a type filled with that mix: its price times the largest share of its room
+  // (cpu, memory, pod slots) the mix takes (+inf: no room).
+  static double mix_price(const PricedType& type, const ResourceList& mix);
+  // The least mix_price() of a type `mask` allows (+inf: none).
+  static double best_mix_price(const PriceTable& table, const TypeSet& mask, const ResourceList& mix);
   // Of the copies of `requests` each of the claim's types has `room` for, the most a fill may add under the rule
   // above, its cheapest type growing one step at a time.
   std::int64_t well_priced_copies(const ClaimState& claim, const NodePoolInfo& pool, const ResourceList& requests,
                                   const std::vector<std::int64_t>& room);
   // The cheapest of `types` in `zones` and `capacity_types`: its index into `types` and price (+inf: none).
   std::pair<std::size_t, double> cheapest_of(const std::vector<std::uint32_t>& types, std::uint64_t zones,
-                                             CapacityTypeMask capacity_types) const;
+                                             CapacityTypeMask capacity_types);
   std::string limits_reason(std::size_t pool, const std::vector<std::uint32_t>& types) const;
   void settle(ClaimState& claim);
   // Adds `pods` pods of `cls` to the topology counts of `claim`, whose requirements have not changed.
@@ -179,6 +210,7 @@ class NodeClaimBuilder {
   std::vector<std::vector<const ResourceList*>> pool_daemons_;  // per NodePool: daemon requests on its types
   const ResourceList* unplaced_ = nullptr;
   std::size_t refusals_ = 0;
+  std::map<std::tuple<const NodePoolInfo*, std::uint64_t, std::uint64_t, CapacityTypeMask>, PriceTable> price_tables_;
 };
 
 // `np` as provisioning uses it: its requirements, the keys it labels itself, and the instance types (with an

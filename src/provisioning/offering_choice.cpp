@@ -41,6 +41,9 @@ bool allowed(const RequirementSet& requirements, const std::string& key, const s
   return values == nullptr || values->allows(value);
 }
 
+const std::string kSpot(cloud::to_string(cloud::CapacityType::Spot));
+const std::string kOnDemand(cloud::to_string(cloud::CapacityType::OnDemand));
+
 // Orders candidates by price, then instance type name, then zone.
 bool cheaper(const LaunchChoice& a, const LaunchChoice& b) {
   if (a.offering->price_per_hour != b.offering->price_per_hour) {
@@ -55,11 +58,9 @@ bool cheaper(const LaunchChoice& a, const LaunchChoice& b) {
 OfferingExclusion offering_exclusion(const cloud::InstanceType& type, const cloud::Offering& offering,
                                      const RequirementSet& requirements, const UnavailableOfferings& unavailable,
                                      Duration now) {
-  static const std::string spot(cloud::to_string(cloud::CapacityType::Spot));
-  static const std::string on_demand(cloud::to_string(cloud::CapacityType::OnDemand));
   const bool is_spot = offering.capacity_type == cloud::CapacityType::Spot;
   if (!offering.available) return OfferingExclusion::NotOffered;
-  if (!allowed(requirements, offering_keys::capacity_type(), is_spot ? spot : on_demand)) {
+  if (!allowed(requirements, offering_keys::capacity_type(), is_spot ? kSpot : kOnDemand)) {
     return OfferingExclusion::CapacityType;
   }
   if (!allowed(requirements, offering_keys::zone(), offering.zone)) return OfferingExclusion::Zone;
@@ -86,12 +87,20 @@ std::optional<LaunchChoice> choose_offering(const NewNodeClaim& claim, const Una
                                             Duration now) {
   std::optional<LaunchChoice> best_spot;
   std::optional<LaunchChoice> best_on_demand;
+  const bool spot_allowed = allowed(claim.requirements, offering_keys::capacity_type(), kSpot);
+  const bool on_demand_allowed = allowed(claim.requirements, offering_keys::capacity_type(), kOnDemand);
   for (const cloud::InstanceType* type : claim.instance_types) {
-    for (const cloud::Offering* offering : allowed_offerings(*type, claim.requirements, unavailable, now)) {
-      LaunchChoice candidate{type, offering};
-      std::optional<LaunchChoice>& best =
-          offering->capacity_type == cloud::CapacityType::Spot ? best_spot : best_on_demand;
-      if (!best || cheaper(candidate, *best)) best = candidate;
+    for (const cloud::Offering& offering : type->offerings) {
+      const bool spot = offering.capacity_type == cloud::CapacityType::Spot;
+      if (!(spot ? spot_allowed : on_demand_allowed)) continue;
+      if (!spot && best_spot) continue;  // any spot offering goes first
+      std::optional<LaunchChoice>& best = spot ? best_spot : best_on_demand;
+      const LaunchChoice candidate{type, &offering};
+      // The cheap test first: plans are priced claim by claim over every type they allow, and few offerings
+      // could win.
+      if (best && !cheaper(candidate, *best)) continue;
+      if (offering_exclusion(*type, offering, claim.requirements, unavailable, now) != OfferingExclusion::None) continue;
+      best = candidate;
     }
   }
   return best_spot ? best_spot : best_on_demand;

@@ -11,6 +11,7 @@
 #include "api/saturating.h"
 #include "provisioning/colocation.h"
 #include "provisioning/daemon_overhead.h"
+#include "provisioning/first_fit_index.h"
 #include "provisioning/instance_types.h"
 #include "provisioning/nodeclaim_builder.h"
 #include "provisioning/pod_constraints.h"
@@ -108,6 +109,8 @@ class Provisioner {
   scheduling::NodeId find_existing(PodVariant& v, PodClass& cls);
   void bind_existing(std::size_t pod, scheduling::NodeId node, const PodClass& cls);
   void close_if_full(ClaimState& claim);
+  // Tells the first-fit index claim `id`'s room (or that it is closed), after anything that may change it.
+  void refresh(std::uint32_t id);
   ProvisioningPlan finish();
 
   const ProvisioningInput& input_;
@@ -133,8 +136,7 @@ class Provisioner {
   std::uint32_t next_alternative_ = 0;
 
   std::vector<ClaimState> claims_;
-  std::vector<std::uint32_t> open_;  // claims that may take more pods, in creation order
-  std::size_t closed_in_open_ = 0;
+  FirstFitIndex open_;  // the room each claim has left, by claim id (a closed claim has none)
   std::int64_t smallest_cpu_ = 0;
   std::int64_t smallest_memory_ = 0;
 
@@ -485,10 +487,12 @@ void Provisioner::close_if_full(ClaimState& claim) {
   if (claim.closed) return;
   if (claim.free_cpu >= smallest_cpu_ && claim.free_memory >= smallest_memory_ && claim.free_pods >= 1) return;
   claim.closed = true;
-  if (++closed_in_open_ * 2 > open_.size()) {
-    std::erase_if(open_, [&](std::uint32_t id) { return claims_[id].closed; });
-    closed_in_open_ = 0;
-  }
+}
+
+void Provisioner::refresh(std::uint32_t id) {
+  const ClaimState& claim = claims_[id];
+  open_.set(id, claim.closed ? FirstFitIndex::Room{}
+                             : FirstFitIndex::Room{claim.free_cpu, claim.free_memory, claim.free_pods});
 }
 
 // Places pod run[at] (and, in bulk, more of the run after it) with one relaxation level. Returns how many pods
@@ -503,11 +507,13 @@ std::size_t Provisioner::place(PodClass& cls, PodVariant& v, bool bulk, const st
     ClaimState& claim = claims_[group_claim_[group]];
     ClaimChange change;
     std::string reason;
-    if (!builder_->try_add(claim, v, cls.topology, change, &reason)) {
+    const bool joined = builder_->try_add(claim, v, cls.topology, change, &reason);
+    if (joined) builder_->commit(claim, std::move(change), v, cls.topology, pod);
+    refresh(group_claim_[group]);
+    if (!joined) {
       v.reason = "cannot join the node of its co-located pods: " + reason;
       return 0;
     }
-    builder_->commit(claim, std::move(change), v, cls.topology, pod);
     ++placements_;
     return 1;
   }
@@ -523,7 +529,8 @@ std::size_t Provisioner::place(PodClass& cls, PodVariant& v, bool bulk, const st
   }
   const bool simple = bulk && v.existing_exhausted && v.constraints->host_ports.empty() &&
                       !topology_->constrains(v.owned, cls.topology);
-  auto fill = [&](ClaimState& claim) {
+  auto fill = [&](std::uint32_t id) {
+    ClaimState& claim = claims_[id];
     std::size_t placed = 1;
     if (simple && at + 1 < run.size()) {
       const std::vector<std::size_t> rest(run.begin() + static_cast<std::ptrdiff_t>(at + 1), run.end());
@@ -531,24 +538,29 @@ std::size_t Provisioner::place(PodClass& cls, PodVariant& v, bool bulk, const st
     }
     placements_ += placed;
     close_if_full(claim);
+    refresh(id);
     return placed;
   };
 
-  // (b) NodeClaims opened in this batch, first fit in the order they were opened
+  // (b) NodeClaims opened in this batch, first fit in the order they were opened (the index passes over those
+  // without room for the pod, which would turn it away at once)
   ClaimChange change;
   std::string reason;
-  const std::uint32_t cursor = v.constraints->monotone ? static_cast<std::uint32_t>(v.claim_cursor) : 0;
-  for (auto it = std::lower_bound(open_.begin(), open_.end(), cursor); it != open_.end(); ++it) {
-    ClaimState& claim = claims_[*it];
-    if (claim.closed) continue;
+  const std::size_t cursor = v.constraints->monotone ? v.claim_cursor : 0;
+  for (std::size_t at_claim = open_.next(cursor, v.requests); at_claim < open_.size();
+       at_claim = open_.next(at_claim + 1, v.requests)) {
+    const auto id = static_cast<std::uint32_t>(at_claim);
+    ClaimState& claim = claims_[id];
     if (builder_->try_add(claim, v, cls.topology, change, nullptr)) {
       builder_->commit(claim, std::move(change), v, cls.topology, pod);
-      if (colocation_.leads(pod)) group_claim_[group] = *it;
-      return fill(claim);
+      if (colocation_.leads(pod)) group_claim_[group] = id;
+      // A monotone pod kind rejected once is rejected for good: the claim only fills up and narrows.
+      if (v.constraints->monotone) v.claim_cursor = id;
+      return fill(id);
     }
-    // A monotone pod kind rejected once is rejected for good: the claim only fills up and narrows.
-    if (v.constraints->monotone) v.claim_cursor = *it + 1;
+    refresh(id);  // the price rule may have sealed it
   }
+  if (v.constraints->monotone) v.claim_cursor = claims_.size();
 
   // (c) a new NodeClaim from the first NodePool, by weight, that can hold the pod
   std::string reasons;
@@ -560,9 +572,8 @@ std::size_t Provisioner::place(PodClass& cls, PodVariant& v, bool bulk, const st
       builder_->commit(claim, std::move(change), v, cls.topology, pod);
       const auto id = static_cast<std::uint32_t>(claims_.size());
       claims_.push_back(std::move(claim));
-      open_.push_back(id);
       if (colocation_.leads(pod)) group_claim_[group] = id;
-      return fill(claims_.back());
+      return fill(id);
     }
     reasons += (reasons.empty() ? "" : "; ") + ("nodepool \"" + pools_[p].pool->meta.name + "\": " + reason);
   }
@@ -660,9 +671,12 @@ ProvisioningPlan Provisioner::finish() {
   for (ClaimState& claim : claims_) {
     const NodePool& np = *pools_[claim.nodepool].pool;
     NewNodeClaim out = claim_of(np, claim.requirements);
-    const std::vector<std::size_t> by_price = cheapest_first(types_, claim.types, claim.zones, claim.capacity_types);
-    for (std::size_t i : by_price) out.instance_types.push_back(&types_.type(claim.types[i]));
-    if (!by_price.empty()) out.daemon_requests = *claim.daemons[by_price.front()];
+    const std::vector<std::pair<std::uint32_t, const ResourceList*>> launch = builder_->launch_types(claim);
+    std::vector<std::uint32_t> types;
+    for (const auto& [t, daemon] : launch) types.push_back(t);
+    const std::vector<std::size_t> by_price = cheapest_first(types_, types, claim.zones, claim.capacity_types);
+    for (std::size_t i : by_price) out.instance_types.push_back(&types_.type(types[i]));
+    if (!by_price.empty()) out.daemon_requests = *launch[by_price.front()].second;
     out.requirements = std::move(claim.requirements);
     out.pods = std::move(claim.pods);
     out.pod_requests = claim.requests;

@@ -26,7 +26,11 @@ struct NodePoolInfo {
   RequirementSet requirements;  // template labels and requirements, karpenter.sh/nodepool included
   std::vector<std::pair<std::string, std::int32_t>> min_values;
   std::vector<std::string> own_keys;  // keys the NodePool itself labels, not checked against instance types (sorted)
-  std::vector<std::uint32_t> types;   // instance types its requirements allow that have an available offering
+  // Instance types its requirements allow that have an available offering, cheapest first in the zones and
+  // capacity types its requirements allow (price_order_*).
+  std::vector<std::uint32_t> types;
+  std::uint64_t price_order_zones = 0;
+  CapacityTypeMask price_order_capacity_types = 0;
   std::uint64_t zones = 0;
   CapacityTypeMask capacity_types = 0;
   // Annotated kPackAsKarpenterAnnotation "true": its NodeClaims grow as Karpenter's do, while any type holds them.
