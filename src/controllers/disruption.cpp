@@ -26,13 +26,6 @@ std::uint64_t fingerprint(const state::ClusterState& state) {
 void DisruptionController::reconcile() {
   std::optional<Duration> earliest;
   const Duration now = clock_.now();
-  for (const auto& [node, pods] : state_.nominees()) {
-    if (!pods.empty()) last_nominated_[node.string()] = now;
-  }
-  std::erase_if(last_nominated_, [&](const auto& seen) { return seen.second + kNominationGrace <= now; });
-  // Rebuilt at every look, so that a node that stopped being empty, left, or was replaced by a namesake starts over.
-  std::map<std::string, Duration> empty_since;
-  bool consolidating = false;
   // Nodes gone since the last look leave the record of their pod events.
   if (state_.node_departures() != departures_seen_) {
     departures_seen_ = state_.node_departures();
@@ -44,33 +37,31 @@ void DisruptionController::reconcile() {
     std::erase_if(node_pods_, gone);
   }
   std::erase_if(expiring_, [&](const std::string& name) { return !termination_.draining(name); });
-  for (const auto& [name, node] : state_.nodes()) {
-    if (node.phase != state::NodePhase::Ready || node.nodepool.empty()) continue;
-    const NodePool* pool = state_.find_nodepool(node.nodepool);
-    if (pool != nullptr && pool->expire_after && !expiring_.contains(name)) {
-      const Duration expires = node.launched_at + *pool->expire_after;
-      if (!earliest || expires < *earliest) earliest = expires;
-    }
-    // A static NodePool is never consolidated, empty or not; its consolidation fields are ignored.
-    if (pool == nullptr || !pool->consolidate_after || pool->is_static()) continue;
-    if (pool->consolidation_policy != ConsolidationPolicy::WhenEmpty) {
-      consolidating = true;
-      // consolidateAfter runs from a pod's last arrival or departure: seen here as a change of the node's count.
-      auto [seen, first] = pod_events_.try_emplace(name, node.busy, now);
-      if (!first && seen->second.first != node.busy) seen->second = {node.busy, now};
-    }
-    // A node that says do-not-disrupt is not removed empty either (consolidation says DisruptionBlocked of it).
-    if (node.busy > 0 || disruption::says_do_not_disrupt(node.node.meta)) continue;
-    auto was = empty_since_.find(name);
-    const Duration since =
-        empty_since.emplace_hint(empty_since.end(), name, was == empty_since_.end() ? now : was->second)->second;
-    // While budgets hold empty nodes back, the next look is a poll period later; while a command is under way,
-    // when it ends (a pass then would do nothing, and be due again at once).
-    const Duration due =
-        std::max({since + *pool->consolidate_after, nomination_grace_ends(name), empty_held_until_});
-    if (!command_ && (!earliest || due < *earliest)) earliest = due;
+  // What is kept per node moves only for the nodes that changed; a NodePool applied or deleted changes what its
+  // nodes are due for, and all are looked at again.
+  for (const std::string& name : node_changes_.take()) look_at_node(name, now);
+  if (state_.nodepool_changes() != node_nodepools_seen_) {
+    node_nodepools_seen_ = state_.nodepool_changes();
+    for (const auto& [name, node] : state_.nodes()) look_at_node(name, now);
   }
-  empty_since_ = std::move(empty_since);
+  last_look_ = now;
+  std::erase_if(last_nominated_, [&](const auto& seen) { return seen.second + kNominationGrace <= now; });
+  const bool consolidating = !underutilized_candidates_.empty();
+  for (const auto& [expires, name] : expiries_) {
+    if (expiring_.contains(name)) continue;
+    earliest = expires;
+    break;
+  }
+  // While budgets hold empty nodes back, the next look is a poll period later; while a command is under way,
+  // when it ends (a pass then would do nothing, and be due again at once).
+  if (!command_) {
+    for (const auto& [name, since] : empty_since_) {
+      const NodePool* pool = state_.find_nodepool(state_.find_node(name)->nodepool);
+      const Duration due =
+          std::max({since + *pool->consolidate_after, nomination_grace_ends(name), empty_held_until_});
+      if (!earliest || due < *earliest) earliest = due;
+    }
+  }
 
   if (command_ && command_->stage == Command::Stage::Replacing) {
     bool all_ready = true;
@@ -116,7 +107,47 @@ void DisruptionController::reconcile() {
   if (earliest) schedule_pass(std::max(*earliest, now));
 }
 
+// What the walk over every node at every look kept, kept for one node: the look's time stands for when it was seen.
+void DisruptionController::look_at_node(const std::string& name, Duration now) {
+  // A node with pods nominated to it was last nominated now; one whose nominations ended since the last look, then.
+  if (state_.nominees().contains(Symbol(name))) {
+    nominated_.insert(name);
+  } else if (nominated_.erase(name) > 0) {
+    last_nominated_[name] = last_look_;
+  }
+  if (auto was = expiry_of_.find(name); was != expiry_of_.end()) {
+    expiries_.erase({was->second, name});
+    expiry_of_.erase(was);
+  }
+  const state::NodeRecord* node = state_.find_node(name);
+  const bool ready = node != nullptr && node->phase == state::NodePhase::Ready && !node->nodepool.empty();
+  const NodePool* pool = ready ? state_.find_nodepool(node->nodepool) : nullptr;
+  if (pool != nullptr && pool->expire_after) {
+    const Duration expires = node->launched_at + *pool->expire_after;
+    expiry_of_.emplace(name, expires);
+    expiries_.emplace(expires, name);
+  }
+  // A static NodePool is never consolidated, empty or not; its consolidation fields are ignored.
+  const bool consolidated = pool != nullptr && pool->consolidate_after && !pool->is_static();
+  if (consolidated && pool->consolidation_policy != ConsolidationPolicy::WhenEmpty) {
+    underutilized_candidates_.insert(name);
+    // consolidateAfter runs from a pod's last arrival or departure: seen here as a change of the node's count.
+    auto [seen, first] = pod_events_.try_emplace(name, node->busy, now);
+    if (!first && seen->second.first != node->busy) seen->second = {node->busy, now};
+  } else {
+    underutilized_candidates_.erase(name);
+  }
+  // A node that says do-not-disrupt is not removed empty either (consolidation says DisruptionBlocked of it); one
+  // that stopped being empty, left, or was replaced by a namesake starts over.
+  if (consolidated && node->busy == 0 && !disruption::says_do_not_disrupt(node->node.meta)) {
+    empty_since_.try_emplace(name, now);
+  } else {
+    empty_since_.erase(name);
+  }
+}
+
 Duration DisruptionController::nomination_grace_ends(const std::string& node) const {
+  if (nominated_.contains(node)) return last_look_ + kNominationGrace;
   auto seen = last_nominated_.find(node);
   return seen == last_nominated_.end() ? Duration(0) : seen->second + kNominationGrace;
 }

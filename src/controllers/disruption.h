@@ -89,6 +89,8 @@ class DisruptionController : private Controller {
   void schedule_pass(Duration at);
   // Drains the NodePool nodes whose expireAfter has passed.
   void expire_due_nodes(Duration now);
+  // Brings what is kept per node (emptiness, pod events, expiry, nominations) up to date for one node.
+  void look_at_node(const std::string& name, Duration now);
   // When the node's last nomination stops keeping it from being a candidate (0 when it had none lately).
   Duration nomination_grace_ends(const std::string& node) const;
   // How many more of the NodePool's nodes its budgets allow disrupted now for `reason` (Empty, Underutilized).
@@ -140,7 +142,15 @@ class DisruptionController : private Controller {
   ProvisioningController& provisioning_;
   std::chrono::sys_seconds wall_clock_at_start_;
   std::map<std::string, Duration> empty_since_;     // Ready NodePool nodes with nothing to move, since when
-  std::map<std::string, Duration> last_nominated_;  // nodes seen with nominated pods, when last
+  std::map<std::string, Duration> last_nominated_;  // nodes whose nominations ended, when last seen with some
+  std::set<std::string> nominated_;                 // nodes with pods nominated to them at the last look
+  Duration last_look_{0};                           // when reconcile last looked
+  state::NodeChanges node_changes_{state_};         // the nodes changed since
+  std::uint64_t node_nodepools_seen_ = ~std::uint64_t{0};  // the NodePools what is kept per node was worked out for
+  std::set<std::pair<Duration, std::string>> expiries_;  // Ready nodes of NodePools with expireAfter, by expiry
+  std::map<std::string, Duration> expiry_of_;            // the same, by node
+  // Ready nodes of NodePools that consolidate when underutilized (WhenEmptyOrUnderutilized).
+  std::set<std::string> underutilized_candidates_;
   // Ready NodePool nodes: their pod count at the last look, and when a pod last came or went (consolidateAfter).
   std::map<std::string, std::pair<std::int32_t, Duration>> pod_events_;
   std::set<std::string> budget_blocked_;            // NodePools whose budgets held an empty node back at the last pass

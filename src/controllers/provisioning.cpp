@@ -39,9 +39,10 @@ void ProvisioningController::reconcile() {
   if (state_.scheduling_changes() == scheduling_seen_ && !look_again_) return;
   scheduling_seen_ = state_.scheduling_changes();
   look_again_ = false;
-  std::vector<std::string> landed;  // nodes no longer in flight that pods are still nominated to
-  for (const auto& [node, pods] : state_.nominees()) {
-    if (!state_.in_flight(node.string())) landed.push_back(node.string());
+  // Nodes no longer in flight that pods are still nominated to: only a node that changed can have become one.
+  std::vector<std::string> landed;
+  for (std::string& node : node_changes_.take()) {
+    if (state_.nominees().contains(Symbol(node)) && !state_.in_flight(node)) landed.push_back(std::move(node));
   }
   for (const std::string& node : landed) writer_.release_nominations(node);
   if (!landed.empty()) capacity_freed_ = true;

@@ -77,6 +77,7 @@ class ProvisioningController : private Controller {
   std::uint64_t capacity_seen_ = 0;    // its capacity_changes() when a batch was last opened or extended
   bool look_again_ = false;            // reconcile, whatever the state says
   bool capacity_freed_ = false;        // pods need capacity again: worth a batch although no object changed
+  state::NodeChanges node_changes_{state_};  // nodes changed since the last reconcile: which may have landed
 };
 
 }  // namespace scalewright::controllers

@@ -135,14 +135,34 @@ void ClusterState::leave_queue(PodRecord& pod) {
 
 void ClusterState::pods_changed_on(const PodRecord& pod) {
   if (!pod.bound_at) return;
-  if (NodeRecord* record = find_node(pod.pod->spec.node_name)) ++record->pod_changes;
+  if (NodeRecord* record = find_node(pod.pod->spec.node_name)) {
+    ++record->pod_changes;
+    node_changed(record->name());
+  }
 }
 
+// Nominees count too: a nomination made or released changes what the node is waiting for.
 void ClusterState::count_busy(const PodRecord& pod, int delta) {
-  if (pod.daemon) return;
-  const std::string node = pod.bound_at ? pod.pod->spec.node_name : pod.nominated_node.string();
+  const std::string& node = pod.bound_at ? pod.pod->spec.node_name : pod.nominated_node.string();
   if (node.empty()) return;
-  if (NodeRecord* record = find_node(node)) record->busy += delta;
+  node_changed(node);  // a node not (or no longer) there too: a nomination to it is to be released
+  NodeRecord* record = find_node(node);
+  if (record != nullptr && !pod.daemon) record->busy += delta;
+}
+
+NodeChanges::NodeChanges(const ClusterState& state) : state_(state) { state_.node_readers_.push_back(this); }
+
+NodeChanges::~NodeChanges() { std::erase(state_.node_readers_, this); }
+
+std::vector<std::string> NodeChanges::take() {
+  std::vector<std::string> names(std::make_move_iterator(names_.begin()), std::make_move_iterator(names_.end()));
+  names_.clear();
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+void ClusterState::node_changed(const std::string& name) {
+  for (NodeChanges* reader : node_readers_) reader->names_.insert(name);
 }
 
 // A total that saturated (see ResourceList) has lost its sum, and taking a part from it would under-count the rest:
@@ -165,12 +185,14 @@ NodeRecord& ClusterState::node_added(NodeRecord node) {
   const std::string name = node.name();
   NodeRecord& added = nodes_[name] = std::move(node);
   ++live_nodes_;
+  node_changed(name);
   return added;
 }
 
 void ClusterState::node_ready(NodeRecord& node) {
   node.phase = NodePhase::Ready;
   node.node.conditions = {{"Ready", "True", "KubeletReady"}};
+  node_changed(node.name());
   snapshot_.add_node(node.node);
   ready_allocatable_ += node.node.allocatable;
   ++scheduling_changes_;
@@ -178,6 +200,7 @@ void ClusterState::node_ready(NodeRecord& node) {
 }
 
 void ClusterState::node_updated(const NodeRecord& node) {
+  node_changed(node.name());
   const scheduling::NodeId id = snapshot_.find_node(node.name());
   if (id == scheduling::kNoNode) return;
   std::vector<std::pair<std::shared_ptr<const Pod>, Symbol>> bound;
@@ -197,6 +220,7 @@ void ClusterState::node_draining(NodeRecord& node) {
     if (lost_count) recount_ready_totals();
   }
   node.phase = NodePhase::Draining;
+  node_changed(node.name());
   ++scheduling_changes_;
   ++node_departures_;
 }
@@ -204,6 +228,7 @@ void ClusterState::node_draining(NodeRecord& node) {
 void ClusterState::node_terminated(NodeRecord& node, Duration at) {
   node.phase = NodePhase::Terminated;
   node.terminated_at = at;
+  node_changed(node.name());
   --live_nodes_;
   to_retire_.push_back(node.name());
   ++node_departures_;

@@ -94,6 +94,28 @@ struct WorkloadRecord {
   std::int32_t running_prefix = 0;
 };
 
+class ClusterState;
+
+// The names of the nodes whose record changed since its reader last took them: added, Ready, updated, draining or
+// gone, or a pod bound, nominated, released or deleted there. A controller that keeps something per node looks at
+// these alone; a walk over every node at every look grows with nodes x events, which a burst makes quadratic. The
+// reader registers with the state for its lifetime (the state must outlive it).
+class NodeChanges {
+ public:
+  explicit NodeChanges(const ClusterState& state);
+  ~NodeChanges();
+  NodeChanges(const NodeChanges&) = delete;
+  NodeChanges& operator=(const NodeChanges&) = delete;
+
+  // The names changed since the last call, each once, sorted (so that what is done with them is reproducible).
+  std::vector<std::string> take();
+
+ private:
+  friend class ClusterState;
+  const ClusterState& state_;
+  std::unordered_set<std::string> names_;
+};
+
 class ClusterState {
  public:
   ClusterState() = default;
@@ -256,6 +278,9 @@ class ClusterState {
   };
 
  private:
+  friend class NodeChanges;
+  // Tells every NodeChanges the node changed.
+  void node_changed(const std::string& name);
   void leave_queue(PodRecord& pod);
   void drop_nominee(PodRecord& pod);
   void count_busy(const PodRecord& pod, int delta);
@@ -301,6 +326,8 @@ class ClusterState {
   std::uint64_t disruption_budget_changes_ = 0;
   std::size_t terminating_pods_ = 0;
   std::uint64_t bindings_ = 0;
+  // The readers' bookkeeping, not observed state: readers hold the state const.
+  mutable std::vector<NodeChanges*> node_readers_;
 };
 
 // One number for several of the counters above, which moves when any of them does: what a decision read, for a
