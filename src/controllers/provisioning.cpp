@@ -140,12 +140,11 @@ std::optional<std::string> ProvisioningController::launch(provisioning::NewNodeC
   const bool min_values = nodepool != nullptr && std::any_of(nodepool->requirements.begin(),
                                                              nodepool->requirements.end(),
                                                              [](const NodePoolRequirement& r) { return r.min_values; });
-  if (!min_values && claim.instance_types.size() > kLaunchInstanceTypes) {
-    claim.instance_types.resize(kLaunchInstanceTypes);  // cheapest first already
-  }
   // The offerings in the order they are tried, worked out once: each refused is marked unavailable (Karpenter's
-  // cache, which every later plan and launch skips until it lapses) and the next one is tried.
-  const std::vector<provisioning::LaunchChoice> order = provisioning::launch_order(claim, unavailable_, now);
+  // cache, which every later plan and launch skips until it lapses) and the next one is tried. The claim keeps every
+  // type that fits, which its explanation counts; the launch offers the cheapest (types are cheapest first).
+  const std::size_t offered = min_values ? claim.instance_types.size() : kLaunchInstanceTypes;
+  const std::vector<provisioning::LaunchChoice> order = provisioning::launch_order(claim, unavailable_, now, offered);
   std::vector<std::string> refused;  // "spot c5.large us-east-1a", as the timeline says them, the first few
   std::size_t refusals = 0;
   const auto say_refusals = [&](std::string_view then) {

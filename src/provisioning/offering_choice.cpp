@@ -1,6 +1,7 @@
 // Which offering a NodeClaim launches from, and the insufficient-capacity cache that steers it away from
 // offerings that just failed.
 #include <algorithm>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -107,9 +108,10 @@ std::optional<LaunchChoice> choose_offering(const NewNodeClaim& claim, const Una
 }
 
 std::vector<LaunchChoice> launch_order(const NewNodeClaim& claim, const UnavailableOfferings& unavailable,
-                                       Duration now) {
+                                       Duration now, std::size_t types) {
   std::vector<LaunchChoice> out;
-  for (const cloud::InstanceType* type : claim.instance_types) {
+  types = std::min(types, claim.instance_types.size());
+  for (const cloud::InstanceType* type : std::span(claim.instance_types).first(types)) {
     for (const cloud::Offering* offering : allowed_offerings(*type, claim.requirements, unavailable, now)) {
       out.push_back({type, offering});
     }

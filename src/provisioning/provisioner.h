@@ -15,6 +15,7 @@
 // between them can change the answer. The units: instance_types (catalog index), daemon_overhead,
 // pod_constraints (requirements and relaxation), topology (spread and affinity counts), nodeclaim_builder.
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -146,7 +147,8 @@ std::optional<LaunchChoice> choose_offering(const NewNodeClaim& claim, const Una
                                             Duration now);
 // Every offering choose_offering() could return, in the order it would return them as each before is marked
 // unavailable: a launch walks it once, where asking choose_offering() again after each refusal would look at every
-// offering each time.
-std::vector<LaunchChoice> launch_order(const NewNodeClaim& claim, const UnavailableOfferings& unavailable, Duration now);
+// offering each time. Over the claim's first `types` instance types (its cheapest), as a cloud may take no more.
+std::vector<LaunchChoice> launch_order(const NewNodeClaim& claim, const UnavailableOfferings& unavailable, Duration now,
+                                       std::size_t types = std::numeric_limits<std::size_t>::max());
 
 }  // namespace scalewright::provisioning
