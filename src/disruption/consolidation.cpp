@@ -543,7 +543,8 @@ class Search {
     for (const Node& node : added) snapshot_.add_node(node);
     std::string left;
     auto place_one = [&](const std::shared_ptr<Pod>& pod) {
-      const scheduling::NodeId target = scheduler_.schedule(snapshot_, *pod).chosen;
+      const scheduling::NodeId target =
+          scheduler_.schedule(snapshot_, *pod, scheduling::Scheduler::Explain::NoReasons).chosen;
       if (target == scheduling::kNoNode) {
         left = pod->meta.key();
       } else {
@@ -615,7 +616,9 @@ class Search {
   }
 
   scheduling::NodeId place(const Pod& pod, scheduling::NodeId hint) const {
-    if (placement_ == Placement::AsKubeScheduler) return scheduler_.schedule(snapshot_, pod).chosen;
+    if (placement_ == Placement::AsKubeScheduler) {
+      return scheduler_.schedule(snapshot_, pod, scheduling::Scheduler::Explain::NoReasons).chosen;
+    }
     return scheduler_.find_fit(snapshot_, pod, hint);
   }
 

@@ -11,7 +11,7 @@
 #include "api/saturating.h"
 #include "provisioning/colocation.h"
 #include "provisioning/daemon_overhead.h"
-#include "provisioning/first_fit_index.h"
+#include "scheduling/first_fit_index.h"
 #include "provisioning/instance_types.h"
 #include "provisioning/nodeclaim_builder.h"
 #include "provisioning/pod_constraints.h"
@@ -136,7 +136,7 @@ class Provisioner {
   std::uint32_t next_alternative_ = 0;
 
   std::vector<ClaimState> claims_;
-  FirstFitIndex open_;  // the room each claim has left, by claim id (a closed claim has none)
+  scheduling::FirstFitIndex open_;  // the room each claim has left, by claim id (a closed claim has none)
   std::int64_t smallest_cpu_ = 0;
   std::int64_t smallest_memory_ = 0;
 
@@ -491,8 +491,8 @@ void Provisioner::close_if_full(ClaimState& claim) {
 
 void Provisioner::refresh(std::uint32_t id) {
   const ClaimState& claim = claims_[id];
-  open_.set(id, claim.closed ? FirstFitIndex::Room{}
-                             : FirstFitIndex::Room{claim.free_cpu, claim.free_memory, claim.free_pods});
+  open_.set(id, claim.closed ? scheduling::FirstFitIndex::Room{}
+                             : scheduling::FirstFitIndex::Room{claim.free_cpu, claim.free_memory, claim.free_pods});
 }
 
 // Places pod run[at] (and, in bulk, more of the run after it) with one relaxation level. Returns how many pods

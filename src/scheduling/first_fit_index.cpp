@@ -1,8 +1,8 @@
-#include "provisioning/first_fit_index.h"
+#include "scheduling/first_fit_index.h"
 
 #include <algorithm>
 
-namespace scalewright::provisioning {
+namespace scalewright::scheduling {
 namespace {
 
 FirstFitIndex::Room most(const FirstFitIndex::Room& a, const FirstFitIndex::Room& b) {
@@ -29,17 +29,17 @@ void FirstFitIndex::set(std::size_t i, const Room& room) {
 }
 
 std::size_t FirstFitIndex::search(std::size_t node, std::size_t lo, std::size_t hi, std::size_t from,
-                                  const ResourceList& requests) const {
-  if (hi <= from || lo >= size_ || !holds(tree_[node], requests)) return size_;
+                                  const Room& need) const {
+  if (hi <= from || lo >= size_ || !holds(tree_[node], need)) return size_;
   if (hi - lo == 1) return lo;
   const std::size_t mid = lo + (hi - lo) / 2;
-  const std::size_t left = search(2 * node, lo, mid, from, requests);
-  return left != size_ ? left : search(2 * node + 1, mid, hi, from, requests);
+  const std::size_t left = search(2 * node, lo, mid, from, need);
+  return left != size_ ? left : search(2 * node + 1, mid, hi, from, need);
 }
 
-std::size_t FirstFitIndex::next(std::size_t from, const ResourceList& requests) const {
+std::size_t FirstFitIndex::next(std::size_t from, const Room& need) const {
   if (from >= size_) return size_;
-  return search(1, 0, leaves_, from, requests);
+  return search(1, 0, leaves_, from, need);
 }
 
-}  // namespace scalewright::provisioning
+}  // namespace scalewright::scheduling

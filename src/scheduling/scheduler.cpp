@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <optional>
+#include <utility>
 
 #include "api/saturating.h"
 #include "scheduling/equivalence.h"
@@ -223,28 +225,56 @@ class ReasonTally {
   std::vector<std::pair<std::string, int>> counts_;
 };
 
+// What NodeResourcesFit asks of a node's room for these requests: a pod slot, and the cpu and memory requested (a
+// zero request asks nothing, even of an overcommitted node).
+FirstFitIndex::Room room_needed(const ResourceList& requests) {
+  constexpr std::int64_t kNothing = std::numeric_limits<std::int64_t>::min();
+  return {requests.cpu_milli() > 0 ? requests.cpu_milli() : kNothing,
+          requests.memory() > 0 ? requests.memory() : kNothing, 1};
+}
+
 }  // namespace
 
-SchedulingResult Scheduler::schedule(const ClusterSnapshot& snapshot, const Pod& pod) const {
+SchedulingResult Scheduler::schedule(const ClusterSnapshot& snapshot, const Pod& pod, Explain explain) const {
   CycleState state(verdicts_for(pod), snapshot, pod);
 
   SchedulingResult result;
   const auto& nodes = snapshot.nodes();
   const std::size_t slots = nodes.size();
   const std::size_t wanted = feasible_nodes_to_find(options_.percentage_of_nodes_to_score, snapshot.live_node_count());
-  std::size_t start = slots == 0 ? 0 : next_start_node_ % slots;
+  const std::size_t start = slots == 0 ? 0 : next_start_node_ % slots;
+  const FirstFitIndex::Room need = room_needed(state.requests);
+  // From `start` to the last slot, then from the first to `start`. Nodes without room for the pod are passed over
+  // in one step each range (they count as filtered, as upstream counts them), so that a cluster of full nodes is
+  // not walked node by node for every pod.
   std::size_t visited = 0;
-  ReasonTally tally;
   NodeId id = static_cast<NodeId>(start);
-  for (; visited < slots && result.feasible.size() < wanted; ++visited, id = id + 1 == slots ? 0 : id + 1) {
-    if (nodes[id].removed) continue;
-    bool passes = run_filters(state, state.lookup(id), nodes[id], [&](std::string_view reason) { tally.add(reason); });
-    if (passes) result.feasible.push_back(id);
+  while (visited < slots && result.feasible.size() < wanted) {
+    const NodeId range_end = static_cast<NodeId>(id >= start ? slots : start);
+    const NodeId next = snapshot.next_with_room(id, range_end, need);
+    visited += next - id;
+    id = next;
+    if (id == range_end) {
+      if (id == slots) id = 0;
+      continue;
+    }
+    if (run_filters(state, state.lookup(id), nodes[id], [](std::string_view) {})) result.feasible.push_back(id);
+    ++visited;
+    id = id + 1 == slots ? 0 : id + 1;
   }
   next_start_node_ = slots == 0 ? 0 : (start + visited) % slots;
   if (result.feasible.empty()) {
-    result.reasons = std::move(tally).to_map();
-    result.reason = format_fit_error(snapshot.live_node_count(), result.reasons);
+    if (explain == Explain::Reasons) {
+      // Every node failed; their reasons come from filtering each of them, as upstream does.
+      ReasonTally tally;
+      for (const NodeInfo& node : nodes) {
+        if (node.removed) continue;
+        const NodeId n = static_cast<NodeId>(&node - nodes.data());
+        run_filters(state, state.lookup(n), node, [&](std::string_view reason) { tally.add(reason); });
+      }
+      result.reasons = std::move(tally).to_map();
+      result.reason = format_fit_error(snapshot.live_node_count(), result.reasons);
+    }
     return result;
   }
 
@@ -293,10 +323,15 @@ NodeId Scheduler::find_fit(const ClusterSnapshot& snapshot, const Pod& pod, Node
   CycleState state(verdicts_for(pod), snapshot, pod);
   const auto& nodes = snapshot.nodes();
   const std::size_t n = nodes.size();
-  for (std::size_t step = 0; step < n; ++step) {
-    NodeId id = static_cast<NodeId>((start + step) % n);
-    if (nodes[id].removed) continue;
-    if (run_filters(state, state.lookup(id), nodes[id], [](std::string_view) {})) return id;
+  if (n == 0) return kNoNode;
+  start = static_cast<NodeId>(start % n);
+  const FirstFitIndex::Room need = room_needed(state.requests);
+  // From `start` to the last slot, then from the first to `start`, over the nodes with room alone.
+  for (const auto& [from, to] : {std::pair<NodeId, NodeId>{start, static_cast<NodeId>(n)}, {0, start}}) {
+    for (NodeId id = snapshot.next_with_room(from, to, need); id < to;
+         id = snapshot.next_with_room(id + 1, to, need)) {
+      if (run_filters(state, state.lookup(id), nodes[id], [](std::string_view) {})) return id;
+    }
   }
   return kNoNode;
 }

@@ -43,9 +43,12 @@ class Scheduler {
   Scheduler(const Scheduler&) = delete;
   Scheduler& operator=(const Scheduler&) = delete;
 
+  // Whether a pod that fits nowhere is told why (SchedulingResult::reason, reasons): that filters every node again.
+  enum class Explain { Reasons, NoReasons };
   // Filters live nodes (all of them, or as many as percentage_of_nodes_to_score asks for), scores the feasible
   // ones and picks the best (ties go to the earliest node filtered).
-  SchedulingResult schedule(const ClusterSnapshot& snapshot, const Pod& pod) const;
+  SchedulingResult schedule(const ClusterSnapshot& snapshot, const Pod& pod,
+                            Explain explain = Explain::Reasons) const;
 
   // The first live node, in snapshot order starting at `start`, on which the pod passes every filter; kNoNode
   // when there is none. No scoring: for what-if questions where any fit will do.

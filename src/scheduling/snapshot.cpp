@@ -80,6 +80,7 @@ NodeId ClusterSnapshot::add_node(Node node) {
   }
   node_by_name_.emplace(nodes_[id].name(), id);
   ++live_nodes_;
+  room_changed(id);
   tally_node(nodes_[id], +1);
   record({Change::Kind::AddedNode, id, {}, {}});
   return id;
@@ -91,6 +92,7 @@ void ClusterSnapshot::remove_node(NodeId id) {
   while (!info.pods.empty()) remove_pod(info.pods.back().pod->meta.key());
   tally_node(info, -1);
   info.removed = true;
+  room_changed(id);
   --live_nodes_;
   node_by_name_.erase(info.name());
   if (fork_marks_.empty()) {
@@ -131,6 +133,7 @@ void ClusterSnapshot::place(PlacedPod placed, NodeId node) {
   }
   info.requested += placed.requests;
   info.non_zero_requested = info.non_zero_requested + placed.non_zero;
+  room_changed(node);
   for_each_matching_query(pod, [&](QueryId q) {
     ++info.query_counts[q];
     tally_pod(q, info, +1);
@@ -144,7 +147,8 @@ void ClusterSnapshot::place(PlacedPod placed, NodeId node) {
 
 PlacedPod ClusterSnapshot::unplace(const std::string& key) {
   auto location = pod_locations_.find(key);
-  NodeInfo& info = nodes_[location->second.node];
+  const NodeId location_node = location->second.node;
+  NodeInfo& info = nodes_[location_node];
   const std::size_t index = location->second.index;
   pod_locations_.erase(location);
   PlacedPod placed = std::move(info.pods[index]);
@@ -154,6 +158,7 @@ PlacedPod ClusterSnapshot::unplace(const std::string& key) {
     pod_locations_.at(info.pods[index].pod->meta.key()).index = index;
   }
   info.pods.pop_back();
+  room_changed(location_node);
   const Pod& pod = *placed.pod;
   constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
   if (info.requested.any_saturated() || info.non_zero_requested.cpu_milli == kMax ||
@@ -290,6 +295,31 @@ void ClusterSnapshot::tally_pod(QueryId query, const NodeInfo& node, int delta) 
   }
 }
 
+void ClusterSnapshot::room_changed(NodeId id) const {
+  if (id >= room_stale_mark_.size()) {
+    room_stale_mark_.resize(std::max<std::size_t>(id + 1, 2 * room_stale_mark_.size()));
+  }
+  if (room_stale_mark_[id]) return;
+  room_stale_mark_[id] = true;
+  room_stale_.push_back(id);
+}
+
+NodeId ClusterSnapshot::next_with_room(NodeId from, NodeId to, const FirstFitIndex::Room& need) const {
+  for (const NodeId id : room_stale_) {
+    room_stale_mark_[id] = false;
+    FirstFitIndex::Room room;  // a slot popped by a revert, or a removed node: nothing fits
+    if (id < nodes_.size() && !nodes_[id].removed) {
+      const NodeInfo& info = nodes_[id];
+      room = {saturating_sub(info.allocatable.cpu_milli(), info.requested.cpu_milli()),
+              saturating_sub(info.allocatable.memory(), info.requested.memory()),
+              saturating_sub(info.allocatable.pods(), static_cast<std::int64_t>(info.pods.size()))};
+    }
+    room_.set(id, room);
+  }
+  room_stale_.clear();
+  return static_cast<NodeId>(std::min<std::size_t>(room_.next(from, need), to));
+}
+
 void ClusterSnapshot::record(Change change) {
   if (!fork_marks_.empty()) journal_.push_back(std::move(change));
 }
@@ -321,10 +351,12 @@ void ClusterSnapshot::revert() {
         node_by_name_.erase(nodes_[change.node].name());
         tally_node(nodes_[change.node], -1);
         nodes_.pop_back();  // added last, undone first
+        room_changed(change.node);
         --live_nodes_;
         break;
       case Change::Kind::RemovedNode:
         nodes_[change.node].removed = false;
+        room_changed(change.node);
         tally_node(nodes_[change.node], +1);
         node_by_name_.emplace(nodes_[change.node].name(), change.node);
         ++live_nodes_;

@@ -13,6 +13,7 @@
 
 #include "api/node.h"
 #include "api/pod.h"
+#include "scheduling/first_fit_index.h"
 #include "scheduling/pod_query.h"
 
 namespace scalewright::scheduling {
@@ -87,6 +88,10 @@ class ClusterSnapshot {
   const std::vector<NodeInfo>& nodes() const { return nodes_; }
   std::size_t live_node_count() const { return live_nodes_; }
   std::size_t pod_count() const { return pod_locations_.size(); }
+  // The first live node in [from, to) whose pod slots, cpu and memory left may hold `need` (nodes it passes over
+  // fail NodeResourcesFit, removed slots too); `to` when there is none. The room of nodes changed since the last
+  // call is brought up to date first, so what-ifs that never ask pay one mark per change.
+  NodeId next_with_room(NodeId from, NodeId to, const FirstFitIndex::Room& need) const;
 
   void set_namespace_labels(const std::string& name, Labels labels) { namespaces_.set(name, std::move(labels)); }
   const NamespaceLabels& namespace_labels() const { return namespaces_; }
@@ -125,6 +130,7 @@ class ClusterSnapshot {
   void place(PlacedPod placed, NodeId node);
   PlacedPod unplace(const std::string& key);
   void index_terms(const Pod& pod, const NodeInfo& node, int delta);
+  void room_changed(NodeId id) const;
   void record(Change change);
   bool matches(const std::vector<PodMatcher>& all_of, const Pod& pod) const;
   static std::uint64_t label_index_key(Symbol key, Symbol value) {
@@ -182,6 +188,11 @@ class ClusterSnapshot {
 
   std::vector<Change> journal_;
   std::vector<std::size_t> fork_marks_;
+
+  // Each slot's room, and the slots changed since next_with_room last brought it up to date (once each): a cache.
+  mutable FirstFitIndex room_;
+  mutable std::vector<NodeId> room_stale_;
+  mutable std::vector<bool> room_stale_mark_;
 };
 
 }  // namespace scalewright::scheduling

@@ -199,7 +199,9 @@ void Simulation::schedule_pending() {
     std::pop_heap(heads.begin(), heads.end(), later);
     state::PodRecord* pod = heads.back();
     heads.pop_back();
-    scheduling::SchedulingResult result = scheduler_.schedule(state_.snapshot(), *pod->pod);
+    // A pod that fits nowhere waits, its class with it; why is the provisioner's to say.
+    const scheduling::SchedulingResult result =
+        scheduler_.schedule(state_.snapshot(), *pod->pod, scheduling::Scheduler::Explain::NoReasons);
     if (!result.scheduled()) continue;  // its class fails for the rest of the pass
     const Symbol cls = pod->scheduling_class;
     bind(*pod, result.chosen);

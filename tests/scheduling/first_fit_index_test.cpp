@@ -1,9 +1,9 @@
-// The first-fit index over open NodeClaims: which claim a pod's walk stops at first.
-#include "provisioning/first_fit_index.h"
+// The first-fit index over open NodeClaims or a snapshot's nodes: where a pod's walk stops first.
+#include "scheduling/first_fit_index.h"
 
 #include <gtest/gtest.h>
 
-namespace scalewright::provisioning {
+namespace scalewright::scheduling {
 namespace {
 
 ResourceList pod(std::int64_t cpu_milli, std::int64_t memory_mib) {
@@ -56,4 +56,4 @@ TEST(FirstFitIndex, GrowsPastItsLeavesKeepingWhatItHeld) {
 }
 
 }  // namespace
-}  // namespace scalewright::provisioning
+}  // namespace scalewright::scheduling

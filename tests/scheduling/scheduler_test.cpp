@@ -301,6 +301,40 @@ TEST(Scheduler, SamplingStopsAtEnoughFeasibleNodesAndRotatesTheStart) {
   EXPECT_EQ(s.node(second.feasible.front()).name(), "n100");  // the next cycle starts where the last stopped
 }
 
+TEST(Scheduler, NodesWithoutRoomArePassedOverYetCountAsFilteredForTheNextStart) {
+  ClusterSnapshot s;
+  // 400 nodes, the even ones without a pod slot: 100 feasible nodes are wanted (25 %, raised to upstream's 100).
+  for (int i = 0; i < 400; ++i) {
+    std::string name = "n";
+    name += std::to_string(i);
+    s.add_node(make_node(name, 4000, 16 * kGi, "zone-a", i % 2 == 0 ? 0 : 110));
+  }
+  SchedulerOptions options;
+  options.percentage_of_nodes_to_score = 25;
+  Scheduler scheduler(options);
+  const SchedulingResult first = scheduler.schedule(s, make_pod("a", 100, 0));
+  ASSERT_EQ(first.feasible.size(), 100u);
+  EXPECT_EQ(s.node(first.feasible.front()).name(), "n1");
+  EXPECT_EQ(s.node(first.feasible.back()).name(), "n199");
+  // n0 to n199 were filtered, the full ones too: the next cycle starts at n200, whose first fit is n201.
+  const SchedulingResult second = scheduler.schedule(s, make_pod("b", 100, 0));
+  ASSERT_EQ(second.feasible.size(), 100u);
+  EXPECT_EQ(s.node(second.feasible.front()).name(), "n201");
+  EXPECT_EQ(s.node(scheduler.find_fit(s, make_pod("c", 100, 0), 398)).name(), "n399");
+  EXPECT_EQ(s.node(scheduler.find_fit(s, make_pod("d", 100, 0), 399)).name(), "n399");
+
+  // A pod nothing holds: each node's reasons when asked for, as if every node had been filtered; none otherwise.
+  const SchedulingResult told = scheduler.schedule(s, make_pod("huge", 8000, 0));
+  EXPECT_FALSE(told.scheduled());
+  EXPECT_EQ(told.reasons, (std::map<std::string, int>{{"Insufficient cpu", 400}, {"Too many pods", 200}}));
+  EXPECT_EQ(told.reason.rfind("0/400 nodes are available: ", 0), 0u);
+  const SchedulingResult untold = scheduler.schedule(s, make_pod("huge", 8000, 0), Scheduler::Explain::NoReasons);
+  EXPECT_FALSE(untold.scheduled());
+  EXPECT_TRUE(untold.reasons.empty());
+  EXPECT_TRUE(untold.reason.empty());
+  EXPECT_EQ(scheduler.find_fit(s, make_pod("huge", 8000, 0)), kNoNode);
+}
+
 TEST(Snapshot, RevertRestoresRequestsPodsAndNodes) {
   ClusterSnapshot s;
   NodeId a = s.add_node(make_node("a", 4000, 16 * kGi));

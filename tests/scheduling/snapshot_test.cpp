@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <map>
 
 #include "builders.h"
@@ -89,6 +90,31 @@ TEST(SnapshotSlots, ANodeRemovedOutsideAForkLeavesItsSlotToTheNextNode) {
   EXPECT_EQ(s.nodes().size(), 2u);
   EXPECT_EQ(s.find_node("c"), c);
   EXPECT_EQ(s.add_node(make_node("f", 4000, 0)), b);  // after the fork, b's slot serves again
+}
+
+TEST(SnapshotRoom, NextWithRoomFollowsPodsNodesAndReverts) {
+  ClusterSnapshot s;
+  const NodeId a = s.add_node(make_node("a", 1000, 0));
+  const NodeId b = s.add_node(make_node("b", 4000, 0));
+  const NodeId c = s.add_node(make_node("c", 4000, 0));
+  const FirstFitIndex::Room two_cpus{2000, std::numeric_limits<std::int64_t>::min(), 1};
+  EXPECT_EQ(s.next_with_room(0, 3, two_cpus), b);
+  EXPECT_EQ(s.next_with_room(c + 1, 3, two_cpus), 3u);
+  s.fork();
+  s.add_pod(make_pod("p", 3000, 0), b);  // b keeps 1000m
+  EXPECT_EQ(s.next_with_room(0, 3, two_cpus), c);
+  EXPECT_EQ(s.next_with_room(0, c, two_cpus), c);  // none before the end given
+  s.remove_node(c);
+  EXPECT_EQ(s.next_with_room(0, 3, two_cpus), 3u);
+  s.revert();
+  EXPECT_EQ(s.next_with_room(0, 3, two_cpus), b);
+  // A slot freed outside a fork and taken by a larger node.
+  s.remove_node(a);
+  EXPECT_EQ(s.add_node(make_node("d", 8000, 0)), a);
+  EXPECT_EQ(s.next_with_room(0, 3, FirstFitIndex::Room{6000, std::numeric_limits<std::int64_t>::min(), 1}), a);
+  // No pod slot left: passed over whatever its cpu.
+  const NodeId e = s.add_node(make_node("e", 64000, 0, "zone-a", 0));
+  EXPECT_EQ(s.next_with_room(e, e + 1, two_cpus), e + 1);
 }
 
 }  // namespace
