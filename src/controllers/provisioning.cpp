@@ -200,7 +200,7 @@ std::optional<std::string> ProvisioningController::launch(provisioning::NewNodeC
     const std::string for_what =
         pods.empty() ? purpose : fmt::format("{} ({})", purpose, first_few(pod_names));
     writer_.object_event({"NodeClaim", name, "Normal", "Launched", "Launch",
-                          provisioning::explain_launch(claim, choice, for_what, unavailable_, now)});
+                          explainer_.explain(claim, choice, for_what, unavailable_, now)});
     writer_.node_launched(std::move(node), /*running_already=*/false);
     for (const state::PodRecord* pod : pods) nominate(*pod, name);
     lifecycle_.launched(name, NodeLifecycleController::kRegistrationTtl);

@@ -15,6 +15,7 @@
 #include "controllers/node_names.h"
 #include "controllers/ports.h"
 #include "provisioning/batcher.h"
+#include "provisioning/launch_explanation.h"
 #include "provisioning/provisioner.h"
 #include "state/cluster_state.h"
 
@@ -73,6 +74,7 @@ class ProvisioningController : private Controller {
   const NodeGroupController* node_groups_ = nullptr;
   provisioning::Batcher batcher_;
   provisioning::UnavailableOfferings unavailable_;
+  provisioning::LaunchExplainer explainer_;
   std::uint64_t scheduling_seen_ = 0;  // the state's scheduling_changes() at the last reconcile
   std::uint64_t capacity_seen_ = 0;    // its capacity_changes() when a batch was last opened or extended
   bool look_again_ = false;            // reconcile, whatever the state says

@@ -40,17 +40,22 @@ std::string offering_name(const cloud::InstanceType& type, const cloud::Offering
                      offering.price_per_hour);
 }
 
-}  // namespace
 
-std::string explain_launch(const NewNodeClaim& claim, const LaunchChoice& choice, const std::string& purpose,
-                           const UnavailableOfferings& unavailable, Duration now) {
+// What the claim is for: its pods, their requests, its NodePool.
+std::string explain_purpose(const NewNodeClaim& claim, const std::string& purpose) {
   std::string out = fmt::format("for {}, requesting {}", purpose, describe_requests(claim.pod_requests));
   if (!claim.daemon_requests.is_zero()) {
     out += fmt::format(" plus DaemonSets {}", describe_requests(claim.daemon_requests));
   }
   out += fmt::format("; NodePool {}", claim.nodepool);
   if (!claim.passed_over.empty()) out += fmt::format(" (passed over: {})", claim.passed_over);
+  return out;
+}
 
+// What it could launch and what it did: the types that hold the pods, the offering taken, the cheaper ones not.
+std::string explain_offerings(const NewNodeClaim& claim, const LaunchChoice& choice,
+                              const UnavailableOfferings& unavailable, Duration now) {
+  std::string out;
   // One look at every offering of the types that can hold the pods: an allowed one prices its type (at its
   // cheapest allowed offering); one cheaper than the offering taken but excluded joins the group of what excluded
   // it, which keeps its cheapest offering. (An allowed on-demand offering below the spot price taken loses to spot
@@ -101,6 +106,24 @@ std::string explain_launch(const NewNodeClaim& claim, const LaunchChoice& choice
     out += fmt::format("; cheaper offerings not taken: {}", first_few(lines));
   }
   return out;
+}
+
+}  // namespace
+
+std::string explain_launch(const NewNodeClaim& claim, const LaunchChoice& choice, const std::string& purpose,
+                           const UnavailableOfferings& unavailable, Duration now) {
+  return explain_purpose(claim, purpose) + explain_offerings(claim, choice, unavailable, now);
+}
+
+std::string LaunchExplainer::explain(const NewNodeClaim& claim, const LaunchChoice& choice, const std::string& purpose,
+                                     const UnavailableOfferings& unavailable, Duration now) {
+  Scan scan{claim.nodepool,          claim.requirements.to_string(), claim.instance_types, choice.offering,
+            unavailable.changes(), now};
+  if (!last_ || last_->first != scan) {
+    std::string offerings = explain_offerings(claim, choice, unavailable, now);
+    last_.emplace(std::move(scan), std::move(offerings));
+  }
+  return explain_purpose(claim, purpose) + last_->second;
 }
 
 }  // namespace scalewright::provisioning

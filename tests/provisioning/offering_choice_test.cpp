@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "fixtures.h"
+#include "provisioning/launch_explanation.h"
 #include "provisioning/provisioner.h"
 
 namespace scalewright::provisioning {
@@ -98,6 +99,28 @@ TEST(ChooseOffering, EqualPricesGoByTypeNameThenZone) {
   ASSERT_TRUE(choice);
   EXPECT_EQ(choice->instance_type->name, "a.large");
   EXPECT_EQ(choice->offering->zone, "zone-a");
+}
+
+TEST(LaunchExplainer, SaysWhatExplainLaunchSaysForEachClaimAsMarksComeAndLapse) {
+  const cloud::Catalog catalog = make_catalog();
+  const NewNodeClaim claim = claim_of(catalog, {"c.2xlarge", "c.xlarge"});
+  UnavailableOfferings unavailable;
+  LaunchExplainer explainer;
+  const auto both_say = [&](const std::string& purpose, Duration now) {
+    const std::optional<LaunchChoice> choice = choose_offering(claim, unavailable, now);
+    EXPECT_TRUE(choice);
+    const std::string expected = explain_launch(claim, *choice, purpose, unavailable, now);
+    EXPECT_EQ(explainer.explain(claim, *choice, purpose, unavailable, now), expected);
+    return expected;
+  };
+  const std::string first = both_say("pod default/a", Duration(0));
+  EXPECT_THAT(first, testing::HasSubstr("launched c.xlarge zone-a spot $0.0800/h"));
+  EXPECT_THAT(both_say("pod default/b", Duration(0)), testing::HasSubstr("for pod default/b,"));
+  // A mark changes the offering taken and what the cheaper ones are said to lack; its lapse, the time alone.
+  unavailable.mark({"c.xlarge", "zone-a", cloud::CapacityType::Spot}, Duration(180'000));
+  EXPECT_THAT(both_say("pod default/c", Duration(60'000)),
+              testing::HasSubstr("launched c.xlarge zone-b spot $0.0800/h"));
+  EXPECT_EQ(both_say("pod default/a", Duration(200'000)), first);
 }
 
 }  // namespace
