@@ -26,16 +26,6 @@ std::uint64_t fingerprint(const state::ClusterState& state) {
 void DisruptionController::reconcile() {
   std::optional<Duration> earliest;
   const Duration now = clock_.now();
-  // Nodes gone since the last look leave the record of their pod events.
-  if (state_.node_departures() != departures_seen_) {
-    departures_seen_ = state_.node_departures();
-    const auto gone = [&](const auto& entry) {
-      const state::NodeRecord* node = state_.find_node(entry.first);
-      return node == nullptr || node->phase != state::NodePhase::Ready;
-    };
-    std::erase_if(pod_events_, gone);
-    std::erase_if(node_pods_, gone);
-  }
   std::erase_if(expiring_, [&](const std::string& name) { return !termination_.draining(name); });
   // What is kept per node moves only for the nodes that changed; a NodePool applied or deleted changes what its
   // nodes are due for, and all are looked at again.
@@ -45,7 +35,15 @@ void DisruptionController::reconcile() {
     for (const auto& [name, node] : state_.nodes()) look_at_node(name, now);
   }
   last_look_ = now;
-  std::erase_if(last_nominated_, [&](const auto& seen) { return seen.second + kNominationGrace <= now; });
+  // Nominations that ended a grace period ago are forgotten, oldest first (a node nominated again since keeps its
+  // later time).
+  while (!nominations_ended_.empty() && nominations_ended_.front().first + kNominationGrace <= now) {
+    const auto& [at, name] = nominations_ended_.front();
+    if (auto seen = last_nominated_.find(name); seen != last_nominated_.end() && seen->second == at) {
+      last_nominated_.erase(seen);
+    }
+    nominations_ended_.pop_front();
+  }
   const bool consolidating = !underutilized_candidates_.empty();
   for (const auto& [expires, name] : expiries_) {
     if (expiring_.contains(name)) continue;
@@ -114,12 +112,18 @@ void DisruptionController::look_at_node(const std::string& name, Duration now) {
     nominated_.insert(name);
   } else if (nominated_.erase(name) > 0) {
     last_nominated_[name] = last_look_;
+    nominations_ended_.emplace_back(last_look_, name);
   }
   if (auto was = expiry_of_.find(name); was != expiry_of_.end()) {
     expiries_.erase({was->second, name});
     expiry_of_.erase(was);
   }
   const state::NodeRecord* node = state_.find_node(name);
+  if (node == nullptr || node->phase != state::NodePhase::Ready) {
+    // Gone, or going: it leaves the record of its pod events and what consolidation read of its pods.
+    pod_events_.erase(name);
+    node_pods_.erase(name);
+  }
   const bool ready = node != nullptr && node->phase == state::NodePhase::Ready && !node->nodepool.empty();
   const NodePool* pool = ready ? state_.find_nodepool(node->nodepool) : nullptr;
   if (pool != nullptr && pool->expire_after) {

@@ -23,6 +23,7 @@
 // reclaims the instance two minutes later whatever is left on it.
 #include <chrono>
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <optional>
@@ -143,6 +144,7 @@ class DisruptionController : private Controller {
   std::chrono::sys_seconds wall_clock_at_start_;
   std::map<std::string, Duration> empty_since_;     // Ready NodePool nodes with nothing to move, since when
   std::map<std::string, Duration> last_nominated_;  // nodes whose nominations ended, when last seen with some
+  std::deque<std::pair<Duration, std::string>> nominations_ended_;  // the same, in the order they ended
   std::set<std::string> nominated_;                 // nodes with pods nominated to them at the last look
   Duration last_look_{0};                           // when reconcile last looked
   state::NodeChanges node_changes_{state_};         // the nodes changed since
@@ -161,7 +163,6 @@ class DisruptionController : private Controller {
   std::set<std::string> expiring_;  // nodes expiry is draining
   std::map<std::string, std::string> templates_;  // per NodePool: its template hash and requirements, last seen
   std::uint64_t nodepools_seen_ = ~std::uint64_t{0};
-  std::uint64_t departures_seen_ = 0;
   bool drift_due_ = false;                        // a template changed since a pass last found no drifted node
   std::optional<Duration> last_drift_pass_;
   // The state's counters when a consolidation pass last found nothing to do: no pass until they move or a node

@@ -1,6 +1,10 @@
 #include "sim/simulator.h"
 
 #include <algorithm>
+#include <map>
+#include <string_view>
+#include <tuple>
+
 #include <fmt/format.h>
 
 #include "api/wording.h"
@@ -382,13 +386,20 @@ RunProgress Simulation::progress() const {
 Sample Simulation::sample(Duration at) const {
   Sample s;
   s.at = at;
+  // Counted by what names them, and named once per kind: a sample is taken every few simulated seconds, of every
+  // node.
+  std::map<std::tuple<std::string_view, std::string_view, std::string_view>, std::int32_t> counts;
   for (const auto& [name, node] : state_.nodes()) {
     if (node.phase == state::NodePhase::Terminated) continue;
-    const std::string owner = !node.node_group.empty() ? "group/" + node.node_group
-                              : !node.nodepool.empty()  ? node.nodepool
-                                                        : std::string("(manifests)");
-    ++s.nodes[owner + " " + (node.capacity_type.empty() ? std::string("on-demand") : node.capacity_type)];
+    ++counts[{node.node_group, node.nodepool, node.capacity_type}];
     s.cost_per_hour += node.price_per_hour;
+  }
+  for (const auto& [kind, count] : counts) {
+    const auto& [group, nodepool, capacity_type] = kind;
+    const std::string owner = !group.empty()      ? "group/" + std::string(group)
+                              : !nodepool.empty() ? std::string(nodepool)
+                                                  : std::string("(manifests)");
+    s.nodes[owner + " " + (capacity_type.empty() ? std::string("on-demand") : std::string(capacity_type))] += count;
   }
   for (const auto& [key, pod] : state_.unbound()) {
     if (pod->daemon) continue;
