@@ -192,12 +192,21 @@ std::int32_t DisruptionController::budget_allows(const std::string& pool_name, D
 }
 
 void DisruptionController::expire_due_nodes(Duration now) {
+  // The nodes whose expiry the last look found passed (all nodes, if a NodePool changed since), by name.
+  std::vector<std::string> candidates;
+  if (state_.nodepool_changes() != node_nodepools_seen_) {
+    for (const auto& [name, node] : state_.nodes()) candidates.push_back(name);
+  } else {
+    for (auto it = expiries_.begin(); it != expiries_.end() && it->first <= now; ++it) candidates.push_back(it->second);
+    std::sort(candidates.begin(), candidates.end());
+  }
   std::vector<std::string> due;
-  for (const auto& [name, node] : state_.nodes()) {
-    if (node.phase != state::NodePhase::Ready || node.nodepool.empty() || expiring_.contains(name)) continue;
-    if (termination_.draining(name)) continue;
-    const NodePool* pool = state_.find_nodepool(node.nodepool);
-    if (pool == nullptr || !pool->expire_after || node.launched_at + *pool->expire_after > now) continue;
+  for (const std::string& name : candidates) {
+    const state::NodeRecord* node = state_.find_node(name);
+    if (node == nullptr || node->phase != state::NodePhase::Ready || node->nodepool.empty()) continue;
+    if (expiring_.contains(name) || termination_.draining(name)) continue;
+    const NodePool* pool = state_.find_nodepool(node->nodepool);
+    if (pool == nullptr || !pool->expire_after || node->launched_at + *pool->expire_after > now) continue;
     due.push_back(name);
   }
   for (const std::string& name : due) {
@@ -231,10 +240,12 @@ bool DisruptionController::remove_empty_nodes(Duration now) {
   std::map<std::string, std::int32_t> allowed;
   std::set<std::string> blocked;
   bool removed = false;
-  for (const auto& [name, node] : state_.nodes()) {
-    if (node.phase != state::NodePhase::Ready) continue;
-    auto since = empty_since_.find(name);
-    if (since == empty_since_.end()) continue;
+  // The empty nodes as the last look found them, by name as the state lists nodes.
+  for (auto since = empty_since_.begin(); since != empty_since_.end(); ++since) {
+    const std::string& name = since->first;
+    const state::NodeRecord* found = state_.find_node(name);
+    if (found == nullptr || found->phase != state::NodePhase::Ready) continue;
+    const state::NodeRecord& node = *found;
     const NodePool* pool = state_.find_nodepool(node.nodepool);
     if (pool == nullptr || !pool->consolidate_after) continue;
     if (since->second + *pool->consolidate_after > now || nomination_grace_ends(name) > now) continue;

@@ -754,7 +754,7 @@ void NodeClaimBuilder::apply_delta(const ClaimState& claim, const ClassTopology&
 }
 
 std::size_t NodeClaimBuilder::fill(ClaimState& claim, const PodVariant& variant, const ClassTopology& cls,
-                                   const std::vector<std::size_t>& pods) {
+                                   std::span<const std::size_t> pods) {
   if (pods.empty()) return 0;
   const ResourceList& requests = variant.requests;
   const auto cap = static_cast<std::int64_t>(pods.size());

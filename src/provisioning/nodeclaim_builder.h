@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 #include <tuple>
+#include <span>
 #include <vector>
 
 #include "api/resources.h"
@@ -129,7 +130,7 @@ class NodeClaimBuilder {
   // Adds up to `pods.size()` more pods of a simple variant that has just joined `claim` (its requirements are
   // merged in already). Returns how many joined; they are the first ones of `pods`.
   std::size_t fill(ClaimState& claim, const PodVariant& variant, const ClassTopology& cls,
-                   const std::vector<std::size_t>& pods);
+                   std::span<const std::size_t> pods);
 
   // Whether `requests` could still fit on any candidate type (a quick, necessary check).
   static bool may_fit(const ClaimState& claim, const ResourceList& requests) {

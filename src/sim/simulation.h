@@ -7,6 +7,7 @@
 // Its members are defined in simulator.cpp (the loop, the timeline and the report), kubernetes.cpp (what
 // Kubernetes does) and simulated_ports.cpp (the ports).
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <queue>
@@ -184,6 +185,14 @@ class Simulation final : public controllers::Clock, public controllers::ClusterW
   double ready_time_ = 0;
   std::vector<Sample> samples_;
   Duration sample_interval_{0};
+  // The live nodes by owner and capacity type, and their cost, as the last sample counted them: counted again only
+  // once a node changed (an hour's samples of a cluster that stands still walk its nodes once). A cache.
+  struct NodeTally {
+    std::map<std::string, std::int32_t> nodes;
+    double cost_per_hour = 0;
+  };
+  mutable std::optional<NodeTally> node_tally_;
+  mutable state::NodeChanges sampled_nodes_{state_};
 };
 
 }  // namespace scalewright::sim

@@ -386,21 +386,27 @@ RunProgress Simulation::progress() const {
 Sample Simulation::sample(Duration at) const {
   Sample s;
   s.at = at;
-  // Counted by what names them, and named once per kind: a sample is taken every few simulated seconds, of every
-  // node.
-  std::map<std::tuple<std::string_view, std::string_view, std::string_view>, std::int32_t> counts;
-  for (const auto& [name, node] : state_.nodes()) {
-    if (node.phase == state::NodePhase::Terminated) continue;
-    ++counts[{node.node_group, node.nodepool, node.capacity_type}];
-    s.cost_per_hour += node.price_per_hour;
+  if (!sampled_nodes_.take().empty() || !node_tally_) {
+    // Counted by what names them, and named once per kind.
+    NodeTally tally;
+    std::map<std::tuple<std::string_view, std::string_view, std::string_view>, std::int32_t> counts;
+    for (const auto& [name, node] : state_.nodes()) {
+      if (node.phase == state::NodePhase::Terminated) continue;
+      ++counts[{node.node_group, node.nodepool, node.capacity_type}];
+      tally.cost_per_hour += node.price_per_hour;
+    }
+    for (const auto& [kind, count] : counts) {
+      const auto& [group, nodepool, capacity_type] = kind;
+      const std::string owner = !group.empty()      ? "group/" + std::string(group)
+                                : !nodepool.empty() ? std::string(nodepool)
+                                                    : std::string("(manifests)");
+      tally.nodes[owner + " " + (capacity_type.empty() ? std::string("on-demand") : std::string(capacity_type))] +=
+          count;
+    }
+    node_tally_ = std::move(tally);
   }
-  for (const auto& [kind, count] : counts) {
-    const auto& [group, nodepool, capacity_type] = kind;
-    const std::string owner = !group.empty()      ? "group/" + std::string(group)
-                              : !nodepool.empty() ? std::string(nodepool)
-                                                  : std::string("(manifests)");
-    s.nodes[owner + " " + (capacity_type.empty() ? std::string("on-demand") : std::string(capacity_type))] += count;
-  }
+  s.nodes = node_tally_->nodes;
+  s.cost_per_hour = node_tally_->cost_per_hour;
   for (const auto& [key, pod] : state_.unbound()) {
     if (pod->daemon) continue;
     ++s.pending_pods;
