@@ -815,17 +815,20 @@ ProvisioningPlan plan_provisioning(const ProvisioningInput& input) {
   const UnavailableOfferings& unavailable = input.unavailable != nullptr ? *input.unavailable : none;
   // Karpenter's way of growing claims is a plan too: the priced one goes ahead unless it costs more (a greedy rule
   // can miss), so more choice of types never costs more than Karpenter's packing of the same batch.
+  double plan_price = price_of(plan, unavailable, input.now);
   if (refusals > 0) {
     ProvisioningPlan karpenters = Provisioner(input, {}, Provisioner::Packing::AsKarpenter).run();
+    const double karpenters_price = price_of(karpenters, unavailable, input.now);
     if (karpenters.unschedulable.size() < plan.unschedulable.size() ||
         (karpenters.unschedulable.size() == plan.unschedulable.size() &&
-         price_of(karpenters, unavailable, input.now) < price_of(plan, unavailable, input.now) - cloud::kSamePrice)) {
+         karpenters_price < plan_price - cloud::kSamePrice)) {
       plan = std::move(karpenters);
+      plan_price = karpenters_price;
     }
   }
   if (plan.new_claims.size() < 2) return plan;
   constexpr std::size_t kShapesTried = 3;
-  double best_price = price_of(plan, unavailable, input.now);
+  double best_price = plan_price;
   const std::size_t unschedulable = plan.unschedulable.size();
   std::vector<const NewNodeClaim*> aims = launched_types(plan);
   if (aims.size() > kShapesTried) aims.resize(kShapesTried);
