@@ -54,7 +54,9 @@ void DisruptionController::reconcile() {
   // when it ends (a pass then would do nothing, and be due again at once).
   if (!command_) {
     for (const auto& [name, since] : empty_since_) {
-      const NodePool* pool = state_.find_nodepool(state_.find_node(name)->nodepool);
+      const state::NodeRecord* node = state_.find_node(name);
+      const NodePool* pool = node == nullptr ? nullptr : state_.find_nodepool(node->nodepool);
+      if (pool == nullptr || !pool->consolidate_after) continue;  // kept only for such nodes: never so
       const Duration due =
           std::max({since + *pool->consolidate_after, nomination_grace_ends(name), empty_held_until_});
       if (!earliest || due < *earliest) earliest = due;
