@@ -69,7 +69,10 @@ std::vector<std::size_t> cheapest_first(InstanceTypeIndex& index, const std::vec
   const std::vector<std::uint32_t>& rank = index.price_rank(zones, capacity_types);
   std::vector<std::size_t> order(types.size());
   std::iota(order.begin(), order.end(), 0);
-  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return rank[types[a]] < rank[types[b]]; });
+  // Most claims keep their NodePool's types in the NodePool's price order already (ranks are distinct: the order
+  // is the same either way).
+  const auto by_rank = [&](std::size_t a, std::size_t b) { return rank[types[a]] < rank[types[b]]; };
+  if (!std::is_sorted(order.begin(), order.end(), by_rank)) std::sort(order.begin(), order.end(), by_rank);
   return order;
 }
 
