@@ -155,7 +155,7 @@ NodeChanges::NodeChanges(const ClusterState& state) : state_(state) { state_.nod
 NodeChanges::~NodeChanges() { std::erase(state_.node_readers_, this); }
 
 std::vector<std::string> NodeChanges::take() {
-  std::vector<std::string> names(std::make_move_iterator(names_.begin()), std::make_move_iterator(names_.end()));
+  std::vector<std::string> names(names_.begin(), names_.end());
   names_.clear();
   std::sort(names.begin(), names.end());
   return names;
