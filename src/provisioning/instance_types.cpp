@@ -1,8 +1,8 @@
 #include "provisioning/instance_types.h"
 
 #include <algorithm>
-#include <numeric>
 #include <bit>
+#include <numeric>
 
 #include "provisioning/provisioner.h"
 

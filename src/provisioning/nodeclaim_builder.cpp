@@ -165,8 +165,8 @@ ClaimState NodeClaimBuilder::open(std::size_t pool) {
   ClaimState claim;
   claim.nodepool = pool;
   claim.requirements = info.requirements;
-  claim.zones = types_.allowed_zones(info.requirements);
-  claim.capacity_types = types_.allowed_capacity_types(info.requirements);
+  claim.zones = info.price_order_zones;  // what the NodePool's requirements allow, worked out in nodepool_info
+  claim.capacity_types = info.price_order_capacity_types;
   claim.daemon_mask = daemons_.claim_mask(info.requirements, info.pool->taints);
   claim.types = info.types;
   if (pool_daemons_.size() < pools_.size()) pool_daemons_.resize(pools_.size());
@@ -524,8 +524,9 @@ const NodeClaimBuilder::PriceTable& NodeClaimBuilder::price_table(const Growth& 
   auto [it, added] = price_tables_.try_emplace(key);
   PriceTable& table = it->second;
   if (!added) return table;
+  const std::vector<double>& prices = types_.prices(growth.zones, growth.capacity_types);
   for (std::uint32_t t : growth.pool.types) {
-    const double price = types_.prices(growth.zones, growth.capacity_types)[t];
+    const double price = prices[t];
     if (!std::isfinite(price)) continue;
     table.by_price.push_back(priced_type(t, price, daemons_.requests(growth.daemon_mask, t)));
   }
@@ -597,30 +598,29 @@ std::string NodeClaimBuilder::growth_refused(ClaimState& claim, const Growth& gr
   const cloud::InstanceType& t = types_.type(type);
   if (claim.sealed) return "it is sealed at its price: " + t.name + " would cost more";
   std::string refused = growth_refused(growth, type, daemon, pod);
-  if (!refused.empty()) {
-    seal(claim);
-    settle(claim);
-  }
+  if (!refused.empty()) seal(claim);
   return refused;
 }
 
 void NodeClaimBuilder::seal(ClaimState& claim) {
   ++refusals_;
   claim.sealed = true;
-  if (!pools_[claim.nodepool].pool->limited_resources.empty()) return;
-  const std::vector<double>& prices = types_.prices(claim.zones, claim.capacity_types);
-  std::size_t kept = 0;
-  for (std::size_t i = 0; i < claim.types.size(); ++i) {
-    if (prices[claim.types[i]] > claim.price + cloud::kSamePrice) {
-      claim.fallback_types.push_back(claim.types[i]);
-      continue;
+  if (pools_[claim.nodepool].pool->limited_resources.empty()) {
+    const std::vector<double>& prices = types_.prices(claim.zones, claim.capacity_types);
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < claim.types.size(); ++i) {
+      if (prices[claim.types[i]] > claim.price + cloud::kSamePrice) {
+        claim.fallback_types.push_back(claim.types[i]);
+        continue;
+      }
+      claim.types[kept] = claim.types[i];
+      claim.daemons[kept] = claim.daemons[i];
+      ++kept;
     }
-    claim.types[kept] = claim.types[i];
-    claim.daemons[kept] = claim.daemons[i];
-    ++kept;
+    claim.types.resize(kept);
+    claim.daemons.resize(kept);
   }
-  claim.types.resize(kept);
-  claim.daemons.resize(kept);
+  settle(claim);
 }
 
 std::vector<std::pair<std::uint32_t, const ResourceList*>> NodeClaimBuilder::launch_types(const ClaimState& claim) {
@@ -818,10 +818,7 @@ std::size_t NodeClaimBuilder::fill(ClaimState& claim, const PodVariant& variant,
   // The requirements stay: only the new pods' groups change (see commit).
   apply_delta(claim, cls, static_cast<std::int32_t>(k));
   settle(claim);
-  if (seal_after) {
-    seal(claim);
-    settle(claim);
-  }
+  if (seal_after) seal(claim);
   return static_cast<std::size_t>(k);
 }
 

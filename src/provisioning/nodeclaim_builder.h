@@ -8,8 +8,8 @@
 #include <memory>
 #include <string>
 #include <string_view>
-#include <tuple>
 #include <span>
+#include <tuple>
 #include <vector>
 
 #include "api/resources.h"
@@ -180,7 +180,7 @@ class NodeClaimBuilder {
                              const ResourceList& pod);
   std::string growth_refused(const Growth& growth, std::uint32_t type, const ResourceList& daemon,
                              const ResourceList& pod);
-  // Seals the claim (see ClaimState::sealed); settle() after.
+  // Seals the claim (see ClaimState::sealed) and settles it.
   void seal(ClaimState& claim);
   // The cheapest price of a type of `table` that `mask` allows and that holds `requests` alone (+inf: none).
   static double alone_price(const PriceTable& table, const TypeSet& mask, const ResourceList& requests);

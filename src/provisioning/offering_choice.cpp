@@ -100,8 +100,9 @@ std::optional<LaunchChoice> choose_offering(const NewNodeClaim& claim, const Una
       // The cheap test first: plans are priced claim by claim over every type they allow, and few offerings
       // could win.
       if (best && !cheaper(candidate, *best)) continue;
-      if (offering_exclusion(*type, offering, claim.requirements, unavailable, now) != OfferingExclusion::None) continue;
-      best = candidate;
+      if (offering_exclusion(*type, offering, claim.requirements, unavailable, now) == OfferingExclusion::None) {
+        best = candidate;
+      }
     }
   }
   return best_spot ? best_spot : best_on_demand;

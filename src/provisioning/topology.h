@@ -29,6 +29,7 @@ struct NodePoolInfo {
   // Instance types its requirements allow that have an available offering, cheapest first in the zones and
   // capacity types its requirements allow (price_order_*).
   std::vector<std::uint32_t> types;
+  // The zones and capacity types its requirements allow: the price order's, and those a claim opened from it has.
   std::uint64_t price_order_zones = 0;
   CapacityTypeMask price_order_capacity_types = 0;
   std::uint64_t zones = 0;
