@@ -225,17 +225,8 @@ std::vector<NodeOption> node_options(const cloud::Catalog& catalog, const NodePo
 // The plan's $/h against the configuration LP's bound over the NodePool's types.
 void report_catalog_plan(benchmark::State& state, const std::string& key, const NodePool& pool,
                          const std::vector<Pod>& pods, const provisioning::ProvisioningPlan& plan) {
-  // What was launched: each claim at the cheapest offering of its cheapest type, as the launch would pick it.
-  double launched = 0;
-  for (const provisioning::NewNodeClaim& claim : plan.new_claims) {
-    double cheapest = 0;
-    for (const cloud::InstanceType* type : claim.instance_types) {
-      if (std::optional<double> price = type->cheapest(cloud::CapacityType::OnDemand)) {
-        if (cheapest == 0 || *price < cheapest) cheapest = *price;
-      }
-    }
-    launched += cheapest;
-  }
+  // What was launched: each claim at the offering its launch would pick.
+  const double launched = provisioning::price_of(plan, provisioning::UnavailableOfferings{}, Duration{0});
   const LpBound& bound = lp_bound(key, pods, node_options(us_east_1(), pool));
   state.counters["pods"] = static_cast<double>(pods.size());
   state.counters["nodes"] = static_cast<double>(plan.new_claims.size());

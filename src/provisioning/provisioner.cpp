@@ -695,17 +695,6 @@ ProvisioningPlan Provisioner::finish() {
 
 namespace {
 
-// What the plan's new NodeClaims cost an hour, each at its cheapest offering allowed now.
-double price_of(const ProvisioningPlan& plan, const UnavailableOfferings& unavailable, Duration now) {
-  double total = 0;
-  for (const NewNodeClaim& claim : plan.new_claims) {
-    if (std::optional<LaunchChoice> choice = choose_offering(claim, unavailable, now)) {
-      total += choice->offering->price_per_hour;
-    }
-  }
-  return total;
-}
-
 // The types the plan launched (each claim's cheapest), most launched first, with a claim of each: the node
 // shapes a packing may aim at.
 std::vector<const NewNodeClaim*> launched_types(const ProvisioningPlan& plan) {
@@ -798,6 +787,16 @@ std::optional<NewNodeClaim> template_claim(const NodePool& np, const cloud::Cata
   }
   out.requirements = std::move(info.requirements);
   return out;
+}
+
+double price_of(const ProvisioningPlan& plan, const UnavailableOfferings& unavailable, Duration now) {
+  double total = 0;
+  for (const NewNodeClaim& claim : plan.new_claims) {
+    if (std::optional<LaunchChoice> choice = choose_offering(claim, unavailable, now)) {
+      total += choice->offering->price_per_hour;
+    }
+  }
+  return total;
 }
 
 ProvisioningPlan plan_provisioning(const ProvisioningInput& input) {

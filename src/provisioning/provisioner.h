@@ -145,6 +145,9 @@ std::vector<const cloud::Offering*> allowed_offerings(const cloud::InstanceType&
 // that is not marked unavailable: spot before on-demand where both are allowed. nullopt when none is left.
 std::optional<LaunchChoice> choose_offering(const NewNodeClaim& claim, const UnavailableOfferings& unavailable,
                                             Duration now);
+// What the plan's new NodeClaims cost an hour, each at the offering choose_offering() picks for it now (a claim
+// with none counts nothing).
+double price_of(const ProvisioningPlan& plan, const UnavailableOfferings& unavailable, Duration now);
 // Every offering choose_offering() could return, in the order it would return them as each before is marked
 // unavailable: a launch walks it once, where asking choose_offering() again after each refusal would look at every
 // offering each time. Over the claim's first `types` instance types (its cheapest), as a cloud may take no more.
