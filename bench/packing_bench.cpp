@@ -226,7 +226,7 @@ std::vector<NodeOption> node_options(const cloud::Catalog& catalog, const NodePo
 void report_catalog_plan(benchmark::State& state, const std::string& key, const NodePool& pool,
                          const std::vector<Pod>& pods, const provisioning::ProvisioningPlan& plan) {
   // What was launched: each claim at the offering its launch would pick.
-  const double launched = provisioning::price_of(plan, provisioning::UnavailableOfferings{}, Duration{0});
+  const double launched = plan.price_per_hour;
   const LpBound& bound = lp_bound(key, pods, node_options(us_east_1(), pool));
   state.counters["pods"] = static_cast<double>(pods.size());
   state.counters["nodes"] = static_cast<double>(plan.new_claims.size());

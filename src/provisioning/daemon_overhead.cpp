@@ -72,8 +72,14 @@ std::uint64_t DaemonOverhead::claim_mask(const RequirementSet& requirements, con
 
 const ResourceList& DaemonOverhead::requests(std::uint64_t claim_mask, std::size_t type) {
   const std::uint64_t landing = claim_mask & type_mask_[type];
+  // Type after type of one claim, the same DaemonSets land: the last answer is usually the next.
+  if (last_ != nullptr && landing == last_landing_) return *last_;
   auto it = by_mask_.find(landing);
-  if (it != by_mask_.end()) return it->second;
+  if (it != by_mask_.end()) {
+    last_landing_ = landing;
+    last_ = &it->second;
+    return it->second;
+  }
   ResourceList total;
   for (const Daemon& daemon : daemons_) {
     if (landing & daemon.bits) total += daemon.requests;

@@ -38,7 +38,9 @@ class DaemonOverhead {
   std::vector<Daemon> daemons_;
   std::vector<Alternative> alternatives_;
   std::vector<std::uint64_t> type_mask_;  // per type: the alternatives its labels allow
-  std::unordered_map<std::uint64_t, ResourceList> by_mask_;
+  std::unordered_map<std::uint64_t, ResourceList> by_mask_;  // node-based: what requests() returns stays put
+  std::uint64_t last_landing_ = 0;  // the last mask requests() found, and its entry
+  const ResourceList* last_ = nullptr;
 };
 
 }  // namespace scalewright::provisioning

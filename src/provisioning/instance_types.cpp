@@ -57,6 +57,7 @@ InstanceTypeIndex::InstanceTypeIndex(const std::vector<const cloud::Catalog*>& c
   std::size_t total = 0;
   for (const cloud::Catalog* catalog : catalogs) total += catalog->size();
   types_.reserve(total);
+  allocatable_.reserve(total);
   offering_begin_.reserve(total + 1);
   for (const cloud::Catalog* catalog : catalogs) {
     const auto first = static_cast<std::uint32_t>(types_.size());
@@ -72,6 +73,7 @@ InstanceTypeIndex::InstanceTypeIndex(const std::vector<const cloud::Catalog*>& c
         offerings_.push_back({static_cast<std::uint32_t>(types_.size()), zone, bit, o.price_per_hour});
       }
       types_.push_back(entry);
+      allocatable_.push_back(t.allocatable);
     }
     ranges_.push_back({catalog, {first, static_cast<std::uint32_t>(types_.size())}});
   }

@@ -64,6 +64,8 @@ class InstanceTypeIndex {
 
   std::size_t size() const { return types_.size(); }
   const cloud::InstanceType& type(std::size_t i) const { return *types_[i].type; }
+  // type(i).allocatable, kept side by side: the packing reads it type after type, pod after pod.
+  const ResourceList& allocatable(std::size_t i) const { return allocatable_[i]; }
 
   // Zone names, sorted; bit i of a zone mask is zones()[i].
   const std::vector<std::string>& zones() const { return zone_names_; }
@@ -117,6 +119,7 @@ class InstanceTypeIndex {
   Duration now_{0};
   mutable std::unordered_map<std::string, bool> labelled_;  // a cache of a pure function
   std::unordered_map<std::string, TypeSet> matching_;
+  std::vector<ResourceList> allocatable_;  // per type
   std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> price_ranks_;  // by (zones, capacity types)
   std::unordered_map<std::uint64_t, std::vector<double>> prices_;              // by (zones, capacity types)
 };

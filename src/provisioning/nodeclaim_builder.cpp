@@ -305,6 +305,7 @@ bool NodeClaimBuilder::try_add(ClaimState& claim, PodVariant& variant, ClassTopo
   auto fail = [&](auto&& describe) {
     if (reason != nullptr && first_reason.empty()) first_reason = describe();
   };
+  const Fit fit(claim.requests, variant.requests);
   for (std::size_t a = 0; a < pod.requirements.size(); ++a) {
     const RequirementSet& alternative = pod.requirements[a];
     const std::uint32_t alternative_id = variant.first_alternative + static_cast<std::uint32_t>(a);
@@ -345,6 +346,7 @@ bool NodeClaimBuilder::try_add(ClaimState& claim, PodVariant& variant, ClassTopo
       change.types.clear();
       change.daemons.clear();
       change.types_unchanged = false;
+      change.settled = false;
       if (!requirements_changed && fits_everywhere(claim, variant.requests)) {
         // Every candidate keeps room for it: nothing narrows, and no limit or minValues check can change.
         change.types_unchanged = true;
@@ -356,7 +358,7 @@ bool NodeClaimBuilder::try_add(ClaimState& claim, PodVariant& variant, ClassTopo
         return true;
       }
       bool growth_checked = false;
-      if (!requirements_changed && !fresh && !pool.pack_as_karpenter && claim.zones == pool.price_order_zones &&
+      if (!requirements_changed && !fresh && priced(pool) && claim.zones == pool.price_order_zones &&
           claim.capacity_types == pool.price_order_capacity_types) {
         // The claim's types are in price order here: the first that still holds the pod is its new cheapest, and
         // most pods the price rule turns away are turned away before the other types are looked at.
@@ -364,7 +366,7 @@ bool NodeClaimBuilder::try_add(ClaimState& claim, PodVariant& variant, ClassTopo
         bool turned_away = false;
         for (std::size_t i = 0; i < claim.types.size() && !growth_checked; ++i) {
           const std::uint32_t t = claim.types[i];
-          if (!fits(claim.requests, variant.requests, *claim.daemons[i], types_.type(t).allocatable)) continue;
+          if (!fit(*claim.daemons[i], types_.allocatable(t))) continue;
           growth_checked = true;
           if (prices[t] <= claim.price) break;
           const Growth growth{pool, requirements, claim.daemon_mask, claim.zones, claim.capacity_types,
@@ -381,13 +383,33 @@ bool NodeClaimBuilder::try_add(ClaimState& claim, PodVariant& variant, ClassTopo
         change.zones = claim.zones;
         change.capacity_types = claim.capacity_types;
         change.daemon_mask = claim.daemon_mask;
+        change.types.reserve(claim.types.size());
+        change.daemons.reserve(claim.types.size());
+        // settle() on the way: the room each type keeps, and the cheapest.
+        const std::vector<double>& prices = types_.prices(claim.zones, claim.capacity_types);
+        change.free_cpu = change.free_memory = change.free_pods = std::numeric_limits<std::int64_t>::min();
+        change.least_cpu = change.least_memory = change.least_pods = std::numeric_limits<std::int64_t>::max();
+        change.price = std::numeric_limits<double>::infinity();
         for (std::size_t i = 0; i < claim.types.size(); ++i) {
           const std::uint32_t t = claim.types[i];
-          if (fits(claim.requests, variant.requests, *claim.daemons[i], types_.type(t).allocatable)) {
-            change.types.push_back(t);
-            change.daemons.push_back(claim.daemons[i]);
-          }
+          const ResourceList& allocatable = types_.allocatable(t);
+          const ResourceList& daemon = *claim.daemons[i];
+          if (!fit(daemon, allocatable)) continue;
+          change.types.push_back(t);
+          change.daemons.push_back(&daemon);
+          const std::int64_t cpu = room_left(allocatable.cpu_milli(), daemon.cpu_milli(), fit.cpu_milli());
+          const std::int64_t memory = room_left(allocatable.memory(), daemon.memory(), fit.memory());
+          const std::int64_t pods = room_left(allocatable.pods(), daemon.pods(), fit.pods());
+          change.free_cpu = std::max(change.free_cpu, cpu);
+          change.free_memory = std::max(change.free_memory, memory);
+          change.free_pods = std::max(change.free_pods, pods);
+          change.least_cpu = std::min(change.least_cpu, cpu);
+          change.least_memory = std::min(change.least_memory, memory);
+          change.least_pods = std::min(change.least_pods, pods);
+          if (prices[t] < change.price) change.price = prices[t];
         }
+        // Limits are charged by settle(), which works the charge out too.
+        change.settled = pool.pool->limited_resources.empty();
         if (change.types.empty()) {
           fail([&] {
             return "no instance type has enough resources (" + describe_requests(variant.requests) +
@@ -402,12 +424,14 @@ bool NodeClaimBuilder::try_add(ClaimState& claim, PodVariant& variant, ClassTopo
         const TypeSet mask = requirement_mask(pool, requirements);
         bool any_matches = false;
         const bool same_daemons = change.daemon_mask == claim.daemon_mask;
+        change.types.reserve(claim.types.size());
+        change.daemons.reserve(claim.types.size());
         for (std::size_t i = 0; i < claim.types.size(); ++i) {
           const std::uint32_t t = claim.types[i];
           if (!mask.test(t) || !types_.has_offering(t, change.zones, change.capacity_types)) continue;
           any_matches = true;
           const ResourceList& daemon = same_daemons ? *claim.daemons[i] : daemons_.requests(change.daemon_mask, t);
-          if (fits(claim.requests, variant.requests, daemon, types_.type(t).allocatable)) {
+          if (fit(daemon, types_.allocatable(t))) {
             change.types.push_back(t);
             change.daemons.push_back(&daemon);
           }
@@ -443,7 +467,7 @@ bool NodeClaimBuilder::try_add(ClaimState& claim, PodVariant& variant, ClassTopo
         fail([&] { return min_reason; });
         continue;
       }
-      if (!fresh && !pool.pack_as_karpenter && !growth_checked) {
+      if (!fresh && priced(pool) && !growth_checked) {
         const auto [at, price] = cheapest_of(change.types, change.zones, change.capacity_types);
         if (price > claim.price) {
           const Growth growth{pool, requirements, change.daemon_mask, change.zones, change.capacity_types,
@@ -475,18 +499,20 @@ void NodeClaimBuilder::settle(ClaimState& claim) {
   claim.price = cheapest_of(claim.types, claim.zones, claim.capacity_types).second;
   ResourceList charge;
   for (std::size_t i = 0; i < claim.types.size(); ++i) {
-    const cloud::InstanceType& type = types_.type(claim.types[i]);
+    const ResourceList& allocatable = types_.allocatable(claim.types[i]);
     const ResourceList& daemon = *claim.daemons[i];
-    const std::int64_t cpu = room_left(type.allocatable.cpu_milli(), daemon.cpu_milli(), claim.requests.cpu_milli());
-    const std::int64_t memory = room_left(type.allocatable.memory(), daemon.memory(), claim.requests.memory());
-    const std::int64_t pods = room_left(type.allocatable.pods(), daemon.pods(), claim.requests.pods());
+    const std::int64_t cpu = room_left(allocatable.cpu_milli(), daemon.cpu_milli(), claim.requests.cpu_milli());
+    const std::int64_t memory = room_left(allocatable.memory(), daemon.memory(), claim.requests.memory());
+    const std::int64_t pods = room_left(allocatable.pods(), daemon.pods(), claim.requests.pods());
     claim.free_cpu = std::max(claim.free_cpu, cpu);
     claim.free_memory = std::max(claim.free_memory, memory);
     claim.free_pods = std::max(claim.free_pods, pods);
     claim.least_cpu = std::min(claim.least_cpu, cpu);
     claim.least_memory = std::min(claim.least_memory, memory);
     claim.least_pods = std::min(claim.least_pods, pods);
-    for (Symbol r : np.limited_resources) charge.set(r, std::max(charge.get(r), counted(type, r)));
+    for (Symbol r : np.limited_resources) {
+      charge.set(r, std::max(charge.get(r), counted(types_.type(claim.types[i]), r)));
+    }
   }
   if (!np.limited_resources.empty()) {
     remaining_[claim.nodepool] += claim.charge;
@@ -509,7 +535,7 @@ std::pair<std::size_t, double> NodeClaimBuilder::cheapest_of(const std::vector<s
 
 NodeClaimBuilder::PricedType NodeClaimBuilder::priced_type(std::uint32_t t, double price,
                                                           const ResourceList& daemon) const {
-  const ResourceList& allocatable = types_.type(t).allocatable;
+  const ResourceList& allocatable = types_.allocatable(t);
   return {t,
           price,
           &daemon,
@@ -623,15 +649,35 @@ void NodeClaimBuilder::seal(ClaimState& claim) {
   settle(claim);
 }
 
+void NodeClaimBuilder::unseal(ClaimState& claim) {
+  if (!claim.sealed) return;
+  std::vector<std::pair<std::uint32_t, const ResourceList*>> candidates = launch_types(claim);
+  const std::vector<std::uint32_t>& rank = types_.price_rank(claim.zones, claim.capacity_types);
+  std::sort(candidates.begin(), candidates.end(),
+            [&](const auto& a, const auto& b) { return rank[a.first] < rank[b.first]; });
+  claim.types.clear();
+  claim.daemons.clear();
+  for (const auto& [t, daemon] : candidates) {
+    claim.types.push_back(t);
+    claim.daemons.push_back(daemon);
+  }
+  claim.fallback_types.clear();
+  claim.sealed = false;
+  settle(claim);
+}
+
 std::vector<std::pair<std::uint32_t, const ResourceList*>> NodeClaimBuilder::launch_types(const ClaimState& claim) {
   std::vector<std::pair<std::uint32_t, const ResourceList*>> out;
+  out.reserve(claim.types.size() + claim.fallback_types.size());
   for (std::size_t i = 0; i < claim.types.size(); ++i) out.emplace_back(claim.types[i], claim.daemons[i]);
   if (claim.fallback_types.empty()) return out;
   const TypeSet mask = requirement_mask(pools_[claim.nodepool], claim.requirements);
+  static const ResourceList kNothing;
+  const Fit fit(kNothing, claim.requests);
   for (std::uint32_t t : claim.fallback_types) {
     if (!mask.test(t) || !types_.has_offering(t, claim.zones, claim.capacity_types)) continue;
     const ResourceList& daemon = daemons_.requests(claim.daemon_mask, t);
-    if (fits({}, claim.requests, daemon, types_.type(t).allocatable)) out.emplace_back(t, &daemon);
+    if (fit(daemon, types_.allocatable(t))) out.emplace_back(t, &daemon);
   }
   return out;
 }
@@ -740,6 +786,14 @@ void NodeClaimBuilder::commit(ClaimState& claim, ClaimChange&& change, const Pod
     claim.least_cpu = saturating_sub(claim.least_cpu, r.cpu_milli());
     claim.least_memory = saturating_sub(claim.least_memory, r.memory());
     claim.least_pods = saturating_sub(claim.least_pods, r.pods());
+  } else if (change.settled) {
+    claim.free_cpu = change.free_cpu;
+    claim.free_memory = change.free_memory;
+    claim.free_pods = change.free_pods;
+    claim.least_cpu = change.least_cpu;
+    claim.least_memory = change.least_memory;
+    claim.least_pods = change.least_pods;
+    claim.price = change.price;
   } else {
     settle(claim);
   }
@@ -761,7 +815,7 @@ std::size_t NodeClaimBuilder::fill(ClaimState& claim, const PodVariant& variant,
   std::vector<std::int64_t> room(claim.types.size());
   std::int64_t best = 0;
   for (std::size_t i = 0; i < claim.types.size(); ++i) {
-    room[i] = copies(claim.requests, requests, *claim.daemons[i], types_.type(claim.types[i]).allocatable, cap);
+    room[i] = copies(claim.requests, requests, *claim.daemons[i], types_.allocatable(claim.types[i]), cap);
     best = std::max(best, room[i]);
   }
   const NodePoolInfo& pool = pools_[claim.nodepool];
@@ -787,7 +841,7 @@ std::size_t NodeClaimBuilder::fill(ClaimState& claim, const PodVariant& variant,
   }
   // Stopped by the price rule short of the copies waiting: the claim is sealed as a next copy would seal it.
   bool seal_after = false;
-  if (!pool.pack_as_karpenter) {
+  if (priced(pool)) {
     const std::int64_t priced = well_priced_copies(claim, pool, requests, room);
     seal_after = priced < std::min(k, cap);
     k = std::min(k, priced);

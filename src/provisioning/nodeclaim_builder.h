@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "api/resources.h"
+#include "api/saturating.h"
 #include "provisioning/daemon_overhead.h"
 #include "provisioning/instance_types.h"
 #include "provisioning/pod_constraints.h"
@@ -93,6 +94,12 @@ struct ClaimChange {
   std::vector<std::uint32_t> types;
   std::vector<const ResourceList*> daemons;
   std::uint32_t alternative = 0;
+  // The room and price settle() would work out for the claim with the pod, worked out while `types` was (not:
+  // commit settles the claim).
+  bool settled = false;
+  std::int64_t free_cpu = 0, free_memory = 0, free_pods = 0;
+  std::int64_t least_cpu = 0, least_memory = 0, least_pods = 0;
+  double price = 0;
 };
 
 // Karpenter lets a NodeClaim take pods while any of its instance types can still hold them all; over a catalog
@@ -115,6 +122,10 @@ class NodeClaimBuilder {
   void set_unplaced(const ResourceList* unplaced) { unplaced_ = unplaced; }
   // How many times the rule above kept a claim from growing.
   std::size_t refusals() const { return refusals_; }
+  // Off: every NodePool's claims grow as Karpenter grows them, and a sealed claim gets back the types sealing
+  // dropped when a pod asks it next (for pods the rule left with nowhere to go; see Provisioner::run).
+  bool price_rule() const { return price_rule_; }
+  void set_price_rule(bool on) { price_rule_ = on; }
 
   // An empty claim of NodePool `pool`.
   ClaimState open(std::size_t pool);
@@ -124,6 +135,8 @@ class NodeClaimBuilder {
                std::string* reason);
   void commit(ClaimState& claim, ClaimChange&& change, const PodVariant& variant, const ClassTopology& cls,
               std::size_t pod);
+  // Undoes seal(): the types it dropped that still hold the claim's pods are candidates again, in price order.
+  void unseal(ClaimState& claim);
   // The types a claim may launch as (its types, and those sealing dropped that still hold its pods and meet its
   // requirements), each with the DaemonSet pods it would run.
   std::vector<std::pair<std::uint32_t, const ResourceList*>> launch_types(const ClaimState& claim);
@@ -182,6 +195,8 @@ class NodeClaimBuilder {
                              const ResourceList& pod);
   // Seals the claim (see ClaimState::sealed) and settles it.
   void seal(ClaimState& claim);
+  // Whether claims of `pool` grow by the rule above.
+  bool priced(const NodePoolInfo& pool) const { return price_rule_ && !pool.pack_as_karpenter; }
   // The cheapest price of a type of `table` that `mask` allows and that holds `requests` alone (+inf: none).
   static double alone_price(const PriceTable& table, const TypeSet& mask, const ResourceList& requests);
   // What pods requesting `mix` cost on a type filled with that mix: its price times the largest share of its room
@@ -211,6 +226,7 @@ class NodeClaimBuilder {
   std::vector<std::vector<const ResourceList*>> pool_daemons_;  // per NodePool: daemon requests on its types
   const ResourceList* unplaced_ = nullptr;
   std::size_t refusals_ = 0;
+  bool price_rule_ = true;
   std::map<std::tuple<const NodePoolInfo*, std::uint64_t, std::uint64_t, CapacityTypeMask>, PriceTable> price_tables_;
 };
 
@@ -224,6 +240,37 @@ NodePoolInfo nodepool_info(const NodePool& np, InstanceTypeIndex& types,
 // Whether `requests` on top of `used` and `daemons` fits in `allocatable`.
 bool fits(const ResourceList& used, const ResourceList& requests, const ResourceList& daemons,
           const ResourceList& allocatable);
+// fits(used, requests, daemons, allocatable) for one `used` and `requests` over many types: their sum is taken
+// once, and a type is four comparisons unless extended resources are asked for or requested by its daemons.
+class Fit {
+ public:
+  Fit(const ResourceList& used, const ResourceList& requests)
+      : used_(&used),
+        requests_(&requests),
+        cpu_milli_(saturating_add(used.cpu_milli(), requests.cpu_milli())),
+        memory_(saturating_add(used.memory(), requests.memory())),
+        pods_(saturating_add(used.pods(), requests.pods())),
+        ephemeral_storage_(saturating_add(used.ephemeral_storage(), requests.ephemeral_storage())),
+        extended_(!requests.extended().empty()) {}
+  // What the claim would request with the pod (saturating).
+  std::int64_t cpu_milli() const { return cpu_milli_; }
+  std::int64_t memory() const { return memory_; }
+  std::int64_t pods() const { return pods_; }
+  bool operator()(const ResourceList& daemons, const ResourceList& allocatable) const {
+    if (extended_ || !daemons.extended().empty()) return fits(*used_, *requests_, daemons, allocatable);
+    return saturating_add(cpu_milli_, daemons.cpu_milli()) <= allocatable.cpu_milli() &&
+           saturating_add(memory_, daemons.memory()) <= allocatable.memory() &&
+           saturating_add(pods_, daemons.pods()) <= allocatable.pods() &&
+           saturating_add(ephemeral_storage_, daemons.ephemeral_storage()) <= allocatable.ephemeral_storage();
+  }
+
+ private:
+  const ResourceList* used_;
+  const ResourceList* requests_;
+  std::int64_t cpu_milli_, memory_, pods_, ephemeral_storage_;
+  bool extended_;
+};
+
 // "cpu=64 memory=1Gi": requests without the pod count, for reasons.
 std::string describe_requests(const ResourceList& requests);
 

@@ -59,6 +59,10 @@ class UnavailableOfferings {
   std::uint64_t changes_ = 0;
 };
 
+// The largest batch planned twice, by the price rule and as Karpenter packs, keeping the cheaper plan; larger
+// batches are planned by the price rule alone (see plan_provisioning).
+inline constexpr std::size_t kComparedBatch = 2000;
+
 struct ProvisioningInput {
   // Ready nodes and in-flight ones (launched NodeClaims whose node is not Ready yet, whose startup and not-ready
   // taints the provisioner ignores), with bound pods and pods already nominated to them. The plan works on a fork
@@ -79,6 +83,7 @@ struct ProvisioningInput {
   std::map<std::string, ResourceList> nodepool_usage;
   const UnavailableOfferings* unavailable = nullptr;
   Duration now{0};
+  std::size_t compared_batch = kComparedBatch;
 };
 
 struct NewNodeClaim {
@@ -114,6 +119,9 @@ struct ProvisioningPlan {
   std::vector<Nomination> existing;       // by pod index
   std::vector<NewNodeClaim> new_claims;   // in the order they were opened
   std::vector<Unschedulable> unschedulable;  // by pod index
+  // What the new NodeClaims cost an hour, each at the offering choose_offering() picks for it at the input's time
+  // (a claim with none counts nothing): what plans are compared by.
+  double price_per_hour = 0;
 };
 
 ProvisioningPlan plan_provisioning(const ProvisioningInput& input);
@@ -145,9 +153,6 @@ std::vector<const cloud::Offering*> allowed_offerings(const cloud::InstanceType&
 // that is not marked unavailable: spot before on-demand where both are allowed. nullopt when none is left.
 std::optional<LaunchChoice> choose_offering(const NewNodeClaim& claim, const UnavailableOfferings& unavailable,
                                             Duration now);
-// What the plan's new NodeClaims cost an hour, each at the offering choose_offering() picks for it now (a claim
-// with none counts nothing).
-double price_of(const ProvisioningPlan& plan, const UnavailableOfferings& unavailable, Duration now);
 // Every offering choose_offering() could return, in the order it would return them as each before is marked
 // unavailable: a launch walks it once, where asking choose_offering() again after each refusal would look at every
 // offering each time. Over the claim's first `types` instance types (its cheapest), as a cloud may take no more.

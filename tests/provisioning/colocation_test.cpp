@@ -50,6 +50,21 @@ TEST(Colocation, GroupIsPlacedTogetherBeforeLargerPodsFillItsClaim) {
 
 // 3 × 6 cpu = 18 cpu on one node; the largest type has 16. Placed one by one, two would launch a node the third
 // can never join.
+TEST(Colocation, ABatchPastTheComparedSizeIsPlannedByThePriceRuleAlone) {
+  // The batch above, compared with Karpenter's packing: the price rule alone keeps db-0's claim from growing for
+  // the web pods and opens one for each (5 claims), dearer than the 2 of Karpenter's packing, which goes ahead.
+  Fixture f;
+  f.input.pending = make_pods("web", 4, 3 * kCpu, 1 * kGi);
+  for (Pod& pod : colocated("db", {4 * kCpu, 1 * kCpu, 1 * kCpu})) f.input.pending.push_back(pod);
+  const ProvisioningPlan compared = f.plan();
+  f.input.compared_batch = 6;  // one pod short of the batch
+  const ProvisioningPlan alone = f.plan();
+  EXPECT_EQ(compared.new_claims.size(), 2u);
+  EXPECT_THAT(alone.unschedulable, IsEmpty());
+  EXPECT_EQ(alone.new_claims.size(), 5u);
+  EXPECT_GT(alone.price_per_hour, compared.price_per_hour);
+}
+
 TEST(Colocation, GroupNoInstanceTypeHoldsIsReportedWhole) {
   Fixture f;
   f.input.pending = colocated("db", {6 * kCpu, 6 * kCpu, 6 * kCpu});

@@ -310,6 +310,28 @@ TEST(Provisioning, NodePoolLimitsCountTheLargestTypeAClaimMayStillLaunch) {
   EXPECT_THAT(type_names(plan.new_claims[6]), ElementsAre("g.xlarge", "c.xlarge"));
 }
 
+TEST(Provisioning, ThePriceRuleLeavesNoPodALimitHasRoomFor) {
+  // The price rule alone (no comparison with Karpenter's packing): claims it keeps small each hold the largest type
+  // they may still launch against the limit, which runs out before the pods do; the pods left are placed as
+  // Karpenter places them, growing the claims, until the limit's 100 cpu hold 100 pods.
+  Fixture f;
+  f.input.compared_batch = 0;
+  limit(f.input.nodepools[0], resource_names::cpu(), 100 * kCpu);
+  f.input.pending = make_pods("burst", 1000, 1 * kCpu, 1 * kGi);
+  ProvisioningPlan plan = f.plan();
+  std::int64_t worst_case = 0;
+  std::size_t pods = 0;
+  for (const NewNodeClaim& claim : plan.new_claims) {
+    std::int64_t largest = 0;
+    for (const cloud::InstanceType* t : claim.instance_types) largest = std::max(largest, t->capacity.cpu_milli());
+    worst_case += largest;
+    pods += claim.pods.size();
+  }
+  EXPECT_LE(worst_case, 100 * kCpu);
+  EXPECT_EQ(pods, 100u);
+  EXPECT_EQ(plan.unschedulable.size(), 900u);
+}
+
 TEST(Provisioning, HeavierNodePoolWinsThenName) {
   Fixture f;
   f.input.nodepools = {make_nodepool("low", 10), make_nodepool("high", 50), make_nodepool("b-equal", 50)};
@@ -515,6 +537,21 @@ TEST(Provisioning, UnavailableOfferingsNarrowTheCandidates) {
   EXPECT_EQ(plan.new_claims[0].instance_types.front()->name, "c.large");
 }
 
+TEST(Provisioning, APlanCostsEachClaimAtTheOfferingItsLaunchPicks) {
+  // A 3-cpu pod: g.xlarge (arm64, 4 cpu) is the cheapest type that holds it, spot first: 0.06 an hour.
+  Fixture f;
+  f.input.pending.push_back(make_pod("web", 3 * kCpu, 1 * kGi, "web"));
+  EXPECT_DOUBLE_EQ(f.plan().price_per_hour, 0.06);
+  // Its spot offerings gone in every zone, c.xlarge's spot (0.08) still comes before g.xlarge on demand (0.16).
+  for (const char* zone : {"zone-a", "zone-b", "zone-c"}) {
+    f.unavailable.mark({"g.xlarge", zone, cloud::CapacityType::Spot}, Duration(180'000));
+  }
+  EXPECT_DOUBLE_EQ(f.plan().price_per_hour, 0.08);
+  // On demand only: g.xlarge at 0.16.
+  require(f.input.nodepools[0], "karpenter.sh/capacity-type", SelectorOperator::In, {"on-demand"});
+  EXPECT_DOUBLE_EQ(f.plan().price_per_hour, 0.16);
+}
+
 TEST(Provisioning, SamePlanForTheSameInput) {
   Fixture f;
   f.cluster.add_node(make_node("node-1", 2, 4));
@@ -604,8 +641,12 @@ TEST(Provisioning, PlanInvariantsHoldOnRandomBatches) {
     state = state * 6364136223846793005ULL + 1442695040888963407ULL;
     return (state >> 33) % bound;
   };
-  for (int round = 0; round < 30; ++round) {
+  // Both ways: the batch compared with Karpenter's packing, and planned by the price rule alone (as a batch past
+  // ProvisioningInput::compared_batch is), whose pods the rule left nowhere to go are placed all the same.
+  for (int round = 0; round < 60; ++round) {
+    SCOPED_TRACE("round " + std::to_string(round));
     Fixture f;
+    if (round % 2 == 1) f.input.compared_batch = 0;
     f.catalog = make_catalog(3);
     NodePool& np = f.input.nodepools[0];
     limit(np, resource_names::cpu(), static_cast<std::int64_t>(40 + next(80)) * kCpu);
@@ -642,6 +683,7 @@ TEST(Provisioning, PlanInvariantsHoldOnRandomBatches) {
       EXPECT_FALSE(u.reason.empty());
     }
     std::map<std::string, std::int64_t> worst_case_cpu;
+    double launched = 0;  // each claim at the offering its launch picks: what the plan says it costs
     for (const NewNodeClaim& claim : plan.new_claims) {
       ASSERT_FALSE(claim.pods.empty());
       ASSERT_FALSE(claim.instance_types.empty());
@@ -661,8 +703,11 @@ TEST(Provisioning, PlanInvariantsHoldOnRandomBatches) {
         largest = std::max(largest, t->capacity.cpu_milli());
       }
       worst_case_cpu[claim.nodepool] += largest;
-      EXPECT_TRUE(choose_offering(claim, f.unavailable, Duration(0)).has_value());
+      const std::optional<LaunchChoice> choice = choose_offering(claim, f.unavailable, Duration(0));
+      ASSERT_TRUE(choice.has_value());
+      launched += choice->offering->price_per_hour;
     }
+    EXPECT_NEAR(plan.price_per_hour, launched, 1e-9);
     for (int n : seen) EXPECT_EQ(n, 1);
     for (const NodePool& pool : f.input.nodepools) {
       EXPECT_LE(worst_case_cpu[pool.meta.name], pool.limits.cpu_milli()) << pool.meta.name;
