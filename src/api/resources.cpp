@@ -113,8 +113,12 @@ bool operator==(const ResourceList& a, const ResourceList& b) {
 ResourceList ResourceList::max(const ResourceList& a, const ResourceList& b) {
   // Every resource either side names; an absent one counts as zero (so max(-1, absent) is 0).
   ResourceList out;
-  for (const auto& [name, amount] : a.entries()) out.set(name, std::max(amount, b.get(name)));
-  for (const auto& [name, amount] : b.entries()) out.set(name, std::max(a.get(name), amount));
+  out.cpu_milli_ = std::max(a.cpu_milli_, b.cpu_milli_);
+  out.memory_ = std::max(a.memory_, b.memory_);
+  out.ephemeral_storage_ = std::max(a.ephemeral_storage_, b.ephemeral_storage_);
+  out.pods_ = std::max(a.pods_, b.pods_);
+  for (const auto& [name, amount] : a.extended_) out.set(name, std::max(amount, b.get(name)));
+  for (const auto& [name, amount] : b.extended_) out.set(name, std::max(a.get(name), amount));
   return out;
 }
 
@@ -139,9 +143,17 @@ bool ResourceList::any_saturated() const {
 }
 
 void ResourceList::take_away(const ResourceList& part) {
-  for (const auto& [name, amount] : part.entries()) {
+  constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+  auto away = [](std::int64_t& sum, std::int64_t amount) {
+    if (sum != kMax) sum = saturating_sub(sum, amount);
+  };
+  away(cpu_milli_, part.cpu_milli_);
+  away(memory_, part.memory_);
+  away(ephemeral_storage_, part.ephemeral_storage_);
+  away(pods_, part.pods_);
+  for (const auto& [name, amount] : part.extended_) {
     const std::int64_t sum = get(name);
-    if (sum != std::numeric_limits<std::int64_t>::max()) set(name, saturating_sub(sum, amount));
+    if (sum != kMax) set(name, saturating_sub(sum, amount));
   }
 }
 

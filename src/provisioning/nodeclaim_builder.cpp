@@ -346,7 +346,7 @@ bool NodeClaimBuilder::try_add(ClaimState& claim, PodVariant& variant, ClassTopo
       change.types.clear();
       change.daemons.clear();
       change.types_unchanged = false;
-      change.settled = false;
+      change.filter_on_commit = false;
       if (!requirements_changed && fits_everywhere(claim, variant.requests)) {
         // Every candidate keeps room for it: nothing narrows, and no limit or minValues check can change.
         change.types_unchanged = true;
@@ -379,37 +379,42 @@ bool NodeClaimBuilder::try_add(ClaimState& claim, PodVariant& variant, ClassTopo
         }
         if (turned_away) continue;
       }
+      if (!requirements_changed && (fresh || growth_checked || !priced(pool)) && pool.min_values.empty() &&
+          pool.pool->limited_resources.empty()) {
+        // Nothing left to check over the types that keep room (no growth to price, no minValues, no limits): it is
+        // enough that one does, and commit drops the others in place.
+        bool any_fits = growth_checked;
+        for (std::size_t i = 0; i < claim.types.size() && !any_fits; ++i) {
+          any_fits = fit(*claim.daemons[i], types_.allocatable(claim.types[i]));
+        }
+        if (!any_fits) {
+          fail([&] {
+            return "no instance type has enough resources (" + describe_requests(variant.requests) +
+                   (claim.pods.empty() ? std::string() : " on top of " + describe_requests(claim.requests)) + ")";
+          });
+          continue;
+        }
+        change.zones = claim.zones;
+        change.capacity_types = claim.capacity_types;
+        change.daemon_mask = claim.daemon_mask;
+        change.filter_on_commit = true;
+        change.requirements_changed = false;
+        change.alternative = alternative_id;
+        return true;
+      }
       if (!requirements_changed) {
         change.zones = claim.zones;
         change.capacity_types = claim.capacity_types;
         change.daemon_mask = claim.daemon_mask;
         change.types.reserve(claim.types.size());
         change.daemons.reserve(claim.types.size());
-        // settle() on the way: the room each type keeps, and the cheapest.
-        const std::vector<double>& prices = types_.prices(claim.zones, claim.capacity_types);
-        change.free_cpu = change.free_memory = change.free_pods = std::numeric_limits<std::int64_t>::min();
-        change.least_cpu = change.least_memory = change.least_pods = std::numeric_limits<std::int64_t>::max();
-        change.price = std::numeric_limits<double>::infinity();
         for (std::size_t i = 0; i < claim.types.size(); ++i) {
           const std::uint32_t t = claim.types[i];
-          const ResourceList& allocatable = types_.allocatable(t);
-          const ResourceList& daemon = *claim.daemons[i];
-          if (!fit(daemon, allocatable)) continue;
-          change.types.push_back(t);
-          change.daemons.push_back(&daemon);
-          const std::int64_t cpu = room_left(allocatable.cpu_milli(), daemon.cpu_milli(), fit.cpu_milli());
-          const std::int64_t memory = room_left(allocatable.memory(), daemon.memory(), fit.memory());
-          const std::int64_t pods = room_left(allocatable.pods(), daemon.pods(), fit.pods());
-          change.free_cpu = std::max(change.free_cpu, cpu);
-          change.free_memory = std::max(change.free_memory, memory);
-          change.free_pods = std::max(change.free_pods, pods);
-          change.least_cpu = std::min(change.least_cpu, cpu);
-          change.least_memory = std::min(change.least_memory, memory);
-          change.least_pods = std::min(change.least_pods, pods);
-          if (prices[t] < change.price) change.price = prices[t];
+          if (fit(*claim.daemons[i], types_.allocatable(t))) {
+            change.types.push_back(t);
+            change.daemons.push_back(claim.daemons[i]);
+          }
         }
-        // Limits are charged by settle(), which works the charge out too.
-        change.settled = pool.pool->limited_resources.empty();
         if (change.types.empty()) {
           fail([&] {
             return "no instance type has enough resources (" + describe_requests(variant.requests) +
@@ -488,6 +493,36 @@ bool NodeClaimBuilder::try_add(ClaimState& claim, PodVariant& variant, ClassTopo
   }
   if (reason) *reason = std::move(first_reason);
   return false;
+}
+
+void NodeClaimBuilder::keep_fitting(ClaimState& claim, const ResourceList& requests) {
+  const Fit fit(claim.requests, requests);
+  const std::vector<double>& prices = types_.prices(claim.zones, claim.capacity_types);
+  claim.free_cpu = claim.free_memory = claim.free_pods = std::numeric_limits<std::int64_t>::min();
+  claim.least_cpu = claim.least_memory = claim.least_pods = std::numeric_limits<std::int64_t>::max();
+  claim.price = std::numeric_limits<double>::infinity();
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < claim.types.size(); ++i) {
+    const std::uint32_t t = claim.types[i];
+    const ResourceList& allocatable = types_.allocatable(t);
+    const ResourceList& daemon = *claim.daemons[i];
+    if (!fit(daemon, allocatable)) continue;
+    claim.types[kept] = t;
+    claim.daemons[kept] = &daemon;
+    ++kept;
+    const std::int64_t cpu = room_left(allocatable.cpu_milli(), daemon.cpu_milli(), fit.cpu_milli());
+    const std::int64_t memory = room_left(allocatable.memory(), daemon.memory(), fit.memory());
+    const std::int64_t pods = room_left(allocatable.pods(), daemon.pods(), fit.pods());
+    claim.free_cpu = std::max(claim.free_cpu, cpu);
+    claim.free_memory = std::max(claim.free_memory, memory);
+    claim.free_pods = std::max(claim.free_pods, pods);
+    claim.least_cpu = std::min(claim.least_cpu, cpu);
+    claim.least_memory = std::min(claim.least_memory, memory);
+    claim.least_pods = std::min(claim.least_pods, pods);
+    if (prices[t] < claim.price) claim.price = prices[t];
+  }
+  claim.types.resize(kept);
+  claim.daemons.resize(kept);
 }
 
 void NodeClaimBuilder::settle(ClaimState& claim) {
@@ -635,10 +670,7 @@ void NodeClaimBuilder::seal(ClaimState& claim) {
     const std::vector<double>& prices = types_.prices(claim.zones, claim.capacity_types);
     std::size_t kept = 0;
     for (std::size_t i = 0; i < claim.types.size(); ++i) {
-      if (prices[claim.types[i]] > claim.price + cloud::kSamePrice) {
-        claim.fallback_types.push_back(claim.types[i]);
-        continue;
-      }
+      if (prices[claim.types[i]] > claim.price + cloud::kSamePrice) continue;
       claim.types[kept] = claim.types[i];
       claim.daemons[kept] = claim.daemons[i];
       ++kept;
@@ -661,20 +693,25 @@ void NodeClaimBuilder::unseal(ClaimState& claim) {
     claim.types.push_back(t);
     claim.daemons.push_back(daemon);
   }
-  claim.fallback_types.clear();
   claim.sealed = false;
   settle(claim);
 }
 
 std::vector<std::pair<std::uint32_t, const ResourceList*>> NodeClaimBuilder::launch_types(const ClaimState& claim) {
   std::vector<std::pair<std::uint32_t, const ResourceList*>> out;
-  out.reserve(claim.types.size() + claim.fallback_types.size());
-  for (std::size_t i = 0; i < claim.types.size(); ++i) out.emplace_back(claim.types[i], claim.daemons[i]);
-  if (claim.fallback_types.empty()) return out;
-  const TypeSet mask = requirement_mask(pools_[claim.nodepool], claim.requirements);
+  const NodePoolInfo& pool = pools_[claim.nodepool];
+  if (!claim.sealed || !pool.pool->limited_resources.empty()) {
+    out.reserve(claim.types.size());
+    for (std::size_t i = 0; i < claim.types.size(); ++i) out.emplace_back(claim.types[i], claim.daemons[i]);
+    return out;
+  }
+  // Sealing dropped the dearer types. Each type the claim ever had and lost otherwise fails one of these tests for
+  // good (requirements and zones only narrow, requests only grow), so the NodePool's types that pass them are the
+  // claim's with the dropped ones that still hold it, in the NodePool's order.
+  const TypeSet mask = requirement_mask(pool, claim.requirements);
   static const ResourceList kNothing;
   const Fit fit(kNothing, claim.requests);
-  for (std::uint32_t t : claim.fallback_types) {
+  for (std::uint32_t t : pool.types) {
     if (!mask.test(t) || !types_.has_offering(t, claim.zones, claim.capacity_types)) continue;
     const ResourceList& daemon = daemons_.requests(claim.daemon_mask, t);
     if (fit(daemon, types_.allocatable(t))) out.emplace_back(t, &daemon);
@@ -751,7 +788,9 @@ void NodeClaimBuilder::commit(ClaimState& claim, ClaimChange&& change, const Pod
   claim.zones = change.zones;
   claim.capacity_types = change.capacity_types;
   claim.daemon_mask = change.daemon_mask;
-  if (!change.types_unchanged) {
+  if (change.filter_on_commit) {
+    keep_fitting(claim, variant.requests);
+  } else if (!change.types_unchanged) {
     claim.types.swap(change.types);
     claim.daemons.swap(change.daemons);
   }
@@ -786,15 +825,7 @@ void NodeClaimBuilder::commit(ClaimState& claim, ClaimChange&& change, const Pod
     claim.least_cpu = saturating_sub(claim.least_cpu, r.cpu_milli());
     claim.least_memory = saturating_sub(claim.least_memory, r.memory());
     claim.least_pods = saturating_sub(claim.least_pods, r.pods());
-  } else if (change.settled) {
-    claim.free_cpu = change.free_cpu;
-    claim.free_memory = change.free_memory;
-    claim.free_pods = change.free_pods;
-    claim.least_cpu = change.least_cpu;
-    claim.least_memory = change.least_memory;
-    claim.least_pods = change.least_pods;
-    claim.price = change.price;
-  } else {
+  } else if (!change.filter_on_commit) {  // keep_fitting settled it
     settle(claim);
   }
 }

@@ -67,10 +67,9 @@ struct ClaimState {
   // The price rule turned a pod away: from then on the claim takes only pods that leave its price as it is. Its
   // types dearer than `price` leave `types` (unless its NodePool has limits, which count the largest type a claim
   // may launch as), so that its free_* are the room of its cheapest types and the batch's pods pass it by at a
-  // glance (it closes when that room is gone) rather than weighing its growth again over every type.
+  // glance (it closes when that room is gone) rather than weighing its growth again over every type. Its launch
+  // may still fall back on the dropped types that hold it (launch_types).
   bool sealed = false;
-  // The types sealing dropped: they held its pods then, and are kept for its launch to fall back on (launch_types).
-  std::vector<std::uint32_t> fallback_types;
   std::int64_t free_cpu = 0;  // the most any candidate has left, for a quick "full" answer
   std::int64_t free_memory = 0;
   std::int64_t free_pods = 0;
@@ -94,12 +93,8 @@ struct ClaimChange {
   std::vector<std::uint32_t> types;
   std::vector<const ResourceList*> daemons;
   std::uint32_t alternative = 0;
-  // The room and price settle() would work out for the claim with the pod, worked out while `types` was (not:
-  // commit settles the claim).
-  bool settled = false;
-  std::int64_t free_cpu = 0, free_memory = 0, free_pods = 0;
-  std::int64_t least_cpu = 0, least_memory = 0, least_pods = 0;
-  double price = 0;
+  // `types` was not worked out: commit keeps the claim's types that hold the pod (keep_fitting), in place.
+  bool filter_on_commit = false;
 };
 
 // Karpenter lets a NodeClaim take pods while any of its instance types can still hold them all; over a catalog
@@ -213,6 +208,9 @@ class NodeClaimBuilder {
                                              CapacityTypeMask capacity_types);
   std::string limits_reason(std::size_t pool, const std::vector<std::uint32_t>& types) const;
   void settle(ClaimState& claim);
+  // Keeps the claim's types that hold `requests` on top of its own, and settles it as settle() would with them
+  // (no limits to charge: only for NodePools without).
+  void keep_fitting(ClaimState& claim, const ResourceList& requests);
   // Adds `pods` pods of `cls` to the topology counts of `claim`, whose requirements have not changed.
   void apply_delta(const ClaimState& claim, const ClassTopology& cls, std::int32_t pods);
 

@@ -201,7 +201,9 @@ Provisioner::Provisioner(const ProvisioningInput& input, std::vector<std::size_t
 
 void Provisioner::prepare_cluster() {
   // The batch is being placed now: where any of it sits in the snapshot already, it must not count twice.
-  for (const Pod& pod : input_.pending) cluster_.remove_pod(pod.meta.key());
+  if (cluster_.pod_count() > 0) {
+    for (const Pod& pod : input_.pending) cluster_.remove_pod(pod.meta.key());
+  }
 
   for (const std::string& name : input_.in_flight_nodes) {
     const scheduling::NodeId id = cluster_.find_node(name);
