@@ -68,6 +68,22 @@ Colocation find_colocation(const PendingPods& pending, const std::vector<Resourc
   return out;
 }
 
+Colocation colocation_of(const std::vector<std::vector<std::size_t>>& nodes, const std::vector<ResourceList>& requests) {
+  Colocation out;
+  out.group_of.assign(requests.size(), Colocation::kNone);
+  for (const std::vector<std::size_t>& node : nodes) {
+    if (node.size() < 2) continue;
+    ColocationGroup group;
+    group.members = node;
+    for (std::size_t pod : node) {
+      group.requests += requests[pod];
+      out.group_of[pod] = static_cast<std::uint32_t>(out.groups.size());
+    }
+    out.groups.push_back(std::move(group));
+  }
+  return out;
+}
+
 std::vector<std::size_t> colocated_order(const std::vector<std::size_t>& order, const Colocation& colocation) {
   std::vector<std::size_t> out;
   out.reserve(order.size());

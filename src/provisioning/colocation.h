@@ -35,6 +35,10 @@ struct Colocation {
 Colocation find_colocation(const PendingPods& pending, const std::vector<ResourceList>& requests,
                            const std::vector<std::size_t>& order, const scheduling::ClusterSnapshot& cluster);
 
+// Pods to be placed together as co-location groups are, one group per entry of `nodes` with two pods or more (a
+// packing decided beforehand); `requests` per pending pod.
+Colocation colocation_of(const std::vector<std::vector<std::size_t>>& nodes, const std::vector<ResourceList>& requests);
+
 // `order` with each group's members moved up to follow its leader (its first member in `order`); every other
 // pod keeps its place relative to the rest.
 std::vector<std::size_t> colocated_order(const std::vector<std::size_t>& order, const Colocation& colocation);

@@ -108,8 +108,10 @@ class Provisioner {
   // How claims grow: by the price rule (NodeClaimBuilder), except in NodePools annotated to pack as Karpenter; or
   // as Karpenter grows them, in every NodePool.
   enum class Packing { Priced, AsKarpenter };
+  // `nodes`: when given, pods (indexes into the batch, in `order`) that go on one node each, as co-location
+  // groups do: the first reserves room for all of them and the rest follow it.
   explicit Provisioner(const ProvisioningInput& input, std::vector<std::size_t> order = {},
-                       Packing packing = Packing::Priced);
+                       Packing packing = Packing::Priced, std::vector<std::vector<std::size_t>> nodes = {});
   ~Provisioner() { cluster_.revert(); }
   Provisioner(const Provisioner&) = delete;
   Provisioner& operator=(const Provisioner&) = delete;
@@ -149,6 +151,7 @@ class Provisioner {
   std::vector<Symbol> label_keys_;        // the label keys some selector reads, sorted
   std::vector<std::size_t> order_;        // pending pods, largest first (co-location groups together)
   Packing packing_ = Packing::Priced;
+  std::vector<std::vector<std::size_t>> packed_nodes_;  // see the constructor
   ResourceList unplaced_;  // what the pods not placed yet request (the claims' growth rule reads it)
   Colocation colocation_;
   std::vector<std::uint32_t> group_claim_;  // per co-location group: the claim its leader opened or joined
@@ -190,12 +193,14 @@ std::vector<const cloud::Catalog*> indexed_catalogs(const ProvisioningInput& inp
   return out;
 }
 
-Provisioner::Provisioner(const ProvisioningInput& input, std::vector<std::size_t> order, Packing packing)
+Provisioner::Provisioner(const ProvisioningInput& input, std::vector<std::size_t> order, Packing packing,
+                         std::vector<std::vector<std::size_t>> nodes)
     : input_(input),
       cluster_(input.cluster ? *input.cluster : no_cluster_),
       types_(indexed_catalogs(input), input.unavailable, input.now),
       order_(std::move(order)),
-      packing_(packing) {
+      packing_(packing),
+      packed_nodes_(std::move(nodes)) {
   cluster_.fork();
 }
 
@@ -273,7 +278,8 @@ void Provisioner::prepare_pods() {
   if (order_.empty()) order_ = largest_first(requests_);
   // A co-location group is placed as its leader carrying the whole group's requests, its followers right after
   // with none: wherever the leader fits, the rest do, and no pod in between takes their room.
-  colocation_ = find_colocation(input_.pending, requests_, order_, cluster_);
+  colocation_ = packed_nodes_.empty() ? find_colocation(input_.pending, requests_, order_, cluster_)
+                                      : colocation_of(packed_nodes_, requests_);
   group_claim_.assign(colocation_.groups.size(), kNoClaim);
   if (!colocation_.groups.empty()) {
     order_ = colocated_order(order_, colocation_);
@@ -567,7 +573,10 @@ std::size_t Provisioner::place(PodClass& cls, PodVariant& v, bool bulk, const st
   std::string reason;
   // Without the price rule a claim that turned the pod away may take it: claims are asked again from the first.
   const bool monotone_claims = v.constraints->monotone && builder_->price_rule();
-  const std::size_t cursor = monotone_claims ? v.claim_cursor : 0;
+  // A node of a packing decided beforehand is a claim of its own.
+  const std::size_t cursor = !packed_nodes_.empty() && colocation_.leads(pod) ? claims_.size()
+                             : monotone_claims                               ? v.claim_cursor
+                                                                             : 0;
   for (std::size_t at_claim = open_.next(cursor, v.requests); at_claim < open_.size();
        at_claim = open_.next(at_claim + 1, v.requests)) {
     const auto id = static_cast<std::uint32_t>(at_claim);
@@ -820,6 +829,53 @@ std::vector<std::size_t> packed_order(const BatchShapes& batch, const NewNodeCla
   return order;
 }
 
+// The NodePool's types as pack_by_worth() weighs them: each at the offering choose_offering() would pick for a
+// node of it alone, with its room beside `daemons` (the DaemonSet pods of the plan's first claim).
+std::vector<scheduling::PricedRoom> priced_rooms(const ProvisioningInput& input, const NodePool& np,
+                                                 const ResourceList& daemons) {
+  const UnavailableOfferings none;
+  const UnavailableOfferings& unavailable = input.unavailable != nullptr ? *input.unavailable : none;
+  std::vector<scheduling::PricedRoom> out;
+  std::optional<NewNodeClaim> all = template_claim(np, catalog_of(input, np.meta.name), &unavailable, input.now);
+  if (!all) return out;
+  NewNodeClaim one;
+  one.requirements = all->requirements;
+  for (const cloud::InstanceType* type : all->instance_types) {
+    one.instance_types = {type};
+    if (const std::optional<LaunchChoice> choice = choose_offering(one, unavailable, input.now)) {
+      out.push_back({choice->offering->price_per_hour, type->allocatable - daemons});
+    }
+  }
+  return out;
+}
+
+// Whether a pod asks nothing of a node beyond room (besides what fits_by_resources_alone rules out): no node
+// selector, node affinity or preferred pod (anti-)affinity, so any type of its NodePool suits it as well as another.
+bool any_type_will_do(const Pod& pod) {
+  const Affinity& affinity = pod.spec.affinity;
+  return pod.spec.node_selector.empty() && !affinity.required_node_affinity &&
+         affinity.preferred_node_affinity.empty() && affinity.preferred_pod_affinity.empty() &&
+         affinity.preferred_pod_anti_affinity.empty();
+}
+
+// The batch's pods on the nodes of pack_by_worth() over `rooms` (a pod it could not place on a node of its own).
+std::vector<std::vector<std::size_t>> worth_packed_nodes(const BatchShapes& batch,
+                                                         const std::vector<scheduling::PricedRoom>& rooms) {
+  const scheduling::ShapePacking packing = scheduling::pack_by_worth(batch.shapes, rooms);
+  std::vector<std::vector<std::size_t>> nodes;
+  std::vector<std::size_t> next(batch.shapes.size(), 0);
+  for (const scheduling::PackedNode& packed : packing.nodes) {
+    std::vector<std::size_t>& node = nodes.emplace_back();
+    for (const auto& [k, count] : packed.shapes) {
+      for (std::size_t i = 0; i < count; ++i) node.push_back(batch.members[k][next[k]++]);
+    }
+  }
+  for (std::size_t k = 0; k < batch.shapes.size(); ++k) {
+    while (next[k] < batch.members[k].size()) nodes.push_back({batch.members[k][next[k]++]});
+  }
+  return nodes;
+}
+
 }  // namespace
 
 std::optional<NewNodeClaim> template_claim(const NodePool& np, const cloud::Catalog& catalog,
@@ -860,22 +916,38 @@ ProvisioningPlan plan_provisioning(const ProvisioningInput& input) {
   }
   // Largest first leaves memory-heavy small pods to nodes of their own; the same batch packed node by node often
   // needs fewer or cheaper nodes. The cheapest plan goes ahead; on a tie, the one above.
-  // Packed for each of the (at most three) types the plan launched most: the cheapest cpu with memory-heavy pods
-  // left to larger nodes is often cheaper than nodes of the most common shape.
   if (plan.new_claims.size() < 2) return plan;
-  constexpr std::size_t kShapesTried = 3;
-  std::vector<const NewNodeClaim*> aims = launched_types(plan);
-  if (aims.size() > kShapesTried) aims.resize(kShapesTried);
   const std::optional<BatchShapes> batch = group_by_shape(input);
   if (!batch) return plan;
   std::optional<ProvisioningPlan> best;
-  for (const NewNodeClaim* aim : aims) {
-    ProvisioningPlan packed = Provisioner(input, packed_order(*batch, *aim)).run();
+  auto consider = [&](ProvisioningPlan packed) {
     const double best_price = best ? best->price_per_hour : plan.price_per_hour;
     if (packed.unschedulable.size() <= plan.unschedulable.size() &&
         packed.price_per_hour < best_price - cloud::kSamePrice) {
       best = std::move(packed);
     }
+  };
+  // Packed for each of the (at most three) types the plan launched most: the cheapest cpu with memory-heavy pods
+  // left to larger nodes is often cheaper than nodes of the most common shape.
+  constexpr std::size_t kShapesTried = 3;
+  std::vector<const NewNodeClaim*> aims = launched_types(plan);
+  if (aims.size() > kShapesTried) aims.resize(kShapesTried);
+  for (const NewNodeClaim* aim : aims) consider(Provisioner(input, packed_order(*batch, *aim)).run());
+  // Over every type of the NodePool the plan launched from (when it launched from one, for pods any of its types
+  // suits), each node of the packing a claim of its own: nodes whose mix of pods suits their type's prices, which
+  // first fit in largest-first order does not look for.
+  const std::string& nodepool = plan.new_claims.front().nodepool;
+  const bool one_nodepool = std::all_of(plan.new_claims.begin(), plan.new_claims.end(),
+                                        [&](const NewNodeClaim& claim) { return claim.nodepool == nodepool; });
+  bool any_type = true;
+  for (const Pod& pod : input.pending) any_type = any_type && any_type_will_do(pod);
+  for (const NodePool& np : input.nodepools) {
+    if (!one_nodepool || !any_type || np.meta.name != nodepool) continue;
+    std::vector<std::vector<std::size_t>> nodes =
+        worth_packed_nodes(*batch, priced_rooms(input, np, plan.new_claims.front().daemon_requests));
+    std::vector<std::size_t> order;
+    for (const std::vector<std::size_t>& node : nodes) order.insert(order.end(), node.begin(), node.end());
+    consider(Provisioner(input, std::move(order), Provisioner::Packing::Priced, std::move(nodes)).run());
   }
   return best ? std::move(*best) : plan;
 }

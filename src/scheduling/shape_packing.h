@@ -21,6 +21,7 @@ struct ShapeCount {
 
 struct PackedNode {
   std::vector<std::pair<std::size_t, std::size_t>> shapes;  // (index into the shapes given, how many), as added
+  std::size_t type = 0;  // pack_by_worth: index into the types given
 };
 
 struct ShapePacking {
@@ -40,5 +41,19 @@ inline constexpr std::size_t kMostShapes = 512;
 // unplaced. Ties go to the shape given first.
 ShapePacking pack_shapes(const std::vector<ShapeCount>& shapes, const ResourceList& allocatable,
                          std::size_t node_limit);
+
+// A node type a packing may choose: what a node of it costs an hour, and the room it has for pods.
+struct PricedRoom {
+  double price = 0;
+  ResourceList room;
+};
+
+// Packs every shape node by node over several types, each node the type and mix of pods with the least price per
+// worth of pods it holds. A pod's worth is what it costs alone on the type that prices it best: its largest share
+// of that type's room (of any resource it asks for) times the type's price. A node of a type is filled with the
+// pods of most worth first, as many of each as fit; the best node is repeated while the pods it holds last. So
+// nodes are types whose room their pods fill in proportion to its price: the configuration LP's patterns, chosen
+// greedily. A shape no type can hold is left unplaced.
+ShapePacking pack_by_worth(const std::vector<ShapeCount>& shapes, const std::vector<PricedRoom>& types);
 
 }  // namespace scalewright::scheduling

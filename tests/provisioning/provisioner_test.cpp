@@ -653,14 +653,17 @@ TEST(Provisioning, PlanInvariantsHoldOnRandomBatches) {
     NodePool spot = make_nodepool("spot", 10);
     require(spot, "karpenter.sh/capacity-type", SelectorOperator::In, {"spot"});
     limit(spot, resource_names::cpu(), static_cast<std::int64_t>(next(40)) * kCpu);
-    f.input.nodepools.push_back(spot);
+    const bool plain = round % 3 == 2;
+    if (!plain) f.input.nodepools.push_back(spot);
     f.input.daemonsets.push_back(make_daemonset("logs", 100 + static_cast<std::int64_t>(next(400)), 128 * kMi));
     if (next(2)) f.cluster.add_node(make_node("node-1", 4, 8, "zone-b"));
     const int pods = 20 + static_cast<int>(next(200));
     for (int i = 0; i < pods; ++i) {
       Pod pod = make_pod("p" + std::to_string(i), static_cast<std::int64_t>(100 + next(4000)),
                          static_cast<std::int64_t>(1 + next(8)) * 512 * kMi, "app" + std::to_string(next(4)));
-      switch (next(8)) {
+      // Every third round plain pods from one NodePool, for which a plan packed node by node over every type of
+      // it is made too.
+      switch (plain ? 7 : next(8)) {
         case 0: pod.spec.node_selector.set(Symbol(well_known::arch), Symbol("arm64")); break;
         case 1: pod.spec.topology_spread_constraints.push_back(spread(pod.meta.labels.find(Symbol("app"))->string(),
                                                                       well_known::zone));
