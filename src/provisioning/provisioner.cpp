@@ -934,15 +934,17 @@ ProvisioningPlan plan_provisioning(const ProvisioningInput& input) {
   if (aims.size() > kShapesTried) aims.resize(kShapesTried);
   for (const NewNodeClaim* aim : aims) consider(Provisioner(input, packed_order(*batch, *aim)).run());
   // Over every type of the NodePool the plan launched from (when it launched from one, for pods any of its types
-  // suits), each node of the packing a claim of its own: nodes whose mix of pods suits their type's prices, which
-  // first fit in largest-first order does not look for.
+  // suits, unless it packs as Karpenter), each node of the packing a claim of its own: nodes whose mix of pods suits
+  // their type's prices, which first fit in largest-first order does not look for.
   const std::string& nodepool = plan.new_claims.front().nodepool;
   const bool one_nodepool = std::all_of(plan.new_claims.begin(), plan.new_claims.end(),
                                         [&](const NewNodeClaim& claim) { return claim.nodepool == nodepool; });
   bool any_type = true;
   for (const Pod& pod : input.pending) any_type = any_type && any_type_will_do(pod);
   for (const NodePool& np : input.nodepools) {
-    if (!one_nodepool || !any_type || np.meta.name != nodepool) continue;
+    if (!one_nodepool || !any_type || np.meta.name != nodepool || np.meta.annotated_true(kPackAsKarpenterAnnotation)) {
+      continue;
+    }
     std::vector<std::vector<std::size_t>> nodes =
         worth_packed_nodes(*batch, priced_rooms(input, np, plan.new_claims.front().daemon_requests));
     std::vector<std::size_t> order;
