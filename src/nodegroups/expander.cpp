@@ -28,6 +28,14 @@ double resource_price(double cores, double gib) {
   return cores * kCpuPricePerCoreHour + gib * kMemoryPricePerGiBHour;
 }
 
+// What a node of the group costs an hour: its stated price, else its resources at the model's prices.
+double price_of_node(const NodeGroup& group) {
+  if (group.price_per_hour > 0) return group.price_per_hour;
+  const Node& node = group.template_node;
+  return resource_price(static_cast<double>(node_cpu_milli(node)) / 1000.0,
+                        static_cast<double>(node_memory_bytes(node)) / kGiB);
+}
+
 // Requests as upstream's expanders sum them: app containers only.
 ResourceList container_requests(const Pod& pod) {
   ResourceList sum;
@@ -72,6 +80,7 @@ std::optional<ExpanderKind> parse_kind(std::string_view name) {
   if (name == "least-nodes") return ExpanderKind::LeastNodes;
   if (name == "price") return ExpanderKind::Price;
   if (name == "priority") return ExpanderKind::Priority;
+  if (name == "least-cost") return ExpanderKind::LeastCost;
   return std::nullopt;
 }
 
@@ -117,6 +126,7 @@ std::string_view to_string(ExpanderKind kind) {
     case ExpanderKind::LeastNodes: return "least-nodes";
     case ExpanderKind::Price: return "price";
     case ExpanderKind::Priority: return "priority";
+    case ExpanderKind::LeastCost: return "least-cost";
   }
   return "unknown";
 }
@@ -200,10 +210,8 @@ std::vector<std::size_t> least_waste(const std::vector<Option>& options, const s
 // auto-provisioning) are not modelled, so upstream's x2 penalty for them never applies.
 double price_score(const Option& option, const ExpanderContext& context) {
   const NodeGroup& group = *option.group;
-  const Node& node = group.template_node;
-  const double node_cores = static_cast<double>(node_cpu_milli(node)) / 1000.0;
-  const double node_gib = static_cast<double>(node_memory_bytes(node)) / kGiB;
-  const double node_price = group.price_per_hour > 0 ? group.price_per_hour : resource_price(node_cores, node_gib);
+  const double node_cores = static_cast<double>(node_cpu_milli(group.template_node)) / 1000.0;
+  const double node_price = price_of_node(group);
   double pods_price = 0;
   for (const auto& pod : option.pods) {
     const ResourceList r = container_requests(*pod);
@@ -222,6 +230,30 @@ double price_score(const Option& option, const ExpanderContext& context) {
 std::vector<std::size_t> cheapest(const std::vector<Option>& options, const std::vector<std::size_t>& candidates,
                                   const ExpanderContext& context) {
   return best_by(candidates, [&](std::size_t i) { return price_score(options[i], context); }, true);
+}
+
+double cost_per_worth(const Option& option, const std::vector<Option>& options) {
+  double worth = 0;
+  for (const auto& pod : option.pods) {
+    const ResourceList r = container_requests(*pod);
+    double best = std::numeric_limits<double>::infinity();
+    for (const Option& other : options) {
+      const ResourceList& room = other.group->template_node.allocatable;
+      auto share = [](std::int64_t asked, std::int64_t has) {
+        return has > 0 ? static_cast<double>(asked) / static_cast<double>(has) : std::numeric_limits<double>::infinity();
+      };
+      const double largest = std::max({share(r.cpu_milli(), room.cpu_milli()), share(r.memory(), room.memory()),
+                                       share(1, room.pods())});
+      if (largest <= 1) best = std::min(best, price_of_node(*other.group) * largest);
+    }
+    if (std::isfinite(best)) worth += best;
+  }
+  if (worth <= 0) return std::numeric_limits<double>::infinity();
+  return price_of_node(*option.group) * option.node_count / worth;
+}
+
+std::vector<std::size_t> least_cost(const std::vector<Option>& options, const std::vector<std::size_t>& candidates) {
+  return best_by(candidates, [&](std::size_t i) { return cost_per_worth(options[i], options); }, true);
 }
 
 std::vector<std::size_t> highest_priority(const std::vector<Option>& options,
@@ -254,6 +286,7 @@ std::optional<std::size_t> choose_option(const std::vector<Option>& options, con
       case ExpanderKind::LeastWaste: candidates = least_waste(options, candidates); break;
       case ExpanderKind::LeastNodes: candidates = least_nodes(options, candidates); break;
       case ExpanderKind::Price: candidates = cheapest(options, candidates, context); break;
+      case ExpanderKind::LeastCost: candidates = least_cost(options, candidates); break;
       case ExpanderKind::Priority:
         candidates = config.priorities ? highest_priority(options, candidates, *config.priorities)
                                        : std::vector<std::size_t>{};

@@ -25,7 +25,7 @@ struct Option {
   std::string debug;  // what the expanders that looked at it thought ("least-waste: 0.625")
 };
 
-enum class ExpanderKind { Random, MostPods, LeastWaste, LeastNodes, Price, Priority };
+enum class ExpanderKind { Random, MostPods, LeastWaste, LeastNodes, Price, Priority, LeastCost };
 std::string_view to_string(ExpanderKind kind);
 
 // The `priorities` entry of the cluster-autoscaler-priority-expander ConfigMap: priority -> regexes matched
@@ -71,6 +71,12 @@ std::vector<std::size_t> least_waste(const std::vector<Option>& options, const s
 double price_score(const Option& option, const ExpanderContext& context);
 std::vector<std::size_t> cheapest(const std::vector<Option>& options, const std::vector<std::size_t>& candidates,
                                   const ExpanderContext& context);
+// Scalewright's `least-cost` (not upstream's): what the option's new nodes cost an hour per worth of the pods they
+// take, a pod's worth being what it costs on a node of its own of the group that prices it best among the options
+// (its largest share of the node's allocatable cpu, memory or pod slots, times the node's price): the rule the
+// NodePools' packing follows (scheduling::pack_by_worth). Lower is better; +inf when the option takes no pod.
+double cost_per_worth(const Option& option, const std::vector<Option>& options);
+std::vector<std::size_t> least_cost(const std::vector<Option>& options, const std::vector<std::size_t>& candidates);
 // The options whose group matches a regex of the highest priority any option matches; options matching no
 // regex are dropped (upstream logs and ignores them).
 std::vector<std::size_t> highest_priority(const std::vector<Option>& options,

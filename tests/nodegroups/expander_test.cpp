@@ -93,6 +93,30 @@ TEST(Expanders, PriceFavoursThePreferredNodeSize) {
   EXPECT_NEAR(price_score(gpu_option, context), 1758.093296, 1e-5);
 }
 
+TEST(Expanders, LeastCostPerWorthOfThePodsTaken) {
+  // Four pods of 1000m / 1Gi. A pod's worth is its largest share of a node times the node's price, on the group
+  // that prices it best:
+  //   a: 2000m / 8Gi,  $0.125:   max(0.5, 0.125) x 0.125 = 0.0625
+  //   b: 4000m / 16Gi, $0.1875:  max(0.25, 0.0625) x 0.1875 = 0.046875
+  //   c: 2000m / 4Gi,  $0.09375: max(0.5, 0.25) x 0.09375 = 0.046875  -> worth 0.046875, 0.1875 for the four
+  // Per worth: a, 2 nodes: 0.25 / 0.1875 = 1.333; b, 1 node: 0.1875 / 0.1875 = 1; c, 2 nodes: 0.1875 / 0.1875 = 1.
+  NodeGroup a = group("a", 2000, 8192, 0.125), b = group("b", 4000, 16384, 0.1875), c = group("c", 2000, 4096, 0.09375);
+  std::vector<Option> options{{&a, 2, pods(4, 1000, 1024), ""}, {&b, 1, pods(4, 1000, 1024), ""},
+                              {&c, 2, pods(4, 1000, 1024), ""}};
+  EXPECT_DOUBLE_EQ(cost_per_worth(options[0], options), 0.25 / 0.1875);
+  EXPECT_DOUBLE_EQ(cost_per_worth(options[1], options), 1.0);
+  EXPECT_DOUBLE_EQ(cost_per_worth(options[2], options), 1.0);
+  EXPECT_EQ(least_cost(options, all(options)), (std::vector<std::size_t>{1, 2}));
+  // As a chain, least-nodes breaks the tie.
+  Result<ExpanderConfig> config = make_expander_config({"least-cost", "least-nodes"});
+  ASSERT_TRUE(config) << config.error().message;
+  std::mt19937_64 rng(1);
+  EXPECT_EQ(choose_option(options, *config, ExpanderContext{}, rng), std::optional<std::size_t>(1));
+  // An option that takes no pod is never the cheapest.
+  options.push_back({&b, 1, {}, ""});
+  EXPECT_EQ(least_cost(options, all(options)), (std::vector<std::size_t>{1, 2}));
+}
+
 constexpr const char* kPriorities = R"(10:
   - .*
 50:
