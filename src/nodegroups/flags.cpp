@@ -109,8 +109,9 @@ Problem set_min_max(std::string_view text, std::int64_t& min, std::int64_t& max)
 }
 
 Problem set_expanders(std::string_view text, std::vector<std::string>& out) {
-  static const std::set<std::string_view> known{"random",   "most-pods", "least-waste", "price",
-                                                "priority", "least-nodes", "grpc"};
+  // Upstream's, and Scalewright's least-cost (see expander.h).
+  static const std::set<std::string_view> known{"random",   "most-pods",   "least-waste", "price",
+                                                "priority", "least-nodes", "grpc",        "least-cost"};
   std::vector<std::string> chain;
   std::size_t start = 0;
   while (true) {
@@ -118,7 +119,7 @@ Problem set_expanders(std::string_view text, std::vector<std::string>& out) {
     std::string_view name = text.substr(start, comma == std::string_view::npos ? text.npos : comma - start);
     if (!known.count(name)) {
       return "unknown expander " + in_quotes(name) + " (expected random, most-pods, least-waste, price, priority, "
-             "least-nodes, grpc)";
+             "least-nodes, grpc, least-cost)";
     }
     chain.emplace_back(name);
     if (comma == std::string_view::npos) break;

@@ -226,7 +226,7 @@ TEST(AutoscalerFlags, MalformedValuesNameTheFlag) {
             "flag --scale-down-utilization-threshold: must be between 0 and 1, got 1.5");
   EXPECT_EQ(parse_error({"--expander=cheapest"}),
             "flag --expander: unknown expander \"cheapest\" (expected random, most-pods, least-waste, price, "
-            "priority, least-nodes, grpc)");
+            "priority, least-nodes, grpc, least-cost)");
   EXPECT_EQ(parse_error({"--max-total-unready-percentage=145"}),
             "flag --max-total-unready-percentage: must be between 0 and 100, got 145");
   EXPECT_EQ(parse_error({"--max-graceful-termination-sec=10m"}),
