@@ -711,6 +711,7 @@ std::vector<std::pair<std::uint32_t, const ResourceList*>> NodeClaimBuilder::lau
   const TypeSet mask = requirement_mask(pool, claim.requirements);
   static const ResourceList kNothing;
   const Fit fit(kNothing, claim.requests);
+  out.reserve(pool.types.size());
   for (std::uint32_t t : pool.types) {
     if (!mask.test(t) || !types_.has_offering(t, claim.zones, claim.capacity_types)) continue;
     const ResourceList& daemon = daemons_.requests(claim.daemon_mask, t);

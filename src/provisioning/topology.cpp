@@ -373,7 +373,9 @@ Topology::Narrowing Topology::claim_options(const std::vector<GroupId>& owned, C
   }
 
   // Other keys: the domains every owned group allows, minus those blocked by other pods' anti-affinity.
-  std::vector<Symbol> keys;
+  // Scratch kept between calls (a claim is asked once per pod that tries it).
+  std::vector<Symbol>& keys = scratch_keys_;
+  keys.clear();
   for (GroupId g : owned) {
     if (!groups_[g].hostname && std::find(keys.begin(), keys.end(), groups_[g].key) == keys.end()) {
       keys.push_back(groups_[g].key);
@@ -402,7 +404,8 @@ Topology::Narrowing Topology::claim_options(const std::vector<GroupId>& owned, C
     std::int64_t min;
   };
   std::vector<OnKey> on_key;
-  std::vector<Symbol> allowed;
+  std::vector<Symbol>& allowed = scratch_allowed_;
+  std::vector<Symbol>& open = scratch_open_;
   for (const Symbol key : keys) {
     on_key.clear();
     const Group* spread = nullptr;
@@ -442,7 +445,7 @@ Topology::Narrowing Topology::claim_options(const std::vector<GroupId>& owned, C
     };
     // The domains the claim may still be in: its one value, or every known domain its requirements allow.
     const std::string* fixed = single_value(requirements, key_text);
-    std::vector<Symbol> open;
+    open.clear();
     if (fixed) {
       const Symbol domain = find_domain(first, *fixed);
       if (!domain.empty()) open.push_back(domain);

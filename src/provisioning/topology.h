@@ -137,6 +137,8 @@ class Topology {
     std::vector<GroupId> blocked;
   };
   mutable std::unordered_map<std::string, Classified> classified_;
+  // claim_options()'s scratch, kept so that a call allocates nothing once they have grown.
+  mutable std::vector<Symbol> scratch_keys_, scratch_allowed_, scratch_open_;
 };
 
 // Domain of a node for a topology key: its label, or for hostname the node name when the label is missing.
