@@ -97,5 +97,13 @@ TEST(MoreChoice, TheWholeCatalogCostsNoMoreThanAnySubsetForPeerWorkloadA) {
   expect_monotone(pods, "spot");
 }
 
+// Peer workload (b)'s 500 pending pods (none fits on its full nodes, so new nodes take them all). Workload (c) is a
+// scale-down: it has no pending pod to place.
+TEST(MoreChoice, TheWholeCatalogCostsNoMoreThanAnySubsetForPeerWorkloadB) {
+  const std::vector<Pod> pods = scale_up_cluster().pending;
+  expect_monotone(pods, "on-demand");
+  expect_monotone(pods, "spot");
+}
+
 }  // namespace
 }  // namespace scalewright::bench

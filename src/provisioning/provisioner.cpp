@@ -739,6 +739,9 @@ ProvisioningPlan Provisioner::finish() {
     out.pod_requests = claim.requests;
     out.passed_over = std::move(claim.passed_over);
     plan.new_claims.push_back(std::move(out));
+    // Its lists are not read again: freed now, as a large batch's claims are turned into the plan's.
+    std::vector<std::uint32_t>().swap(claim.types);
+    std::vector<const ResourceList*>().swap(claim.daemons);
   }
   for (std::size_t pod = 0; pod < input_.pending.size(); ++pod) {
     if (!placed_[pod]) plan.unschedulable.push_back({pod, failures_[pod]});
@@ -927,11 +930,19 @@ ProvisioningPlan plan_provisioning(const ProvisioningInput& input) {
       best = std::move(packed);
     }
   };
+  bool any_type = true;  // and the same tolerations: then pods of one shape are alike
+  bool same_tolerations = true;
+  for (const Pod& pod : input.pending) {
+    any_type = any_type && any_type_will_do(pod);
+    same_tolerations = same_tolerations && *pod.spec.tolerations == *input.pending[0].spec.tolerations;
+  }
   // Packed for each of the (at most three) types the plan launched most: the cheapest cpu with memory-heavy pods
-  // left to larger nodes is often cheaper than nodes of the most common shape.
+  // left to larger nodes is often cheaper than nodes of the most common shape. (Pods that are alike are packed by
+  // first fit as the plan above packed them, in whatever order they come.)
   constexpr std::size_t kShapesTried = 3;
   std::vector<const NewNodeClaim*> aims = launched_types(plan);
   if (aims.size() > kShapesTried) aims.resize(kShapesTried);
+  if (batch->shapes.size() == 1 && any_type && same_tolerations) aims.clear();
   for (const NewNodeClaim* aim : aims) consider(Provisioner(input, packed_order(*batch, *aim)).run());
   // Over every type of the NodePool the plan launched from (when it launched from one, for pods any of its types
   // suits, unless it packs as Karpenter), each node of the packing a claim of its own: nodes whose mix of pods suits
@@ -939,8 +950,6 @@ ProvisioningPlan plan_provisioning(const ProvisioningInput& input) {
   const std::string& nodepool = plan.new_claims.front().nodepool;
   const bool one_nodepool = std::all_of(plan.new_claims.begin(), plan.new_claims.end(),
                                         [&](const NewNodeClaim& claim) { return claim.nodepool == nodepool; });
-  bool any_type = true;
-  for (const Pod& pod : input.pending) any_type = any_type && any_type_will_do(pod);
   for (const NodePool& np : input.nodepools) {
     if (!one_nodepool || !any_type || np.meta.name != nodepool || np.meta.annotated_true(kPackAsKarpenterAnnotation)) {
       continue;
