@@ -71,8 +71,8 @@ std::vector<std::size_t> cheapest_first(InstanceTypeIndex& index, const std::vec
   // Each place keyed by its type's rank (ranks are distinct: the order is the same however it is reached).
   std::vector<std::uint64_t> keys(types.size());
   for (std::size_t i = 0; i < types.size(); ++i) keys[i] = (std::uint64_t{rank[types[i]]} << 32) | i;
-  // Most claims keep their NodePool's types in the NodePool's price order already, and a sealed claim's are two
-  // such runs, the types it kept and those it keeps to fall back on.
+  // Most claims keep their NodePool's types in the NodePool's price order already (a sealed one's launch types are
+  // the NodePool's in its order too); two such runs are merged.
   const auto first_run_end = std::is_sorted_until(keys.begin(), keys.end());
   std::vector<std::size_t> order(types.size());
   if (std::is_sorted(first_run_end, keys.end())) {
