@@ -47,4 +47,15 @@ bool tolerates_all(const std::vector<Toleration>& tolerations, const Taint& tain
   return std::any_of(tolerations.begin(), tolerations.end(), [&](const Toleration& t) { return t.tolerates(taint); });
 }
 
+std::string object_key(std::string_view kind, std::string_view namespace_, std::string_view name) {
+  std::string key;
+  key.reserve(kind.size() + namespace_.size() + name.size() + 2);
+  key.append(kind).append("/").append(namespace_).append("/").append(name);
+  return key;
+}
+
+std::string object_key(std::string_view kind, const ObjectMeta& meta) {
+  return object_key(kind, meta.namespace_, meta.name);
+}
+
 }  // namespace scalewright

@@ -38,6 +38,12 @@ struct ObjectMeta {
   bool annotated_true(std::string_view key) const;
 };
 
+// "Deployment/default/web": an object's kind, namespace and name as one key, the one the manifests' origins, the
+// reference checks, the state's and the simulator's workloads are kept by. A cluster-scoped object has the
+// namespace its decoder leaves it ("" for a NodePool).
+std::string object_key(std::string_view kind, std::string_view namespace_, std::string_view name);
+std::string object_key(std::string_view kind, const ObjectMeta& meta);
+
 enum class TaintEffect { NoSchedule, PreferNoSchedule, NoExecute };
 std::optional<TaintEffect> parse_taint_effect(std::string_view text);
 std::string_view to_string(TaintEffect effect);

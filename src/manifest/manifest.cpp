@@ -338,17 +338,6 @@ std::string ObjectOrigin::at(std::string_view field) const {
   return context + ": " + (path.empty() ? std::string(field) : path + "." + std::string(field));
 }
 
-std::string object_key(std::string_view kind, std::string_view namespace_, std::string_view name) {
-  std::string key;
-  key.reserve(kind.size() + namespace_.size() + name.size() + 2);
-  key.append(kind).append("/").append(namespace_).append("/").append(name);
-  return key;
-}
-
-std::string object_key(std::string_view kind, const ObjectMeta& meta) {
-  return object_key(kind, meta.namespace_, meta.name);
-}
-
 std::string ManifestSet::locate(std::string_view kind, const ObjectMeta& meta, std::string_view field) const {
   auto found = origins.find(object_key(kind, meta));
   if (found != origins.end()) return found->second.at(field);

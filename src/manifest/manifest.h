@@ -68,12 +68,6 @@ struct ManifestSet {
   std::string locate(std::string_view kind, const ObjectMeta& meta, std::string_view field) const;
 };
 
-// "Deployment/default/web": an object's kind, namespace and name as one key, the one ManifestSet::origins, the
-// reference checks and the simulator's workloads are kept by. A cluster-scoped object has the namespace its decoder
-// leaves it ("" for a NodePool).
-std::string object_key(std::string_view kind, std::string_view namespace_, std::string_view name);
-std::string object_key(std::string_view kind, const ObjectMeta& meta);
-
 // What a manifest file may be; beyond either limit it is refused with the limit in the message (README.md,
 // "Limits"). 256 MiB is five times the 50 MB of issue [5] (156,101 Deployments), far beyond the 3 MiB the API
 // server takes in one request. 1,000 levels of nesting is 10 times below the 10,000 of Kubernetes' own JSON

@@ -16,12 +16,13 @@
 #include <unordered_set>
 #include <vector>
 
+#include "api/autoscaling.h"
 #include "api/duration.h"
+#include "api/meta.h"
 #include "api/nodepool.h"
 #include "api/pod.h"
 #include "api/symbol.h"
 #include "api/workloads.h"
-#include "manifest/manifest.h"
 #include "scheduling/snapshot.h"
 
 namespace scalewright::state {
