@@ -110,6 +110,17 @@ struct NodePool {
 
   // The template labels and the requirements as one set (labels become single-value In requirements).
   RequirementSet requirement_set() const;
+  // The hash of what a NodeClaim takes from this NodePool's template (Karpenter's NodePool.Hash()), stamped on its
+  // NodeClaims as karpenter.sh/nodepool-hash: 16 hex digits, the same on every run and machine (FNV-1a 64 over a
+  // canonical text). Karpenter v1 hashes spec.template except its requirements: the labels and annotations, taints
+  // and startupTaints as sets (order does not matter), nodeClassRef, expireAfter and terminationGracePeriod (its
+  // drift tests change each of the last three and expect drift). Weight, limits and spec.disruption are behaviour,
+  // not the node, and are left out.
+  std::string hash() const;
 };
+
+// The karpenter.sh/nodepool-hash-version stamped beside NodePool::hash(). Not Karpenter's ("v3"): our hash is not
+// hashstructure's, and a NodeClaim stamped by Karpenter itself must be skipped, not found drifted.
+inline constexpr std::string_view kNodePoolHashVersion = "scalewright-v1";
 
 }  // namespace scalewright

@@ -82,7 +82,7 @@ void DisruptionController::reconcile() {
     nodepools_seen_ = state_.nodepool_changes();
     std::map<std::string, std::string> templates;
     for (const auto& [name, pool] : state_.nodepools()) {
-      templates.emplace(name, disruption::nodepool_hash(pool) + "\n" + pool.requirement_set().to_string());
+      templates.emplace(name, pool.hash() + "\n" + pool.requirement_set().to_string());
     }
     if (templates != templates_) {
       templates_ = std::move(templates);

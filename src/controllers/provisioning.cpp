@@ -8,7 +8,6 @@
 
 #include "api/wording.h"
 #include "controllers/node_groups.h"
-#include "disruption/drift.h"
 #include "provisioning/launch_explanation.h"
 
 namespace scalewright::controllers {
@@ -178,8 +177,8 @@ std::optional<std::string> ProvisioningController::launch(provisioning::NewNodeC
     node.capacity_type = std::string(cloud::to_string(offering.capacity_type));
     node.price_per_hour = offering.price_per_hour;
     if (const NodePool* pool = state_.find_nodepool(claim.nodepool)) {
-      node.nodepool_hash = disruption::nodepool_hash(*pool);
-      node.nodepool_hash_version = std::string(disruption::kNodePoolHashVersion);
+      node.nodepool_hash = pool->hash();
+      node.nodepool_hash_version = std::string(kNodePoolHashVersion);
     }
     node.launched_at = now;
     node.node.meta.name = name;

@@ -15,7 +15,6 @@
 #include "api/autoscaling.h"
 #include "api/duration.h"
 #include "api/labels.h"
-#include "manifest/manifest.h"
 #include "controllers/ports.h"
 #include "workloads/hpa.h"
 #include "workloads/keda.h"

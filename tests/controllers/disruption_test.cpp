@@ -551,8 +551,8 @@ TEST_F(Disruption, DriftedNodesAreReplacedOldestFirstWithinABudgetOfOne) {
   state.nodepool_applied(pool);
   for (const char* name : {"n1", "n2"}) {
     state::NodeRecord& node = add_node(state, cloud, name, "default");
-    node.nodepool_hash = disruption::nodepool_hash(pool);
-    node.nodepool_hash_version = std::string(disruption::kNodePoolHashVersion);
+    node.nodepool_hash = pool.hash();
+    node.nodepool_hash_version = std::string(kNodePoolHashVersion);
     run_pod(std::string(name) + "-web", 5000, name);
   }
   state.find_node("n2")->launched_at = 1s;
