@@ -47,6 +47,27 @@ std::int64_t room_left(std::int64_t allocatable, std::int64_t daemons, std::int6
   return saturating_sub(saturating_sub(allocatable, daemons), used);
 }
 
+// A claim about to look at its candidates' room again: none looked at yet.
+void clear_room(ClaimState& claim) {
+  claim.free_cpu = claim.free_memory = claim.free_pods = std::numeric_limits<std::int64_t>::min();
+  claim.least_cpu = claim.least_memory = claim.least_pods = std::numeric_limits<std::int64_t>::max();
+}
+
+// Counts one candidate's room (`allocatable` less `daemons` and what the claim's pods use) into the most and the
+// least any candidate has left.
+void count_room(ClaimState& claim, const ResourceList& allocatable, const ResourceList& daemons, std::int64_t cpu_used,
+                std::int64_t memory_used, std::int64_t pods_used) {
+  const std::int64_t cpu = room_left(allocatable.cpu_milli(), daemons.cpu_milli(), cpu_used);
+  const std::int64_t memory = room_left(allocatable.memory(), daemons.memory(), memory_used);
+  const std::int64_t pods = room_left(allocatable.pods(), daemons.pods(), pods_used);
+  claim.free_cpu = std::max(claim.free_cpu, cpu);
+  claim.free_memory = std::max(claim.free_memory, memory);
+  claim.free_pods = std::max(claim.free_pods, pods);
+  claim.least_cpu = std::min(claim.least_cpu, cpu);
+  claim.least_memory = std::min(claim.least_memory, memory);
+  claim.least_pods = std::min(claim.least_pods, pods);
+}
+
 // How many more copies of `requests` fit on top of `used` and `daemons` (saturating at `cap`).
 std::int64_t copies(const ResourceList& used, const ResourceList& requests, const ResourceList& daemons,
                     const ResourceList& allocatable, std::int64_t cap) {
@@ -306,6 +327,10 @@ bool NodeClaimBuilder::try_add(ClaimState& claim, PodVariant& variant, ClassTopo
     if (reason != nullptr && first_reason.empty()) first_reason = describe();
   };
   const Fit fit(claim.requests, variant.requests);
+  auto no_room = [&] {
+    return "no instance type has enough resources (" + describe_requests(variant.requests) +
+           (claim.pods.empty() ? std::string() : " on top of " + describe_requests(claim.requests)) + ")";
+  };
   for (std::size_t a = 0; a < pod.requirements.size(); ++a) {
     const RequirementSet& alternative = pod.requirements[a];
     const std::uint32_t alternative_id = variant.first_alternative + static_cast<std::uint32_t>(a);
@@ -388,10 +413,7 @@ bool NodeClaimBuilder::try_add(ClaimState& claim, PodVariant& variant, ClassTopo
           any_fits = fit(*claim.daemons[i], types_.allocatable(claim.types[i]));
         }
         if (!any_fits) {
-          fail([&] {
-            return "no instance type has enough resources (" + describe_requests(variant.requests) +
-                   (claim.pods.empty() ? std::string() : " on top of " + describe_requests(claim.requests)) + ")";
-          });
+          fail(no_room);
           continue;
         }
         change.zones = claim.zones;
@@ -416,10 +438,7 @@ bool NodeClaimBuilder::try_add(ClaimState& claim, PodVariant& variant, ClassTopo
           }
         }
         if (change.types.empty()) {
-          fail([&] {
-            return "no instance type has enough resources (" + describe_requests(variant.requests) +
-                   (claim.pods.empty() ? std::string() : " on top of " + describe_requests(claim.requests)) + ")";
-          });
+          fail(no_room);
           continue;
         }
       } else {
@@ -498,8 +517,7 @@ bool NodeClaimBuilder::try_add(ClaimState& claim, PodVariant& variant, ClassTopo
 void NodeClaimBuilder::keep_fitting(ClaimState& claim, const ResourceList& requests) {
   const Fit fit(claim.requests, requests);
   const std::vector<double>& prices = types_.prices(claim.zones, claim.capacity_types);
-  claim.free_cpu = claim.free_memory = claim.free_pods = std::numeric_limits<std::int64_t>::min();
-  claim.least_cpu = claim.least_memory = claim.least_pods = std::numeric_limits<std::int64_t>::max();
+  clear_room(claim);
   claim.price = std::numeric_limits<double>::infinity();
   std::size_t kept = 0;
   for (std::size_t i = 0; i < claim.types.size(); ++i) {
@@ -510,15 +528,7 @@ void NodeClaimBuilder::keep_fitting(ClaimState& claim, const ResourceList& reque
     claim.types[kept] = t;
     claim.daemons[kept] = &daemon;
     ++kept;
-    const std::int64_t cpu = room_left(allocatable.cpu_milli(), daemon.cpu_milli(), fit.cpu_milli());
-    const std::int64_t memory = room_left(allocatable.memory(), daemon.memory(), fit.memory());
-    const std::int64_t pods = room_left(allocatable.pods(), daemon.pods(), fit.pods());
-    claim.free_cpu = std::max(claim.free_cpu, cpu);
-    claim.free_memory = std::max(claim.free_memory, memory);
-    claim.free_pods = std::max(claim.free_pods, pods);
-    claim.least_cpu = std::min(claim.least_cpu, cpu);
-    claim.least_memory = std::min(claim.least_memory, memory);
-    claim.least_pods = std::min(claim.least_pods, pods);
+    count_room(claim, allocatable, daemon, fit.cpu_milli(), fit.memory(), fit.pods());
     if (prices[t] < claim.price) claim.price = prices[t];
   }
   claim.types.resize(kept);
@@ -526,25 +536,13 @@ void NodeClaimBuilder::keep_fitting(ClaimState& claim, const ResourceList& reque
 }
 
 void NodeClaimBuilder::settle(ClaimState& claim) {
-  constexpr std::int64_t kMin = std::numeric_limits<std::int64_t>::min();
-  constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
-  claim.free_cpu = claim.free_memory = claim.free_pods = kMin;
-  claim.least_cpu = claim.least_memory = claim.least_pods = kMax;
+  clear_room(claim);
   const NodePool& np = *pools_[claim.nodepool].pool;
   claim.price = cheapest_of(claim.types, claim.zones, claim.capacity_types).second;
   ResourceList charge;
   for (std::size_t i = 0; i < claim.types.size(); ++i) {
-    const ResourceList& allocatable = types_.allocatable(claim.types[i]);
-    const ResourceList& daemon = *claim.daemons[i];
-    const std::int64_t cpu = room_left(allocatable.cpu_milli(), daemon.cpu_milli(), claim.requests.cpu_milli());
-    const std::int64_t memory = room_left(allocatable.memory(), daemon.memory(), claim.requests.memory());
-    const std::int64_t pods = room_left(allocatable.pods(), daemon.pods(), claim.requests.pods());
-    claim.free_cpu = std::max(claim.free_cpu, cpu);
-    claim.free_memory = std::max(claim.free_memory, memory);
-    claim.free_pods = std::max(claim.free_pods, pods);
-    claim.least_cpu = std::min(claim.least_cpu, cpu);
-    claim.least_memory = std::min(claim.least_memory, memory);
-    claim.least_pods = std::min(claim.least_pods, pods);
+    const ResourceList& r = claim.requests;
+    count_room(claim, types_.allocatable(claim.types[i]), *claim.daemons[i], r.cpu_milli(), r.memory(), r.pods());
     for (Symbol r : np.limited_resources) {
       charge.set(r, std::max(charge.get(r), counted(types_.type(claim.types[i]), r)));
     }
