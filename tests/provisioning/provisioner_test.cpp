@@ -289,14 +289,9 @@ TEST(Provisioning, ALimitOnNodesCountsEveryNodeOfThePoolAndEveryNewClaim) {
             "no nodepool can hold the pod: nodepool \"default\": limits exceeded (nodes)");
 }
 
-TEST(Provisioning, NodePoolLimitsCountTheLargestTypeAClaimMayStillLaunch) {
-  Fixture f;
-  limit(f.input.nodepools[0], resource_names::cpu(), 100 * kCpu);
-  f.input.pending = make_pods("burst", 1000, 1 * kCpu, 1 * kGi);
-  ProvisioningPlan plan = f.plan();
-
-  // Six 16-cpu claims of 16 pods (96 cpu), then only types of at most 4 cpu fit the last 4 cpu: 4 pods.
-  ASSERT_EQ(plan.new_claims.size(), 7u);
+// The cpu a plan's new claims hold against a limit (each the capacity of the largest type it may still launch, as
+// Karpenter counts it), and the pods on them.
+std::pair<std::int64_t, std::size_t> held_against_cpu_limit(const ProvisioningPlan& plan) {
   std::int64_t worst_case = 0;
   std::size_t pods = 0;
   for (const NewNodeClaim& claim : plan.new_claims) {
@@ -305,6 +300,18 @@ TEST(Provisioning, NodePoolLimitsCountTheLargestTypeAClaimMayStillLaunch) {
     worst_case += largest;
     pods += claim.pods.size();
   }
+  return {worst_case, pods};
+}
+
+TEST(Provisioning, NodePoolLimitsCountTheLargestTypeAClaimMayStillLaunch) {
+  Fixture f;
+  limit(f.input.nodepools[0], resource_names::cpu(), 100 * kCpu);
+  f.input.pending = make_pods("burst", 1000, 1 * kCpu, 1 * kGi);
+  ProvisioningPlan plan = f.plan();
+
+  // Six 16-cpu claims of 16 pods (96 cpu), then only types of at most 4 cpu fit the last 4 cpu: 4 pods.
+  ASSERT_EQ(plan.new_claims.size(), 7u);
+  const auto [worst_case, pods] = held_against_cpu_limit(plan);
   EXPECT_EQ(worst_case, 100 * kCpu);
   EXPECT_EQ(pods, 100u);
   EXPECT_THAT(type_names(plan.new_claims[6]), ElementsAre("g.xlarge", "c.xlarge"));
@@ -319,14 +326,7 @@ TEST(Provisioning, ThePriceRuleLeavesNoPodALimitHasRoomFor) {
   limit(f.input.nodepools[0], resource_names::cpu(), 100 * kCpu);
   f.input.pending = make_pods("burst", 1000, 1 * kCpu, 1 * kGi);
   ProvisioningPlan plan = f.plan();
-  std::int64_t worst_case = 0;
-  std::size_t pods = 0;
-  for (const NewNodeClaim& claim : plan.new_claims) {
-    std::int64_t largest = 0;
-    for (const cloud::InstanceType* t : claim.instance_types) largest = std::max(largest, t->capacity.cpu_milli());
-    worst_case += largest;
-    pods += claim.pods.size();
-  }
+  const auto [worst_case, pods] = held_against_cpu_limit(plan);
   EXPECT_LE(worst_case, 100 * kCpu);
   EXPECT_EQ(pods, 100u);
   EXPECT_EQ(plan.unschedulable.size(), 900u);

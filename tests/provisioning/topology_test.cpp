@@ -103,35 +103,25 @@ TEST(Topology, ZonalAntiAffinityPutsEachPodInAnEmptyZone) {
 }
 
 TEST(Topology, PodAffinityCoLocatesOnTheSameClaim) {
-  Fixture f;
-  f.input.pending.push_back(make_pod("cache", 2 * kCpu, 1 * kGi, "cache"));
-  for (int i = 0; i < 3; ++i) {
-    Pod web = make_pod("web-" + std::to_string(i), 1 * kCpu, 1 * kGi, "web");
-    web.spec.affinity.required_pod_affinity.push_back(app_term("cache", well_known::hostname));
-    f.input.pending.push_back(web);
+  // Compared with Karpenter's packing, and planned by the price rule alone (a batch past compared_batch): the rule
+  // would stop the cache pod's claim at g.xlarge (4 cpu) with two web pods, but the third has no other place to go
+  // than that node, so the claim grows for it all the same.
+  for (const std::size_t compared : {kComparedBatch, std::size_t{0}}) {
+    SCOPED_TRACE(compared == 0 ? "the price rule alone" : "compared with Karpenter's packing");
+    Fixture f;
+    f.input.compared_batch = compared;
+    f.input.pending.push_back(make_pod("cache", 2 * kCpu, 1 * kGi, "cache"));
+    for (int i = 0; i < 3; ++i) {
+      Pod web = make_pod("web-" + std::to_string(i), 1 * kCpu, 1 * kGi, "web");
+      web.spec.affinity.required_pod_affinity.push_back(app_term("cache", well_known::hostname));
+      f.input.pending.push_back(web);
+    }
+    ProvisioningPlan plan = f.plan();
+    EXPECT_THAT(plan.unschedulable, IsEmpty());
+    ASSERT_EQ(plan.new_claims.size(), 1u);
+    EXPECT_THAT(plan.new_claims[0].pods, ElementsAre(0, 1, 2, 3));
+    EXPECT_EQ(plan.new_claims[0].instance_types.front()->name, "c.2xlarge");  // 5 cpu
   }
-  ProvisioningPlan plan = f.plan();
-  ASSERT_EQ(plan.new_claims.size(), 1u);
-  EXPECT_THAT(plan.new_claims[0].pods, ElementsAre(0, 1, 2, 3));
-  EXPECT_EQ(plan.new_claims[0].instance_types.front()->name, "c.2xlarge");  // 5 cpu
-}
-
-TEST(Topology, PodAffinityCoLocatesWhereThePriceRuleWouldKeepTheClaimSmall) {
-  // Planned by the price rule alone: the rule stops the cache pod's claim at g.xlarge (4 cpu) with two web pods,
-  // but the third has no other place to go than that node, so the claim grows for it all the same.
-  Fixture f;
-  f.input.compared_batch = 0;
-  f.input.pending.push_back(make_pod("cache", 2 * kCpu, 1 * kGi, "cache"));
-  for (int i = 0; i < 3; ++i) {
-    Pod web = make_pod("web-" + std::to_string(i), 1 * kCpu, 1 * kGi, "web");
-    web.spec.affinity.required_pod_affinity.push_back(app_term("cache", well_known::hostname));
-    f.input.pending.push_back(web);
-  }
-  ProvisioningPlan plan = f.plan();
-  EXPECT_THAT(plan.unschedulable, IsEmpty());
-  ASSERT_EQ(plan.new_claims.size(), 1u);
-  EXPECT_THAT(plan.new_claims[0].pods, ElementsAre(0, 1, 2, 3));
-  EXPECT_EQ(plan.new_claims[0].instance_types.front()->name, "c.2xlarge");  // 5 cpu
 }
 
 TEST(Topology, PodAffinityToAPodLaterInTheBatchIsRetried) {
