@@ -1,22 +1,52 @@
 #pragma once
-// What the controllers ask of a cloud: its instance types and offerings, launch an instance from an offering,
-// terminate it, and the instances running. The simulated cloud implements it, a kwok-style and an AWS provider
-// later; the engine never talks to one (the controllers do, through this port).
-#include <optional>
+// What the NodePool controllers ask of a cloud, as Karpenter's CloudProvider (cloudprovider/types.go) shapes it: the
+// instance types a NodePool launches, create an instance for a NodeClaim from the whole ordered list of offerings it
+// allows (the provider chooses, as EC2 Fleet does among up to 60 overrides, and says which it launched), delete it,
+// get it, list them. Every call can fail, with an error of a class the controllers branch on: an API outage is an
+// error, never "no instances". The simulated cloud, kwok and the real providers implement it; the engine never
+// talks to one (the controllers do, through this port).
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "api/labels.h"
 #include "api/meta.h"
+#include "api/result.h"
 #include "cloud/catalog.h"
 #include "cloud/instance_type.h"
 
 namespace scalewright::cloud {
 
-struct LaunchRequest {
+// The classes of failure a caller acts on differently (Karpenter's typed errors, karpenter-provider-aws'
+// pkg/errors, Cluster Autoscaler's InstanceErrorInfo classes).
+enum class ErrorClass {
+  InsufficientCapacity,  // no capacity for the offerings tried: try others (EC2's InsufficientInstanceCapacity)
+  NotFound,              // no such instance: for a delete, the work is done
+  Throttled,             // the API's rate limit: the same call later
+  Unauthorized,          // the credentials may not do it: a person must act
+  Quota,                 // an account limit (vCPUs, instances): more of the same fails until it is raised
+  NodeClassNotReady,     // the NodePool's node class is missing or unresolved: nothing launches from it
+  Other,
+};
+std::string_view to_string(ErrorClass error_class);
+
+struct CloudError {
+  ErrorClass error_class = ErrorClass::Other;
+  std::string message;
+  // InsufficientCapacity: the offerings the cloud had no capacity for, in the order tried.
+  std::vector<LaunchOption> unavailable;
+};
+
+template <typename T>
+using CloudResult = Result<T, CloudError>;
+
+// A delete that went through (or found the instance gone: NotFound is returned, and means the same to the caller).
+struct Deleted {};
+
+struct CreateRequest {
   std::string name;  // the NodeClaim's name; the node registers under it
-  const InstanceType* instance_type = nullptr;
-  const Offering* offering = nullptr;
+  // The offerings it may launch from, in the order preferred (cheapest first): the provider launches one of them.
+  std::vector<LaunchOption> offerings;
   Labels labels;
   std::vector<Taint> taints;
 };
@@ -29,11 +59,12 @@ struct Instance {
   std::string provider_id;  // the Node's spec.providerID: "aws:///us-east-1a/i-0abc...", "kwok://default-x2k4p"
 };
 
-struct LaunchOutcome {
-  std::optional<Instance> instance;
-  // The offering has no capacity right now (EC2's InsufficientInstanceCapacity): try another one.
-  bool insufficient_capacity = false;
-  std::string message;
+struct Created {
+  Instance instance;
+  LaunchOption launched;  // the request's offering it was launched from
+  // Offerings tried first and refused for want of capacity: the caller keeps them out of its next choices for a
+  // while (Karpenter's unavailable-offerings cache), as EC2 Fleet reports them beside the instance it launched.
+  std::vector<LaunchOption> unavailable;
 };
 
 class CloudProvider {
@@ -41,20 +72,31 @@ class CloudProvider {
   virtual ~CloudProvider() = default;
   virtual const Catalog& catalog() const = 0;
   // The instance types `pool` launches, as Karpenter's CloudProvider.GetInstanceTypes(nodePool) gives them: the
-  // catalog, shaped by the node class its nodeClassRef names where the provider has such classes. Null, with `why`
-  // set, when the NodePool can launch nothing: the node class it names is not there (Karpenter's NodePool is then
-  // not Ready: NodeClassReady=False).
-  virtual const Catalog* instance_types(const NodePool& pool, std::string& why) const {
+  // catalog, shaped by the node class its nodeClassRef names where the provider has such classes. NodeClassNotReady
+  // when the NodePool can launch nothing: the node class it names is not there (Karpenter's NodePool is then not
+  // Ready: NodeClassReady=False).
+  virtual CloudResult<const Catalog*> instance_types(const NodePool& pool) const {
     (void)pool;
-    (void)why;
     return &catalog();
   }
-  virtual LaunchOutcome launch(const LaunchRequest& request) = 0;
-  virtual void terminate(const std::string& instance_id) = 0;
-  // A running instance; nullopt when there is none of that id (never launched, or terminated).
-  virtual std::optional<Instance> get(const std::string& instance_id) const = 0;
-  // Every running instance, by id.
-  virtual std::vector<Instance> list() const = 0;
+  // Launches one instance from `request.offerings`; InsufficientCapacity (with every offering refused) when none
+  // had capacity.
+  virtual CloudResult<Created> create(const CreateRequest& request) = 0;
+  // Terminates the instance; NotFound when there is none of that id (the work is done).
+  virtual CloudResult<Deleted> terminate(const std::string& instance_id) = 0;
+  // A running instance; NotFound when there is none of that id (never launched, or terminated).
+  virtual CloudResult<Instance> get(const std::string& instance_id) const = 0;
+  // Every running instance.
+  virtual CloudResult<std::vector<Instance>> list() const = 0;
 };
+
+// Whether a delete is done: it went through, or the instance was gone already.
+inline bool deleted(const CloudResult<Deleted>& result) {
+  return result.ok() || result.error().error_class == ErrorClass::NotFound;
+}
+
+CloudError not_found(std::string_view instance_id);
+// "spot c5.large us-east-1a", as a timeline line names an offering.
+std::string describe(const LaunchOption& option);
 
 }  // namespace scalewright::cloud

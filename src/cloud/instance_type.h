@@ -115,6 +115,12 @@ struct InstanceType {
   std::optional<double> cheapest(CapacityType capacity_type) const;
 };
 
+// One offering of one instance type: what a launch may be made from.
+struct LaunchOption {
+  const InstanceType* instance_type = nullptr;
+  const Offering* offering = nullptr;
+};
+
 // The labels Karpenter's AWS provider puts on a node of this type (zone and capacity type come from the
 // offering a node is launched from). `region` is added as topology.kubernetes.io/region when not empty.
 Labels instance_type_labels(std::string_view name, const InstanceHardware& hardware, std::string_view region);

@@ -13,10 +13,13 @@ class DryRunCloud final : public cloud::CloudProvider {
   explicit DryRunCloud(const cloud::CloudProvider& real) : real_(real) {}
 
   const cloud::Catalog& catalog() const override { return real_.catalog(); }
-  cloud::LaunchOutcome launch(const cloud::LaunchRequest& request) override;
-  void terminate(const std::string& instance_id) override;
-  std::optional<cloud::Instance> get(const std::string& instance_id) const override;
-  std::vector<cloud::Instance> list() const override;
+  cloud::CloudResult<const cloud::Catalog*> instance_types(const NodePool& pool) const override {
+    return real_.instance_types(pool);
+  }
+  cloud::CloudResult<cloud::Created> create(const cloud::CreateRequest& request) override;
+  cloud::CloudResult<cloud::Deleted> terminate(const std::string& instance_id) override;
+  cloud::CloudResult<cloud::Instance> get(const std::string& instance_id) const override;
+  cloud::CloudResult<std::vector<cloud::Instance>> list() const override;
 
  private:
   const cloud::CloudProvider& real_;

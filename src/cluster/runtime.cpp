@@ -252,8 +252,15 @@ void ClusterRuntime::start_acting() {
 }
 
 void ClusterRuntime::find_instances() {
+  const cloud::CloudResult<std::vector<cloud::Instance>> instances = cloud_.list();
+  if (!instances) {
+    // Not "no instances": the nodes keep what they know, and the next start of acting asks again.
+    spdlog::warn("listing the cloud's instances: {}: {}", cloud::to_string(instances.error().error_class),
+                 instances.error().message);
+    return;
+  }
   std::map<std::string, std::string> instance_of_node;
-  for (const cloud::Instance& instance : cloud_.list()) instance_of_node[instance.node_name] = instance.id;
+  for (const cloud::Instance& instance : *instances) instance_of_node[instance.node_name] = instance.id;
   for (auto& [name, node] : state_.nodes()) {
     if (!node.instance_id.empty()) continue;
     if (auto found = instance_of_node.find(name); found != instance_of_node.end()) {
@@ -308,9 +315,10 @@ void ClusterRuntime::finish_deleting_nodeclaims() {
       }
       continue;
     }
+    std::string instance = node != nullptr && !node->instance_id.empty() ? node->instance_id : name;
     if (node != nullptr && node->phase == state::NodePhase::Launching) writer_.delete_node(name);  // never registered
     // Draining (its deletion sent), or gone: the instance goes, then the finalizer.
-    if (cloud_.get(name)) cloud_.terminate(name);
+    controllers::terminate_instance(cloud_, *this, writer_, std::move(instance));
     released.push_back(name);
   }
   for (const std::string& name : released) {

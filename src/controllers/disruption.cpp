@@ -263,9 +263,7 @@ bool DisruptionController::remove_empty_nodes(Duration now) {
                           fmt::format("Disrupting Node: Empty/Delete; empty since {}, its NodePool's consolidateAfter "
                                       "is {}",
                                       format_time(since->second), format_duration(*pool->consolidate_after))});
-    const std::string instance = node.instance_id;
-    writer_.delete_node(name);
-    if (!instance.empty()) cloud_.terminate(instance);
+    delete_node_and_instance(name);
     removed = true;
   }
   // Said on the NodePool once while its budgets keep holding nodes back, in Karpenter's words.
@@ -496,11 +494,10 @@ bool DisruptionController::replace_drifted(Duration now) {
                                      nodes_resource()) != pool->limited_resources.end();
       if (count.running + count.pending_disruption > *pool->replicas) continue;
       if (limited && count.present + 1 > pool->limits.get(nodes_resource())) continue;
-      std::string not_ready;
-      const cloud::Catalog* types = cloud_.instance_types(*pool, not_ready);
-      if (types == nullptr) continue;
+      const cloud::CloudResult<const cloud::Catalog*> types = cloud_.instance_types(*pool);
+      if (!types) continue;
       std::optional<provisioning::NewNodeClaim> claim =
-          provisioning::template_claim(*pool, *types, &provisioning_.unavailable(), now);
+          provisioning::template_claim(*pool, **types, &provisioning_.unavailable(), now);
       if (!claim) continue;
       plan.new_claims.push_back(std::move(*claim));
       if (const scheduling::NodeId id = state_.snapshot().find_node(name); id != scheduling::kNoNode) {

@@ -11,6 +11,23 @@
 #include "nodegroups/scale_down.h"
 
 namespace scalewright::controllers {
+
+namespace {
+
+// The error class Cluster Autoscaler backs a group off with (cloudprovider.InstanceErrorClass, and the error codes
+// its providers give for a failed instance).
+std::string error_code(cloud::ErrorClass error_class) {
+  switch (error_class) {
+    case cloud::ErrorClass::InsufficientCapacity:
+    case cloud::ErrorClass::Quota:
+      return "OutOfResource";
+    default:
+      return "OtherError";
+  }
+}
+
+}  // namespace
+
 void NodeGroupController::start() {
   for (const nodegroups::NodeGroup& group : loop_.groups()) {
     launch(group, group.target_size, /*why=*/"", /*running_already=*/true);
@@ -155,22 +172,25 @@ void NodeGroupController::launch(const nodegroups::NodeGroup& group, std::int32_
     node.meta.labels.set(Symbol(well_known::hostname), Symbol(name));
     node.meta.labels.set(Symbol(well_known::zone), Symbol(zone));
     node.meta.labels.set(Symbol(nodegroups::kNodeGroupLabel), Symbol(group.id));
-    cloud::LaunchOutcome outcome = cloud_.launch({name, type, offering, node.meta.labels, node.taints});
-    if (outcome.insufficient_capacity) {
-      record("insufficient-capacity", fmt::format("{}: {}", group.id, outcome.message));
-      loop_.provisioning_failed(group.id, "OutOfResource", now);
+    cloud::CloudResult<cloud::Created> created =
+        cloud_.create({name, {{type, offering}}, node.meta.labels, node.taints});
+    if (!created) {
+      record(created.error().error_class == cloud::ErrorClass::InsufficientCapacity ? "insufficient-capacity"
+                                                                                    : "launch-failed",
+             fmt::format("{}: {}", group.id, created.error().message));
+      loop_.provisioning_failed(group.id, error_code(created.error().error_class), now);
       continue;
     }
     state::NodeRecord record;
     record.node_group = group.id;
-    record.instance_id = outcome.instance->id;
+    record.instance_id = created->instance.id;
     record.instance_type = type->name;
     record.zone = zone;
     record.capacity_type = std::string(cloud::to_string(capacity));
     record.price_per_hour = offering->price_per_hour;
     record.launched_at = now;
     record.node = std::move(node);
-    record.node.provider_id = outcome.instance->provider_id;
+    record.node.provider_id = created->instance.provider_id;
     ++per_zone[zone];
     if (!running_already) {
       writer_.object_event({"Node", name, "Normal", "Launched", "ScaleUp",
@@ -233,9 +253,7 @@ void NodeGroupController::remove(const nodegroups::UnneededNode& unneeded) {
   writer_.set_taint(unneeded.node, drain_rules().taint, true);
   record("scale-down", fmt::format("empty node {} of {} removed (no pods to move), unneeded since {}", unneeded.node,
                                    unneeded.group, format_time(unneeded.since)));
-  const std::string instance = node->instance_id;
-  writer_.delete_node(unneeded.node);
-  if (!instance.empty()) cloud_.terminate(instance);
+  delete_node_and_instance(unneeded.node);
   loop_.node_removed(unneeded.group, now);
 }
 

@@ -39,11 +39,9 @@ void NodeLifecycleController::on_registration_timeout(const std::string& name, D
   const state::NodeRecord* node = state_.find_node(name);
   if (node == nullptr || node->phase != state::NodePhase::Launching) return;
   const std::string group = node->node_group;
-  const std::string instance = node->instance_id;
   record("registration-timeout", fmt::format("{} {} did not become Ready within {}; deleted",
                                              group.empty() ? "NodeClaim" : "node", name, format_duration(limit)));
-  writer_.delete_node(name);
-  if (!instance.empty()) cloud_.terminate(instance);
+  delete_node_and_instance(name);
   if (!group.empty() && node_groups_ != nullptr) node_groups_->provisioning_failed(group, "FailedToRegister");
 }
 

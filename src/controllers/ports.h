@@ -87,6 +87,11 @@ struct Ports {
   cloud::CloudProvider& cloud;
 };
 
+// Terminates an instance whose node is gone, as Karpenter's termination finalizer does: a termination the cloud
+// refuses for now (throttled, unreachable, not allowed yet) is tried again, waiting twice as long each time up to
+// 5 min, until it goes through or the instance is not found (terminated already: done).
+void terminate_instance(cloud::CloudProvider& cloud, Clock& clock, EventRecorder& recorder, std::string instance_id);
+
 // The base of the controllers: the state and the ports, and the timeline line (an Event in a real cluster) each
 // writes about what it did.
 class Controller {
@@ -96,6 +101,8 @@ class Controller {
   void record(std::string kind, std::string message) {
     writer_.record({clock_.now(), std::move(kind), std::move(message)});
   }
+  // Deletes `node` (with the pods still on it: a drain evicted them first) and terminates its instance.
+  void delete_node_and_instance(const std::string& node);
 
   const state::ClusterState& state_;
   Clock& clock_;

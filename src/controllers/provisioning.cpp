@@ -20,12 +20,11 @@ void describe_cluster(const state::ClusterState& state, const cloud::CloudProvid
   input.catalog = &cloud.catalog();
   for (const auto& [name, pool] : state.nodepools()) {
     input.nodepools.push_back(pool);
-    std::string why;
-    const cloud::Catalog* types = cloud.instance_types(pool, why);
-    if (types == nullptr) {
-      input.nodepools_not_ready.emplace(name, std::move(why));
-    } else if (types != input.catalog) {
-      input.nodepool_catalogs.emplace(name, types);
+    const cloud::CloudResult<const cloud::Catalog*> types = cloud.instance_types(pool);
+    if (!types) {
+      input.nodepools_not_ready.emplace(name, types.error().message);
+    } else if (*types != input.catalog) {
+      input.nodepool_catalogs.emplace(name, *types);
     }
   }
   for (const auto& [name, node] : state.nodes()) {
@@ -139,39 +138,40 @@ std::optional<std::string> ProvisioningController::launch(provisioning::NewNodeC
   const bool min_values = nodepool != nullptr && std::any_of(nodepool->requirements.begin(),
                                                              nodepool->requirements.end(),
                                                              [](const NodePoolRequirement& r) { return r.min_values; });
-  // The offerings in the order they are tried, worked out once: each refused is marked unavailable (Karpenter's
-  // cache, which every later plan and launch skips until it lapses) and the next one is tried. The claim keeps every
+  // The offerings in the order they are preferred, handed to the cloud at once: each it refuses is marked
+  // unavailable (Karpenter's cache, which every later plan and launch skips until it lapses). The claim keeps every
   // type that fits, which its explanation counts; the launch offers the cheapest (types are cheapest first).
   const std::size_t offered = min_values ? claim.instance_types.size() : kLaunchInstanceTypes;
   const std::vector<provisioning::LaunchChoice> order = provisioning::launch_order(claim, unavailable_, now, offered);
-  std::vector<std::string> refused;  // "spot c5.large us-east-1a", as the timeline says them, the first few
-  std::size_t refusals = 0;
+  // The node registers with its NodePool's label, as Karpenter's nodes do (the offering's zone and capacity type
+  // the provider adds).
+  Labels labels = claim.labels;
+  labels.set(Symbol(karpenter_labels::nodepool), Symbol(claim.nodepool));
+  cloud::CloudResult<cloud::Created> created = cloud_.create({name, order, labels, claim.taints});
+  // Offerings refused for want of capacity are marked unavailable, whether another launched or none did.
+  const std::vector<cloud::LaunchOption>& refused =
+      created ? created->unavailable : created.error().unavailable;
+  for (const cloud::LaunchOption& option : refused) {
+    unavailable_.mark({option.instance_type->name, option.offering->zone, option.offering->capacity_type},
+                      now + kUnavailableOfferingTtl);
+  }
   const auto say_refusals = [&](std::string_view then) {
-    if (refusals == 0) return;
+    if (refused.empty()) return;
+    std::vector<std::string> named;  // "spot c5.large us-east-1a", as the timeline says them, the first few
+    for (std::size_t i = 0; i < refused.size() && i < kItemsNamed; ++i) named.push_back(cloud::describe(refused[i]));
     record("insufficient-capacity",
-           fmt::format("InsufficientInstanceCapacity: no capacity for {} ({}); {}", plural(refusals, "offering"),
-                       first_of(refused, refusals), then));
+           fmt::format("InsufficientInstanceCapacity: no capacity for {} ({}); {}", plural(refused.size(), "offering"),
+                       first_of(named, refused.size()), then));
   };
-  for (const provisioning::LaunchChoice& choice : order) {
-    const cloud::InstanceType& type = *choice.instance_type;
-    const cloud::Offering& offering = *choice.offering;
-    // The node registers with its NodePool's label, as Karpenter's nodes do (the offering's zone and capacity type
-    // the provider adds).
-    Labels labels = claim.labels;
-    labels.set(Symbol(karpenter_labels::nodepool), Symbol(claim.nodepool));
-    cloud::LaunchOutcome outcome = cloud_.launch({name, &type, &offering, labels, claim.taints});
-    if (outcome.insufficient_capacity) {
-      unavailable_.mark({type.name, offering.zone, offering.capacity_type}, now + kUnavailableOfferingTtl);
-      if (refused.size() < kItemsNamed) {
-        refused.push_back(fmt::format("{} {} {}", cloud::to_string(offering.capacity_type), type.name, offering.zone));
-      }
-      ++refusals;
-      continue;
-    }
+  if (created) {
+    const cloud::Instance& instance = created->instance;
+    const cloud::InstanceType& type = *instance.instance_type;
+    const cloud::Offering& offering = instance.offering;
+    const provisioning::LaunchChoice choice = created->launched;
     say_refusals("launched the next");
     state::NodeRecord node;
     node.nodepool = claim.nodepool;
-    node.instance_id = outcome.instance->id;
+    node.instance_id = instance.id;
     node.instance_type = type.name;
     node.zone = offering.zone;
     node.capacity_type = std::string(cloud::to_string(offering.capacity_type));
@@ -191,7 +191,7 @@ std::optional<std::string> ProvisioningController::launch(provisioning::NewNodeC
     node.node.taints = claim.taints;  // startup taints are gone by the time pods are bound
     node.node.capacity = type.capacity;
     node.node.allocatable = type.allocatable;
-    node.node.provider_id = outcome.instance->provider_id;
+    node.node.provider_id = instance.provider_id;
     record("launch", fmt::format("NodeClaim {} launched {} {} {} ${:.4f}/h for {}", name, type.name, offering.zone,
                                  node.capacity_type, offering.price_per_hour, purpose));
     std::vector<std::string> pod_names;
@@ -204,6 +204,12 @@ std::optional<std::string> ProvisioningController::launch(provisioning::NewNodeC
     for (const state::PodRecord* pod : pods) nominate(*pod, name);
     lifecycle_.launched(name, NodeLifecycleController::kRegistrationTtl);
     return name;
+  }
+  if (created.error().error_class != cloud::ErrorClass::InsufficientCapacity) {
+    record("launch-failed", fmt::format("NodeClaim for {} not launched: {}: {}", purpose,
+                                        cloud::to_string(created.error().error_class), created.error().message));
+    clock_.wake_at(now + kUnavailableOfferingTtl, [this] { look_again(); });
+    return std::nullopt;
   }
   say_refusals("none left");
   record("launch-failed", fmt::format("NodeClaim for {} not launched: every offering that fits is unavailable",

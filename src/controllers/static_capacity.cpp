@@ -59,9 +59,8 @@ void StaticCapacityController::reconcile() {
 void StaticCapacityController::scale_up(const NodePool& pool, const StaticNodeCount& count) {
   const std::string& name = pool.meta.name;
   // A NodePool that is not Ready (its node class is not there) launches nothing, static or not.
-  std::string not_ready;
-  const cloud::Catalog* types = cloud_.instance_types(pool, not_ready);
-  if (types == nullptr) return;
+  const cloud::CloudResult<const cloud::Catalog*> types = cloud_.instance_types(pool);
+  if (!types) return;
   const std::int64_t wanted = *pool.replicas - count.running - count.pending_disruption;
   const std::int64_t limit = std::find(pool.limited_resources.begin(), pool.limited_resources.end(),
                                        nodes_resource()) != pool.limited_resources.end()
@@ -82,7 +81,7 @@ void StaticCapacityController::scale_up(const NodePool& pool, const StaticNodeCo
   const Duration now = clock_.now();
   for (std::int64_t i = 0; i < granted; ++i) {
     std::optional<provisioning::NewNodeClaim> claim =
-        provisioning::template_claim(pool, *types, &provisioning_.unavailable(), now);
+        provisioning::template_claim(pool, **types, &provisioning_.unavailable(), now);
     std::optional<std::string> launched;
     if (claim) {
       launched = provisioning_.launch_replacement(
@@ -142,9 +141,7 @@ void StaticCapacityController::scale_down(const NodePool& pool, std::int64_t ext
                           fmt::format("Disrupting Node: static NodePool {} scaled to {} replicas", name,
                                       *pool.replicas)});
     if (v.node->phase == state::NodePhase::Launching || v.node->busy == 0) {
-      const std::string instance = v.node->instance_id;
-      writer_.delete_node(node);
-      if (!instance.empty()) cloud_.terminate(instance);
+      delete_node_and_instance(node);
       continue;
     }
     termination_.drain(node, name, now, karpenter_drain_rules(&pool),

@@ -75,12 +75,10 @@ void TerminationController::evict_round(const std::string& node) {
                                          "eviction ({}: {}) and the node removed",
                                          node, drain.group, format_duration(rules.max_pod_eviction_time),
                                          plural(drain.to_evict.size(), "pod"), first, drain.last_refusal[first]));
-    const std::string instance = live->instance_id;
     const std::string group = drain.group;
     const Finished finished = std::move(drain.finished);
     drains_.erase(found);
-    writer_.delete_node(node);  // its pods are deleted with it
-    if (!instance.empty()) cloud_.terminate(instance);
+    delete_node_and_instance(node);  // its pods are deleted with it
     finished(node, group, true);
     return;
   }
@@ -180,12 +178,10 @@ void TerminationController::finish_if_done(const std::string& node) {
   record("scale-down", fmt::format("drained node {} of {} removed ({} evicted, drain took {}), unneeded since {}", node,
                                    drain.group, plural(drain.evicted.size(), "pod"),
                                    format_duration(now - drain.started), format_time(drain.unneeded_since)));
-  const std::string instance = live->instance_id;
   const std::string group = drain.group;
   const Finished finished = drain.finished;
   drains_.erase(found);
-  writer_.delete_node(node);
-  if (!instance.empty()) cloud_.terminate(instance);
+  delete_node_and_instance(node);
   finished(node, group, true);
 }
 

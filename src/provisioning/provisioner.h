@@ -132,10 +132,7 @@ ProvisioningPlan plan_provisioning(const ProvisioningInput& input);
 std::optional<NewNodeClaim> template_claim(const NodePool& np, const cloud::Catalog& catalog,
                                            const UnavailableOfferings* unavailable, Duration now);
 
-struct LaunchChoice {
-  const cloud::InstanceType* instance_type = nullptr;
-  const cloud::Offering* offering = nullptr;
-};
+using LaunchChoice = cloud::LaunchOption;
 
 // Why a NodeClaim with `requirements` may not launch from an offering at `now`, in the order it is checked.
 enum class OfferingExclusion { None, NotOffered, CapacityType, Zone, ZoneId, InsufficientCapacity };

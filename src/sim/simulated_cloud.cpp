@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include <fmt/format.h>
+
 namespace scalewright::sim {
 
 SimulatedCloud::SimulatedCloud(cloud::Catalog catalog, CloudSpec spec, std::uint64_t seed)
@@ -25,7 +27,7 @@ bool SimulatedCloud::takes_default_node_class(const NodePool& pool) const {
   return pool.node_class.group == kAwsGroup && !holds_ec2_node_classes_;
 }
 
-const cloud::Catalog* SimulatedCloud::instance_types(const NodePool& pool, std::string& why) const {
+cloud::CloudResult<const cloud::Catalog*> SimulatedCloud::instance_types(const NodePool& pool) const {
   const NodeClassReference& ref = pool.node_class;
   auto found = node_classes_.find(class_key(ref));
   if (found == node_classes_.end()) {
@@ -34,8 +36,8 @@ const cloud::Catalog* SimulatedCloud::instance_types(const NodePool& pool, std::
     // NodePools alone, the way a NodePool is often tried, are simulated with the catalog's own shapes: a name none of
     // the files' EC2NodeClasses has is a mistake, one with no EC2NodeClass at all is not.
     if (ref.group != kAwsGroup || takes_default_node_class(pool)) return &catalog_;
-    why = "not ready: NodeClassNotFound, " + ref.kind + " \"" + ref.name + "\" not found";
-    return nullptr;
+    return cloud::CloudError{cloud::ErrorClass::NodeClassNotReady,
+                             "not ready: NodeClassNotFound, " + ref.kind + " \"" + ref.name + "\" not found", {}};
   }
   if (found->second.shaped == nullptr) {
     shaped_.push_back(std::make_unique<cloud::Catalog>(found->second.node_class->shape(catalog_)));
@@ -44,47 +46,63 @@ const cloud::Catalog* SimulatedCloud::instance_types(const NodePool& pool, std::
   return found->second.shaped;
 }
 
-bool SimulatedCloud::in_insufficient_capacity_window(const cloud::LaunchRequest& request) const {
+bool SimulatedCloud::in_insufficient_capacity_window(const cloud::LaunchOption& option) const {
   for (const InsufficientCapacityWindow& w : spec_.faults.insufficient_capacity) {
     if (now_ < w.at || now_ >= w.at + w.duration) continue;
-    if (!w.instance_type.empty() && w.instance_type != request.instance_type->name) continue;
-    if (!w.zone.empty() && w.zone != request.offering->zone) continue;
-    if (!w.capacity_type.empty() && w.capacity_type != cloud::to_string(request.offering->capacity_type)) continue;
+    if (!w.instance_type.empty() && w.instance_type != option.instance_type->name) continue;
+    if (!w.zone.empty() && w.zone != option.offering->zone) continue;
+    if (!w.capacity_type.empty() && w.capacity_type != cloud::to_string(option.offering->capacity_type)) continue;
     return true;
   }
   return false;
 }
 
-cloud::LaunchOutcome SimulatedCloud::launch(const cloud::LaunchRequest& request) {
-  cloud::LaunchOutcome outcome;
-  // Draw every random number in the same order whatever the outcome, so one fault does not shift the others.
-  const bool random_shortage = random_.chance(spec_.faults.insufficient_capacity_rate);
-  const bool never_ready = random_.chance(spec_.faults.never_ready_rate);
-  const std::int64_t boot = random_.between(spec_.launch_latency_min.count(), spec_.launch_latency_max.count());
-  if (random_shortage || in_insufficient_capacity_window(request)) {
-    outcome.insufficient_capacity = true;
-    ++insufficient_capacity_errors_;
-    outcome.message = "InsufficientInstanceCapacity: no " + std::string(cloud::to_string(request.offering->capacity_type)) +
-                      " capacity for " + request.instance_type->name + " in " + request.offering->zone;
-    return outcome;
+// The offerings are tried in the order given, as EC2 Fleet's lowest-price strategy would: the first with capacity
+// launches.
+cloud::CloudResult<cloud::Created> SimulatedCloud::create(const cloud::CreateRequest& request) {
+  cloud::Created created;
+  for (const cloud::LaunchOption& option : request.offerings) {
+    // Draw every random number in the same order whatever the outcome, so one fault does not shift the others.
+    const bool random_shortage = random_.chance(spec_.faults.insufficient_capacity_rate);
+    const bool never_ready = random_.chance(spec_.faults.never_ready_rate);
+    const std::int64_t boot = random_.between(spec_.launch_latency_min.count(), spec_.launch_latency_max.count());
+    if (random_shortage || in_insufficient_capacity_window(option)) {
+      ++insufficient_capacity_errors_;
+      created.unavailable.push_back(option);
+      continue;
+    }
+    char id[32];
+    std::snprintf(id, sizeof id, "i-%017llx", static_cast<unsigned long long>(next_instance_++));
+    cloud::Instance instance{id, request.name, option.instance_type, *option.offering,
+                             "aws:///" + option.offering->zone + "/" + id};
+    running_[instance.id] = {instance, never_ready ? std::nullopt : std::optional<Duration>(now_ + Duration(boot))};
+    created.instance = std::move(instance);
+    created.launched = option;
+    return created;
   }
-  char id[32];
-  std::snprintf(id, sizeof id, "i-%017llx", static_cast<unsigned long long>(next_instance_++));
-  cloud::Instance instance{id, request.name, request.instance_type, *request.offering,
-                           "aws:///" + request.offering->zone + "/" + id};
-  running_[instance.id] = {instance, never_ready ? std::nullopt : std::optional<Duration>(now_ + Duration(boot))};
-  outcome.instance = std::move(instance);
-  return outcome;
+  std::string message = created.unavailable.size() == 1
+                            ? fmt::format("InsufficientInstanceCapacity: no {} capacity for {} in {}",
+                                          cloud::to_string(created.unavailable[0].offering->capacity_type),
+                                          created.unavailable[0].instance_type->name,
+                                          created.unavailable[0].offering->zone)
+                            : fmt::format("InsufficientInstanceCapacity: no capacity for any of {} offerings",
+                                          created.unavailable.size());
+  return cloud::CloudError{cloud::ErrorClass::InsufficientCapacity, std::move(message),
+                           std::move(created.unavailable)};
 }
 
-void SimulatedCloud::terminate(const std::string& instance_id) { running_.erase(instance_id); }
+cloud::CloudResult<cloud::Deleted> SimulatedCloud::terminate(const std::string& instance_id) {
+  if (running_.erase(instance_id) == 0) return cloud::not_found(instance_id);
+  return cloud::Deleted{};
+}
 
-std::optional<cloud::Instance> SimulatedCloud::get(const std::string& instance_id) const {
+cloud::CloudResult<cloud::Instance> SimulatedCloud::get(const std::string& instance_id) const {
   auto it = running_.find(instance_id);
-  return it == running_.end() ? std::nullopt : std::optional(it->second.instance);
+  if (it == running_.end()) return cloud::not_found(instance_id);
+  return it->second.instance;
 }
 
-std::vector<cloud::Instance> SimulatedCloud::list() const {
+cloud::CloudResult<std::vector<cloud::Instance>> SimulatedCloud::list() const {
   std::vector<cloud::Instance> out;
   for (const auto& [id, running] : running_) out.push_back(running.instance);
   return out;

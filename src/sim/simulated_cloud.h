@@ -24,18 +24,19 @@ class SimulatedCloud : public cloud::CloudProvider {
 
   const cloud::Catalog& catalog() const override { return catalog_; }
   // A NodePool naming an EC2NodeClass launches the catalog as that class shapes it; one naming an EC2NodeClass that
-  // is not there launches nothing (why: NodeClassNotFound), once the files hold EC2NodeClasses at all. Any other
-  // node class (or none) launches the catalog, and so does every NodePool of files that hold no EC2NodeClass.
-  const cloud::Catalog* instance_types(const NodePool& pool, std::string& why) const override;
+  // is not there launches nothing (NodeClassNotReady: NodeClassNotFound), once the files hold EC2NodeClasses at all.
+  // Any other node class (or none) launches the catalog, and so does every NodePool of files that hold no
+  // EC2NodeClass.
+  cloud::CloudResult<const cloud::Catalog*> instance_types(const NodePool& pool) const override;
   // The NodePool names an EC2NodeClass the files do not hold, and none is there: its nodes are the catalog's own,
   // which are what Karpenter's getting-started EC2NodeClass launches (AL2023, a 20 GiB root volume).
   bool takes_default_node_class(const NodePool& pool) const;
   // A node class applied (from the files, or an apply step): it replaces one of the same group, kind and name.
   void node_class_applied(cloud::NodeClassPtr node_class);
-  cloud::LaunchOutcome launch(const cloud::LaunchRequest& request) override;
-  void terminate(const std::string& instance_id) override;
-  std::optional<cloud::Instance> get(const std::string& instance_id) const override;
-  std::vector<cloud::Instance> list() const override;
+  cloud::CloudResult<cloud::Created> create(const cloud::CreateRequest& request) override;
+  cloud::CloudResult<cloud::Deleted> terminate(const std::string& instance_id) override;
+  cloud::CloudResult<cloud::Instance> get(const std::string& instance_id) const override;
+  cloud::CloudResult<std::vector<cloud::Instance>> list() const override;
   // Launches refused for want of capacity so far (EC2's InsufficientInstanceCapacity).
   std::int32_t insufficient_capacity_errors() const { return insufficient_capacity_errors_; }
 
@@ -43,7 +44,7 @@ class SimulatedCloud : public cloud::CloudProvider {
   std::optional<Duration> ready_at(const std::string& instance_id) const;
 
  private:
-  bool in_insufficient_capacity_window(const cloud::LaunchRequest& request) const;
+  bool in_insufficient_capacity_window(const cloud::LaunchOption& option) const;
 
   cloud::Catalog catalog_;
   // The node classes by group, kind and name, each with the catalog it shapes (made on first need). A replaced

@@ -218,11 +218,10 @@ void Simulation::apply_objects(ManifestSet objects) {
   for (NodePool& pool : objects.nodepools) state_.nodepool_applied(std::move(pool));
   // A NodePool whose node class is not there is not Ready: it launches nothing, and the report says why once.
   for (const auto& [name, pool] : state_.nodepools()) {
-    std::string why;
-    const cloud::Catalog* types = cloud_.instance_types(pool, why);
-    const bool ready = types != nullptr;
+    const cloud::CloudResult<const cloud::Catalog*> types = cloud_.instance_types(pool);
+    const bool ready = types.ok();
     // What the data does not know, said once: a region's unknown spot prices, the types a Windows class leaves out.
-    for (const std::string& unknown : ready ? types->notes() : std::vector<std::string>{}) {
+    for (const std::string& unknown : ready ? (*types)->notes() : std::vector<std::string>{}) {
       if (catalog_notes_.insert(unknown).second) note("catalog", unknown);
     }
     if (cloud_.takes_default_node_class(pool)) {
@@ -238,6 +237,7 @@ void Simulation::apply_objects(ManifestSet objects) {
       note("nodepool-ready", fmt::format("NodePool {} is ready: its {} {} is there", name, pool.node_class.kind,
                                          pool.node_class.name));
     } else {
+      const std::string& why = types.error().message;
       not_ready_.insert(name);
       note("nodepool-not-ready", fmt::format("NodePool {} is {}; it launches nothing", name, why));
       object_event({"NodePool", name, "Warning", "NodeClassNotReady", "Provision",

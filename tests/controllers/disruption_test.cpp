@@ -94,12 +94,12 @@ TEST_F(Disruption, EmptyNodeIsDeletedAfterConsolidateAfterAndItsInstanceTerminat
 
   clock.advance_to(29'999ms);
   EXPECT_THAT(writer.calls, IsEmpty());
-  EXPECT_TRUE(cloud.get(instance).has_value());
+  EXPECT_TRUE(cloud.get(instance).ok());
 
   clock.advance_to(30s);
   EXPECT_THAT(writer.calls, ElementsAre("30s delete_node n1"));
   EXPECT_THAT(cloud.calls, ElementsAre("terminate " + instance));
-  EXPECT_FALSE(cloud.get(instance).has_value());
+  EXPECT_FALSE(cloud.get(instance).ok());
   EXPECT_EQ(state.find_node("n1")->phase, state::NodePhase::Terminated);
   EXPECT_THAT(writer.events_of("removed"), ElementsAre("30s node n1 empty, removed after 30s"));
 
@@ -302,7 +302,7 @@ TEST_F(Consolidation, UnderutilizedNodeIsReplacedOnlyOnceItsReplacementIsReady) 
   clock.advance_to(90s);
   // (The replacement goes too, empty for 30 s: the fakes have no ReplicaSet controller to recreate web-0 there.)
   EXPECT_THAT(writer.calls_of("delete_node"), Contains("1m30s delete_node n1"));
-  EXPECT_FALSE(cloud.get(instance).has_value());
+  EXPECT_FALSE(cloud.get(instance).ok());
 }
 
 TEST_F(Consolidation, ANodeThatEmptiesWhileACommandWaitsForItsReplacementGoesWhenTheCommandEnds) {

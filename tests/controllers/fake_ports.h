@@ -205,32 +205,46 @@ class FakeCloud : public cloud::CloudProvider {
     return instance;
   }
 
+  // The next `count` terminations are refused as throttled (the cloud's rate limit), each still recorded.
+  void throttle_terminations(int count) { throttled_terminations_ = count; }
+
   const cloud::Catalog& catalog() const override { return catalog_; }
-  cloud::LaunchOutcome launch(const cloud::LaunchRequest& request) override {
-    const std::string capacity_type(cloud::to_string(request.offering->capacity_type));
-    calls.push_back(fmt::format("launch {} {} {}", request.instance_type->name, request.offering->zone, capacity_type));
-    cloud::LaunchOutcome outcome;
-    if (no_capacity_.contains({request.instance_type->name, request.offering->zone, capacity_type})) {
-      outcome.insufficient_capacity = true;
-      outcome.message = fmt::format("InsufficientInstanceCapacity: no {} capacity for {} in {}", capacity_type,
-                                    request.instance_type->name, request.offering->zone);
-      return outcome;
+  // Tries the offerings in order, a "launch" call each, as the simulated cloud does.
+  cloud::CloudResult<cloud::Created> create(const cloud::CreateRequest& request) override {
+    cloud::Created created;
+    for (const cloud::LaunchOption& option : request.offerings) {
+      const std::string capacity_type(cloud::to_string(option.offering->capacity_type));
+      calls.push_back(fmt::format("launch {} {} {}", option.instance_type->name, option.offering->zone, capacity_type));
+      if (no_capacity_.contains({option.instance_type->name, option.offering->zone, capacity_type})) {
+        created.unavailable.push_back(option);
+        continue;
+      }
+      const std::string id = "i-" + std::to_string(next_id_++);
+      created.instance = cloud::Instance{id, request.name, option.instance_type, *option.offering, "fake:///" + id};
+      created.launched = option;
+      running_[id] = created.instance;
+      return created;
     }
-    const std::string id = "i-" + std::to_string(next_id_++);
-    cloud::Instance instance{id, request.name, request.instance_type, *request.offering, "fake:///" + id};
-    running_[instance.id] = instance;
-    outcome.instance = std::move(instance);
-    return outcome;
+    return cloud::CloudError{cloud::ErrorClass::InsufficientCapacity,
+                             fmt::format("InsufficientInstanceCapacity: no capacity for {} offerings",
+                                         created.unavailable.size()),
+                             std::move(created.unavailable)};
   }
-  void terminate(const std::string& instance_id) override {
+  cloud::CloudResult<cloud::Deleted> terminate(const std::string& instance_id) override {
     calls.push_back("terminate " + instance_id);
-    running_.erase(instance_id);
+    if (throttled_terminations_ > 0) {
+      --throttled_terminations_;
+      return cloud::CloudError{cloud::ErrorClass::Throttled, "RequestLimitExceeded: Request limit exceeded.", {}};
+    }
+    if (running_.erase(instance_id) == 0) return cloud::not_found(instance_id);
+    return cloud::Deleted{};
   }
-  std::optional<cloud::Instance> get(const std::string& instance_id) const override {
+  cloud::CloudResult<cloud::Instance> get(const std::string& instance_id) const override {
     auto it = running_.find(instance_id);
-    return it == running_.end() ? std::nullopt : std::optional(it->second);
+    if (it == running_.end()) return cloud::not_found(instance_id);
+    return it->second;
   }
-  std::vector<cloud::Instance> list() const override {
+  cloud::CloudResult<std::vector<cloud::Instance>> list() const override {
     std::vector<cloud::Instance> out;
     for (const auto& [id, instance] : running_) out.push_back(instance);
     return out;
@@ -238,6 +252,7 @@ class FakeCloud : public cloud::CloudProvider {
 
  private:
   cloud::Catalog catalog_ = provisioning::fixtures::make_catalog();
+  int throttled_terminations_ = 0;
   std::set<std::tuple<std::string, std::string, std::string>> no_capacity_;  // type, zone, capacity type
   std::map<std::string, cloud::Instance> running_;
   std::uint64_t next_id_ = 1;

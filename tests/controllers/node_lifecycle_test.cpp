@@ -32,7 +32,7 @@ TEST_F(NodeLifecycle, NodeClaimNotReadyWithin15MinutesIsDeletedAndItsInstanceTer
   clock.advance_to(15min);
   EXPECT_THAT(writer.calls, ElementsAre("15m0s delete_node default-abcde"));
   EXPECT_THAT(cloud.calls, ElementsAre("terminate " + instance));
-  EXPECT_FALSE(cloud.get(instance).has_value());
+  EXPECT_FALSE(cloud.get(instance).ok());
   EXPECT_EQ(state.find_node("default-abcde")->phase, state::NodePhase::Terminated);
   EXPECT_THAT(writer.events_of("registration-timeout"),
               ElementsAre("15m0s NodeClaim default-abcde did not become Ready within 15m0s; deleted"));

@@ -80,7 +80,7 @@ TEST_F(Provisioning, CheapestFittingOfferingIsLaunchedAndThePodsNominatedToTheNe
   EXPECT_EQ(record.phase, state::NodePhase::Launching);
   EXPECT_EQ(record.nodepool, "default");
   EXPECT_EQ(record.price_per_hour, 0.06);
-  EXPECT_TRUE(cloud.get(record.instance_id).has_value());
+  EXPECT_TRUE(cloud.get(record.instance_id).ok());
   EXPECT_THAT(writer.events_of("launch"),
               ElementsAre("1s NodeClaim " + node + " launched g.xlarge zone-a spot $0.0600/h for 3 pods"));
   // The batch's pods are first taken off whatever they waited for ("-> none"), then nominated to the new node.

@@ -185,12 +185,15 @@ std::vector<AutoScalingGroup> kwok_auto_scaling_groups(const std::vector<nodegro
   return defined;
 }
 
-LaunchOutcome KwokProvider::launch(const LaunchRequest& request) {
+// kwok has capacity for every offering: the first one preferred launches.
+CloudResult<Created> KwokProvider::create(const CreateRequest& request) {
+  if (request.offerings.empty()) return CloudError{ErrorClass::Other, "no offering to launch " + request.name, {}};
+  const LaunchOption& option = request.offerings.front();
   Instance instance;
   instance.id = request.name;
   instance.node_name = request.name;
-  instance.instance_type = request.instance_type;
-  instance.offering = *request.offering;
+  instance.instance_type = option.instance_type;
+  instance.offering = *option.offering;
   instance.provider_id = std::string(kProviderIdPrefix) + request.name;
   {
     std::lock_guard lock(mutex_);
@@ -198,7 +201,7 @@ LaunchOutcome KwokProvider::launch(const LaunchRequest& request) {
   }
   schedule(Clock::now() + options_.launch_latency,
            [this, instance, labels = request.labels, taints = request.taints] { create_node(instance, labels, taints); });
-  return {instance, false, ""};
+  return Created{std::move(instance), option, {}};
 }
 
 void KwokProvider::create_node(const Instance& instance, const Labels& request_labels, const std::vector<Taint>& taints) {
@@ -270,12 +273,13 @@ void KwokProvider::create_node(const Instance& instance, const Labels& request_l
   renew_lease(instance.node_name);
 }
 
-void KwokProvider::terminate(const std::string& instance_id) {
+CloudResult<Deleted> KwokProvider::terminate(const std::string& instance_id) {
   {
     std::lock_guard lock(mutex_);
-    if (instances_.erase(instance_id) == 0) return;
+    if (instances_.erase(instance_id) == 0) return not_found(instance_id);
   }
   schedule(Clock::now(), [this, instance_id] { delete_node(instance_id); });
+  return Deleted{};
 }
 
 void KwokProvider::delete_node(const std::string& name) {
@@ -407,14 +411,14 @@ void KwokProvider::pod_gone(const json& pod) {
   running_pods_.erase(metadata.value("namespace", "") + "/" + metadata.value("name", ""));
 }
 
-std::optional<Instance> KwokProvider::get(const std::string& instance_id) const {
+CloudResult<Instance> KwokProvider::get(const std::string& instance_id) const {
   std::lock_guard lock(mutex_);
   auto it = instances_.find(instance_id);
-  if (it == instances_.end()) return std::nullopt;
+  if (it == instances_.end()) return not_found(instance_id);
   return it->second;
 }
 
-std::vector<Instance> KwokProvider::list() const {
+CloudResult<std::vector<Instance>> KwokProvider::list() const {
   std::lock_guard lock(mutex_);
   std::vector<Instance> out;
   for (const auto& [id, instance] : instances_) out.push_back(instance);

@@ -68,10 +68,10 @@ class KwokProvider final : public CloudProvider {
   void stop();
 
   const Catalog& catalog() const override { return catalog_; }
-  LaunchOutcome launch(const LaunchRequest& request) override;
-  void terminate(const std::string& instance_id) override;
-  std::optional<Instance> get(const std::string& instance_id) const override;
-  std::vector<Instance> list() const override;
+  CloudResult<Created> create(const CreateRequest& request) override;
+  CloudResult<Deleted> terminate(const std::string& instance_id) override;
+  CloudResult<Instance> get(const std::string& instance_id) const override;
+  CloudResult<std::vector<Instance>> list() const override;
 
   // Work done so far, for tests and metrics.
   std::size_t nodes_created() const;
