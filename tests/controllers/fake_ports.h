@@ -205,12 +205,18 @@ class FakeCloud : public cloud::CloudProvider {
     return instance;
   }
 
+  // Every create is refused with `error` from now on (an account limit, credentials not allowed to launch).
+  void refuse_creates(cloud::CloudError error) { refuse_creates_ = std::move(error); }
   // The next `count` terminations are refused as throttled (the cloud's rate limit), each still recorded.
   void throttle_terminations(int count) { throttled_terminations_ = count; }
 
   const cloud::Catalog& catalog() const override { return catalog_; }
   // Tries the offerings in order, a "launch" call each, as the simulated cloud does.
   cloud::CloudResult<cloud::Created> create(const cloud::CreateRequest& request) override {
+    if (refuse_creates_) {
+      calls.push_back("create " + request.name + " refused");
+      return *refuse_creates_;
+    }
     cloud::Created created;
     for (const cloud::LaunchOption& option : request.offerings) {
       const std::string capacity_type(cloud::to_string(option.offering->capacity_type));
@@ -253,6 +259,7 @@ class FakeCloud : public cloud::CloudProvider {
  private:
   cloud::Catalog catalog_ = provisioning::fixtures::make_catalog();
   int throttled_terminations_ = 0;
+  std::optional<cloud::CloudError> refuse_creates_;
   std::set<std::tuple<std::string, std::string, std::string>> no_capacity_;  // type, zone, capacity type
   std::map<std::string, cloud::Instance> running_;
   std::uint64_t next_id_ = 1;

@@ -145,6 +145,27 @@ TEST_F(Provisioning, NoCapacityAnywhereTriesEachOfferingOnceAndLooksAgainWhenThe
   EXPECT_THAT(cloud.calls, SizeIs(40));
 }
 
+TEST_F(Provisioning, LaunchRefusedForAnotherReasonThanCapacityMarksNoOfferingAndLooksAgainThreeMinutesLater) {
+  cloud.refuse_creates({cloud::ErrorClass::Quota, "VcpuLimitExceeded: You have requested more vCPU capacity", {}});
+  pods_arrive(3, 0s, 0s, 1'000);
+  clock.advance_to(1s);
+  ASSERT_THAT(cloud.calls, SizeIs(1));
+  EXPECT_THAT(writer.calls_of("node_launched"), IsEmpty());
+  EXPECT_THAT(writer.events_of("launch-failed"),
+              ElementsAre("1s NodeClaim for 3 pods not launched: Quota: VcpuLimitExceeded: You have requested more "
+                          "vCPU capacity"));
+  EXPECT_THAT(writer.events_of("insufficient-capacity"), IsEmpty());
+  EXPECT_TRUE(provisioning.unavailable().empty());  // the offerings themselves were not refused
+
+  clock.advance_to(3min);  // not before
+  provisioning.reconcile();
+  EXPECT_THAT(cloud.calls, SizeIs(1));
+  clock.advance_to(3min + 1s);  // looked at again: the batch opens, and closes a second later
+  provisioning.reconcile();
+  clock.advance_to(3min + 2s);
+  EXPECT_THAT(cloud.calls, SizeIs(2));
+}
+
 TEST_F(Provisioning, NominationsToANodeThatBecameReadyAreReleasedAtTheNextReconcile) {
   pods_arrive(3, 0s, 0s, 1'000);
   const std::string node = expect_one_launch_at(1s, "g.xlarge zone-a spot");
