@@ -8,6 +8,7 @@
 #include <string>
 
 #include "cli/check_command.h"
+#include "cli/cloud_providers.h"
 #include "cli/escaped_output.h"
 #include "cli/explain_command.h"
 #include "cli/run_command.h"
@@ -169,8 +170,13 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--kubeconfig", run.kubeconfig,
                       "Path to a kubeconfig (default: $KUBECONFIG, ~/.kube/config, or the pod's service account)");
   run_cmd->add_option("--context", run.context, "The kubeconfig context to use instead of its current-context");
-  run_cmd->add_option("--cloud-provider", run.cloud_provider, "Where nodes come from")
-      ->check(CLI::IsMember({"kwok"}))
+  const scalewright::cloud::ProviderRegistry& providers = scalewright::cli::cloud_providers();
+  std::string provider_list;
+  for (const scalewright::cloud::ProviderRegistration& p : providers.all()) {
+    provider_list += (provider_list.empty() ? "" : "; ") + p.name + ": " + p.summary;
+  }
+  run_cmd->add_option("--cloud-provider", run.cloud_provider, "Where nodes come from (" + provider_list + ")")
+      ->check(CLI::IsMember(providers.names()))
       ->capture_default_str();
   run_cmd->add_option("--region", run.region, "The region whose instance types and prices the catalog holds")
       ->capture_default_str();
@@ -194,9 +200,13 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   run_cmd->add_flag("--dry-run", run.dry_run,
                     "Watch and log every decision (launches, deletions, evictions, replica changes) without acting");
-  run_cmd->add_option("--kwok-launch-latency", run.kwok_launch_latency,
-                      "kwok: how long a launched node takes to register Ready")
-      ->capture_default_str();
+  // Each provider's own flags, as it declares them.
+  for (const scalewright::cloud::ProviderRegistration& p : providers.all()) {
+    for (const scalewright::cloud::ProviderFlag& flag : p.flags) {
+      std::string& value = run.provider_flags[flag.name] = flag.default_value;
+      run_cmd->add_option(flag.name, value, flag.help)->capture_default_str();
+    }
+  }
   run_cmd->add_option("--batch-idle-duration", run.batch_idle_duration,
                       "Provisioning batch: how long without a new pending pod closes it (Karpenter's BATCH_IDLE_DURATION)")
       ->capture_default_str();

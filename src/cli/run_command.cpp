@@ -18,7 +18,9 @@
 #include "cli/data_dir.h"
 #include "cloud/catalog.h"
 #include "cloud/kwok/kwok_provider.h"
+#include "cli/cloud_providers.h"
 #include "cluster/dry_run_cloud.h"
+#include "cluster/metered_cloud.h"
 #include "cluster/runtime.h"
 #include "kube/api_client.h"
 #include "kube/event_sink.h"
@@ -71,16 +73,13 @@ std::string pod_namespace() {
 
 // The metrics, named as Karpenter's and Cluster Autoscaler's where they mean the same.
 void register_metrics(ops::MetricsRegistry& registry, const cluster::ClusterRuntime& runtime,
-                      const cloud::KwokProvider& provider, const kube::EventSink& events,
-                      const std::atomic<bool>& leading) {
+                      const kube::EventSink& events, const std::atomic<bool>& leading) {
   ops::register_process_metrics(registry);
   const cluster::RuntimeCounters& counters = runtime.counters();
   const cluster::KubernetesWriter::Counts& writes = runtime.writer().counts();
   auto read = [](const auto& value) { return [&value] { return static_cast<double>(value.load()); }; };
   registry.counter_function("karpenter_nodeclaims_created_total", "Number of nodeclaims created in total.",
                             read(writes.nodeclaims_created));
-  registry.counter_function("karpenter_nodes_created_total", "Number of nodes created in total by the provider.",
-                            [&provider] { return static_cast<double>(provider.nodes_created()); });
   registry.counter_function("karpenter_nodes_terminated_total", "Number of nodes terminated in total.",
                             read(writes.nodes_deleted));
   registry.counter_function("karpenter_nodes_eviction_requests_total", "The number of eviction requests.",
@@ -208,15 +207,16 @@ int run_controller(const RunOptions& options, std::ostream& err) {
   ::signal(SIGPIPE, SIG_IGN);
 
   configure_logging(options);
-  if (options.cloud_provider != "kwok") {
-    err << "error: --cloud-provider: " << options.cloud_provider << " is not supported (kwok is)\n";
+  const cloud::ProviderRegistration* registration = cloud_providers().find(options.cloud_provider);
+  if (registration == nullptr) {
+    std::string known;
+    for (const std::string& name : cloud_providers().names()) known += (known.empty() ? "" : ", ") + name;
+    err << "error: --cloud-provider: " << options.cloud_provider << " is not supported (" << known << " are)\n";
     return 1;
   }
-  Result<Duration> launch_latency = parse_duration(options.kwok_launch_latency);
   Result<Duration> batch_idle = parse_duration(options.batch_idle_duration);
   Result<Duration> batch_max = parse_duration(options.batch_max_duration);
-  for (const auto& [flag, value] : {std::pair{"--kwok-launch-latency", &launch_latency},
-                                    std::pair{"--batch-idle-duration", &batch_idle},
+  for (const auto& [flag, value] : {std::pair{"--batch-idle-duration", &batch_idle},
                                     std::pair{"--batch-max-duration", &batch_max}}) {
     if (!*value) {
       err << "error: " << flag << ": " << value->error().message << "\n";
@@ -258,11 +258,17 @@ int run_controller(const RunOptions& options, std::ostream& err) {
   }
 
   const std::string identity = kube::default_identity();
-  cloud::KwokOptions kwok;
-  kwok.launch_latency = *launch_latency;
-  cloud::KwokProvider provider(*client, std::move(*catalog), kwok);
-  cluster::DryRunCloud dry_run_cloud(provider);
-  cloud::CloudProvider& cloud = options.dry_run ? static_cast<cloud::CloudProvider&>(dry_run_cloud) : provider;
+  cloud::ProviderContext provider_context{*client, std::move(*catalog), options.provider_flags, registry};
+  Result<std::unique_ptr<cloud::RunningProvider>> provider = registration->make(provider_context);
+  if (!provider) {
+    err << "error: " << provider.error().message << "\n";
+    return 1;
+  }
+  // Every call of the port measured; under --dry-run, the measured provider is only read.
+  cluster::MeteredCloud metered_cloud((*provider)->cloud(), registration->name, registry);
+  cluster::DryRunCloud dry_run_cloud(metered_cloud);
+  cloud::CloudProvider& cloud =
+      options.dry_run ? static_cast<cloud::CloudProvider&>(dry_run_cloud) : metered_cloud;
   kube::EventSink events(*client, "scalewright", identity);
   ops::Histogram& pass_seconds =
       registry
@@ -298,7 +304,7 @@ int run_controller(const RunOptions& options, std::ostream& err) {
   if (!options.dry_run) {
     // The provider runs only while this replica leads: a standby renews no Lease and starts no pod.
     runtime_options.on_start_acting = [&provider, &stop, &provider_failed] {
-      if (std::optional<Error> failed = provider.start(stop.get_token())) {
+      if (std::optional<Error> failed = (*provider)->start(stop.get_token())) {
         if (stop.stop_requested()) return;  // asked to stop while the API server was away: not a failure
         spdlog::error("{}", failed->message);
         provider_failed = true;
@@ -309,7 +315,7 @@ int run_controller(const RunOptions& options, std::ostream& err) {
   cluster::ClusterRuntime runtime(*client, cloud, events, runtime_options);
   if (node_groups) runtime.run_node_groups(std::move(*node_groups));
   std::atomic<bool> leading{!options.leader_elect};
-  register_metrics(registry, runtime, provider, events, leading);
+  register_metrics(registry, runtime, events, leading);
   // Alive while the loop turns (it passes at least once a second); ready once the state has synced.
   ops::OpsServer ops_server(
       registry,
@@ -376,7 +382,7 @@ int run_controller(const RunOptions& options, std::ostream& err) {
   if (!signalled) pthread_kill(signals.native_handle(), SIGTERM);  // the signal thread's sigwait returns
   if (elector_thread.joinable()) elector_thread.join();  // releases the Lease
   events.flush();
-  provider.stop();
+  (*provider)->stop();
   spdlog::info("stopped{}", lost ? ": leadership lost" : provider_failed ? ": the provider failed" : "");
   return lost || provider_failed ? 1 : 0;
 }

@@ -4,6 +4,7 @@
 // through the API and a cloud provider (kwok: Node objects only). Two replicas elect one leader over a Lease; the
 // other keeps its state warm and takes over within the lease. SIGTERM or SIGINT: the loop stops after its pass,
 // the Lease is released, and what was under way is left for the next leader to pick up from the cluster.
+#include <map>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -23,7 +24,9 @@ struct RunOptions {
   std::string log_format = "text";             // or "json"
   std::string log_level = "info";
   bool dry_run = false;
-  std::string kwok_launch_latency = "0s";
+  // The flags of the providers (cloud::ProviderRegistration::flags) by name, as given or defaulted:
+  // {"--kwok-launch-latency", "0s"}.
+  std::map<std::string, std::string> provider_flags;
   std::string batch_idle_duration = "1s";
   std::string batch_max_duration = "10s";
   // Cluster Autoscaler's own flags (--nodes=1:10:NAME, --expander, --scale-down-unneeded-time, ...), as given to

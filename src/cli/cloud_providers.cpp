@@ -1,0 +1,16 @@
+#include "cli/cloud_providers.h"
+
+#include "cloud/kwok/kwok_registration.h"
+
+namespace scalewright::cli {
+
+const cloud::ProviderRegistry& cloud_providers() {
+  static const cloud::ProviderRegistry registry = [] {
+    cloud::ProviderRegistry r;
+    r.add(cloud::kwok_registration());
+    return r;
+  }();
+  return registry;
+}
+
+}  // namespace scalewright::cli

@@ -1,0 +1,56 @@
+#include "cloud/kwok/kwok_registration.h"
+
+#include "api/duration.h"
+#include "cloud/kwok/kwok_provider.h"
+#include "ops/metrics.h"
+
+namespace scalewright::cloud {
+
+namespace {
+
+constexpr std::string_view kLaunchLatencyFlag = "--kwok-launch-latency";
+
+class RunningKwok final : public RunningProvider {
+ public:
+  RunningKwok(const kube::ApiClient& client, Catalog catalog, KwokOptions options)
+      : provider_(client, std::move(catalog), options) {}
+  CloudProvider& cloud() override { return provider_; }
+  std::optional<Error> start(const std::stop_token& stop) override { return provider_.start(stop); }
+  void stop() override { provider_.stop(); }
+  const KwokProvider& provider() const { return provider_; }
+
+ private:
+  KwokProvider provider_;
+};
+
+}  // namespace
+
+ProviderRegistration kwok_registration() {
+  ProviderRegistration r;
+  r.name = "kwok";
+  r.summary = "Node objects only, kept alive as a kubelet would (no cloud account needed)";
+  r.flags = {{std::string(kLaunchLatencyFlag), "kwok: how long a launched node takes to register Ready", "0s"}};
+  // It plays the cloud and the kubelet: it creates and deletes Nodes and their Leases, and reports its pods Running.
+  r.rbac = {"/nodes: create, delete",
+            "/nodes/status: patch",
+            "coordination.k8s.io/leases: get, create, update, delete",
+            "/pods: list, watch, delete",
+            "/pods/status: patch",
+            "karpenter.sh/nodeclaims: list"};
+  r.make = [](ProviderContext& context) -> Result<std::unique_ptr<RunningProvider>> {
+    const auto flag = context.flags.find(std::string(kLaunchLatencyFlag));
+    Result<Duration> latency = parse_duration(flag == context.flags.end() ? "0s" : flag->second);
+    if (!latency) return Error{std::string(kLaunchLatencyFlag) + ": " + latency.error().message};
+    KwokOptions options;
+    options.launch_latency = *latency;
+    auto running = std::make_unique<RunningKwok>(context.client, std::move(context.catalog), options);
+    const KwokProvider& provider = running->provider();
+    context.metrics.counter_function("karpenter_nodes_created_total",
+                                     "Number of nodes created in total by the provider.",
+                                     [&provider] { return static_cast<double>(provider.nodes_created()); });
+    return std::unique_ptr<RunningProvider>(std::move(running));
+  };
+  return r;
+}
+
+}  // namespace scalewright::cloud

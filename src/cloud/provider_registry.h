@@ -1,0 +1,80 @@
+#pragma once
+// The providers `scalewright run --cloud-provider NAME` can act through, looked up by name as Cluster Autoscaler's
+// builder looks up a RegisterCloudProvider'd one: each brings its own flags (declared here as data, so that the
+// command line lists them and the provider reads them by name), the RBAC rules its role needs beyond the
+// controller's own, and its metrics; the command line knows none of them by name. kwok now; aws, clusterapi and
+// azure register beside it.
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <stop_token>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "api/result.h"
+#include "cloud/catalog.h"
+#include "cloud/cloud_provider.h"
+
+namespace scalewright::kube {
+class ApiClient;
+}
+namespace scalewright::ops {
+class MetricsRegistry;
+}
+
+namespace scalewright::cloud {
+
+// A flag of one provider's: "--kwok-launch-latency", what it means, its value when not given.
+struct ProviderFlag {
+  std::string name;
+  std::string help;
+  std::string default_value;
+};
+
+// What a provider is made from.
+struct ProviderContext {
+  const kube::ApiClient& client;  // the cluster whose nodes it makes
+  Catalog catalog;                // the region's instance types and prices
+  // Every provider flag by name ("--kwok-launch-latency"), as given or defaulted.
+  const std::map<std::string, std::string>& flags;
+  ops::MetricsRegistry& metrics;  // where it registers its own metrics
+};
+
+// A provider made for `scalewright run`: the port the controllers act through, and the work it does while this
+// replica leads (a standby's provider does nothing).
+class RunningProvider {
+ public:
+  virtual ~RunningProvider() = default;
+  virtual CloudProvider& cloud() = 0;
+  // Called once this replica leads; an error stops the controller. Gives up once stop is requested.
+  virtual std::optional<Error> start(const std::stop_token& stop) = 0;
+  // Called once the controller stops.
+  virtual void stop() = 0;
+};
+
+struct ProviderRegistration {
+  std::string name;     // --cloud-provider's value
+  std::string summary;  // one line for --help
+  std::vector<ProviderFlag> flags;
+  // Rules its role needs beyond the controller's own, as "apiGroup/resource: verbs" ("/nodes: create, delete" for
+  // the core group), for the chart and the docs.
+  std::vector<std::string> rbac;
+  // Errors name the flag at fault.
+  std::function<Result<std::unique_ptr<RunningProvider>>(ProviderContext&)> make;
+};
+
+class ProviderRegistry {
+ public:
+  // A second registration of one name is refused (a programming error): false.
+  bool add(ProviderRegistration registration);
+  const ProviderRegistration* find(std::string_view name) const;
+  std::vector<std::string> names() const;
+  const std::vector<ProviderRegistration>& all() const { return registrations_; }
+
+ private:
+  std::vector<ProviderRegistration> registrations_;
+};
+
+}  // namespace scalewright::cloud

@@ -1,0 +1,35 @@
+#pragma once
+// Any provider, measured (Karpenter's cloudprovider/metrics decorator): every call of the port is timed into
+// karpenter_cloudprovider_duration_seconds{method, provider}, and each one that fails is counted into
+// karpenter_cloudprovider_errors_total{method, provider, error} by its error class, so a dashboard built for
+// Karpenter reads Scalewright's calls to AWS, Azure or kwok alike. The calls are passed through unchanged.
+#include <string>
+
+#include "cloud/cloud_provider.h"
+#include "ops/metrics.h"
+
+namespace scalewright::cluster {
+
+class MeteredCloud final : public cloud::CloudProvider {
+ public:
+  MeteredCloud(cloud::CloudProvider& inner, std::string provider, ops::MetricsRegistry& registry);
+
+  const cloud::Catalog& catalog() const override { return inner_.catalog(); }
+  cloud::CloudResult<const cloud::Catalog*> instance_types(const NodePool& pool) const override;
+  cloud::CloudResult<cloud::Created> create(const cloud::CreateRequest& request) override;
+  cloud::CloudResult<cloud::Deleted> terminate(const std::string& instance_id) override;
+  cloud::CloudResult<cloud::Instance> get(const std::string& instance_id) const override;
+  cloud::CloudResult<std::vector<cloud::Instance>> list() const override;
+
+ private:
+  // Times `call` as `method` and counts its error, if any; returns its result.
+  template <typename Call>
+  auto measure(const char* method, Call&& call) const;
+
+  cloud::CloudProvider& inner_;
+  std::string provider_;
+  ops::HistogramFamily& duration_;
+  ops::CounterFamily& errors_;
+};
+
+}  // namespace scalewright::cluster
