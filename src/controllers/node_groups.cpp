@@ -6,7 +6,6 @@
 
 #include "api/wording.h"
 #include "controllers/provisioning.h"
-#include "nodegroups/discovery.h"
 #include "nodegroups/estimator.h"
 #include "nodegroups/scale_down.h"
 
@@ -150,10 +149,7 @@ void NodeGroupController::launch(const nodegroups::NodeGroup& group, std::int32_
   const cloud::InstanceType* type = cloud_.catalog().find(group.instance_type);
   if (type == nullptr || group.zones.empty()) return;  // discovery checked both
   const Duration now = clock_.now();
-  const Symbol* capacity_label = group.template_node.meta.labels.find(Symbol(nodegroups::eks_labels::capacity_type));
-  const cloud::CapacityType capacity = capacity_label != nullptr && capacity_label->str() == "SPOT"
-                                           ? cloud::CapacityType::Spot
-                                           : cloud::CapacityType::OnDemand;
+  const cloud::CapacityType capacity = group.capacity_type;
   // Zones in turn, counted over the group's live nodes, as an Auto Scaling group balances its subnets.
   std::map<std::string, int> per_zone;
   for (const auto& [n, node] : state_.nodes()) {

@@ -59,6 +59,7 @@ Result<NodeGroup> build_node_group(const AutoScalingGroup& group, std::int32_t m
   out.max_size = max_size;
   out.target_size = group.desired_capacity;
   out.instance_type = type->name;
+  out.capacity_type = *capacity_type;
   out.tags = group.tags;
   out.zones = group.zones;
   if (out.zones.empty()) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "api/node.h"
+#include "cloud/instance_type.h"
 
 namespace scalewright::nodegroups {
 
@@ -27,6 +28,7 @@ struct NodeGroup {
   Node template_node;
   std::string instance_type;
   std::vector<std::string> zones;  // the group's zones (one per subnet); a new node lands in one of them
+  cloud::CapacityType capacity_type = cloud::CapacityType::OnDemand;  // what the group launches
   double price_per_hour = 0;       // one node, on-demand or spot as the group launches them
   bool gpu = false;                // the template has nvidia.com/gpu (or another GPU resource)
   std::map<std::string, std::string> tags;  // the cloud's tags on the group (auto-discovery, node-template/*)
