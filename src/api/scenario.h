@@ -123,7 +123,7 @@ struct TimelineStep {
 };
 
 // Cluster Autoscaler's command line as the user's CA Deployment has it (spec.clusterAutoscaler.args), checked when
-// the scenario loads and read by nodegroups/flags.h.
+// the scenario loads and read by config/cluster_autoscaler_flags.h.
 struct ClusterAutoscalerSpec {
   std::vector<std::string> args;
 };

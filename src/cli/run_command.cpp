@@ -28,7 +28,7 @@
 #include "kube/leader_election.h"
 #include "manifest/scenario_decoder.h"
 #include "nodegroups/discovery.h"
-#include "nodegroups/flags.h"
+#include "config/cluster_autoscaler_flags.h"
 #include "ops/metrics.h"
 #include "ops/ops_server.h"
 #include "ops/process_metrics.h"
@@ -134,7 +134,7 @@ Result<std::optional<ClusterAutoscalerConfig>> read_cluster_autoscaler_config(co
   if (options.cluster_autoscaler_flags.empty() && options.auto_scaling_groups.empty()) {
     return std::optional<ClusterAutoscalerConfig>();
   }
-  Result<nodegroups::AutoscalerOptions> flags = nodegroups::parse_autoscaler_flags(options.cluster_autoscaler_flags);
+  Result<nodegroups::AutoscalerOptions> flags = config::parse_autoscaler_flags(options.cluster_autoscaler_flags);
   if (!flags) {
     // What scalewright run did not know went to CA's parser: say that it is neither's.
     const std::string& message = flags.error().message;

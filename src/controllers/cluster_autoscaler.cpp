@@ -4,8 +4,9 @@
 
 #include <fmt/format.h>
 
+#include "config/cluster_autoscaler_flags.h"
+#include "config/priority_expander.h"
 #include "nodegroups/discovery.h"
-#include "nodegroups/flags.h"
 #include "nodegroups/status.h"
 
 namespace scalewright::controllers {
@@ -50,7 +51,7 @@ Result<ClusterAutoscalerLoop> ClusterAutoscalerLoop::create(const Scenario& scen
                                                             const std::vector<ConfigMap>& config_maps) {
   const std::vector<std::string> args =
       scenario.cluster_autoscaler ? scenario.cluster_autoscaler->args : std::vector<std::string>{};
-  Result<nodegroups::AutoscalerOptions> options = nodegroups::parse_autoscaler_flags(args);
+  Result<nodegroups::AutoscalerOptions> options = config::parse_autoscaler_flags(args);
   if (!options) return Error{"spec.clusterAutoscaler.args: " + options.error().message};
   options->random_seed = scenario.seed;
   return create(std::move(*options), scenario.cloud.auto_scaling_groups, catalog, priority_config(config_maps),
@@ -65,8 +66,21 @@ Result<ClusterAutoscalerLoop> ClusterAutoscalerLoop::create(nodegroups::Autoscal
   Result<std::vector<nodegroups::NodeGroup>> groups =
       nodegroups::discover_node_groups(auto_scaling_groups, options, catalog);
   if (!groups) return Error{fmt::format("{}: {}", origins.groups, groups.error().message)};
-  Result<nodegroups::ExpanderConfig> expander = nodegroups::make_expander_config(
-      options.expanders, priorities ? std::optional<std::string_view>(*priorities) : std::nullopt);
+  // The ConfigMap is read only for the priority expander, as CA reads it.
+  std::optional<nodegroups::PriorityConfig> priority_config;
+  const bool priority_expander =
+      std::find(options.expanders.begin(), options.expanders.end(), "priority") != options.expanders.end();
+  if (priorities && priority_expander) {
+    Result<nodegroups::PriorityConfig> parsed = config::parse_priority_config(*priorities);
+    if (!parsed) {
+      return Error{fmt::format("{}: --expander: {} (the priority expander reads ConfigMap kube-system/{}, "
+                               "data.priorities)",
+                               origins.flags, parsed.error().message, kPriorityConfigMap)};
+    }
+    priority_config = std::move(*parsed);
+  }
+  Result<nodegroups::ExpanderConfig> expander =
+      nodegroups::make_expander_config(options.expanders, std::move(priority_config));
   if (!expander) {
     return Error{fmt::format("{}: --expander: {} (the priority expander reads ConfigMap kube-system/{}, "
                              "data.priorities)",

@@ -6,7 +6,7 @@
 #include "api/integer.h"
 
 #include "manifest/meta_decoder.h"
-#include "nodegroups/flags.h"
+#include "config/cluster_autoscaler_flags.h"
 #include "manifest/pod_decoder.h"
 #include "manifest/priority.h"
 #include "manifest/selectors.h"
@@ -240,7 +240,7 @@ std::optional<ClusterAutoscalerDeployment> as_cluster_autoscaler(const Field& ob
     container.each("args", [&](const Field& part) { elements.push_back(part); });
   });
   std::size_t at = elements.size();
-  Result<nodegroups::AutoscalerOptions> parsed = nodegroups::parse_autoscaler_flags(out.flags, &at);
+  Result<nodegroups::AutoscalerOptions> parsed = config::parse_autoscaler_flags(out.flags, &at);
   if (!parsed) {
     if (at < elements.size()) elements[at].fail(parsed.error().message);
     object.fail(parsed.error().message);

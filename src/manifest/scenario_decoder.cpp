@@ -10,7 +10,7 @@
 #include "manifest/meta_decoder.h"
 #include "manifest/nodepool_decoder.h"
 #include "manifest/yaml_stream.h"
-#include "nodegroups/flags.h"
+#include "config/cluster_autoscaler_flags.h"
 
 namespace scalewright::manifest {
 namespace {
@@ -272,7 +272,7 @@ ClusterAutoscalerSpec decode_cluster_autoscaler(const Field& ca) {
     elements.push_back(arg);
   });
   std::size_t at = elements.size();
-  Result<nodegroups::AutoscalerOptions> parsed = nodegroups::parse_autoscaler_flags(spec.args, &at);
+  Result<nodegroups::AutoscalerOptions> parsed = config::parse_autoscaler_flags(spec.args, &at);
   if (!parsed) {
     if (at < elements.size()) elements[at].fail(parsed.error().message);
     ca.fail_at("args", parsed.error().message);

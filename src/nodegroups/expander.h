@@ -40,20 +40,16 @@ struct PriorityConfig {
   std::vector<PriorityTier> tiers;  // highest priority first
 };
 
-// Parses the `priorities` text (a YAML map of integer -> list of regexes). A whole ConfigMap manifest is
-// accepted too: its data.priorities is read. Errors name the entry that is wrong.
-Result<PriorityConfig> parse_priority_config(std::string_view text);
-
 struct ExpanderConfig {
   std::vector<ExpanderKind> chain{ExpanderKind::LeastWaste};
   std::optional<PriorityConfig> priorities;  // required when the chain holds Priority
 };
 
 // From --expander names ("priority", "least-waste", ...) and, when the chain holds "priority", the ConfigMap's
-// priorities text. Unknown names and a missing or unreadable ConfigMap are errors. "random" keeps every option (it
+// priorities (config/priority_expander.h reads them). Unknown names and missing priorities are errors. "random" keeps every option (it
 // is the chain's final tie-break anyway), as upstream's random expander does when it is not last.
 Result<ExpanderConfig> make_expander_config(const std::vector<std::string>& names,
-                                            std::optional<std::string_view> priorities_text = std::nullopt);
+                                            std::optional<PriorityConfig> priorities = std::nullopt);
 
 // What the price expander knows beyond the options: the cluster's node count picks the preferred node size.
 struct ExpanderContext {

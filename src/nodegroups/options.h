@@ -1,6 +1,6 @@
 #pragma once
 // Cluster Autoscaler's flags with their upstream defaults (cluster-autoscaler --help, 1.26+ names). Filled from a
-// flag list (nodegroups/flags.h parses `--nodes=1:10:ng-a --expander=priority,least-waste ...`, as users pass them
+// flag list (config/cluster_autoscaler_flags.h parses `--nodes=1:10:ng-a --expander=priority,least-waste ...`, as users pass them
 // in CA's Deployment) or set directly by tests.
 #include <cstdint>
 #include <optional>

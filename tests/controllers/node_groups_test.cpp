@@ -8,7 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "fake_ports.h"
-#include "nodegroups/flags.h"
+#include "config/cluster_autoscaler_flags.h"
 
 namespace scalewright::controllers {
 namespace {
@@ -28,7 +28,7 @@ class NodeGroups : public ::testing::Test, protected FakeCluster {
     asg.min_size = 2;
     asg.max_size = 5;
     asg.desired_capacity = 3;
-    Result<nodegroups::AutoscalerOptions> flags = nodegroups::parse_autoscaler_flags({"--nodes=2:5:ng"});
+    Result<nodegroups::AutoscalerOptions> flags = config::parse_autoscaler_flags({"--nodes=2:5:ng"});
     Result<ClusterAutoscalerLoop> loop =
         ClusterAutoscalerLoop::create(*flags, {asg}, cloud.catalog(), std::nullopt, {"flags", "groups"});
     EXPECT_TRUE(loop) << loop.error().message;

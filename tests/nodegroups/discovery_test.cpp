@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "nodegroups/flags.h"
+#include "config/cluster_autoscaler_flags.h"
 #include "units.h"
 
 namespace scalewright::nodegroups {
@@ -46,7 +46,7 @@ AutoScalingGroup asg(std::string name, std::string type, std::map<std::string, s
 }
 
 AutoscalerOptions flags(const std::vector<std::string>& args) {
-  Result<AutoscalerOptions> o = parse_autoscaler_flags(args);
+  Result<AutoscalerOptions> o = config::parse_autoscaler_flags(args);
   EXPECT_TRUE(o.ok()) << o.error().message;
   return o.ok() ? *o : AutoscalerOptions{};
 }
@@ -90,9 +90,9 @@ TEST(Discovery, AutoDiscoveryByTagKeyTakesBoundsFromTheGroup) {
 TEST(Discovery, AutoDiscoveryByKeyEqualsValue) {
   AutoScalingGroup web = asg("web", "m5.large", {{"team", "web"}});
   AutoScalingGroup db = asg("db", "m5.large", {{"team", "db"}});
-  EXPECT_TRUE(matches_auto_discovery(web, *parse_auto_discovery_flag("asg:tag=team=web")));
-  EXPECT_FALSE(matches_auto_discovery(db, *parse_auto_discovery_flag("asg:tag=team=web")));
-  EXPECT_TRUE(matches_auto_discovery(db, *parse_auto_discovery_flag("asg:tag=team")));
+  EXPECT_TRUE(matches_auto_discovery(web, *config::parse_auto_discovery_flag("asg:tag=team=web")));
+  EXPECT_FALSE(matches_auto_discovery(db, *config::parse_auto_discovery_flag("asg:tag=team=web")));
+  EXPECT_TRUE(matches_auto_discovery(db, *config::parse_auto_discovery_flag("asg:tag=team")));
   // Two --node-group-auto-discovery flags: a group matching either is managed, each once.
   Result<std::vector<NodeGroup>> groups =
       discover_node_groups({web, db}, flags({"--node-group-auto-discovery=asg:tag=team=web",

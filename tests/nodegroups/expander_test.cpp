@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "config/priority_expander.h"
 #include "units.h"
 
 namespace scalewright::nodegroups {
@@ -124,7 +125,7 @@ constexpr const char* kPriorities = R"(10:
 )";
 
 TEST(PriorityExpander, HighestMatchingPriorityWins) {
-  Result<PriorityConfig> config = parse_priority_config(kPriorities);
+  Result<PriorityConfig> config = config::parse_priority_config(kPriorities);
   ASSERT_TRUE(config.ok()) << config.error().message;
   ASSERT_EQ(config->tiers.size(), 2u);
   EXPECT_EQ(config->tiers[0].priority, 50);
@@ -137,39 +138,14 @@ TEST(PriorityExpander, HighestMatchingPriorityWins) {
   EXPECT_EQ(highest_priority(options, {0}, *config), (std::vector<std::size_t>{0}));
 }
 
-TEST(PriorityExpander, ReadsAWholeConfigMap) {
-  const char* manifest = R"(apiVersion: v1
-kind: ConfigMap
-metadata:
-  name: cluster-autoscaler-priority-expander
-  namespace: kube-system
-data:
-  priorities: |-
-    10:
-      - .*t2\.large.*
-    50:
-      - .*m5\.large.*
-)";
-  Result<PriorityConfig> config = parse_priority_config(manifest);
-  ASSERT_TRUE(config.ok()) << config.error().message;
-  ASSERT_EQ(config->tiers.size(), 2u);
-  EXPECT_EQ(config->tiers[0].patterns, std::vector<std::string>{".*m5\\.large.*"});
-}
-
-TEST(PriorityExpander, ErrorsAreValues) {
-  EXPECT_NE(parse_priority_config("high:\n  - .*\n").error().message.find("\"high\" is not an integer"),
-            std::string::npos);
-  EXPECT_NE(parse_priority_config("10: ng-a\n").error().message.find("must hold a list"), std::string::npos);
-  EXPECT_NE(parse_priority_config("10:\n  - '['\n").error().message.find("invalid regex \"[\""), std::string::npos);
-  EXPECT_FALSE(parse_priority_config("- a\n- b\n").ok());
-  EXPECT_FALSE(parse_priority_config("10: [a\n").ok());
+TEST(PriorityExpander, WithoutItsPrioritiesOrUnknownTheChainIsRefused) {
   EXPECT_FALSE(make_expander_config({"priority"}).ok());
   EXPECT_NE(make_expander_config({"cheapest"}).error().message.find("unknown expander \"cheapest\""),
             std::string::npos);
 }
 
 TEST(ExpanderChain, PriorityThenLeastWaste) {
-  Result<ExpanderConfig> config = make_expander_config({"priority", "least-waste"}, kPriorities);
+  Result<ExpanderConfig> config = make_expander_config({"priority", "least-waste"}, *config::parse_priority_config(kPriorities));
   ASSERT_TRUE(config.ok()) << config.error().message;
   // Both spot groups have priority 50; least-waste then prefers spot-a: 2 x (2000m, 8Gi) for 3000m / 10Gi wastes
   // 0.625 against spot-b's 1 x (4000m, 32Gi) 0.9375. The on-demand group wastes nothing but has priority 10.
@@ -185,7 +161,7 @@ TEST(ExpanderChain, PriorityThenLeastWaste) {
 }
 
 TEST(ExpanderChain, PriorityDropsGroupsNoRegexNames) {
-  Result<ExpanderConfig> config = make_expander_config({"priority"}, "50:\n  - ng-spot-.*\n");
+  Result<ExpanderConfig> config = make_expander_config({"priority"}, *config::parse_priority_config("50:\n  - ng-spot-.*\n"));
   ASSERT_TRUE(config.ok());
   NodeGroup on_demand = group("ng-ondemand", 2000, 8192);
   std::vector<Option> options{{&on_demand, 1, pods(1, 100, 100), ""}};

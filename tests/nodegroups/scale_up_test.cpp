@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "config/priority_expander.h"
 #include "fixtures.h"
 
 #include <algorithm>
@@ -253,7 +254,7 @@ TEST(ScaleUp, PriorityExpanderPicksTheGroup) {
   f.add_group(m5_large("ng-spot", 0, 10, "us-east-1b"), 0);
   f.input.unschedulable = pending("nginx", 20, 140, 256);
   Result<ExpanderConfig> config =
-      make_expander_config({"priority", "least-waste"}, "10:\n  - .*\n50:\n  - ^ng-spot$\n");
+      make_expander_config({"priority", "least-waste"}, *config::parse_priority_config("10:\n  - .*\n50:\n  - ^ng-spot$\n"));
   ASSERT_TRUE(config.ok()) << config.error().message;
   EXPECT_EQ(to_string(f.decide(*config).scale_ups), "[{ng-spot 0->2 (max: 10)}]");
 }

@@ -1,10 +1,10 @@
-#include "nodegroups/flags.h"
+#include "config/cluster_autoscaler_flags.h"
 
 #include <gtest/gtest.h>
 
 #include "units.h"
 
-namespace scalewright::nodegroups {
+namespace scalewright::config {
 namespace {
 
 AutoscalerOptions parse_ok(const std::vector<std::string>& args) {
@@ -259,4 +259,4 @@ TEST(AutoscalerFlags, IgnoredListHasNoFlagScalewrightReads) {
 }
 
 }  // namespace
-}  // namespace scalewright::nodegroups
+}  // namespace scalewright::config

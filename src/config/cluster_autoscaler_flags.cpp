@@ -1,4 +1,4 @@
-#include "nodegroups/flags.h"
+#include "config/cluster_autoscaler_flags.h"
 
 #include <algorithm>
 #include <cctype>
@@ -14,7 +14,7 @@
 
 #include "api/duration.h"
 
-namespace scalewright::nodegroups {
+namespace scalewright::config {
 namespace {
 
 std::string in_quotes(std::string_view text) {
@@ -430,4 +430,4 @@ Result<AutoscalerOptions> parse_autoscaler_flags(const std::vector<std::string>&
   return options;
 }
 
-}  // namespace scalewright::nodegroups
+}  // namespace scalewright::config

@@ -1,5 +1,6 @@
 #pragma once
-// Cluster Autoscaler's command line, as users keep it in CA's Deployment (`command:` or `args:`), read into
+// Cluster Autoscaler's command line (read here, apart from the engine's nodegroups/, which takes the options it
+// yields as values), as users keep it in CA's Deployment (`command:` or `args:`), read into
 // AutoscalerOptions so an existing set-up moves over unchanged. Flags are CA's own names and syntax (pflag):
 // `--flag=value` or `--flag value`, booleans as `--flag` or `--flag=false`, `--nodes` and
 // `--node-group-auto-discovery` repeated. CA flags Scalewright does not act on (logging, the cloud provider,
@@ -12,7 +13,11 @@
 #include "api/result.h"
 #include "nodegroups/options.h"
 
-namespace scalewright::nodegroups {
+namespace scalewright::config {
+
+using nodegroups::AutoDiscovery;
+using nodegroups::AutoscalerOptions;
+using nodegroups::StaticNodeGroup;
 
 // Parses `args`. When the first element is the binary ("./cluster-autoscaler", "/cluster-autoscaler",
 // ".../cluster-autoscaler"), as in a container's `command`, it is skipped. Errors name the flag and the value
@@ -29,4 +34,4 @@ Result<AutoDiscovery> parse_auto_discovery_flag(std::string_view value);
 // CA's flags that are accepted and ignored, without the leading dashes, sorted.
 const std::vector<std::string_view>& ignored_autoscaler_flags();
 
-}  // namespace scalewright::nodegroups
+}  // namespace scalewright::config
