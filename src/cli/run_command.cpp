@@ -14,6 +14,7 @@
 #include <spdlog/spdlog.h>
 #include <thread>
 
+#include "api/timestamp.h"
 #include "cli/cluster_connection.h"
 #include "cli/data_dir.h"
 #include "cloud/catalog.h"
@@ -41,7 +42,7 @@ class JsonLogFormatter final : public spdlog::formatter {
  public:
   void format(const spdlog::details::log_msg& msg, spdlog::memory_buf_t& dest) override {
     const nlohmann::json line = {
-        {"time", kube::format_micro_time(std::chrono::time_point_cast<std::chrono::system_clock::duration>(msg.time))},
+        {"time", format_micro_time(std::chrono::time_point_cast<std::chrono::system_clock::duration>(msg.time))},
         {"level", std::string(spdlog::level::to_string_view(msg.level).data(),
                               spdlog::level::to_string_view(msg.level).size())},
         {"logger", std::string(msg.logger_name.data(), msg.logger_name.size())},

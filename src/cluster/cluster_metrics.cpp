@@ -2,7 +2,7 @@
 
 #include "api/duration.h"
 #include "api/quantity.h"
-#include "kube/leader_election.h"  // parse_micro_time
+#include "api/timestamp.h"
 #include "kube/model_json.h"
 
 namespace scalewright::cluster {
@@ -23,7 +23,7 @@ Result<std::map<std::string, workloads::PodMetricSample>> ResourceMetricsReader:
     if (!pods.matches(kube::labels_of(item))) continue;
     const std::string name = item["metadata"].value("name", "");
     const std::optional<std::chrono::system_clock::time_point> stamp =
-        kube::parse_micro_time(item.value("timestamp", ""));
+        parse_micro_time(item.value("timestamp", ""));
     const Result<Duration> window = parse_duration(item.value("window", ""));
     if (!stamp || !window) {
       return Error{failed + "PodMetrics " + namespace_ + "/" + name + ": bad timestamp or window"};

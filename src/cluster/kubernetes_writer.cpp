@@ -4,7 +4,7 @@
 #include <spdlog/spdlog.h>
 
 #include "api/nodepool.h"
-#include "kube/leader_election.h"
+#include "api/timestamp.h"
 #include "kube/model_json.h"
 #include "manifest/manifest.h"
 #include "nodegroups/status.h"
@@ -217,7 +217,7 @@ void KubernetesWriter::node_launched(state::NodeRecord node, bool running_alread
     // A NodeClaim just created has no conditions yet: its status and Launched go in one write, at the end of the
     // pass (write_launched_statuses), so that the NodeClaims of one pass are created one right after the other.
     json launched = {{"type", "Launched"}, {"status", "True"}, {"reason", "Launched"}, {"message", ""},
-                     {"lastTransitionTime", kube::format_micro_time(time_.wall(clock_.now()))}};
+                     {"lastTransitionTime", format_micro_time(time_.wall(clock_.now()))}};
     if (created || created.error().is_conflict()) {
       launched_statuses_.emplace_back(name, json{{"providerID", node.node.provider_id},
                                                  {"capacity", resources_json(node.node.capacity)},
@@ -250,7 +250,7 @@ void KubernetesWriter::set_claim_conditions(const std::string& name,
     return;
   }
   json conditions = claim->value("status", json::object()).value("conditions", json::array());
-  const std::string now = kube::format_micro_time(time_.wall(clock_.now()));
+  const std::string now = format_micro_time(time_.wall(clock_.now()));
   for (const auto& [type, reason] : true_conditions) {
     json condition = {{"type", type}, {"status", "True"}, {"reason", reason}, {"message", ""},
                       {"lastTransitionTime", now}};

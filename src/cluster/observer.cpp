@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "api/nodepool.h"
-#include "kube/leader_election.h"  // parse_micro_time
+#include "api/timestamp.h"
 #include "kube/model_json.h"
 #include "nodegroups/node_group.h"
 
@@ -315,7 +315,7 @@ void ClusterObserver::observe_nodeclaim(Change change, const json& object, Durat
   seen.nodepool_hash_version = annotations.value(std::string(karpenter_annotations::nodepool_hash_version), "");
   // Karpenter's registration TTL runs from the NodeClaim's creation, whichever leader created it.
   std::optional<Duration> created;
-  if (auto stamp = kube::parse_micro_time(metadata.value("creationTimestamp", ""))) {
+  if (auto stamp = parse_micro_time(metadata.value("creationTimestamp", ""))) {
     created = time_.since_start(*stamp);
   }
   if (state::NodeRecord* known = state_.find_node(name)) {

@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include "kube/leader_election.h"
+#include "api/timestamp.h"
 
 namespace scalewright::kube {
 

@@ -8,7 +8,6 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
-#include <string_view>
 
 #include "api/result.h"
 #include "kube/api_client.h"
@@ -33,11 +32,6 @@ std::optional<Error> validate(const LeaderElectionConfig& config);
 
 // "<hostname>_<pid>".
 std::string default_identity();
-
-// RFC 3339 with microseconds in UTC, as metav1.MicroTime: "2026-11-22T10:31:41.123456Z".
-std::string format_micro_time(std::chrono::system_clock::time_point time);
-// Accepts what the API server writes: "Z" or a "+hh:mm"/"-hh:mm" offset, with 0 to 9 fractional digits.
-std::optional<std::chrono::system_clock::time_point> parse_micro_time(std::string_view text);
 
 class LeaderElector {
  public:

@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "kube/leader_election.h"  // format_micro_time
+#include "api/timestamp.h"
 #include "tests/cluster/control_plane_harness.h"
 
 namespace scalewright::cluster::testing {
@@ -104,7 +104,7 @@ class RealControlPlane : public ::testing::Test {
     std::vector<std::string> argv;
     for (std::string arg; std::getline(cmdline_in, arg, '\0');) argv.push_back(arg);
     ASSERT_FALSE(argv.empty());
-    restarted_at_ = kube::format_micro_time(std::chrono::system_clock::now());
+    restarted_at_ = format_micro_time(std::chrono::system_clock::now());
     ::kill(api->second, SIGTERM);
     // Gone, or a zombie its parent (not us) has not reaped: either way it holds no port any more.
     auto gone = [pid = api->second] {

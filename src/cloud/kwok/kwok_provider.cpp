@@ -8,7 +8,7 @@
 #include "api/meta.h"
 #include "api/nodepool.h"
 #include "api/percent_encode.h"
-#include "kube/leader_election.h"
+#include "api/timestamp.h"
 #include "kube/model_json.h"
 #include "kube/reflector.h"
 #include "kube/retry.h"
@@ -24,7 +24,7 @@ using kube::resources_json;
 constexpr std::string_view kNodeLeaseNamespace = "kube-node-lease";
 constexpr std::string_view kProviderIdPrefix = "kwok://";
 
-std::string now_text() { return kube::format_micro_time(std::chrono::system_clock::now()); }
+std::string now_text() { return format_micro_time(std::chrono::system_clock::now()); }
 
 std::string lease_path(const std::string& node) {
   return fmt::format("/apis/coordination.k8s.io/v1/namespaces/{}/leases/{}", kNodeLeaseNamespace, node);
@@ -373,7 +373,7 @@ void KwokProvider::pod_changed(const json& pod) {
     if (!running_pods_.insert(key).second) return;  // already reported; the watch has not caught up yet
   }
   json containers = json::array();
-  const std::string now = kube::format_micro_time(std::chrono::system_clock::now());
+  const std::string now = format_micro_time(std::chrono::system_clock::now());
   for (const json& container : pod.value("spec", json::object()).value("containers", json::array())) {
     containers.push_back({{"name", container.value("name", "")},
                           {"image", container.value("image", "")},
