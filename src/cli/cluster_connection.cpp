@@ -19,7 +19,7 @@ Result<kube::ClusterConfig> cluster_config(const std::string& kubeconfig, const 
 }
 
 Result<kube::ApiClient> connect(const std::string& kubeconfig, const std::string& context,
-                                kube::TransportOptions options) {
+                                net::TransportOptions options) {
   Result<kube::ClusterConfig> config = cluster_config(kubeconfig, context);
   if (!config) return config.error();
   Result<kube::ApiClient> client = kube::ApiClient::create(*config, std::move(options));

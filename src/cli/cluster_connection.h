@@ -6,6 +6,7 @@
 #include "api/result.h"
 #include "kube/api_client.h"
 #include "kube/cluster_config.h"
+#include "net/http_transport.h"
 
 namespace scalewright::cli {
 
@@ -13,6 +14,6 @@ Result<kube::ClusterConfig> cluster_config(const std::string& kubeconfig, const 
 
 // A client of that API server, once it has answered GET /version; the error says which step failed.
 Result<kube::ApiClient> connect(const std::string& kubeconfig, const std::string& context,
-                                kube::TransportOptions options = {});
+                                net::TransportOptions options = {});
 
 }  // namespace scalewright::cli

@@ -28,6 +28,7 @@
 #include "kube/kubeconfig.h"
 #include "kube/leader_election.h"
 #include "manifest/scenario_decoder.h"
+#include "net/http_transport.h"
 #include "nodegroups/discovery.h"
 #include "config/cluster_autoscaler_flags.h"
 #include "ops/metrics.h"
@@ -111,11 +112,11 @@ void register_metrics(ops::MetricsRegistry& registry, const cluster::ClusterRunt
 
 // Every answer of the API server counted as client-go counts them; a refusal by RBAC logged as an error, since
 // it means the role the controller runs under lacks a rule it needs (deploy/helm/scalewright/files).
-kube::TransportOptions observed_requests(ops::MetricsRegistry& registry) {
+net::TransportOptions observed_requests(ops::MetricsRegistry& registry) {
   ops::CounterFamily& requests = registry.counter(
       "rest_client_requests_total", "Number of HTTP requests, partitioned by status code and method.",
       {"code", "method"});
-  kube::TransportOptions options;
+  net::TransportOptions options;
   options.on_answer = [&requests](std::string_view method, std::string_view path, int status) {
     requests.with({status == 0 ? "<error>" : std::to_string(status), std::string(method)}).inc();
     if (status == 403) spdlog::error("forbidden: {} {}: the controller's RBAC role does not allow it", method, path);

@@ -14,6 +14,7 @@
 #include "cli/snapshot_writer.h"
 #include "kube/api_client.h"
 #include "manifest/priority.h"
+#include "net/http_transport.h"
 
 namespace scalewright::cli {
 namespace {
@@ -109,9 +110,9 @@ std::string counts_text(const std::map<std::string, std::size_t, std::less<>>& w
   return text.empty() ? "no objects" : text;
 }
 
-std::vector<std::string> header(const kube::ClusterConfig& config, const SnapshotWriter& writer,
+std::vector<std::string> header(const net::HttpEndpoint& server, const SnapshotWriter& writer,
                                 const std::string& output) {
-  std::vector<std::string> lines{"Snapshot of the cluster at " + config.server + " (" + config.source + "), taken " +
+  std::vector<std::string> lines{"Snapshot of the cluster at " + server.base_url + " (" + server.source + "), taken " +
                                      utc_now() + " by `scalewright snapshot`.",
                                  "Written: " + counts_text(writer.written()) + "."};
   for (const auto& [what, n] : writer.omitted()) lines.push_back("Left out: " + what + ": " + std::to_string(n) + ".");
@@ -201,7 +202,7 @@ int run_snapshot(const SnapshotOptions& options, std::ostream& out, std::ostream
     }
   }
 
-  const std::string text = writer.finish(header(client->transport().config(), writer, options.output), scenario);
+  const std::string text = writer.finish(header(client->transport().endpoint(), writer, options.output), scenario);
   for (const std::string& warning : writer.warnings()) err << "warning: " << warning << "\n";
   if (std::optional<std::string> problem = load_problem(text, options)) {
     err << "error: the snapshot does not load as `scalewright simulate` loads it (a bug in snapshot; please report "

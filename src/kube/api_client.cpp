@@ -53,19 +53,20 @@ bool read_status(const json& status, KubeError& error) {
   return true;
 }
 
-KubeError error_from_response(std::string_view verb, const std::string& path, const HttpResponse& response) {
-  KubeError error{std::string(verb), path, response.status, {}, {}, response.retry_after_seconds, nullptr};
-  json body = json::parse(response.body, nullptr, /*allow_exceptions=*/false);
-  if (!read_status(body, error)) {
-    error.reason = std::string(status_text(response.status));
-    error.message = response.body.empty() ? std::string("(empty body)") : snippet(response.body);
+// With an answer, the Status the server sent (or its body, when it sent none); without one, the transport's message.
+KubeError kube_error(const net::HttpError& failure) {
+  KubeError error{failure.method, failure.path, failure.status, {}, {}, failure.retry_after_seconds, nullptr};
+  if (!failure.answered()) {
+    error.message = failure.message;
+    return error;
   }
-  if (error.reason.empty()) error.reason = std::string(status_text(response.status));
+  json body = json::parse(failure.body, nullptr, /*allow_exceptions=*/false);
+  if (!read_status(body, error)) {
+    error.reason = std::string(status_text(failure.status));
+    error.message = failure.body.empty() ? std::string("(empty body)") : snippet(failure.body);
+  }
+  if (error.reason.empty()) error.reason = std::string(status_text(failure.status));
   return error;
-}
-
-KubeError transport_error(std::string_view verb, const std::string& path, const Error& error) {
-  return KubeError{std::string(verb), path, 0, {}, error.message, std::nullopt, nullptr};
 }
 
 std::string with_param(const std::string& path, std::string_view name, std::string_view value) {
@@ -80,20 +81,19 @@ std::string KubeError::describe() const {
   return fmt::format("{} {}: {} {}: {}", verb, path, code, reason, message);
 }
 
-ApiClient::ApiClient(std::shared_ptr<const HttpTransport> transport) : transport_(std::move(transport)) {}
+ApiClient::ApiClient(std::shared_ptr<const net::HttpTransport> transport) : transport_(std::move(transport)) {}
 
-Result<ApiClient> ApiClient::create(const ClusterConfig& config, TransportOptions options) {
-  auto transport = HttpTransport::create(config, options);
+Result<ApiClient> ApiClient::create(const ClusterConfig& config, net::TransportOptions options) {
+  auto transport = net::HttpTransport::create(http_endpoint(config), std::move(options));
   if (!transport) return transport.error();
   return ApiClient(std::move(*transport));
 }
 
 KubeResult<json> ApiClient::send(std::string_view verb, const std::string& path, std::string_view content_type,
                                  std::string body, std::stop_token stop) const {
-  HttpRequest request{std::string(verb), path, std::string(content_type), std::move(body)};
-  auto response = transport_->request(request, stop);
-  if (!response) return transport_error(verb, path, response.error());
-  if (response->status < 200 || response->status >= 300) return error_from_response(verb, path, *response);
+  net::HttpRequest request{std::string(verb), path, std::string(content_type), std::move(body)};
+  net::HttpResult response = net::successful(request, transport_->request(request, stop));
+  if (!response) return kube_error(response.error());
   json object = json::parse(response->body, nullptr, /*allow_exceptions=*/false);
   if (object.is_discarded()) {
     return KubeError{std::string(verb), path, response->status, "InvalidResponse",
@@ -232,12 +232,12 @@ KubeResult<std::string> ApiClient::watch(const std::string& path, const WatchOpt
     }
     return callback(type, object);
   };
-  StreamOptions stream{stop, {}};
+  net::StreamOptions stream{stop, {}};
   if (options.timeout_seconds > 0) stream.read_timeout = std::chrono::seconds(options.timeout_seconds + 30);
-  auto response = transport_->stream_lines(target, on_line, stream);
+  net::HttpResult response = transport_->stream_lines(target, on_line, stream);
   if (stop.stop_requested()) return last_resource_version;
-  if (!response) return transport_error("GET", target, response.error());
-  if (response->status < 200 || response->status >= 300) return error_from_response("GET", target, *response);
+  response = net::successful(net::HttpRequest{"GET", target, {}, {}}, std::move(response));
+  if (!response) return kube_error(response.error());
   if (failure) return std::move(*failure);
   return last_resource_version;
 }

@@ -1,5 +1,5 @@
 #pragma once
-// Typed Kubernetes API operations over HttpTransport: objects are nlohmann::json, paths are API paths
+// Typed Kubernetes API operations over net::HttpTransport: objects are nlohmann::json, paths are API paths
 // ("/api/v1/namespaces/default/pods/x", optionally with a query string), and every non-2xx answer is a KubeError
 // that carries the Status object the server sent.
 #include <functional>
@@ -13,7 +13,9 @@
 #include <vector>
 
 #include "api/result.h"
-#include "kube/http_transport.h"
+#include "kube/cluster_config.h"
+#include "net/http.h"
+#include "net/http_transport.h"
 
 namespace scalewright::kube {
 
@@ -31,7 +33,7 @@ struct KubeError {
   bool is_not_found() const { return code == 404; }
   bool is_too_many_requests() const { return code == 429; }
   // No answer (a server restarting, a connection dropped), 429 or a 5xx: the same request may pass later.
-  bool is_unavailable() const { return code == 0 || code == 429 || code >= 500; }
+  bool is_unavailable() const { return net::is_transient_status(code); }
 
   // "PUT /api/v1/nodes/sw-node-2: 409 Conflict: Operation cannot be fulfilled on ..."; with code 0 the
   // transport's message: "GET https://127.0.0.1:6443/version: TLS verification of the server certificate failed (...)"
@@ -87,8 +89,8 @@ using WatchCallback = std::function<bool(std::string_view type, nlohmann::json& 
 
 class ApiClient {
  public:
-  explicit ApiClient(std::shared_ptr<const HttpTransport> transport);
-  static Result<ApiClient> create(const ClusterConfig& config, TransportOptions options = {});
+  explicit ApiClient(std::shared_ptr<const net::HttpTransport> transport);
+  static Result<ApiClient> create(const ClusterConfig& config, net::TransportOptions options = {});
 
   KubeResult<nlohmann::json> get(const std::string& path) const;
   // Pages with limit (0: one request, no limit) and follows metadata.continue until the list is complete.
@@ -118,13 +120,13 @@ class ApiClient {
   KubeResult<std::string> watch(const std::string& path, const WatchOptions& options, const WatchCallback& callback,
                                 std::stop_token stop = {}) const;
 
-  const HttpTransport& transport() const { return *transport_; }
+  const net::HttpTransport& transport() const { return *transport_; }
 
  private:
   KubeResult<nlohmann::json> send(std::string_view verb, const std::string& path, std::string_view content_type,
                                   std::string body, std::stop_token stop = {}) const;
 
-  std::shared_ptr<const HttpTransport> transport_;
+  std::shared_ptr<const net::HttpTransport> transport_;
 };
 
 }  // namespace scalewright::kube

@@ -3,6 +3,8 @@
 // service account resolves to, with every file already read, so the HTTP client needs nothing else.
 #include <string>
 
+#include "net/http_transport.h"
+
 namespace scalewright::kube {
 
 struct ClusterConfig {
@@ -17,5 +19,9 @@ struct ClusterConfig {
   // Where it came from, for messages: "kubeconfig /path (context kind)" or "in-cluster".
   std::string source;
 };
+
+// The API server as the HTTP transport reaches it: its TLS, "Accept: application/json", and the bearer token (the
+// token file read afresh for every request).
+net::HttpEndpoint http_endpoint(const ClusterConfig& config);
 
 }  // namespace scalewright::kube

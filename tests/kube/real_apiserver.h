@@ -64,7 +64,7 @@ class RealApiServer : public ::testing::Test {
   }
 
   static ApiClient client(const ClusterConfig& config) {
-    TransportOptions options;
+    net::TransportOptions options;
     options.read_timeout = std::chrono::seconds(30);
     auto created = ApiClient::create(config, options);
     EXPECT_TRUE(created.ok()) << created.error().message;

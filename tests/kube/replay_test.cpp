@@ -366,7 +366,7 @@ TEST(KubeTransport, BearerTokenAndUserAgent) {
     ASSERT_TRUE(with_token.ok());
     EXPECT_TRUE(with_token->get("/version").ok());
     EXPECT_EQ(authorization, "Bearer static");
-    EXPECT_EQ(agent, user_agent());
+    EXPECT_EQ(agent, net::user_agent());
     EXPECT_TRUE(agent.starts_with("scalewright/")) << agent;
     EXPECT_TRUE(agent.ends_with(" (linux/amd64)")) << agent;
 

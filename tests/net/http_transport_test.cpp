@@ -1,5 +1,6 @@
 // HttpTransport's kept-alive connections (reuse, the idle limit, a connection the server closed, resending) and
-// stopping a blocked stream from another thread, against servers on 127.0.0.1 that count the connections they see.
+// stopping a request or a stream from another thread, against servers on 127.0.0.1 that count the connections they
+// see.
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
@@ -20,14 +21,15 @@
 #include <thread>
 #include <vector>
 
-#include "kube/api_client.h"
-#include "kube/http_transport.h"
+#include "net/http_transport.h"
+#include "net/quiet_watch_server.h"
 
-namespace scalewright::kube {
+namespace scalewright::net {
 namespace {
 
 using nlohmann::json;
 using std::chrono::steady_clock;
+using testing::QuietWatchServer;
 
 // An httplib::Server on 127.0.0.1 that notes the client port of every request: one port is one connection.
 class CountingServer {
@@ -102,14 +104,14 @@ class CountingServer {
 };
 
 std::shared_ptr<HttpTransport> transport_for(const std::string& address, TransportOptions options = {}) {
-  ClusterConfig config;
-  config.server = address;
-  auto transport = HttpTransport::create(config, options);
+  HttpEndpoint endpoint;
+  endpoint.base_url = address;
+  auto transport = HttpTransport::create(endpoint, options);
   EXPECT_TRUE(transport.ok()) << transport.error().message;
   return std::move(transport).value();
 }
 
-TEST(KubeTransport, SequentialRequestsShareOneConnection) {
+TEST(HttpTransport, SequentialRequestsShareOneConnection) {
   CountingServer server;
   {
     auto transport = transport_for(server.address());
@@ -126,7 +128,7 @@ TEST(KubeTransport, SequentialRequestsShareOneConnection) {
   EXPECT_EQ(server.ports().size(), 1u);
 }
 
-TEST(KubeTransport, ThreadsShareThePoolWithoutOpeningMoreConnectionsThanRequestsInFlight) {
+TEST(HttpTransport, ThreadsShareThePoolWithoutOpeningMoreConnectionsThanRequestsInFlight) {
   CountingServer server;
   constexpr int kThreads = 4;
   constexpr int kRequestsPerThread = 25;
@@ -154,7 +156,7 @@ TEST(KubeTransport, ThreadsShareThePoolWithoutOpeningMoreConnectionsThanRequests
   EXPECT_LE(server.ports().size(), static_cast<std::size_t>(kThreads));
 }
 
-TEST(KubeTransport, IdleConnectionsBeyondTheLimitAreClosed) {
+TEST(HttpTransport, IdleConnectionsBeyondTheLimitAreClosed) {
   CountingServer server;
   server.hold_until(3);
   TransportOptions options;
@@ -176,12 +178,12 @@ TEST(KubeTransport, IdleConnectionsBeyondTheLimitAreClosed) {
   EXPECT_EQ(server.ports().size(), 3u) << "no new connection was needed";
 }
 
-TEST(KubeTransport, StopEndsARequestWaitingForItsAnswer) {
+TEST(HttpTransport, StopEndsARequestWaitingForItsAnswer) {
   CountingServer server;
   server.hold_until(2);  // the one request is held until the server goes
   auto transport = transport_for(server.address());
   std::stop_source stop;
-  std::optional<Result<HttpResponse>> outcome;
+  std::optional<HttpResult> outcome;
   std::thread caller([&] { outcome = transport->request({"GET", "/hold", "", ""}, stop.get_token()); });
   ASSERT_TRUE(server.wait_until_holding(1));
   auto asked = steady_clock::now();
@@ -294,7 +296,7 @@ class ClosingServer {
   bool first_closed_ = false;
 };
 
-TEST(KubeTransport, AnIdleConnectionTheServerClosedIsNotReused) {
+TEST(HttpTransport, AnIdleConnectionTheServerClosedIsNotReused) {
   ClosingServer server(1, ClosingServer::Close::WhileIdle);
   auto transport = transport_for(server.address());
   ASSERT_TRUE(transport->request({"GET", "/version", "", ""}).ok());
@@ -306,7 +308,7 @@ TEST(KubeTransport, AnIdleConnectionTheServerClosedIsNotReused) {
   EXPECT_EQ(server.requests(), 2);
 }
 
-TEST(KubeTransport, GetIsResentOnceWhenAReusedConnectionClosesBeforeAnswering) {
+TEST(HttpTransport, GetIsResentOnceWhenAReusedConnectionClosesBeforeAnswering) {
   ClosingServer server(1, ClosingServer::Close::InsteadOfAnswering);
   auto transport = transport_for(server.address());
   ASSERT_TRUE(transport->request({"GET", "/version", "", ""}).ok());
@@ -317,7 +319,7 @@ TEST(KubeTransport, GetIsResentOnceWhenAReusedConnectionClosesBeforeAnswering) {
   EXPECT_EQ(server.requests(), 3);  // the GET reached the first connection, then the second
 }
 
-TEST(KubeTransport, PostIsNotResentWhenAReusedConnectionClosesBeforeAnswering) {
+TEST(HttpTransport, PostIsNotResentWhenAReusedConnectionClosesBeforeAnswering) {
   ClosingServer server(1, ClosingServer::Close::InsteadOfAnswering);
   auto transport = transport_for(server.address());
   ASSERT_TRUE(transport->request({"GET", "/version", "", ""}).ok());
@@ -333,116 +335,95 @@ TEST(KubeTransport, PostIsNotResentWhenAReusedConnectionClosesBeforeAnswering) {
   EXPECT_EQ(server.connections(), 2);
 }
 
-// A watch that sends one event (after first_event_after), then nothing until the test ends: a quiet cluster.
-class QuietWatchServer {
+// An httplib::Server on 127.0.0.1 that keeps the headers of the last request it saw.
+class HeaderServer {
  public:
-  explicit QuietWatchServer(std::chrono::milliseconds first_event_after = {}) {
-    server_.Get(".*", [this, first_event_after](const httplib::Request& req, httplib::Response& res) {
+  HeaderServer() {
+    server_.Get(".*", [this](const httplib::Request& req, httplib::Response& res) {
+      std::lock_guard lock(mutex_);
       ++requests_;
-      if (req.target.find("watch=1") == std::string::npos) {
-        res.set_content("{}", "application/json");
-        return;
-      }
-      res.set_chunked_content_provider("application/json", [this, first_event_after](size_t offset,
-                                                                                      httplib::DataSink& sink) {
-        if (offset == 0) {
-          std::unique_lock lock(mutex_);
-          ended_.wait_for(lock, first_event_after, [&] { return ending_; });
-          std::string line = R"({"type":"ADDED","object":{"metadata":{"name":"a","resourceVersion":"7"}}})" "\n";
-          return sink.write(line.data(), line.size());
-        }
-        std::unique_lock lock(mutex_);
-        ended_.wait_for(lock, std::chrono::milliseconds(50), [&] { return ending_; });
-        return !ending_;
-      });
+      headers_ = req.headers;
+      res.set_content("{}\n", "application/json");
     });
     port_ = server_.bind_to_any_port("127.0.0.1");
     thread_ = std::thread([this] { server_.listen_after_bind(); });
     while (!server_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
-  ~QuietWatchServer() {
-    {
-      std::lock_guard lock(mutex_);
-      ending_ = true;
-    }
-    ended_.notify_all();
+  ~HeaderServer() {
     server_.stop();
     thread_.join();
   }
   std::string address() const { return "http://127.0.0.1:" + std::to_string(port_); }
-  int requests() const { return requests_; }
+  std::string header(const std::string& name) const {
+    std::lock_guard lock(mutex_);
+    auto found = headers_.find(name);
+    return found == headers_.end() ? std::string("(none)") : found->second;
+  }
+  int requests() const {
+    std::lock_guard lock(mutex_);
+    return requests_;
+  }
 
  private:
   httplib::Server server_;
   int port_ = 0;
   std::thread thread_;
-  std::atomic<int> requests_{0};
-  std::mutex mutex_;
-  std::condition_variable ended_;
-  bool ending_ = false;
+  mutable std::mutex mutex_;
+  httplib::Headers headers_;
+  int requests_ = 0;
 };
 
-TEST(KubeTransport, StopEndsABlockedWatchPromptly) {
-  QuietWatchServer server;
-  ClusterConfig config;
-  config.server = server.address();
-  auto api = ApiClient::create(config);
-  ASSERT_TRUE(api.ok());
-  std::stop_source stop;
-  std::mutex mutex;
-  std::condition_variable seen;
-  int events = 0;
-  std::optional<KubeResult<std::string>> outcome;
-  std::thread watcher([&] {
-    WatchOptions options;
-    options.resource_version = "5";
-    auto result = api->watch("/api/v1/pods", options, [&](std::string_view, json&) {
-      std::lock_guard lock(mutex);
-      ++events;
-      seen.notify_all();
-      return true;
-    }, stop.get_token());
-    std::lock_guard lock(mutex);
-    outcome = std::move(result);
-    seen.notify_all();
-  });
+TEST(HttpTransport, TheEndpointsHeadersAndItsAuthorizationGoWithEveryRequestAndStream) {
+  HeaderServer server;
   {
-    std::unique_lock lock(mutex);
-    ASSERT_TRUE(seen.wait_for(lock, std::chrono::seconds(10), [&] { return events == 1; }));
+    HttpEndpoint endpoint;
+    endpoint.base_url = server.address();
+    endpoint.headers = {{"Accept", "application/json"}};
+    int signed_requests = 0;
+    // A signer sees each request it signs, as SigV4 must.
+    endpoint.authorize = [&](const HttpRequest& request, std::vector<HttpHeader>& headers) -> std::optional<Error> {
+      headers.push_back({"X-Signed", request.method + " " + request.path + " #" + std::to_string(++signed_requests)});
+      return std::nullopt;
+    };
+    auto transport = HttpTransport::create(endpoint);
+    ASSERT_TRUE(transport.ok()) << transport.error().message;
+    HttpRequest request{"GET", "/version", "", ""};
+    request.headers = {{"X-Request", "own"}};
+    ASSERT_TRUE((*transport)->request(request).ok());
+    EXPECT_EQ(server.header("Accept"), "application/json");
+    EXPECT_EQ(server.header("X-Request"), "own");
+    EXPECT_EQ(server.header("X-Signed"), "GET /version #1");
+    EXPECT_EQ(server.header("User-Agent"), user_agent());
+    auto streamed = (*transport)->stream_lines("/lines", [](std::string_view) { return true; });
+    ASSERT_TRUE(streamed.ok()) << streamed.error().message;
+    EXPECT_EQ(server.header("X-Signed"), "GET /lines #2");
+    EXPECT_EQ(server.header("X-Request"), "(none)");
   }
-  auto asked = steady_clock::now();
-  stop.request_stop();
-  {
-    std::unique_lock lock(mutex);
-    EXPECT_TRUE(seen.wait_for(lock, std::chrono::seconds(5), [&] { return outcome.has_value(); }));
-  }
-  watcher.join();
-  EXPECT_LT(steady_clock::now() - asked, std::chrono::seconds(1));
-  ASSERT_TRUE(outcome.has_value());
-  ASSERT_TRUE(outcome->ok()) << outcome->error().describe();
-  EXPECT_EQ(**outcome, "7");  // a stopped watch answers the last resourceVersion it saw
+  EXPECT_EQ(server.requests(), 2);
 }
 
-TEST(KubeTransport, AWatchWithATimeoutWaitsLongerThanTheTransportsReadTimeout) {
-  QuietWatchServer server(std::chrono::milliseconds(600));
-  ClusterConfig config;
-  config.server = server.address();
-  TransportOptions options;
-  options.read_timeout = std::chrono::milliseconds(200);
-  auto api = ApiClient::create(config, options);
-  ASSERT_TRUE(api.ok());
-  WatchOptions watch;
-  watch.timeout_seconds = 5;  // the stream may stay silent for 35 s
-  int events = 0;
-  auto last = api->watch("/api/v1/pods", watch, [&](std::string_view, json&) { return ++events, false; });
-  ASSERT_TRUE(last.ok()) << last.error().describe();
-  EXPECT_EQ(*last, "7");
-  EXPECT_EQ(events, 1);
-  // Requests keep the transport's read timeout.
-  EXPECT_TRUE(api->get("/version").ok());
+TEST(HttpTransport, ARefusedAuthorizationFailsTheRequestWithoutSendingIt) {
+  HeaderServer server;
+  {
+    HttpEndpoint endpoint;
+    endpoint.base_url = server.address();
+    endpoint.authorize = [](const HttpRequest&, std::vector<HttpHeader>&) -> std::optional<Error> {
+      return Error{"bearer token file /var/run/token is empty"};
+    };
+    auto transport = HttpTransport::create(endpoint);
+    ASSERT_TRUE(transport.ok()) << transport.error().message;
+    HttpResult answer = (*transport)->request({"GET", "/version", "", ""});
+    ASSERT_FALSE(answer.ok());
+    EXPECT_EQ(answer.error().status, 0);
+    EXPECT_EQ(answer.error().message, "GET /version: bearer token file /var/run/token is empty");
+    HttpResult streamed = (*transport)->stream_lines("/lines", [](std::string_view) { return true; });
+    ASSERT_FALSE(streamed.ok());
+    EXPECT_EQ(streamed.error().message, "GET /lines: bearer token file /var/run/token is empty");
+  }
+  EXPECT_EQ(server.requests(), 0);
 }
 
-TEST(KubeTransport, AStreamStoppedBeforeItStartsSendsNothing) {
+TEST(HttpTransport, AStreamStoppedBeforeItStartsSendsNothing) {
   QuietWatchServer server;
   auto transport = transport_for(server.address());
   std::stop_source stop;
@@ -457,4 +438,4 @@ TEST(KubeTransport, AStreamStoppedBeforeItStartsSendsNothing) {
 }
 
 }  // namespace
-}  // namespace scalewright::kube
+}  // namespace scalewright::net

@@ -1,4 +1,4 @@
-#include "kube/http_transport.h"
+#include "net/http_transport.h"
 
 #include <fmt/format.h>
 #include <httplib.h>
@@ -14,18 +14,17 @@
 #include <spdlog/spdlog.h>
 #include <sys/socket.h>
 
-#include <cctype>
 #include <charconv>
-#include <fstream>
 #include <mutex>
-#include <sstream>
+#include <optional>
+#include <utility>
 #include <vector>
 
 #ifndef SCALEWRIGHT_VERSION
 #define SCALEWRIGHT_VERSION "0.0.0"
 #endif
 
-namespace scalewright::kube {
+namespace scalewright::net {
 namespace {
 
 struct X509Free {
@@ -105,7 +104,7 @@ std::optional<int> parse_retry_after(const std::string& value) {
 
 std::string user_agent() { return "scalewright/" SCALEWRIGHT_VERSION " (linux/amd64)"; }
 
-struct HttpTransport::Endpoint {
+struct HttpTransport::Server {
   bool https = false;
   std::string host;
   int port = 0;
@@ -114,10 +113,11 @@ struct HttpTransport::Endpoint {
   PkeyPtr client_key;
 };
 
-Result<std::shared_ptr<HttpTransport>> HttpTransport::create(const ClusterConfig& config, TransportOptions options) {
-  auto endpoint = std::make_unique<Endpoint>();
-  std::string_view server = config.server;
-  std::string where = config.source.empty() ? std::string("cluster config") : config.source;
+Result<std::shared_ptr<HttpTransport>> HttpTransport::create(HttpEndpoint endpoint, TransportOptions options) {
+  const HttpEndpoint& config = endpoint;
+  auto parsed = std::make_unique<Server>();
+  std::string_view server = config.base_url;
+  std::string where = config.source.empty() ? std::string("HTTP endpoint") : config.source;
   std::size_t scheme_end = server.find("://");
   if (scheme_end == std::string_view::npos) {
     return Error{fmt::format("{}: server \"{}\" must start with https:// or http://", where, server)};
@@ -126,7 +126,7 @@ Result<std::shared_ptr<HttpTransport>> HttpTransport::create(const ClusterConfig
   if (scheme != "https" && scheme != "http") {
     return Error{fmt::format("{}: server scheme \"{}\" is not supported", where, scheme)};
   }
-  endpoint->https = scheme == "https";
+  parsed->https = scheme == "https";
   std::string_view authority = server.substr(scheme_end + 3);
   if (std::size_t slash = authority.find('/'); slash != std::string_view::npos) {
     if (authority.substr(slash) != "/") {
@@ -134,7 +134,7 @@ Result<std::shared_ptr<HttpTransport>> HttpTransport::create(const ClusterConfig
     }
     authority = authority.substr(0, slash);
   }
-  int port = endpoint->https ? 443 : 80;
+  int port = parsed->https ? 443 : 80;
   std::string_view host = authority;
   if (!authority.empty() && authority.front() == '[') {  // [::1]:6443
     std::size_t close = authority.find(']');
@@ -160,11 +160,11 @@ Result<std::shared_ptr<HttpTransport>> HttpTransport::create(const ClusterConfig
     }
   }
   if (host.empty()) return Error{fmt::format("{}: server \"{}\" has no host", where, server)};
-  endpoint->host = std::string(host);
-  endpoint->port = port;
-  endpoint->address_prefix = std::string(server.substr(0, server.size() - (server.ends_with('/') ? 1 : 0)));
+  parsed->host = std::string(host);
+  parsed->port = port;
+  parsed->address_prefix = std::string(server.substr(0, server.size() - (server.ends_with('/') ? 1 : 0)));
 
-  if (endpoint->https) {
+  if (parsed->https) {
     if (!config.client_certificate.empty() || !config.client_key.empty()) {
       if (config.client_certificate.empty() || config.client_key.empty()) {
         return Error{fmt::format("{}: a client certificate needs both the certificate and the key", where)};
@@ -177,8 +177,8 @@ Result<std::shared_ptr<HttpTransport>> HttpTransport::create(const ClusterConfig
         return Error{fmt::format("{}: the client key does not match the client certificate: {}", where,
                                  openssl_error())};
       }
-      endpoint->client_certificate = std::move(*cert);
-      endpoint->client_key = std::move(*key);
+      parsed->client_certificate = std::move(*cert);
+      parsed->client_key = std::move(*key);
     }
     if (!config.certificate_authority.empty()) {
       auto store = parse_ca_bundle(config.certificate_authority, where + " certificate authority");
@@ -187,19 +187,19 @@ Result<std::shared_ptr<HttpTransport>> HttpTransport::create(const ClusterConfig
   } else if (!config.client_certificate.empty()) {
     return Error{fmt::format("{}: a client certificate needs an https:// server", where)};
   }
-  return std::shared_ptr<HttpTransport>(new HttpTransport(config, options, std::move(endpoint)));
+  return std::shared_ptr<HttpTransport>(new HttpTransport(std::move(endpoint), std::move(options), std::move(parsed)));
 }
 
 namespace {
 
 // A client per connection: httplib clients are not safe for concurrent use, so a pooled one serves one request at a
 // time, and a watch holds a client of its own for minutes.
-Result<std::unique_ptr<httplib::ClientImpl>> make_client(const ClusterConfig& config, const TransportOptions& options,
+Result<std::unique_ptr<httplib::ClientImpl>> make_client(const HttpEndpoint& config, const TransportOptions& options,
                                                          bool https, const std::string& host, int port,
                                                          X509* cert, EVP_PKEY* key, bool keep_alive) {
   std::unique_ptr<httplib::ClientImpl> client;
   if (https) {
-    // SSL_CTX_use_certificate/PrivateKey take their own references: the Endpoint keeps ownership of cert and key.
+    // SSL_CTX_use_certificate/PrivateKey take their own references: the Server keeps ownership of cert and key.
     auto ssl = cert != nullptr ? std::make_unique<httplib::SSLClient>(host, port, cert, key)
                                : std::make_unique<httplib::SSLClient>(host, port);
     if (!ssl->is_valid()) return Error{fmt::format("cannot set up TLS: {}", openssl_error())};
@@ -222,20 +222,6 @@ Result<std::unique_ptr<httplib::ClientImpl>> make_client(const ClusterConfig& co
   client->set_tcp_nodelay(true);
   client->set_follow_location(false);
   return client;
-}
-
-Result<std::string> bearer_token(const ClusterConfig& config) {
-  if (!config.bearer_token_file.empty()) {
-    std::ifstream in(config.bearer_token_file, std::ios::binary);
-    if (!in) return Error{fmt::format("cannot read bearer token file {}", config.bearer_token_file)};
-    std::ostringstream text;
-    text << in.rdbuf();
-    std::string token = text.str();
-    while (!token.empty() && std::isspace(static_cast<unsigned char>(token.back()))) token.pop_back();
-    if (token.empty()) return Error{fmt::format("bearer token file {} is empty", config.bearer_token_file)};
-    return token;
-  }
-  return config.bearer_token;
 }
 
 std::string describe_failure(httplib::ClientImpl& client, bool https, httplib::Error error) {
@@ -269,13 +255,17 @@ bool may_resend(const std::string& method, httplib::Error error) {
   return error == httplib::Error::Read && (method == "GET" || method == "HEAD");
 }
 
-httplib::Request base_request(const std::string& method, const std::string& path, const std::string& token) {
+// The request as httplib sends it, without its body: the endpoint's headers, the request's own and its
+// authorization's.
+httplib::Request base_request(const HttpRequest& request, const std::vector<HttpHeader>& endpoint_headers,
+                              const std::vector<HttpHeader>& authorization) {
   httplib::Request req;
-  req.method = method;
-  req.path = path;
-  req.set_header("Accept", "application/json");
+  req.method = request.method;
+  req.path = request.path;
   req.set_header("User-Agent", user_agent());
-  if (!token.empty()) req.set_header("Authorization", "Bearer " + token);
+  for (const auto* headers : {&endpoint_headers, &request.headers, &authorization}) {
+    for (const HttpHeader& header : *headers) req.set_header(header.name, header.value);
+  }
   return req;
 }
 
@@ -310,6 +300,12 @@ class SigpipeBlockedOnThisThread {
   bool was_pending_ = false;
 };
 
+// A request that got no answer: the message names the method, the server and the path.
+HttpError no_answer(const HttpRequest& request, std::string_view address_prefix, std::string_view why) {
+  return HttpError{request.method, request.path, 0, std::nullopt, {},
+                   fmt::format("{} {}{}: {}", request.method, address_prefix, request.path, why)};
+}
+
 void read_headers(const httplib::Response& res, HttpResponse& out) {
   out.status = res.status;
   out.content_type = res.get_header_value("Content-Type");
@@ -330,10 +326,10 @@ struct HttpTransport::ConnectionPool {
   std::vector<Connection> idle;
 };
 
-HttpTransport::HttpTransport(ClusterConfig config, TransportOptions options, std::unique_ptr<Endpoint> endpoint)
-    : config_(std::move(config)),
-      options_(options),
-      endpoint_(std::move(endpoint)),
+HttpTransport::HttpTransport(HttpEndpoint endpoint, TransportOptions options, std::unique_ptr<Server> server)
+    : endpoint_(std::move(endpoint)),
+      options_(std::move(options)),
+      server_(std::move(server)),
       pool_(std::make_unique<ConnectionPool>()) {}
 
 HttpTransport::~HttpTransport() {
@@ -341,31 +337,41 @@ HttpTransport::~HttpTransport() {
   pool_.reset();
 }
 
-Result<HttpResponse> HttpTransport::request(const HttpRequest& request, std::stop_token stop) const {
-  Result<HttpResponse> answer = send_request(request, stop);
+HttpResult HttpTransport::request(const HttpRequest& request, std::stop_token stop) const {
+  HttpResult answer = send_request(request, stop);
   report(request.method, request.path, answer, stop);
   return answer;
 }
 
-Result<HttpResponse> HttpTransport::stream_lines(const std::string& path,
-                                                 const std::function<bool(std::string_view)>& on_line,
-                                                 const StreamOptions& options) const {
-  Result<HttpResponse> answer = send_stream(path, on_line, options);
+HttpResult HttpTransport::stream_lines(const std::string& path, const std::function<bool(std::string_view)>& on_line,
+                                       const StreamOptions& options) const {
+  HttpResult answer = send_stream(path, on_line, options);
   report("GET", path, answer, options.stop);
   return answer;
 }
 
-void HttpTransport::report(std::string_view method, std::string_view path, const Result<HttpResponse>& answer,
+Result<std::vector<HttpHeader>, HttpError> HttpTransport::authorization(const HttpRequest& request) const {
+  std::vector<HttpHeader> headers;
+  if (!endpoint_.authorize) return headers;
+  if (std::optional<Error> refused = endpoint_.authorize(request, headers)) {
+    return HttpError{request.method, request.path, 0, std::nullopt, {},
+                     fmt::format("{} {}: {}", request.method, request.path, refused->message)};
+  }
+  return headers;
+}
+
+void HttpTransport::report(std::string_view method, std::string_view path, const HttpResult& answer,
                            const std::stop_token& stop) const {
   if (!options_.on_answer || stop.stop_requested()) return;
   options_.on_answer(method, path, answer ? answer->status : 0);
 }
 
-Result<HttpResponse> HttpTransport::send_request(const HttpRequest& request, std::stop_token stop) const {
+HttpResult HttpTransport::send_request(const HttpRequest& request, std::stop_token stop) const {
   SigpipeBlockedOnThisThread sigpipe_blocked;  // first, so that it outlives every connection closed in here
-  const Endpoint& e = *endpoint_;
-  auto token = bearer_token(config_);
-  if (!token) return Error{fmt::format("{} {}: {}", request.method, request.path, token.error().message)};
+  const Server& e = *server_;
+  auto authorization_headers = authorization(request);
+  if (!authorization_headers) return authorization_headers.error();
+  auto failed = [&](std::string_view why) { return no_answer(request, e.address_prefix, why); };
 
   // Takes the most recently used idle connection the server has not closed; closing the stale ones happens after
   // the lock is released, since a TLS shutdown writes to the socket.
@@ -390,26 +396,20 @@ Result<HttpResponse> HttpTransport::send_request(const HttpRequest& request, std
     return found;
   };
 
-  auto stopped = [&] {
-    return Error{fmt::format("{} {}{}: stopped", request.method, e.address_prefix, request.path)};
-  };
   for (int attempt = 1;; ++attempt) {
-    if (stop.stop_requested()) return stopped();
+    if (stop.stop_requested()) return failed("stopped");
     std::optional<ConnectionPool::Connection> connection = attempt == 1 ? take_idle() : std::nullopt;
     if (!connection) {
-      auto client = make_client(config_, options_, e.https, e.host, e.port, e.client_certificate.get(),
+      auto client = make_client(endpoint_, options_, e.https, e.host, e.port, e.client_certificate.get(),
                                 e.client_key.get(), /*keep_alive=*/true);
-      if (!client) {
-        return Error{fmt::format("{} {}{}: {}", request.method, e.address_prefix, request.path,
-                                 client.error().message)};
-      }
+      if (!client) return failed(client.error().message);
       connection = ConnectionPool::Connection{std::move(*client), 0, {}};
     }
     // httplib reconnects by itself a client whose socket it closed (the server answered "Connection: close"):
     // only an open socket that carried an earlier answer can be one the server closed under us.
     bool reused = connection->requests_answered > 0 && connection->client->is_socket_open() != 0;
 
-    httplib::Request req = base_request(request.method, request.path, *token);
+    httplib::Request req = base_request(request, endpoint_.headers, *authorization_headers);
     if (!request.content_type.empty()) {
       req.set_header("Content-Type", request.content_type);
       req.body = request.body;
@@ -432,16 +432,15 @@ Result<HttpResponse> HttpTransport::send_request(const HttpRequest& request, std
     }
     bool stop_requested = stop.stop_requested();  // the connection may have been shut down: not to be reused
     if (!sent) {
-      if (stop_requested) return stopped();
+      if (stop_requested) return failed("stopped");
       // httplib has closed the socket; the connection is not returned to the pool.
       bool no_answer = res.status == -1;  // not even a status line arrived
       if (attempt == 1 && reused && no_answer && may_resend(request.method, error)) {
-        spdlog::debug("kube http: resending on a new connection method={} path={} reused_connection_error={}",
+        spdlog::debug("http: resending on a new connection method={} path={} reused_connection_error={}",
                       request.method, request.path, httplib::to_string(error));
         continue;
       }
-      return Error{fmt::format("{} {}{}: {}", request.method, e.address_prefix, request.path,
-                               describe_failure(*connection->client, e.https, error))};
+      return failed(describe_failure(*connection->client, e.https, error));
     }
     HttpResponse out;
     read_headers(res, out);
@@ -461,20 +460,20 @@ Result<HttpResponse> HttpTransport::send_request(const HttpRequest& request, std
   }
 }
 
-Result<HttpResponse> HttpTransport::send_stream(const std::string& path,
-                                                const std::function<bool(std::string_view)>& on_line,
-                                                const StreamOptions& options) const {
+HttpResult HttpTransport::send_stream(const std::string& path, const std::function<bool(std::string_view)>& on_line,
+                                      const StreamOptions& options) const {
   SigpipeBlockedOnThisThread sigpipe_blocked;  // first, so that it outlives the stream's connection
-  const Endpoint& e = *endpoint_;
+  const Server& e = *server_;
+  const HttpRequest request{"GET", path, {}, {}};
   const std::stop_token& stop = options.stop;
   HttpResponse out;
   if (stop.stop_requested()) return out;
-  auto client = make_client(config_, options_, e.https, e.host, e.port, e.client_certificate.get(),
+  auto client = make_client(endpoint_, options_, e.https, e.host, e.port, e.client_certificate.get(),
                             e.client_key.get(), /*keep_alive=*/false);
-  if (!client) return Error{fmt::format("GET {}{}: {}", e.address_prefix, path, client.error().message)};
+  if (!client) return no_answer(request, e.address_prefix, client.error().message);
   if (options.read_timeout.count() > 0) (*client)->set_read_timeout(options.read_timeout);
-  auto token = bearer_token(config_);
-  if (!token) return Error{fmt::format("GET {}: {}", path, token.error().message)};
+  auto authorization_headers = authorization(request);
+  if (!authorization_headers) return authorization_headers.error();
 
   // httplib's stop() shuts down a connected socket, but does nothing while the socket is not yet created: a stop
   // requested in that moment is seen here, when httplib creates the socket (before connecting it).
@@ -485,7 +484,7 @@ Result<HttpResponse> HttpTransport::send_stream(const std::string& path,
   std::string pending;       // an incomplete line carried from one chunk to the next
   bool stopped = false;      // on_line asked to stop
   bool success = false;      // 2xx: the body is lines
-  httplib::Request req = base_request("GET", path, *token);
+  httplib::Request req = base_request(request, endpoint_.headers, *authorization_headers);
   req.response_handler = [&](const httplib::Response& res) {
     read_headers(res, out);
     success = res.status >= 200 && res.status < 300;
@@ -533,10 +532,10 @@ Result<HttpResponse> HttpTransport::send_stream(const std::string& path,
   }
   if (stopped || stop.stop_requested()) return out;
   if (!sent) {
-    return Error{fmt::format("GET {}{}: {}", e.address_prefix, path, describe_failure(**client, e.https, error))};
+    return no_answer(request, e.address_prefix, describe_failure(**client, e.https, error));
   }
   if (success && !pending.empty()) on_line(pending);
   return out;
 }
 
-}  // namespace scalewright::kube
+}  // namespace scalewright::net
