@@ -2,9 +2,6 @@
 
 #include <spdlog/spdlog.h>
 
-#include <algorithm>
-#include <cmath>
-#include <condition_variable>
 #include <optional>
 #include <random>
 #include <utility>
@@ -32,21 +29,6 @@ std::string resource_version_of(const json& object) {
 }
 
 }  // namespace
-
-milliseconds backoff_delay(const ReflectorOptions& options, int failures, double random) {
-  double base = static_cast<double>(options.initial_backoff.count()) *
-                std::pow(options.backoff_factor, static_cast<double>(std::max(failures, 1) - 1));
-  base = std::min(base, static_cast<double>(options.max_backoff.count()));
-  return milliseconds(static_cast<long long>(base * (1.0 + options.backoff_jitter * random)));
-}
-
-milliseconds retry_delay(const ReflectorOptions& options, int failures, const KubeError* error, double random) {
-  milliseconds wait = backoff_delay(options, failures, random);
-  if (error != nullptr && error->retry_after_seconds) {
-    wait = std::max<milliseconds>(wait, std::chrono::seconds(*error->retry_after_seconds));
-  }
-  return wait;
-}
 
 int watch_timeout_seconds(const ReflectorOptions& options, double random) {
   return static_cast<int>(static_cast<double>(options.min_watch_timeout.count()) *
@@ -126,10 +108,10 @@ void Reflector::run(std::stop_token stop) {
 
   auto back_off = [&](std::string_view what, const KubeError* error) {
     ++failures;
-    const milliseconds wait = retry_delay(options_, failures, error, unit(random));
+    const milliseconds wait = retry_delay(options_.backoff, failures, error, unit(random));
     spdlog::warn("kube reflector: {} failed path={} failures={} retry_in_ms={} error={}", what, path_, failures,
                  wait.count(), error != nullptr ? error->describe() : "the server ended it at once, sending nothing");
-    sleep_unless_stopped(wait, stop);
+    net::sleep_unless_stopped(wait, stop);
   };
   // 410 Gone: the server no longer has what was asked for (a compacted resourceVersion, an expired continue token),
   // and only a new list can cure that, at once. A 410 again before any progress is a failure like the others.

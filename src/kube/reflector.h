@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "kube/api_client.h"
+#include "net/backoff.h"
 
 namespace scalewright::kube {
 
@@ -29,6 +30,13 @@ struct ReflectorHandler {
   virtual void watched(std::string_view type, nlohmann::json object) = 0;
 };
 
+// client-go's reflector back-off: after n failures in a row, min(800 ms * 2^(n-1), 30 s) * (1 + U[0, 1)).
+inline constexpr net::Backoff kReflectorBackoff{.initial = std::chrono::milliseconds(800),
+                                                .max = std::chrono::milliseconds(30'000),
+                                                .factor = 2.0,
+                                                .jitter_kind = net::Backoff::Jitter::Added,
+                                                .jitter = 1.0};
+
 struct ReflectorOptions {
   std::string label_selector;  // unescaped: "app=web"
   std::string field_selector;  // unescaped: "spec.nodeName!="
@@ -37,19 +45,10 @@ struct ReflectorOptions {
   // that many clients' watches do not all end at once; 0 jitter: exactly min.
   std::chrono::seconds min_watch_timeout{300};
   double watch_timeout_jitter = 1.0;
-  // After n failures in a row: wait min(initial * factor^(n-1), max) * (1 + jitter * U[0, 1)), at least the
-  // server's Retry-After. client-go's reflector values.
-  std::chrono::milliseconds initial_backoff{800};
-  std::chrono::milliseconds max_backoff{30'000};
-  double backoff_factor = 2.0;
-  double backoff_jitter = 1.0;
+  // The wait after failures in a row, at least the server's Retry-After.
+  net::Backoff backoff = kReflectorBackoff;
 };
 
-// The wait after `failures` failures in a row (1 for the first), for random in [0, 1).
-std::chrono::milliseconds backoff_delay(const ReflectorOptions& options, int failures, double random);
-// The same, and at least the Retry-After of `error`, the last failure's answer (null when there was none to read).
-std::chrono::milliseconds retry_delay(const ReflectorOptions& options, int failures, const KubeError* error,
-                                      double random);
 // A watch's timeoutSeconds, for random in [0, 1).
 int watch_timeout_seconds(const ReflectorOptions& options, double random);
 

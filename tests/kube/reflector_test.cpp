@@ -86,9 +86,9 @@ ReflectorOptions test_options(int watch_timeout = 8) {
   ReflectorOptions options;
   options.min_watch_timeout = std::chrono::seconds(watch_timeout);
   options.watch_timeout_jitter = 0;
-  options.initial_backoff = milliseconds(1);
-  options.max_backoff = milliseconds(10);
-  options.backoff_jitter = 0;
+  options.backoff.initial = milliseconds(1);
+  options.backoff.max = milliseconds(10);
+  options.backoff.jitter = 0;
   return options;
 }
 
@@ -144,7 +144,7 @@ TEST_F(ReflectorReplay, AnExpiredContinueTokenStartsTheListAgain) {
   RecordingHandler handler;
   ReflectorOptions options = test_options();
   options.page_size = 1;
-  options.initial_backoff = std::chrono::seconds(30);  // a backoff would stall the test: the restart is immediate
+  options.backoff.initial = std::chrono::seconds(30);  // a backoff would stall the test: the restart is immediate
   Reflector reflector(client_for(server.address()), "/api/v1/nodes", options, handler);
   RunningReflector running(reflector);
 
@@ -168,7 +168,7 @@ TEST_F(ReflectorReplay, WatchExpiredRelistsAndWhatTheNewListLacksIsGone) {
   server.expect(get_exchange(watch_path(pods, "200"), 200, json::array()), {}, ReplayServer::StreamEnd::HoldOpen);
   RecordingHandler handler;
   ReflectorOptions options = test_options();
-  options.initial_backoff = std::chrono::seconds(30);  // the first 410 relists at once
+  options.backoff.initial = std::chrono::seconds(30);  // the first 410 relists at once
   Reflector reflector(client_for(server.address()), pods, options, handler);
   RunningReflector running(reflector);
 
@@ -313,8 +313,8 @@ TEST_F(ReflectorReplay, AWatchEndedAtOnceWithNothingSentBacksOff) {
   server.expect(get_exchange(watch_path(pods, "412", 10), 200, json::array()), {}, ReplayServer::StreamEnd::HoldOpen);
   RecordingHandler handler;
   ReflectorOptions options = test_options(10);
-  options.initial_backoff = milliseconds(300);
-  options.max_backoff = milliseconds(300);
+  options.backoff.initial = milliseconds(300);
+  options.backoff.max = milliseconds(300);
   Reflector reflector(client_for(server.address()), pods, options, handler);
   RunningReflector running(reflector);
 
@@ -338,7 +338,7 @@ TEST(ReflectorStop, ReturnsPromptlyWhileBackingOffFromAServerThatIsDown) {
   }
   RecordingHandler handler;
   ReflectorOptions options;
-  options.initial_backoff = std::chrono::seconds(20);
+  options.backoff.initial = std::chrono::seconds(20);
   Reflector reflector(client_for("http://127.0.0.1:" + std::to_string(port)), "/api/v1/pods", options, handler);
   RunningReflector running(reflector);
   ASSERT_TRUE(handler.wait_for_calls(1));  // the list began (and failed: connection refused)
@@ -384,14 +384,14 @@ TEST(ReflectorStop, ReturnsPromptlyWhileAListPageGoesUnanswered) {
 
 TEST(ReflectorBackoff, DelaysAreClientGosExponentialCappedAndJittered) {
   ReflectorOptions defaults;
-  EXPECT_EQ(backoff_delay(defaults, 1, 0.0), milliseconds(800));
-  EXPECT_EQ(backoff_delay(defaults, 2, 0.0), milliseconds(1600));
-  EXPECT_EQ(backoff_delay(defaults, 3, 0.0), milliseconds(3200));
-  EXPECT_EQ(backoff_delay(defaults, 6, 0.0), milliseconds(25600));
-  EXPECT_EQ(backoff_delay(defaults, 7, 0.0), milliseconds(30000));  // 51.2 s capped
-  EXPECT_EQ(backoff_delay(defaults, 100, 0.0), milliseconds(30000));
-  EXPECT_EQ(backoff_delay(defaults, 1, 0.5), milliseconds(1200));    // jitter 1.0: up to twice the base
-  EXPECT_EQ(backoff_delay(defaults, 7, 0.5), milliseconds(45000));   // jitter applies after the cap
+  EXPECT_EQ(defaults.backoff.delay(1, 0.0), milliseconds(800));
+  EXPECT_EQ(defaults.backoff.delay(2, 0.0), milliseconds(1600));
+  EXPECT_EQ(defaults.backoff.delay(3, 0.0), milliseconds(3200));
+  EXPECT_EQ(defaults.backoff.delay(6, 0.0), milliseconds(25600));
+  EXPECT_EQ(defaults.backoff.delay(7, 0.0), milliseconds(30000));  // 51.2 s capped
+  EXPECT_EQ(defaults.backoff.delay(100, 0.0), milliseconds(30000));
+  EXPECT_EQ(defaults.backoff.delay(1, 0.5), milliseconds(1200));    // jitter 1.0: up to twice the base
+  EXPECT_EQ(defaults.backoff.delay(7, 0.5), milliseconds(45000));   // jitter applies after the cap
 }
 
 TEST(ReflectorBackoff, TheServersRetryAfterLengthensTheWaitButNeverShortensIt) {
@@ -399,11 +399,11 @@ TEST(ReflectorBackoff, TheServersRetryAfterLengthensTheWaitButNeverShortensIt) {
   KubeError overloaded;
   overloaded.code = 429;
   overloaded.retry_after_seconds = 3;
-  EXPECT_EQ(retry_delay(defaults, 1, &overloaded, 0.0), milliseconds(3000));   // 800 ms backoff, 3 s asked
-  EXPECT_EQ(retry_delay(defaults, 4, &overloaded, 0.0), milliseconds(6400));   // 6.4 s backoff is longer
-  EXPECT_EQ(retry_delay(defaults, 1, nullptr, 0.0), milliseconds(800));        // no answer to read
+  EXPECT_EQ(retry_delay(defaults.backoff, 1, &overloaded, 0.0), milliseconds(3000));   // 800 ms backoff, 3 s asked
+  EXPECT_EQ(retry_delay(defaults.backoff, 4, &overloaded, 0.0), milliseconds(6400));   // 6.4 s backoff is longer
+  EXPECT_EQ(retry_delay(defaults.backoff, 1, nullptr, 0.0), milliseconds(800));        // no answer to read
   overloaded.retry_after_seconds.reset();
-  EXPECT_EQ(retry_delay(defaults, 2, &overloaded, 0.5), milliseconds(2400));   // 1.6 s, jittered by half
+  EXPECT_EQ(retry_delay(defaults.backoff, 2, &overloaded, 0.5), milliseconds(2400));   // 1.6 s, jittered by half
 }
 
 TEST(ReflectorBackoff, WatchTimeoutsSpreadBetweenFiveAndTenMinutes) {
@@ -423,7 +423,7 @@ KubeResult<ListResult> list_nodes_until_answered(const ApiClient& api, const std
         before_each();
         return api.list("/api/v1/nodes", 500);
       },
-      stop, test_options());
+      stop, test_options().backoff);
 }
 
 // A one-off list waits out a server that cannot answer yet.
