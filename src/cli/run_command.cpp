@@ -23,6 +23,7 @@
 #include "cluster/dry_run_cloud.h"
 #include "cluster/metered_cloud.h"
 #include "cluster/runtime.h"
+#include "controllers/node_groups.h"
 #include "kube/api_client.h"
 #include "kube/event_sink.h"
 #include "kube/kubeconfig.h"
@@ -260,17 +261,26 @@ int run_controller(const RunOptions& options, std::ostream& err) {
   }
 
   const std::string identity = kube::default_identity();
-  cloud::ProviderContext provider_context{*client, std::move(*catalog), options.provider_flags, registry};
+  std::vector<cloud::PlayedGroupSpec> played_groups;
+  if (node_groups) {
+    for (const nodegroups::NodeGroup& group : node_groups->groups()) {
+      played_groups.push_back(controllers::played_group(group));
+    }
+  }
+  cloud::ProviderContext provider_context{*client, std::move(*catalog), options.provider_flags, registry,
+                                          std::move(played_groups)};
   Result<std::unique_ptr<cloud::RunningProvider>> provider = registration->make(provider_context);
   if (!provider) {
     err << "error: " << provider.error().message << "\n";
     return 1;
   }
   // Every call of the port measured; under --dry-run, the measured provider is only read.
-  cluster::MeteredCloud metered_cloud((*provider)->cloud(), registration->name, registry);
-  cluster::DryRunCloud dry_run_cloud(metered_cloud);
+  cluster::MeteredCloud metered_cloud((*provider)->cloud(), (*provider)->node_groups(), registration->name, registry);
+  cluster::DryRunCloud dry_run_cloud(metered_cloud, metered_cloud);
   cloud::CloudProvider& cloud =
       options.dry_run ? static_cast<cloud::CloudProvider&>(dry_run_cloud) : metered_cloud;
+  cloud::NodeGroupProvider& cloud_node_groups =
+      options.dry_run ? static_cast<cloud::NodeGroupProvider&>(dry_run_cloud) : metered_cloud;
   kube::EventSink events(*client, "scalewright", identity);
   ops::Histogram& pass_seconds =
       registry
@@ -314,7 +324,7 @@ int run_controller(const RunOptions& options, std::ostream& err) {
       }
     };
   }
-  cluster::ClusterRuntime runtime(*client, cloud, events, runtime_options);
+  cluster::ClusterRuntime runtime(*client, cloud, cloud_node_groups, events, runtime_options);
   if (node_groups) runtime.run_node_groups(std::move(*node_groups));
   std::atomic<bool> leading{!options.leader_elect};
   register_metrics(registry, runtime, events, leading);

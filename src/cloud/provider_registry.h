@@ -16,6 +16,8 @@
 #include "api/result.h"
 #include "cloud/catalog.h"
 #include "cloud/cloud_provider.h"
+#include "cloud/node_group_provider.h"
+#include "cloud/played_node_groups.h"
 
 namespace scalewright::kube {
 class ApiClient;
@@ -40,6 +42,9 @@ struct ProviderContext {
   // Every provider flag by name ("--kwok-launch-latency"), as given or defaulted.
   const std::map<std::string, std::string>& flags;
   ops::MetricsRegistry& metrics;  // where it registers its own metrics
+  // The node groups Cluster Autoscaler's flags name (--nodes, --auto-scaling-groups), for a provider that plays
+  // groups it does not have (kwok); a cloud with groups of its own finds them there.
+  std::vector<PlayedGroupSpec> played_groups;
 };
 
 // A provider made for `scalewright run`: the port the controllers act through, and the work it does while this
@@ -48,6 +53,8 @@ class RunningProvider {
  public:
   virtual ~RunningProvider() = default;
   virtual CloudProvider& cloud() = 0;
+  // Its node groups (Cluster Autoscaler's model).
+  virtual NodeGroupProvider& node_groups() = 0;
   // Called once this replica leads; an error stops the controller. Gives up once stop is requested.
   virtual std::optional<Error> start(const std::stop_token& stop) = 0;
   // Called once the controller stops.

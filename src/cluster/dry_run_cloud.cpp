@@ -37,4 +37,21 @@ cloud::CloudResult<std::vector<cloud::Instance>> DryRunCloud::list() const {
   return out;
 }
 
+cloud::CloudResult<std::vector<cloud::GroupInstance>> DryRunCloud::increase_size(const std::string& group,
+                                                                                std::int32_t delta) {
+  spdlog::info("dry-run: would raise the target of node group {} by {}", group, delta);
+  return std::vector<cloud::GroupInstance>{};
+}
+
+cloud::CloudResult<cloud::Deleted> DryRunCloud::delete_nodes(const std::string& group,
+                                                             const std::vector<std::string>& instance_ids) {
+  for (const std::string& id : instance_ids) spdlog::info("dry-run: would delete instance {} of node group {}", id, group);
+  return cloud::Deleted{};
+}
+
+cloud::CloudResult<cloud::Deleted> DryRunCloud::decrease_target_size(const std::string& group, std::int32_t delta) {
+  spdlog::info("dry-run: would lower the target of node group {} by {}", group, delta);
+  return cloud::Deleted{};
+}
+
 }  // namespace scalewright::cluster

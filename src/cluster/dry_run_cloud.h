@@ -1,16 +1,19 @@
 #pragma once
-// The cloud of `scalewright run --dry-run`: the real provider's catalog, and launches and terminations that are
-// logged, not carried out. The controllers decide as they would; nothing is created or deleted.
+// The cloud of `scalewright run --dry-run`: the real provider's catalog and groups, and launches, terminations and
+// group resizes that are logged, not carried out. The controllers decide as they would; nothing is created or
+// deleted (a group's raise launches no instance, so no node of it is tracked).
 #include <map>
 #include <string>
 
 #include "cloud/cloud_provider.h"
+#include "cloud/node_group_provider.h"
 
 namespace scalewright::cluster {
 
-class DryRunCloud final : public cloud::CloudProvider {
+class DryRunCloud final : public cloud::CloudProvider, public cloud::NodeGroupProvider {
  public:
-  explicit DryRunCloud(const cloud::CloudProvider& real) : real_(real) {}
+  DryRunCloud(const cloud::CloudProvider& real, const cloud::NodeGroupProvider& real_groups)
+      : real_(real), real_groups_(real_groups) {}
 
   const cloud::Catalog& catalog() const override { return real_.catalog(); }
   cloud::CloudResult<const cloud::Catalog*> instance_types(const NodePool& pool) const override {
@@ -21,8 +24,21 @@ class DryRunCloud final : public cloud::CloudProvider {
   cloud::CloudResult<cloud::Instance> get(const std::string& instance_id) const override;
   cloud::CloudResult<std::vector<cloud::Instance>> list() const override;
 
+  cloud::CloudResult<std::int32_t> target_size(const std::string& group) const override {
+    return real_groups_.target_size(group);
+  }
+  cloud::CloudResult<std::vector<cloud::GroupInstance>> increase_size(const std::string& group,
+                                                                     std::int32_t delta) override;
+  cloud::CloudResult<cloud::Deleted> delete_nodes(const std::string& group,
+                                                  const std::vector<std::string>& instance_ids) override;
+  cloud::CloudResult<cloud::Deleted> decrease_target_size(const std::string& group, std::int32_t delta) override;
+  cloud::CloudResult<std::vector<cloud::GroupInstance>> nodes(const std::string& group) const override {
+    return real_groups_.nodes(group);
+  }
+
  private:
   const cloud::CloudProvider& real_;
+  const cloud::NodeGroupProvider& real_groups_;
   std::map<std::string, cloud::Instance> launched_;  // what would be running
 };
 

@@ -4,8 +4,10 @@
 
 namespace scalewright::cluster {
 
-MeteredCloud::MeteredCloud(cloud::CloudProvider& inner, std::string provider, ops::MetricsRegistry& registry)
+MeteredCloud::MeteredCloud(cloud::CloudProvider& inner, cloud::NodeGroupProvider& groups, std::string provider,
+                           ops::MetricsRegistry& registry)
     : inner_(inner),
+      groups_(groups),
       provider_(std::move(provider)),
       duration_(registry.histogram("karpenter_cloudprovider_duration_seconds",
                                    "Duration of cloud provider method calls, labeled by method and provider.",
@@ -43,6 +45,29 @@ cloud::CloudResult<cloud::Instance> MeteredCloud::get(const std::string& instanc
 
 cloud::CloudResult<std::vector<cloud::Instance>> MeteredCloud::list() const {
   return measure("List", [&] { return inner_.list(); });
+}
+
+// The node-group port's methods by Cluster Autoscaler's names.
+cloud::CloudResult<std::int32_t> MeteredCloud::target_size(const std::string& group) const {
+  return measure("TargetSize", [&] { return groups_.target_size(group); });
+}
+
+cloud::CloudResult<std::vector<cloud::GroupInstance>> MeteredCloud::increase_size(const std::string& group,
+                                                                                 std::int32_t delta) {
+  return measure("IncreaseSize", [&] { return groups_.increase_size(group, delta); });
+}
+
+cloud::CloudResult<cloud::Deleted> MeteredCloud::delete_nodes(const std::string& group,
+                                                              const std::vector<std::string>& instance_ids) {
+  return measure("DeleteNodes", [&] { return groups_.delete_nodes(group, instance_ids); });
+}
+
+cloud::CloudResult<cloud::Deleted> MeteredCloud::decrease_target_size(const std::string& group, std::int32_t delta) {
+  return measure("DecreaseTargetSize", [&] { return groups_.decrease_target_size(group, delta); });
+}
+
+cloud::CloudResult<std::vector<cloud::GroupInstance>> MeteredCloud::nodes(const std::string& group) const {
+  return measure("Nodes", [&] { return groups_.nodes(group); });
 }
 
 }  // namespace scalewright::cluster

@@ -61,10 +61,11 @@ class ClusterRuntime::Informer final : public kube::ReflectorHandler {
   kube::Reflector reflector_;
 };
 
-ClusterRuntime::ClusterRuntime(const kube::ApiClient& client, cloud::CloudProvider& cloud, kube::EventSink& events,
-                               RuntimeOptions options)
+ClusterRuntime::ClusterRuntime(const kube::ApiClient& client, cloud::CloudProvider& cloud,
+                               cloud::NodeGroupProvider& node_groups, kube::EventSink& events, RuntimeOptions options)
     : client_(client),
       cloud_(cloud),
+      cloud_node_groups_(node_groups),
       options_(options),
       observer_(state_, cloud.catalog(), time_, *this),
       writer_(client, state_, *this, time_, events,
@@ -87,7 +88,7 @@ ClusterRuntime::~ClusterRuntime() {
 }
 
 void ClusterRuntime::run_node_groups(controllers::ClusterAutoscalerLoop loop) {
-  node_groups_ = std::make_unique<controllers::NodeGroupController>(ports_, names_, lifecycle_, termination_,
+  node_groups_ = std::make_unique<controllers::NodeGroupController>(ports_, lifecycle_, termination_,
                                                                     std::move(loop));
   provisioning_.defer_to(node_groups_.get());
   node_groups_->hand_off_to(&provisioning_);

@@ -71,8 +71,8 @@ struct RuntimeCounters {
 
 class ClusterRuntime final : public controllers::Clock, private ObserverListener {
  public:
-  ClusterRuntime(const kube::ApiClient& client, cloud::CloudProvider& cloud, kube::EventSink& events,
-                 RuntimeOptions options = {});
+  ClusterRuntime(const kube::ApiClient& client, cloud::CloudProvider& cloud, cloud::NodeGroupProvider& node_groups,
+                 kube::EventSink& events, RuntimeOptions options = {});
   ~ClusterRuntime() override;
   ClusterRuntime(const ClusterRuntime&) = delete;
   ClusterRuntime& operator=(const ClusterRuntime&) = delete;
@@ -136,6 +136,7 @@ class ClusterRuntime final : public controllers::Clock, private ObserverListener
 
   const kube::ApiClient& client_;
   cloud::CloudProvider& cloud_;
+  cloud::NodeGroupProvider& cloud_node_groups_;
   RuntimeOptions options_;
   std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
   TimeBase time_;
@@ -163,7 +164,7 @@ class ClusterRuntime final : public controllers::Clock, private ObserverListener
   bool acting_ = false;
   std::set<std::string> released_;  // NodeClaims whose finalizer was removed, until they are gone
   controllers::NodeNames names_;
-  controllers::Ports ports_{state_, *this, writer_, cloud_};
+  controllers::Ports ports_{state_, *this, writer_, cloud_, cloud_node_groups_};
   controllers::NodeLifecycleController lifecycle_{ports_};
   controllers::TerminationController termination_{ports_};
   controllers::ProvisioningController provisioning_;

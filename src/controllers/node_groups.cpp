@@ -143,60 +143,74 @@ void NodeGroupController::on_scan() {
   for (const nodegroups::UnneededNode& unneeded : actions.removals) remove(unneeded);
 }
 
-// Each instance registers as the group's template node, under a name of its own.
+// The group's cloud launches the instances, its target raised by one at a time so that the simulator's cap on nodes
+// holds between them; each registers as the group's template node, under the name the cloud gave it.
 void NodeGroupController::launch(const nodegroups::NodeGroup& group, std::int32_t count, const std::string& why,
                                  bool running_already) {
-  const cloud::InstanceType* type = cloud_.catalog().find(group.instance_type);
-  if (type == nullptr || group.zones.empty()) return;  // discovery checked both
   const Duration now = clock_.now();
-  const cloud::CapacityType capacity = group.capacity_type;
-  // Zones in turn, counted over the group's live nodes, as an Auto Scaling group balances its subnets.
-  std::map<std::string, int> per_zone;
-  for (const auto& [n, node] : state_.nodes()) {
-    if (node.node_group == group.id && node.phase != state::NodePhase::Terminated) ++per_zone[node.zone];
-  }
   for (std::int32_t i = 0; i < count && writer_.can_add_node(); ++i) {
-    const std::string name = names_.next(group.id, state_);
-    const std::string zone =
-        *std::min_element(group.zones.begin(), group.zones.end(), [&](const std::string& a, const std::string& b) {
-          return per_zone[a] != per_zone[b] ? per_zone[a] < per_zone[b] : a < b;
-        });
-    const cloud::Offering* offering = type->offering(zone, capacity);
-    if (offering == nullptr) continue;
-    Node node = nodegroups::instantiate_template(group, 0);
-    node.meta.name = name;
-    node.meta.labels.set(Symbol(well_known::hostname), Symbol(name));
-    node.meta.labels.set(Symbol(well_known::zone), Symbol(zone));
-    node.meta.labels.set(Symbol(nodegroups::kNodeGroupLabel), Symbol(group.id));
-    cloud::CloudResult<cloud::Created> created =
-        cloud_.create({name, {{type, offering}}, node.meta.labels, node.taints});
-    if (!created) {
-      record(created.error().error_class == cloud::ErrorClass::InsufficientCapacity ? "insufficient-capacity"
-                                                                                    : "launch-failed",
-             fmt::format("{}: {}", group.id, created.error().message));
-      loop_.provisioning_failed(group.id, error_code(created.error().error_class), now);
-      continue;
+    cloud::CloudResult<std::vector<cloud::GroupInstance>> raised = node_groups_.increase_size(group.id, 1);
+    if (!raised) {
+      record("launch-failed", fmt::format("{}: {}: {}", group.id, cloud::to_string(raised.error().error_class),
+                                          raised.error().message));
+      loop_.provisioning_failed(group.id, error_code(raised.error().error_class), now);
+      return;
     }
-    state::NodeRecord record;
-    record.node_group = group.id;
-    record.instance_id = created->instance.id;
-    record.instance_type = type->name;
-    record.zone = zone;
-    record.capacity_type = std::string(cloud::to_string(capacity));
-    record.price_per_hour = offering->price_per_hour;
-    record.launched_at = now;
-    record.node = std::move(node);
-    record.node.provider_id = created->instance.provider_id;
-    ++per_zone[zone];
-    if (!running_already) {
-      writer_.object_event({"Node", name, "Normal", "Launched", "ScaleUp",
-                            fmt::format("instance of node group {} ({} {} {} ${:.4f}/h) for {}",
-                                        group.id, type->name, zone, record.capacity_type, offering->price_per_hour,
-                                        why)});
+    for (const cloud::GroupInstance& instance : *raised) {
+      if (instance.error) {
+        record(instance.error->error_class == cloud::ErrorClass::InsufficientCapacity ? "insufficient-capacity"
+                                                                                      : "launch-failed",
+               fmt::format("{}: {}", group.id, instance.error->message));
+        loop_.provisioning_failed(group.id, error_code(instance.error->error_class), now);
+        // It never came: the group lets it go, and its target with it, as CA deletes an instance that failed.
+        delete_group_instance(node_groups_, clock_, writer_, group.id, instance.instance.id);
+        continue;
+      }
+      registers(group, instance.instance, why, running_already);
     }
-    writer_.node_launched(std::move(record), running_already);
-    if (!running_already) lifecycle_.launched(name, loop_.options().max_node_provision_time);
   }
+}
+
+void NodeGroupController::registers(const nodegroups::NodeGroup& group, const cloud::Instance& instance,
+                                    const std::string& why, bool running_already) {
+  const std::string& name = instance.node_name;
+  const cloud::Offering& offering = instance.offering;
+  Node node = nodegroups::instantiate_template(group, 0);
+  node.meta.name = name;
+  node.meta.labels.set(Symbol(well_known::hostname), Symbol(name));
+  node.meta.labels.set(Symbol(well_known::zone), Symbol(offering.zone));
+  node.meta.labels.set(Symbol(nodegroups::kNodeGroupLabel), Symbol(group.id));
+  state::NodeRecord record;
+  record.node_group = group.id;
+  record.instance_id = instance.id;
+  record.instance_type = instance.instance_type->name;
+  record.zone = offering.zone;
+  record.capacity_type = std::string(cloud::to_string(offering.capacity_type));
+  record.price_per_hour = offering.price_per_hour;
+  record.launched_at = clock_.now();
+  record.node = std::move(node);
+  record.node.provider_id = instance.provider_id;
+  if (!running_already) {
+    writer_.object_event({"Node", name, "Normal", "Launched", "ScaleUp",
+                          fmt::format("instance of node group {} ({} {} {} ${:.4f}/h) for {}", group.id,
+                                      record.instance_type, offering.zone, record.capacity_type,
+                                      offering.price_per_hour, why)});
+  }
+  writer_.node_launched(std::move(record), running_already);
+  if (!running_already) lifecycle_.launched(name, loop_.options().max_node_provision_time);
+}
+
+cloud::PlayedGroupSpec played_group(const nodegroups::NodeGroup& group) {
+  const Node node = nodegroups::instantiate_template(group, 0);
+  cloud::PlayedGroupSpec spec;
+  spec.id = group.id;
+  spec.instance_type = group.instance_type;
+  spec.zones = group.zones;
+  spec.capacity_type = group.capacity_type;
+  spec.labels = node.meta.labels;
+  spec.labels.set(Symbol(nodegroups::kNodeGroupLabel), Symbol(group.id));
+  spec.taints = node.taints;
+  return spec;
 }
 
 void NodeGroupController::provisioning_failed(const std::string& group, const std::string& error_code) {

@@ -1,17 +1,17 @@
 #pragma once
 // Cluster Autoscaler's node groups, carried out: every --scan-interval, what the cluster shows is handed to
-// ClusterAutoscalerLoop, and what it decides is done through the ports — a scale-up launches the group's instances
-// across its zones in turn (as an Auto Scaling group balances its subnets), an empty unneeded node is tainted and
-// deleted at once, any other is drained through TerminationController. Pods no group can take are left to the
+// ClusterAutoscalerLoop, and what it decides is done through the ports — a scale-up raises the group's target
+// through the node-group port (the cloud launches the instances), an empty unneeded node is tainted and deleted at
+// once through its group, any other is drained through TerminationController. Pods no group can take are left to the
 // NodePools (ProvisioningController::defer_to).
 #include <map>
 #include <string>
 #include <string_view>
 
 #include "cloud/cloud_provider.h"
+#include "cloud/played_node_groups.h"
 #include "controllers/cluster_autoscaler.h"
 #include "controllers/node_lifecycle.h"
-#include "controllers/node_names.h"
 #include "controllers/ports.h"
 #include "controllers/termination.h"
 #include "state/cluster_state.h"
@@ -20,11 +20,15 @@ namespace scalewright::controllers {
 
 class ProvisioningController;
 
+// A group as a cloud that plays node groups in memory (the simulated cloud, kwok) launches it: its instance type,
+// zones and capacity type, its template's labels (with the group's own) and taints.
+cloud::PlayedGroupSpec played_group(const nodegroups::NodeGroup& group);
+
 class NodeGroupController : private Controller {
  public:
-  NodeGroupController(const Ports& ports, NodeNames& names, NodeLifecycleController& lifecycle,
+  NodeGroupController(const Ports& ports, NodeLifecycleController& lifecycle,
                       TerminationController& termination, ClusterAutoscalerLoop loop)
-      : Controller(ports), names_(names), lifecycle_(lifecycle), termination_(termination), loop_(std::move(loop)) {}
+      : Controller(ports), lifecycle_(lifecycle), termination_(termination), loop_(std::move(loop)) {}
   // Told when pods no group takes are left to the NodePools.
   void hand_off_to(ProvisioningController* provisioning) { provisioning_ = provisioning; }
 
@@ -48,6 +52,10 @@ class NodeGroupController : private Controller {
 
  private:
   void on_scan();
+  // An instance the group's cloud launched: its node, the group's template under the instance's name, is tracked
+  // until it registers.
+  void registers(const nodegroups::NodeGroup& group, const cloud::Instance& instance, const std::string& why,
+                 bool running_already);
   // A Ready node launched within --max-node-provision-time that carries the not-ready or unreachable taint, and has
   // not failed since.
   bool still_starting(const state::NodeRecord& node, Duration now) const;
@@ -55,7 +63,6 @@ class NodeGroupController : private Controller {
   void record_pod_events(std::vector<nodegroups::Event> events);
   DrainRules drain_rules() const;
 
-  NodeNames& names_;
   NodeLifecycleController& lifecycle_;
   TerminationController& termination_;
   ClusterAutoscalerLoop loop_;

@@ -10,6 +10,7 @@
 #include "api/duration.h"
 #include "api/node.h"
 #include "cloud/cloud_provider.h"
+#include "cloud/node_group_provider.h"
 #include "state/cluster_state.h"
 
 namespace scalewright::controllers {
@@ -85,29 +86,39 @@ struct Ports {
   Clock& clock;
   ClusterWriter& writer;
   cloud::CloudProvider& cloud;
+  cloud::NodeGroupProvider& node_groups;
 };
 
 // Terminates an instance whose node is gone, as Karpenter's termination finalizer does: a termination the cloud
 // refuses for now (throttled, unreachable, not allowed yet) is tried again, waiting twice as long each time up to
 // 5 min, until it goes through or the instance is not found (terminated already: done).
 void terminate_instance(cloud::CloudProvider& cloud, Clock& clock, EventRecorder& recorder, std::string instance_id);
+// The same for an instance of a node group, deleted through its group (whose target drops with it).
+void delete_group_instance(cloud::NodeGroupProvider& groups, Clock& clock, EventRecorder& recorder, std::string group,
+                           std::string instance_id);
 
 // The base of the controllers: the state and the ports, and the timeline line (an Event in a real cluster) each
 // writes about what it did.
 class Controller {
  protected:
   explicit Controller(const Ports& ports)
-      : state_(ports.state), clock_(ports.clock), writer_(ports.writer), cloud_(ports.cloud) {}
+      : state_(ports.state),
+        clock_(ports.clock),
+        writer_(ports.writer),
+        cloud_(ports.cloud),
+        node_groups_(ports.node_groups) {}
   void record(std::string kind, std::string message) {
     writer_.record({clock_.now(), std::move(kind), std::move(message)});
   }
-  // Deletes `node` (with the pods still on it: a drain evicted them first) and terminates its instance.
+  // Deletes `node` (with the pods still on it: a drain evicted them first) and terminates its instance: a node
+  // group's through the group, whose target drops with it, as Cluster Autoscaler deletes a group's nodes.
   void delete_node_and_instance(const std::string& node);
 
   const state::ClusterState& state_;
   Clock& clock_;
   ClusterWriter& writer_;
   cloud::CloudProvider& cloud_;
+  cloud::NodeGroupProvider& node_groups_;
 };
 
 }  // namespace scalewright::controllers

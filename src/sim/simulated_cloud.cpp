@@ -92,6 +92,7 @@ cloud::CloudResult<cloud::Created> SimulatedCloud::create(const cloud::CreateReq
 }
 
 cloud::CloudResult<cloud::Deleted> SimulatedCloud::terminate(const std::string& instance_id) {
+  groups_.forget(instance_id);
   if (running_.erase(instance_id) == 0) return cloud::not_found(instance_id);
   return cloud::Deleted{};
 }

@@ -11,6 +11,7 @@
 #include "api/scenario.h"
 #include "cloud/cloud_provider.h"
 #include "cloud/node_class.h"
+#include "cloud/played_node_groups.h"
 #include "api/random.h"
 
 namespace scalewright::sim {
@@ -18,6 +19,9 @@ namespace scalewright::sim {
 class SimulatedCloud : public cloud::CloudProvider {
  public:
   SimulatedCloud(cloud::Catalog catalog, CloudSpec spec, std::uint64_t seed);
+  // Its node groups launch and terminate through it.
+  SimulatedCloud(const SimulatedCloud&) = delete;
+  SimulatedCloud& operator=(const SimulatedCloud&) = delete;
 
   // The simulator moves the cloud's clock before each call.
   void set_now(Duration now) { now_ = now; }
@@ -37,6 +41,9 @@ class SimulatedCloud : public cloud::CloudProvider {
   cloud::CloudResult<cloud::Deleted> terminate(const std::string& instance_id) override;
   cloud::CloudResult<cloud::Instance> get(const std::string& instance_id) const override;
   cloud::CloudResult<std::vector<cloud::Instance>> list() const override;
+  // The Auto Scaling groups, played in memory: their instances are launched and terminated through create() and
+  // terminate(). The simulator adds the groups and names their instances (from the stream that names every node).
+  cloud::PlayedNodeGroups& node_groups() { return groups_; }
   // Launches refused for want of capacity so far (EC2's InsufficientInstanceCapacity).
   std::int32_t insufficient_capacity_errors() const { return insufficient_capacity_errors_; }
 
@@ -66,6 +73,9 @@ class SimulatedCloud : public cloud::CloudProvider {
   };
   std::map<std::string, Running> running_;  // by instance id
   std::int32_t insufficient_capacity_errors_ = 0;
+  cloud::PlayedNodeGroups groups_{catalog_, [](const std::string& group) { return group; },
+                                  [this](const cloud::CreateRequest& request) { return create(request); },
+                                  [this](const std::string& id) { return terminate(id); }};
 };
 
 }  // namespace scalewright::sim

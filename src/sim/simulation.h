@@ -158,7 +158,7 @@ class Simulation final : public controllers::Clock, public controllers::ClusterW
 
   // The controllers, as a real cluster runs them.
   controllers::NodeNames names_;
-  controllers::Ports ports_{state_, *this, *this, cloud_};
+  controllers::Ports ports_{state_, *this, *this, cloud_, cloud_.node_groups()};
   controllers::NodeLifecycleController lifecycle_{ports_};
   controllers::TerminationController termination_{ports_};
   controllers::ProvisioningController provisioning_;

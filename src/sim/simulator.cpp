@@ -318,8 +318,16 @@ void Simulation::start_cluster_autoscaler() {
     note("warning", "cluster autoscaler not started: " + loop.error().message);  // the CLI checks this first
     return;
   }
+  // The simulated cloud plays the Auto Scaling groups; their instances take their names from the stream that names
+  // every node.
+  cloud::PlayedNodeGroups& groups = cloud_.node_groups();
+  groups.set_namer([this](const std::string& group) { return names_.next(group, state_); });
+  for (const nodegroups::NodeGroup& group : loop->groups()) {
+    // Discovery found the group's type in the same catalog.
+    if (std::optional<Error> refused = groups.add(controllers::played_group(group))) note("warning", refused->message);
+  }
   node_groups_ =
-      std::make_unique<controllers::NodeGroupController>(ports_, names_, lifecycle_, termination_, std::move(*loop));
+      std::make_unique<controllers::NodeGroupController>(ports_, lifecycle_, termination_, std::move(*loop));
   provisioning_.defer_to(node_groups_.get());
   node_groups_->hand_off_to(&provisioning_);
   lifecycle_.set_node_groups(node_groups_.get());
@@ -363,9 +371,11 @@ void Simulation::on_spot_reclaim(const std::string& name) {
   delete_node(name);
   if (!instance.empty()) cloud_.terminate(instance);
   note("reclaimed", fmt::format("spot node {} reclaimed by the cloud", name));
-  // An Auto Scaling group keeps its desired capacity: it launches a replacement.
+  // An Auto Scaling group keeps its desired capacity: it launches a replacement. Played as the reclaimed instance's
+  // place given back and taken again by a launch.
   if (node_groups_ != nullptr) {
     if (const nodegroups::NodeGroup* g = node_groups_->loop().group(group)) {
+      (void)cloud_.node_groups().decrease_target_size(group, 1);
       node_groups_->launch(*g, 1, "the replacement of a reclaimed spot instance");
     }
   }

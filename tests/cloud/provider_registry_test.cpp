@@ -35,7 +35,7 @@ TEST(ProviderRegistry, KwokDeclaresItsLaunchLatencyFlagAndRefusesABadValueNaming
   const kube::ApiClient client(nullptr);
   const std::map<std::string, std::string> flags{{"--kwok-launch-latency", "soon"}};
   ops::MetricsRegistry metrics;
-  ProviderContext context{client, Catalog{}, flags, metrics};
+  ProviderContext context{client, Catalog{}, flags, metrics, {}};
   Result<std::unique_ptr<RunningProvider>> made = kwok.make(context);
   ASSERT_FALSE(made.ok());
   EXPECT_THAT(made.error().message, ::testing::StartsWith("--kwok-launch-latency: "));

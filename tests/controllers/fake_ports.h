@@ -20,6 +20,7 @@
 
 #include "../provisioning/fixtures.h"
 #include "cloud/cloud_provider.h"
+#include "cloud/played_node_groups.h"
 #include "controllers/ports.h"
 #include "controllers/workload_autoscaling.h"
 #include "state/cluster_state.h"
@@ -211,6 +212,9 @@ class FakeCloud : public cloud::CloudProvider {
   void throttle_terminations(int count) { throttled_terminations_ = count; }
 
   const cloud::Catalog& catalog() const override { return catalog_; }
+  // Its node groups, played in memory as the simulated cloud plays them; instances named "<group>-new-1",
+  // "<group>-new-2", ... in the order launched.
+  cloud::PlayedNodeGroups& node_groups() { return groups_; }
   // Tries the offerings in order, a "launch" call each, as the simulated cloud does.
   cloud::CloudResult<cloud::Created> create(const cloud::CreateRequest& request) override {
     if (refuse_creates_) {
@@ -242,6 +246,7 @@ class FakeCloud : public cloud::CloudProvider {
       --throttled_terminations_;
       return cloud::CloudError{cloud::ErrorClass::Throttled, "RequestLimitExceeded: Request limit exceeded.", {}};
     }
+    groups_.forget(instance_id);
     if (running_.erase(instance_id) == 0) return cloud::not_found(instance_id);
     return cloud::Deleted{};
   }
@@ -259,6 +264,11 @@ class FakeCloud : public cloud::CloudProvider {
  private:
   cloud::Catalog catalog_ = provisioning::fixtures::make_catalog();
   int throttled_terminations_ = 0;
+  int group_instances_named_ = 0;
+  cloud::PlayedNodeGroups groups_{
+      catalog_, [this](const std::string& group) { return group + "-new-" + std::to_string(++group_instances_named_); },
+      [this](const cloud::CreateRequest& request) { return create(request); },
+      [this](const std::string& id) { return terminate(id); }};
   std::optional<cloud::CloudError> refuse_creates_;
   std::set<std::tuple<std::string, std::string, std::string>> no_capacity_;  // type, zone, capacity type
   std::map<std::string, cloud::Instance> running_;
@@ -314,7 +324,7 @@ struct FakeCluster {
   FakeClock clock;
   FakeWriter writer{state, clock};
   FakeCloud cloud;
-  Ports ports{state, clock, writer, cloud};
+  Ports ports{state, clock, writer, cloud, cloud.node_groups()};
 };
 
 // A node of `type` (the catalog's) in zone-a, of `nodepool` (empty: none), running on an instance the cloud

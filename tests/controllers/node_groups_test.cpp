@@ -32,19 +32,20 @@ class NodeGroups : public ::testing::Test, protected FakeCluster {
     Result<ClusterAutoscalerLoop> loop =
         ClusterAutoscalerLoop::create(*flags, {asg}, cloud.catalog(), std::nullopt, {"flags", "groups"});
     EXPECT_TRUE(loop) << loop.error().message;
-    groups = std::make_unique<NodeGroupController>(ports, names, lifecycle, termination, std::move(*loop));
+    EXPECT_FALSE(cloud.node_groups().add(played_group(*loop->group("ng"))));
+    groups = std::make_unique<NodeGroupController>(ports, lifecycle, termination, std::move(*loop));
   }
 
   // A node of the group found on the cluster, in `zone`.
   state::NodeRecord& group_node(const std::string& name) {
     state::NodeRecord& node = add_node(state, cloud, name, "", true, "c.large");
     node.node_group = "ng";
+    cloud.node_groups().adopt("ng", *cloud.get(node.instance_id));  // the group's own, as its cloud knows it
     node.node.meta.labels.set(Symbol(nodegroups::kNodeGroupLabel), Symbol("ng"));
     return node;
   }
   std::int32_t target() const { return groups->loop().group("ng")->target_size; }
 
-  NodeNames names{7};
   NodeLifecycleController lifecycle{ports};
   TerminationController termination{ports};
   std::unique_ptr<NodeGroupController> groups;
@@ -66,12 +67,30 @@ TEST_F(NodeGroups, WithNoNodeYetTheGroupStartsAtItsDesiredCapacity) {
   }
 }
 
+TEST_F(NodeGroups, AnInstanceTheCloudHasNoCapacityForIsLetGoAndTheGroupBacksOff) {
+  // zone-a has no on-demand c.large: every launch goes to zone-a (the group has no instance anywhere yet) and fails.
+  cloud.out_of_capacity("c.large", "zone-a", cloud::CapacityType::OnDemand);
+  groups->resume();
+  EXPECT_THAT(cloud.calls, ElementsAre("launch c.large zone-a on-demand", "launch c.large zone-a on-demand",
+                                       "launch c.large zone-a on-demand"));
+  EXPECT_THAT(writer.calls_of("node_launched"), IsEmpty());
+  EXPECT_THAT(writer.events_of("insufficient-capacity"),
+              ElementsAre("0s ng: InsufficientInstanceCapacity: no capacity for 1 offerings",
+                          "0s ng: InsufficientInstanceCapacity: no capacity for 1 offerings",
+                          "0s ng: InsufficientInstanceCapacity: no capacity for 1 offerings"));
+  // Each failed instance is deleted from the group, its target with it; CA's own target shrinks back the same.
+  EXPECT_EQ(*cloud.node_groups().target_size("ng"), 0);
+  EXPECT_THAT(*cloud.node_groups().nodes("ng"), IsEmpty());
+  EXPECT_EQ(target(), 0);
+}
+
 TEST_F(NodeGroups, LiveNodesBelowTheMinimumAreToppedUpAndAnAbandonedScaleDownUntainted) {
   state::NodeRecord& old = group_node("ng-old");  // zone-a, left tainted by a leader that died mid scale-down
   writer.set_taint("ng-old", Taint{"ToBeDeletedByClusterAutoscaler", "", TaintEffect::NoSchedule}, true);
   writer.calls.clear();
   groups->resume();
   EXPECT_EQ(target(), 2);  // max(1 live, minimum 2), not the desired capacity 3
+  EXPECT_EQ(*cloud.node_groups().target_size("ng"), 2);  // the group's cloud keeps the same
   EXPECT_THAT(writer.calls_of("taint"), ElementsAre("0s taint ng-old -ToBeDeletedByClusterAutoscaler"));
   EXPECT_THAT(old.node.taints, IsEmpty());
   const std::vector<std::string> launched = writer.calls_of("node_launched");

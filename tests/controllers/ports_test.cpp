@@ -55,6 +55,29 @@ TEST_F(TerminateInstance, InstanceTheCloudNoLongerHasIsDoneAtOnce) {
   EXPECT_TRUE(cloud.get(instance).ok());
 }
 
+TEST_F(TerminateInstance, AnInstanceOfANodeGroupIsDeletedThroughItsGroupWhoseTargetDrops) {
+  cloud::PlayedGroupSpec spec;
+  spec.id = "ng";
+  spec.instance_type = "c.large";
+  spec.zones = {"zone-a"};
+  ASSERT_FALSE(cloud.node_groups().add(spec));
+  const std::vector<cloud::GroupInstance> launched = *cloud.node_groups().increase_size("ng", 2);
+  ASSERT_EQ(launched.size(), 2u);
+  cloud.throttle_terminations(1);
+  delete_group_instance(cloud.node_groups(), clock, writer, "ng", launched[0].instance.id);
+  EXPECT_EQ(*cloud.node_groups().target_size("ng"), 2);  // refused: still the group's
+  clock.advance_to(1s);
+  EXPECT_THAT(cloud.calls, ElementsAre("launch c.large zone-a on-demand", "launch c.large zone-a on-demand",
+                                       "terminate " + launched[0].instance.id, "terminate " + launched[0].instance.id));
+  EXPECT_THAT(writer.events_of("terminate-failed"),
+              ElementsAre("0s instance " + launched[0].instance.id +
+                          " of node group ng not deleted (Throttled: RequestLimitExceeded: Request limit exceeded.); "
+                          "trying again in 1s"));
+  EXPECT_FALSE(cloud.get(launched[0].instance.id).ok());
+  EXPECT_EQ(*cloud.node_groups().target_size("ng"), 1);  // dropped once it went
+  EXPECT_EQ(cloud.node_groups().nodes("ng")->size(), 1u);
+}
+
 TEST_F(TerminateInstance, NodeWithoutInstanceAsksTheCloudNothing) {
   terminate_instance(cloud, clock, writer, "");
   EXPECT_THAT(cloud.calls, IsEmpty());

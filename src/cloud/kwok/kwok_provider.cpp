@@ -94,6 +94,10 @@ std::optional<Error> KwokProvider::start(const std::stop_token& stop) {
     for (const json& node : nodes->items) {
       if (std::optional<Instance> instance = instance_of_node(node)) {
         registered_.insert(instance->id);
+        // A node of a group kwok plays is that group's again: how its target is known after a restart.
+        if (const std::string group = groups_.group_of(kube::labels_of(node)); !group.empty()) {
+          groups_.adopt(group, *instance);
+        }
         instances_.emplace(instance->id, std::move(*instance));
       }
     }
@@ -273,7 +277,17 @@ void KwokProvider::create_node(const Instance& instance, const Labels& request_l
   renew_lease(instance.node_name);
 }
 
+std::string KwokProvider::instance_name(const std::string& group) {
+  for (;;) {
+    std::string name = group + "-";
+    for (int i = 0; i < 5; ++i) name += kSafeNameAlphabet[names_() % kSafeNameAlphabet.size()];
+    std::lock_guard lock(mutex_);
+    if (!instances_.contains(name)) return name;
+  }
+}
+
 CloudResult<Deleted> KwokProvider::terminate(const std::string& instance_id) {
+  groups_.forget(instance_id);
   {
     std::lock_guard lock(mutex_);
     if (instances_.erase(instance_id) == 0) return not_found(instance_id);

@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <queue>
+#include <random>
 #include <set>
 #include <stop_token>
 #include <string>
@@ -26,6 +27,7 @@
 #include "api/result.h"
 #include "api/scenario.h"
 #include "cloud/cloud_provider.h"
+#include "cloud/played_node_groups.h"
 #include "kube/api_client.h"
 #include "nodegroups/options.h"
 
@@ -73,6 +75,10 @@ class KwokProvider final : public CloudProvider {
   CloudResult<Instance> get(const std::string& instance_id) const override;
   CloudResult<std::vector<Instance>> list() const override;
 
+  // The Auto Scaling groups kwok plays, their instances launched and terminated through create() and terminate().
+  // After a restart, start() finds each group's nodes again by the group's labels.
+  PlayedNodeGroups& node_groups() { return groups_; }
+
   // Work done so far, for tests and metrics.
   std::size_t nodes_created() const;
   std::size_t pods_started() const;
@@ -96,6 +102,8 @@ class KwokProvider final : public CloudProvider {
   void pod_changed(const nlohmann::json& pod);
   void pod_gone(const nlohmann::json& pod);
   std::optional<Instance> instance_of_node(const nlohmann::json& node) const;
+  // "<group>-<five safe characters>", as generateName makes them, not taken by another instance.
+  std::string instance_name(const std::string& group);
 
   const kube::ApiClient& client_;
   Catalog catalog_;
@@ -111,6 +119,11 @@ class KwokProvider final : public CloudProvider {
   std::map<std::string, nlohmann::json> leases_;    // node -> its Lease as last written
   std::set<std::string> running_pods_;              // pods reported Running ("namespace/name")
   std::size_t nodes_created_ = 0;
+
+  std::mt19937_64 names_{std::random_device{}()};  // group instances' name suffixes
+  PlayedNodeGroups groups_{catalog_, [this](const std::string& group) { return instance_name(group); },
+                           [this](const CreateRequest& request) { return create(request); },
+                           [this](const std::string& id) { return terminate(id); }};
 
   std::unique_ptr<PodHandler> pod_handler_;
   std::unique_ptr<kube::Reflector> pod_reflector_;

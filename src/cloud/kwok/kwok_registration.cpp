@@ -15,9 +15,11 @@ class RunningKwok final : public RunningProvider {
   RunningKwok(const kube::ApiClient& client, Catalog catalog, KwokOptions options)
       : provider_(client, std::move(catalog), options) {}
   CloudProvider& cloud() override { return provider_; }
+  NodeGroupProvider& node_groups() override { return provider_.node_groups(); }
   std::optional<Error> start(const std::stop_token& stop) override { return provider_.start(stop); }
   void stop() override { provider_.stop(); }
   const KwokProvider& provider() const { return provider_; }
+  std::optional<Error> play(PlayedGroupSpec group) { return provider_.node_groups().add(std::move(group)); }
 
  private:
   KwokProvider provider_;
@@ -44,6 +46,9 @@ ProviderRegistration kwok_registration() {
     KwokOptions options;
     options.launch_latency = *latency;
     auto running = std::make_unique<RunningKwok>(context.client, std::move(context.catalog), options);
+    for (PlayedGroupSpec& group : context.played_groups) {
+      if (std::optional<Error> refused = running->play(std::move(group))) return *refused;
+    }
     const KwokProvider& provider = running->provider();
     context.metrics.counter_function("karpenter_nodes_created_total",
                                      "Number of nodes created in total by the provider.",
