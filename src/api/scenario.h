@@ -52,6 +52,13 @@ struct CloudFaults {
 
 // An AWS Auto Scaling group, as Cluster Autoscaler sees it: the groups CA manages are picked from these by its
 // --nodes and --node-group-auto-discovery flags, and scale from zero with the node-template/* tags.
+// A node group by name with its bounds, as Cluster Autoscaler's --nodes=MIN:MAX:NAME gives it.
+struct StaticNodeGroup {
+  std::int32_t min_size = 0;
+  std::int32_t max_size = 0;
+  std::string name;
+};
+
 struct AutoScalingGroup {
   std::string name;
   std::string instance_type;

@@ -1,7 +1,7 @@
 #pragma once
 // Cluster Autoscaler's flags with their upstream defaults (cluster-autoscaler --help, 1.26+ names). Filled from a
-// flag list (config/cluster_autoscaler_flags.h parses `--nodes=1:10:ng-a --expander=priority,least-waste ...`, as users pass them
-// in CA's Deployment) or set directly by tests.
+// flag list (config/cluster_autoscaler_flags.h parses `--nodes=1:10:ng-a --expander=priority,least-waste ...`, as
+// users pass them in CA's Deployment) or set directly by tests.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -9,15 +9,11 @@
 
 #include "api/duration.h"
 #include "api/saturating.h"
+#include "api/scenario.h"
 
 namespace scalewright::nodegroups {
 
-// --nodes=MIN:MAX:NAME
-struct StaticNodeGroup {
-  std::int32_t min_size = 0;
-  std::int32_t max_size = 0;
-  std::string name;
-};
+using scalewright::StaticNodeGroup;  // --nodes=MIN:MAX:NAME (api/scenario.h, beside the groups it names)
 
 // --node-group-auto-discovery=asg:tag=k8s.io/cluster-autoscaler/enabled,k8s.io/cluster-autoscaler/<cluster>
 // (every tag key must be on the group; `key=value` also matches the value).

@@ -172,9 +172,9 @@ void KwokProvider::work() {
   }
 }
 
-std::vector<AutoScalingGroup> kwok_auto_scaling_groups(const std::vector<nodegroups::StaticNodeGroup>& nodes_flags,
+std::vector<AutoScalingGroup> kwok_auto_scaling_groups(const std::vector<StaticNodeGroup>& nodes_flags,
                                                        std::vector<AutoScalingGroup> defined, const Catalog& catalog) {
-  for (const nodegroups::StaticNodeGroup& flag : nodes_flags) {
+  for (const StaticNodeGroup& flag : nodes_flags) {
     const bool known = std::any_of(defined.begin(), defined.end(),
                                    [&](const AutoScalingGroup& g) { return g.name == flag.name; });
     if (known || catalog.find(flag.name) == nullptr) continue;

@@ -29,7 +29,6 @@
 #include "cloud/cloud_provider.h"
 #include "cloud/played_node_groups.h"
 #include "kube/api_client.h"
-#include "nodegroups/options.h"
 
 namespace scalewright::kube {
 class Reflector;
@@ -52,7 +51,7 @@ inline constexpr std::string_view kKwokNodeLabel = "kwok.scalewright.dev/node";
 // (a file in a Scenario's spec.cloud.autoScalingGroups format), and for each NAME they do not define that is an
 // instance type of the catalog, a group of that type on demand in every zone offering it, starting at MIN nodes
 // (`--nodes=1:10:m5.large` works with no file). Any other NAME is left for discovery to refuse.
-std::vector<AutoScalingGroup> kwok_auto_scaling_groups(const std::vector<nodegroups::StaticNodeGroup>& nodes_flags,
+std::vector<AutoScalingGroup> kwok_auto_scaling_groups(const std::vector<StaticNodeGroup>& nodes_flags,
                                                        std::vector<AutoScalingGroup> defined, const Catalog& catalog);
 
 class KwokProvider final : public CloudProvider {
