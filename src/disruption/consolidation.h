@@ -9,6 +9,8 @@
 //   nodes. The command that saves more is chosen.
 // - Single-node: the candidates in order, the first that can be deleted or replaced.
 // Each try forks the snapshot and reverts it: no copy of the cluster per question.
+// Each search has its file (multi_node.cpp, single_node.cpp, repack.cpp, and revalidation.cpp for the check before
+// acting); what they share is search.h's.
 //
 // The rules on a replacement, as upstream's: exactly one new node, every instance type it may launch strictly
 // cheaper than the candidates together (so never the same type at the same price); a NodeClaim that may be spot or
