@@ -28,7 +28,7 @@
 #include "cluster/cluster_metrics.h"
 #include "cluster/kubernetes_writer.h"
 #include "cluster/observer.h"
-#include "controllers/disruption.h"
+#include "controllers/disruption/controller.h"
 #include "controllers/node_groups.h"
 #include "controllers/node_lifecycle.h"
 #include "controllers/node_names.h"

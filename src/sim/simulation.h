@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "api/wording.h"
-#include "controllers/disruption.h"
+#include "controllers/disruption/controller.h"
 #include "controllers/node_groups.h"
 #include "controllers/node_lifecycle.h"
 #include "controllers/node_names.h"

@@ -1,0 +1,80 @@
+#include "controllers/disruption/controller.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace scalewright::controllers {
+DisruptionController::DisruptionController(const Ports& ports, TerminationController& termination,
+                                           ProvisioningController& provisioning,
+                                           std::chrono::sys_seconds wall_clock_at_start)
+    : Controller(ports),
+      termination_(termination),
+      queue_(ports, termination, provisioning, [this](Duration at) { schedule_pass(at); }),
+      rules_(ports, termination, provisioning, queue_, wall_clock_at_start),
+      consolidation_candidates_(ports, termination, provisioning, rules_, queue_),
+      validation_(ports, consolidation_candidates_, queue_),
+      expiration_(ports, termination),
+      emptiness_(ports, rules_),
+      drift_(ports, termination, provisioning, rules_, queue_),
+      consolidation_(ports, provisioning, rules_, consolidation_candidates_, queue_, validation_),
+      interruption_(ports, termination, provisioning, rules_, queue_),
+      methods_{&expiration_, &emptiness_, &drift_, &consolidation_} {}
+
+void DisruptionController::reconcile() {
+  const Duration now = clock_.now();
+  for (DisruptionMethod* method : methods_) method->look(now);
+  // What is kept per node moves only for the nodes that changed; a NodePool applied or deleted changes what its
+  // nodes are due for, and all are looked at again.
+  for (const std::string& name : node_changes_.take()) look_at_node(name, now);
+  if (state_.nodepool_changes() != nodepools_seen_) {
+    nodepools_seen_ = state_.nodepool_changes();
+    for (const auto& [name, node] : state_.nodes()) look_at_node(name, now);
+  }
+  rules_.looked(now);
+  queue_.progress();
+
+  std::optional<Duration> earliest;
+  const auto due = [&](std::optional<Duration> at) {
+    if (at && (!earliest || *at < *earliest)) earliest = at;
+  };
+  // While a command is under way, the methods that take turns are due when it ends (a pass then would do nothing,
+  // and be due again at once).
+  for (const DisruptionMethod* method : methods_) {
+    if (!method->takes_turns() || !queue_.busy()) due(method->next_pass(now));
+  }
+  if (earliest) schedule_pass(std::max(*earliest, now));
+}
+
+void DisruptionController::look_at_node(const std::string& name, Duration now) {
+  rules_.look_at_node(name);
+  for (DisruptionMethod* method : methods_) method->look_at_node(name, now);
+}
+
+void DisruptionController::schedule_pass(Duration at) {
+  // One pass pending at a time, the earliest asked for (an expiry weeks away must not hold back a pass due now).
+  if (pass_at_) {
+    if (*pass_at_ <= at) return;
+    clock_.cancel(pass_timer_);
+  }
+  pass_at_ = at;
+  pass_timer_ = clock_.wake_at(at, [this] {
+    pass_at_.reset();
+    on_pass();
+  });
+}
+
+void DisruptionController::on_pass() {
+  const Duration now = clock_.now();
+  bool disrupted = false;  // by a method that takes turns: the others wait for the next pass
+  for (DisruptionMethod* method : methods_) {
+    if (!method->takes_turns()) {
+      method->disrupt(now);
+    } else if (!disrupted && !queue_.busy()) {
+      disrupted = method->disrupt(now);
+    }
+  }
+  reconcile();  // the next pass: whatever else is due (an empty node, an expiry) keeps its time
+}
+
+}  // namespace scalewright::controllers
