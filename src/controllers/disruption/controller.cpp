@@ -5,6 +5,15 @@
 #include <fmt/format.h>
 
 namespace scalewright::controllers {
+namespace {
+
+bool carries_disrupted_taint(const state::NodeRecord& node) {
+  return std::any_of(node.node.taints.begin(), node.node.taints.end(),
+                     [](const Taint& t) { return t.key == disrupted_taint().key; });
+}
+
+}  // namespace
+
 DisruptionController::DisruptionController(const Ports& ports, TerminationController& termination,
                                            ProvisioningController& provisioning,
                                            std::chrono::sys_seconds wall_clock_at_start)
@@ -38,6 +47,9 @@ void DisruptionController::reconcile() {
   const auto due = [&](std::optional<Duration> at) {
     if (at && (!earliest || *at < *earliest)) earliest = at;
   };
+  if (!stale_disrupted_taints().empty()) {
+    due(last_stale_taints_pass_ ? std::max(now, *last_stale_taints_pass_ + kDisruptionPollPeriod) : now);
+  }
   // While a command is under way, the methods that take turns are due when it ends (a pass then would do nothing,
   // and be due again at once).
   for (const DisruptionMethod* method : methods_) {
@@ -49,6 +61,24 @@ void DisruptionController::reconcile() {
 void DisruptionController::look_at_node(const std::string& name, Duration now) {
   rules_.look_at_node(name);
   for (DisruptionMethod* method : methods_) method->look_at_node(name, now);
+  const state::NodeRecord* node = state_.find_node(name);
+  if (node != nullptr && node->phase == state::NodePhase::Ready && !node->nodepool.empty() &&
+      carries_disrupted_taint(*node)) {
+    tainted_.insert(name);
+  } else {
+    tainted_.erase(name);
+  }
+}
+
+std::vector<std::string> DisruptionController::stale_disrupted_taints() const {
+  std::vector<std::string> stale;
+  for (const std::string& name : tainted_) {
+    // As the node is now: a pass can come before the look at what changed in the same instant (a drain that ended).
+    const state::NodeRecord* node = state_.find_node(name);
+    if (node == nullptr || node->phase != state::NodePhase::Ready || !carries_disrupted_taint(*node)) continue;
+    if (!queue_.disrupting(name) && !termination_.draining(name)) stale.push_back(name);
+  }
+  return stale;
 }
 
 void DisruptionController::schedule_pass(Duration at) {
@@ -66,6 +96,15 @@ void DisruptionController::schedule_pass(Duration at) {
 
 void DisruptionController::on_pass() {
   const Duration now = clock_.now();
+  // A leader that stopped mid-command left its taints: no command here will finish what it started.
+  if (const std::vector<std::string> stale = stale_disrupted_taints(); !stale.empty()) {
+    last_stale_taints_pass_ = now;
+    for (const std::string& node : stale) {
+      record("disrupted-taint-removed",
+             fmt::format("node {} carried karpenter.sh/disrupted with no command disrupting it; taint removed", node));
+      writer_.set_taint(node, disrupted_taint(), false);
+    }
+  }
   bool disrupted = false;  // by a method that takes turns: the others wait for the next pass
   for (DisruptionMethod* method : methods_) {
     if (!method->takes_turns()) {

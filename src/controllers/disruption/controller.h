@@ -7,7 +7,8 @@
 //    consolidation (consolidation.h) that disrupts a node: one method acts per pass.
 // The commands in flight are the queue's (queue.h: replacements launched, waited for, then the drains), and a
 // consolidation command is validated 15 s after it was computed (validation.h). A spot interruption notice is acted
-// on at once (interruption.h).
+// on at once (interruption.h). Every pass first takes off the karpenter.sh/disrupted taint of a node no command is
+// disrupting and no drain is emptying (one a leader that stopped mid-command left), as Karpenter's controller does.
 #include <chrono>
 #include <cstdint>
 #include <optional>
@@ -46,6 +47,8 @@ class DisruptionController : private Controller {
   void look_at_node(const std::string& name, Duration now);
   void schedule_pass(Duration at);
   void on_pass();
+  // The nodes that carry karpenter.sh/disrupted while no command disrupts them and no drain empties them.
+  std::vector<std::string> stale_disrupted_taints() const;
 
   TerminationController& termination_;
   CommandQueue queue_;
@@ -61,6 +64,8 @@ class DisruptionController : private Controller {
 
   state::NodeChanges node_changes_{state_};  // the nodes changed since the last look
   std::uint64_t nodepools_seen_ = ~std::uint64_t{0};  // the NodePools what is kept per node was worked out for
+  std::set<std::string> tainted_;  // Ready NodePool nodes carrying karpenter.sh/disrupted, as last looked at
+  std::optional<Duration> last_stale_taints_pass_;  // when a pass last found stale taints to take off
   std::optional<Duration> pass_at_;  // when the pass pending runs
   TimerId pass_timer_ = 0;
 };
