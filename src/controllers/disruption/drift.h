@@ -21,7 +21,7 @@ namespace scalewright::controllers {
 class DriftMethod : public DisruptionMethod, private Controller {
  public:
   DriftMethod(const Ports& ports, TerminationController& termination, ProvisioningController& provisioning,
-              CandidateRules& rules, CommandQueue& queue)
+              const CandidateRules& rules, CommandQueue& queue)
       : Controller(ports), termination_(termination), provisioning_(provisioning), rules_(rules), queue_(queue) {}
 
   std::string_view reason() const override { return "Drifted"; }
@@ -33,7 +33,7 @@ class DriftMethod : public DisruptionMethod, private Controller {
  private:
   TerminationController& termination_;
   ProvisioningController& provisioning_;
-  CandidateRules& rules_;
+  const CandidateRules& rules_;
   CommandQueue& queue_;
   std::map<std::string, std::string> templates_;  // per NodePool: its template hash and requirements, last seen
   std::uint64_t nodepools_seen_ = ~std::uint64_t{0};
