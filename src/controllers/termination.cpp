@@ -7,7 +7,7 @@
 
 #include "api/wording.h"
 #include "disruption/consolidation.h"
-#include "nodegroups/drainability.h"
+#include "eviction/eviction.h"
 
 namespace scalewright::controllers {
 
@@ -35,9 +35,9 @@ void TerminationController::drain(const std::string& node, const std::string& gr
     std::vector<std::shared_ptr<const Pod>> movable;
     for (const auto& placed : snapshot.node(id).pods) {
       const state::PodRecord& pod = *state_.find_pod(placed.pod->meta.key());
-      if (!pod.daemon && !pod.terminating_until && !nodegroups::is_mirror_pod(*pod.pod)) movable.push_back(placed.pod);
+      if (!pod.daemon && !pod.terminating_until && !eviction::is_mirror_pod(*pod.pod)) movable.push_back(placed.pod);
     }
-    for (const auto& pod : nodegroups::eviction_order(std::move(movable))) drain.to_evict.push_back(pod->meta.key());
+    for (const auto& pod : eviction::eviction_order(std::move(movable))) drain.to_evict.push_back(pod->meta.key());
   }
   record("drain", fmt::format("draining node {} of {}: {} to evict, unneeded since {}", node, group,
                               plural(drain.to_evict.size(), "pod"), format_time(unneeded_since)));
@@ -96,25 +96,25 @@ void TerminationController::evict_round(const std::string& node) {
     finished(node, group, false);
     return;
   }
-  std::vector<nodegroups::PdbBudget> budgets;
+  std::vector<eviction::PdbBudget> budgets;
   if (!state_.pdbs().empty()) {
     std::vector<const Pod*> all;
     all.reserve(state_.pods().size());
     for (const auto& [key, pod] : state_.pods()) all.push_back(pod.pod.get());
-    for (const PodDisruptionBudget& pdb : state_.pdbs()) budgets.push_back(nodegroups::pdb_budget(pdb, all));
+    for (const PodDisruptionBudget& pdb : state_.pdbs()) budgets.push_back(eviction::pdb_budget(pdb, all));
   }
   std::vector<std::string> refused;
   for (const std::string& key : drain.to_evict) {
     const state::PodRecord* pod = state_.find_pod(key);
     if (pod == nullptr) continue;  // scaled in by its controller during this round
-    const nodegroups::EvictionVerdict verdict = nodegroups::may_evict(*pod->pod, budgets);
+    const eviction::EvictionVerdict verdict = eviction::may_evict(*pod->pod, budgets);
     std::string refusal;
     if (rules.wait_on_do_not_disrupt && disruption::says_do_not_disrupt(pod->pod->meta)) {
       refusal = "the pod has karpenter.sh/do-not-disrupt: \"true\", so it is not evicted and stays until the drain's "
                 "deadline";
-    } else if (verdict.outcome == nodegroups::EvictionOutcome::MoreThanOneBudget) {
+    } else if (verdict.outcome == eviction::EvictionOutcome::MoreThanOneBudget) {
       refusal = "the pod has more than one PodDisruptionBudget, which the eviction subresource does not support";
-    } else if (verdict.outcome == nodegroups::EvictionOutcome::RefusedByBudget) {
+    } else if (verdict.outcome == eviction::EvictionOutcome::RefusedByBudget) {
       const PodDisruptionBudget& pdb = budgets[*verdict.budget].pdb;
       refusal = fmt::format("cannot evict pod as it would violate the pod's disruption budget {}/{}",
                             pdb.meta.namespace_, pdb.meta.name);
@@ -122,7 +122,7 @@ void TerminationController::evict_round(const std::string& node) {
     if (refusal.empty()) {
       if (verdict.spends) --budgets[*verdict.budget].disruptions_allowed;
       const std::int64_t grace_seconds =
-          nodegroups::eviction_grace_period_seconds(*pod->pod, rules.max_graceful_termination.count() / 1000);
+          eviction::eviction_grace_period_seconds(*pod->pod, rules.max_graceful_termination.count() / 1000);
       writer_.evict(*pod, Duration(std::max<std::int64_t>(grace_seconds, 0) * 1000));
       drain.evicted.push_back(key);
       continue;

@@ -6,7 +6,7 @@
 #include <set>
 
 #include "api/quantity.h"
-#include "nodegroups/drainability.h"
+#include "eviction/eviction.h"
 
 namespace scalewright::disruption {
 namespace {
@@ -60,7 +60,7 @@ void Candidate::add_pod(std::shared_ptr<const Pod> pod, Symbol scheduling_class)
 }
 
 bool needs_another_node(const Pod& pod) {
-  return !pod.is_daemonset_pod() && !nodegroups::is_mirror_pod(pod) && !pod.is_terminal();
+  return !pod.is_daemonset_pod() && !eviction::is_mirror_pod(pod) && !pod.is_terminal();
 }
 
 bool says_do_not_disrupt(const ObjectMeta& meta) { return meta.annotated_true(karpenter_labels::do_not_disrupt); }

@@ -212,22 +212,6 @@ bool scale_down_in_cooldown(const ScaleDownInput& input, const AutoscalerOptions
          within(input.last_scale_down_failure, options.scale_down_delay_after_failure);
 }
 
-std::vector<PdbBudget> pdb_budgets(const ClusterSnapshot& snapshot, const std::vector<PodDisruptionBudget>& pdbs,
-                                   const std::vector<std::shared_ptr<const Pod>>& pending_pods) {
-  std::vector<PdbBudget> budgets;
-  if (pdbs.empty()) return budgets;
-  std::vector<const Pod*> pods;
-  pods.reserve(snapshot.pod_count() + pending_pods.size());
-  for (const NodeInfo& node : snapshot.nodes()) {
-    if (node.removed) continue;
-    for (const auto& placed : node.pods) pods.push_back(placed.pod.get());
-  }
-  for (const auto& pod : pending_pods) pods.push_back(pod.get());
-  budgets.reserve(pdbs.size());
-  for (const PodDisruptionBudget& pdb : pdbs) budgets.push_back(pdb_budget(pdb, pods));
-  return budgets;
-}
-
 ScaleDownResult ScaleDownPlanner::update(ClusterSnapshot& snapshot, const ScaleDownInput& input,
                                          const AutoscalerOptions& options, Duration now) {
   ScaleDownResult result;

@@ -175,9 +175,5 @@ class ScaleDownPlanner {
 // deletion (the scan interval when unset) or -after-failure of a failed deletion.
 bool scale_down_in_cooldown(const ScaleDownInput& input, const AutoscalerOptions& options, Duration now);
 
-// The PDBs with their status computed from the snapshot's pods and the pending ones (see pdb_budget).
-std::vector<PdbBudget> pdb_budgets(const scheduling::ClusterSnapshot& snapshot,
-                                   const std::vector<PodDisruptionBudget>& pdbs,
-                                   const std::vector<std::shared_ptr<const Pod>>& pending_pods = {});
 
 }  // namespace scalewright::nodegroups

@@ -4,45 +4,20 @@
 
 #include <functional>
 
+#include "../eviction/fixtures.h"
+
 namespace scalewright::nodegroups {
 namespace {
 
-std::shared_ptr<const Pod> make_pod(const std::string& name, const std::string& owner_kind = "ReplicaSet",
-                                    const std::string& ns = "default", const std::string& app = "web") {
-  Pod pod;
-  pod.meta.name = name;
-  pod.meta.namespace_ = ns;
-  pod.meta.labels.set(Symbol("app"), Symbol(app));
-  if (!owner_kind.empty()) pod.meta.owner_references.push_back({"apps/v1", owner_kind, "owner", "owner-uid", true});
-  pod.status.phase = PodPhase::Running;
-  return std::make_shared<const Pod>(std::move(pod));
-}
-
-std::shared_ptr<const Pod> with(std::shared_ptr<const Pod> base, const std::function<void(Pod&)>& edit) {
-  Pod pod = *base;
-  edit(pod);
-  return std::make_shared<const Pod>(std::move(pod));
-}
-
-PodDisruptionBudget pdb(const std::string& ns, const std::string& app) {
-  PodDisruptionBudget b;
-  b.meta.name = app + "-pdb";
-  b.meta.namespace_ = ns;
-  b.selector = LabelSelector{{{Symbol("app"), SelectorOperator::In, {Symbol(app)}}}};
-  return b;
-}
-
-// A budget that allows `allowed` disruptions, with no healthy pod counted.
-PdbBudget budget(PodDisruptionBudget pdb, std::int32_t allowed) {
-  PdbBudget b;
-  b.pdb = std::move(pdb);
-  b.disruptions_allowed = allowed;
-  return b;
-}
-
-std::int32_t disruptions_allowed(const PodDisruptionBudget& pdb, const std::vector<const Pod*>& pods) {
-  return pdb_budget(pdb, pods).disruptions_allowed;
-}
+// Declared here, not brought in by a using-directive, so that they overload other tests' helpers of the same names
+// in this unity build.
+using eviction::fixtures::budget;
+using eviction::fixtures::make_pod;
+using eviction::fixtures::pdb;
+using eviction::fixtures::ready;
+using eviction::fixtures::UnhealthyCase;
+using eviction::fixtures::with;
+using eviction::kMirrorPodAnnotation;
 
 DrainPlan drain(std::vector<std::shared_ptr<const Pod>> pods, std::vector<PdbBudget> pdbs = {},
                 DrainOptions options = {}) {
@@ -155,45 +130,27 @@ TEST(Drainability, PdbMustAllowADisruptionForEachOfItsPods) {
                   .drainable());
 }
 
-TEST(Drainability, DisruptionsAllowedIsCurrentHealthyMinusDesiredHealthy) {
-  std::vector<std::shared_ptr<const Pod>> owned = {make_pod("web-1"), make_pod("web-2"), make_pod("web-3"),
-                                                   make_pod("api-1", "ReplicaSet", "default", "api")};
-  std::vector<const Pod*> pods;
-  for (const auto& p : owned) pods.push_back(p.get());
-  PodDisruptionBudget b = pdb("default", "web");
-  b.max_unavailable = IntOrPercent{1, false};  // 3 expected, 2 desired healthy, 3 healthy -> 1
-  EXPECT_EQ(disruptions_allowed(b, pods), 1);
-  b.max_unavailable.reset();
-  b.min_available = IntOrPercent{2, false};  // 3 - 2 = 1
-  EXPECT_EQ(disruptions_allowed(b, pods), 1);
-  b.min_available = IntOrPercent{50, true};  // 50 % of 3 rounds up to 2: 3 - 2 = 1
-  EXPECT_EQ(disruptions_allowed(b, pods), 1);
-  b.min_available = IntOrPercent{3, false};  // 3 - 3 = 0
-  EXPECT_EQ(disruptions_allowed(b, pods), 0);
+TEST(Drainability, APodDeletedLongerThanItsGracePeriodAndThirtySecondsIsLeftOut) {
+  // Deleted at 100 s with the default 30 s grace period: still counted up to 160 s, left out after.
+  auto deleted = with(make_pod("web-1"), [](Pod& p) { p.meta.deletion_timestamp = 100; });
+  EXPECT_FALSE(is_long_terminating(*deleted, Duration{160'000}));
+  EXPECT_TRUE(is_long_terminating(*deleted, Duration{160'001}));
+  EXPECT_FALSE(is_long_terminating(*make_pod("web-2"), Duration{1'000'000}));
+  auto slow = with(deleted, [](Pod& p) { p.spec.termination_grace_period_seconds = 600; });
+  EXPECT_FALSE(is_long_terminating(*slow, Duration{700'000}));
+  EXPECT_TRUE(is_long_terminating(*slow, Duration{730'001}));
 
-  // One of the three not Ready: maxUnavailable 1 wants 2 healthy and has 2 -> 0.
-  auto unready = with(owned[2], [](Pod& p) { p.status.conditions.push_back({"Ready", "False", ""}); });
-  pods[2] = unready.get();
-  b.min_available.reset();
-  b.max_unavailable = IntOrPercent{1, false};
-  EXPECT_EQ(disruptions_allowed(b, pods), 0);
+  EXPECT_EQ(plan_drain({deleted}, {}, {}, Duration{160'000}).pods_to_move.size(), 1u);
+  EXPECT_TRUE(plan_drain({deleted}, {}, {}, Duration{161'000}).pods_to_move.empty());
 }
 
-TEST(Drainability, AnEvictedPodLeavesTheCountAndItsPendingReplacementIsNotHealthyYet) {
-  PodDisruptionBudget b = pdb("default", "web");
-  b.max_unavailable = IntOrPercent{1, false};
-  auto evicted = with(make_pod("web-1"), [](Pod& p) { p.meta.deletion_timestamp = 60; });
-  auto replacement = with(make_pod("web-4"), [](Pod& p) { p.status.phase = PodPhase::Pending; });
-  auto web2 = make_pod("web-2"), web3 = make_pod("web-3");
-  // web-1 terminating, web-4 not scheduled yet: 3 expected (web-2, web-3, web-4), 2 desired, 2 healthy -> 0.
-  EXPECT_EQ(disruptions_allowed(b, {evicted.get(), web2.get(), web3.get(), replacement.get()}), 0);
-  // web-4 bound to a node: 3 healthy -> 1 again.
-  auto bound = with(replacement, [](Pod& p) { p.spec.node_name = "node-b"; });
-  EXPECT_EQ(disruptions_allowed(b, {evicted.get(), web2.get(), web3.get(), bound.get()}), 1);
-}
-
-std::shared_ptr<const Pod> ready(std::shared_ptr<const Pod> base, const std::string& status) {
-  return with(std::move(base), [&](Pod& p) { p.status.conditions.push_back({"Ready", status, ""}); });
+TEST(Drainability, ScaleDownDisabledAnnotationOnTheNode) {
+  Node node;
+  EXPECT_FALSE(scale_down_disabled(node));
+  node.meta.annotations[std::string(kScaleDownDisabledAnnotation)] = "true";
+  EXPECT_TRUE(scale_down_disabled(node));
+  node.meta.annotations[std::string(kScaleDownDisabledAnnotation)] = "false";
+  EXPECT_FALSE(scale_down_disabled(node));
 }
 
 TEST(Drainability, APdbWithoutSelectorCoversNoPodAndAnEmptySelectorEveryPodOfItsNamespace) {
@@ -223,33 +180,6 @@ TEST(Drainability, APdbWithoutSelectorCoversNoPodAndAnEmptySelectorEveryPodOfIts
   EXPECT_EQ(drain({dns}, {budget(system_none, 1)}).blocking->reason, BlockingPodReason::UnmovableKubeSystemPod);
 }
 
-TEST(Drainability, AnEmptySelectorCountsEveryPodOfItsNamespaceAndNoSelectorNone) {
-  auto web1 = make_pod("web-1"), web2 = make_pod("web-2"), api = make_pod("api-1", "ReplicaSet", "default", "api");
-  auto cart = make_pod("cart-1", "ReplicaSet", "shop", "cart");
-  const std::vector<const Pod*> pods = {web1.get(), web2.get(), api.get(), cart.get()};
-  PodDisruptionBudget all = pdb("default", "web");
-  all.selector = LabelSelector{};
-  all.min_available = IntOrPercent{2, false};
-  // default's 3 pods (not shop's cart-1), all healthy: 3 - 2 = 1.
-  const PdbBudget counted = pdb_budget(all, pods);
-  EXPECT_EQ(counted.current_healthy, 3);
-  EXPECT_EQ(counted.desired_healthy, 2);
-  EXPECT_EQ(counted.disruptions_allowed, 1);
-  all.selector.reset();
-  EXPECT_EQ(pdb_budget(all, pods).current_healthy, 0);
-  EXPECT_EQ(pdb_budget(all, pods).disruptions_allowed, 0);
-}
-
-// web-1 and web-2 Ready, web-3 Running but not Ready: 3 expected, 2 healthy.
-struct UnhealthyCase {
-  std::shared_ptr<const Pod> web1 = ready(make_pod("web-1"), "True");
-  std::shared_ptr<const Pod> web2 = ready(make_pod("web-2"), "True");
-  std::shared_ptr<const Pod> web3 = ready(make_pod("web-3"), "False");
-  std::vector<PdbBudget> budgets(PodDisruptionBudget b) const {
-    return {pdb_budget(b, {web1.get(), web2.get(), web3.get()})};
-  }
-};
-
 TEST(MayEvict, AlwaysAllowEvictsARunningPodThatIsNotReadyWhenTheBudgetAllowsNoDisruption) {
   UnhealthyCase c;
   PodDisruptionBudget b = pdb("default", "web");
@@ -268,46 +198,6 @@ TEST(MayEvict, AlwaysAllowEvictsARunningPodThatIsNotReadyWhenTheBudgetAllowsNoDi
   // The same pod under a plan: the node may go.
   EXPECT_TRUE(drain({c.web3}, budgets).drainable());
   EXPECT_FALSE(drain({c.web3, c.web1}, budgets).drainable());
-}
-
-TEST(MayEvict, IfHealthyBudgetEvictsAPodThatIsNotReadyOnlyWhileTheBudgetHasItsDesiredHealthyPods) {
-  UnhealthyCase c;
-  PodDisruptionBudget b = pdb("default", "web");
-  b.min_available = IntOrPercent{3, false};  // 2 healthy < 3 desired
-  EXPECT_EQ(may_evict(*c.web3, c.budgets(b)).outcome, EvictionOutcome::RefusedByBudget);
-  b.min_available.reset();
-  b.max_unavailable = IntOrPercent{1, false};  // 3 - 1 = 2 desired, 2 healthy: 0 allowed, yet 2 >= 2
-  const std::vector<PdbBudget> budgets = c.budgets(b);
-  ASSERT_EQ(budgets[0].disruptions_allowed, 0);
-  const EvictionVerdict unready = may_evict(*c.web3, budgets);
-  EXPECT_EQ(unready.outcome, EvictionOutcome::Evicted);
-  EXPECT_FALSE(unready.spends);
-  EXPECT_EQ(may_evict(*c.web1, budgets).outcome, EvictionOutcome::RefusedByBudget);
-}
-
-TEST(MayEvict, APodNotRunningOrBeingDeletedIsEvictedWhateverItsBudgets) {
-  const std::vector<PdbBudget> none_left = {budget(pdb("default", "web"), 0)};
-  auto starting = ready(with(make_pod("web-4"),
-                             [](Pod& p) {
-                               p.status.phase = PodPhase::Pending;
-                               p.spec.node_name = "node-a";
-                             }),
-                        "False");
-  auto unscheduled = with(make_pod("web-5"), [](Pod& p) { p.status.phase = PodPhase::Pending; });
-  auto deleting = with(make_pod("web-1"), [](Pod& p) { p.meta.deletion_timestamp = 60; });
-  for (const auto& pod : {starting, unscheduled, deleting}) {
-    const EvictionVerdict verdict = may_evict(*pod, none_left);
-    EXPECT_EQ(verdict.outcome, EvictionOutcome::Evicted) << pod->meta.name;
-    EXPECT_FALSE(verdict.spends) << pod->meta.name;
-  }
-  EXPECT_EQ(may_evict(*make_pod("web-1"), none_left).outcome, EvictionOutcome::RefusedByBudget);
-  // A bound pod still Pending with no Ready condition is a simulated one (or one its kubelet has not reported):
-  // it runs, and its budget holds it.
-  auto simulated = with(make_pod("web-6"), [](Pod& p) {
-    p.status.phase = PodPhase::Pending;
-    p.spec.node_name = "node-a";
-  });
-  EXPECT_EQ(may_evict(*simulated, none_left).outcome, EvictionOutcome::RefusedByBudget);
 }
 
 TEST(MayEvict, APodThatTwoBudgetsCoverIsRefusedHoweverMuchTheyAllow) {
@@ -333,44 +223,6 @@ TEST(MayEvict, APodThatTwoBudgetsCoverIsRefusedHoweverMuchTheyAllow) {
   EXPECT_EQ(plan.blocking->message,
             "more than one pod disruption budget covers default/web-1, which the eviction subresource does not "
             "support");
-}
-
-TEST(Drainability, APodDeletedLongerThanItsGracePeriodAndThirtySecondsIsLeftOut) {
-  // Deleted at 100 s with the default 30 s grace period: still counted up to 160 s, left out after.
-  auto deleted = with(make_pod("web-1"), [](Pod& p) { p.meta.deletion_timestamp = 100; });
-  EXPECT_FALSE(is_long_terminating(*deleted, Duration{160'000}));
-  EXPECT_TRUE(is_long_terminating(*deleted, Duration{160'001}));
-  EXPECT_FALSE(is_long_terminating(*make_pod("web-2"), Duration{1'000'000}));
-  auto slow = with(deleted, [](Pod& p) { p.spec.termination_grace_period_seconds = 600; });
-  EXPECT_FALSE(is_long_terminating(*slow, Duration{700'000}));
-  EXPECT_TRUE(is_long_terminating(*slow, Duration{730'001}));
-
-  EXPECT_EQ(plan_drain({deleted}, {}, {}, Duration{160'000}).pods_to_move.size(), 1u);
-  EXPECT_TRUE(plan_drain({deleted}, {}, {}, Duration{161'000}).pods_to_move.empty());
-}
-
-TEST(Drainability, ScaleDownDisabledAnnotationOnTheNode) {
-  Node node;
-  EXPECT_FALSE(scale_down_disabled(node));
-  node.meta.annotations[std::string(kScaleDownDisabledAnnotation)] = "true";
-  EXPECT_TRUE(scale_down_disabled(node));
-  node.meta.annotations[std::string(kScaleDownDisabledAnnotation)] = "false";
-  EXPECT_FALSE(scale_down_disabled(node));
-}
-
-TEST(Drainability, EvictionOrderLowPriorityFirstAndGracePeriodCapped) {
-  auto critical = with(make_pod("critical"), [](Pod& p) { p.spec.priority = 2000000000; });
-  auto low = with(make_pod("low"), [](Pod& p) { p.spec.priority = -10; });
-  auto plain = make_pod("plain");
-  auto order = eviction_order({critical, plain, low});
-  ASSERT_EQ(order.size(), 3u);
-  EXPECT_EQ(order[0]->meta.name, "low");
-  EXPECT_EQ(order[1]->meta.name, "plain");
-  EXPECT_EQ(order[2]->meta.name, "critical");
-
-  EXPECT_EQ(eviction_grace_period_seconds(*plain, 600), 30);  // unset: Kubernetes' 30 s
-  auto slow = with(plain, [](Pod& p) { p.spec.termination_grace_period_seconds = 3600; });
-  EXPECT_EQ(eviction_grace_period_seconds(*slow, 600), 600);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "eviction/eviction.h"
 #include "disruption/budgets.h"
 #include "disruption/consolidation.h"
 
@@ -88,7 +89,7 @@ const CandidateRules::NodePods& CandidateRules::node_pods(const state::NodeRecor
 }
 
 std::string CandidateRules::why_not_disruptable(const state::NodeRecord& node, scheduling::NodeId id,
-                                                const std::vector<nodegroups::PdbBudget>& pdbs) const {
+                                                const std::vector<eviction::PdbBudget>& pdbs) const {
   if (disruption::says_do_not_disrupt(node.node.meta)) return "Node has \"karpenter.sh/do-not-disrupt\" annotation";
   if (id == scheduling::kNoNode) return "";
   const NodePods& pods = node_pods(node, id);
@@ -97,11 +98,11 @@ std::string CandidateRules::why_not_disruptable(const state::NodeRecord& node, s
   const std::size_t asked = std::min(pods.do_not_disrupt, pods.movable.size());
   for (std::size_t i = 0; i < asked && !pdbs.empty(); ++i) {
     const Pod& pod = *pods.movable[i];
-    const nodegroups::EvictionVerdict verdict = nodegroups::may_evict(pod, pdbs);
-    if (verdict.outcome == nodegroups::EvictionOutcome::RefusedByBudget) {
+    const eviction::EvictionVerdict verdict = eviction::may_evict(pod, pdbs);
+    if (verdict.outcome == eviction::EvictionOutcome::RefusedByBudget) {
       return fmt::format("PDB \"{}\" prevents pod evictions", pdbs[*verdict.budget].pdb.meta.key());
     }
-    if (verdict.outcome == nodegroups::EvictionOutcome::MoreThanOneBudget) {
+    if (verdict.outcome == eviction::EvictionOutcome::MoreThanOneBudget) {
       return fmt::format("Pod \"{}\" is covered by more than one PDB", pod.meta.key());
     }
   }

@@ -17,7 +17,7 @@
 #include "controllers/ports.h"
 #include "controllers/provisioning.h"
 #include "controllers/termination.h"
-#include "nodegroups/drainability.h"
+#include "eviction/eviction.h"
 #include "provisioning/provisioner.h"
 #include "state/cluster_state.h"
 
@@ -70,7 +70,7 @@ class CandidateRules : private Controller {
   // Why `node` may not be disrupted now (do-not-disrupt on it or a pod, a pod the eviction API would refuse), or
   // empty.
   std::string why_not_disruptable(const state::NodeRecord& node, scheduling::NodeId id,
-                                  const std::vector<nodegroups::PdbBudget>& pdbs) const;
+                                  const std::vector<eviction::PdbBudget>& pdbs) const;
 
   // Provisioning first: while pods are pending or NodeClaims in flight, the cluster is about to change, and what a
   // what-if says of it now would not hold.

@@ -6,8 +6,7 @@
 
 #include "api/wording.h"
 #include "controllers/disruption/validation.h"
-#include "nodegroups/drainability.h"
-#include "nodegroups/scale_down.h"
+#include "eviction/eviction.h"
 
 namespace scalewright::controllers {
 
@@ -30,7 +29,7 @@ void ConsolidationCandidates::look_at_node(const std::string& name, Duration now
 ConsolidationCandidates::Found ConsolidationCandidates::find(Duration now) const {
   Found out;
   const scheduling::ClusterSnapshot& snapshot = state_.snapshot();
-  std::vector<nodegroups::PdbBudget> pdbs = nodegroups::pdb_budgets(snapshot, state_.pdbs());
+  std::vector<eviction::PdbBudget> pdbs = eviction::pdb_budgets(snapshot, state_.pdbs());
   for (const auto& [name, node] : state_.nodes()) {
     if (node.phase != state::NodePhase::Ready || node.nodepool.empty()) continue;
     const NodePool* pool = state_.find_nodepool(node.nodepool);

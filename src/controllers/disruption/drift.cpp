@@ -5,11 +5,11 @@
 
 #include <fmt/format.h>
 
+#include "eviction/eviction.h"
 #include "api/wording.h"
 #include "controllers/static_capacity.h"
 #include "disruption/consolidation.h"
 #include "disruption/drift.h"
-#include "nodegroups/scale_down.h"
 
 namespace scalewright::controllers {
 
@@ -55,7 +55,7 @@ bool DriftMethod::disrupt(Duration now) {
   // Oldest first, as Karpenter replaces drifted nodes.
   std::stable_sort(drifted.begin(), drifted.end(),
                    [](const Drifted& a, const Drifted& b) { return a.node->launched_at < b.node->launched_at; });
-  const std::vector<nodegroups::PdbBudget> pdbs = nodegroups::pdb_budgets(state_.snapshot(), state_.pdbs());
+  const std::vector<eviction::PdbBudget> pdbs = eviction::pdb_budgets(state_.snapshot(), state_.pdbs());
   for (const Drifted& d : drifted) {
     const state::NodeRecord& node = *d.node;
     const std::string name = node.name();
