@@ -358,9 +358,12 @@ void Simulation::on_spot_notice(std::int32_t count) {
   for (std::int32_t i = 0; i < count && i < static_cast<std::int32_t>(spot.size()); ++i) {
     const std::string name = spot[static_cast<std::size_t>(i)]->name();
     ++interruptions_;
-    disruption_.interruption_notice(name, kSpotNotice);
+    state_.interruption_noticed(*state_.find_node(name), now_ + kSpotNotice);
     push({now_ + kSpotNotice, 0, EventKind::SpotReclaim, 0, name, {}});
   }
+  // The notices reach the disruption controller as a watch would deliver them: it reconciles on them at once, so
+  // the pods it evicts are replaced and scheduled in this instant's settling.
+  disruption_.reconcile();
 }
 
 void Simulation::on_spot_reclaim(const std::string& name) {

@@ -212,6 +212,11 @@ void ClusterState::node_updated(const NodeRecord& node) {
   ++room_changes_;
 }
 
+void ClusterState::interruption_noticed(NodeRecord& node, Duration at) {
+  node.reclaimed_at = at;
+  ++interruption_notices_;
+}
+
 void ClusterState::node_draining(NodeRecord& node) {
   if (const scheduling::NodeId id = snapshot_.find_node(node.name()); id != scheduling::kNoNode) {
     const bool lost_count = ready_totals_saturated();

@@ -74,6 +74,9 @@ struct NodeRecord {
   std::optional<Duration> terminated_at;
   NodePhase phase = NodePhase::Launching;
   std::optional<Duration> failed_at;  // stopped reporting: NotReady and unreachable from then on
+  // A spot interruption notice said the cloud takes its instance back then (EC2's two-minute warning, as the
+  // simulator's fault or an SQS poller observes it).
+  std::optional<Duration> reclaimed_at;
   // Pods (not DaemonSet pods) bound or nominated to it, kept by the state as pods come and go: with none, the node
   // is empty.
   std::int32_t busy = 0;
@@ -150,6 +153,9 @@ class ClusterState {
   void node_updated(const NodeRecord& node);
   // The node left scheduling (it is going away); its pods were deleted before.
   void node_draining(NodeRecord& node);
+  // The cloud warned that `node`'s instance is reclaimed at `at`: an observation, which the disruption controller
+  // acts on (Karpenter's interruption controller acts on the NodeClaim in the same way).
+  void interruption_noticed(NodeRecord& node, Duration at);
   // The instance is gone; the record leaves the working set at the next retire_terminated().
   void node_terminated(NodeRecord& node, Duration at);
   // Terminated nodes move out of nodes(), which every scan would otherwise walk, into retired() when `keep` (the
@@ -254,6 +260,8 @@ class ClusterState {
   // Moves when a PodDisruptionBudget is applied or deleted, or a pod's phase or readiness changes (what a PDB
   // counts healthy).
   std::uint64_t disruption_budget_changes() const { return disruption_budget_changes_; }
+  // Moves with every interruption notice observed.
+  std::uint64_t interruption_notices() const { return interruption_notices_; }
   // Pods with a deletion timestamp, not gone yet: what counts of them changes with time alone.
   std::size_t terminating_pods() const { return terminating_pods_; }
   // Counts every pod bound to a node.
@@ -325,6 +333,7 @@ class ClusterState {
   std::uint64_t room_changes_ = 0;
   std::uint64_t workload_changes_ = 0;
   std::uint64_t disruption_budget_changes_ = 0;
+  std::uint64_t interruption_notices_ = 0;
   std::size_t terminating_pods_ = 0;
   std::uint64_t bindings_ = 0;
   // The readers' bookkeeping, not observed state: readers hold the state const.

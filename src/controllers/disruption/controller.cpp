@@ -32,6 +32,7 @@ DisruptionController::DisruptionController(const Ports& ports, TerminationContro
 
 void DisruptionController::reconcile() {
   const Duration now = clock_.now();
+  act_on_interruption_notices(now);
   for (DisruptionMethod* method : methods_) method->look(now);
   // What is kept per node moves only for the nodes that changed; a NodePool applied or deleted changes what its
   // nodes are due for, and all are looked at again.
@@ -56,6 +57,17 @@ void DisruptionController::reconcile() {
     if (!method->takes_turns() || !queue_.busy()) due(method->next_pass(now));
   }
   if (earliest) schedule_pass(std::max(*earliest, now));
+}
+
+void DisruptionController::act_on_interruption_notices(Duration now) {
+  if (state_.interruption_notices() == notices_seen_) return;
+  notices_seen_ = state_.interruption_notices();
+  std::erase_if(noticed_, [&](const std::string& name) { return state_.find_node(name) == nullptr; });
+  for (const auto& [name, node] : state_.nodes()) {
+    if (!node.reclaimed_at || noticed_.contains(name)) continue;
+    noticed_.insert(name);
+    interruption_.notice(name, std::max(*node.reclaimed_at - now, Duration(0)));
+  }
 }
 
 void DisruptionController::look_at_node(const std::string& name, Duration now) {

@@ -6,8 +6,9 @@
 //  - then, while no command is in the queue, the first of emptiness (emptiness.h), drift (drift.h) and
 //    consolidation (consolidation.h) that disrupts a node: one method acts per pass.
 // The commands in flight are the queue's (queue.h: replacements launched, waited for, then the drains), and a
-// consolidation command is validated 15 s after it was computed (validation.h). A spot interruption notice is acted
-// on at once (interruption.h). Every pass first takes off the karpenter.sh/disrupted taint of a node no command is
+// consolidation command is validated 15 s after it was computed (validation.h). A spot interruption notice, an
+// observation in the state (the simulator's fault, or a poller of the cloud's queue), is acted on at the next
+// reconcile, before anything else (interruption.h). Every pass first takes off the karpenter.sh/disrupted taint of a node no command is
 // disrupting and no drain is emptying (one a leader that stopped mid-command left), as Karpenter's controller does.
 #include <chrono>
 #include <cstdint>
@@ -40,10 +41,9 @@ class DisruptionController : private Controller {
 
   // After every change: what each method keeps, the progress of the command under way, and a pass when one is due.
   void reconcile();
-  // The cloud warned that `node`'s spot instance is reclaimed in `notice`.
-  void interruption_notice(const std::string& node, Duration notice) { interruption_.notice(node, notice); }
-
  private:
+  // The interruption notices observed since the last look, each acted on once.
+  void act_on_interruption_notices(Duration now);
   void look_at_node(const std::string& name, Duration now);
   void schedule_pass(Duration at);
   void on_pass();
@@ -67,6 +67,8 @@ class DisruptionController : private Controller {
   std::set<std::string> tainted_;  // Ready NodePool nodes carrying karpenter.sh/disrupted, as last looked at
   std::optional<Duration> last_stale_taints_pass_;  // when a pass last found stale taints to take off
   std::optional<Duration> pass_at_;  // when the pass pending runs
+  std::uint64_t notices_seen_ = 0;   // the state's interruption_notices() at the last look
+  std::set<std::string> noticed_;    // nodes whose notice was acted on
   TimerId pass_timer_ = 0;
 };
 

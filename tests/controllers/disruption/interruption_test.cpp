@@ -12,7 +12,8 @@ using ::testing::Contains;
 using ::testing::ElementsAre;
 
 TEST_F(Disruption, SpotInterruptionDrainsAtOnceAndLaunchesTheReplacementBesideTheDrain) {
-  // n1 and n2 (c.2xlarge, 8 cpus) run a 5-cpu pod each: n1's pod fits nowhere else. The notice at 10 s launches
+  // n1 and n2 (c.2xlarge, 8 cpus) run a 5-cpu pod each: n1's pod fits nowhere else. The notice observed at 10 s
+  // (an observation in the state, acted on at the reconcile after it) launches
   // what it needs at once (the cheapest fit: c.2xlarge spot, $0.16/h) and evicts it in the same instant, without
   // waiting for the replacement to be Ready; n1 goes when its pod has run out its 30 s grace period.
   add_node(state, cloud, "n1", "default");
@@ -21,7 +22,8 @@ TEST_F(Disruption, SpotInterruptionDrainsAtOnceAndLaunchesTheReplacementBesideTh
   run_pod("n2-web", 5000, "n2");
   disruption.reconcile();
   clock.advance_to(10s);
-  disruption.interruption_notice("n1", 2min);
+  state.interruption_noticed(*state.find_node("n1"), 10s + 2min);
+  disruption.reconcile();
 
   const std::string replacement = launched_node();
   ASSERT_FALSE(replacement.empty());
@@ -35,6 +37,9 @@ TEST_F(Disruption, SpotInterruptionDrainsAtOnceAndLaunchesTheReplacementBesideTh
                                              "reclaimed in 2m0s"));
   clock.advance_to(40s);
   EXPECT_THAT(writer.calls_of("delete_node"), ElementsAre("40s delete_node n1"));
+  // Acted on once: later reconciles do not say it again.
+  disruption.reconcile();
+  EXPECT_THAT(writer.events_of("interruption"), ::testing::SizeIs(1));
 }
 
 }  // namespace
