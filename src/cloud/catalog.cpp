@@ -10,7 +10,7 @@
 
 #include "api/meta.h"
 #include "api/nodepool.h"
-#include "cloud/csv_table.h"
+#include "data/csv_table.h"
 
 namespace scalewright::cloud {
 namespace {
@@ -25,7 +25,7 @@ constexpr std::string_view kInstanceTypesFile = "instance-types.csv";
 // Reads typed fields of one row and keeps the first error, so a row is read in straight lines.
 class RowReader {
  public:
-  RowReader(const CsvTable& table, const CsvRow& row) : table_(table), row_(row) {}
+  RowReader(const data::CsvTable& table, const data::CsvRow& row) : table_(table), row_(row) {}
 
   const std::string& text(std::size_t column) { return row_[column]; }
   std::string required_text(std::size_t column) { return keep(table_.text(row_, column), std::string()); }
@@ -49,15 +49,15 @@ class RowReader {
     return fallback;
   }
 
-  const CsvTable& table_;
-  const CsvRow& row_;
+  const data::CsvTable& table_;
+  const data::CsvRow& row_;
   std::optional<Error> error_;
 };
 
 // Resolves header names to indices; the first missing one is the error.
 class Columns {
  public:
-  explicit Columns(const CsvTable& table) : table_(table) {}
+  explicit Columns(const data::CsvTable& table) : table_(table) {}
   std::size_t operator()(std::string_view name) {
     Result<std::size_t> index = table_.column(name);
     if (index) return *index;
@@ -67,12 +67,12 @@ class Columns {
   const std::optional<Error>& error() const { return error_; }
 
  private:
-  const CsvTable& table_;
+  const data::CsvTable& table_;
   std::optional<Error> error_;
 };
 
-Result<CsvTable> read_table(const std::filesystem::path& data_dir, std::string_view file) {
-  return CsvTable::read(data_dir / file);
+Result<data::CsvTable> read_table(const std::filesystem::path& data_dir, std::string_view file) {
+  return data::CsvTable::read(data_dir / file);
 }
 
 double median(std::vector<double> values) {
@@ -109,13 +109,13 @@ std::optional<Error> validate(const CatalogOptions& options) {
 }
 
 Result<std::string> region_code(const std::filesystem::path& data_dir, const std::string& region) {
-  Result<CsvTable> table = read_table(data_dir, kRegionsFile);
+  Result<data::CsvTable> table = read_table(data_dir, kRegionsFile);
   if (!table) return table.error();
   Columns columns(*table);
   const std::size_t region_column = columns("region");
   const std::size_t code_column = columns("region_code");
   if (columns.error()) return *columns.error();
-  for (const CsvRow& row : table->rows()) {
+  for (const data::CsvRow& row : table->rows()) {
     if (row[region_column] != region) continue;
     if (row[code_column].empty()) return table->error_at(row, code_column, "must not be empty");
     return row[code_column];
@@ -125,14 +125,14 @@ Result<std::string> region_code(const std::filesystem::path& data_dir, const std
 
 // The zone IDs whose region code is `code`, deduplicated.
 Result<std::vector<std::string>> region_zone_ids(const std::filesystem::path& data_dir, const std::string& code) {
-  Result<CsvTable> table = read_table(data_dir, kZoneIdsFile);
+  Result<data::CsvTable> table = read_table(data_dir, kZoneIdsFile);
   if (!table) return table.error();
   Columns columns(*table);
   const std::size_t code_column = columns("region_code");
   const std::size_t zone_column = columns("zone_id");
   if (columns.error()) return *columns.error();
   std::vector<std::string> ids;
-  for (const CsvRow& row : table->rows()) {
+  for (const data::CsvRow& row : table->rows()) {
     if (row[code_column] != code) continue;
     if (!row[zone_column].starts_with(code + "-")) {
       return table->error_at(row, zone_column, fmt::format("zone ID \"{}\" does not start with \"{}-\"",
@@ -149,7 +149,7 @@ struct OnDemandPrices {
 
 Result<OnDemandPrices> read_on_demand(const std::filesystem::path& data_dir, std::string_view file,
                                       const std::string& region) {
-  Result<CsvTable> table = read_table(data_dir, file);
+  Result<data::CsvTable> table = read_table(data_dir, file);
   if (!table) return table.error();
   Columns columns(*table);
   const std::size_t region_column = columns("region");
@@ -158,7 +158,7 @@ Result<OnDemandPrices> read_on_demand(const std::filesystem::path& data_dir, std
   if (columns.error()) return *columns.error();
   OnDemandPrices prices;
   std::unordered_map<std::string, std::size_t> first_line;
-  for (const CsvRow& row : table->rows()) {
+  for (const data::CsvRow& row : table->rows()) {
     if (row[region_column] != region) continue;
     RowReader read(*table, row);
     std::string type = read.required_text(type_column);
@@ -196,7 +196,7 @@ struct TypesRead {
 
 Result<TypesRead> read_instance_types(const std::filesystem::path& data_dir, const OnDemandPrices& prices,
                                       std::size_t zone_count, std::int64_t max_pods_default) {
-  Result<CsvTable> table = read_table(data_dir, kInstanceTypesFile);
+  Result<data::CsvTable> table = read_table(data_dir, kInstanceTypesFile);
   if (!table) return table.error();
   Columns col(*table);
   const std::size_t name = col("name"), family = col("family"), generation = col("generation"), size = col("size"),
@@ -214,7 +214,7 @@ Result<TypesRead> read_instance_types(const std::filesystem::path& data_dir, con
   TypesRead out;
   out.rows = table->rows().size();
   out.priced.reserve(prices.by_type.size());
-  for (const CsvRow& row : table->rows()) {
+  for (const data::CsvRow& row : table->rows()) {
     RowReader read(*table, row);
     PricedType type;
     type.name = read.required_text(name);
@@ -271,7 +271,7 @@ Result<TypesRead> read_instance_types(const std::filesystem::path& data_dir, con
 std::optional<Error> read_spot(const std::filesystem::path& data_dir,
                                const std::unordered_map<std::string_view, std::size_t>& zone_index,
                                std::vector<PricedType>& priced) {
-  Result<CsvTable> table = read_table(data_dir, kSpotFile);
+  Result<data::CsvTable> table = read_table(data_dir, kSpotFile);
   if (!table) return table.error();
   Columns columns(*table);
   const std::size_t zone_column = columns("zone_id");
@@ -284,7 +284,7 @@ std::optional<Error> read_spot(const std::filesystem::path& data_dir,
   type_index.reserve(priced.size());
   for (std::size_t i = 0; i < priced.size(); ++i) type_index.emplace(priced[i].name, i);
 
-  for (const CsvRow& row : table->rows()) {
+  for (const data::CsvRow& row : table->rows()) {
     auto zone = zone_index.find(row[zone_column]);
     if (zone == zone_index.end()) continue;  // another region
     auto type = type_index.find(row[type_column]);

@@ -8,7 +8,7 @@
 #include "cluster/api_objects.h"
 #include "controllers/workload_autoscaling.h"
 #include "kube/api_client.h"
-#include "workloads/prometheus_trigger_reader.h"
+#include "prometheus/prometheus_trigger_reader.h"
 
 namespace scalewright::cluster {
 
@@ -42,7 +42,7 @@ class ClusterAutoscalingMetrics final : public controllers::AutoscalingMetrics {
 
  private:
   ResourceMetricsReader pod_metrics_;
-  workloads::PrometheusTriggerReader triggers_;
+  prometheus::PrometheusTriggerReader triggers_;
 };
 
 }  // namespace scalewright::cluster

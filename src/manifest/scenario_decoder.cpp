@@ -4,7 +4,7 @@
 #include <cmath>
 #include <tuple>
 
-#include "cloud/csv_table.h"
+#include "data/csv_table.h"
 
 #include "manifest/manifest.h"
 #include "manifest/meta_decoder.h"
@@ -80,14 +80,14 @@ std::pair<std::string, std::string> csv_text(const Field& csv, const DecodeConte
 // Points of a load curve from CSV (columns "after" and "requestsPerSecond"), read through libcsv.
 std::vector<std::pair<Duration, double>> decode_csv_points(const Field& csv, const DecodeContext& context) {
   auto [text, name] = csv_text(csv, context);
-  Result<cloud::CsvTable> table = cloud::CsvTable::parse(text, name);
+  Result<data::CsvTable> table = data::CsvTable::parse(text, name);
   if (!table) csv.fail(table.error().message);
   Result<std::size_t> after = table->column("after");
   Result<std::size_t> rps = table->column("requestsPerSecond");
   if (!after) csv.fail(after.error().message);
   if (!rps) csv.fail(rps.error().message);
   std::vector<std::pair<Duration, double>> points;
-  for (const cloud::CsvRow& row : table->rows()) {
+  for (const data::CsvRow& row : table->rows()) {
     Result<Duration> at = parse_duration(row[*after]);
     if (!at) csv.fail(table->error_at(row, *after, at.error().message).message);
     Result<double> value = table->number(row, *rps);

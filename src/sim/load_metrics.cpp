@@ -5,9 +5,9 @@
 #include <fmt/format.h>
 
 #include "api/saturating.h"
+#include "prometheus/prometheus_client.h"
+#include "prometheus/prometheus_trigger_reader.h"
 #include "sim/promql_subset.h"
-#include "workloads/prometheus_client.h"
-#include "workloads/prometheus_trigger_reader.h"
 
 namespace scalewright::sim {
 
@@ -91,9 +91,9 @@ class LoadModelMetrics::TriggerReader : public workloads::TriggerReader {
     if (!parsed) return parsed.error();
     Result<std::vector<double>> values = evaluate(*parsed, load_.request_series(), now_);
     if (!values) return values.error();
-    workloads::PrometheusQueryData data;
+    prometheus::PrometheusQueryData data;
     for (double v : *values) data.samples.push_back({{{"series", std::to_string(data.samples.size())}}, 0, v});
-    return workloads::prometheus_single_value(data, workloads::ignore_null_values(trigger));
+    return prometheus::prometheus_single_value(data, prometheus::ignore_null_values(trigger));
   }
 
  private:

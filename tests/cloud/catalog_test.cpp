@@ -9,7 +9,7 @@
 #include <string>
 
 #include "api/meta.h"
-#include "cloud/csv_table.h"
+#include "data/csv_table.h"
 #include "testdata.h"
 #include "units.h"
 
@@ -278,7 +278,7 @@ TEST(Catalog, MadeFromExplicitTypes) {
 // Every catalog type whose figures Karpenter publishes (karpenter_alloc_* columns) against our formulas. The
 // known differences, with why, are listed in data/aws/README.md; today there are none.
 TEST(Catalog, AllocatableAgreesWithKarpentersPublishedFigures) {
-  Result<CsvTable> table = CsvTable::read(kData / "instance-types.csv");
+  Result<data::CsvTable> table = data::CsvTable::read(kData / "instance-types.csv");
   ASSERT_TRUE(table.ok()) << table.error().message;
   const std::size_t name = table->column("name").value();
   const std::size_t cpu = table->column("karpenter_alloc_cpu_millicores").value();
@@ -288,7 +288,7 @@ TEST(Catalog, AllocatableAgreesWithKarpentersPublishedFigures) {
 
   std::size_t compared = 0;
   std::set<std::string> differing;
-  for (const CsvRow& row : table->rows()) {
+  for (const data::CsvRow& row : table->rows()) {
     const InstanceType* t = us_east_1().find(row[name]);
     if (t == nullptr || row[cpu].empty()) continue;
     ++compared;
@@ -304,7 +304,7 @@ TEST(Catalog, AllocatableAgreesWithKarpentersPublishedFigures) {
 
 // Without Karpenter's 64 MiB Graviton reservation every arm64 type would be off by 64 − ceil-difference = 59 MiB.
 TEST(Catalog, WithoutTheGravitonReservationArm64TypesDifferBy59Mebibytes) {
-  Result<CsvTable> table = CsvTable::read(kData / "instance-types.csv");
+  Result<data::CsvTable> table = data::CsvTable::read(kData / "instance-types.csv");
   ASSERT_TRUE(table.ok());
   CatalogOptions options;
   options.arm64_reserved_memory_mib = 0;
@@ -314,7 +314,7 @@ TEST(Catalog, WithoutTheGravitonReservationArm64TypesDifferBy59Mebibytes) {
   const std::size_t memory = table->column("karpenter_alloc_memory_mib").value();
   std::map<std::int64_t, std::size_t> by_difference;
   std::size_t arm64_differing = 0;
-  for (const CsvRow& row : table->rows()) {
+  for (const data::CsvRow& row : table->rows()) {
     const InstanceType* t = catalog->find(row[name]);
     if (t == nullptr || row[memory].empty()) continue;
     const std::int64_t difference = t->allocatable.memory() / kMi - table->integer(row, memory).value();

@@ -1,5 +1,5 @@
 #pragma once
-// The cloud tests' own data files: catalogs and CSV tables with the faults loading must report.
+// The cloud tests' own data files: catalogs with the faults loading must report.
 #include <filesystem>
 
 namespace scalewright::cloud {

@@ -1,12 +1,12 @@
-#include "workloads/prometheus_trigger_reader.h"
+#include "prometheus/prometheus_trigger_reader.h"
 
 #include <fmt/format.h>
 
 #include "api/integer.h"
 
-#include "workloads/prometheus_client.h"
+#include "prometheus/prometheus_client.h"
 
-namespace scalewright::workloads {
+namespace scalewright::prometheus {
 namespace {
 
 // KEDA's "key1=value1,key2=value2" metadata lists (customHeaders, queryParameters).
@@ -55,4 +55,4 @@ Result<double> PrometheusTriggerReader::read(const ScaledObject& scaled_object, 
   return value;
 }
 
-}  // namespace scalewright::workloads
+}  // namespace scalewright::prometheus

@@ -7,12 +7,12 @@
 
 #include "workloads/keda.h"
 
-namespace scalewright::workloads {
+namespace scalewright::prometheus {
 
 // The trigger's ignoreNullValues (Go boolean syntax), true when absent as in KEDA.
 bool ignore_null_values(const ScaledObjectTrigger& trigger);
 
-class PrometheusTriggerReader : public TriggerReader {
+class PrometheusTriggerReader : public workloads::TriggerReader {
  public:
   // KEDA's HTTP client timeout (KEDA_HTTP_DEFAULT_TIMEOUT, 3 s by default) bounds connecting and answering.
   explicit PrometheusTriggerReader(std::chrono::milliseconds timeout = std::chrono::seconds(3)) : timeout_(timeout) {}
@@ -24,4 +24,4 @@ class PrometheusTriggerReader : public TriggerReader {
   std::chrono::milliseconds timeout_;
 };
 
-}  // namespace scalewright::workloads
+}  // namespace scalewright::prometheus

@@ -1,4 +1,4 @@
-#include "cloud/csv_table.h"
+#include "data/csv_table.h"
 
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 
 #include "testdata.h"
 
-namespace scalewright::cloud {
+namespace scalewright::data {
 namespace {
 
 TEST(CsvTable, MapsHeaderNamesToColumnsAndKeepsLineNumbers) {
@@ -60,4 +60,4 @@ TEST(CsvTable, MissingFileIsAnErrorNamingIt) {
 }
 
 }  // namespace
-}  // namespace scalewright::cloud
+}  // namespace scalewright::data

@@ -1,7 +1,7 @@
 // The Prometheus client against a real Prometheus (started by PrometheusFixture, scraping values this test serves)
 // and against fake servers on 127.0.0.1 for the failures a real Prometheus does not produce on demand. Nothing here
 // talks to anything but 127.0.0.1.
-#include "workloads/prometheus_client.h"
+#include "prometheus/prometheus_client.h"
 
 #include <arpa/inet.h>
 #include <gmock/gmock.h>
@@ -17,7 +17,7 @@
 
 #include "prometheus_fixture.h"
 
-namespace scalewright::workloads {
+namespace scalewright::prometheus {
 namespace {
 
 using namespace std::chrono_literals;
@@ -400,4 +400,4 @@ TEST(PrometheusClientAgainstFakeServer, UnsupportedSchemeIsAnError) {
 }
 
 }  // namespace
-}  // namespace scalewright::workloads
+}  // namespace scalewright::prometheus

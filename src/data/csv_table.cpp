@@ -1,4 +1,4 @@
-#include "cloud/csv_table.h"
+#include "data/csv_table.h"
 
 #include <csv.h>
 
@@ -14,7 +14,7 @@
 
 #include <fmt/format.h>
 
-namespace scalewright::cloud {
+namespace scalewright::data {
 namespace {
 
 // What libcsv's callbacks fill in. libcsv knows nothing of lines, so the text is fed one line at a time and the
@@ -186,4 +186,4 @@ Result<bool> CsvTable::boolean(const CsvRow& row, std::size_t column) const {
   return error_at(row, column, fmt::format("expected true or false, found \"{}\"", row[column]));
 }
 
-}  // namespace scalewright::cloud
+}  // namespace scalewright::data

@@ -1,4 +1,4 @@
-#include "workloads/prometheus_client.h"
+#include "prometheus/prometheus_client.h"
 
 #include "api/percent_encode.h"
 #include "api/snippet.h"
@@ -13,7 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
-namespace scalewright::workloads {
+namespace scalewright::prometheus {
 namespace {
 
 using nlohmann::json;
@@ -273,4 +273,4 @@ Result<double> PrometheusClient::query_single_value(std::string_view promql, boo
   return value;
 }
 
-}  // namespace scalewright::workloads
+}  // namespace scalewright::prometheus

@@ -7,16 +7,26 @@
 #include <chrono>
 
 #include "manifest/manifest.h"
+#include "prometheus/prometheus_trigger_reader.h"
 #include "prometheus_fixture.h"
 #include "workloads/hpa.h"
 #include "workloads/keda.h"
-#include "workloads/prometheus_trigger_reader.h"
 
-namespace scalewright::workloads {
+namespace scalewright::prometheus {
 namespace {
 
 using namespace std::chrono_literals;
 using scalewright::testing::PrometheusFixture;
+// The KEDA engine under test, reading through this folder's trigger reader.
+using workloads::HpaDecision;
+using workloads::HpaState;
+using workloads::HpaTarget;
+using workloads::keda_hpa;
+using workloads::KedaPoll;
+using workloads::poll_scaled_object;
+using workloads::reconcile_hpa;
+using workloads::ScaledObjectMetrics;
+using workloads::ScaledObjectState;
 
 const std::chrono::sys_seconds kWallClock{std::chrono::sys_days{std::chrono::year{2024} / 1 / 1}};
 
@@ -179,4 +189,4 @@ TEST_F(KedaAgainstPrometheus, FallbackAfterThreeFailedReadsWhenPrometheusIsDown)
 }
 
 }  // namespace
-}  // namespace scalewright::workloads
+}  // namespace scalewright::prometheus

@@ -11,7 +11,7 @@
 
 #include "api/result.h"
 
-namespace scalewright::cloud {
+namespace scalewright::data {
 
 struct CsvRow {
   std::size_t line = 0;  // 1-based line of the file where the row starts
@@ -54,4 +54,4 @@ class CsvTable {
   std::vector<CsvRow> rows_;
 };
 
-}  // namespace scalewright::cloud
+}  // namespace scalewright::data

@@ -12,7 +12,7 @@
 
 #include "api/result.h"
 
-namespace scalewright::workloads {
+namespace scalewright::prometheus {
 
 // One element of an instant query's result. Values keep Prometheus' NaN and ±Inf ("NaN", "+Inf", "-Inf").
 struct PrometheusSample {
@@ -71,4 +71,4 @@ Result<PrometheusQueryData> parse_prometheus_query_response(int http_status, std
 // KEDA's single-value rule on decoded data (see PrometheusClient::query_single_value).
 Result<double> prometheus_single_value(const PrometheusQueryData& data, bool ignore_null_values);
 
-}  // namespace scalewright::workloads
+}  // namespace scalewright::prometheus
