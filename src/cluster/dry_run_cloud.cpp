@@ -14,25 +14,32 @@ cloud::CloudResult<cloud::Created> DryRunCloud::create(const cloud::CreateReques
                cloud::to_string(option.offering->capacity_type), option.offering->price_per_hour, request.name);
   cloud::Instance instance{request.name, request.name, option.instance_type, *option.offering,
                            "dry-run://" + request.name};
-  launched_[instance.id] = instance;
+  {
+    std::lock_guard lock(mutex_);
+    launched_[instance.id] = instance;
+  }
   return cloud::Created{std::move(instance), option, {}};
 }
 
 cloud::CloudResult<cloud::Deleted> DryRunCloud::terminate(const std::string& instance_id) {
   spdlog::info("dry-run: would terminate instance {}", instance_id);
+  std::lock_guard lock(mutex_);
   launched_.erase(instance_id);
   return cloud::Deleted{};
 }
 
 cloud::CloudResult<cloud::Instance> DryRunCloud::get(const std::string& instance_id) const {
-  auto it = launched_.find(instance_id);
-  if (it == launched_.end()) return real_.get(instance_id);
-  return it->second;
+  {
+    std::lock_guard lock(mutex_);
+    if (auto it = launched_.find(instance_id); it != launched_.end()) return it->second;
+  }
+  return real_.get(instance_id);
 }
 
 cloud::CloudResult<std::vector<cloud::Instance>> DryRunCloud::list() const {
   cloud::CloudResult<std::vector<cloud::Instance>> out = real_.list();
   if (!out) return out;
+  std::lock_guard lock(mutex_);
   for (const auto& [id, instance] : launched_) out->push_back(instance);
   return out;
 }

@@ -3,6 +3,7 @@
 // group resizes that are logged, not carried out. The controllers decide as they would; nothing is created or
 // deleted (a group's raise launches no instance, so no node of it is tracked).
 #include <map>
+#include <mutex>
 #include <string>
 
 #include "cloud/cloud_provider.h"
@@ -39,7 +40,9 @@ class DryRunCloud final : public cloud::CloudProvider, public cloud::NodeGroupPr
  private:
   const cloud::CloudProvider& real_;
   const cloud::NodeGroupProvider& real_groups_;
-  std::map<std::string, cloud::Instance> launched_;  // what would be running
+  // What would be running. Launches are made on `run`'s launch workers while the loop terminates and lists.
+  mutable std::mutex mutex_;
+  std::map<std::string, cloud::Instance> launched_;
 };
 
 }  // namespace scalewright::cluster

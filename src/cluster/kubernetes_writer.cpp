@@ -41,30 +41,44 @@ std::string pod_path(const std::string& namespace_, const std::string& name) {
 
 std::string nodeclaim_path(const std::string& name) { return std::string(resources::nodeclaims.path) + "/" + name; }
 
-// The NodeClaim Karpenter would create for `node`: its NodePool's node class, the single-value requirements the
-// launch settled (instance type, zone, capacity type, NodePool), its labels and taints, and the finalizer that
-// keeps it until its instance is gone.
-json nodeclaim_object(const state::NodeRecord& node, const NodePool* pool) {
+// The NodeClaim Karpenter's provisioner creates for `claim`: its NodePool's node class, what its launch may
+// choose from (the offerings' instance types, zones and capacity types, and the NodePool), its labels and taints,
+// and the finalizer that keeps it until its instance is gone.
+json nodeclaim_object(const state::NodeRecord& claim, const NodePool* pool,
+                      const std::vector<cloud::LaunchOption>& offerings) {
   json labels = json::object();
-  for (const auto& [key, value] : node.node.meta.labels) {
+  for (const auto& [key, value] : claim.node.meta.labels) {
     if (key.str() != well_known::hostname) labels[key.string()] = value.string();
   }
-  json requirements = json::array();
-  auto pin = [&](std::string_view key, const std::string& value) {
-    if (!value.empty()) requirements.push_back({{"key", key}, {"operator", "In"}, {"values", {value}}});
+  std::vector<std::string> types;
+  std::vector<std::string> zones;
+  std::vector<std::string> capacity_types;
+  const auto add = [](std::vector<std::string>& values, std::string value) {
+    if (std::find(values.begin(), values.end(), value) == values.end()) values.push_back(std::move(value));
   };
-  pin(well_known::instance_type, node.instance_type);
-  pin(well_known::zone, node.zone);
-  pin(karpenter_labels::capacity_type, node.capacity_type);
-  pin(karpenter_labels::nodepool, node.nodepool);
+  for (const cloud::LaunchOption& option : offerings) {
+    add(types, option.instance_type->name);
+    add(zones, option.offering->zone);
+    add(capacity_types, std::string(cloud::to_string(option.offering->capacity_type)));
+  }
+  std::sort(zones.begin(), zones.end());
+  std::sort(capacity_types.begin(), capacity_types.end());
+  json requirements = json::array();
+  auto allow = [&](std::string_view key, const std::vector<std::string>& values) {
+    if (!values.empty()) requirements.push_back({{"key", key}, {"operator", "In"}, {"values", values}});
+  };
+  allow(well_known::instance_type, types);  // cheapest first, the order the launch prefers
+  allow(well_known::zone, zones);
+  allow(karpenter_labels::capacity_type, capacity_types);
+  allow(karpenter_labels::nodepool, {claim.nodepool});
   NodeClassReference node_class = pool != nullptr ? pool->node_class : NodeClassReference{};
   if (node_class.name.empty()) node_class = {"karpenter.kwok.sh", "KWOKNodeClass", "default"};
-  json metadata = {{"name", node.name()},
+  json metadata = {{"name", claim.name()},
                    {"labels", labels},
                    {"finalizers", {kTerminationFinalizer}}};
-  if (!node.nodepool_hash.empty()) {
-    metadata["annotations"] = {{std::string(karpenter_annotations::nodepool_hash), node.nodepool_hash},
-                               {std::string(karpenter_annotations::nodepool_hash_version), node.nodepool_hash_version}};
+  if (!claim.nodepool_hash.empty()) {
+    metadata["annotations"] = {{std::string(karpenter_annotations::nodepool_hash), claim.nodepool_hash},
+                               {std::string(karpenter_annotations::nodepool_hash_version), claim.nodepool_hash_version}};
   }
   if (pool != nullptr && !pool->meta.uid.empty()) {
     metadata["ownerReferences"] = {{{"apiVersion", "karpenter.sh/v1"},
@@ -75,7 +89,7 @@ json nodeclaim_object(const state::NodeRecord& node, const NodePool* pool) {
   }
   json spec = {{"nodeClassRef", {{"group", node_class.group}, {"kind", node_class.kind}, {"name", node_class.name}}},
                {"requirements", requirements}};
-  if (!node.node.taints.empty()) spec["taints"] = taints_json(node.node.taints);
+  if (!claim.node.taints.empty()) spec["taints"] = taints_json(claim.node.taints);
   return {{"apiVersion", "karpenter.sh/v1"}, {"kind", "NodeClaim"}, {"metadata", metadata}, {"spec", spec}};
 }
 
@@ -200,50 +214,77 @@ void KubernetesWriter::set_taint(const std::string& name, const Taint& taint, bo
   state_.node_updated(*node);
 }
 
-void KubernetesWriter::node_launched(state::NodeRecord node, bool running_already) {
-  const std::string name = node.name();
-  if (!node.nodepool.empty() && !running_already && !options_.dry_run) {
-    const NodePool* pool = state_.find_nodepool(node.nodepool);
+bool KubernetesWriter::nodeclaim_created(state::NodeRecord claim, const std::vector<cloud::LaunchOption>& offerings) {
+  const std::string name = claim.name();
+  if (!options_.dry_run) {
+    const NodePool* pool = state_.find_nodepool(claim.nodepool);
     // scalewright_pod_to_nodeclaim_seconds runs to the create call itself, as sent: the API server's answer time
     // is not the decision's.
     const Duration sent_at = clock_.now();
-    kube::KubeResult<json> created = client_.create(std::string(resources::nodeclaims.path), nodeclaim_object(node, pool));
-    if (!created && !created.error().is_conflict()) failed("create NodeClaim " + name, created.error());
+    kube::KubeResult<json> created =
+        client_.create(std::string(resources::nodeclaims.path), nodeclaim_object(claim, pool, offerings));
+    if (!created && !created.error().is_conflict()) {
+      failed("create NodeClaim " + name, created.error());
+      return false;
+    }
     if (created) {
       ++counts_.nodeclaims_created;
       last_created_ = name;
       last_created_at_ = sent_at;
     }
-    // A NodeClaim just created has no conditions yet: its status and Launched go in one write, at the end of the
-    // pass (write_launched_statuses), so that the NodeClaims of one pass are created one right after the other.
-    json launched = {{"type", "Launched"}, {"status", "True"}, {"reason", "Launched"}, {"message", ""},
-                     {"lastTransitionTime", format_micro_time(time_.wall(clock_.now()))}};
-    if (created || created.error().is_conflict()) {
-      launched_statuses_.emplace_back(name, json{{"providerID", node.node.provider_id},
-                                                 {"capacity", resources_json(node.node.capacity)},
-                                                 {"allocatable", resources_json(node.node.allocatable)},
-                                                 {"conditions", json::array({launched})}});
+  }
+  state_.node_added(std::move(claim));
+  return true;
+}
+
+void KubernetesWriter::nodeclaim_not_launched(const std::string& name) {
+  if (!options_.dry_run) {
+    // Nothing was launched: nothing for the finalizer to wait for.
+    release_nodeclaim(name);
+    if (auto deleted = client_.remove(nodeclaim_path(name)); !deleted && !deleted.error().is_not_found()) {
+      failed("delete NodeClaim " + name, deleted.error());
     }
+  }
+  state_.nodeclaim_not_launched(name);
+}
+
+void KubernetesWriter::node_launched(state::NodeRecord node, bool running_already) {
+  const std::string name = node.name();
+  if (!node.nodepool.empty() && !running_already && !options_.dry_run) {
+    // The NodeClaim takes the labels of what was launched (Karpenter's NodeClaim carries them once launched); its
+    // status and Launched go in one write, at the end of the pass (write_launched_statuses).
+    json labels = json::object();
+    labels[std::string(well_known::instance_type)] = node.instance_type;
+    labels[std::string(well_known::zone)] = node.zone;
+    labels[std::string(karpenter_labels::capacity_type)] = node.capacity_type;
+    if (kube::KubeResult<json> patched = client_.merge_patch(nodeclaim_path(name), {{"metadata", {{"labels", labels}}}});
+        !patched) {
+      failed("label NodeClaim " + name, patched.error());
+    }
+    launched_statuses_.emplace_back(name, json{{"providerID", node.node.provider_id},
+                                               {"capacity", resources_json(node.node.capacity)},
+                                               {"allocatable", resources_json(node.node.allocatable)}});
     events_.emit({nodeclaim_reference(name), "Normal", "Launched", "Launch",
                   fmt::format("Status condition transitioned, Type: Launched, Status: True, Reason: Launched "
                               "({} {} {})",
                               node.instance_type, node.zone, node.capacity_type)});
   }
-  state_.node_added(std::move(node));
+  if (state_.find_node(name) != nullptr) {
+    state_.nodeclaim_launched(std::move(node));
+  } else {
+    state_.node_added(std::move(node));
+  }
 }
 
 void KubernetesWriter::write_launched_statuses() {
-  for (auto& [name, status] : launched_statuses_) {
-    if (kube::KubeResult<json> patched = client_.merge_patch(nodeclaim_path(name) + "/status", {{"status", status}});
-        !patched) {
-      failed("NodeClaim " + name + " status", patched.error());
-    }
-  }
+  // With the conditions already there: the node may have registered before its launch's answer was observed.
+  for (auto& [name, status] : launched_statuses_) set_claim_conditions(name, {{"Launched", "Launched"}}, status);
   launched_statuses_.clear();
 }
 
 void KubernetesWriter::set_claim_conditions(const std::string& name,
-                                            const std::vector<std::pair<std::string, std::string>>& true_conditions) {
+                                            const std::vector<std::pair<std::string, std::string>>& true_conditions,
+                                            json status) {
   kube::KubeResult<json> claim = client_.get(nodeclaim_path(name));
   if (!claim) {
     if (!claim.error().is_not_found()) failed("get NodeClaim " + name, claim.error());
@@ -262,8 +303,9 @@ void KubernetesWriter::set_claim_conditions(const std::string& name,
       *same = std::move(condition);
     }
   }
+  status["conditions"] = std::move(conditions);
   if (kube::KubeResult<json> patched =
-          client_.merge_patch(nodeclaim_path(name) + "/status", {{"status", {{"conditions", conditions}}}});
+          client_.merge_patch(nodeclaim_path(name) + "/status", {{"status", std::move(status)}});
       !patched) {
     failed("NodeClaim " + name + " conditions", patched.error());
   }

@@ -51,6 +51,8 @@ class KubernetesWriter final : public controllers::ClusterWriter {
   void evict(const state::PodRecord& pod, Duration grace) override;
   void set_taint(const std::string& node, const Taint& taint, bool present) override;
   bool can_add_node() override { return true; }
+  bool nodeclaim_created(state::NodeRecord claim, const std::vector<cloud::LaunchOption>& offerings) override;
+  void nodeclaim_not_launched(const std::string& name) override;
   void node_launched(state::NodeRecord node, bool running_already) override;
   // delete_node's first step: cordons the node and deletes its pods at once.
   void drain(const std::string& node);
@@ -64,9 +66,9 @@ class KubernetesWriter final : public controllers::ClusterWriter {
   void node_registered(const std::string& node);
   // The node is Ready: labelled karpenter.sh/initialized, the NodeClaim Initialized and Ready.
   void node_initialized(const std::string& node);
-  // Writes the status of the NodeClaims created since the last call: providerID, capacity, allocatable and the
-  // Launched condition. Called at the end of every pass, so that a pass launching several NodeClaims creates each
-  // one a single round trip after the one before.
+  // Writes the status of the NodeClaims launched since the last call: providerID, capacity, allocatable and the
+  // Launched condition. Called at the end of every pass, so that the answers of several launches are taken in one
+  // after the other.
   void write_launched_statuses();
   // A NodeClaim being deleted whose node and instance are gone: its finalizer is removed and it goes.
   void release_nodeclaim(const std::string& name);
@@ -86,9 +88,11 @@ class KubernetesWriter final : public controllers::ClusterWriter {
   const Counts& counts() const { return counts_; }
 
  private:
-  // Sets conditions of a NodeClaim's status (type -> status, reason), keeping the others.
+  // Sets conditions of a NodeClaim's status (type -> status, reason), keeping the others, in one write with the
+  // rest of `status`.
   void set_claim_conditions(const std::string& name,
-                            const std::vector<std::pair<std::string, std::string>>& true_conditions);
+                            const std::vector<std::pair<std::string, std::string>>& true_conditions,
+                            nlohmann::json status = nlohmann::json::object());
   // PUTs the node back with `change` applied to a fresh copy; retried on conflict.
   bool update_node(const std::string& node, const std::function<void(nlohmann::json&)>& change);
   void failed(std::string_view what, const kube::KubeError& error);

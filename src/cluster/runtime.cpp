@@ -120,6 +120,14 @@ void ClusterRuntime::deliver(Delivery delivery) {
   inbox_changed_.notify_all();
 }
 
+void ClusterRuntime::post_answer(std::function<void()> answer) {
+  {
+    std::lock_guard lock(inbox_mutex_);
+    answers_.push_back(std::move(answer));
+  }
+  inbox_changed_.notify_all();
+}
+
 Duration ClusterRuntime::now() const {
   return std::chrono::duration_cast<Duration>(std::chrono::steady_clock::now() - started_);
 }
@@ -154,6 +162,7 @@ void ClusterRuntime::run(std::stop_token stop, const std::function<bool()>& lead
   while (!stop.stop_requested()) {
     std::deque<Delivery> batch;
     std::deque<std::function<void()>> inspections;
+    std::deque<std::function<void()>> answers;
     {
       std::unique_lock lock(inbox_mutex_);
       // Wake for a delivery, an inspection, the next timer, or at least once a second to look at the lease.
@@ -162,10 +171,11 @@ void ClusterRuntime::run(std::stop_token stop, const std::function<bool()>& lead
         deadline = std::min(deadline, started_ + timers_.top().at);
       }
       inbox_changed_.wait_until(lock, deadline, [&] {
-        return stop.stop_requested() || !inbox_.empty() || !inspections_.empty();
+        return stop.stop_requested() || !inbox_.empty() || !inspections_.empty() || !answers_.empty();
       });
       batch.swap(inbox_);
       inspections.swap(inspections_);
+      answers.swap(answers_);
     }
     inbox_changed_.notify_all();  // room for the informers
     for (Delivery& delivery : batch) apply(delivery);
@@ -178,6 +188,7 @@ void ClusterRuntime::run(std::stop_token stop, const std::function<bool()>& lead
     led = led || lead;
     if (acting_) {
       const auto pass_started = std::chrono::steady_clock::now();
+      for (auto& answer : answers) answer();  // launches answered: observed before the controllers look
       run_due_timers();
       settle();
       writer_.write_launched_statuses();
@@ -255,18 +266,42 @@ void ClusterRuntime::start_acting() {
 void ClusterRuntime::find_instances() {
   const cloud::CloudResult<std::vector<cloud::Instance>> instances = cloud_.list();
   if (!instances) {
-    // Not "no instances": the nodes keep what they know, and the next start of acting asks again.
+    // Not "no instances": the nodes keep what they know, and the next start of acting asks again. A NodeClaim
+    // left without an instance waits for its registration TTL.
     spdlog::warn("listing the cloud's instances: {}: {}", cloud::to_string(instances.error().error_class),
                  instances.error().message);
     return;
   }
-  std::map<std::string, std::string> instance_of_node;
-  for (const cloud::Instance& instance : *instances) instance_of_node[instance.node_name] = instance.id;
+  std::map<std::string, const cloud::Instance*> instance_of_node;
+  for (const cloud::Instance& instance : *instances) instance_of_node[instance.node_name] = &instance;
+  std::vector<state::NodeRecord> adopted;
+  std::vector<std::string> given_up;
   for (auto& [name, node] : state_.nodes()) {
     if (!node.instance_id.empty()) continue;
-    if (auto found = instance_of_node.find(name); found != instance_of_node.end()) {
-      node.instance_id = found->second;
+    auto found = instance_of_node.find(name);
+    const bool unlaunched_claim = !node.nodepool.empty() && node.phase == state::NodePhase::Launching;
+    if (found == instance_of_node.end()) {
+      // A NodeClaim that an earlier leader created and did not see launched: its create call may never have been
+      // made, or failed. Launching it again could make a second instance for it, so it is given up, and its pods
+      // are provisioned anew.
+      if (unlaunched_claim) given_up.push_back(name);
+      continue;
     }
+    if (unlaunched_claim && found->second->instance_type != nullptr && node.instance_type.empty()) {
+      // Launched by an earlier leader that stopped before it wrote what: the NodeClaim takes its instance now.
+      adopted.push_back(controllers::launched_nodeclaim(node, *found->second));
+    } else {
+      node.instance_id = found->second->id;
+    }
+  }
+  for (state::NodeRecord& node : adopted) {
+    spdlog::info("NodeClaim {} has instance {} (launched before this leader)", node.name(), node.instance_id);
+    writer_.node_launched(std::move(node), /*running_already=*/false);
+  }
+  for (const std::string& name : given_up) {
+    spdlog::info("NodeClaim {} was created but not launched before this leader: given up", name);
+    writer_.release_nominations(name);
+    writer_.nodeclaim_not_launched(name);
   }
 }
 

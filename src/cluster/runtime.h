@@ -27,6 +27,7 @@
 #include "cluster/api_objects.h"
 #include "cluster/cluster_metrics.h"
 #include "cluster/kubernetes_writer.h"
+#include "cluster/launch_worker.h"
 #include "cluster/observer.h"
 #include "controllers/disruption/controller.h"
 #include "controllers/node_groups.h"
@@ -117,7 +118,8 @@ class ClusterRuntime final : public controllers::Clock, private ObserverListener
     bool operator>(const Timer& other) const { return at != other.at ? at > other.at : id > other.id; }
   };
 
-  void deliver(Delivery delivery);  // informers' threads
+  void deliver(Delivery delivery);     // informers' threads
+  void post_answer(std::function<void()> answer);  // the launch workers' threads
   void apply(Delivery& delivery);
   void start_acting();
   void settle();
@@ -155,6 +157,7 @@ class ClusterRuntime final : public controllers::Clock, private ObserverListener
   std::condition_variable inbox_changed_;  // a delivery arrived (loop), or room was made (informers)
   std::deque<Delivery> inbox_;
   std::deque<std::function<void()>> inspections_;
+  std::deque<std::function<void()>> answers_;  // the cloud's answers to launches, for the controllers
   bool stopping_ = false;
 
   std::priority_queue<Timer, std::vector<Timer>, std::greater<>> timers_;
@@ -164,7 +167,8 @@ class ClusterRuntime final : public controllers::Clock, private ObserverListener
   bool acting_ = false;
   std::set<std::string> released_;  // NodeClaims whose finalizer was removed, until they are gone
   controllers::NodeNames names_;
-  controllers::Ports ports_{state_, *this, writer_, cloud_, cloud_node_groups_};
+  LaunchWorker launches_{cloud_, [this](std::function<void()> answer) { post_answer(std::move(answer)); }};
+  controllers::Ports ports_{state_, *this, writer_, cloud_, cloud_node_groups_, launches_};
   controllers::NodeLifecycleController lifecycle_{ports_};
   controllers::TerminationController termination_{ports_};
   controllers::ProvisioningController provisioning_;

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "api/duration.h"
 #include "api/node.h"
@@ -67,9 +68,16 @@ class ClusterWriter : public EventRecorder {
   virtual void set_taint(const std::string& node, const Taint& taint, bool present) = 0;
   // False when the cluster can hold no more nodes (the simulator's limit): a launch is not tried.
   virtual bool can_add_node() = 0;
-  // A launched instance's node object (a NodeClaim, or a node group's instance) for the cluster to track until it
-  // registers. `running_already`: an instance running before the autoscaler started (a group's desired nodes at
-  // the start), Ready at once and not a launch of this run.
+  // Karpenter's NodeClaim, created before its instance is launched (`claim`: in flight, no instance yet), allowed
+  // the `offerings` its launch may choose from: a controller restarted mid-launch finds it, and launches it or
+  // gives it up, never a second instance for it. False when it could not be created: nothing is launched.
+  virtual bool nodeclaim_created(state::NodeRecord claim, const std::vector<cloud::LaunchOption>& offerings) = 0;
+  // A NodeClaim whose launch failed is deleted, with nothing to terminate.
+  virtual void nodeclaim_not_launched(const std::string& name) = 0;
+  // A launched instance's node object for the cluster to track until it registers: a NodeClaim created before
+  // (which takes the instance's type, zone and capacity), or a node group's instance. `running_already`: an
+  // instance running before the autoscaler started (a group's desired nodes at the start), Ready at once and not a
+  // launch of this run.
   virtual void node_launched(state::NodeRecord node, bool running_already) = 0;
   // Deletes the node, with the pods still on it (no eviction: a drain evicts them first); its instance is the
   // caller's to terminate.
@@ -80,6 +88,28 @@ class ClusterWriter : public EventRecorder {
   virtual void object_event(ObjectEvent event) = 0;
 };
 
+// Where a NodeClaim's create call to the cloud is made, and how its answer comes back: as Karpenter launches in the
+// NodeClaim lifecycle controller, apart from the provisioner that created the claim. The answer is an observation
+// delivered on the controllers' thread, which finds the claim as it then is (still there, or deleted meanwhile).
+class Launches {
+ public:
+  using Answered = std::function<void(cloud::CloudResult<cloud::Created>)>;
+  virtual ~Launches() = default;
+  virtual void launch(cloud::CreateRequest request, Answered answered) = 0;
+};
+
+// Calls the cloud on the caller's thread and answers before returning: the simulator's launches (an API call takes
+// no time on its virtual clock; an instance's boot is the simulated cloud's latency, until its node registers) and
+// the controllers' tests.
+class LaunchesAtOnce final : public Launches {
+ public:
+  explicit LaunchesAtOnce(cloud::CloudProvider& cloud) : cloud_(cloud) {}
+  void launch(cloud::CreateRequest request, Answered answered) override { answered(cloud_.create(request)); }
+
+ private:
+  cloud::CloudProvider& cloud_;
+};
+
 // What every controller is given: the state it reads and the ports it acts through.
 struct Ports {
   const state::ClusterState& state;
@@ -87,6 +117,7 @@ struct Ports {
   ClusterWriter& writer;
   cloud::CloudProvider& cloud;
   cloud::NodeGroupProvider& node_groups;
+  Launches& launches;
 };
 
 // Terminates an instance whose node is gone, as Karpenter's termination finalizer does: a termination the cloud

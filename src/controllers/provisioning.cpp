@@ -33,6 +33,33 @@ void describe_cluster(const state::ClusterState& state, const cloud::CloudProvid
   }
 }
 
+state::NodeRecord launched_nodeclaim(const state::NodeRecord& claim, const cloud::Instance& instance) {
+  const cloud::InstanceType& type = *instance.instance_type;
+  const cloud::Offering& offering = instance.offering;
+  state::NodeRecord node;
+  node.nodepool = claim.nodepool;
+  node.nodepool_hash = claim.nodepool_hash;
+  node.nodepool_hash_version = claim.nodepool_hash_version;
+  node.launched_at = claim.launched_at;
+  node.instance_id = instance.id;
+  node.instance_type = type.name;
+  node.zone = offering.zone;
+  node.capacity_type = std::string(cloud::to_string(offering.capacity_type));
+  node.price_per_hour = offering.price_per_hour;
+  node.node.meta.name = claim.name();
+  node.node.meta.labels = claim.node.meta.labels;
+  for (const auto& [k, v] : type.labels) node.node.meta.labels.set(k, v);
+  node.node.meta.labels.set(Symbol(well_known::zone), Symbol(offering.zone));
+  node.node.meta.labels.set(Symbol(karpenter_labels::capacity_type), Symbol(node.capacity_type));
+  node.node.meta.labels.set(Symbol(karpenter_labels::nodepool), Symbol(node.nodepool));
+  node.node.meta.labels.set(Symbol(well_known::hostname), Symbol(claim.name()));
+  node.node.taints = claim.node.taints;  // startup taints are gone by the time pods are bound
+  node.node.capacity = type.capacity;
+  node.node.allocatable = type.allocatable;
+  node.node.provider_id = instance.provider_id;
+  return node;
+}
+
 void ProvisioningController::reconcile() {
   if (state_.scheduling_changes() == scheduling_seen_ && !look_again_) return;
   scheduling_seen_ = state_.scheduling_changes();
@@ -85,8 +112,9 @@ void ProvisioningController::provision() {
     state::ClusterState::WhatIf what_if(state_);
     scheduling::ClusterSnapshot& snapshot = what_if.snapshot();
     for (const auto& [name, node] : state_.nodes()) {
-      // A node group's upcoming node is for the pods Cluster Autoscaler launched it for, not for these.
-      if (node.phase != state::NodePhase::Launching || !node.node_group.empty()) continue;
+      // A node group's upcoming node is for the pods Cluster Autoscaler launched it for, not for these; a NodeClaim
+      // whose launch has not answered has no instance type yet to pack onto (its own pods wait for it).
+      if (node.phase != state::NodePhase::Launching || !node.node_group.empty() || node.instance_id.empty()) continue;
       const scheduling::NodeId id = snapshot.add_node(node.node);
       input.in_flight_nodes.push_back(name);
       for (std::shared_ptr<const Pod>& pod : planned[name]) snapshot.add_pod(std::move(pod), id);  // shared
@@ -118,6 +146,10 @@ void ProvisioningController::provision() {
 // Karpenter's nomination, with its Event on the pod: the capacity it waits for, in flight or there already.
 void ProvisioningController::nominate(const state::PodRecord& pod, const std::string& node) {
   writer_.nominate(pod, node);
+  nominated_event(pod, node);
+}
+
+void ProvisioningController::nominated_event(const state::PodRecord& pod, const std::string& node) {
   writer_.object_event({"Pod", std::string(pod.key), "Normal", "Nominated", "Nominate",
                         fmt::format("Pod should schedule on: {}/{}", state_.in_flight(node) ? "nodeclaim" : "node",
                                     node)});
@@ -128,12 +160,15 @@ std::optional<std::string> ProvisioningController::launch_replacement(provisioni
   return launch(std::move(claim), {}, purpose);
 }
 
+// Karpenter's order: the NodeClaim first, with every offering its launch may choose from, its pods nominated to it;
+// then the launch, whose answer comes back through launched(). The simulator answers at once; a real cloud on a
+// launch worker, while the loop goes on (its pods wait for the claim in flight meanwhile, and are not provisioned
+// twice).
 std::optional<std::string> ProvisioningController::launch(provisioning::NewNodeClaim claim,
                                                           const std::vector<const state::PodRecord*>& pods,
                                                           const std::string& purpose) {
   if (!writer_.can_add_node()) return std::nullopt;
   const Duration now = clock_.now();
-  const std::string name = names_.next(claim.nodepool, state_);
   const NodePool* nodepool = state_.find_nodepool(claim.nodepool);
   const bool min_values = nodepool != nullptr && std::any_of(nodepool->requirements.begin(),
                                                              nodepool->requirements.end(),
@@ -142,81 +177,115 @@ std::optional<std::string> ProvisioningController::launch(provisioning::NewNodeC
   // unavailable (Karpenter's cache, which every later plan and launch skips until it lapses). The claim keeps every
   // type that fits, which its explanation counts; the launch offers the cheapest (types are cheapest first).
   const std::size_t offered = min_values ? claim.instance_types.size() : kLaunchInstanceTypes;
-  const std::vector<provisioning::LaunchChoice> order = provisioning::launch_order(claim, unavailable_, now, offered);
+  std::vector<provisioning::LaunchChoice> order = provisioning::launch_order(claim, unavailable_, now, offered);
+  auto pending = std::make_shared<PendingLaunch>();
+  pending->name = names_.next(claim.nodepool, state_);
+  pending->purpose = purpose;
+  for (const state::PodRecord* pod : pods) pending->pods.emplace_back(pod->key);
   // The node registers with its NodePool's label, as Karpenter's nodes do (the offering's zone and capacity type
   // the provider adds).
   Labels labels = claim.labels;
   labels.set(Symbol(karpenter_labels::nodepool), Symbol(claim.nodepool));
-  cloud::CloudResult<cloud::Created> created = cloud_.create({name, order, labels, claim.taints});
+  if (order.empty()) {  // every offering that fits ran out of capacity a moment ago: no claim to create
+    pending->claim = std::move(claim);
+    not_launched(*pending, cloud::CloudError{cloud::ErrorClass::InsufficientCapacity, "", {}});
+    return std::nullopt;
+  }
+
+  state::NodeRecord created;
+  created.nodepool = claim.nodepool;
+  if (nodepool != nullptr) {
+    created.nodepool_hash = nodepool->hash();
+    created.nodepool_hash_version = std::string(kNodePoolHashVersion);
+  }
+  created.launched_at = now;
+  created.node.meta.name = pending->name;
+  created.node.meta.labels = labels;
+  created.node.taints = claim.taints;
+  // Until the cloud answers, the claim counts against its NodePool's limits as its cheapest offering would.
+  created.node.capacity = order.front().instance_type->capacity;
+  created.node.allocatable = order.front().instance_type->allocatable;
+  if (!writer_.nodeclaim_created(std::move(created), order)) {
+    record("launch-failed", fmt::format("NodeClaim for {} not created", purpose));
+    clock_.wake_at(now + kUnavailableOfferingTtl, [this] { look_again(); });
+    return std::nullopt;
+  }
+  for (const state::PodRecord* pod : pods) writer_.nominate(*pod, pending->name);
+  cloud::CreateRequest request{pending->name, std::move(order), std::move(labels), claim.taints};
+  pending->claim = std::move(claim);
+  launches_.launch(std::move(request), [this, pending](cloud::CloudResult<cloud::Created> created) {
+    launched(*pending, std::move(created));
+  });
+  // Answered at once (the simulator) and refused: no claim is left to wait for.
+  if (state_.find_node(pending->name) == nullptr) return std::nullopt;
+  return pending->name;
+}
+
+void ProvisioningController::launched(PendingLaunch& pending, cloud::CloudResult<cloud::Created> created) {
+  const Duration now = clock_.now();
   // Offerings refused for want of capacity are marked unavailable, whether another launched or none did.
-  const std::vector<cloud::LaunchOption>& refused =
-      created ? created->unavailable : created.error().unavailable;
+  const std::vector<cloud::LaunchOption>& refused = created ? created->unavailable : created.error().unavailable;
   for (const cloud::LaunchOption& option : refused) {
     unavailable_.mark({option.instance_type->name, option.offering->zone, option.offering->capacity_type},
                       now + kUnavailableOfferingTtl);
   }
-  const auto say_refusals = [&](std::string_view then) {
-    if (refused.empty()) return;
-    std::vector<std::string> named;  // "spot c5.large us-east-1a", as the timeline says them, the first few
-    for (std::size_t i = 0; i < refused.size() && i < kItemsNamed; ++i) named.push_back(cloud::describe(refused[i]));
-    record("insufficient-capacity",
-           fmt::format("InsufficientInstanceCapacity: no capacity for {} ({}); {}", plural(refused.size(), "offering"),
-                       first_of(named, refused.size()), then));
-  };
-  if (created) {
-    const cloud::Instance& instance = created->instance;
-    const cloud::InstanceType& type = *instance.instance_type;
-    const cloud::Offering& offering = instance.offering;
-    const provisioning::LaunchChoice choice = created->launched;
-    say_refusals("launched the next");
-    state::NodeRecord node;
-    node.nodepool = claim.nodepool;
-    node.instance_id = instance.id;
-    node.instance_type = type.name;
-    node.zone = offering.zone;
-    node.capacity_type = std::string(cloud::to_string(offering.capacity_type));
-    node.price_per_hour = offering.price_per_hour;
-    if (const NodePool* pool = state_.find_nodepool(claim.nodepool)) {
-      node.nodepool_hash = pool->hash();
-      node.nodepool_hash_version = std::string(kNodePoolHashVersion);
+  const state::NodeRecord* claim = state_.find_node(pending.name);
+  if (claim == nullptr || claim->phase == state::NodePhase::Draining || claim->phase == state::NodePhase::Terminated) {
+    // The NodeClaim was deleted while its launch was under way: what was launched for it goes too.
+    if (created) terminate_instance(cloud_, clock_, writer_, created->instance.id);
+    return;
+  }
+  if (!created) {
+    for (const std::string& key : pending.pods) {
+      const state::PodRecord* pod = state_.find_pod(key);
+      if (pod != nullptr && pod->nominated_node.str() == pending.name) writer_.nominate(*pod, "");
     }
-    node.launched_at = now;
-    node.node.meta.name = name;
-    node.node.meta.labels = std::move(labels);
-    for (const auto& [k, v] : type.labels) node.node.meta.labels.set(k, v);
-    node.node.meta.labels.set(Symbol(well_known::zone), Symbol(offering.zone));
-    node.node.meta.labels.set(Symbol(karpenter_labels::capacity_type), Symbol(node.capacity_type));
-    node.node.meta.labels.set(Symbol(karpenter_labels::nodepool), Symbol(claim.nodepool));
-    node.node.meta.labels.set(Symbol(well_known::hostname), Symbol(name));
-    node.node.taints = claim.taints;  // startup taints are gone by the time pods are bound
-    node.node.capacity = type.capacity;
-    node.node.allocatable = type.allocatable;
-    node.node.provider_id = instance.provider_id;
-    record("launch", fmt::format("NodeClaim {} launched {} {} {} ${:.4f}/h for {}", name, type.name, offering.zone,
-                                 node.capacity_type, offering.price_per_hour, purpose));
-    std::vector<std::string> pod_names;
-    for (const state::PodRecord* pod : pods) pod_names.emplace_back(pod->key);
-    const std::string for_what =
-        pods.empty() ? purpose : fmt::format("{} ({})", purpose, first_few(pod_names));
-    writer_.object_event({"NodeClaim", name, "Normal", "Launched", "Launch",
-                          explainer_.explain(claim, choice, for_what, unavailable_, now)});
-    writer_.node_launched(std::move(node), /*running_already=*/false);
-    for (const state::PodRecord* pod : pods) nominate(*pod, name);
-    lifecycle_.launched(name, NodeLifecycleController::kRegistrationTtl);
-    return name;
+    writer_.nodeclaim_not_launched(pending.name);
+    not_launched(pending, created.error());
+    return;
   }
-  if (created.error().error_class != cloud::ErrorClass::InsufficientCapacity) {
-    record("launch-failed", fmt::format("NodeClaim for {} not launched: {}: {}", purpose,
-                                        cloud::to_string(created.error().error_class), created.error().message));
-    clock_.wake_at(now + kUnavailableOfferingTtl, [this] { look_again(); });
-    return std::nullopt;
+  say_refusals(refused, "launched the next");
+  state::NodeRecord node = launched_nodeclaim(*claim, created->instance);
+  const cloud::InstanceType& type = *created->instance.instance_type;
+  const cloud::Offering& offering = created->instance.offering;
+  record("launch", fmt::format("NodeClaim {} launched {} {} {} ${:.4f}/h for {}", pending.name, type.name,
+                               offering.zone, node.capacity_type, offering.price_per_hour, pending.purpose));
+  const std::string for_what =
+      pending.pods.empty() ? pending.purpose : fmt::format("{} ({})", pending.purpose, first_few(pending.pods));
+  writer_.object_event({"NodeClaim", pending.name, "Normal", "Launched", "Launch",
+                        explainer_.explain(pending.claim, created->launched, for_what, unavailable_, now)});
+  const Duration created_at = node.launched_at;
+  writer_.node_launched(std::move(node), /*running_already=*/false);
+  for (const std::string& key : pending.pods) {
+    const state::PodRecord* pod = state_.find_pod(key);
+    if (pod != nullptr && pod->nominated_node.str() == pending.name) nominated_event(*pod, pending.name);
   }
-  say_refusals("none left");
-  record("launch-failed", fmt::format("NodeClaim for {} not launched: every offering that fits is unavailable",
-                                      purpose));
-  // Offerings marked unavailable come back after their TTL: look again then.
+  // Karpenter's registration TTL runs from the NodeClaim's creation.
+  lifecycle_.launched(pending.name, NodeLifecycleController::kRegistrationTtl, created_at);
+}
+
+void ProvisioningController::not_launched(const PendingLaunch& pending, const cloud::CloudError& error) {
+  const Duration now = clock_.now();
+  if (error.error_class != cloud::ErrorClass::InsufficientCapacity) {
+    record("launch-failed", fmt::format("NodeClaim for {} not launched: {}: {}", pending.purpose,
+                                        cloud::to_string(error.error_class), error.message));
+  } else {
+    say_refusals(error.unavailable, "none left");
+    record("launch-failed", fmt::format("NodeClaim for {} not launched: every offering that fits is unavailable",
+                                        pending.purpose));
+  }
+  // Offerings marked unavailable come back after their TTL (and a cloud that failed otherwise may have recovered):
+  // look again then.
   clock_.wake_at(now + kUnavailableOfferingTtl, [this] { look_again(); });
-  return std::nullopt;
+}
+
+void ProvisioningController::say_refusals(const std::vector<cloud::LaunchOption>& refused, std::string_view then) {
+  if (refused.empty()) return;
+  std::vector<std::string> named;  // "spot c5.large us-east-1a", as the timeline says them, the first few
+  for (std::size_t i = 0; i < refused.size() && i < kItemsNamed; ++i) named.push_back(cloud::describe(refused[i]));
+  record("insufficient-capacity",
+         fmt::format("InsufficientInstanceCapacity: no capacity for {} ({}); {}", plural(refused.size(), "offering"),
+                     first_of(named, refused.size()), then));
 }
 
 }  // namespace scalewright::controllers

@@ -7,6 +7,7 @@
 // not place there needs capacity again.
 #include <cstdint>
 #include <optional>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,10 @@ class NodeGroupController;
 void describe_cluster(const state::ClusterState& state, const cloud::CloudProvider& cloud,
                       provisioning::ProvisioningInput& input);
 
+// The record of NodeClaim `claim` (in flight, created with its labels and taints) once `instance` was launched for
+// it: the instance's type, zone, capacity type and price, and the labels its node registers with.
+state::NodeRecord launched_nodeclaim(const state::NodeRecord& claim, const cloud::Instance& instance);
+
 class ProvisioningController : private Controller {
  public:
   // How long an offering that returned insufficient capacity is avoided (Karpenter's unavailable-offerings TTL).
@@ -40,7 +45,7 @@ class ProvisioningController : private Controller {
 
   ProvisioningController(const Ports& ports, NodeNames& names, NodeLifecycleController& lifecycle,
                          provisioning::BatchWindow window)
-      : Controller(ports), names_(names), lifecycle_(lifecycle), batcher_(window) {}
+      : Controller(ports), launches_(ports.launches), names_(names), lifecycle_(lifecycle), batcher_(window) {}
   // With Cluster Autoscaler beside it, a pending pod is CA's first: NodePools provision only for the pods its last
   // scan found no node group for.
   void defer_to(const NodeGroupController* node_groups) { node_groups_ = node_groups; }
@@ -56,19 +61,35 @@ class ProvisioningController : private Controller {
   }
 
   // Launches a node disruption planned (a consolidation's or a drifted node's replacement) from the claim's
-  // cheapest available offering; the NodeClaim's name, or nullopt when no offering was left.
+  // cheapest available offering; the NodeClaim's name (created, its launch under way or done), or nullopt when no
+  // offering was left or its launch was refused at once. A launch refused later deletes the NodeClaim.
   // `purpose` completes the timeline's "NodeClaim ... launched ... for ".
   std::optional<std::string> launch_replacement(provisioning::NewNodeClaim claim, const std::string& purpose);
   // Offerings that just ran out of capacity, which a replacement avoids too.
   const provisioning::UnavailableOfferings& unavailable() const { return unavailable_; }
 
  private:
+  // A NodeClaim created and not yet answered for: what its launch's answer is said and explained with.
+  struct PendingLaunch {
+    std::string name;
+    provisioning::NewNodeClaim claim;
+    std::vector<std::string> pods;  // the keys of the pods nominated to it
+    std::string purpose;
+  };
+
   void on_batch_deadline();
   void provision();
   void nominate(const state::PodRecord& pod, const std::string& node);
+  void nominated_event(const state::PodRecord& pod, const std::string& node);
   std::optional<std::string> launch(provisioning::NewNodeClaim claim,
                                     const std::vector<const state::PodRecord*>& pods, const std::string& purpose);
+  // The cloud's answer to a NodeClaim's launch (on the controllers' thread): the claim takes its instance, or is
+  // deleted and its pods need capacity again.
+  void launched(PendingLaunch& pending, cloud::CloudResult<cloud::Created> created);
+  void not_launched(const PendingLaunch& pending, const cloud::CloudError& error);
+  void say_refusals(const std::vector<cloud::LaunchOption>& refused, std::string_view then);
 
+  Launches& launches_;
   NodeNames& names_;
   NodeLifecycleController& lifecycle_;
   const NodeGroupController* node_groups_ = nullptr;

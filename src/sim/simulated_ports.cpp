@@ -45,12 +45,22 @@ bool Simulation::can_add_node() {
   return false;
 }
 
+bool Simulation::nodeclaim_created(state::NodeRecord claim, const std::vector<cloud::LaunchOption>&) {
+  state_.node_added(std::move(claim));
+  return true;
+}
+
 // The instance boots: its node registers and is Ready when the simulated cloud drew it would (never, for an
-// instance that fails to); one that was running before the run is Ready now.
+// instance that fails to); one that was running before the run is Ready now. A NodeClaim's record was made when
+// it was created, and takes the instance.
 void Simulation::node_launched(state::NodeRecord node, bool running_already) {
   const std::string name = node.name();
   const std::optional<Duration> ready = running_already ? std::optional(now_) : cloud_.ready_at(node.instance_id);
-  state_.node_added(std::move(node));
+  if (state_.find_node(name) != nullptr) {
+    state_.nodeclaim_launched(std::move(node));
+  } else {
+    state_.node_added(std::move(node));
+  }
   if (running_already) {
     on_node_ready(name);
     return;

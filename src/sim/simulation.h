@@ -81,6 +81,8 @@ class Simulation final : public controllers::Clock, public controllers::ClusterW
   void evict(const state::PodRecord& pod, Duration grace) override;
   void set_taint(const std::string& node, const Taint& taint, bool present) override;
   bool can_add_node() override;
+  bool nodeclaim_created(state::NodeRecord claim, const std::vector<cloud::LaunchOption>& offerings) override;
+  void nodeclaim_not_launched(const std::string& name) override { state_.nodeclaim_not_launched(name); }
   void node_launched(state::NodeRecord node, bool running_already) override;
   // delete_node's first step: cordons the node and deletes its pods at once.
   void drain(const std::string& node);
@@ -158,7 +160,8 @@ class Simulation final : public controllers::Clock, public controllers::ClusterW
 
   // The controllers, as a real cluster runs them.
   controllers::NodeNames names_;
-  controllers::Ports ports_{state_, *this, *this, cloud_, cloud_.node_groups()};
+  controllers::LaunchesAtOnce launches_at_once_{cloud_};
+  controllers::Ports ports_{state_, *this, *this, cloud_, cloud_.node_groups(), launches_at_once_};
   controllers::NodeLifecycleController lifecycle_{ports_};
   controllers::TerminationController termination_{ports_};
   controllers::ProvisioningController provisioning_;

@@ -189,6 +189,38 @@ NodeRecord& ClusterState::node_added(NodeRecord node) {
   return added;
 }
 
+void ClusterState::nodeclaim_launched(NodeRecord launched) {
+  auto it = nodes_.find(launched.name());
+  if (it == nodes_.end()) {
+    node_added(std::move(launched));
+    return;
+  }
+  NodeRecord& claim = it->second;
+  if (claim.phase != NodePhase::Launching) {
+    // Its node registered before the answer was observed (a real cluster's race): the node as observed stands,
+    // and the record learns what the instance is.
+    claim.instance_id = std::move(launched.instance_id);
+    claim.instance_type = std::move(launched.instance_type);
+    claim.zone = std::move(launched.zone);
+    claim.capacity_type = std::move(launched.capacity_type);
+    claim.price_per_hour = launched.price_per_hour;
+    if (claim.node.provider_id.empty()) claim.node.provider_id = std::move(launched.node.provider_id);
+  } else {
+    launched.busy = claim.busy;
+    launched.pod_changes = claim.pod_changes;
+    claim = std::move(launched);
+  }
+  node_changed(it->first);
+}
+
+void ClusterState::nodeclaim_not_launched(const std::string& name) {
+  auto it = nodes_.find(name);
+  if (it == nodes_.end() || it->second.phase != NodePhase::Launching) return;
+  nodes_.erase(it);
+  --live_nodes_;
+  node_changed(name);
+}
+
 void ClusterState::node_ready(NodeRecord& node) {
   node.phase = NodePhase::Ready;
   node.node.conditions = {{"Ready", "True", "KubeletReady"}};

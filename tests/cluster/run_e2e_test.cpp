@@ -139,7 +139,17 @@ TEST_F(Run, NodesComeForPendingPodsAndGoWhenTheDeploymentScalesToZero) {
       std::chrono::seconds(120));
   ASSERT_TRUE(running) << scalewright->log();
 
-  std::vector<json> claims = items(api, "/apis/karpenter.sh/v1/nodeclaims");
+  // Every NodeClaim with its launch's answer written (kwok's instant nodes can run pods before it is observed).
+  std::vector<json> claims;
+  ASSERT_TRUE(eventually(
+      [&] {
+        claims = items(api, "/apis/karpenter.sh/v1/nodeclaims");
+        return std::all_of(claims.begin(), claims.end(), [](const json& claim) {
+          return condition_true(claim, "Launched") && condition_true(claim, "Ready");
+        });
+      },
+      std::chrono::seconds(30)))
+      << scalewright->log();
   ASSERT_EQ(claims.size(), 2u) << scalewright->log();
   std::map<std::string, int> pods_per_node;
   for (const json& pod : items(api, pods_path)) ++pods_per_node[pod["spec"]["nodeName"].get<std::string>()];
@@ -393,6 +403,39 @@ TEST_F(Run, FollowerFinishesTheLaunchOfALeaderKilledMidLaunch) {
   kubectl_ok("delete nodepool failover");
 }
 
+// A leader that died between a NodeClaim's creation and its launch's answer leaves a NodeClaim without a
+// providerID. The next leader finds no instance for it in the cloud, and gives it up rather than launch it again
+// (a launch already made would then be a second instance for the same claim).
+TEST_F(Run, NodeClaimCreatedButNeverLaunchedByAnEarlierLeaderIsGivenUp) {
+  kube::ApiClient api = client();
+  apply("orphan-nodepool.yaml", nodepool("orphan"));
+  apply("orphan-claim.yaml", R"(apiVersion: karpenter.sh/v1
+kind: NodeClaim
+metadata:
+  name: orphan-x7k2p
+  labels: {karpenter.sh/nodepool: orphan}
+  finalizers: [karpenter.sh/termination]
+spec:
+  nodeClassRef: {group: karpenter.kwok.sh, kind: KWOKNodeClass, name: default}
+  requirements:
+  - {key: node.kubernetes.io/instance-type, operator: In, values: [m5.large, m5.xlarge]}
+  - {key: karpenter.sh/nodepool, operator: In, values: [orphan]}
+)");
+  auto gone = [&](const std::string& path) {
+    kube::KubeResult<json> got = api.get(path);
+    return !got.ok() && got.error().is_not_found();
+  };
+  std::unique_ptr<Process> scalewright =
+      start_scalewright("orphan", {"--leader-elect=false", "--metrics-bind-address", "0"});
+  EXPECT_TRUE(eventually([&] { return gone("/apis/karpenter.sh/v1/nodeclaims/orphan-x7k2p"); },
+                         std::chrono::seconds(60)))
+      << scalewright->log();
+  EXPECT_TRUE(log_shows(*scalewright, "NodeClaim orphan-x7k2p was created but not launched", std::chrono::seconds(5)));
+  EXPECT_TRUE(gone("/api/v1/nodes/orphan-x7k2p")) << "launched after all";
+  EXPECT_EQ(scalewright->stop(SIGTERM), 0);
+  kubectl_ok("delete nodepool orphan");
+}
+
 TEST_F(Run, WatchesResumeAfterTheApiServerRestarts) {
   kube::ApiClient api = client();
   std::unique_ptr<Process> scalewright =
@@ -532,7 +575,15 @@ TEST_F(Run, StaticNodePoolKeepsItsReplicasAndFollowsKubectlScale) {
         std::count_if(nodes.begin(), nodes.end(), [](const json& n) { return condition_true(n, "Ready"); }));
   };
   auto claims = [&] { return of_pool(api, "/apis/karpenter.sh/v1/nodeclaims", "static").size(); };
-  ASSERT_TRUE(eventually([&] { return ready_nodes() == 2 && claims() == 2; }, std::chrono::seconds(90)))
+  // A NodeClaim takes its instance's labels when the launch's answer is observed, which kwok's instant node can
+  // beat.
+  auto launched = [&] {
+    std::vector<json> all = of_pool(api, "/apis/karpenter.sh/v1/nodeclaims", "static");
+    return std::all_of(all.begin(), all.end(), [](const json& claim) {
+      return claim["metadata"]["labels"].contains("node.kubernetes.io/instance-type");
+    });
+  };
+  ASSERT_TRUE(eventually([&] { return ready_nodes() == 2 && claims() == 2 && launched(); }, std::chrono::seconds(90)))
       << scalewright->log();
   for (const json& claim : of_pool(api, "/apis/karpenter.sh/v1/nodeclaims", "static")) {
     // The cheapest the template allows: m5.large on demand.

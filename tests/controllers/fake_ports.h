@@ -145,9 +145,23 @@ class FakeWriter : public ClusterWriter {
     state_.node_updated(*node);
   }
   bool can_add_node() override { return room_for_nodes; }
+  bool nodeclaim_created(state::NodeRecord claim, const std::vector<cloud::LaunchOption>&) override {
+    call("nodeclaim_created " + claim.name());
+    state_.node_added(std::move(claim));
+    return true;
+  }
+  void nodeclaim_not_launched(const std::string& name) override {
+    call("nodeclaim_not_launched " + name);
+    state_.nodeclaim_not_launched(name);
+  }
   void node_launched(state::NodeRecord node, bool running_already) override {
     call(fmt::format("node_launched {} {} {} {}{}", node.name(), node.instance_type, node.zone, node.capacity_type,
                      running_already ? " running" : ""));
+    const std::string name = node.name();
+    if (state_.find_node(name) != nullptr) {
+      state_.nodeclaim_launched(std::move(node));
+      return;
+    }
     state::NodeRecord& added = state_.node_added(std::move(node));
     if (running_already) state_.node_ready(added);
   }
@@ -318,13 +332,32 @@ class FakeMetrics : public AutoscalingMetrics, public workloads::MetricsSource, 
 
 // --- what the tests observe into the state ---------------------------------------------------------------------
 
+// Launches held until the test answers them, as `scalewright run`'s launch workers answer a while later: what a
+// controller does between a NodeClaim's creation and its launch's answer.
+class HeldLaunches final : public Launches {
+ public:
+  explicit HeldLaunches(cloud::CloudProvider& cloud) : cloud_(cloud) {}
+  void launch(cloud::CreateRequest request, Answered answered) override {
+    held_.emplace_back(std::move(request), std::move(answered));
+  }
+  std::size_t held() const { return held_.size(); }
+  const cloud::CreateRequest& request(std::size_t i) const { return held_.at(i).first; }
+  // The cloud is called for the `i`-th launch held, and its answer handed back.
+  void answer(std::size_t i) { held_.at(i).second(cloud_.create(held_.at(i).first)); }
+
+ private:
+  cloud::CloudProvider& cloud_;
+  std::vector<std::pair<cloud::CreateRequest, Answered>> held_;
+};
+
 // The observed cluster and the fake ports over it, which every controller test starts from.
 struct FakeCluster {
   state::ClusterState state;
   FakeClock clock;
   FakeWriter writer{state, clock};
   FakeCloud cloud;
-  Ports ports{state, clock, writer, cloud, cloud.node_groups()};
+  LaunchesAtOnce launches{cloud};
+  Ports ports{state, clock, writer, cloud, cloud.node_groups(), launches};
 };
 
 // A node of `type` (the catalog's) in zone-a, of `nodepool` (empty: none), running on an instance the cloud

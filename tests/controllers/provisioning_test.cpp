@@ -185,5 +185,86 @@ TEST_F(Provisioning, NominationsToANodeThatBecameReadyAreReleasedAtTheNextReconc
   EXPECT_EQ(state.needing_capacity(), 1u);
 }
 
+// --- launches answered a while later, as `scalewright run`'s launch workers answer ---------------------------------
+
+class ProvisioningWithLaunchesHeld : public Provisioning {
+ protected:
+  HeldLaunches held{cloud};
+  Ports held_ports{state, clock, writer, cloud, cloud.node_groups(), held};
+  ProvisioningController provisioning{held_ports, names, lifecycle, {Duration(1'000), Duration(10'000)}};
+
+  void pods_arrive(int count, Duration from, Duration every, std::int64_t cpu_milli, int first = 0) {
+    for (int i = 0; i < count; ++i) {
+      clock.advance_to(from + i * every);
+      add_pod(state, clock, fmt::format("p-{}", first + i), cpu_milli);
+      provisioning.reconcile();
+    }
+  }
+};
+
+TEST_F(ProvisioningWithLaunchesHeld, NodeClaimComesFirstAndItsPodsWaitForItWithoutASecondClaim) {
+  // 3 pods x 1 cpu: one claim at 1 s (its cheapest offering g.xlarge spot, see above), no cloud call yet.
+  pods_arrive(3, 0s, 0s, 1'000);
+  clock.advance_to(1s);
+  ASSERT_EQ(held.held(), 1u);
+  const std::string claim = held.request(0).name;
+  EXPECT_THAT(writer.calls_of("nodeclaim_created"), ElementsAre("1s nodeclaim_created " + claim));
+  EXPECT_THAT(cloud.calls, IsEmpty());
+  const state::NodeRecord& record = *state.find_node(claim);
+  EXPECT_EQ(record.phase, state::NodePhase::Launching);
+  EXPECT_EQ(record.instance_id, "");
+  EXPECT_EQ(held.request(0).offerings.front().instance_type->name, "g.xlarge");
+  EXPECT_THAT(nominated_to(state, claim), ElementsAre("default/p-0", "default/p-1", "default/p-2"));
+  EXPECT_EQ(state.needing_capacity(), 0u);
+
+  // A pod arriving while the launch is under way gets a claim of its own; the first three are not provisioned
+  // again. One 1-cpu pod fits c.large (2 cpu), the cheapest.
+  pods_arrive(1, 2s, 0s, 1'000, /*first=*/3);
+  clock.advance_to(3s);
+  ASSERT_EQ(held.held(), 2u);
+  EXPECT_EQ(held.request(1).offerings.front().instance_type->name, "c.large");
+  EXPECT_THAT(nominated_to(state, held.request(1).name), ElementsAre("default/p-3"));
+
+  // The first answer: the claim takes its instance, and says so at the answer's time.
+  clock.advance_to(4s);
+  held.answer(0);
+  EXPECT_THAT(cloud.calls, ElementsAre("launch g.xlarge zone-a spot"));
+  EXPECT_THAT(writer.calls_of("node_launched"), ElementsAre("4s node_launched " + claim + " g.xlarge zone-a spot"));
+  EXPECT_THAT(writer.events_of("launch"),
+              ElementsAre("4s NodeClaim " + claim + " launched g.xlarge zone-a spot $0.0600/h for 3 pods"));
+  EXPECT_EQ(state.find_node(claim)->instance_type, "g.xlarge");
+  EXPECT_EQ(state.find_node(claim)->launched_at, 1s);  // its registration TTL runs from its creation
+  EXPECT_THAT(nominated_to(state, claim), SizeIs(3));
+}
+
+TEST_F(ProvisioningWithLaunchesHeld, LaunchRefusedLaterDeletesTheNodeClaimAndItsPodsNeedCapacityAgain) {
+  cloud.refuse_creates({cloud::ErrorClass::Unauthorized, "UnauthorizedOperation: not allowed to RunInstances", {}});
+  pods_arrive(3, 0s, 0s, 1'000);
+  clock.advance_to(1s);
+  ASSERT_EQ(held.held(), 1u);
+  const std::string claim = held.request(0).name;
+  clock.advance_to(2s);
+  held.answer(0);
+  EXPECT_THAT(writer.calls_of("nodeclaim_not_launched"), ElementsAre("2s nodeclaim_not_launched " + claim));
+  EXPECT_EQ(state.find_node(claim), nullptr);
+  EXPECT_THAT(nominated_to(state, claim), IsEmpty());
+  EXPECT_EQ(state.needing_capacity(), 3u);
+  EXPECT_THAT(writer.events_of("launch-failed"),
+              ElementsAre("2s NodeClaim for 3 pods not launched: Unauthorized: UnauthorizedOperation: not allowed to "
+                          "RunInstances"));
+}
+
+TEST_F(ProvisioningWithLaunchesHeld, InstanceLaunchedForANodeClaimDeletedMeanwhileIsTerminated) {
+  pods_arrive(3, 0s, 0s, 1'000);
+  clock.advance_to(1s);
+  ASSERT_EQ(held.held(), 1u);
+  const std::string claim = held.request(0).name;
+  writer.delete_node(claim);  // kubectl delete nodeclaim, before the cloud answered
+  held.answer(0);
+  EXPECT_THAT(cloud.calls, ElementsAre("launch g.xlarge zone-a spot", "terminate i-1"));
+  EXPECT_THAT(writer.calls_of("node_launched"), IsEmpty());
+  EXPECT_THAT(writer.events_of("launch"), IsEmpty());
+}
+
 }  // namespace
 }  // namespace scalewright::controllers

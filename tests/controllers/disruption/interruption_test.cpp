@@ -28,7 +28,8 @@ TEST_F(Disruption, SpotInterruptionDrainsAtOnceAndLaunchesTheReplacementBesideTh
   const std::string replacement = launched_node();
   ASSERT_FALSE(replacement.empty());
   EXPECT_THAT(cloud.calls, Contains("launch c.2xlarge zone-a spot"));
-  EXPECT_THAT(writer.calls, ElementsAre("10s node_launched " + replacement + " c.2xlarge zone-a spot",
+  EXPECT_THAT(writer.calls, ElementsAre("10s nodeclaim_created " + replacement,
+                                        "10s node_launched " + replacement + " c.2xlarge zone-a spot",
                                         "10s taint n1 +karpenter.sh/disrupted", "10s evict default/n1-web grace=30s"));
   EXPECT_THAT(writer.events_of("interruption"),
               ElementsAre("10s spot interruption notice for node n1 (c.2xlarge zone-a), reclaimed in 2m0s; draining, "

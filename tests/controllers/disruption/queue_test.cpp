@@ -29,7 +29,7 @@ TEST_F(Consolidation, UnderutilizedNodeIsReplacedOnlyOnceItsReplacementIsReady) 
   EXPECT_THAT(cloud.calls, ElementsAre("launch c.large zone-a spot"));
   const std::string replacement = launched_node();
   ASSERT_FALSE(replacement.empty());
-  EXPECT_THAT(writer.calls, ElementsAre("45s taint n1 +karpenter.sh/disrupted",
+  EXPECT_THAT(writer.calls, ElementsAre("45s taint n1 +karpenter.sh/disrupted", "45s nodeclaim_created " + replacement,
                                         "45s node_launched " + replacement + " c.large zone-a spot"));
   EXPECT_THAT(writer.object_events,
               Contains("45s Node n1 DisruptionTerminating: Disrupting Node: Underutilized/Replace; single-node replace "
