@@ -57,6 +57,7 @@ class KubernetesWriter final : public controllers::ClusterWriter {
   // delete_node's first step: cordons the node and deletes its pods at once.
   void drain(const std::string& node);
   void delete_node(const std::string& node) override;
+  void release_nodeclaim(const std::string& name) override;
   void scale(const std::string& workload, std::int32_t replicas) override;
   void object_event(controllers::ObjectEvent event) override;
 
@@ -70,8 +71,7 @@ class KubernetesWriter final : public controllers::ClusterWriter {
   // Launched condition. Called at the end of every pass, so that the answers of several launches are taken in one
   // after the other.
   void write_launched_statuses();
-  // A NodeClaim being deleted whose node and instance are gone: its finalizer is removed and it goes.
-  void release_nodeclaim(const std::string& name);
+
 
   // Cluster Autoscaler's status report: the `status` key of ConfigMap kube-system/cluster-autoscaler-status and its
   // last-updated annotation, created on the first write, as CA writes it after every scan.

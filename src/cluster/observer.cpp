@@ -110,6 +110,8 @@ void ClusterObserver::forget(const Resource& resource, const std::string& key, D
     node_gone(key, now);
   } else if (kind == "NodeClaim") {
     nodeclaims_.erase(key);
+    state_.nodeclaim_finalizing(key, false);
+    // A NodeClaim whose node never registered: with it gone, so is the node the state held in flight.
     if (!node_objects_.contains(key)) node_gone(key, now);
   } else if (kind == "NodePool") {
     state_.nodepool_deleted(key);
@@ -300,9 +302,7 @@ void ClusterObserver::node_gone(const std::string& name, Duration now) {
 void ClusterObserver::observe_nodeclaim(Change change, const json& object, Duration now) {
   const std::string name = object_key_of(object);
   if (change == Change::Deleted) {
-    nodeclaims_.erase(name);
-    // A NodeClaim whose node never registered: with it gone, so is the node the state held in flight.
-    if (!node_objects_.contains(name)) node_gone(name, now);
+    forget(resources::nodeclaims, name, now);
     return;
   }
   const json& metadata = object.value("metadata", json::object());
@@ -310,6 +310,7 @@ void ClusterObserver::observe_nodeclaim(Change change, const json& object, Durat
   seen.deleting = metadata.contains("deletionTimestamp");
   const json finalizers = metadata.value("finalizers", json::array());
   seen.finalizer = std::find(finalizers.begin(), finalizers.end(), json("karpenter.sh/termination")) != finalizers.end();
+  state_.nodeclaim_finalizing(name, seen.deleting && seen.finalizer);
   const json& annotations = metadata.value("annotations", json::object());
   seen.nodepool_hash = annotations.value(std::string(karpenter_annotations::nodepool_hash), "");
   seen.nodepool_hash_version = annotations.value(std::string(karpenter_annotations::nodepool_hash_version), "");

@@ -21,9 +21,6 @@ const Resource* const kFirstResources[] = {&resources::nodepools,   &resources::
                                            &resources::statefulsets, &resources::daemonsets, &resources::pdbs,
                                            &resources::nodes,        &resources::nodeclaims};
 
-// Karpenter's taint on a node it is terminating.
-const Taint kDisruptedTaint{std::string(kDisruptedTaintKey), "", TaintEffect::NoSchedule};
-
 std::uint64_t random_seed() {
   std::random_device device;
   return (std::uint64_t{device()} << 32) | device();
@@ -330,37 +327,10 @@ void ClusterRuntime::settle() {
   lifecycle_.reconcile();
   disruption_.reconcile();
   workload_autoscaler_.reconcile();
-  finish_deleting_nodeclaims();
+  termination_.reconcile();
   if (node_groups_) publish_node_group_status();
   counters_.nodes = state_.live_nodes();
   counters_.pending_pods = static_cast<std::int64_t>(state_.unbound().size());
-}
-
-void ClusterRuntime::finish_deleting_nodeclaims() {
-  std::vector<std::string> released;
-  std::erase_if(released_, [&](const std::string& name) { return !observer_.nodeclaims().contains(name); });
-  for (const auto& [name, claim] : observer_.nodeclaims()) {
-    if (!claim.deleting || !claim.finalizer || released_.contains(name)) continue;
-    const state::NodeRecord* node = state_.find_node(name);
-    if (node != nullptr && node->phase == state::NodePhase::Ready) {
-      // Deleted by another hand (kubectl delete nodeclaim, or a leader that stopped mid-drain): drained through
-      // the eviction API, then deleted with its instance, as Karpenter's termination does.
-      if (!termination_.draining(name)) {
-        controllers::DrainRules rules{kDisruptedTaint, Duration::max() / 4, Duration(30'000), Duration(0)};
-        termination_.drain(name, node->nodepool, now(), rules, [](const std::string&, const std::string&, bool) {});
-      }
-      continue;
-    }
-    std::string instance = node != nullptr && !node->instance_id.empty() ? node->instance_id : name;
-    if (node != nullptr && node->phase == state::NodePhase::Launching) writer_.delete_node(name);  // never registered
-    // Draining (its deletion sent), or gone: the instance goes, then the finalizer.
-    controllers::terminate_instance(cloud_, *this, writer_, std::move(instance));
-    released.push_back(name);
-  }
-  for (const std::string& name : released) {
-    writer_.release_nodeclaim(name);
-    released_.insert(name);  // until the watch says it is gone
-  }
 }
 
 // --- ObserverListener ---

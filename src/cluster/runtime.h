@@ -124,8 +124,6 @@ class ClusterRuntime final : public controllers::Clock, private ObserverListener
   void start_acting();
   void settle();
   void run_due_timers();
-  // NodeClaims being deleted: their node drained and deleted, their instance terminated, then the finalizer off.
-  void finish_deleting_nodeclaims();
   // The cloud's instance behind each node found on the cluster (not launched by this replica).
   void find_instances();
   void publish_node_group_status();
@@ -165,7 +163,6 @@ class ClusterRuntime final : public controllers::Clock, private ObserverListener
   controllers::TimerId next_timer_ = 1;
 
   bool acting_ = false;
-  std::set<std::string> released_;  // NodeClaims whose finalizer was removed, until they are gone
   controllers::NodeNames names_;
   LaunchWorker launches_{cloud_, [this](std::function<void()> answer) { post_answer(std::move(answer)); }};
   controllers::Ports ports_{state_, *this, writer_, cloud_, cloud_node_groups_, launches_};

@@ -82,6 +82,9 @@ class ClusterWriter : public EventRecorder {
   // Deletes the node, with the pods still on it (no eviction: a drain evicts them first); its instance is the
   // caller's to terminate.
   virtual void delete_node(const std::string& node) = 0;
+  // Removes the termination finalizer of a deleted NodeClaim whose node is gone and whose instance's termination
+  // was asked: the NodeClaim goes.
+  virtual void release_nodeclaim(const std::string& name) = 0;
   // Sets a workload's replicas through its scale subresource.
   virtual void scale(const std::string& workload, std::int32_t replicas) = 0;
   // Records an Event on the object it is about.

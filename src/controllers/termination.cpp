@@ -26,6 +26,32 @@ DrainRules karpenter_drain_rules(const NodePool* pool) {
   return rules;
 }
 
+void TerminationController::reconcile() {
+  const std::set<std::string>& finalizing = state_.nodeclaims_finalizing();
+  std::erase_if(released_, [&](const std::string& name) { return !finalizing.contains(name); });
+  std::vector<std::string> released;
+  for (const std::string& name : finalizing) {
+    if (released_.contains(name)) continue;
+    const state::NodeRecord* node = state_.find_node(name);
+    if (node != nullptr && node->phase == state::NodePhase::Ready) {
+      if (!draining(name)) {
+        drain(name, node->nodepool, clock_.now(), karpenter_drain_rules(state_.find_nodepool(node->nodepool)),
+              [](const std::string&, const std::string&, bool) {});
+      }
+      continue;
+    }
+    // Draining (its deletion sent), never registered, or gone: the instance goes, then the finalizer.
+    std::string instance = node != nullptr && !node->instance_id.empty() ? node->instance_id : name;
+    if (node != nullptr && node->phase == state::NodePhase::Launching) writer_.delete_node(name);
+    terminate_instance(cloud_, clock_, writer_, std::move(instance));
+    released.push_back(name);
+  }
+  for (const std::string& name : released) {
+    writer_.release_nodeclaim(name);
+    released_.insert(name);
+  }
+}
+
 void TerminationController::drain(const std::string& node, const std::string& group, Duration unneeded_since,
                                   const DrainRules& rules, Finished finished) {
   writer_.set_taint(node, rules.taint, true);

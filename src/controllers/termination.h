@@ -6,6 +6,7 @@
 // up fails it: the taint comes off and the node stays. Cluster Autoscaler's scale-down drains this way today.
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,10 @@ class TerminationController : private Controller {
              Finished finished);
   // A pod of `node` ran out its grace period and is gone.
   void pod_terminated(const std::string& node);
+  // NodeClaims deleted and held by their finalizer (state::ClusterState::nodeclaims_finalizing), whoever deleted
+  // them (kubectl delete nodeclaim, a leader that stopped mid-drain, or the controllers): a Ready node is drained by
+  // Karpenter's rules first; then the node is deleted, its instance's termination asked, and the finalizer removed.
+  void reconcile();
 
   // Drains under way, per group.
   std::map<std::string, std::int32_t> drains_per_group() const;
@@ -76,6 +81,7 @@ class TerminationController : private Controller {
   void finish_if_done(const std::string& node);
 
   std::map<std::string, NodeDrain> drains_;
+  std::set<std::string> released_;  // NodeClaims whose finalizer was removed, until the state says they are gone
 };
 
 }  // namespace scalewright::controllers

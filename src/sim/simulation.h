@@ -87,6 +87,8 @@ class Simulation final : public controllers::Clock, public controllers::ClusterW
   // delete_node's first step: cordons the node and deletes its pods at once.
   void drain(const std::string& node);
   void delete_node(const std::string& node) override;
+  // The simulated API server holds no finalizers: a NodeClaim deleted is gone, and none waits to be released.
+  void release_nodeclaim(const std::string&) override {}
   void scale(const std::string& workload, std::int32_t replicas) override {
     state_.workload_scaled(workload, replicas);
   }

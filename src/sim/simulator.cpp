@@ -132,6 +132,7 @@ void Simulation::settle() {
   static_capacity_.reconcile();
   lifecycle_.reconcile();
   disruption_.reconcile();
+  termination_.reconcile();
   peak_nodes_ = std::max(peak_nodes_, state_.live_nodes());
 }
 

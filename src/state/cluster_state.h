@@ -162,6 +162,17 @@ class ClusterState {
   // The cloud warned that `node`'s instance is reclaimed at `at`: an observation, which the disruption controller
   // acts on (Karpenter's interruption controller acts on the NodeClaim in the same way).
   void interruption_noticed(NodeRecord& node, Duration at);
+  // A NodeClaim was deleted and its termination finalizer holds it (`deleting`), or it went / its finalizer was
+  // removed (not `deleting`): whoever deleted it, its node is drained and its instance terminated before the
+  // finalizer comes off (Karpenter's termination controller). Observed apart from the node's record, which may be
+  // gone first.
+  void nodeclaim_finalizing(const std::string& name, bool deleting) {
+    if (deleting) {
+      nodeclaims_finalizing_.insert(name);
+    } else {
+      nodeclaims_finalizing_.erase(name);
+    }
+  }
   // The instance is gone; the record leaves the working set at the next retire_terminated().
   void node_terminated(NodeRecord& node, Duration at);
   // Terminated nodes move out of nodes(), which every scan would otherwise walk, into retired() when `keep` (the
@@ -268,6 +279,7 @@ class ClusterState {
   std::uint64_t disruption_budget_changes() const { return disruption_budget_changes_; }
   // Moves with every interruption notice observed.
   std::uint64_t interruption_notices() const { return interruption_notices_; }
+  const std::set<std::string>& nodeclaims_finalizing() const { return nodeclaims_finalizing_; }
   // Pods with a deletion timestamp, not gone yet: what counts of them changes with time alone.
   std::size_t terminating_pods() const { return terminating_pods_; }
   // Counts every pod bound to a node.
@@ -313,6 +325,7 @@ class ClusterState {
   std::uint64_t next_pod_serial_ = 0;
   std::unordered_map<Symbol, std::unordered_set<PodRecord*>> nominees_;
   std::map<std::string, NodeRecord> nodes_;  // launching, Ready or draining
+  std::set<std::string> nodeclaims_finalizing_;  // deleted NodeClaims their finalizer still holds
   std::vector<NodeRecord> retired_;          // terminated: kept for the bill
   std::vector<std::string> to_retire_;       // terminated since the last retire_terminated()
   std::int32_t live_nodes_ = 0;

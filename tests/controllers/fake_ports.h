@@ -172,6 +172,7 @@ class FakeWriter : public ClusterWriter {
     if (node->phase != state::NodePhase::Draining) drain_node(name);
     state_.node_terminated(*node, clock_.now());
   }
+  void release_nodeclaim(const std::string& name) override { call("release_nodeclaim " + name); }
   void scale(const std::string& workload, std::int32_t replicas) override {
     call(fmt::format("scale {} {}", workload, replicas));
     state_.workload_scaled(workload, replicas);

@@ -151,5 +151,35 @@ TEST_F(Termination, ARunningPodThatIsNotReadyIsEvictedUnderAlwaysAllowAndWaitsUn
   EXPECT_THAT(writer.calls_of("evict"), ElementsAre("10s evict default/web-0 grace=30s"));
 }
 
+// A NodeClaim deleted by another hand (kubectl delete nodeclaim) and held by its finalizer: its Ready node is
+// drained first (n3 runs no pod, so at once: tainted, deleted, its instance i-3 terminated), and at the next look,
+// the node gone, the instance's termination is asked again (a leader that died mid-delete may not have) and the
+// finalizer comes off, once.
+TEST_F(Termination, DeletedNodeClaimIsDrainedThenItsFinalizerRemovedOnce) {
+  add_node(state, cloud, "n3", "default");
+  state.nodeclaim_finalizing("n3", true);
+  termination.reconcile();
+  EXPECT_THAT(writer.calls, ElementsAre("0s taint n3 +karpenter.sh/disrupted", "0s delete_node n3"));
+  EXPECT_THAT(cloud.calls, ElementsAre("terminate i-3"));
+  termination.reconcile();
+  EXPECT_THAT(writer.calls_of("release_nodeclaim"), ElementsAre("0s release_nodeclaim n3"));
+  EXPECT_THAT(cloud.calls, ElementsAre("terminate i-3", "terminate i-3"));
+  termination.reconcile();
+  EXPECT_THAT(writer.calls_of("release_nodeclaim"), SizeIs(1));
+  // Gone from the API: nothing is held for it any more.
+  state.nodeclaim_finalizing("n3", false);
+  termination.reconcile();
+  EXPECT_THAT(writer.calls_of("release_nodeclaim"), SizeIs(1));
+}
+
+// One whose node never registered has nothing to drain: the node object goes, the instance, then the finalizer.
+TEST_F(Termination, DeletedNodeClaimThatNeverRegisteredIsReleasedAtOnce) {
+  add_node(state, cloud, "n3", "default", /*ready=*/false);
+  state.nodeclaim_finalizing("n3", true);
+  termination.reconcile();
+  EXPECT_THAT(writer.calls, ElementsAre("0s delete_node n3", "0s release_nodeclaim n3"));
+  EXPECT_THAT(cloud.calls, ElementsAre("terminate i-3"));
+}
+
 }  // namespace
 }  // namespace scalewright::controllers
