@@ -100,6 +100,12 @@ KubernetesWriter::KubernetesWriter(const kube::ApiClient& client, state::Cluster
                                    WriterOptions options)
     : client_(client), state_(state), clock_(clock), time_(time), events_(events), options_(options) {}
 
+// What the API server accepted is written through into the state's record of the object, found by its key (the
+// controllers hold it const).
+state::PodRecord& KubernetesWriter::record_of(const state::PodRecord& pod) {
+  return *state_.find_pod(std::string(pod.key));
+}
+
 void KubernetesWriter::failed(std::string_view what, const kube::KubeError& error) {
   ++counts_.api_errors;
   spdlog::warn("{}: {}", what, error.describe());
@@ -119,7 +125,7 @@ void KubernetesWriter::record(controllers::TimelineEntry entry) {
 
 void KubernetesWriter::nominate(const state::PodRecord& pod, const std::string& node) {
   const bool had_capacity = !pod.nominated_node.empty();
-  state_.pod_nominated(const_cast<state::PodRecord&>(pod), node.empty() ? Symbol() : Symbol(node));
+  state_.pod_nominated(record_of(pod), node.empty() ? Symbol() : Symbol(node));
   if (node.empty()) {
     if (had_capacity) needed_since_.insert_or_assign(std::string(pod.key), clock_.now());
     last_created_.clear();  // a new provisioning pass: nominations from here on are to capacity planned before
@@ -152,7 +158,7 @@ void KubernetesWriter::release_nominations(const std::string& node) {
 }
 
 void KubernetesWriter::report_unschedulable(const state::PodRecord& pod, const std::string& reason) {
-  state_.pod_verdict(const_cast<state::PodRecord&>(pod), Symbol(reason));
+  state_.pod_verdict(record_of(pod), Symbol(reason));
 }
 
 void KubernetesWriter::evict(const state::PodRecord& pod, Duration grace) {
@@ -177,7 +183,7 @@ void KubernetesWriter::evict(const state::PodRecord& pod, Duration grace) {
     events_.emit({pod_reference(pod), "Normal", "Evicted", "Evict", "Evicted pod: draining its node"});
   }
   ++counts_.evictions;
-  state_.pod_deleting(const_cast<state::PodRecord&>(pod), clock_.now() + grace, clock_.now());
+  state_.pod_deleting(record_of(pod), clock_.now() + grace, clock_.now());
 }
 
 bool KubernetesWriter::update_node(const std::string& name, const std::function<void(json&)>& change) {
@@ -362,7 +368,7 @@ void KubernetesWriter::drain(const std::string& name) {
   }
   for (const state::PodRecord* pod : pods) {
     if (pod->daemon || pod->terminating_until) continue;
-    state_.pod_deleting(const_cast<state::PodRecord&>(*pod), clock_.now(), clock_.now());
+    state_.pod_deleting(record_of(*pod), clock_.now(), clock_.now());
   }
   state_.nominations_released(name);
   state_.node_draining(*node);

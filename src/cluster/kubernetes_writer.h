@@ -50,7 +50,6 @@ class KubernetesWriter final : public controllers::ClusterWriter {
   void report_unschedulable(const state::PodRecord& pod, const std::string& reason) override;
   void evict(const state::PodRecord& pod, Duration grace) override;
   void set_taint(const std::string& node, const Taint& taint, bool present) override;
-  bool can_add_node() override { return true; }
   bool nodeclaim_created(state::NodeRecord claim, const std::vector<cloud::LaunchOption>& offerings) override;
   void nodeclaim_not_launched(const std::string& name) override;
   void node_launched(state::NodeRecord node, bool running_already) override;
@@ -96,6 +95,7 @@ class KubernetesWriter final : public controllers::ClusterWriter {
   // PUTs the node back with `change` applied to a fresh copy; retried on conflict.
   bool update_node(const std::string& node, const std::function<void(nlohmann::json&)>& change);
   void failed(std::string_view what, const kube::KubeError& error);
+  state::PodRecord& record_of(const state::PodRecord& pod);
   kube::ObjectReference pod_reference(const state::PodRecord& pod) const;
   static kube::ObjectReference nodeclaim_reference(const std::string& name);
 

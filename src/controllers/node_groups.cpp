@@ -143,12 +143,13 @@ void NodeGroupController::on_scan() {
   for (const nodegroups::UnneededNode& unneeded : actions.removals) remove(unneeded);
 }
 
-// The group's cloud launches the instances, its target raised by one at a time so that the simulator's cap on nodes
-// holds between them; each registers as the group's template node, under the name the cloud gave it.
+// The group's cloud launches the instances, its target raised one at a time, so that a refusal (an account's quota,
+// the simulator's cap on nodes) stops the rest; each registers as the group's template node, under the name the
+// cloud gave it.
 void NodeGroupController::launch(const nodegroups::NodeGroup& group, std::int32_t count, const std::string& why,
                                  bool running_already) {
   const Duration now = clock_.now();
-  for (std::int32_t i = 0; i < count && writer_.can_add_node(); ++i) {
+  for (std::int32_t i = 0; i < count; ++i) {
     cloud::CloudResult<std::vector<cloud::GroupInstance>> raised = node_groups_.increase_size(group.id, 1);
     if (!raised) {
       record("launch-failed", fmt::format("{}: {}: {}", group.id, cloud::to_string(raised.error().error_class),

@@ -66,8 +66,6 @@ class ClusterWriter : public EventRecorder {
   virtual void evict(const state::PodRecord& pod, Duration grace) = 0;
   // Adds (or removes) a taint of `node`'s spec.
   virtual void set_taint(const std::string& node, const Taint& taint, bool present) = 0;
-  // False when the cluster can hold no more nodes (the simulator's limit): a launch is not tried.
-  virtual bool can_add_node() = 0;
   // Karpenter's NodeClaim, created before its instance is launched (`claim`: in flight, no instance yet), allowed
   // the `offerings` its launch may choose from: a controller restarted mid-launch finds it, and launches it or
   // gives it up, never a second instance for it. False when it could not be created: nothing is launched.

@@ -167,7 +167,6 @@ std::optional<std::string> ProvisioningController::launch_replacement(provisioni
 std::optional<std::string> ProvisioningController::launch(provisioning::NewNodeClaim claim,
                                                           const std::vector<const state::PodRecord*>& pods,
                                                           const std::string& purpose) {
-  if (!writer_.can_add_node()) return std::nullopt;
   const Duration now = clock_.now();
   const NodePool* nodepool = state_.find_nodepool(claim.nodepool);
   const bool min_values = nodepool != nullptr && std::any_of(nodepool->requirements.begin(),

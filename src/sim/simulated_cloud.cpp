@@ -60,6 +60,11 @@ bool SimulatedCloud::in_insufficient_capacity_window(const cloud::LaunchOption& 
 // The offerings are tried in the order given, as EC2 Fleet's lowest-price strategy would: the first with capacity
 // launches.
 cloud::CloudResult<cloud::Created> SimulatedCloud::create(const cloud::CreateRequest& request) {
+  if (running_.size() >= max_instances_) {
+    if (cap_reached_) cap_reached_(max_instances_);
+    return cloud::CloudError{cloud::ErrorClass::Quota,
+                             fmt::format("the simulation holds at most {} instances", max_instances_), {}};
+  }
   cloud::Created created;
   for (const cloud::LaunchOption& option : request.offerings) {
     // Draw every random number in the same order whatever the outcome, so one fault does not shift the others.

@@ -1,4 +1,6 @@
 #pragma once
+#include <functional>
+#include <limits>
 // The simulated cloud: launches instances from the catalog's offerings after a drawn boot time, and has the
 // faults a real cloud has — insufficient capacity for an offering, a node that never becomes Ready — as the
 // scenario configures them. Spot interruptions are scheduled by the simulator from the same spec.
@@ -23,6 +25,12 @@ class SimulatedCloud : public cloud::CloudProvider {
   SimulatedCloud(const SimulatedCloud&) = delete;
   SimulatedCloud& operator=(const SimulatedCloud&) = delete;
 
+  // The simulation's cap on instances at once (its limit on nodes): a launch beyond it is refused, as an account's
+  // quota refuses it, and `reached` is told the cap (the simulation stops, saying why).
+  void cap_instances(std::size_t max, std::function<void(std::size_t max)> reached) {
+    max_instances_ = max;
+    cap_reached_ = std::move(reached);
+  }
   // The simulator moves the cloud's clock before each call.
   void set_now(Duration now) { now_ = now; }
 
@@ -73,6 +81,8 @@ class SimulatedCloud : public cloud::CloudProvider {
   };
   std::map<std::string, Running> running_;  // by instance id
   std::int32_t insufficient_capacity_errors_ = 0;
+  std::size_t max_instances_ = std::numeric_limits<std::size_t>::max();
+  std::function<void(std::size_t)> cap_reached_;
   cloud::PlayedNodeGroups groups_{catalog_, [](const std::string& group) { return group; },
                                   [this](const cloud::CreateRequest& request) { return create(request); },
                                   [this](const std::string& id) { return terminate(id); }};

@@ -5,15 +5,9 @@
 #include "sim/simulation.h"
 
 namespace scalewright::sim {
-namespace {
 
-// The writer is handed the state's own records back (the controllers read them const): the simulated API server
-// changes the object they name.
-state::PodRecord& record_of(const state::PodRecord& pod) {
-  return const_cast<state::PodRecord&>(pod);
-}
-
-}  // namespace
+// The simulated API server changes the object a controller names: the record the state keeps under its key.
+state::PodRecord& Simulation::record_of(const state::PodRecord& pod) { return *state_.find_pod(std::string(pod.key)); }
 
 void Simulation::nominate(const state::PodRecord& pod, const std::string& node) {
   state_.pod_nominated(record_of(pod), node.empty() ? Symbol() : Symbol(node));
@@ -37,12 +31,6 @@ void Simulation::set_taint(const std::string& node_name, const Taint& taint, boo
   std::erase_if(taints, [&](const Taint& t) { return t.key == taint.key; });
   if (present) taints.push_back(taint);
   state_.node_updated(*node);
-}
-
-bool Simulation::can_add_node() {
-  if (state_.live_nodes() < static_cast<std::int64_t>(limits_.max_nodes)) return true;
-  stop(fmt::format("the simulation holds at most {} nodes; more were to be launched", limits_.max_nodes));
-  return false;
 }
 
 bool Simulation::nodeclaim_created(state::NodeRecord claim, const std::vector<cloud::LaunchOption>&) {

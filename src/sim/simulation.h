@@ -80,7 +80,6 @@ class Simulation final : public controllers::Clock, public controllers::ClusterW
   void report_unschedulable(const state::PodRecord& pod, const std::string& reason) override;
   void evict(const state::PodRecord& pod, Duration grace) override;
   void set_taint(const std::string& node, const Taint& taint, bool present) override;
-  bool can_add_node() override;
   bool nodeclaim_created(state::NodeRecord claim, const std::vector<cloud::LaunchOption>& offerings) override;
   void nodeclaim_not_launched(const std::string& name) override { state_.nodeclaim_not_launched(name); }
   void node_launched(state::NodeRecord node, bool running_already) override;
@@ -98,6 +97,7 @@ class Simulation final : public controllers::Clock, public controllers::ClusterW
   }
 
  private:
+  state::PodRecord& record_of(const state::PodRecord& pod);
   // --- the loop (simulator.cpp) ---
   void push(Event e);
   bool pop_due(Event& out, std::optional<Duration> at);

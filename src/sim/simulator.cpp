@@ -22,6 +22,9 @@ Simulation::Simulation(SimulationInput input)
       names_(scenario_.seed ^ 0x5ca1e5ca1eull),
       provisioning_(ports_, names_, lifecycle_,
                     provisioning::BatchWindow{scenario_.batching.idle, scenario_.batching.max}) {
+  cloud_.cap_instances(limits_.max_nodes, [this](std::size_t max) {
+    stop(fmt::format("the simulation holds at most {} nodes; more were to be launched", max));
+  });
   // Without spec.clusterAutoscaler, CA's own Deployment configures the CA this simulation runs (the CLI has
   // usually done this already, and refused two of them).
   if (!scenario_.cluster_autoscaler) {

@@ -78,7 +78,6 @@ class FakeWriter : public ClusterWriter {
 
   std::vector<std::string> calls;     // every change asked for, in order
   std::vector<TimelineEntry> events;  // every record()
-  bool room_for_nodes = true;         // what can_add_node() answers (a question, not recorded)
   // The kubelet, when set: an evicted pod stops when its grace period ends (a timer of the clock); it leaves the
   // state and this is told its node (TerminationController::pod_terminated). There is no ReplicaSet controller:
   // a test observes replacements itself.
@@ -144,7 +143,6 @@ class FakeWriter : public ClusterWriter {
     if (present) node->node.taints.push_back(taint);
     state_.node_updated(*node);
   }
-  bool can_add_node() override { return room_for_nodes; }
   bool nodeclaim_created(state::NodeRecord claim, const std::vector<cloud::LaunchOption>&) override {
     call("nodeclaim_created " + claim.name());
     state_.node_added(std::move(claim));
@@ -179,8 +177,8 @@ class FakeWriter : public ClusterWriter {
   }
 
  private:
-  // The writer is handed the state's own records back (the controllers read them const).
-  static state::PodRecord& record_of(const state::PodRecord& pod) { return const_cast<state::PodRecord&>(pod); }
+  // The state's record of the pod a controller names (the controllers hold it const).
+  state::PodRecord& record_of(const state::PodRecord& pod) { return *state_.find_pod(std::string(pod.key)); }
   void call(const std::string& what) { calls.push_back(format_duration(clock_.now()) + " " + what); }
   // Cordons the node and deletes its pods at once, as the simulator's drain.
   void drain_node(const std::string& name) {

@@ -45,6 +45,19 @@ using testing::run_on;
 const std::string kScaleTo5At10s = "  - {at: 10s, scale: {kind: Deployment, name: inflate, replicas: 5}}\n";
 const std::string kScaleTo0At5m = "  - {at: 5m, scale: {kind: Deployment, name: inflate, replicas: 0}}\n";
 
+TEST(Simulator, TheCapOnNodesStopsTheRunWhenTheCloudIsAskedForOneMore) {
+  // 3 pods x 10 cpu: each needs an m.4xlarge (16 cpu) of its own, 3 launches at 11 s. With a cap of 2 nodes the
+  // simulated cloud launches two and refuses the third (as an account's quota would): the run stops there, saying
+  // why.
+  SimulationLimits limits;
+  limits.max_nodes = 2;
+  const std::string scale = "  - {at: 10s, scale: {kind: Deployment, name: inflate, replicas: 3}}\n";
+  SimulationReport r = run(nodepool() + deployment("inflate", 0, "10") + scenario(scale), 2, {}, nullptr, limits);
+  EXPECT_EQ(r.stopped, "the simulation holds at most 2 nodes; more were to be launched");
+  EXPECT_EQ(r.summary.launches, 2);
+  EXPECT_EQ(r.duration, std::chrono::seconds(11));
+}
+
 TEST(Simulator, FivePodsLaunchOneNodeOfTheCheapestFittingTypeAndItGoesAwayWhenEmpty) {
   // 5 pods × 1 cpu need 5 cpu: c.2xlarge (8 cpu) spot at $0.16 is the cheapest type that holds them (r.2xlarge
   // $0.20, m.4xlarge $0.32). The pods are pending at 10 s, the batch closes 1 s later (idle), the node is Ready
