@@ -67,6 +67,14 @@ struct Created {
   std::vector<LaunchOption> unavailable;
 };
 
+// What a provider is asked about a NodeClaim's instance (Karpenter's CloudProvider.IsDrifted is handed the NodeClaim).
+struct ClaimedInstance {
+  std::string nodeclaim;  // its name
+  std::string instance_id;
+  const NodePool* nodepool = nullptr;
+  const Labels* labels = nullptr;  // its node's
+};
+
 class CloudProvider {
  public:
   virtual ~CloudProvider() = default;
@@ -88,6 +96,14 @@ class CloudProvider {
   virtual CloudResult<Instance> get(const std::string& instance_id) const = 0;
   // Every running instance.
   virtual CloudResult<std::vector<Instance>> list() const = 0;
+  // Why `claim`'s instance no longer matches what its NodePool's node class would launch now, as the provider sees
+  // it (Karpenter's CloudProvider.IsDrifted: an AMI, subnet or security group replaced, the node class's own hash
+  // changed: "AMIDrift", "SubnetDrift", "NodeClassDrift"); empty when it still does. Asked after the NodePool's own
+  // checks (NodePoolDrifted, RequirementsDrifted) found nothing, each time a NodePool or a node class changed.
+  virtual CloudResult<std::string> is_drifted(const ClaimedInstance& claim) const {
+    (void)claim;
+    return std::string();
+  }
 };
 
 // Whether a delete is done: it went through, or the instance was gone already.

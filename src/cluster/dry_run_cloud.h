@@ -24,6 +24,9 @@ class DryRunCloud final : public cloud::CloudProvider, public cloud::NodeGroupPr
   cloud::CloudResult<cloud::Deleted> terminate(const std::string& instance_id) override;
   cloud::CloudResult<cloud::Instance> get(const std::string& instance_id) const override;
   cloud::CloudResult<std::vector<cloud::Instance>> list() const override;
+  cloud::CloudResult<std::string> is_drifted(const cloud::ClaimedInstance& claim) const override {
+    return real_.is_drifted(claim);
+  }
 
   cloud::CloudResult<std::int32_t> target_size(const std::string& group) const override {
     return real_groups_.target_size(group);

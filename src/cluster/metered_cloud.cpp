@@ -39,6 +39,10 @@ cloud::CloudResult<cloud::Deleted> MeteredCloud::terminate(const std::string& in
   return measure("Delete", [&] { return inner_.terminate(instance_id); });
 }
 
+cloud::CloudResult<std::string> MeteredCloud::is_drifted(const cloud::ClaimedInstance& claim) const {
+  return measure("IsDrifted", [&] { return inner_.is_drifted(claim); });
+}
+
 cloud::CloudResult<cloud::Instance> MeteredCloud::get(const std::string& instance_id) const {
   return measure("Get", [&] { return inner_.get(instance_id); });
 }

@@ -22,6 +22,7 @@ class MeteredCloud final : public cloud::CloudProvider, public cloud::NodeGroupP
   cloud::CloudResult<cloud::Deleted> terminate(const std::string& instance_id) override;
   cloud::CloudResult<cloud::Instance> get(const std::string& instance_id) const override;
   cloud::CloudResult<std::vector<cloud::Instance>> list() const override;
+  cloud::CloudResult<std::string> is_drifted(const cloud::ClaimedInstance& claim) const override;
 
   cloud::CloudResult<std::int32_t> target_size(const std::string& group) const override;
   cloud::CloudResult<std::vector<cloud::GroupInstance>> increase_size(const std::string& group,

@@ -191,6 +191,7 @@ class ClusterState {
   void node_class_applied() {
     ++capacity_changes_;
     ++nodepool_changes_;
+    ++node_class_changes_;
   }
   // A static NodePool's spec.replicas changed (its scale subresource).
   void nodepool_scaled(const std::string& name, std::int64_t replicas);
@@ -268,6 +269,7 @@ class ClusterState {
   std::uint64_t node_departures() const { return node_departures_; }
   // Moves when a NodePool is applied or deleted.
   std::uint64_t nodepool_changes() const { return nodepool_changes_; }
+  std::uint64_t node_class_changes() const { return node_class_changes_; }
   // Moves when some Ready node may have gained room: a pod left it, a node became Ready or was updated (a taint
   // off, a label on), a namespace's labels changed. Pods arriving only take room: a pod that fit nowhere before
   // fits nowhere while this stays.
@@ -349,6 +351,7 @@ class ClusterState {
   std::uint64_t capacity_changes_ = 0;
   std::uint64_t node_departures_ = 0;
   std::uint64_t nodepool_changes_ = 0;
+  std::uint64_t node_class_changes_ = 0;
   std::uint64_t room_changes_ = 0;
   std::uint64_t workload_changes_ = 0;
   std::uint64_t disruption_budget_changes_ = 0;

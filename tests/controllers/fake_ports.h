@@ -219,6 +219,13 @@ class FakeCloud : public cloud::CloudProvider {
     return instance;
   }
 
+  // Instance id -> why the provider finds it drifted ("AMIDrift"), what is_drifted answers.
+  std::map<std::string, std::string> drifted_instances;
+  cloud::CloudResult<std::string> is_drifted(const cloud::ClaimedInstance& claim) const override {
+    const auto found = drifted_instances.find(claim.instance_id);
+    return found == drifted_instances.end() ? std::string() : found->second;
+  }
+
   // Every create is refused with `error` from now on (an account limit, credentials not allowed to launch).
   void refuse_creates(cloud::CloudError error) { refuse_creates_ = std::move(error); }
   // The next `count` terminations are refused as throttled (the cloud's rate limit), each still recorded.

@@ -24,6 +24,10 @@ void DriftMethod::look(Duration) {
     templates_ = std::move(templates);
     due_ = true;
   }
+  if (state_.node_class_changes() != node_classes_seen_) {
+    node_classes_seen_ = state_.node_class_changes();
+    due_ = true;
+  }
 }
 
 std::optional<Duration> DriftMethod::next_pass(Duration now) const {
@@ -37,16 +41,22 @@ bool DriftMethod::disrupt(Duration now) {
   if (rules_.cluster_settling()) return false;  // looked at again a poll period later
   struct Drifted {
     const state::NodeRecord* node;
-    disruption::DriftReason reason;
+    std::string reason;  // NodePoolDrifted, RequirementsDrifted, or the provider's own ("AMIDrift", ...)
   };
   std::vector<Drifted> drifted;
   for (const auto& [name, node] : state_.nodes()) {
     if (node.phase != state::NodePhase::Ready || node.nodepool.empty() || termination_.draining(name)) continue;
     const NodePool* pool = state_.find_nodepool(node.nodepool);
     if (pool == nullptr) continue;
-    std::optional<disruption::DriftReason> reason =
-        disruption::drifted(*pool, node.nodepool_hash, node.node.meta.labels, node.nodepool_hash_version);
-    if (reason) drifted.push_back({&node, *reason});
+    if (std::optional<disruption::DriftReason> reason =
+            disruption::drifted(*pool, node.nodepool_hash, node.node.meta.labels, node.nodepool_hash_version)) {
+      drifted.push_back({&node, std::string(disruption::to_string(*reason))});
+      continue;
+    }
+    // Then the provider's checks, as Karpenter asks its CloudProvider; one it cannot answer now is not drifted now.
+    const cloud::CloudResult<std::string> provider_reason =
+        cloud_.is_drifted({name, node.instance_id, pool, &node.node.meta.labels});
+    if (provider_reason && !provider_reason->empty()) drifted.push_back({&node, *provider_reason});
   }
   if (drifted.empty()) {
     due_ = false;
@@ -100,7 +110,7 @@ bool DriftMethod::disrupt(Duration now) {
     writer_.set_taint(name, disrupted_taint(), true);
     writer_.object_event({"Node", name, "Normal", "DisruptionTerminating", "Disrupt",
                           fmt::format("Disrupting Node: {}/{}; {}, {}", reason(),
-                                      plan.new_claims.empty() ? "Delete" : "Replace", disruption::to_string(d.reason),
+                                      plan.new_claims.empty() ? "Delete" : "Replace", d.reason,
                                       plan.new_claims.empty() ? "its pods fit on the other nodes"
                                                               : plural(plan.new_claims.size(), "replacement"))});
     for (provisioning::NewNodeClaim& claim : plan.new_claims) {
@@ -108,7 +118,7 @@ bool DriftMethod::disrupt(Duration now) {
           std::move(claim), fmt::format("the replacement of drifted node {}", name));
       if (launched) queued.replacements.push_back(*launched);
     }
-    record("drift", fmt::format("node {} drifted ({}): {}, {} move", name, disruption::to_string(d.reason),
+    record("drift", fmt::format("node {} drifted ({}): {}, {} move", name, d.reason,
                                 queued.replacements.empty()
                                     ? std::string("its pods fit on the other nodes")
                                     : fmt::format("replaced by {}", joined(queued.replacements)),

@@ -37,6 +37,7 @@ class DriftMethod : public DisruptionMethod, private Controller {
   CommandQueue& queue_;
   std::map<std::string, std::string> templates_;  // per NodePool: its template hash and requirements, last seen
   std::uint64_t nodepools_seen_ = ~std::uint64_t{0};
+  std::uint64_t node_classes_seen_ = 0;  // a node class applied: the provider may find instances drifted
   bool due_ = false;  // a template changed since a pass last found no drifted node
   std::optional<Duration> last_pass_;
 };

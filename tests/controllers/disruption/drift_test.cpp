@@ -58,5 +58,30 @@ TEST_F(Disruption, DriftedNodesAreReplacedOldestFirstWithinABudgetOfOne) {
   EXPECT_THAT(writer.calls_of("taint"), Contains(HasSubstr("taint n2 +karpenter.sh/disrupted")));
 }
 
+TEST_F(Disruption, TheProvidersOwnDriftReplacesANodeItsNodePoolStillMatches) {
+  // n1 runs a 5-cpu pod, stamped with its NodePool's hash and matching its requirements: not drifted by the
+  // NodePool's checks. The provider finds its instance drifted (its node class now launches another AMI); a node
+  // class applied makes the drift method look again, and n1 is replaced with the provider's reason.
+  NodePool pool = *state.find_nodepool("default");
+  state::NodeRecord& node = add_node(state, cloud, "n1", "default");
+  node.nodepool_hash = pool.hash();
+  node.nodepool_hash_version = std::string(kNodePoolHashVersion);
+  run_pod("n1-web", 5000, "n1");
+  disruption.reconcile();
+  clock.advance_to(1min);
+  disruption.reconcile();
+  EXPECT_THAT(writer.events_of("drift"), IsEmpty());
+
+  cloud.drifted_instances[node.instance_id] = "AMIDrift";
+  state.node_class_applied();
+  clock.advance_to(2min);
+  disruption.reconcile();
+  clock.advance_to(2min);
+  const std::string replacement = launched_node();
+  ASSERT_FALSE(replacement.empty());
+  EXPECT_THAT(writer.events_of("drift"),
+              ElementsAre("2m0s node n1 drifted (AMIDrift): replaced by " + replacement + ", 1 pod move"));
+}
+
 }  // namespace
 }  // namespace scalewright::controllers
