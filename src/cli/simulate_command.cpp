@@ -18,7 +18,7 @@
 #include "sim/default_scenario.h"
 #include "sim/html_report.h"
 #include "sim/simulator.h"
-#include "controllers/workload_autoscaling.h"
+#include "controllers/workload_autoscaler_loop.h"
 
 namespace scalewright::cli {
 namespace {

@@ -6,7 +6,7 @@
 #include <memory>
 
 #include "cluster/api_objects.h"
-#include "controllers/workload_autoscaling.h"
+#include "controllers/workload_autoscaler_loop.h"
 #include "kube/api_client.h"
 #include "prometheus/prometheus_trigger_reader.h"
 

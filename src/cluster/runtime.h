@@ -37,7 +37,7 @@
 #include "controllers/provisioning.h"
 #include "controllers/static_capacity.h"
 #include "controllers/termination.h"
-#include "controllers/workload_autoscaler.h"
+#include "controllers/workload_autoscaler_controller.h"
 #include "kube/api_client.h"
 #include "kube/event_sink.h"
 #include "kube/reflector.h"

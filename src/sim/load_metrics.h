@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "api/scenario.h"
-#include "controllers/workload_autoscaling.h"
+#include "controllers/workload_autoscaler_loop.h"
 #include "sim/load_model.h"
 
 namespace scalewright::sim {

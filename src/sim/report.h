@@ -11,7 +11,7 @@
 
 #include "api/duration.h"
 #include "controllers/ports.h"
-#include "controllers/workload_autoscaling.h"
+#include "controllers/workload_autoscaler_loop.h"
 
 namespace scalewright::sim {
 

@@ -25,7 +25,7 @@
 #include "controllers/provisioning.h"
 #include "controllers/static_capacity.h"
 #include "controllers/termination.h"
-#include "controllers/workload_autoscaler.h"
+#include "controllers/workload_autoscaler_controller.h"
 #include "scheduling/scheduler.h"
 #include "sim/load_metrics.h"
 #include "sim/load_model.h"

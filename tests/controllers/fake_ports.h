@@ -22,7 +22,7 @@
 #include "cloud/cloud_provider.h"
 #include "cloud/played_node_groups.h"
 #include "controllers/ports.h"
-#include "controllers/workload_autoscaling.h"
+#include "controllers/workload_autoscaler_loop.h"
 #include "state/cluster_state.h"
 #include "workloads/hpa.h"
 #include "workloads/keda.h"

@@ -51,7 +51,7 @@ std::string timeline_scenario(const std::string& timeline, const std::string& du
 using testing::messages;
 using testing::run;
 
-TEST(WorkloadAutoscaling, LoadTriplesHpaScalesOutNodesLaunchLoadFallsReplicasAndNodesGoBack) {
+TEST(WorkloadAutoscalerLoop, LoadTriplesHpaScalesOutNodesLaunchLoadFallsReplicasAndNodesGoBack) {
   // 100 requests/s at 10 ms of cpu each is 1000m of work: 500m per pod, 50 % of the 1-cpu request, on target.
   // At 5m the load triples: 1500m per pod = 150 %, ratio 3, 2 x 3 = 6 but the scale-up limit without behavior
   // is max(2 x 2, 4) = 4: 2 -> 4. At 5m15 two pods are still pending (counted as 0 on a scale-up): (1500 + 1500)
@@ -125,7 +125,7 @@ TEST(WorkloadAutoscaling, LoadTriplesHpaScalesOutNodesLaunchLoadFallsReplicasAnd
             }));
 }
 
-TEST(WorkloadAutoscaling, CpuLimitCapsUsageAndTheHpaStopsAtMaxReplicas) {
+TEST(WorkloadAutoscalerLoop, CpuLimitCapsUsageAndTheHpaStopsAtMaxReplicas) {
   // One pod limited to 500m under 2000m of work runs at its limit: 200 % of its 250m request, and serves 50 of
   // the 200 requests/s. Target 50 %: ratio 4, ceil(1 x 4) = 4 (also the limit max(2 x 1, 4)); then the pods, still
   // at their limit, ask for more and get maxReplicas 6.
@@ -167,7 +167,7 @@ spec:
   EXPECT_EQ(r.summary.autoscalers.at(0).max_replicas, 6);
 }
 
-TEST(WorkloadAutoscaling, PodsMetricIsTheRequestRateEachPodServed) {
+TEST(WorkloadAutoscalerLoop, PodsMetricIsTheRequestRateEachPodServed) {
   // http_requests_per_second as prometheus-adapter serves it: 60 requests/s over 2 pods is 30 each, 3 x the
   // AverageValue target of 10: ceil(2 x 3) = 6, limited to max(2 x 2, 4) = 4. The pods run from 61 s (first node)
   // and have samples from the scrape at 1m30s (one scrape after they started).
@@ -195,7 +195,7 @@ spec:
   EXPECT_EQ(scales[0], "t=1m30s hpa/web-rps 2 -> 4: http_requests_per_second 30 of 10 target");
 }
 
-TEST(WorkloadAutoscaling, CronScaledObjectActivatesInItsWindowAndScalesToZeroAfterTheCooldown) {
+TEST(WorkloadAutoscalerLoop, CronScaledObjectActivatesInItsWindowAndScalesToZeroAfterTheCooldown) {
   // The simulated wall clock starts on Monday 2024-01-01 00:00 UTC. KEDA polls every 30 s. The window opens at
   // 00:05: the poll activates 0 -> 1, and the HPA reads the cron metric as 5 (desiredReplicas) against a target of
   // 1 per replica: ceil(5 / 1) = 5, limited to max(2 x 1, 4) = 4, then (5 over 4 replicas = 1250m each) 5. The
@@ -241,7 +241,7 @@ spec:
   EXPECT_DOUBLE_EQ(a.replica_seconds, 4 * 15 + 5 * 645);
 }
 
-TEST(WorkloadAutoscaling, MemoryUtilizationIsMeasuredAgainstTheMemoryRequest) {
+TEST(WorkloadAutoscalerLoop, MemoryUtilizationIsMeasuredAgainstTheMemoryRequest) {
   // Each pod uses 800 MiB of its 1 GiB request: int(2 x 800 x 100 / (2 x 1024)) = 78 %, ratio 78 / 50 = 1.56,
   // ceil(2 x 1.56) = 4 (also the max(2 x 2, 4) limit). The pods run from 61 s and have samples from 1m30s.
   const std::string hpa = R"(
@@ -270,7 +270,7 @@ spec:
 namespace scalewright::sim {
 namespace {
 
-TEST(WorkloadAutoscaling, ARunawayHpaStopsTheRunAtThePodLimitWithTheReportSoFar) {
+TEST(WorkloadAutoscalerLoop, ARunawayHpaStopsTheRunAtThePodLimitWithTheReportSoFar) {
   // maxReplicas 2^31 - 1 under a load no number of pods serves: the HPA doubles web every sync (2 -> 4 -> 8 -> 16
   // -> 32 -> 64, from 1m30s every 15 s). With a limit of 50 pods, the sync at 2m30s that asks for 64 stops the run
   // at that instant: the timeline ends there with the reason, the report's duration is that time, and no more

@@ -88,11 +88,11 @@ struct AutoscalingNotes {
   std::vector<ObjectEvent> events;
 };
 
-class WorkloadAutoscaling {
+class WorkloadAutoscalerLoop {
  public:
   // Cron triggers read the wall clock: `wall_clock_at_start` at time 0.
-  WorkloadAutoscaling(const AutoscalingMetrics& metrics, std::chrono::sys_seconds wall_clock_at_start);
-  ~WorkloadAutoscaling();
+  WorkloadAutoscalerLoop(const AutoscalingMetrics& metrics, std::chrono::sys_seconds wall_clock_at_start);
+  ~WorkloadAutoscalerLoop();
 
   void add(HorizontalPodAutoscaler hpa, Duration now);
   void add(ScaledObject scaled_object, Duration now);

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "controllers/ports.h"
-#include "controllers/workload_autoscaling.h"
+#include "controllers/workload_autoscaler_loop.h"
 #include "state/cluster_state.h"
 
 namespace scalewright::controllers {
@@ -55,7 +55,7 @@ class WorkloadAutoscalerController : private Controller {
   void apply(const std::vector<ScaleChange>& changes, AutoscalingNotes& notes);
 
   StateAutoscalingView view_;
-  WorkloadAutoscaling autoscaling_;
+  WorkloadAutoscalerLoop autoscaling_;
   std::size_t hpas_seen_ = 0;  // of the state's hpas(), those taken on
   std::uint64_t scaled_object_changes_seen_ = 0;
   std::map<std::string, std::uint64_t> scaled_objects_taken_on_;  // key -> the revision taken on

@@ -1,4 +1,4 @@
-#include "controllers/workload_autoscaling.h"
+#include "controllers/workload_autoscaler_loop.h"
 
 #include <algorithm>
 #include <cmath>
@@ -17,7 +17,7 @@ std::string target_name(const std::string& namespace_, const CrossVersionObjectR
 
 }  // namespace
 
-struct WorkloadAutoscaling::Hpa {
+struct WorkloadAutoscalerLoop::Hpa {
   HorizontalPodAutoscaler spec;
   std::string label;  // "hpa/php-apache"
   workloads::HpaState state;
@@ -31,7 +31,7 @@ struct WorkloadAutoscaling::Hpa {
   AutoscalerSummary summary;
 };
 
-struct WorkloadAutoscaling::Scaled {
+struct WorkloadAutoscalerLoop::Scaled {
   ScaledObject spec;
   std::string label;  // "scaledobject/podinfo"
   workloads::ScaledObjectState state;
@@ -44,13 +44,13 @@ struct WorkloadAutoscaling::Scaled {
   explicit Scaled(ScaledObject s) : spec(std::move(s)) {}
 };
 
-WorkloadAutoscaling::WorkloadAutoscaling(const AutoscalingMetrics& metrics,
+WorkloadAutoscalerLoop::WorkloadAutoscalerLoop(const AutoscalingMetrics& metrics,
                                          std::chrono::sys_seconds wall_clock_at_start)
     : metrics_(&metrics), wall_clock_at_start_(wall_clock_at_start) {}
 
-WorkloadAutoscaling::~WorkloadAutoscaling() = default;
+WorkloadAutoscalerLoop::~WorkloadAutoscalerLoop() = default;
 
-void WorkloadAutoscaling::add(HorizontalPodAutoscaler spec, Duration now) {
+void WorkloadAutoscalerLoop::add(HorizontalPodAutoscaler spec, Duration now) {
   auto hpa = std::make_unique<Hpa>();
   hpa->accounted_until = now;
   hpa->label = "hpa/" + spec.meta.name;
@@ -60,7 +60,7 @@ void WorkloadAutoscaling::add(HorizontalPodAutoscaler spec, Duration now) {
   hpas_.push_back(std::move(hpa));
 }
 
-void WorkloadAutoscaling::add(ScaledObject spec, Duration now) {
+void WorkloadAutoscalerLoop::add(ScaledObject spec, Duration now) {
   auto scaled = std::make_unique<Scaled>(std::move(spec));
   scaled->label = "scaledobject/" + scaled->spec.meta.name;
   scaled->state.created = now;
@@ -72,7 +72,7 @@ void WorkloadAutoscaling::add(ScaledObject spec, Duration now) {
   scaled_objects_.push_back(std::move(scaled));
 }
 
-void WorkloadAutoscaling::update(ScaledObject spec, Duration now) {
+void WorkloadAutoscalerLoop::update(ScaledObject spec, Duration now) {
   const std::string key = spec.meta.key();
   for (const auto& scaled : scaled_objects_) {
     if (scaled->spec.meta.key() != key) continue;
@@ -84,7 +84,7 @@ void WorkloadAutoscaling::update(ScaledObject spec, Duration now) {
   add(std::move(spec), now);
 }
 
-void WorkloadAutoscaling::remove_scaled_object(const std::string& key) {
+void WorkloadAutoscalerLoop::remove_scaled_object(const std::string& key) {
   auto scaled = std::find_if(scaled_objects_.begin(), scaled_objects_.end(),
                              [&](const auto& s) { return s->spec.meta.key() == key; });
   if (scaled == scaled_objects_.end()) return;
@@ -92,13 +92,13 @@ void WorkloadAutoscaling::remove_scaled_object(const std::string& key) {
   scaled_objects_.erase(scaled);
 }
 
-std::optional<Duration> WorkloadAutoscaling::next_poll() const {
+std::optional<Duration> WorkloadAutoscalerLoop::next_poll() const {
   std::optional<Duration> next;
   for (const auto& s : scaled_objects_) next = next ? std::min(*next, s->next_poll) : s->next_poll;
   return next;
 }
 
-void WorkloadAutoscaling::account(Duration now, const AutoscalingView& view) {
+void WorkloadAutoscalerLoop::account(Duration now, const AutoscalingView& view) {
   for (auto& hpa : hpas_) {
     std::optional<ScaleTarget> target = view.scale_target(hpa->spec.meta.namespace_, hpa->spec.scale_target_ref);
     // Until an autoscaler has changed its target, the target kept the replicas it has now.
@@ -119,7 +119,7 @@ void WorkloadAutoscaling::account(Duration now, const AutoscalingView& view) {
 
 // A rescale is explained every time; a recommendation held back (by stabilization, a rate policy, min or max)
 // once while it is held back for the same reason at the same count, not at every 15 s sync.
-void WorkloadAutoscaling::explain(Hpa& hpa, const workloads::HpaDecision& decision, AutoscalingNotes& notes) {
+void WorkloadAutoscalerLoop::explain(Hpa& hpa, const workloads::HpaDecision& decision, AutoscalingNotes& notes) {
   // A ScaledObject's HPA is KEDA's doing: its decisions are told on the ScaledObject the user wrote.
   const std::string kind = hpa.owner != nullptr ? "ScaledObject" : "HorizontalPodAutoscaler";
   const std::string key = hpa.owner != nullptr ? hpa.owner->spec.meta.key() : hpa.spec.meta.key();
@@ -146,7 +146,7 @@ void WorkloadAutoscaling::explain(Hpa& hpa, const workloads::HpaDecision& decisi
                           "Scale", workloads::explain_hpa_decision(decision)});
 }
 
-std::vector<ScaleChange> WorkloadAutoscaling::reconcile(Hpa& hpa, const workloads::MetricsSource& metrics,
+std::vector<ScaleChange> WorkloadAutoscalerLoop::reconcile(Hpa& hpa, const workloads::MetricsSource& metrics,
                                                         Duration now, const AutoscalingView& view,
                                                         AutoscalingNotes& notes) {
   const std::string& ns = hpa.spec.meta.namespace_;
@@ -195,7 +195,7 @@ std::vector<ScaleChange> WorkloadAutoscaling::reconcile(Hpa& hpa, const workload
   return {{target->workload, decision.desired_replicas}};
 }
 
-std::vector<ScaleChange> WorkloadAutoscaling::sync_hpas(Duration now, const AutoscalingView& view,
+std::vector<ScaleChange> WorkloadAutoscalerLoop::sync_hpas(Duration now, const AutoscalingView& view,
                                                         AutoscalingNotes& notes) {
   account(now, view);
   const workloads::MetricsSource& resources = metrics_->pod_metrics();
@@ -231,7 +231,7 @@ std::vector<ScaleChange> WorkloadAutoscaling::sync_hpas(Duration now, const Auto
   return changes;
 }
 
-std::vector<ScaleChange> WorkloadAutoscaling::poll_scaled_objects(Duration now, const AutoscalingView& view,
+std::vector<ScaleChange> WorkloadAutoscalerLoop::poll_scaled_objects(Duration now, const AutoscalingView& view,
                                                                   AutoscalingNotes& notes) {
   account(now, view);
   std::vector<ScaleChange> changes;
@@ -276,7 +276,7 @@ std::vector<ScaleChange> WorkloadAutoscaling::poll_scaled_objects(Duration now, 
   return changes;
 }
 
-std::vector<AutoscalerReading> WorkloadAutoscaling::readings(const AutoscalingView& view) const {
+std::vector<AutoscalerReading> WorkloadAutoscalerLoop::readings(const AutoscalingView& view) const {
   std::vector<AutoscalerReading> out;
   for (const auto& hpa : hpas_) {
     AutoscalerReading r;
@@ -290,7 +290,7 @@ std::vector<AutoscalerReading> WorkloadAutoscaling::readings(const AutoscalingVi
   return out;
 }
 
-std::vector<AutoscalerSummary> WorkloadAutoscaling::summary() const {
+std::vector<AutoscalerSummary> WorkloadAutoscalerLoop::summary() const {
   std::vector<AutoscalerSummary> out;
   for (const auto& hpa : hpas_) out.push_back(hpa->summary);
   return out;

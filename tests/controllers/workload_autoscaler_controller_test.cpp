@@ -2,7 +2,7 @@
 // Deployment default/web, 2 replicas, whose pods web-0 and web-1 (500m cpu requested each) are bound to n1 at 0 s.
 // The fake metrics answer fixed cpu usage per pod, sampled now over 15 s: the pods, Ready since 0 s, have been Ready
 // a whole window by 15 s, so their samples count although they are within the 5 min cpu initialization period.
-#include "controllers/workload_autoscaler.h"
+#include "controllers/workload_autoscaler_controller.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-#include "controllers/workload_autoscaler.h"
+#include "controllers/workload_autoscaler_controller.h"
 
 #include <algorithm>
 
