@@ -23,7 +23,7 @@
 #include "cluster/dry_run_cloud.h"
 #include "cluster/metered_cloud.h"
 #include "cluster/runtime.h"
-#include "controllers/node_groups.h"
+#include "controllers/cluster_autoscaler_controller.h"
 #include "kube/api_client.h"
 #include "kube/event_sink.h"
 #include "kube/kubeconfig.h"

@@ -14,7 +14,7 @@
 #include "cli/validation.h"
 #include "manifest/manifest.h"
 #include "manifest/references.h"
-#include "controllers/cluster_autoscaler.h"
+#include "controllers/cluster_autoscaler_loop.h"
 #include "sim/default_scenario.h"
 #include "sim/html_report.h"
 #include "sim/simulator.h"

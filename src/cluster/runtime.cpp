@@ -85,7 +85,7 @@ ClusterRuntime::~ClusterRuntime() {
 }
 
 void ClusterRuntime::run_node_groups(controllers::ClusterAutoscalerLoop loop) {
-  node_groups_ = std::make_unique<controllers::NodeGroupController>(ports_, lifecycle_, termination_,
+  node_groups_ = std::make_unique<controllers::ClusterAutoscalerController>(ports_, lifecycle_, termination_,
                                                                     std::move(loop));
   provisioning_.defer_to(node_groups_.get());
   node_groups_->hand_off_to(&provisioning_);

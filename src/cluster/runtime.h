@@ -30,7 +30,7 @@
 #include "cluster/launch_worker.h"
 #include "cluster/observer.h"
 #include "controllers/disruption/controller.h"
-#include "controllers/node_groups.h"
+#include "controllers/cluster_autoscaler_controller.h"
 #include "controllers/node_lifecycle.h"
 #include "controllers/node_names.h"
 #include "controllers/ports.h"
@@ -171,7 +171,7 @@ class ClusterRuntime final : public controllers::Clock, private ObserverListener
   controllers::ProvisioningController provisioning_;
   controllers::DisruptionController disruption_;
   controllers::StaticCapacityController static_capacity_{ports_, provisioning_, termination_};
-  std::unique_ptr<controllers::NodeGroupController> node_groups_;
+  std::unique_ptr<controllers::ClusterAutoscalerController> node_groups_;
   std::optional<Duration> status_published_;  // the scan the last cluster-autoscaler-status reported
   ClusterAutoscalingMetrics autoscaling_metrics_{client_, time_};
   controllers::WorkloadAutoscalerController workload_autoscaler_;

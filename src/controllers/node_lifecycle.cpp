@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "controllers/node_groups.h"
+#include "controllers/cluster_autoscaler_controller.h"
 
 namespace scalewright::controllers {
 

@@ -12,7 +12,7 @@
 
 namespace scalewright::controllers {
 
-class NodeGroupController;
+class ClusterAutoscalerController;
 
 class NodeLifecycleController : private Controller {
  public:
@@ -21,7 +21,7 @@ class NodeLifecycleController : private Controller {
 
   explicit NodeLifecycleController(const Ports& ports) : Controller(ports) {}
   // Where a group's node that never registered is reported (its group backs off).
-  void set_node_groups(NodeGroupController* node_groups) { node_groups_ = node_groups; }
+  void set_node_groups(ClusterAutoscalerController* node_groups) { node_groups_ = node_groups; }
 
   // `node` was launched (now, or at `since` by an earlier leader): it must be Ready within `limit` of then.
   void launched(const std::string& node, Duration limit, std::optional<Duration> since = std::nullopt);
@@ -33,7 +33,7 @@ class NodeLifecycleController : private Controller {
  private:
   void on_registration_timeout(const std::string& node, Duration limit);
 
-  NodeGroupController* node_groups_ = nullptr;
+  ClusterAutoscalerController* node_groups_ = nullptr;
   std::unordered_map<std::string, TimerId> registering_;  // node -> its registration deadline
   std::uint64_t departures_seen_ = 0;                     // the state's node_departures() at the last reconcile
 };

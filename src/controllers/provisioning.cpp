@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 
 #include "api/wording.h"
-#include "controllers/node_groups.h"
+#include "controllers/cluster_autoscaler_controller.h"
 #include "provisioning/launch_explanation.h"
 
 namespace scalewright::controllers {

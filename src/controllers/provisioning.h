@@ -22,7 +22,7 @@
 
 namespace scalewright::controllers {
 
-class NodeGroupController;
+class ClusterAutoscalerController;
 
 // What a provisioning plan needs to know of the cluster beside the pods it places: the DaemonSets (their pods land
 // on every new node), the NodePools with the instance types `cloud` gives each (or why it gives none), and the
@@ -48,7 +48,7 @@ class ProvisioningController : private Controller {
       : Controller(ports), launches_(ports.launches), names_(names), lifecycle_(lifecycle), batcher_(window) {}
   // With Cluster Autoscaler beside it, a pending pod is CA's first: NodePools provision only for the pods its last
   // scan found no node group for.
-  void defer_to(const NodeGroupController* node_groups) { node_groups_ = node_groups; }
+  void defer_to(const ClusterAutoscalerController* node_groups) { node_groups_ = node_groups; }
 
   // After kube-scheduler's pass over the pending pods: nominations to nodes no longer in flight end, and pods that
   // need capacity open or extend the batch. Acts when the pass saw something new, or when asked to look again.
@@ -92,7 +92,7 @@ class ProvisioningController : private Controller {
   Launches& launches_;
   NodeNames& names_;
   NodeLifecycleController& lifecycle_;
-  const NodeGroupController* node_groups_ = nullptr;
+  const ClusterAutoscalerController* node_groups_ = nullptr;
   provisioning::Batcher batcher_;
   provisioning::UnavailableOfferings unavailable_;
   provisioning::LaunchExplainer explainer_;

@@ -18,7 +18,7 @@
 
 #include "api/wording.h"
 #include "controllers/disruption/controller.h"
-#include "controllers/node_groups.h"
+#include "controllers/cluster_autoscaler_controller.h"
 #include "controllers/node_lifecycle.h"
 #include "controllers/node_names.h"
 #include "controllers/ports.h"
@@ -170,7 +170,7 @@ class Simulation final : public controllers::Clock, public controllers::ClusterW
   controllers::DisruptionController disruption_{ports_, termination_, provisioning_, kWallClockAtStart};
   controllers::StaticCapacityController static_capacity_{ports_, provisioning_, termination_};
   controllers::WorkloadAutoscalerController workload_autoscaler_{ports_, metrics_, kWallClockAtStart};
-  std::unique_ptr<controllers::NodeGroupController> node_groups_;  // with Cluster Autoscaler
+  std::unique_ptr<controllers::ClusterAutoscalerController> node_groups_;  // with Cluster Autoscaler
 
   std::set<std::string> not_ready_;  // NodePools said not ready (their node class is not there)
   std::set<std::string> catalog_notes_;  // what the catalogs do not know, said once

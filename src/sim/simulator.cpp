@@ -331,7 +331,7 @@ void Simulation::start_cluster_autoscaler() {
     if (std::optional<Error> refused = groups.add(controllers::played_group(group))) note("warning", refused->message);
   }
   node_groups_ =
-      std::make_unique<controllers::NodeGroupController>(ports_, lifecycle_, termination_, std::move(*loop));
+      std::make_unique<controllers::ClusterAutoscalerController>(ports_, lifecycle_, termination_, std::move(*loop));
   provisioning_.defer_to(node_groups_.get());
   node_groups_->hand_off_to(&provisioning_);
   lifecycle_.set_node_groups(node_groups_.get());

@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "run_scenario.h"
-#include "controllers/cluster_autoscaler.h"
+#include "controllers/cluster_autoscaler_loop.h"
 
 namespace scalewright::sim {
 namespace {

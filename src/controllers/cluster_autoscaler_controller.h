@@ -10,7 +10,7 @@
 
 #include "cloud/cloud_provider.h"
 #include "cloud/played_node_groups.h"
-#include "controllers/cluster_autoscaler.h"
+#include "controllers/cluster_autoscaler_loop.h"
 #include "controllers/node_lifecycle.h"
 #include "controllers/ports.h"
 #include "controllers/termination.h"
@@ -24,9 +24,9 @@ class ProvisioningController;
 // zones and capacity type, its template's labels (with the group's own) and taints.
 cloud::PlayedGroupSpec played_group(const nodegroups::NodeGroup& group);
 
-class NodeGroupController : private Controller {
+class ClusterAutoscalerController : private Controller {
  public:
-  NodeGroupController(const Ports& ports, NodeLifecycleController& lifecycle,
+  ClusterAutoscalerController(const Ports& ports, NodeLifecycleController& lifecycle,
                       TerminationController& termination, ClusterAutoscalerLoop loop)
       : Controller(ports), lifecycle_(lifecycle), termination_(termination), loop_(std::move(loop)) {}
   // Told when pods no group takes are left to the NodePools.

@@ -1,4 +1,4 @@
-#include "controllers/node_groups.h"
+#include "controllers/cluster_autoscaler_controller.h"
 
 #include <algorithm>
 
@@ -27,14 +27,14 @@ std::string error_code(cloud::ErrorClass error_class) {
 
 }  // namespace
 
-void NodeGroupController::start() {
+void ClusterAutoscalerController::start() {
   for (const nodegroups::NodeGroup& group : loop_.groups()) {
     launch(group, group.target_size, /*why=*/"", /*running_already=*/true);
   }
   clock_.wake_at(clock_.now(), [this] { on_scan(); });
 }
 
-void NodeGroupController::resume() {
+void ClusterAutoscalerController::resume() {
   std::map<std::string, std::int32_t> live;
   const Taint to_be_deleted = drain_rules().taint;
   for (const auto& [name, node] : state_.nodes()) {
@@ -58,7 +58,7 @@ void NodeGroupController::resume() {
   clock_.wake_at(clock_.now(), [this] { on_scan(); });
 }
 
-bool NodeGroupController::still_starting(const state::NodeRecord& node, Duration now) const {
+bool ClusterAutoscalerController::still_starting(const state::NodeRecord& node, Duration now) const {
   // A node that stopped reporting is unready, not starting: CA replaces it after --scale-down-unready-time.
   if (node.failed_at || now - node.launched_at >= loop_.options().max_node_provision_time) return false;
   const std::vector<Taint>& taints = node.node.taints;
@@ -67,7 +67,7 @@ bool NodeGroupController::still_starting(const state::NodeRecord& node, Duration
   });
 }
 
-void NodeGroupController::on_scan() {
+void ClusterAutoscalerController::on_scan() {
   const Duration now = clock_.now();
   clock_.wake_at(now + loop_.options().scan_interval, [this] { on_scan(); });
   NodeGroupScan scan;
@@ -146,7 +146,7 @@ void NodeGroupController::on_scan() {
 // The group's cloud launches the instances, its target raised one at a time, so that a refusal (an account's quota,
 // the simulator's cap on nodes) stops the rest; each registers as the group's template node, under the name the
 // cloud gave it.
-void NodeGroupController::launch(const nodegroups::NodeGroup& group, std::int32_t count, const std::string& why,
+void ClusterAutoscalerController::launch(const nodegroups::NodeGroup& group, std::int32_t count, const std::string& why,
                                  bool running_already) {
   const Duration now = clock_.now();
   for (std::int32_t i = 0; i < count; ++i) {
@@ -172,7 +172,7 @@ void NodeGroupController::launch(const nodegroups::NodeGroup& group, std::int32_
   }
 }
 
-void NodeGroupController::registers(const nodegroups::NodeGroup& group, const cloud::Instance& instance,
+void ClusterAutoscalerController::registers(const nodegroups::NodeGroup& group, const cloud::Instance& instance,
                                     const std::string& why, bool running_already) {
   const std::string& name = instance.node_name;
   const cloud::Offering& offering = instance.offering;
@@ -214,11 +214,11 @@ cloud::PlayedGroupSpec played_group(const nodegroups::NodeGroup& group) {
   return spec;
 }
 
-void NodeGroupController::provisioning_failed(const std::string& group, const std::string& error_code) {
+void ClusterAutoscalerController::provisioning_failed(const std::string& group, const std::string& error_code) {
   loop_.provisioning_failed(group, error_code, clock_.now());
 }
 
-DrainRules NodeGroupController::drain_rules() const {
+DrainRules ClusterAutoscalerController::drain_rules() const {
   const nodegroups::AutoscalerOptions& options = loop_.options();
   return {Taint{std::string(nodegroups::kToBeDeletedTaint), "", TaintEffect::NoSchedule}, options.max_pod_eviction_time,
           options.max_graceful_termination, options.scale_down_delay_after_failure};
@@ -228,7 +228,7 @@ DrainRules NodeGroupController::drain_rules() const {
 // any other is drained (TerminationController), and the group shrinks when it is deleted.
 // Each pod's TriggeredScaleUp at the scale-up it triggers; its NotTriggerScaleUp when the reason is new for it, not
 // at every scan of the 10 s loop while it stays pending for the same reason.
-void NodeGroupController::record_pod_events(std::vector<nodegroups::Event> events) {
+void ClusterAutoscalerController::record_pod_events(std::vector<nodegroups::Event> events) {
   std::map<std::string, std::string, std::less<>> said;
   for (nodegroups::Event& event : events) {
     if (event.reason == "NotTriggerScaleUp") {
@@ -243,7 +243,7 @@ void NodeGroupController::record_pod_events(std::vector<nodegroups::Event> event
   not_triggered_said_ = std::move(said);
 }
 
-void NodeGroupController::remove(const nodegroups::UnneededNode& unneeded) {
+void ClusterAutoscalerController::remove(const nodegroups::UnneededNode& unneeded) {
   const state::NodeRecord* node = state_.find_node(unneeded.node);
   if (node == nullptr || node->phase != state::NodePhase::Ready || termination_.draining(unneeded.node)) return;
   const Duration now = clock_.now();

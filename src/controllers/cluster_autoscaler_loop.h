@@ -1,6 +1,6 @@
 #pragma once
 // Cluster Autoscaler's loop: every --scan-interval, the engine's scale-up decision (nodegroups::decide_scale_up)
-// and scale-down planner (nodegroups::ScaleDownPlanner) over what NodeGroupController observed; the controller
+// and scale-down planner (nodegroups::ScaleDownPlanner) over what ClusterAutoscalerController observed; the controller
 // carries out what they decide (launching a group's nodes, draining and deleting them), and the loop keeps what
 // CA keeps between scans (target sizes, backoff, unneeded times) and writes its status.
 #include <map>
@@ -48,7 +48,7 @@ struct NodeGroupScan {
   std::optional<std::uint64_t> cluster_version;
 };
 
-// What CA decided at one scan, for NodeGroupController to carry out.
+// What CA decided at one scan, for ClusterAutoscalerController to carry out.
 struct NodeGroupActions {
   std::vector<nodegroups::ScaleUpInfo> scale_ups;
   std::vector<nodegroups::UnneededNode> removals;  // empty nodes first, then the ones to drain

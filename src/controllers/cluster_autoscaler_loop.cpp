@@ -1,4 +1,4 @@
-#include "controllers/cluster_autoscaler.h"
+#include "controllers/cluster_autoscaler_loop.h"
 
 #include <algorithm>
 

@@ -1,8 +1,8 @@
-// NodeGroupController resuming on a running cluster (`scalewright run`, a new leader): group "ng" is c.large
+// ClusterAutoscalerController resuming on a running cluster (`scalewright run`, a new leader): group "ng" is c.large
 // (2 cpu) in zone-a and zone-b, --nodes=2:5:ng, and its Auto Scaling group's desired capacity is 3 before any node
 // exists. What the cluster shows decides the target: the group's live nodes, at least its minimum; its desired
 // capacity only while it has none.
-#include "controllers/node_groups.h"
+#include "controllers/cluster_autoscaler_controller.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -33,7 +33,7 @@ class NodeGroups : public ::testing::Test, protected FakeCluster {
         ClusterAutoscalerLoop::create(*flags, {asg}, cloud.catalog(), std::nullopt, {"flags", "groups"});
     EXPECT_TRUE(loop) << loop.error().message;
     EXPECT_FALSE(cloud.node_groups().add(played_group(*loop->group("ng"))));
-    groups = std::make_unique<NodeGroupController>(ports, lifecycle, termination, std::move(*loop));
+    groups = std::make_unique<ClusterAutoscalerController>(ports, lifecycle, termination, std::move(*loop));
   }
 
   // A node of the group found on the cluster, in `zone`.
@@ -48,7 +48,7 @@ class NodeGroups : public ::testing::Test, protected FakeCluster {
 
   NodeLifecycleController lifecycle{ports};
   TerminationController termination{ports};
-  std::unique_ptr<NodeGroupController> groups;
+  std::unique_ptr<ClusterAutoscalerController> groups;
 };
 
 TEST_F(NodeGroups, WithNoNodeYetTheGroupStartsAtItsDesiredCapacity) {
