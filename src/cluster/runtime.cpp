@@ -284,7 +284,7 @@ void ClusterRuntime::find_instances() {
       if (unlaunched_claim) given_up.push_back(name);
       continue;
     }
-    if (unlaunched_claim && found->second->instance_type != nullptr && node.instance_type.empty()) {
+    if (unlaunched_claim && found->second->instance_type != nullptr) {
       // Launched by an earlier leader that stopped before it wrote what: the NodeClaim takes its instance now.
       adopted.push_back(controllers::launched_nodeclaim(node, *found->second));
     } else {

@@ -112,10 +112,13 @@ void ProvisioningController::provision() {
     state::ClusterState::WhatIf what_if(state_);
     scheduling::ClusterSnapshot& snapshot = what_if.snapshot();
     for (const auto& [name, node] : state_.nodes()) {
-      // A node group's upcoming node is for the pods Cluster Autoscaler launched it for, not for these; a NodeClaim
-      // whose launch has not answered has no instance type yet to pack onto (its own pods wait for it).
-      if (node.phase != state::NodePhase::Launching || !node.node_group.empty() || node.instance_id.empty()) continue;
-      const scheduling::NodeId id = snapshot.add_node(node.node);
+      // A node group's upcoming node is for the pods Cluster Autoscaler launched it for, not for these.
+      if (node.phase != state::NodePhase::Launching || !node.node_group.empty()) continue;
+      // A NodeClaim whose launch has not answered yet is planned on as its first offering (what the cloud launches
+      // unless that one is out of capacity: then the node comes up without the pods it cannot hold, and they need
+      // capacity again, as with any nomination).
+      const auto expected = expected_.find(name);
+      const scheduling::NodeId id = snapshot.add_node(expected != expected_.end() ? expected->second : node.node);
       input.in_flight_nodes.push_back(name);
       for (std::shared_ptr<const Pod>& pod : planned[name]) snapshot.add_pod(std::move(pod), id);  // shared
     }
@@ -210,6 +213,10 @@ std::optional<std::string> ProvisioningController::launch(provisioning::NewNodeC
     return std::nullopt;
   }
   for (const state::PodRecord* pod : pods) writer_.nominate(*pod, pending->name);
+  {
+    cloud::Instance first{"", pending->name, order.front().instance_type, *order.front().offering, ""};
+    expected_[pending->name] = launched_nodeclaim(*state_.find_node(pending->name), first).node;
+  }
   cloud::CreateRequest request{pending->name, std::move(order), std::move(labels), claim.taints};
   pending->claim = std::move(claim);
   launches_.launch(std::move(request), [this, pending](cloud::CloudResult<cloud::Created> created) {
@@ -222,6 +229,7 @@ std::optional<std::string> ProvisioningController::launch(provisioning::NewNodeC
 
 void ProvisioningController::launched(PendingLaunch& pending, cloud::CloudResult<cloud::Created> created) {
   const Duration now = clock_.now();
+  expected_.erase(pending.name);
   // Offerings refused for want of capacity are marked unavailable, whether another launched or none did.
   const std::vector<cloud::LaunchOption>& refused = created ? created->unavailable : created.error().unavailable;
   for (const cloud::LaunchOption& option : refused) {
@@ -235,9 +243,10 @@ void ProvisioningController::launched(PendingLaunch& pending, cloud::CloudResult
     return;
   }
   if (!created) {
-    for (const std::string& key : pending.pods) {
-      const state::PodRecord* pod = state_.find_pod(key);
-      if (pod != nullptr && pod->nominated_node.str() == pending.name) writer_.nominate(*pod, "");
+    // Its pods, and those later passes planned onto it, need capacity again (their verdicts kept: said once).
+    if (const auto nominees = state_.nominees().find(Symbol(pending.name)); nominees != state_.nominees().end()) {
+      const std::vector<const state::PodRecord*> pods(nominees->second.begin(), nominees->second.end());
+      for (const state::PodRecord* pod : pods) writer_.nominate(*pod, "");
     }
     writer_.nodeclaim_not_launched(pending.name);
     not_launched(pending, created.error());

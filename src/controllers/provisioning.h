@@ -6,6 +6,7 @@
 // only while its node is in flight: once the node is Ready, kube-scheduler binds in its own order, and a pod it did
 // not place there needs capacity again.
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string_view>
 #include <string>
@@ -90,6 +91,9 @@ class ProvisioningController : private Controller {
   void say_refusals(const std::vector<cloud::LaunchOption>& refused, std::string_view then);
 
   Launches& launches_;
+  // The NodeClaims whose launch has not answered yet, as the node their first offering would be: what later
+  // provisioning passes pack onto meanwhile (the state's record holds no instance type before the answer).
+  std::map<std::string, Node> expected_;
   NodeNames& names_;
   NodeLifecycleController& lifecycle_;
   const ClusterAutoscalerController* node_groups_ = nullptr;

@@ -217,24 +217,29 @@ TEST_F(ProvisioningWithLaunchesHeld, NodeClaimComesFirstAndItsPodsWaitForItWitho
   EXPECT_THAT(nominated_to(state, claim), ElementsAre("default/p-0", "default/p-1", "default/p-2"));
   EXPECT_EQ(state.needing_capacity(), 0u);
 
-  // A pod arriving while the launch is under way gets a claim of its own; the first three are not provisioned
-  // again. One 1-cpu pod fits c.large (2 cpu), the cheapest.
+  // Pods arriving while the launch is under way are planned onto the claim as its first offering would launch
+  // (g.xlarge, 4 cpu: room for one more 1-cpu pod), and onto a claim of their own past that: p-3 joins it, p-4 gets
+  // a second claim (1 cpu fits c.large, the cheapest). The first three are not provisioned again.
   pods_arrive(1, 2s, 0s, 1'000, /*first=*/3);
   clock.advance_to(3s);
+  EXPECT_EQ(held.held(), 1u);
+  EXPECT_THAT(nominated_to(state, claim), SizeIs(4));
+  pods_arrive(1, 4s, 0s, 1'000, /*first=*/4);
+  clock.advance_to(5s);
   ASSERT_EQ(held.held(), 2u);
   EXPECT_EQ(held.request(1).offerings.front().instance_type->name, "c.large");
-  EXPECT_THAT(nominated_to(state, held.request(1).name), ElementsAre("default/p-3"));
+  EXPECT_THAT(nominated_to(state, held.request(1).name), ElementsAre("default/p-4"));
 
   // The first answer: the claim takes its instance, and says so at the answer's time.
-  clock.advance_to(4s);
+  clock.advance_to(6s);
   held.answer(0);
   EXPECT_THAT(cloud.calls, ElementsAre("launch g.xlarge zone-a spot"));
-  EXPECT_THAT(writer.calls_of("node_launched"), ElementsAre("4s node_launched " + claim + " g.xlarge zone-a spot"));
+  EXPECT_THAT(writer.calls_of("node_launched"), ElementsAre("6s node_launched " + claim + " g.xlarge zone-a spot"));
   EXPECT_THAT(writer.events_of("launch"),
-              ElementsAre("4s NodeClaim " + claim + " launched g.xlarge zone-a spot $0.0600/h for 3 pods"));
+              ElementsAre("6s NodeClaim " + claim + " launched g.xlarge zone-a spot $0.0600/h for 3 pods"));
   EXPECT_EQ(state.find_node(claim)->instance_type, "g.xlarge");
   EXPECT_EQ(state.find_node(claim)->launched_at, 1s);  // its registration TTL runs from its creation
-  EXPECT_THAT(nominated_to(state, claim), SizeIs(3));
+  EXPECT_THAT(nominated_to(state, claim), SizeIs(4));
 }
 
 TEST_F(ProvisioningWithLaunchesHeld, LaunchRefusedLaterDeletesTheNodeClaimAndItsPodsNeedCapacityAgain) {
