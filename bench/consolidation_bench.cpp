@@ -16,6 +16,7 @@
 #include <iostream>
 #include <set>
 
+#include "cloud/aws/labels.h"
 #include "cloud/catalog.h"
 #include "disruption/consolidation.h"
 #include "ec2nodeclass.h"
@@ -40,7 +41,7 @@ NodePool on_demand_cmr() {
     return NodePoolRequirement{r, std::nullopt};
   };
   pool.requirements = {in(karpenter_labels::capacity_type, {"on-demand"}),
-                       in(karpenter_labels::instance_category, {"c", "m", "r"}), in(well_known::arch, {"amd64"})};
+                       in(cloud::aws::labels::instance_category, {"c", "m", "r"}), in(well_known::arch, {"amd64"})};
   return pool;
 }
 

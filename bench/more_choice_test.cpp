@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "api/nodepool.h"
+#include "cloud/aws/labels.h"
 #include "peer_workloads.h"
 #include "provisioning/provisioner.h"
 #include "scheduling/snapshot.h"
@@ -36,15 +37,15 @@ const std::vector<Choice>& choices() {
   static const std::vector<Choice> all = {
       {"the whole catalog", {}},
       {"c, m, r of generation > 2",
-       {requirement(karpenter_labels::instance_category, In, {"c", "m", "r"}),
-        requirement(karpenter_labels::instance_generation, Gt, {"2"})}},
+       {requirement(cloud::aws::labels::instance_category, In, {"c", "m", "r"}),
+        requirement(cloud::aws::labels::instance_generation, Gt, {"2"})}},
       {"c, m, r of generation > 2, at most 64 vCPUs",
-       {requirement(karpenter_labels::instance_category, In, {"c", "m", "r"}),
-        requirement(karpenter_labels::instance_generation, Gt, {"2"}),
-        requirement(karpenter_labels::instance_cpu, Lt, {"65"})}},
-      {"the c6a, m6a and r6a families", {requirement(karpenter_labels::instance_family, In, {"c6a", "m6a", "r6a"})}},
+       {requirement(cloud::aws::labels::instance_category, In, {"c", "m", "r"}),
+        requirement(cloud::aws::labels::instance_generation, Gt, {"2"}),
+        requirement(cloud::aws::labels::instance_cpu, Lt, {"65"})}},
+      {"the c6a, m6a and r6a families", {requirement(cloud::aws::labels::instance_family, In, {"c6a", "m6a", "r6a"})}},
       {"sizes large to 4xlarge",
-       {requirement(karpenter_labels::instance_size, In, {"large", "xlarge", "2xlarge", "4xlarge"})}},
+       {requirement(cloud::aws::labels::instance_size, In, {"large", "xlarge", "2xlarge", "4xlarge"})}},
   };
   return all;
 }

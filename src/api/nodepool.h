@@ -20,12 +20,6 @@ namespace scalewright {
 namespace karpenter_labels {
 inline constexpr std::string_view nodepool = "karpenter.sh/nodepool";
 inline constexpr std::string_view capacity_type = "karpenter.sh/capacity-type";
-inline constexpr std::string_view instance_category = "karpenter.k8s.aws/instance-category";
-inline constexpr std::string_view instance_family = "karpenter.k8s.aws/instance-family";
-inline constexpr std::string_view instance_generation = "karpenter.k8s.aws/instance-generation";
-inline constexpr std::string_view instance_size = "karpenter.k8s.aws/instance-size";
-inline constexpr std::string_view instance_cpu = "karpenter.k8s.aws/instance-cpu";
-inline constexpr std::string_view instance_memory = "karpenter.k8s.aws/instance-memory";
 inline constexpr std::string_view do_not_disrupt = "karpenter.sh/do-not-disrupt";
 // The taint a node gets once disruption chose it (NoSchedule), so nothing new lands there.
 inline constexpr std::string_view disrupted_taint = "karpenter.sh/disrupted";

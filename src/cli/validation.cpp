@@ -7,6 +7,7 @@
 #include <string>
 #include <utility>
 
+#include "cloud/aws/ec2nodeclass.h"
 #include "provisioning/instance_types.h"
 #include "provisioning/nodeclaim_builder.h"
 #include "sim/promql_subset.h"
@@ -57,7 +58,7 @@ std::optional<Error> check_nodepools(const ManifestSet& objects, const cloud::Ca
       }
       types = &it->second.first;
       index = it->second.second.get();
-    } else if (pool.node_class.group == "karpenter.k8s.aws") {
+    } else if (pool.node_class.group == cloud::aws::kGroup) {
       continue;
     }
     // The provisioner's own view of the NodePool (provisioning::nodepool_info): the types it could launch.

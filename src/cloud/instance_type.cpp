@@ -3,6 +3,7 @@
 #include <string>
 
 #include "api/meta.h"
+#include "cloud/aws/labels.h"
 
 namespace scalewright::cloud {
 
@@ -50,16 +51,16 @@ namespace {
 // Label keys interned once: a catalog builds some twenty labels for each of more than a thousand types.
 struct LabelKeys {
   Symbol instance_type{well_known::instance_type}, arch{well_known::arch}, os{well_known::os},
-      region{well_known::region}, category{aws_labels::instance_category}, family{aws_labels::instance_family},
-      generation{aws_labels::instance_generation}, size{aws_labels::instance_size}, cpu{aws_labels::instance_cpu},
-      memory{aws_labels::instance_memory}, hypervisor{aws_labels::instance_hypervisor},
-      cpu_manufacturer{aws_labels::instance_cpu_manufacturer},
-      network_bandwidth{aws_labels::instance_network_bandwidth}, local_nvme{aws_labels::instance_local_nvme},
-      gpu_count{aws_labels::instance_gpu_count}, gpu_name{aws_labels::instance_gpu_name},
-      gpu_manufacturer{aws_labels::instance_gpu_manufacturer}, gpu_memory{aws_labels::instance_gpu_memory},
-      accelerator_count{aws_labels::instance_accelerator_count},
-      accelerator_name{aws_labels::instance_accelerator_name},
-      accelerator_manufacturer{aws_labels::instance_accelerator_manufacturer};
+      region{well_known::region}, category{aws::labels::instance_category}, family{aws::labels::instance_family},
+      generation{aws::labels::instance_generation}, size{aws::labels::instance_size}, cpu{aws::labels::instance_cpu},
+      memory{aws::labels::instance_memory}, hypervisor{aws::labels::instance_hypervisor},
+      cpu_manufacturer{aws::labels::instance_cpu_manufacturer},
+      network_bandwidth{aws::labels::instance_network_bandwidth}, local_nvme{aws::labels::instance_local_nvme},
+      gpu_count{aws::labels::instance_gpu_count}, gpu_name{aws::labels::instance_gpu_name},
+      gpu_manufacturer{aws::labels::instance_gpu_manufacturer}, gpu_memory{aws::labels::instance_gpu_memory},
+      accelerator_count{aws::labels::instance_accelerator_count},
+      accelerator_name{aws::labels::instance_accelerator_name},
+      accelerator_manufacturer{aws::labels::instance_accelerator_manufacturer};
 };
 
 const LabelKeys& keys() {

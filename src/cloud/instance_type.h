@@ -13,31 +13,7 @@
 
 namespace scalewright::cloud {
 
-// Label keys and resource names in Karpenter's and AWS's own words.
-namespace aws_labels {
-// The labels NodePools also select on are defined once, with the NodePool model.
-using karpenter_labels::capacity_type;
-using karpenter_labels::instance_category;
-using karpenter_labels::instance_cpu;
-using karpenter_labels::instance_family;
-using karpenter_labels::instance_generation;
-using karpenter_labels::instance_memory;
-using karpenter_labels::instance_size;
-inline constexpr std::string_view zone_id = "topology.k8s.aws/zone-id";
-inline constexpr std::string_view instance_cpu_manufacturer = "karpenter.k8s.aws/instance-cpu-manufacturer";
-inline constexpr std::string_view instance_hypervisor = "karpenter.k8s.aws/instance-hypervisor";
-inline constexpr std::string_view instance_network_bandwidth = "karpenter.k8s.aws/instance-network-bandwidth";
-inline constexpr std::string_view instance_local_nvme = "karpenter.k8s.aws/instance-local-nvme";
-inline constexpr std::string_view instance_gpu_count = "karpenter.k8s.aws/instance-gpu-count";
-inline constexpr std::string_view instance_gpu_name = "karpenter.k8s.aws/instance-gpu-name";
-inline constexpr std::string_view instance_gpu_manufacturer = "karpenter.k8s.aws/instance-gpu-manufacturer";
-inline constexpr std::string_view instance_gpu_memory = "karpenter.k8s.aws/instance-gpu-memory";
-inline constexpr std::string_view instance_accelerator_count = "karpenter.k8s.aws/instance-accelerator-count";
-inline constexpr std::string_view instance_accelerator_name = "karpenter.k8s.aws/instance-accelerator-name";
-inline constexpr std::string_view instance_accelerator_manufacturer =
-    "karpenter.k8s.aws/instance-accelerator-manufacturer";
-}  // namespace aws_labels
-
+// Resource names the device plugins advertise.
 namespace aws_resources {
 inline constexpr std::string_view nvidia_gpu = "nvidia.com/gpu";
 inline constexpr std::string_view amd_gpu = "amd.com/gpu";

@@ -56,7 +56,9 @@ KindRegistry make_builtin_registry() {
              })});
   kinds.add({"karpenter.sh", "NodePool", {"v1", "v1beta1"},
              context_free([](const Field& o, ManifestSet& out) { out.nodepools.push_back(decode_nodepool(o)); })});
-  kinds.add({"karpenter.k8s.aws", "EC2NodeClass", {"v1", "v1beta1"}, context_free([](const Field& o, ManifestSet& out) {
+  // The providers' node classes, each decoded in its provider's folder.
+  kinds.add({std::string(cloud::aws::kGroup), std::string(cloud::aws::kKind), {"v1", "v1beta1"},
+             context_free([](const Field& o, ManifestSet& out) {
                out.node_classes.push_back(cloud::aws::decode_ec2nodeclass(o, out.warnings));
              })});
   kinds.add({"karpenter.sh", "Provisioner", {"v1alpha5"},

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "api/integer.h"
+#include "cloud/aws/ec2nodeclass.h"
 
 #include "manifest/meta_decoder.h"
 #include "manifest/pod_decoder.h"
@@ -199,8 +200,8 @@ NodeClassReference decode_node_class(const Field& ref) {
 NodeClassReference v1beta1_node_class(const Field& ref) {
   if (!ref.present()) return {};
   const std::string api_version = ref.optional_string("apiVersion");
-  return {api_version.empty() ? "karpenter.k8s.aws" : api_version.substr(0, api_version.find('/')),
-          ref.optional_string("kind", "EC2NodeClass"), ref.optional_string("name")};
+  return {api_version.empty() ? std::string(cloud::aws::kGroup) : api_version.substr(0, api_version.find('/')),
+          ref.optional_string("kind", cloud::aws::kKind), ref.optional_string("name")};
 }
 
 // v1beta1's consolidation, as its CRD checks it and Karpenter's conversion to v1 reads it: WhenUnderutilized (its

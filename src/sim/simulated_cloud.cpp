@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "cloud/aws/ec2nodeclass.h"
+
 namespace scalewright::sim {
 
 SimulatedCloud::SimulatedCloud(cloud::Catalog catalog, CloudSpec spec, std::uint64_t seed)
@@ -13,18 +15,16 @@ namespace {
 
 std::string class_key(const NodeClassReference& ref) { return ref.group + "/" + ref.kind + "/" + ref.name; }
 
-constexpr std::string_view kAwsGroup = "karpenter.k8s.aws";
-
 }  // namespace
 
 void SimulatedCloud::node_class_applied(cloud::NodeClassPtr node_class) {
-  holds_ec2_node_classes_ = holds_ec2_node_classes_ || node_class->reference().group == kAwsGroup;
+  holds_ec2_node_classes_ = holds_ec2_node_classes_ || node_class->reference().group == cloud::aws::kGroup;
   const std::string key = class_key(node_class->reference());
   node_classes_[key] = {std::move(node_class), nullptr};
 }
 
 bool SimulatedCloud::takes_default_node_class(const NodePool& pool) const {
-  return pool.node_class.group == kAwsGroup && !holds_ec2_node_classes_;
+  return pool.node_class.group == cloud::aws::kGroup && !holds_ec2_node_classes_;
 }
 
 cloud::CloudResult<const cloud::Catalog*> SimulatedCloud::instance_types(const NodePool& pool) const {
@@ -35,7 +35,7 @@ cloud::CloudResult<const cloud::Catalog*> SimulatedCloud::instance_types(const N
     // not Ready without it); a nodeClassRef of another provider, or none, launches the catalog as it is. Files of
     // NodePools alone, the way a NodePool is often tried, are simulated with the catalog's own shapes: a name none of
     // the files' EC2NodeClasses has is a mistake, one with no EC2NodeClass at all is not.
-    if (ref.group != kAwsGroup || takes_default_node_class(pool)) return &catalog_;
+    if (ref.group != cloud::aws::kGroup || takes_default_node_class(pool)) return &catalog_;
     return cloud::CloudError{cloud::ErrorClass::NodeClassNotReady,
                              "not ready: NodeClassNotFound, " + ref.kind + " \"" + ref.name + "\" not found", {}};
   }

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "api/meta.h"
+#include "cloud/aws/labels.h"
 #include "data/csv_table.h"
 #include "testdata.h"
 #include "units.h"
@@ -91,31 +92,31 @@ TEST(Catalog, M6gLargeCarriesKarpentersLabels) {
   EXPECT_EQ(label(m6g, well_known::arch), "arm64");
   EXPECT_EQ(label(m6g, well_known::os), "linux");
   EXPECT_EQ(label(m6g, well_known::region), "us-east-1");
-  EXPECT_EQ(label(m6g, aws_labels::instance_category), "m");
-  EXPECT_EQ(label(m6g, aws_labels::instance_family), "m6g");
-  EXPECT_EQ(label(m6g, aws_labels::instance_generation), "6");
-  EXPECT_EQ(label(m6g, aws_labels::instance_size), "large");
-  EXPECT_EQ(label(m6g, aws_labels::instance_cpu), "2");
-  EXPECT_EQ(label(m6g, aws_labels::instance_memory), "8192");
-  EXPECT_EQ(label(m6g, aws_labels::instance_hypervisor), "nitro");
-  EXPECT_EQ(label(m6g, aws_labels::instance_cpu_manufacturer), "aws");
-  EXPECT_EQ(label(m6g, aws_labels::instance_network_bandwidth), "750");
-  EXPECT_EQ(label(m6g, aws_labels::instance_gpu_count), "<absent>");
-  EXPECT_EQ(label(m6g, aws_labels::instance_local_nvme), "<absent>");
+  EXPECT_EQ(label(m6g, aws::labels::instance_category), "m");
+  EXPECT_EQ(label(m6g, aws::labels::instance_family), "m6g");
+  EXPECT_EQ(label(m6g, aws::labels::instance_generation), "6");
+  EXPECT_EQ(label(m6g, aws::labels::instance_size), "large");
+  EXPECT_EQ(label(m6g, aws::labels::instance_cpu), "2");
+  EXPECT_EQ(label(m6g, aws::labels::instance_memory), "8192");
+  EXPECT_EQ(label(m6g, aws::labels::instance_hypervisor), "nitro");
+  EXPECT_EQ(label(m6g, aws::labels::instance_cpu_manufacturer), "aws");
+  EXPECT_EQ(label(m6g, aws::labels::instance_network_bandwidth), "750");
+  EXPECT_EQ(label(m6g, aws::labels::instance_gpu_count), "<absent>");
+  EXPECT_EQ(label(m6g, aws::labels::instance_local_nvme), "<absent>");
 }
 
 TEST(Catalog, GpuAndNvmeTypesCarryTheirLabelsAndResources) {
   const InstanceType& p4d = type("p4d.24xlarge");
-  EXPECT_EQ(label(p4d, aws_labels::instance_gpu_count), "8");
-  EXPECT_EQ(label(p4d, aws_labels::instance_gpu_name), "a100");
-  EXPECT_EQ(label(p4d, aws_labels::instance_gpu_manufacturer), "nvidia");
-  EXPECT_EQ(label(p4d, aws_labels::instance_gpu_memory), "40960");
-  EXPECT_EQ(label(p4d, aws_labels::instance_local_nvme), "8000");
+  EXPECT_EQ(label(p4d, aws::labels::instance_gpu_count), "8");
+  EXPECT_EQ(label(p4d, aws::labels::instance_gpu_name), "a100");
+  EXPECT_EQ(label(p4d, aws::labels::instance_gpu_manufacturer), "nvidia");
+  EXPECT_EQ(label(p4d, aws::labels::instance_gpu_memory), "40960");
+  EXPECT_EQ(label(p4d, aws::labels::instance_local_nvme), "8000");
   EXPECT_EQ(p4d.capacity.get(Symbol("nvidia.com/gpu")), 8);
   EXPECT_EQ(p4d.capacity.get(Symbol("vpc.amazonaws.com/efa")), 4);
   EXPECT_EQ(p4d.capacity.pods(), 737);
   // Bare metal: EC2 reports no hypervisor and Karpenter labels it with an empty value.
-  EXPECT_EQ(label(type("c5.metal"), aws_labels::instance_hypervisor), "");
+  EXPECT_EQ(label(type("c5.metal"), aws::labels::instance_hypervisor), "");
 }
 
 TEST(Catalog, T3MicroRunsFourPods) {

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "api/nodepool.h"
+#include "cloud/aws/labels.h"
 #include "api/pod.h"
 #include "api/workloads.h"
 #include "cloud/catalog.h"
@@ -36,8 +37,8 @@ inline cloud::InstanceType make_type(const std::string& name, const std::string&
   t.labels.set(Symbol(well_known::instance_type), Symbol(name));
   t.labels.set(Symbol(well_known::arch), Symbol(arch));
   t.labels.set(Symbol(well_known::os), Symbol("linux"));
-  t.labels.set(Symbol(karpenter_labels::instance_family), Symbol(family));
-  t.labels.set(Symbol(karpenter_labels::instance_cpu), Symbol(std::to_string(cpu)));
+  t.labels.set(Symbol(cloud::aws::labels::instance_family), Symbol(family));
+  t.labels.set(Symbol(cloud::aws::labels::instance_cpu), Symbol(std::to_string(cpu)));
   t.capacity.set(resource_names::cpu(), cpu * kCpu);
   t.capacity.set(resource_names::memory(), memory_gi * kGi);
   t.capacity.set(resource_names::pods(), 110);

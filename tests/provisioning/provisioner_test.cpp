@@ -504,7 +504,7 @@ TEST(Provisioning, ReasonNamesEveryNodePool) {
 
 TEST(Provisioning, MinValuesKeepsEnoughInstanceTypeChoices) {
   Fixture f;
-  require(f.input.nodepools[0], karpenter_labels::instance_family, SelectorOperator::In, {"c", "m", "r"}, 3);
+  require(f.input.nodepools[0], cloud::aws::labels::instance_family, SelectorOperator::In, {"c", "m", "r"}, 3);
   f.input.pending = make_pods("web", 10, 1 * kCpu, 1 * kGi);
   ProvisioningPlan plan = f.plan();
   // 8 pods still leave c.2xlarge, r.2xlarge and m.4xlarge (3 families); a 9th would leave only m.4xlarge.
