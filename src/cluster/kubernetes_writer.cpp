@@ -263,7 +263,8 @@ void KubernetesWriter::node_launched(state::NodeRecord node, bool running_alread
     labels[std::string(well_known::instance_type)] = node.instance_type;
     labels[std::string(well_known::zone)] = node.zone;
     labels[std::string(karpenter_labels::capacity_type)] = node.capacity_type;
-    if (kube::KubeResult<json> patched = client_.merge_patch(nodeclaim_path(name), {{"metadata", {{"labels", labels}}}});
+    if (kube::KubeResult<json> patched =
+            client_.merge_patch(nodeclaim_path(name), {{"metadata", {{"labels", labels}}}});
         !patched) {
       failed("label NodeClaim " + name, patched.error());
     }

@@ -85,8 +85,8 @@ ClusterRuntime::~ClusterRuntime() {
 }
 
 void ClusterRuntime::run_node_groups(controllers::ClusterAutoscalerLoop loop) {
-  node_groups_ = std::make_unique<controllers::ClusterAutoscalerController>(ports_, lifecycle_, termination_,
-                                                                    std::move(loop));
+  node_groups_ =
+      std::make_unique<controllers::ClusterAutoscalerController>(ports_, lifecycle_, termination_, std::move(loop));
   provisioning_.defer_to(node_groups_.get());
   node_groups_->hand_off_to(&provisioning_);
   lifecycle_.set_node_groups(node_groups_.get());
