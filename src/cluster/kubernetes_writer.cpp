@@ -276,11 +276,7 @@ void KubernetesWriter::node_launched(state::NodeRecord node, bool running_alread
                               "({} {} {})",
                               node.instance_type, node.zone, node.capacity_type)});
   }
-  if (state_.find_node(name) != nullptr) {
-    state_.nodeclaim_launched(std::move(node));
-  } else {
-    state_.node_added(std::move(node));
-  }
+  state_.node_launched(std::move(node));
 }
 
 void KubernetesWriter::write_launched_statuses() {

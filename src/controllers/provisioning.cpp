@@ -213,17 +213,19 @@ std::optional<std::string> ProvisioningController::launch(provisioning::NewNodeC
     return std::nullopt;
   }
   for (const state::PodRecord* pod : pods) writer_.nominate(*pod, pending->name);
-  {
-    cloud::Instance first{"", pending->name, order.front().instance_type, *order.front().offering, ""};
-    expected_[pending->name] = launched_nodeclaim(*state_.find_node(pending->name), first).node;
-  }
+  const provisioning::LaunchChoice first = order.front();
   cloud::CreateRequest request{pending->name, std::move(order), std::move(labels), claim.taints};
   pending->claim = std::move(claim);
   launches_.launch(std::move(request), [this, pending](cloud::CloudResult<cloud::Created> created) {
     launched(*pending, std::move(created));
   });
-  // Answered at once (the simulator) and refused: no claim is left to wait for.
-  if (state_.find_node(pending->name) == nullptr) return std::nullopt;
+  const state::NodeRecord* record = state_.find_node(pending->name);
+  if (record == nullptr) return std::nullopt;  // answered at once (the simulator) and refused: no claim is left
+  if (record->instance_id.empty()) {
+    // Not answered yet (a launch worker's): planned on meanwhile as its first offering would launch.
+    expected_[pending->name] =
+        launched_nodeclaim(*record, {"", pending->name, first.instance_type, *first.offering, ""}).node;
+  }
   return pending->name;
 }
 

@@ -44,11 +44,7 @@ bool Simulation::nodeclaim_created(state::NodeRecord claim, const std::vector<cl
 void Simulation::node_launched(state::NodeRecord node, bool running_already) {
   const std::string name = node.name();
   const std::optional<Duration> ready = running_already ? std::optional(now_) : cloud_.ready_at(node.instance_id);
-  if (state_.find_node(name) != nullptr) {
-    state_.nodeclaim_launched(std::move(node));
-  } else {
-    state_.node_added(std::move(node));
-  }
+  state_.node_launched(std::move(node));
   if (running_already) {
     on_node_ready(name);
     return;

@@ -189,12 +189,9 @@ NodeRecord& ClusterState::node_added(NodeRecord node) {
   return added;
 }
 
-void ClusterState::nodeclaim_launched(NodeRecord launched) {
+NodeRecord& ClusterState::node_launched(NodeRecord launched) {
   auto it = nodes_.find(launched.name());
-  if (it == nodes_.end()) {
-    node_added(std::move(launched));
-    return;
-  }
+  if (it == nodes_.end()) return node_added(std::move(launched));
   NodeRecord& claim = it->second;
   if (claim.phase != NodePhase::Launching) {
     // Its node registered before the answer was observed (a real cluster's race): the node as observed stands,
@@ -211,6 +208,7 @@ void ClusterState::nodeclaim_launched(NodeRecord launched) {
     claim = std::move(launched);
   }
   node_changed(it->first);
+  return claim;
 }
 
 void ClusterState::nodeclaim_not_launched(const std::string& name) {

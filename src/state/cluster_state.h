@@ -146,9 +146,10 @@ class ClusterState {
   // --- observations: nodes ---
   // A NodeClaim (or a group's instance) launched, or a node that came with the manifests; its phase says which.
   NodeRecord& node_added(NodeRecord node);
-  // A NodeClaim created before its instance (`node_added` made its record, in flight with no instance) was launched:
-  // the record takes what the cloud answered (instance, type, zone, capacity), keeping the pods counted on it.
-  void nodeclaim_launched(NodeRecord launched);
+  // An instance was launched. A NodeClaim created before it (`node_added` made its record, in flight with no
+  // instance) takes what the cloud answered (instance, type, zone, capacity), keeping the pods counted on it; any
+  // other (a node group's instance) is added.
+  NodeRecord& node_launched(NodeRecord launched);
   // A NodeClaim whose launch failed is gone with nothing launched: its record leaves without a trace (no bill, no
   // departure). Its pods were un-nominated before.
   void nodeclaim_not_launched(const std::string& name);

@@ -155,13 +155,8 @@ class FakeWriter : public ClusterWriter {
   void node_launched(state::NodeRecord node, bool running_already) override {
     call(fmt::format("node_launched {} {} {} {}{}", node.name(), node.instance_type, node.zone, node.capacity_type,
                      running_already ? " running" : ""));
-    const std::string name = node.name();
-    if (state_.find_node(name) != nullptr) {
-      state_.nodeclaim_launched(std::move(node));
-      return;
-    }
-    state::NodeRecord& added = state_.node_added(std::move(node));
-    if (running_already) state_.node_ready(added);
+    state::NodeRecord& launched = state_.node_launched(std::move(node));
+    if (running_already) state_.node_ready(launched);
   }
   void delete_node(const std::string& name) override {
     call("delete_node " + name);

@@ -89,7 +89,7 @@ TEST(NodeClaimRecord, TakesItsInstanceWhenLaunchedAndKeepsThePodsNominatedToIt) 
   launched.instance_id = "i-1";
   launched.instance_type = "m5.large";
   launched.node.meta.labels.set(Symbol("node.kubernetes.io/instance-type"), Symbol("m5.large"));
-  state.nodeclaim_launched(std::move(launched));
+  state.node_launched(std::move(launched));
   const NodeRecord& record = *state.find_node("claim-1");
   EXPECT_EQ(record.instance_id, "i-1");
   EXPECT_EQ(record.instance_type, "m5.large");
@@ -108,7 +108,7 @@ TEST(NodeClaimRecord, ANodeReadyBeforeItsLaunchAnswerKeepsWhatWasObserved) {
   NodeRecord launched = node_record("claim-1");
   launched.instance_id = "i-1";
   launched.zone = "us-east-1a";
-  state.nodeclaim_launched(std::move(launched));
+  state.node_launched(std::move(launched));
   const NodeRecord& record = *state.find_node("claim-1");
   EXPECT_EQ(record.phase, NodePhase::Ready);
   EXPECT_EQ(record.instance_id, "i-1");
