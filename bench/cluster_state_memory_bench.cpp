@@ -21,6 +21,7 @@
 
 #include <fmt/format.h>
 
+#include "cloud/aws/instance_types.h"
 #include "cloud/catalog.h"
 #include "cluster/observer.h"
 #include "process_memory.h"
@@ -466,7 +467,7 @@ int run(int argc, char** argv) {
   const int deployments_count = 1000;
   const int pod_count = node_count * pods_per_node;
 
-  Result<cloud::Catalog> catalog = cloud::load_catalog(SCALEWRIGHT_SOURCE_DIR "/data/aws");
+  Result<cloud::Catalog> catalog = cloud::aws::load_catalog(SCALEWRIGHT_SOURCE_DIR "/data/aws");
   if (!catalog) {
     std::cerr << catalog.error().message << "\n";
     return 1;

@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "cloud/aws/instance_types.h"
 #include "cloud/catalog.h"
 #include "configuration_lp.h"
 #include "nodegroups/estimator.h"
@@ -149,7 +150,7 @@ cloud::Catalog one_type_catalog() {
   hw.memory_mib = 16 * 1024;
   hw.arch = "amd64";
   hw.max_pods = 110;
-  cloud::InstanceType type = cloud::make_instance_type("m5.xlarge", std::move(hw), {}, "bench-1");
+  cloud::InstanceType type = cloud::aws::make_instance_type("m5.xlarge", std::move(hw), {}, "bench-1");
   const Node node = template_node("m5.xlarge", "");
   type.capacity = node.capacity;
   type.allocatable = node.allocatable;

@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "api/nodepool.h"
+#include "cloud/aws/instance_types.h"
 #include "cloud/catalog.h"
 #include "peer_workloads.h"
 #include "us_east_1.h"
@@ -104,7 +105,7 @@ cloud::Catalog synthetic_catalog() {
           hw.network_bandwidth_mbps = 750 * size.vcpu;
           if (variant.local_nvme) hw.local_nvme_gib = 75 * size.vcpu;
           cloud::InstanceType type =
-              cloud::make_instance_type(family + "." + size.name, std::move(hw), {}, "bench-1");
+              cloud::aws::make_instance_type(family + "." + size.name, std::move(hw), {}, "bench-1");
           const double on_demand = static_cast<double>(size.vcpu) * category.usd_per_vcpu_hour *
                                    variant.price_factor * (1.0 + static_cast<double>(generation - 5) * 0.02) *
                                    (0.95 + 0.1 * uniform());

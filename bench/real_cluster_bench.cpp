@@ -39,6 +39,7 @@
 #include <fmt/format.h>
 
 #include "api/quantity.h"
+#include "cloud/aws/instance_types.h"
 #include "cloud/catalog.h"
 #include "tests/cluster/control_plane_harness.h"
 
@@ -403,7 +404,7 @@ int run_bench(int argc, char** argv) {
     std::cerr << cluster::testing::kControlPlane << " is absent: no control plane to run on\n";
     return 1;
   }
-  Result<cloud::Catalog> catalog = cloud::load_catalog(cluster::testing::kSource / "data" / "aws");
+  Result<cloud::Catalog> catalog = cloud::aws::load_catalog(cluster::testing::kSource / "data" / "aws");
   if (!catalog) {
     std::cerr << catalog.error().message << "\n";
     return 1;

@@ -13,6 +13,7 @@
 #include <iostream>
 #include <string>
 
+#include "cloud/aws/instance_types.h"
 #include "cloud/catalog.h"
 #include "ec2nodeclass.h"
 #include "manifest/manifest.h"
@@ -101,7 +102,7 @@ sim::SimulationInput swing_input(const cloud::Catalog& catalog) {
 }
 
 void BM_Simulate24Hours_1000Nodes(benchmark::State& state) {
-  Result<cloud::Catalog> catalog = cloud::load_catalog(std::string(SCALEWRIGHT_SOURCE_DIR) + "/data/aws");
+  Result<cloud::Catalog> catalog = cloud::aws::load_catalog(std::string(SCALEWRIGHT_SOURCE_DIR) + "/data/aws");
   if (!catalog) {
     state.SkipWithError(catalog.error().message.c_str());
     return;
@@ -174,7 +175,7 @@ spec: {duration: 1h, seed: 1}
 }
 
 void BM_OneDeploymentOneHour(benchmark::State& state) {
-  Result<cloud::Catalog> catalog = cloud::load_catalog(std::string(SCALEWRIGHT_SOURCE_DIR) + "/data/aws");
+  Result<cloud::Catalog> catalog = cloud::aws::load_catalog(std::string(SCALEWRIGHT_SOURCE_DIR) + "/data/aws");
   if (!catalog) {
     state.SkipWithError(catalog.error().message.c_str());
     return;
@@ -269,7 +270,7 @@ spec:
 }
 
 void BM_Burst(benchmark::State& state, Burst burst) {
-  Result<cloud::Catalog> catalog = cloud::load_catalog(std::string(SCALEWRIGHT_SOURCE_DIR) + "/data/aws");
+  Result<cloud::Catalog> catalog = cloud::aws::load_catalog(std::string(SCALEWRIGHT_SOURCE_DIR) + "/data/aws");
   if (!catalog) {
     state.SkipWithError(catalog.error().message.c_str());
     return;

@@ -5,13 +5,14 @@
 #include <iostream>
 #include <string>
 
+#include "cloud/aws/instance_types.h"
 #include "cloud/catalog.h"
 
 namespace scalewright::bench {
 
 inline const cloud::Catalog& us_east_1() {
   static const cloud::Catalog catalog = [] {
-    Result<cloud::Catalog> loaded = cloud::load_catalog(std::string(SCALEWRIGHT_SOURCE_DIR) + "/data/aws");
+    Result<cloud::Catalog> loaded = cloud::aws::load_catalog(std::string(SCALEWRIGHT_SOURCE_DIR) + "/data/aws");
     if (!loaded) {
       std::cerr << "loading data/aws: " << loaded.error().message << "\n";
       std::exit(1);

@@ -17,6 +17,7 @@
 #include "api/timestamp.h"
 #include "cli/cluster_connection.h"
 #include "cli/data_dir.h"
+#include "cloud/aws/instance_types.h"
 #include "cloud/catalog.h"
 #include "cloud/kwok/kwok_provider.h"
 #include "cli/cloud_providers.h"
@@ -231,9 +232,9 @@ int run_controller(const RunOptions& options, std::ostream& err) {
     err << "error: " << data_dir.error().message << "\n";
     return 1;
   }
-  cloud::CatalogOptions catalog_options;
+  cloud::aws::CatalogOptions catalog_options;
   catalog_options.region = options.region;
-  Result<cloud::Catalog> catalog = cloud::load_catalog(*data_dir, catalog_options);
+  Result<cloud::Catalog> catalog = cloud::aws::load_catalog(*data_dir, catalog_options);
   if (!catalog) {
     err << "error: --region " << options.region << ": " << catalog.error().message << "\n";
     return 1;

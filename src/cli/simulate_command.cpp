@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/data_dir.h"
+#include "cloud/aws/instance_types.h"
 #include "cli/explain_command.h"
 #include "cli/timeline_printer.h"
 #include "cli/validation.h"
@@ -103,16 +104,16 @@ std::optional<PreparedRun> prepare_run(ManifestSet objects, const std::string& n
     err << "error: " << data_dir.error().message << "\n";
     return std::nullopt;
   }
-  if (std::optional<Error> region = cloud::check_region(*data_dir, scenario.cloud.region)) {
+  if (std::optional<Error> region = cloud::aws::check_region(*data_dir, scenario.cloud.region)) {
     err << "error: " << scenario_origin << ": spec.cloud.region: " << region->message << "\n";
     return std::nullopt;
   }
-  cloud::CatalogOptions catalog_options;
+  cloud::aws::CatalogOptions catalog_options;
   catalog_options.region = scenario.cloud.region;
   catalog_options.instance_types = scenario.cloud.instance_types;
   catalog_options.spot_fraction = scenario.cloud.spot_price_fraction;
   if (scenario.cloud.spot_price_fraction) catalog_options.use_spot_snapshot = false;
-  Result<cloud::Catalog> catalog = cloud::load_catalog(*data_dir, catalog_options);
+  Result<cloud::Catalog> catalog = cloud::aws::load_catalog(*data_dir, catalog_options);
   if (!catalog) {
     err << "error: " << scenario_origin << ": spec.cloud: " << catalog.error().message << "\n";
     return std::nullopt;

@@ -10,6 +10,7 @@
 #include "api/duration.h"
 #include "cli/cluster_connection.h"
 #include "cli/data_dir.h"
+#include "cloud/aws/instance_types.h"
 #include "cli/simulate_command.h"
 #include "cli/snapshot_writer.h"
 #include "kube/api_client.h"
@@ -165,14 +166,14 @@ int run_snapshot(const SnapshotOptions& options, std::ostream& out, std::ostream
     return 1;
   }
   SnapshotScenario scenario{options.name, options.duration, region_of(nodes)};
-  if (std::optional<Error> unknown = cloud::check_region(*data_dir, scenario.region)) {
+  if (std::optional<Error> unknown = cloud::aws::check_region(*data_dir, scenario.region)) {
     err << "warning: the nodes' region " << scenario.region << " is not in the instance-type data (" << unknown->message
         << "): the scenario runs in " << kDefaultRegion << "\n";
     scenario.region = kDefaultRegion;
   }
-  cloud::CatalogOptions catalog_options;
+  cloud::aws::CatalogOptions catalog_options;
   catalog_options.region = scenario.region;
-  Result<cloud::Catalog> catalog = cloud::load_catalog(*data_dir, catalog_options);
+  Result<cloud::Catalog> catalog = cloud::aws::load_catalog(*data_dir, catalog_options);
   if (!catalog) {
     err << "error: region " << scenario.region << ": " << catalog.error().message << "\n";
     return 1;

@@ -1,5 +1,5 @@
 #pragma once
-// An instance type as a cloud provider offers it: hardware, the labels Karpenter puts on a node of that type, its
+// An instance type as a cloud provider offers it: hardware, the labels its provider puts on a node of that type, its
 // capacity, overhead and allocatable resources, and one offering per zone and capacity type with its price.
 #include <cstdint>
 #include <optional>
@@ -96,9 +96,5 @@ struct LaunchOption {
   const InstanceType* instance_type = nullptr;
   const Offering* offering = nullptr;
 };
-
-// The labels Karpenter's AWS provider puts on a node of this type (zone and capacity type come from the
-// offering a node is launched from). `region` is added as topology.kubernetes.io/region when not empty.
-Labels instance_type_labels(std::string_view name, const InstanceHardware& hardware, std::string_view region);
 
 }  // namespace scalewright::cloud

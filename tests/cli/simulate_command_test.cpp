@@ -13,6 +13,7 @@
 #include <sstream>
 #include <unistd.h>
 
+#include "cloud/aws/instance_types.h"
 #include "cloud/catalog.h"
 #include "sim/report.h"
 #include "scenario_files.h"
@@ -46,7 +47,7 @@ std::vector<nlohmann::json> entries(const nlohmann::json& report, const std::str
 // allocatable holds `pods` pods of 1 cpu and 1 GiB: worked out here from the catalog, independently of the
 // provisioner.
 std::string cheapest_type_for_inflate_pods(int pods) {
-  Result<cloud::Catalog> catalog = cloud::load_catalog(kSource + "/data/aws");
+  Result<cloud::Catalog> catalog = cloud::aws::load_catalog(kSource + "/data/aws");
   EXPECT_TRUE(catalog.ok());
   std::string best;
   double best_price = std::numeric_limits<double>::max();

@@ -6,6 +6,8 @@
 
 #include <vector>
 
+#include "cloud/aws/instance_types.h"
+
 namespace scalewright::cluster {
 namespace {
 
@@ -19,8 +21,8 @@ cloud::Catalog catalog() {
   hw.memory_mib = 8192;
   hw.arch = "amd64";
   hw.max_pods = 29;
-  cloud::InstanceType m5 = cloud::make_instance_type("m5.large", hw, {}, "us-east-1");
-  cloud::add_offerings(m5, zones, 0.096, 0.035);
+  cloud::InstanceType m5 = cloud::aws::make_instance_type("m5.large", hw, {}, "us-east-1");
+  cloud::aws::add_offerings(m5, zones, 0.096, 0.035);
   return cloud::Catalog::from_instance_types("us-east-1", zones, {m5});
 }
 

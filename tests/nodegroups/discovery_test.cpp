@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "cloud/aws/instance_types.h"
 #include "config/cluster_autoscaler_flags.h"
 #include "units.h"
 
@@ -20,16 +21,16 @@ cloud::InstanceHardware hardware(std::int64_t vcpu, std::int64_t memory_mib, std
 
 cloud::Catalog catalog() {
   std::vector<cloud::Zone> zones{{"us-east-1a", "use1-az1"}, {"us-east-1b", "use1-az2"}};
-  cloud::InstanceType m5 = cloud::make_instance_type("m5.large", hardware(2, 8192), {}, "us-east-1");
-  cloud::add_offerings(m5, zones, 0.096, 0.035);
-  cloud::InstanceType m6g = cloud::make_instance_type("m6g.large", hardware(2, 8192, "arm64"), {}, "us-east-1");
-  cloud::add_offerings(m6g, zones, 0.077, 0.030);
+  cloud::InstanceType m5 = cloud::aws::make_instance_type("m5.large", hardware(2, 8192), {}, "us-east-1");
+  cloud::aws::add_offerings(m5, zones, 0.096, 0.035);
+  cloud::InstanceType m6g = cloud::aws::make_instance_type("m6g.large", hardware(2, 8192, "arm64"), {}, "us-east-1");
+  cloud::aws::add_offerings(m6g, zones, 0.077, 0.030);
   cloud::InstanceHardware gpu_hw = hardware(4, 16384);
   gpu_hw.gpu_count = 1;
   gpu_hw.gpu_manufacturer = "nvidia";
   gpu_hw.gpu_name = "t4";
-  cloud::InstanceType g4 = cloud::make_instance_type("g4dn.xlarge", gpu_hw, {}, "us-east-1");
-  cloud::add_offerings(g4, {zones[0]}, 0.526, 0.158);
+  cloud::InstanceType g4 = cloud::aws::make_instance_type("g4dn.xlarge", gpu_hw, {}, "us-east-1");
+  cloud::aws::add_offerings(g4, {zones[0]}, 0.526, 0.158);
   return cloud::Catalog::from_instance_types("us-east-1", zones, {m5, m6g, g4});
 }
 

@@ -17,6 +17,7 @@
 #include <sstream>
 #include <nlohmann/json.hpp>
 
+#include "cloud/aws/instance_types.h"
 #include "run_scenario.h"
 #include "manifest/manifest.h"
 
@@ -286,10 +287,10 @@ cloud::Catalog two_aws_types() {
     return h;
   };
   const std::vector<cloud::Zone> zones{{"zone-a", "az1"}};
-  std::vector<cloud::InstanceType> types{cloud::make_instance_type("m5.large", hw(2, 8192, 29)),
-                                         cloud::make_instance_type("m5.xlarge", hw(4, 16384, 58))};
-  cloud::add_offerings(types[0], zones, 0.096, 0.096);
-  cloud::add_offerings(types[1], zones, 0.192, 0.192);
+  std::vector<cloud::InstanceType> types{cloud::aws::make_instance_type("m5.large", hw(2, 8192, 29)),
+                                         cloud::aws::make_instance_type("m5.xlarge", hw(4, 16384, 58))};
+  cloud::aws::add_offerings(types[0], zones, 0.096, 0.096);
+  cloud::aws::add_offerings(types[1], zones, 0.192, 0.192);
   return cloud::Catalog::from_instance_types("test-region", zones, std::move(types));
 }
 

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "cloud/aws/instance_types.h"
+
 namespace scalewright::cloud::aws {
 namespace {
 
@@ -109,7 +111,7 @@ Catalog EC2NodeClass::shape(const Catalog& catalog) const {
     if (windows && !type.windows_on_demand) continue;
     InstanceType shaped = type;
     if (type.hardware.vcpu > 0) {
-      compute_resources(shaped, node_options(spec_, type.hardware, catalog.allocatable_options()));
+      compute_resources(shaped, node_options(spec_, type.hardware, allocatable_options(catalog)));
     }
     if (windows) {
       shaped.labels.set(Symbol(well_known::os), Symbol("windows"));
@@ -121,7 +123,7 @@ Catalog EC2NodeClass::shape(const Catalog& catalog) const {
   }
   const std::size_t kept = types.size();
   Catalog shaped = Catalog::from_instance_types(catalog.region(), catalog.zones(), std::move(types));
-  shaped.set_allocatable_options(catalog.allocatable_options());
+  shaped.set_provider_options(catalog.provider_options());
   for (const std::string& note : catalog.notes()) shaped.add_note(note);
   if (windows) {
     shaped.add_note(std::string(kKind) + " " + meta_.name + " (" + std::string(to_string(spec_.ami_family)) +

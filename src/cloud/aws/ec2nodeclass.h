@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "api/meta.h"
-#include "cloud/allocatable.h"
+#include "cloud/aws/allocatable.h"
 #include "cloud/node_class.h"
 
 namespace scalewright::cloud::aws {

@@ -12,7 +12,7 @@
 
 #include <gtest/gtest.h>
 
-#include "cloud/catalog.h"
+#include "cloud/aws/instance_types.h"
 #include "manifest/manifest.h"
 #include "units.h"
 

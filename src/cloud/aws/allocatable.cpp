@@ -1,11 +1,11 @@
-#include "cloud/allocatable.h"
+#include "cloud/aws/allocatable.h"
 
 #include <algorithm>
 #include <cmath>
 
 #include "api/symbol.h"
 
-namespace scalewright::cloud {
+namespace scalewright::cloud::aws {
 namespace {
 
 constexpr std::int64_t kMiB = std::int64_t{1} << 20;
@@ -101,4 +101,4 @@ void compute_resources(InstanceType& type, const AllocatableOptions& options) {
   type.allocatable = type.capacity - type.overhead;
 }
 
-}  // namespace scalewright::cloud
+}  // namespace scalewright::cloud::aws

@@ -1,12 +1,20 @@
-#include "cloud/allocatable.h"
+#include "cloud/aws/allocatable.h"
 
 #include <gtest/gtest.h>
 
-#include "cloud/catalog.h"
+#include "cloud/aws/instance_types.h"
 #include "units.h"
 
 namespace scalewright::cloud {
 namespace {
+
+// AWS's catalog and formula, under test here, are provider aws's.
+using aws::AllocatableOptions;
+using aws::kube_reserved_cpu_milli;
+using aws::kube_reserved_memory_mib;
+using aws::make_instance_type;
+using aws::node_capacity;
+using aws::vm_memory_overhead_mib;
 
 InstanceHardware hardware(std::int64_t vcpu, std::int64_t memory_mib, std::int64_t max_pods,
                           std::string arch = "amd64") {

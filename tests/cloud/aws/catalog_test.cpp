@@ -1,4 +1,4 @@
-#include "cloud/catalog.h"
+#include "cloud/aws/instance_types.h"
 
 #include <gtest/gtest.h>
 
@@ -11,11 +11,20 @@
 #include "api/meta.h"
 #include "cloud/aws/labels.h"
 #include "data/csv_table.h"
-#include "testdata.h"
+#include "cloud/testdata.h"
 #include "units.h"
 
 namespace scalewright::cloud {
 namespace {
+
+// AWS's catalog and formula, under test here, are provider aws's.
+using aws::CatalogOptions;
+using aws::SpotFractions;
+using aws::add_offerings;
+using aws::catalog_data;
+using aws::load_catalog;
+using aws::make_instance_type;
+using aws::name_zones;
 
 const std::filesystem::path kSourceDir(SCALEWRIGHT_SOURCE_DIR);
 const std::filesystem::path kData = kSourceDir / "data/aws";
@@ -60,10 +69,10 @@ TEST(Catalog, LoadsUsEast1Quickly) {
 TEST(Catalog, KeepsTypesPricedInTheRegionAndCountsTheRest) {
   const Catalog& catalog = us_east_1();
   // 1404 rows; 1367 us-east-1 prices, one of them (cr1.8xlarge) for a type not in the data: 1366 types.
-  EXPECT_EQ(catalog.stats().types_in_data, 1404u);
+  EXPECT_EQ(catalog_data(catalog)->stats.types_in_data, 1404u);
   EXPECT_EQ(catalog.size(), 1366u);
-  EXPECT_EQ(catalog.stats().unpriced_types.size(), 38u);
-  EXPECT_EQ(catalog.stats().prices_without_type, 1u);
+  EXPECT_EQ(catalog_data(catalog)->stats.unpriced_types.size(), 38u);
+  EXPECT_EQ(catalog_data(catalog)->stats.prices_without_type, 1u);
   EXPECT_EQ(catalog.find("mac1.metal"), nullptr);  // no Linux on-demand price
   EXPECT_NE(catalog.find("m5.large"), nullptr);
   EXPECT_EQ(catalog.region(), "us-east-1");
@@ -133,7 +142,7 @@ TEST(Catalog, EveryTypeHasAnOnDemandAndASpotOfferingPerZone) {
   ASSERT_NE(od, nullptr);
   EXPECT_EQ(od->zone_id, "use1-az1");
   EXPECT_DOUBLE_EQ(od->price_per_hour, 0.096);  // prices-on-demand.csv: us-east-1,m5.large,0.096
-  EXPECT_EQ(us_east_1().stats().spot_from_snapshot + us_east_1().stats().spot_estimated, 1366u * 6);
+  EXPECT_EQ(catalog_data(us_east_1())->stats.spot_from_snapshot + catalog_data(us_east_1())->stats.spot_estimated, 1366u * 6);
 }
 
 TEST(Catalog, SpotPriceComesFromTheSnapshotWhereItHasOne) {
@@ -149,17 +158,17 @@ TEST(Catalog, SpotPriceFallsBackToTheFamilyFraction) {
   // Family c1 has one observed type, c1.xlarge (on-demand 0.52): 0.1228 in az1, 0.1525 in az6, 0.113 in az4.
   // Ratios 0.2362, 0.2933, 0.2173: the median is 0.1228 / 0.52, and that is the family's fraction.
   const double c1 = 0.1228 / 0.52;
-  EXPECT_DOUBLE_EQ(us_east_1().spot_fractions().for_family("c1"), c1);
+  EXPECT_DOUBLE_EQ(catalog_data(us_east_1())->spot_fractions.for_family("c1"), c1);
   // c1.xlarge has no row for use1-az2, c1.medium (0.13 on demand) has none at all.
   EXPECT_DOUBLE_EQ(spot("c1.xlarge", "us-east-1b"), 0.52 * c1);
   EXPECT_DOUBLE_EQ(spot("c1.medium", "us-east-1a"), 0.13 * c1);
   EXPECT_EQ(type("c1.medium").offering("us-east-1a", CapacityType::Spot)->price_source, PriceSource::SpotEstimate);
   // Family t1 has t1.micro only (0.02): 0.0021 and 0.0024, an even count, so the mean of the two: 0.1125.
-  EXPECT_NEAR(us_east_1().spot_fractions().for_family("t1"), 0.1125, 1e-12);
+  EXPECT_NEAR(catalog_data(us_east_1())->spot_fractions.for_family("t1"), 0.1125, 1e-12);
 }
 
 TEST(Catalog, FamilyWithoutObservationsUsesTheRegionMedian) {
-  const SpotFractions& fractions = us_east_1().spot_fractions();
+  const SpotFractions& fractions = catalog_data(us_east_1())->spot_fractions;
   EXPECT_EQ(fractions.by_family.count("c7i"), 0u);  // c7i is newer than the snapshot
   EXPECT_EQ(fractions.observed_types, 433u);
   EXPECT_GT(fractions.region, 0.3);  // data/aws/README.md: median about 0.37-0.38
@@ -227,7 +236,7 @@ TEST(Catalog, EveryCommercialRegionLoadsWithItsZonesAndPrices) {
     EXPECT_EQ(catalog->size(), c.types) << c.region;
     EXPECT_EQ(catalog->zones().size(), c.zones) << c.region;
     EXPECT_EQ(catalog->zones()[0].name, c.region + "a");
-    EXPECT_EQ(catalog->stats().windows_priced, c.windows_priced) << c.region;
+    EXPECT_EQ(catalog_data(*catalog)->stats.windows_priced, c.windows_priced) << c.region;
     const InstanceType* m5 = catalog->find("m5.large");
     ASSERT_NE(m5, nullptr) << c.region;
     EXPECT_EQ(m5->offering(c.region + "a", CapacityType::OnDemand)->price_per_hour, c.m5_large) << c.region;

@@ -1,7 +1,8 @@
 #pragma once
 // Capacity, overhead and allocatable resources of a node, computed as Karpenter's AWS provider does: by default for
 // the EKS-optimized AMIs (AL2023, default kubelet settings, no custom block devices); an EC2NodeClass's kubelet
-// settings, root volume and AMI family change the options (src/cloud/aws/ec2nodeclass.h).
+// settings, root volume and AMI family change the options (ec2nodeclass.h). AWS's formula, so AWS's room: the engine
+// reads only the capacity and allocatable it puts on an InstanceType.
 #include <cstdint>
 #include <optional>
 #include <utility>
@@ -10,7 +11,7 @@
 #include "api/resources.h"
 #include "cloud/instance_type.h"
 
-namespace scalewright::cloud {
+namespace scalewright::cloud::aws {
 
 // An eviction threshold as the kubelet reads one (evictionHard): a share of the resource's capacity, or an amount.
 struct EvictionThreshold {
@@ -69,4 +70,4 @@ NodeOverhead node_overhead(const InstanceHardware& hardware, const ResourceList&
 // Fills type.capacity, type.overhead and type.allocatable (= capacity − overhead) from type.hardware.
 void compute_resources(InstanceType& type, const AllocatableOptions& options);
 
-}  // namespace scalewright::cloud
+}  // namespace scalewright::cloud::aws
