@@ -50,8 +50,6 @@ struct CloudFaults {
   std::vector<OutageWindow> prometheus_outages;
 };
 
-// An AWS Auto Scaling group, as Cluster Autoscaler sees it: the groups CA manages are picked from these by its
-// --nodes and --node-group-auto-discovery flags, and scale from zero with the node-template/* tags.
 // A node group by name with its bounds, as Cluster Autoscaler's --nodes=MIN:MAX:NAME gives it.
 struct StaticNodeGroup {
   std::int32_t min_size = 0;
@@ -59,7 +57,11 @@ struct StaticNodeGroup {
   std::string name;
 };
 
-struct AutoScalingGroup {
+// A group of identical instances the cloud keeps at a desired size, with the tags a user put on it: what the
+// scenario's cloud runs (`cloud.autoScalingGroups`). Which groups Cluster Autoscaler manages, and what their tags
+// mean (bounds, auto-discovery, template labels and taints), is the provider's reading: src/cloud/aws/ reads them
+// as an Auto Scaling group's.
+struct CloudNodeGroup {
   std::string name;
   std::string instance_type;
   std::vector<std::string> zones;  // one per subnet; empty: every zone the instance type is offered in
@@ -75,7 +77,7 @@ struct CloudSpec {
   Duration launch_latency_max{75'000};
   std::optional<double> spot_price_fraction;  // overrides the data-derived spot discount
   CloudFaults faults;
-  std::vector<AutoScalingGroup> auto_scaling_groups;  // cloud.autoScalingGroups
+  std::vector<CloudNodeGroup> node_groups;  // cloud.autoScalingGroups
 };
 
 struct BatchingSpec {

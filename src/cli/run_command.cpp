@@ -31,7 +31,7 @@
 #include "kube/leader_election.h"
 #include "manifest/scenario_decoder.h"
 #include "net/http_transport.h"
-#include "nodegroups/discovery.h"
+#include "cloud/aws/auto_scaling_groups.h"
 #include "config/cluster_autoscaler_flags.h"
 #include "ops/metrics.h"
 #include "ops/ops_server.h"
@@ -130,7 +130,7 @@ net::TransportOptions observed_requests(ops::MetricsRegistry& registry) {
 // flag of CA's was given.
 struct ClusterAutoscalerConfig {
   nodegroups::AutoscalerOptions flags;
-  std::vector<AutoScalingGroup> groups;
+  std::vector<nodegroups::NodeGroup> groups;
 };
 
 Result<std::optional<ClusterAutoscalerConfig>> read_cluster_autoscaler_config(const RunOptions& options,
@@ -151,32 +151,36 @@ Result<std::optional<ClusterAutoscalerConfig>> read_cluster_autoscaler_config(co
     return Error{"no node group to scale: Cluster Autoscaler's flags need --nodes=MIN:MAX:NAME or "
                  "--node-group-auto-discovery"};
   }
-  std::vector<AutoScalingGroup> defined;
+  std::vector<CloudNodeGroup> defined;
   if (!options.auto_scaling_groups.empty()) {
-    Result<std::vector<AutoScalingGroup>> loaded = manifest::load_auto_scaling_groups(options.auto_scaling_groups);
+    Result<std::vector<CloudNodeGroup>> loaded = manifest::load_auto_scaling_groups(options.auto_scaling_groups);
     if (!loaded) return Error{"--auto-scaling-groups: " + loaded.error().message};
     defined = std::move(*loaded);
   }
   std::random_device seed;
   flags->random_seed = (std::uint64_t{seed()} << 32) | seed();
-  std::vector<AutoScalingGroup> groups = cloud::kwok_auto_scaling_groups(flags->nodes, std::move(defined), catalog);
-  // A group no file defines and no instance type names fails here, before anything connects.
-  if (Result<std::vector<nodegroups::NodeGroup>> found = nodegroups::discover_node_groups(groups, *flags, catalog);
-      !found) {
+  if (std::optional<Error> aws = cloud::aws::adopt_autoscaler_options(*flags)) {
+    return Error{"Cluster Autoscaler's " + aws->message};
+  }
+  // kwok plays the groups as AWS's Auto Scaling groups (their tags read as CA's AWS provider reads them). A group no
+  // file defines and no instance type names fails here, before anything connects.
+  std::vector<CloudNodeGroup> defined_and_named =
+      cloud::kwok_auto_scaling_groups(flags->nodes, std::move(defined), catalog);
+  Result<std::vector<nodegroups::NodeGroup>> groups =
+      cloud::aws::discover_node_groups(defined_and_named, *flags, catalog);
+  if (!groups) {
     if (!options.auto_scaling_groups.empty()) {
-      return Error{"--auto-scaling-groups " + options.auto_scaling_groups + ": " + found.error().message};
+      return Error{"--auto-scaling-groups " + options.auto_scaling_groups + ": " + groups.error().message};
     }
-    return Error{found.error().message +
+    return Error{groups.error().message +
                  " (name an instance type, or define the group in a file given with --auto-scaling-groups)"};
   }
-  return std::optional<ClusterAutoscalerConfig>(ClusterAutoscalerConfig{std::move(*flags), std::move(groups)});
+  return std::optional<ClusterAutoscalerConfig>(ClusterAutoscalerConfig{std::move(*flags), std::move(*groups)});
 }
 
 // CA's loop over those groups, with the priority expander's priorities from the cluster (a ConfigMap of CA's
 // namespace) when that expander is asked for.
 Result<controllers::ClusterAutoscalerLoop> cluster_autoscaler_loop(ClusterAutoscalerConfig config,
-                                                                   const RunOptions& options,
-                                                                   const cloud::Catalog& catalog,
                                                                    const kube::ApiClient& client) {
   std::optional<std::string> priorities;
   const std::vector<std::string>& expanders = config.flags.expanders;
@@ -190,11 +194,8 @@ Result<controllers::ClusterAutoscalerLoop> cluster_autoscaler_loop(ClusterAutosc
       return Error{"ConfigMap kube-system/cluster-autoscaler-priority-expander: " + found.error().describe()};
     }
   }
-  const std::string groups_origin = options.auto_scaling_groups.empty()
-                                        ? std::string("--nodes")
-                                        : "--nodes and --auto-scaling-groups " + options.auto_scaling_groups;
-  return controllers::ClusterAutoscalerLoop::create(std::move(config.flags), config.groups, catalog, priorities,
-                                                    {"Cluster Autoscaler's flags", groups_origin});
+  return controllers::ClusterAutoscalerLoop::create(std::move(config.flags), std::move(config.groups), priorities,
+                                                    "Cluster Autoscaler's flags");
 }
 
 }  // namespace
@@ -253,7 +254,7 @@ int run_controller(const RunOptions& options, std::ostream& err) {
   std::optional<controllers::ClusterAutoscalerLoop> node_groups;
   if (*ca_config) {
     Result<controllers::ClusterAutoscalerLoop> loop =
-        cluster_autoscaler_loop(std::move(**ca_config), options, *catalog, *client);
+        cluster_autoscaler_loop(std::move(**ca_config), *client);
     if (!loop) {
       err << "error: " << loop.error().message << "\n";
       return 1;

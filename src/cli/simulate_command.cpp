@@ -15,7 +15,7 @@
 #include "cli/validation.h"
 #include "manifest/manifest.h"
 #include "manifest/references.h"
-#include "controllers/cluster_autoscaler_loop.h"
+#include "sim/cluster_autoscaler_setup.h"
 #include "sim/default_scenario.h"
 #include "sim/html_report.h"
 #include "sim/simulator.h"
@@ -87,7 +87,7 @@ std::optional<PreparedRun> prepare_run(ManifestSet objects, const std::string& n
     objects.scenarios.clear();
   }
   Result<std::optional<std::string>> adopted =
-      controllers::adopt_cluster_autoscaler_deployment(scenario, objects.cluster_autoscaler_deployments);
+      sim::adopt_cluster_autoscaler_deployment(scenario, objects.cluster_autoscaler_deployments);
   if (!adopted) {  // more than one Deployment runs Cluster Autoscaler: name the file of the last one
     const ClusterAutoscalerDeployment& last = objects.cluster_autoscaler_deployments.back();
     err << "error: " << objects.locate("Deployment", last.meta, "") << ": " << adopted.error().message << "\n";
@@ -95,7 +95,7 @@ std::optional<PreparedRun> prepare_run(ManifestSet objects, const std::string& n
   }
   if (*adopted) err << "note: " << **adopted << "\n";
   if (scenario_origin.empty()) scenario_origin = "Scenario/" + scenario.meta.name;
-  if (objects.nodepools.empty() && objects.nodes.empty() && scenario.cloud.auto_scaling_groups.empty()) {
+  if (objects.nodepools.empty() && objects.nodes.empty() && scenario.cloud.node_groups.empty()) {
     err << "warning: no NodePool, Node or Auto Scaling group in the input: nothing can run\n";
   }
 
@@ -120,7 +120,8 @@ std::optional<PreparedRun> prepare_run(ManifestSet objects, const std::string& n
   }
 
   if (scenario.cluster_autoscaler) {
-    Result<controllers::ClusterAutoscalerLoop> loop = controllers::ClusterAutoscalerLoop::create(scenario, *catalog, objects.config_maps);
+    Result<controllers::ClusterAutoscalerLoop> loop =
+        sim::cluster_autoscaler_loop(scenario, *catalog, objects.config_maps);
     if (!loop) {
       err << "error: " << scenario_origin << ": " << loop.error().message << "\n";
       return std::nullopt;

@@ -323,7 +323,7 @@ std::optional<Error> check_run_size(const ManifestSet& objects, const sim::Simul
   }
   for (const Scenario& scenario : objects.scenarios) {
     auto at = [&](const std::string& field) { return objects.locate("Scenario", scenario.meta, field); };
-    const std::vector<AutoScalingGroup>& groups = scenario.cloud.auto_scaling_groups;
+    const std::vector<CloudNodeGroup>& groups = scenario.cloud.node_groups;
     for (std::size_t i = 0; i < groups.size(); ++i) {
       const std::string field = "spec.cloud.autoScalingGroups[" + std::to_string(i) + "].desiredCapacity";
       if (auto error = size.add_nodes(groups[i].desired_capacity, at(field), "nodes")) return error;

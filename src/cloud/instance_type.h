@@ -14,13 +14,11 @@
 namespace scalewright::cloud {
 
 // Resource names the device plugins advertise.
-namespace aws_resources {
+namespace device_resources {
 inline constexpr std::string_view nvidia_gpu = "nvidia.com/gpu";
 inline constexpr std::string_view amd_gpu = "amd.com/gpu";
 inline constexpr std::string_view habana_gaudi = "habana.ai/gaudi";
-inline constexpr std::string_view aws_neuron = "aws.amazon.com/neuron";
-inline constexpr std::string_view efa = "vpc.amazonaws.com/efa";
-}  // namespace aws_resources
+}  // namespace device_resources
 
 enum class CapacityType { OnDemand, Spot };
 // "on-demand" / "spot", the values of karpenter.sh/capacity-type.

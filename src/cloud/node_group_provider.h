@@ -3,7 +3,8 @@
 // group, a VM scale set, a MachineDeployment), as CA's CloudProvider/NodeGroup (cloudprovider/cloud_provider.go)
 // shapes it: a group's target size, raise it (the cloud launches the instances), delete chosen instances (the target
 // drops with them), lower the target for instances not yet launched, and the group's instances with their state.
-// Which groups there are, their bounds and template nodes come from discovery (nodegroups/discovery.h) for now.
+// Which groups there are, their bounds and template nodes, come from the provider's reading of its groups
+// (cloud/aws/auto_scaling_groups.h reads Auto Scaling groups' tags).
 #include <cstdint>
 #include <optional>
 #include <string>

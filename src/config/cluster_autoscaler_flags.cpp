@@ -161,9 +161,17 @@ const std::vector<FlagSpec>& known_flags() {
        }},
       {"node-group-auto-discovery", false, true,
        [](std::string_view v, O& o) -> Problem {
-         Result<AutoDiscovery> d = parse_auto_discovery_flag(v);
-         if (!d) return d.error().message;
-         o.auto_discovery.push_back(*d);
+         // DISCOVERER:SPEC; the spec is the provider's to read (asg:tag=... on AWS).
+         const std::size_t colon = v.find(':');
+         if (colon == 0 || colon == std::string_view::npos || colon + 1 == v.size()) {
+           return in_quotes(v) + ": expected DISCOVERER:SPEC (asg:tag=KEY[=VALUE],... on AWS)";
+         }
+         o.auto_discovery.emplace_back(v);
+         return std::nullopt;
+       }},
+      {"balancing-ignore-label", false, true,
+       [](std::string_view v, O& o) -> Problem {
+         o.balancing_ignore_labels.emplace_back(v);
          return std::nullopt;
        }},
       {"expander", false, false, [](std::string_view v, O& o) { return set_expanders(v, o.expanders); }},
@@ -241,7 +249,7 @@ const std::vector<std::string_view>& ignored_boolean_flags() {
 // CA flags that take a value and that Scalewright accepts without acting on.
 const std::vector<std::string_view>& ignored_value_flags() {
   static const std::vector<std::string_view> names{
-      "address", "balancing-ignore-label", "balancing-label", "cloud-config", "cloud-provider", "cluster-name",
+      "address", "balancing-label", "cloud-config", "cloud-provider", "cluster-name",
       "drain-priority-config", "estimator", "expendable-pods-priority-cutoff", "feature-gates", "gpu-total",
       "grpc-expander-cert", "grpc-expander-url", "ignore-taint", "kube-api-content-type", "kube-client-burst",
       "kube-client-qps", "kubeconfig", "kubernetes", "leader-elect-lease-duration", "leader-elect-renew-deadline",
@@ -328,27 +336,6 @@ Result<StaticNodeGroup> parse_nodes_flag(std::string_view value) {
   group.min_size = *min;
   group.max_size = *max;
   return group;
-}
-
-Result<AutoDiscovery> parse_auto_discovery_flag(std::string_view value) {
-  constexpr std::string_view prefix = "asg:tag=";
-  if (value.substr(0, prefix.size()) != prefix) {
-    return Error{in_quotes(value) + ": expected asg:tag=KEY[=VALUE],... (AWS Auto Scaling group tags)"};
-  }
-  AutoDiscovery discovery;
-  std::string_view rest = value.substr(prefix.size());
-  while (true) {
-    std::size_t comma = rest.find(',');
-    std::string_view item = rest.substr(0, comma);
-    std::size_t eq = item.find('=');
-    std::string_view key = item.substr(0, eq);
-    if (key.empty()) return Error{in_quotes(value) + ": a tag key is empty"};
-    discovery.tags.emplace_back(std::string(key),
-                                eq == std::string_view::npos ? std::string() : std::string(item.substr(eq + 1)));
-    if (comma == std::string_view::npos) break;
-    rest.remove_prefix(comma + 1);
-  }
-  return discovery;
 }
 
 Result<AutoscalerOptions> parse_autoscaler_flags(const std::vector<std::string>& given, std::size_t* failed_arg) {

@@ -2,8 +2,9 @@
 // Cluster Autoscaler's command line (read here, apart from the engine's nodegroups/, which takes the options it
 // yields as values), as users keep it in CA's Deployment (`command:` or `args:`), read into
 // AutoscalerOptions so an existing set-up moves over unchanged. Flags are CA's own names and syntax (pflag):
-// `--flag=value` or `--flag value`, booleans as `--flag` or `--flag=false`, `--nodes` and
-// `--node-group-auto-discovery` repeated. CA flags Scalewright does not act on (logging, the cloud provider,
+// `--flag=value` or `--flag value`, booleans as `--flag` or `--flag=false`, `--nodes`,
+// `--node-group-auto-discovery` and `--balancing-ignore-label` repeated; a discovery spec is kept as given, for the
+// provider to read (cloud/aws reads `asg:tag=...`). CA flags Scalewright does not act on (logging, the cloud provider,
 // leader election, ...) are accepted and listed in AutoscalerOptions::ignored_flags; anything else is an error.
 #include <cstddef>
 #include <string>
@@ -15,7 +16,6 @@
 
 namespace scalewright::config {
 
-using nodegroups::AutoDiscovery;
 using nodegroups::AutoscalerOptions;
 using nodegroups::StaticNodeGroup;
 
@@ -28,8 +28,6 @@ Result<AutoscalerOptions> parse_autoscaler_flags(const std::vector<std::string>&
 
 // --nodes=MIN:MAX:NAME (the name may itself hold colons, as CA splits on the first two).
 Result<StaticNodeGroup> parse_nodes_flag(std::string_view value);
-// --node-group-auto-discovery=asg:tag=KEY[=VALUE],KEY[=VALUE]... (AWS's discoverer; the only one Scalewright has).
-Result<AutoDiscovery> parse_auto_discovery_flag(std::string_view value);
 
 // CA's flags that are accepted and ignored, without the leading dashes, sorted.
 const std::vector<std::string_view>& ignored_autoscaler_flags();

@@ -4,68 +4,15 @@
 
 #include <fmt/format.h>
 
-#include "config/cluster_autoscaler_flags.h"
 #include "config/priority_expander.h"
-#include "nodegroups/discovery.h"
 #include "nodegroups/status.h"
 
 namespace scalewright::controllers {
 
-namespace {
-
-constexpr std::string_view kPriorityConfigMap = "cluster-autoscaler-priority-expander";
-
-// The `priorities` of CA's priority-expander ConfigMap, which CA reads from its own namespace (kube-system).
-std::optional<std::string> priority_config(const std::vector<ConfigMap>& config_maps) {
-  for (const ConfigMap& c : config_maps) {
-    if (c.meta.name != kPriorityConfigMap || c.meta.namespace_ != "kube-system") continue;
-    auto priorities = c.data.find("priorities");
-    if (priorities != c.data.end()) return priorities->second;
-  }
-  return std::nullopt;
-}
-
-}  // namespace
-
-Result<std::optional<std::string>> adopt_cluster_autoscaler_deployment(
-    Scenario& scenario, const std::vector<ClusterAutoscalerDeployment>& deployments) {
-  if (deployments.empty()) return std::optional<std::string>();
-  auto name = [](const ClusterAutoscalerDeployment& d) {
-    return "Deployment " + d.meta.namespace_ + "/" + d.meta.name;
-  };
-  if (deployments.size() > 1) {
-    return Error{fmt::format("{} and {} both run Cluster Autoscaler; a run takes one", name(deployments[0]),
-                             name(deployments[1]))};
-  }
-  const ClusterAutoscalerDeployment& ca = deployments.front();
-  if (scenario.cluster_autoscaler) {
-    return std::optional<std::string>(fmt::format(
-        "Scenario/{} gives spec.clusterAutoscaler.args: the flags of {} are not used", scenario.meta.name, name(ca)));
-  }
-  scenario.cluster_autoscaler = ClusterAutoscalerSpec{ca.flags};
-  return std::optional<std::string>(
-      fmt::format("Cluster Autoscaler runs with the flags of {} (container {})", name(ca), ca.container));
-}
-
-Result<ClusterAutoscalerLoop> ClusterAutoscalerLoop::create(const Scenario& scenario, const cloud::Catalog& catalog,
-                                                            const std::vector<ConfigMap>& config_maps) {
-  const std::vector<std::string> args =
-      scenario.cluster_autoscaler ? scenario.cluster_autoscaler->args : std::vector<std::string>{};
-  Result<nodegroups::AutoscalerOptions> options = config::parse_autoscaler_flags(args);
-  if (!options) return Error{"spec.clusterAutoscaler.args: " + options.error().message};
-  options->random_seed = scenario.seed;
-  return create(std::move(*options), scenario.cloud.auto_scaling_groups, catalog, priority_config(config_maps),
-                {"spec.clusterAutoscaler.args", "spec.cloud.autoScalingGroups"});
-}
-
 Result<ClusterAutoscalerLoop> ClusterAutoscalerLoop::create(nodegroups::AutoscalerOptions options,
-                                                            const std::vector<AutoScalingGroup>& auto_scaling_groups,
-                                                            const cloud::Catalog& catalog,
+                                                            std::vector<nodegroups::NodeGroup> groups,
                                                             const std::optional<std::string>& priorities,
-                                                            const ConfigOrigins& origins) {
-  Result<std::vector<nodegroups::NodeGroup>> groups =
-      nodegroups::discover_node_groups(auto_scaling_groups, options, catalog);
-  if (!groups) return Error{fmt::format("{}: {}", origins.groups, groups.error().message)};
+                                                            const std::string& flags_origin) {
   // The ConfigMap is read only for the priority expander, as CA reads it.
   std::optional<nodegroups::PriorityConfig> priority_config;
   const bool priority_expander =
@@ -75,7 +22,7 @@ Result<ClusterAutoscalerLoop> ClusterAutoscalerLoop::create(nodegroups::Autoscal
     if (!parsed) {
       return Error{fmt::format("{}: --expander: {} (the priority expander reads ConfigMap kube-system/{}, "
                                "data.priorities)",
-                               origins.flags, parsed.error().message, kPriorityConfigMap)};
+                               flags_origin, parsed.error().message, kPriorityConfigMap)};
     }
     priority_config = std::move(*parsed);
   }
@@ -84,9 +31,9 @@ Result<ClusterAutoscalerLoop> ClusterAutoscalerLoop::create(nodegroups::Autoscal
   if (!expander) {
     return Error{fmt::format("{}: --expander: {} (the priority expander reads ConfigMap kube-system/{}, "
                              "data.priorities)",
-                             origins.flags, expander.error().message, kPriorityConfigMap)};
+                             flags_origin, expander.error().message, kPriorityConfigMap)};
   }
-  return ClusterAutoscalerLoop(std::move(options), std::move(*groups), std::move(*expander));
+  return ClusterAutoscalerLoop(std::move(options), std::move(groups), std::move(*expander));
 }
 
 ClusterAutoscalerLoop::ClusterAutoscalerLoop(nodegroups::AutoscalerOptions options,

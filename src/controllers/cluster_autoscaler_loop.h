@@ -13,8 +13,6 @@
 #include "api/result.h"
 #include "api/scenario.h"
 #include "api/workloads.h"
-#include "cloud/catalog.h"
-#include "manifest/manifest.h"
 #include "nodegroups/backoff.h"
 #include "nodegroups/expander.h"
 #include "nodegroups/node_group.h"
@@ -61,32 +59,17 @@ struct NodeGroupActions {
   std::vector<nodegroups::Event> node_events;
 };
 
-// Which configuration Cluster Autoscaler runs with: the Scenario's spec.clusterAutoscaler.args when given, or else
-// the flags of CA's own Deployment among the manifests, which then become the Scenario's. Returns a note saying
-// where the flags came from (nullopt when there is no CA Deployment), or an error when there are two.
-Result<std::optional<std::string>> adopt_cluster_autoscaler_deployment(
-    Scenario& scenario, const std::vector<ClusterAutoscalerDeployment>& deployments);
-
 class ClusterAutoscalerLoop {
  public:
-  // From the scenario's clusterAutoscaler.args and cloud.autoScalingGroups, and for the priority expander the
-  // kube-system/cluster-autoscaler-priority-expander ConfigMap among `config_maps`; errors name the flag, group or
-  // ConfigMap.
-  static Result<ClusterAutoscalerLoop> create(const Scenario& scenario, const cloud::Catalog& catalog,
-                                              const std::vector<ConfigMap>& config_maps = {});
-  // Where the flags and the groups were read, as errors name them ("spec.clusterAutoscaler.args", "the command
-  // line", a file).
-  struct ConfigOrigins {
-    std::string flags;
-    std::string groups;
-  };
-  // From parsed flags and the cloud's Auto Scaling groups (`scalewright run`: kwok's groups), with the priority
-  // expander's `priorities` when the cluster has that ConfigMap.
+  // The ConfigMap the priority expander reads its `priorities` from, in CA's namespace (kube-system).
+  static constexpr std::string_view kPriorityConfigMap = "cluster-autoscaler-priority-expander";
+  // From parsed flags and the groups the provider built for them (bounds, template node, target size), with the
+  // priority expander's `priorities` when the cluster has that ConfigMap; errors name `flags_origin`
+  // ("spec.clusterAutoscaler.args", "Cluster Autoscaler's flags").
   static Result<ClusterAutoscalerLoop> create(nodegroups::AutoscalerOptions options,
-                                              const std::vector<AutoScalingGroup>& auto_scaling_groups,
-                                              const cloud::Catalog& catalog,
+                                              std::vector<nodegroups::NodeGroup> groups,
                                               const std::optional<std::string>& priorities,
-                                              const ConfigOrigins& origins);
+                                              const std::string& flags_origin);
 
   const nodegroups::AutoscalerOptions& options() const { return options_; }
   const std::vector<nodegroups::NodeGroup>& groups() const { return groups_; }

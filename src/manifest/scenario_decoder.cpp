@@ -169,8 +169,8 @@ std::optional<LoadCost> decode_load_cost(const Field& load) {
 }
 
 // One of cloud.autoScalingGroups: a Cluster Autoscaler node group as AWS describes it.
-AutoScalingGroup decode_auto_scaling_group(const Field& f) {
-  AutoScalingGroup group;
+CloudNodeGroup decode_auto_scaling_group(const Field& f) {
+  CloudNodeGroup group;
   group.name = f.required_string("name");
   group.instance_type = f.required_string("instanceType");
   group.zones = f.strings("zones");
@@ -252,11 +252,11 @@ CloudSpec decode_cloud(const Field& cloud, Duration end) {
   faults.each("prometheusOutages", [&](const Field& o) {
     spec.faults.prometheus_outages.push_back({time_within(o, end), positive_duration(o, "duration")});
   });
-  spec.auto_scaling_groups = decode_auto_scaling_groups(cloud.child("autoScalingGroups"));
+  spec.node_groups = decode_auto_scaling_groups(cloud.child("autoScalingGroups"));
   for (const Field& group : failure_groups) {
     const std::string name = group.as_string();
-    if (std::none_of(spec.auto_scaling_groups.begin(), spec.auto_scaling_groups.end(),
-                     [&](const AutoScalingGroup& g) { return g.name == name; })) {
+    if (std::none_of(spec.node_groups.begin(), spec.node_groups.end(),
+                     [&](const CloudNodeGroup& g) { return g.name == name; })) {
       group.fail("no Auto Scaling group " + quote(name) + " in spec.cloud.autoScalingGroups");
     }
   }
@@ -359,11 +359,11 @@ TimelineStep decode_step(const Field& step, const DecodeContext& context, std::v
 
 }  // namespace
 
-std::vector<AutoScalingGroup> decode_auto_scaling_groups(const Field& list) {
-  std::vector<AutoScalingGroup> groups;
+std::vector<CloudNodeGroup> decode_auto_scaling_groups(const Field& list) {
+  std::vector<CloudNodeGroup> groups;
   list.items([&](const Field& g) {
-    AutoScalingGroup group = decode_auto_scaling_group(g);
-    for (const AutoScalingGroup& other : groups) {
+    CloudNodeGroup group = decode_auto_scaling_group(g);
+    for (const CloudNodeGroup& other : groups) {
       if (other.name == group.name) g.fail_at("name", "duplicate Auto Scaling group " + quote(group.name));
     }
     groups.push_back(std::move(group));
@@ -371,7 +371,7 @@ std::vector<AutoScalingGroup> decode_auto_scaling_groups(const Field& list) {
   return groups;
 }
 
-Result<std::vector<AutoScalingGroup>> load_auto_scaling_groups(const std::filesystem::path& file) {
+Result<std::vector<CloudNodeGroup>> load_auto_scaling_groups(const std::filesystem::path& file) {
   const std::string where = file.string();
   // Read as a manifest file is: capped, one document's node tree, no key twice, no field the format does not have.
   const ManifestLimits limits;
@@ -386,7 +386,7 @@ Result<std::vector<AutoScalingGroup>> load_auto_scaling_groups(const std::filesy
     FieldTracker tracker;
     const Field root(root_node, "", &tracker);
     if (!root.has("autoScalingGroups")) return Error{where + ": autoScalingGroups: required (a list of groups)"};
-    std::vector<AutoScalingGroup> groups = decode_auto_scaling_groups(root.child("autoScalingGroups"));
+    std::vector<CloudNodeGroup> groups = decode_auto_scaling_groups(root.child("autoScalingGroups"));
     if (std::vector<std::string> unknown = root.unknown_fields(1); !unknown.empty()) {
       return Error{where + ": unknown field " + quote(unknown.front())};
     }

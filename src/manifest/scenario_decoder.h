@@ -17,10 +17,10 @@ namespace scalewright::manifest {
 Scenario decode_scenario(const Field& object, const DecodeContext& context, std::vector<std::string>& warnings);
 
 // A list of Auto Scaling groups as a Scenario's spec.cloud.autoScalingGroups writes them; names are unique.
-std::vector<AutoScalingGroup> decode_auto_scaling_groups(const Field& list);
+std::vector<CloudNodeGroup> decode_auto_scaling_groups(const Field& list);
 
 // A file whose `autoScalingGroups:` lists groups in that format (`scalewright run --auto-scaling-groups`, the
 // groups kwok plays for Cluster Autoscaler's flags). Errors name the file and the field.
-Result<std::vector<AutoScalingGroup>> load_auto_scaling_groups(const std::filesystem::path& file);
+Result<std::vector<CloudNodeGroup>> load_auto_scaling_groups(const std::filesystem::path& file);
 
 }  // namespace scalewright::manifest

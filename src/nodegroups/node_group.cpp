@@ -11,24 +11,21 @@ namespace {
 constexpr double kMaxMemoryCapacityDifference = 0.015;  // MaxCapacityMemoryDifferenceRatio
 constexpr double kMaxAllocatableDifference = 0.05;      // MaxAllocatableDifferenceRatio
 
-// Labels that differ between otherwise identical groups: where a node is, and what its group is called.
-constexpr std::array<std::string_view, 12> kIgnoredLabels{
+// Labels that differ between otherwise identical groups on any cloud: where a node is, and what names it (CA's
+// BasicIgnoredLabels); a provider and --balancing-ignore-label add their own.
+constexpr std::array<std::string_view, 7> kIgnoredLabels{
     "kubernetes.io/hostname",
     "topology.kubernetes.io/zone",
     "topology.kubernetes.io/region",
     "failure-domain.beta.kubernetes.io/zone",
     "failure-domain.beta.kubernetes.io/region",
-    "topology.ebs.csi.aws.com/zone",
-    "alpha.eksctl.io/nodegroup-name",
-    "eks.amazonaws.com/nodegroup",
-    "k8s.amazonaws.com/eniConfig",
-    "alpha.eksctl.io/instance-id",
     "beta.kubernetes.io/fluentd-ds-ready",
     "kops.k8s.io/instancegroup",
 };
 
-bool ignored(const Symbol& key) {
-  return std::find(kIgnoredLabels.begin(), kIgnoredLabels.end(), key.str()) != kIgnoredLabels.end();
+bool ignored(const Symbol& key, const std::vector<std::string>& also) {
+  return std::find(kIgnoredLabels.begin(), kIgnoredLabels.end(), key.str()) != kIgnoredLabels.end() ||
+         std::find(also.begin(), also.end(), key.str()) != also.end();
 }
 
 bool within(std::int64_t a, std::int64_t b, double ratio) {
@@ -49,17 +46,17 @@ bool each_resource(const ResourceList& a, const ResourceList& b, Compare compare
   return true;
 }
 
-Labels comparable_labels(const Labels& labels) {
+Labels comparable_labels(const Labels& labels, const std::vector<std::string>& also_ignored) {
   Labels out;
   for (const auto& [key, value] : labels) {
-    if (!ignored(key)) out.set(key, value);
+    if (!ignored(key, also_ignored)) out.set(key, value);
   }
   return out;
 }
 
 }  // namespace
 
-bool similar_node_groups(const NodeGroup& a, const NodeGroup& b) {
+bool similar_node_groups(const NodeGroup& a, const NodeGroup& b, const std::vector<std::string>& ignored_labels) {
   const Node& x = a.template_node;
   const Node& y = b.template_node;
   const bool capacity = each_resource(x.capacity, y.capacity, [](const Symbol& name, std::int64_t p, std::int64_t q) {
@@ -68,7 +65,8 @@ bool similar_node_groups(const NodeGroup& a, const NodeGroup& b) {
   const bool allocatable = each_resource(x.allocatable, y.allocatable, [](const Symbol&, std::int64_t p, std::int64_t q) {
     return within(p, q, kMaxAllocatableDifference);
   });
-  return capacity && allocatable && comparable_labels(x.meta.labels) == comparable_labels(y.meta.labels) &&
+  return capacity && allocatable &&
+         comparable_labels(x.meta.labels, ignored_labels) == comparable_labels(y.meta.labels, ignored_labels) &&
          x.taints == y.taints;
 }
 

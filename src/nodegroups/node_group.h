@@ -1,8 +1,8 @@
 #pragma once
 // Cluster Autoscaler's model, as the engine sees it: node groups (AWS Auto Scaling groups, Azure VM scale sets, GKE
 // node pools) with a min, a max, a target size and a template node from which an empty group scales up from zero.
-// Built from the cloud's groups (the simulated cloud, or a real one) by nodegroups/discovery.h; read by the
-// scale-up (estimator, expanders) and scale-down planners. Plain values: no I/O.
+// Built from the cloud's groups by the provider (cloud/aws/auto_scaling_groups.h reads Auto Scaling groups); read
+// by the scale-up (estimator, expanders) and scale-down planners. Plain values: no I/O.
 #include <cstdint>
 #include <map>
 #include <string>
@@ -37,8 +37,9 @@ struct NodeGroup {
 // --balance-similar-node-groups: Cluster Autoscaler's default rule for groups that are "the same" apart from their
 // zone (processors/nodegroupset): every capacity equal except memory, which may differ by 1.5 %; allocatable
 // within 5 % per resource; labels equal once the ones that always differ between zones and groups are ignored
-// (hostname, zone and region, and the cloud's per-group names such as eks.amazonaws.com/nodegroup).
-bool similar_node_groups(const NodeGroup& a, const NodeGroup& b);
+// (hostname, zone and region) and `ignored_labels` (--balancing-ignore-label and the cloud's per-group names,
+// such as EKS's node group label).
+bool similar_node_groups(const NodeGroup& a, const NodeGroup& b, const std::vector<std::string>& ignored_labels = {});
 
 // A node's cpu (milli) and memory (bytes) as CA counts them against its limits and expanders: its capacity, or
 // its allocatable when the node (a hand-written template) gives no capacity.

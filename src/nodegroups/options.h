@@ -15,15 +15,11 @@ namespace scalewright::nodegroups {
 
 using scalewright::StaticNodeGroup;  // --nodes=MIN:MAX:NAME (api/scenario.h, beside the groups it names)
 
-// --node-group-auto-discovery=asg:tag=k8s.io/cluster-autoscaler/enabled,k8s.io/cluster-autoscaler/<cluster>
-// (every tag key must be on the group; `key=value` also matches the value).
-struct AutoDiscovery {
-  std::vector<std::pair<std::string, std::string>> tags;  // value "" matches any value
-};
-
 struct AutoscalerOptions {
   std::vector<StaticNodeGroup> nodes;
-  std::vector<AutoDiscovery> auto_discovery;
+  // --node-group-auto-discovery specs as given ("asg:tag=k8s.io/cluster-autoscaler/enabled"): each provider reads
+  // its own discoverer's, as CA's do.
+  std::vector<std::string> auto_discovery;
   std::vector<std::string> expanders{"least-waste"};  // --expander, a chain: each narrows the previous' choice
   Duration scan_interval{10'000};
   std::int32_t max_nodes_total = 0;  // 0: no limit
@@ -38,6 +34,9 @@ struct AutoscalerOptions {
   std::int64_t memory_total_min_bytes() const { return saturating_mul(memory_total_min_gib, std::int64_t{1} << 30); }
   std::int64_t memory_total_max_bytes() const { return saturating_mul(memory_total_max_gib, std::int64_t{1} << 30); }
   bool balance_similar_node_groups = false;
+  // --balancing-ignore-label: labels that do not make two groups different, beside the ones every cloud's nodes
+  // differ by; the provider adds its own (CA's per-cloud comparators).
+  std::vector<std::string> balancing_ignore_labels;
   Duration new_pod_scale_up_delay{0};
   Duration max_node_provision_time{15 * 60'000};
   // The cluster is unhealthy, and CA neither scales up nor down, when more than --ok-total-unready-count nodes

@@ -27,7 +27,7 @@ namespace scalewright::nodegroups {
 // puts on unneeded nodes, with the Unix time as the value.
 inline constexpr std::string_view kToBeDeletedTaint = "ToBeDeletedByClusterAutoscaler";
 inline constexpr std::string_view kDeletionCandidateTaint = "DeletionCandidateOfClusterAutoscaler";
-inline constexpr std::string_view kGpuResource = cloud::aws_resources::nvidia_gpu;
+inline constexpr std::string_view kGpuResource = cloud::device_resources::nvidia_gpu;
 
 // simulator.UnremovableReason, as CA's status and events print them.
 enum class UnremovableReason {

@@ -263,7 +263,8 @@ ScaleUpDecision decide_scale_up(ClusterSnapshot& snapshot, const ScaleUpInput& i
   if (options.balance_similar_node_groups) {
     for (std::size_t a = 0; a < group_count; ++a) {
       for (std::size_t b = 0; b < group_count; ++b) {
-        if (a != b && skip[a].empty() && skip[b].empty() && similar_node_groups(input.groups[a], input.groups[b])) {
+        if (a != b && skip[a].empty() && skip[b].empty() &&
+            similar_node_groups(input.groups[a], input.groups[b], options.balancing_ignore_labels)) {
           similar[a].push_back(b);
         }
       }

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "cloud/aws/ec2nodeclass.h"
+#include "cloud/aws/instance_types.h"
 
 namespace scalewright::sim {
 
@@ -79,7 +80,7 @@ cloud::CloudResult<cloud::Created> SimulatedCloud::create(const cloud::CreateReq
     char id[32];
     std::snprintf(id, sizeof id, "i-%017llx", static_cast<unsigned long long>(next_instance_++));
     cloud::Instance instance{id, request.name, option.instance_type, *option.offering,
-                             "aws:///" + option.offering->zone + "/" + id};
+                             cloud::aws::provider_id(option.offering->zone, id)};
     running_[instance.id] = {instance, never_ready ? std::nullopt : std::optional<Duration>(now_ + Duration(boot))};
     created.instance = std::move(instance);
     created.launched = option;

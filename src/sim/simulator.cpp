@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "api/wording.h"
+#include "sim/cluster_autoscaler_setup.h"
 #include "sim/simulation.h"
 
 namespace scalewright::sim {
@@ -29,7 +30,7 @@ Simulation::Simulation(SimulationInput input)
   // usually done this already, and refused two of them).
   if (!scenario_.cluster_autoscaler) {
     if (Result<std::optional<std::string>> adopted =
-            controllers::adopt_cluster_autoscaler_deployment(scenario_, input.objects.cluster_autoscaler_deployments);
+            sim::adopt_cluster_autoscaler_deployment(scenario_, input.objects.cluster_autoscaler_deployments);
         adopted && *adopted) {
       note("cluster-autoscaler", **adopted);
     }
@@ -317,7 +318,7 @@ std::string Simulation::workload_of(const Pod& pod) const {
 void Simulation::start_cluster_autoscaler() {
   if (!scenario_.cluster_autoscaler) return;
   Result<controllers::ClusterAutoscalerLoop> loop =
-      controllers::ClusterAutoscalerLoop::create(scenario_, cloud_.catalog(), state_.config_maps());
+      cluster_autoscaler_loop(scenario_, cloud_.catalog(), state_.config_maps());
   if (!loop) {
     note("warning", "cluster autoscaler not started: " + loop.error().message);  // the CLI checks this first
     return;

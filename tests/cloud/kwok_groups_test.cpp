@@ -26,7 +26,7 @@ Catalog two_types() {
 
 TEST(KwokGroups, AnInstanceTypeNamedByNodesIsAGroupOfThatTypeStartingAtItsMinimum) {
   const Catalog catalog = two_types();
-  const std::vector<AutoScalingGroup> groups =
+  const std::vector<CloudNodeGroup> groups =
       kwok_auto_scaling_groups({{2, 10, "m5.large"}, {0, 3, "m5.xlarge"}}, {}, catalog);
   ASSERT_EQ(groups.size(), 2u);
   EXPECT_EQ(groups[0].name, "m5.large");
@@ -41,11 +41,11 @@ TEST(KwokGroups, AnInstanceTypeNamedByNodesIsAGroupOfThatTypeStartingAtItsMinimu
 }
 
 TEST(KwokGroups, DefinedGroupsWinAndOtherNamesAreLeftForDiscoveryToRefuse) {
-  AutoScalingGroup defined;
+  CloudNodeGroup defined;
   defined.name = "m5.large";  // a group that happens to be named as a type: its definition stands
   defined.instance_type = "m5.xlarge";
   defined.max_size = 5;
-  const std::vector<AutoScalingGroup> groups =
+  const std::vector<CloudNodeGroup> groups =
       kwok_auto_scaling_groups({{1, 5, "m5.large"}, {1, 5, "workers"}}, {defined}, two_types());
   ASSERT_EQ(groups.size(), 1u);
   EXPECT_EQ(groups[0].instance_type, "m5.xlarge");

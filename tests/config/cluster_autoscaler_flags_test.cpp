@@ -107,11 +107,9 @@ TEST(AutoscalerFlags, EveryFlagWithAValue) {
   EXPECT_EQ(o.nodes[0].name, "ng-a");
   EXPECT_EQ(o.nodes[1].name, "ng-b");
   EXPECT_EQ(o.nodes[1].min_size, 0);
-  ASSERT_EQ(o.auto_discovery.size(), 1u);
-  ASSERT_EQ(o.auto_discovery[0].tags.size(), 2u);
-  using Tag = std::pair<std::string, std::string>;
-  EXPECT_EQ(o.auto_discovery[0].tags[0], (Tag{"k8s.io/cluster-autoscaler/enabled", ""}));
-  EXPECT_EQ(o.auto_discovery[0].tags[1], (Tag{"k8s.io/cluster-autoscaler/prod", ""}));
+  // Kept as given, for the provider to read (cloud/aws reads asg:tag=...).
+  EXPECT_EQ(o.auto_discovery,
+            (std::vector<std::string>{"asg:tag=k8s.io/cluster-autoscaler/enabled,k8s.io/cluster-autoscaler/prod"}));
   EXPECT_EQ(o.expanders, (std::vector<std::string>{"priority", "least-waste"}));
   EXPECT_EQ(o.scan_interval, Duration(30'000));
   EXPECT_EQ(o.max_nodes_total, 100);
@@ -202,17 +200,17 @@ TEST(AutoscalerFlags, NodesFlagErrors) {
   EXPECT_EQ(g->name, "arn:aws:autoscaling:ng");
 }
 
-TEST(AutoscalerFlags, AutoDiscoveryByKeyAndByKeyValue) {
-  Result<AutoDiscovery> d = parse_auto_discovery_flag("asg:tag=k8s.io/cluster-autoscaler/enabled,team=web");
-  ASSERT_TRUE(d.ok()) << d.error().message;
-  ASSERT_EQ(d->tags.size(), 2u);
-  EXPECT_EQ(d->tags[0].second, "");
-  EXPECT_EQ(d->tags[1], (std::pair<std::string, std::string>{"team", "web"}));
-  EXPECT_EQ(parse_error({"--node-group-auto-discovery=mig:namePrefix=ng,min=0,max=3"}),
-            "flag --node-group-auto-discovery: \"mig:namePrefix=ng,min=0,max=3\": expected asg:tag=KEY[=VALUE],... "
-            "(AWS Auto Scaling group tags)");
-  EXPECT_EQ(parse_error({"--node-group-auto-discovery=asg:tag=a,,b"}),
-            "flag --node-group-auto-discovery: \"asg:tag=a,,b\": a tag key is empty");
+TEST(AutoscalerFlags, AutoDiscoverySpecsAndBalancingIgnoreLabelsRepeat) {
+  AutoscalerOptions o = parse_ok({"--node-group-auto-discovery=asg:tag=team=web",
+                                  "--node-group-auto-discovery=clusterapi:namespace=default",
+                                  "--balancing-ignore-label=example.com/pool", "--balancing-ignore-label",
+                                  "example.com/rack"});
+  EXPECT_EQ(o.auto_discovery, (std::vector<std::string>{"asg:tag=team=web", "clusterapi:namespace=default"}));
+  EXPECT_EQ(o.balancing_ignore_labels, (std::vector<std::string>{"example.com/pool", "example.com/rack"}));
+  EXPECT_EQ(parse_error({"--node-group-auto-discovery=namePrefix=ng"}),
+            "flag --node-group-auto-discovery: \"namePrefix=ng\": expected DISCOVERER:SPEC (asg:tag=KEY[=VALUE],... "
+            "on AWS)");
+  EXPECT_EQ(parse_error({"--balancing-ignore-label="}), "flag --balancing-ignore-label: needs a value");
 }
 
 TEST(AutoscalerFlags, MalformedValuesNameTheFlag) {

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "fake_ports.h"
+#include "cloud/aws/auto_scaling_groups.h"
 #include "config/cluster_autoscaler_flags.h"
 
 namespace scalewright::controllers {
@@ -21,7 +22,7 @@ using ::testing::SizeIs;
 class NodeGroups : public ::testing::Test, protected FakeCluster {
  protected:
   NodeGroups() {
-    AutoScalingGroup asg;
+    CloudNodeGroup asg;
     asg.name = "ng";
     asg.instance_type = "c.large";
     asg.zones = {"zone-a", "zone-b"};
@@ -29,8 +30,11 @@ class NodeGroups : public ::testing::Test, protected FakeCluster {
     asg.max_size = 5;
     asg.desired_capacity = 3;
     Result<nodegroups::AutoscalerOptions> flags = config::parse_autoscaler_flags({"--nodes=2:5:ng"});
+    Result<std::vector<nodegroups::NodeGroup>> built =
+        cloud::aws::discover_node_groups({asg}, *flags, cloud.catalog());
+    EXPECT_TRUE(built) << built.error().message;
     Result<ClusterAutoscalerLoop> loop =
-        ClusterAutoscalerLoop::create(*flags, {asg}, cloud.catalog(), std::nullopt, {"flags", "groups"});
+        ClusterAutoscalerLoop::create(*flags, std::move(*built), std::nullopt, "flags");
     EXPECT_TRUE(loop) << loop.error().message;
     EXPECT_FALSE(cloud.node_groups().add(played_group(*loop->group("ng"))));
     groups = std::make_unique<ClusterAutoscalerController>(ports, lifecycle, termination, std::move(*loop));

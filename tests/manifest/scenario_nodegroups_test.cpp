@@ -35,8 +35,8 @@ TEST(ScenarioNodeGroups, AutoScalingGroupsAndCaArgs) {
 )");
   ASSERT_EQ(set.scenarios.size(), 1u);
   const Scenario& s = set.scenarios[0];
-  ASSERT_EQ(s.cloud.auto_scaling_groups.size(), 2u);
-  const AutoScalingGroup& a = s.cloud.auto_scaling_groups[0];
+  ASSERT_EQ(s.cloud.node_groups.size(), 2u);
+  const CloudNodeGroup& a = s.cloud.node_groups[0];
   EXPECT_EQ(a.name, "ng-a");
   EXPECT_EQ(a.instance_type, "m5.large");
   EXPECT_EQ(a.zones, (std::vector<std::string>{"us-east-1a", "us-east-1b"}));
@@ -46,7 +46,7 @@ TEST(ScenarioNodeGroups, AutoScalingGroupsAndCaArgs) {
   EXPECT_EQ(a.desired_capacity, 3);
   EXPECT_EQ(a.tags.at("k8s.io/cluster-autoscaler/enabled"), "true");
   EXPECT_EQ(a.tags.at("k8s.io/cluster-autoscaler/node-template/taint/dedicated"), "db:NoSchedule");
-  const AutoScalingGroup& spot = s.cloud.auto_scaling_groups[1];
+  const CloudNodeGroup& spot = s.cloud.node_groups[1];
   EXPECT_EQ(spot.capacity_type, "spot");
   EXPECT_TRUE(spot.zones.empty());
   EXPECT_EQ(spot.desired_capacity, 2);  // AWS starts a group at its minimum
@@ -60,7 +60,7 @@ TEST(ScenarioNodeGroups, NoClusterAutoscalerWhenAbsent) {
   ManifestSet set = decode_ok(kHead + "  duration: 1h\n");
   ASSERT_EQ(set.scenarios.size(), 1u);
   EXPECT_FALSE(set.scenarios[0].cluster_autoscaler.has_value());
-  EXPECT_TRUE(set.scenarios[0].cloud.auto_scaling_groups.empty());
+  EXPECT_TRUE(set.scenarios[0].cloud.node_groups.empty());
 }
 
 TEST(ScenarioNodeGroups, BadFlagsFailTheLoadAtTheirElement) {
@@ -102,7 +102,7 @@ TEST(ScenarioNodeGroups, AutoScalingGroupsFileForRun) {
     std::ofstream(dir / name) << text;
     return dir / name;
   };
-  Result<std::vector<AutoScalingGroup>> groups = manifest::load_auto_scaling_groups(
+  Result<std::vector<CloudNodeGroup>> groups = manifest::load_auto_scaling_groups(
       write("groups.yaml", "autoScalingGroups:\n- {name: ng-a, instanceType: m5.large, minSize: 1, maxSize: 4}\n"
                            "- {name: ng-b, instanceType: c5.xlarge, zones: [us-east-1b], maxSize: 2, "
                            "capacityType: spot}\n"));

@@ -10,7 +10,7 @@ NodeGroup group_in_zone(const std::string& zone, std::int64_t memory_mib, std::i
   g.id = "ng-" + zone;
   g.template_node.meta.labels = {{"node.kubernetes.io/instance-type", "m5.large"},
                                  {"topology.kubernetes.io/zone", zone},
-                                 {"eks.amazonaws.com/nodegroup", "ng-" + zone},
+                                 {"kops.k8s.io/instancegroup", "ng-" + zone},
                                  {"team", "web"}};
   g.template_node.capacity.set(resource_names::cpu(), 2000);
   g.template_node.capacity.set(resource_names::memory(), memory_mib << 20);
@@ -46,6 +46,17 @@ TEST(SimilarNodeGroups, OtherLabelsAndTaintsMustMatch) {
   NodeGroup tainted = group_in_zone("b", 8192);
   tainted.template_node.taints.push_back({"dedicated", "gpu", TaintEffect::NoSchedule});
   EXPECT_FALSE(similar_node_groups(group_in_zone("a", 8192), tainted));
+}
+
+TEST(SimilarNodeGroups, ALabelTheCallerIgnoresDoesNotMakeGroupsDifferent) {
+  // --balancing-ignore-label (and a cloud's own per-group names) as CA takes them: only the labels named are ignored.
+  NodeGroup a = group_in_zone("a", 8192);
+  NodeGroup b = group_in_zone("b", 8192);
+  a.template_node.meta.labels.set(Symbol("example.com/pool"), Symbol("pool-a"));
+  b.template_node.meta.labels.set(Symbol("example.com/pool"), Symbol("pool-b"));
+  EXPECT_FALSE(similar_node_groups(a, b));
+  EXPECT_TRUE(similar_node_groups(a, b, {"example.com/pool"}));
+  EXPECT_FALSE(similar_node_groups(a, b, {"example.com/other"}));
 }
 
 }  // namespace

@@ -21,7 +21,7 @@ using fixtures::m5_large;
 constexpr Duration kNow{3'600'000};
 
 
-Pod make_pod(const std::string& name, std::int64_t cpu, std::int64_t memory_mi, const std::string& app) {
+Pod app_pod(const std::string& name, std::int64_t cpu, std::int64_t memory_mi, const std::string& app) {
   return fixtures::replica_pod(name, cpu, memory_mi, app);
 }
 
@@ -29,7 +29,7 @@ std::vector<PendingPod> pending(const std::string& app, int n, std::int64_t cpu,
                                 Duration created = Duration{0}) {
   std::vector<PendingPod> out;
   for (int i = 0; i < n; ++i) {
-    auto pod = std::make_shared<const Pod>(make_pod(app + "-" + std::to_string(i), cpu, memory_mi, app));
+    auto pod = std::make_shared<const Pod>(app_pod(app + "-" + std::to_string(i), cpu, memory_mi, app));
     out.push_back({std::move(pod), created});
   }
   return out;
@@ -41,7 +41,7 @@ void add_full_nodes(ClusterSnapshot& snapshot, const NodeGroup& group, int count
     Node node = group.template_node;
     node.meta.name = group.id + "-node-" + std::to_string(i);
     node.meta.labels.set(Symbol("kubernetes.io/hostname"), Symbol(node.meta.name));
-    snapshot.add_pod(make_pod(node.meta.name + "-filler", 1800, 1024, "filler"), snapshot.add_node(node));
+    snapshot.add_pod(app_pod(node.meta.name + "-filler", 1800, 1024, "filler"), snapshot.add_node(node));
   }
 }
 
@@ -172,7 +172,7 @@ struct FromZero : Fixture {
 
 TEST(ScaleUp, FromZeroNodeSelectorPicksTheLabelledTemplate) {
   FromZero f;
-  Pod p = make_pod("postgres-0", 1000, 2048, "postgres");
+  Pod p = app_pod("postgres-0", 1000, 2048, "postgres");
   p.spec.node_selector.set(Symbol("workload"), Symbol("db"));
   f.input.unschedulable = {{std::make_shared<const Pod>(p), Duration{0}}};
   ScaleUpDecision d = f.decide();
@@ -191,7 +191,7 @@ TEST(ScaleUp, FromZeroTaintedTemplateTakesOnlyToleratingPods) {
                          "1 node(s) had untolerated taint {nvidia.com/gpu: true}"),
             1);
 
-  Pod trainer = make_pod("trainer-0", 1000, 2048, "trainer");
+  Pod trainer = app_pod("trainer-0", 1000, 2048, "trainer");
   trainer.spec.tolerations.push_back({"nvidia.com/gpu", TolerationOperator::Exists, "", std::nullopt, std::nullopt});
   f.input.unschedulable = {{std::make_shared<const Pod>(trainer), Duration{0}}};
   ScaleUpDecision tolerated = f.decide();
@@ -267,7 +267,7 @@ TEST(ScaleUp, SpreadPodsThatNoNewNodeTakesWaitWithoutAnEvent) {
   add_full_nodes(f.snapshot, m5_large("ng-b", 1, 1, "us-east-1b"), 1);
   std::vector<PendingPod> pods;
   for (int i = 0; i < 4; ++i) {
-    Pod p = make_pod("web-" + std::to_string(i), 200, 128, "web");  // more than the 130m left on the 1b node
+    Pod p = app_pod("web-" + std::to_string(i), 200, 128, "web");  // more than the 130m left on the 1b node
     TopologySpreadConstraint c;
     c.max_skew = 1;
     c.topology_key = Symbol("topology.kubernetes.io/zone");

@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "run_scenario.h"
-#include "controllers/cluster_autoscaler_loop.h"
+#include "sim/cluster_autoscaler_setup.h"
 
 namespace scalewright::sim {
 namespace {
@@ -471,7 +471,7 @@ TEST(ClusterAutoscalerConfiguration, CasDeploymentGivesTheFlagsUnlessTheScenario
   ca.flags = {"./cluster-autoscaler", "--nodes=1:5:ng"};
   Scenario scenario;
   scenario.meta.name = "s";
-  Result<std::optional<std::string>> adopted = controllers::adopt_cluster_autoscaler_deployment(scenario, {ca});
+  Result<std::optional<std::string>> adopted = sim::adopt_cluster_autoscaler_deployment(scenario, {ca});
   ASSERT_TRUE(adopted.ok());
   EXPECT_EQ(**adopted,
             "Cluster Autoscaler runs with the flags of Deployment kube-system/cluster-autoscaler (container "
@@ -483,7 +483,7 @@ TEST(ClusterAutoscalerConfiguration, CasDeploymentGivesTheFlagsUnlessTheScenario
   Scenario own;
   own.meta.name = "own";
   own.cluster_autoscaler = ClusterAutoscalerSpec{{"--nodes=0:3:other"}};
-  adopted = controllers::adopt_cluster_autoscaler_deployment(own, {ca});
+  adopted = sim::adopt_cluster_autoscaler_deployment(own, {ca});
   ASSERT_TRUE(adopted.ok());
   EXPECT_EQ(**adopted, "Scenario/own gives spec.clusterAutoscaler.args: the flags of Deployment "
                        "kube-system/cluster-autoscaler are not used");
@@ -491,10 +491,10 @@ TEST(ClusterAutoscalerConfiguration, CasDeploymentGivesTheFlagsUnlessTheScenario
 
   // No Deployment: nothing to say; two: which one is meant is not for us to guess.
   Scenario none;
-  EXPECT_FALSE(controllers::adopt_cluster_autoscaler_deployment(none, {})->has_value());
+  EXPECT_FALSE(sim::adopt_cluster_autoscaler_deployment(none, {})->has_value());
   ClusterAutoscalerDeployment second = ca;
   second.meta.namespace_ = "autoscaling";
-  adopted = controllers::adopt_cluster_autoscaler_deployment(none, {ca, second});
+  adopted = sim::adopt_cluster_autoscaler_deployment(none, {ca, second});
   ASSERT_FALSE(adopted.ok());
   EXPECT_EQ(adopted.error().message, "Deployment kube-system/cluster-autoscaler and Deployment "
                                      "autoscaling/cluster-autoscaler both run Cluster Autoscaler; a run takes one");

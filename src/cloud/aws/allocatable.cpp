@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "api/symbol.h"
+#include "cloud/aws/labels.h"
 
 namespace scalewright::cloud::aws {
 namespace {
@@ -68,14 +69,14 @@ ResourceList node_capacity(const InstanceHardware& hardware, const AllocatableOp
   capacity.set(resource_names::ephemeral_storage(), options.ephemeral_storage_bytes);
   if (hardware.gpu_count > 0) {
     // Device plugins advertise GPUs by vendor; other vendors' GPUs get no resource, as in Karpenter.
-    if (hardware.gpu_manufacturer == "nvidia") capacity.set(Symbol(aws_resources::nvidia_gpu), hardware.gpu_count);
-    if (hardware.gpu_manufacturer == "amd") capacity.set(Symbol(aws_resources::amd_gpu), hardware.gpu_count);
-    if (hardware.gpu_manufacturer == "habana") capacity.set(Symbol(aws_resources::habana_gaudi), hardware.gpu_count);
+    if (hardware.gpu_manufacturer == "nvidia") capacity.set(Symbol(device_resources::nvidia_gpu), hardware.gpu_count);
+    if (hardware.gpu_manufacturer == "amd") capacity.set(Symbol(device_resources::amd_gpu), hardware.gpu_count);
+    if (hardware.gpu_manufacturer == "habana") capacity.set(Symbol(device_resources::habana_gaudi), hardware.gpu_count);
   }
   if (hardware.accelerator_count > 0 && hardware.accelerator_manufacturer == "aws") {
-    capacity.set(Symbol(aws_resources::aws_neuron), hardware.accelerator_count);  // Inferentia and Trainium
+    capacity.set(Symbol(resources::neuron), hardware.accelerator_count);
   }
-  if (hardware.efa_count > 0) capacity.set(Symbol(aws_resources::efa), hardware.efa_count);
+  if (hardware.efa_count > 0) capacity.set(Symbol(resources::efa), hardware.efa_count);
   return capacity;
 }
 

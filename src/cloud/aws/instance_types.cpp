@@ -559,4 +559,8 @@ Labels instance_type_labels(std::string_view name, const InstanceHardware& hw, s
   return labels;
 }
 
+std::string provider_id(std::string_view zone, std::string_view instance_id) {
+  return fmt::format("aws:///{}/{}", zone, instance_id);
+}
+
 }  // namespace scalewright::cloud::aws

@@ -101,4 +101,7 @@ void add_offerings(InstanceType& type, const std::vector<Zone>& zones, double on
 // offering a node is launched from). `region` is added as topology.kubernetes.io/region when not empty.
 Labels instance_type_labels(std::string_view name, const InstanceHardware& hardware, std::string_view region);
 
+// The providerID of an EC2 instance's node, as the AWS cloud controller writes it: "aws:///us-east-1a/i-0abc...".
+std::string provider_id(std::string_view zone, std::string_view instance_id);
+
 }  // namespace scalewright::cloud::aws

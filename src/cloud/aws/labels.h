@@ -25,3 +25,9 @@ inline constexpr std::string_view instance_accelerator_name = "karpenter.k8s.aws
 inline constexpr std::string_view instance_accelerator_manufacturer =
     "karpenter.k8s.aws/instance-accelerator-manufacturer";
 }  // namespace scalewright::cloud::aws::labels
+
+// The resources AWS's device plugins advertise on a node of a type that has the device.
+namespace scalewright::cloud::aws::resources {
+inline constexpr std::string_view neuron = "aws.amazon.com/neuron";  // Inferentia and Trainium
+inline constexpr std::string_view efa = "vpc.amazonaws.com/efa";
+}  // namespace scalewright::cloud::aws::resources

@@ -172,13 +172,13 @@ void KwokProvider::work() {
   }
 }
 
-std::vector<AutoScalingGroup> kwok_auto_scaling_groups(const std::vector<StaticNodeGroup>& nodes_flags,
-                                                       std::vector<AutoScalingGroup> defined, const Catalog& catalog) {
+std::vector<CloudNodeGroup> kwok_auto_scaling_groups(const std::vector<StaticNodeGroup>& nodes_flags,
+                                                       std::vector<CloudNodeGroup> defined, const Catalog& catalog) {
   for (const StaticNodeGroup& flag : nodes_flags) {
     const bool known = std::any_of(defined.begin(), defined.end(),
-                                   [&](const AutoScalingGroup& g) { return g.name == flag.name; });
+                                   [&](const CloudNodeGroup& g) { return g.name == flag.name; });
     if (known || catalog.find(flag.name) == nullptr) continue;
-    AutoScalingGroup group;
+    CloudNodeGroup group;
     group.name = flag.name;
     group.instance_type = flag.name;
     group.min_size = flag.min_size;

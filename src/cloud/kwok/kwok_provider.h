@@ -51,8 +51,8 @@ inline constexpr std::string_view kKwokNodeLabel = "kwok.scalewright.dev/node";
 // (a file in a Scenario's spec.cloud.autoScalingGroups format), and for each NAME they do not define that is an
 // instance type of the catalog, a group of that type on demand in every zone offering it, starting at MIN nodes
 // (`--nodes=1:10:m5.large` works with no file). Any other NAME is left for discovery to refuse.
-std::vector<AutoScalingGroup> kwok_auto_scaling_groups(const std::vector<StaticNodeGroup>& nodes_flags,
-                                                       std::vector<AutoScalingGroup> defined, const Catalog& catalog);
+std::vector<CloudNodeGroup> kwok_auto_scaling_groups(const std::vector<StaticNodeGroup>& nodes_flags,
+                                                       std::vector<CloudNodeGroup> defined, const Catalog& catalog);
 
 class KwokProvider final : public CloudProvider {
  public:

@@ -1,4 +1,4 @@
-#include "nodegroups/discovery.h"
+#include "cloud/aws/auto_scaling_groups.h"
 
 #include <gtest/gtest.h>
 
@@ -6,11 +6,14 @@
 #include "config/cluster_autoscaler_flags.h"
 #include "units.h"
 
-namespace scalewright::nodegroups {
+namespace scalewright::cloud::aws {
 namespace {
 
-cloud::InstanceHardware hardware(std::int64_t vcpu, std::int64_t memory_mib, std::string arch = "amd64") {
-  cloud::InstanceHardware hw;
+using nodegroups::AutoscalerOptions;
+using nodegroups::NodeGroup;
+
+InstanceHardware hardware(std::int64_t vcpu, std::int64_t memory_mib, std::string arch = "amd64") {
+  InstanceHardware hw;
   hw.category = "m";
   hw.vcpu = vcpu;
   hw.memory_mib = memory_mib;
@@ -19,23 +22,23 @@ cloud::InstanceHardware hardware(std::int64_t vcpu, std::int64_t memory_mib, std
   return hw;
 }
 
-cloud::Catalog catalog() {
-  std::vector<cloud::Zone> zones{{"us-east-1a", "use1-az1"}, {"us-east-1b", "use1-az2"}};
-  cloud::InstanceType m5 = cloud::aws::make_instance_type("m5.large", hardware(2, 8192), {}, "us-east-1");
-  cloud::aws::add_offerings(m5, zones, 0.096, 0.035);
-  cloud::InstanceType m6g = cloud::aws::make_instance_type("m6g.large", hardware(2, 8192, "arm64"), {}, "us-east-1");
-  cloud::aws::add_offerings(m6g, zones, 0.077, 0.030);
-  cloud::InstanceHardware gpu_hw = hardware(4, 16384);
+Catalog catalog() {
+  std::vector<Zone> zones{{"us-east-1a", "use1-az1"}, {"us-east-1b", "use1-az2"}};
+  InstanceType m5 = aws::make_instance_type("m5.large", hardware(2, 8192), {}, "us-east-1");
+  aws::add_offerings(m5, zones, 0.096, 0.035);
+  InstanceType m6g = aws::make_instance_type("m6g.large", hardware(2, 8192, "arm64"), {}, "us-east-1");
+  aws::add_offerings(m6g, zones, 0.077, 0.030);
+  InstanceHardware gpu_hw = hardware(4, 16384);
   gpu_hw.gpu_count = 1;
   gpu_hw.gpu_manufacturer = "nvidia";
   gpu_hw.gpu_name = "t4";
-  cloud::InstanceType g4 = cloud::aws::make_instance_type("g4dn.xlarge", gpu_hw, {}, "us-east-1");
-  cloud::aws::add_offerings(g4, {zones[0]}, 0.526, 0.158);
-  return cloud::Catalog::from_instance_types("us-east-1", zones, {m5, m6g, g4});
+  InstanceType g4 = aws::make_instance_type("g4dn.xlarge", gpu_hw, {}, "us-east-1");
+  aws::add_offerings(g4, {zones[0]}, 0.526, 0.158);
+  return Catalog::from_instance_types("us-east-1", zones, {m5, m6g, g4});
 }
 
-AutoScalingGroup asg(std::string name, std::string type, std::map<std::string, std::string> tags = {}) {
-  AutoScalingGroup g;
+CloudNodeGroup asg(std::string name, std::string type, std::map<std::string, std::string> tags = {}) {
+  CloudNodeGroup g;
   g.name = std::move(name);
   g.instance_type = std::move(type);
   g.zones = {"us-east-1b", "us-east-1a"};
@@ -60,7 +63,7 @@ std::string label(const Node& node, std::string_view key) {
 const std::map<std::string, std::string> kDiscoverable{{"k8s.io/cluster-autoscaler/enabled", "true"},
                                                        {"k8s.io/cluster-autoscaler/prod", "owned"}};
 
-TEST(Discovery, NodesFlagGroupsTakeTheirBoundsFromTheFlag) {
+TEST(AutoScalingGroups, NodesFlagGroupsTakeTheirBoundsFromTheFlag) {
   Result<std::vector<NodeGroup>> groups = discover_node_groups({asg("ng-a", "m5.large"), asg("ng-b", "m5.large")},
                                                                flags({"--nodes=0:20:ng-b"}), catalog());
   ASSERT_TRUE(groups.ok()) << groups.error().message;
@@ -72,8 +75,8 @@ TEST(Discovery, NodesFlagGroupsTakeTheirBoundsFromTheFlag) {
   EXPECT_EQ(g.target_size, 2);
 }
 
-TEST(Discovery, AutoDiscoveryByTagKeyTakesBoundsFromTheGroup) {
-  std::vector<AutoScalingGroup> cloud_groups{
+TEST(AutoScalingGroups, AutoDiscoveryByTagKeyTakesBoundsFromTheGroup) {
+  std::vector<CloudNodeGroup> cloud_groups{
       asg("tagged", "m5.large", kDiscoverable),
       asg("untagged", "m5.large", {{"k8s.io/cluster-autoscaler/enabled", ""}})};
   Result<std::vector<NodeGroup>> groups = discover_node_groups(
@@ -88,12 +91,12 @@ TEST(Discovery, AutoDiscoveryByTagKeyTakesBoundsFromTheGroup) {
   EXPECT_EQ((*groups)[0].tags, kDiscoverable);
 }
 
-TEST(Discovery, AutoDiscoveryByKeyEqualsValue) {
-  AutoScalingGroup web = asg("web", "m5.large", {{"team", "web"}});
-  AutoScalingGroup db = asg("db", "m5.large", {{"team", "db"}});
-  EXPECT_TRUE(matches_auto_discovery(web, *config::parse_auto_discovery_flag("asg:tag=team=web")));
-  EXPECT_FALSE(matches_auto_discovery(db, *config::parse_auto_discovery_flag("asg:tag=team=web")));
-  EXPECT_TRUE(matches_auto_discovery(db, *config::parse_auto_discovery_flag("asg:tag=team")));
+TEST(AutoScalingGroups, AutoDiscoveryByKeyEqualsValue) {
+  CloudNodeGroup web = asg("web", "m5.large", {{"team", "web"}});
+  CloudNodeGroup db = asg("db", "m5.large", {{"team", "db"}});
+  EXPECT_TRUE(matches_tag_discovery(web, *parse_tag_discovery("asg:tag=team=web")));
+  EXPECT_FALSE(matches_tag_discovery(db, *parse_tag_discovery("asg:tag=team=web")));
+  EXPECT_TRUE(matches_tag_discovery(db, *parse_tag_discovery("asg:tag=team")));
   // Two --node-group-auto-discovery flags: a group matching either is managed, each once.
   Result<std::vector<NodeGroup>> groups =
       discover_node_groups({web, db}, flags({"--node-group-auto-discovery=asg:tag=team=web",
@@ -105,7 +108,7 @@ TEST(Discovery, AutoDiscoveryByKeyEqualsValue) {
   EXPECT_EQ((*groups)[1].id, "db");
 }
 
-TEST(Discovery, NodesFlagWinsOverAutoDiscoveryForTheSameGroup) {
+TEST(AutoScalingGroups, NodesFlagWinsOverAutoDiscoveryForTheSameGroup) {
   Result<std::vector<NodeGroup>> groups =
       discover_node_groups({asg("tagged", "m5.large", kDiscoverable)},
                            flags({"--nodes=2:8:tagged",
@@ -117,9 +120,9 @@ TEST(Discovery, NodesFlagWinsOverAutoDiscoveryForTheSameGroup) {
   EXPECT_EQ((*groups)[0].max_size, 8);
 }
 
-TEST(Discovery, TemplateNodeCarriesEc2LabelsAndTheCatalogsAllocatable) {
-  cloud::Catalog c = catalog();
-  AutoScalingGroup g = asg("arm", "m6g.large", {{"eks:nodegroup-name", "arm-workers"}});
+TEST(AutoScalingGroups, TemplateNodeCarriesEc2LabelsAndTheCatalogsAllocatable) {
+  Catalog c = catalog();
+  CloudNodeGroup g = asg("arm", "m6g.large", {{"eks:nodegroup-name", "arm-workers"}});
   g.capacity_type = "spot";
   Result<NodeGroup> built = build_node_group(g, 0, 3, c);
   ASSERT_TRUE(built.ok()) << built.error().message;
@@ -133,7 +136,7 @@ TEST(Discovery, TemplateNodeCarriesEc2LabelsAndTheCatalogsAllocatable) {
   EXPECT_EQ(label(node, "eks.amazonaws.com/capacityType"), "SPOT");
   EXPECT_EQ(label(node, "eks.amazonaws.com/nodegroup"), "arm-workers");
   EXPECT_EQ(label(node, "kubernetes.io/hostname"), "template-node-for-arm");
-  const cloud::InstanceType* type = c.find("m6g.large");
+  const InstanceType* type = c.find("m6g.large");
   EXPECT_EQ(node.capacity, type->capacity);
   EXPECT_EQ(node.allocatable, type->allocatable);
   EXPECT_EQ(node.allocatable.cpu_milli(), type->allocatable.cpu_milli());
@@ -145,8 +148,8 @@ TEST(Discovery, TemplateNodeCarriesEc2LabelsAndTheCatalogsAllocatable) {
   EXPECT_FALSE(built->gpu);
 }
 
-TEST(Discovery, NodeTemplateTagsGiveLabelsTaintsAndResourcesForScaleFromZero) {
-  AutoScalingGroup g = asg("gpu", "g4dn.xlarge",
+TEST(AutoScalingGroups, NodeTemplateTagsGiveLabelsTaintsAndResourcesForScaleFromZero) {
+  CloudNodeGroup g = asg("gpu", "g4dn.xlarge",
                            {{"k8s.io/cluster-autoscaler/node-template/label/workload", "ml"},
                             {"k8s.io/cluster-autoscaler/node-template/label/kubernetes.io/os", "bottlerocket"},
                             {"k8s.io/cluster-autoscaler/node-template/taint/nvidia.com/gpu", "present:NoSchedule"},
@@ -174,9 +177,9 @@ TEST(Discovery, NodeTemplateTagsGiveLabelsTaintsAndResourcesForScaleFromZero) {
   EXPECT_EQ(built->target_size, 0);
 }
 
-TEST(Discovery, ErrorsNameTheGroupAndTheTag) {
-  cloud::Catalog c = catalog();
-  auto error = [&](AutoScalingGroup g) {
+TEST(AutoScalingGroups, ErrorsNameTheGroupAndTheTag) {
+  Catalog c = catalog();
+  auto error = [&](CloudNodeGroup g) {
     Result<NodeGroup> built = build_node_group(g, 0, 3, c);
     EXPECT_FALSE(built.ok());
     return built.ok() ? std::string() : built.error().message;
@@ -192,7 +195,7 @@ TEST(Discovery, ErrorsNameTheGroupAndTheTag) {
   EXPECT_EQ(storage_error, "Auto Scaling group ng: tag " + storage_tag + ": invalid quantity \"lots\"");
   EXPECT_EQ(error(asg("ng", "m9.huge")), "Auto Scaling group ng: instance type \"m9.huge\" is not in the catalog of "
                                          "us-east-1");
-  AutoScalingGroup elsewhere = asg("ng", "m5.large");
+  CloudNodeGroup elsewhere = asg("ng", "m5.large");
   elsewhere.zones = {"eu-west-1a"};
   EXPECT_EQ(error(elsewhere), "Auto Scaling group ng: zone \"eu-west-1a\" is not a zone of us-east-1");
 
@@ -201,8 +204,35 @@ TEST(Discovery, ErrorsNameTheGroupAndTheTag) {
   EXPECT_EQ(missing.error().message, "--nodes=1:3:ng-x: no Auto Scaling group named ng-x");
 }
 
-TEST(Discovery, GroupWithoutZonesSpansItsTypesZones) {
-  AutoScalingGroup g = asg("ng", "m5.large");
+TEST(AutoScalingGroups, AnAutoDiscoverySpecThatIsNotAsgTagsIsRefusedNamingIt) {
+  auto error = [](const std::string& spec) {
+    Result<std::vector<NodeGroup>> groups =
+        discover_node_groups({}, flags({"--node-group-auto-discovery=" + spec}), catalog());
+    EXPECT_FALSE(groups.ok());
+    return groups.ok() ? std::string() : groups.error().message;
+  };
+  EXPECT_EQ(error("clusterapi:namespace=default"),
+            "--node-group-auto-discovery=\"clusterapi:namespace=default\": expected asg:tag=KEY[=VALUE],... (AWS "
+            "Auto Scaling group tags)");
+  EXPECT_EQ(error("asg:tag=team,=web"), "--node-group-auto-discovery=\"asg:tag=team,=web\": a tag key is empty");
+}
+
+TEST(AutoScalingGroups, EksNodeGroupNamesDoNotMakeTwoGroupsDifferentForBalancing) {
+  // Two EKS managed node groups of one shape in two zones: their nodes' eks.amazonaws.com/nodegroup labels differ,
+  // which CA's AWS comparator ignores (and the basic comparator alone does not).
+  CloudNodeGroup a = asg("web-a", "m5.large", {{"eks:nodegroup-name", "web-a"}});
+  CloudNodeGroup b = asg("web-b", "m5.large", {{"eks:nodegroup-name", "web-b"}});
+  a.zones = {"us-east-1a"};
+  b.zones = {"us-east-1b"};
+  Result<NodeGroup> built_a = build_node_group(a, 0, 3, catalog());
+  Result<NodeGroup> built_b = build_node_group(b, 0, 3, catalog());
+  ASSERT_TRUE(built_a.ok() && built_b.ok());
+  EXPECT_FALSE(nodegroups::similar_node_groups(*built_a, *built_b));
+  EXPECT_TRUE(nodegroups::similar_node_groups(*built_a, *built_b, balancing_ignored_labels()));
+}
+
+TEST(AutoScalingGroups, GroupWithoutZonesSpansItsTypesZones) {
+  CloudNodeGroup g = asg("ng", "m5.large");
   g.zones.clear();
   Result<NodeGroup> built = build_node_group(g, 0, 3, catalog());
   ASSERT_TRUE(built.ok()) << built.error().message;
@@ -211,4 +241,4 @@ TEST(Discovery, GroupWithoutZonesSpansItsTypesZones) {
 }
 
 }  // namespace
-}  // namespace scalewright::nodegroups
+}  // namespace scalewright::cloud::aws

@@ -1,4 +1,4 @@
-#include "nodegroups/discovery.h"
+#include "cloud/aws/auto_scaling_groups.h"
 
 #include <algorithm>
 #include <set>
@@ -8,29 +8,71 @@
 #include "api/quantity.h"
 #include "cloud/instance_type.h"
 
-namespace scalewright::nodegroups {
+namespace scalewright::cloud::aws {
+
+using nodegroups::NodeGroup;
+
 namespace {
 
 std::string in_quotes(std::string_view text) { return fmt::format("\"{}\"", text); }
 
 bool starts_with(std::string_view text, std::string_view prefix) { return text.substr(0, prefix.size()) == prefix; }
 
-Error group_error(const AutoScalingGroup& group, const std::string& problem) {
+Error group_error(const CloudNodeGroup& group, const std::string& problem) {
   return Error{fmt::format("Auto Scaling group {}: {}", group.name, problem)};
 }
 
-Error tag_error(const AutoScalingGroup& group, const std::string& tag, const std::string& problem) {
+Error tag_error(const CloudNodeGroup& group, const std::string& tag, const std::string& problem) {
   return Error{fmt::format("Auto Scaling group {}: tag {}: {}", group.name, tag, problem)};
 }
 
 bool is_gpu(Symbol resource) {
-  return resource.str() == cloud::aws_resources::nvidia_gpu || resource.str() == cloud::aws_resources::amd_gpu ||
-         resource.str() == cloud::aws_resources::habana_gaudi;
+  return resource.str() == device_resources::nvidia_gpu || resource.str() == device_resources::amd_gpu ||
+         resource.str() == device_resources::habana_gaudi;
 }
 
 }  // namespace
 
-bool matches_auto_discovery(const AutoScalingGroup& group, const AutoDiscovery& spec) {
+const std::vector<std::string>& balancing_ignored_labels() {
+  static const std::vector<std::string> labels{
+      "topology.ebs.csi.aws.com/zone", "alpha.eksctl.io/nodegroup-name", "alpha.eksctl.io/instance-id",
+      std::string(eks_labels::nodegroup), "k8s.amazonaws.com/eniConfig",
+  };
+  return labels;
+}
+
+std::optional<Error> adopt_autoscaler_options(nodegroups::AutoscalerOptions& options) {
+  for (const std::string& spec : options.auto_discovery) {
+    if (Result<TagDiscovery> parsed = parse_tag_discovery(spec); !parsed) {
+      return Error{"flag --node-group-auto-discovery: " + parsed.error().message};
+    }
+  }
+  for (const std::string& label : balancing_ignored_labels()) options.balancing_ignore_labels.push_back(label);
+  return std::nullopt;
+}
+
+Result<TagDiscovery> parse_tag_discovery(std::string_view spec) {
+  constexpr std::string_view prefix = "asg:tag=";
+  if (!starts_with(spec, prefix)) {
+    return Error{in_quotes(spec) + ": expected asg:tag=KEY[=VALUE],... (AWS Auto Scaling group tags)"};
+  }
+  TagDiscovery discovery;
+  std::string_view rest = spec.substr(prefix.size());
+  while (true) {
+    std::size_t comma = rest.find(',');
+    std::string_view item = rest.substr(0, comma);
+    std::size_t eq = item.find('=');
+    std::string_view key = item.substr(0, eq);
+    if (key.empty()) return Error{in_quotes(spec) + ": a tag key is empty"};
+    discovery.tags.emplace_back(std::string(key),
+                                eq == std::string_view::npos ? std::string() : std::string(item.substr(eq + 1)));
+    if (comma == std::string_view::npos) break;
+    rest.remove_prefix(comma + 1);
+  }
+  return discovery;
+}
+
+bool matches_tag_discovery(const CloudNodeGroup& group, const TagDiscovery& spec) {
   for (const auto& [key, value] : spec.tags) {
     auto tag = group.tags.find(key);
     if (tag == group.tags.end()) return false;
@@ -39,15 +81,15 @@ bool matches_auto_discovery(const AutoScalingGroup& group, const AutoDiscovery& 
   return true;
 }
 
-Result<NodeGroup> build_node_group(const AutoScalingGroup& group, std::int32_t min_size, std::int32_t max_size,
-                                   const cloud::Catalog& catalog) {
-  const cloud::InstanceType* type = catalog.find(group.instance_type);
+Result<NodeGroup> build_node_group(const CloudNodeGroup& group, std::int32_t min_size, std::int32_t max_size,
+                                   const Catalog& catalog) {
+  const InstanceType* type = catalog.find(group.instance_type);
   if (type == nullptr) {
     return group_error(group,
                        fmt::format("instance type {} is not in the catalog of {}", in_quotes(group.instance_type),
                                    catalog.region()));
   }
-  std::optional<cloud::CapacityType> capacity_type = cloud::parse_capacity_type(group.capacity_type);
+  std::optional<CapacityType> capacity_type = parse_capacity_type(group.capacity_type);
   if (!capacity_type) {
     return group_error(group, fmt::format("unknown capacity type {} (expected on-demand, spot)",
                                           in_quotes(group.capacity_type)));
@@ -64,7 +106,7 @@ Result<NodeGroup> build_node_group(const AutoScalingGroup& group, std::int32_t m
   out.zones = group.zones;
   if (out.zones.empty()) {
     // A group without subnets named here spans every zone its instance type is offered in.
-    for (const cloud::Offering& o : type->offerings) {
+    for (const Offering& o : type->offerings) {
       bool listed = std::find(out.zones.begin(), out.zones.end(), o.zone) != out.zones.end();
       if (o.capacity_type == *capacity_type && !listed) out.zones.push_back(o.zone);
     }
@@ -80,7 +122,7 @@ Result<NodeGroup> build_node_group(const AutoScalingGroup& group, std::int32_t m
   }
   // A new node's price is its first zone's offering; where that zone has none, the type's cheapest of that kind.
   const std::string& zone = out.zones.front();
-  if (const cloud::Offering* offering = type->offering(zone, *capacity_type)) {
+  if (const Offering* offering = type->offering(zone, *capacity_type)) {
     out.price_per_hour = offering->price_per_hour;
   } else if (std::optional<double> cheapest = type->cheapest(*capacity_type)) {
     out.price_per_hour = *cheapest;
@@ -100,7 +142,7 @@ Result<NodeGroup> build_node_group(const AutoScalingGroup& group, std::int32_t m
   set(well_known::region, catalog.region());
   set(well_known::zone, zone);
   set(well_known::hostname, node.meta.name);
-  set(eks_labels::capacity_type, *capacity_type == cloud::CapacityType::Spot ? "SPOT" : "ON_DEMAND");
+  set(eks_labels::capacity_type, *capacity_type == CapacityType::Spot ? "SPOT" : "ON_DEMAND");
   if (auto eks = group.tags.find(std::string(ca_tags::eks_nodegroup_name)); eks != group.tags.end()) {
     set(eks_labels::nodegroup, eks->second);
   }
@@ -148,13 +190,20 @@ Result<NodeGroup> build_node_group(const AutoScalingGroup& group, std::int32_t m
   return out;
 }
 
-Result<std::vector<NodeGroup>> discover_node_groups(const std::vector<AutoScalingGroup>& groups,
-                                                    const AutoscalerOptions& options, const cloud::Catalog& catalog) {
+Result<std::vector<NodeGroup>> discover_node_groups(const std::vector<CloudNodeGroup>& groups,
+                                                    const nodegroups::AutoscalerOptions& options,
+                                                    const Catalog& catalog) {
+  std::vector<TagDiscovery> discovery;
+  for (const std::string& spec : options.auto_discovery) {
+    Result<TagDiscovery> parsed = parse_tag_discovery(spec);
+    if (!parsed) return Error{"--node-group-auto-discovery=" + parsed.error().message};
+    discovery.push_back(std::move(*parsed));
+  }
   std::vector<NodeGroup> out;
   std::set<std::string> taken;
   for (const StaticNodeGroup& wanted : options.nodes) {
     auto group = std::find_if(groups.begin(), groups.end(),
-                              [&](const AutoScalingGroup& g) { return g.name == wanted.name; });
+                              [&](const CloudNodeGroup& g) { return g.name == wanted.name; });
     if (group == groups.end()) {
       return Error{fmt::format("--nodes={}:{}:{}: no Auto Scaling group named {}", wanted.min_size, wanted.max_size,
                                wanted.name, wanted.name)};
@@ -164,10 +213,10 @@ Result<std::vector<NodeGroup>> discover_node_groups(const std::vector<AutoScalin
     if (!built) return built.error();
     out.push_back(std::move(built).value());
   }
-  for (const AutoScalingGroup& group : groups) {
+  for (const CloudNodeGroup& group : groups) {
     if (taken.count(group.name)) continue;
-    bool matched = std::any_of(options.auto_discovery.begin(), options.auto_discovery.end(),
-                               [&](const AutoDiscovery& spec) { return matches_auto_discovery(group, spec); });
+    bool matched = std::any_of(discovery.begin(), discovery.end(),
+                               [&](const TagDiscovery& spec) { return matches_tag_discovery(group, spec); });
     if (!matched) continue;
     taken.insert(group.name);
     Result<NodeGroup> built = build_node_group(group, group.min_size, group.max_size, catalog);
@@ -177,4 +226,4 @@ Result<std::vector<NodeGroup>> discover_node_groups(const std::vector<AutoScalin
   return out;
 }
 
-}  // namespace scalewright::nodegroups
+}  // namespace scalewright::cloud::aws

@@ -1,0 +1,30 @@
+#pragma once
+// The Cluster Autoscaler a scenario runs, set up from what the scenario and its manifests say: CA's flags (the
+// Scenario's spec.clusterAutoscaler.args, or CA's own Deployment among the manifests), the simulated cloud's
+// groups read as an AWS user's Auto Scaling groups (cloud/aws), and the priority expander's ConfigMap.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "api/result.h"
+#include "api/scenario.h"
+#include "cloud/catalog.h"
+#include "controllers/cluster_autoscaler_loop.h"
+#include "manifest/manifest.h"
+
+namespace scalewright::sim {
+
+// Which configuration Cluster Autoscaler runs with: the Scenario's spec.clusterAutoscaler.args when given, or else
+// the flags of CA's own Deployment among the manifests, which then become the Scenario's. Returns a note saying
+// where the flags came from (nullopt when there is no CA Deployment), or an error when there are two.
+Result<std::optional<std::string>> adopt_cluster_autoscaler_deployment(
+    Scenario& scenario, const std::vector<ClusterAutoscalerDeployment>& deployments);
+
+// CA's loop from the scenario's clusterAutoscaler.args and cloud.autoScalingGroups, and for the priority expander
+// the kube-system/cluster-autoscaler-priority-expander ConfigMap among `config_maps`; errors name the field, flag,
+// group or ConfigMap.
+Result<controllers::ClusterAutoscalerLoop> cluster_autoscaler_loop(const Scenario& scenario,
+                                                                   const cloud::Catalog& catalog,
+                                                                   const std::vector<ConfigMap>& config_maps = {});
+
+}  // namespace scalewright::sim
