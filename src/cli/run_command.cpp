@@ -33,6 +33,7 @@
 #include "net/http_transport.h"
 #include "cloud/aws/auto_scaling_groups.h"
 #include "config/cluster_autoscaler_flags.h"
+#include "config/priority_expander.h"
 #include "ops/metrics.h"
 #include "ops/ops_server.h"
 #include "ops/process_metrics.h"
@@ -194,8 +195,12 @@ Result<controllers::ClusterAutoscalerLoop> cluster_autoscaler_loop(ClusterAutosc
       return Error{"ConfigMap kube-system/cluster-autoscaler-priority-expander: " + found.error().describe()};
     }
   }
-  return controllers::ClusterAutoscalerLoop::create(std::move(config.flags), std::move(config.groups), priorities,
-                                                    "Cluster Autoscaler's flags");
+  const std::string flags_origin = "Cluster Autoscaler's flags";
+  Result<std::optional<nodegroups::PriorityConfig>> priority_config =
+      config::priority_expander_config(config.flags.expanders, priorities);
+  if (!priority_config) return Error{flags_origin + ": " + priority_config.error().message};
+  return controllers::ClusterAutoscalerLoop::create(std::move(config.flags), std::move(config.groups),
+                                                    std::move(*priority_config), flags_origin);
 }
 
 }  // namespace

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <charconv>
 
+#include <fmt/format.h>
+
 namespace scalewright::config {
 
 using nodegroups::PriorityConfig;
@@ -69,6 +71,18 @@ Result<PriorityConfig> parse_priority_config(std::string_view text) {
   } catch (const YAML::Exception& e) {
     return Error{"priority expander: cannot read priorities: " + std::string(e.what())};
   }
+}
+
+Result<std::optional<nodegroups::PriorityConfig>> priority_expander_config(const std::vector<std::string>& expanders,
+                                                                           const std::optional<std::string>& priorities) {
+  const bool priority_expander = std::find(expanders.begin(), expanders.end(), "priority") != expanders.end();
+  if (!priorities || !priority_expander) return std::optional<nodegroups::PriorityConfig>();
+  Result<nodegroups::PriorityConfig> parsed = parse_priority_config(*priorities);
+  if (!parsed) {
+    return Error{fmt::format("--expander: {} (the priority expander reads ConfigMap kube-system/{}, data.priorities)",
+                             parsed.error().message, nodegroups::kPriorityConfigMap)};
+  }
+  return std::optional<nodegroups::PriorityConfig>(std::move(*parsed));
 }
 
 }  // namespace scalewright::config

@@ -4,34 +4,20 @@
 
 #include <fmt/format.h>
 
-#include "config/priority_expander.h"
 #include "nodegroups/status.h"
 
 namespace scalewright::controllers {
 
 Result<ClusterAutoscalerLoop> ClusterAutoscalerLoop::create(nodegroups::AutoscalerOptions options,
                                                             std::vector<nodegroups::NodeGroup> groups,
-                                                            const std::optional<std::string>& priorities,
+                                                            std::optional<nodegroups::PriorityConfig> priorities,
                                                             const std::string& flags_origin) {
-  // The ConfigMap is read only for the priority expander, as CA reads it.
-  std::optional<nodegroups::PriorityConfig> priority_config;
-  const bool priority_expander =
-      std::find(options.expanders.begin(), options.expanders.end(), "priority") != options.expanders.end();
-  if (priorities && priority_expander) {
-    Result<nodegroups::PriorityConfig> parsed = config::parse_priority_config(*priorities);
-    if (!parsed) {
-      return Error{fmt::format("{}: --expander: {} (the priority expander reads ConfigMap kube-system/{}, "
-                               "data.priorities)",
-                               flags_origin, parsed.error().message, kPriorityConfigMap)};
-    }
-    priority_config = std::move(*parsed);
-  }
   Result<nodegroups::ExpanderConfig> expander =
-      nodegroups::make_expander_config(options.expanders, std::move(priority_config));
+      nodegroups::make_expander_config(options.expanders, std::move(priorities));
   if (!expander) {
     return Error{fmt::format("{}: --expander: {} (the priority expander reads ConfigMap kube-system/{}, "
                              "data.priorities)",
-                             flags_origin, expander.error().message, kPriorityConfigMap)};
+                             flags_origin, expander.error().message, nodegroups::kPriorityConfigMap)};
   }
   return ClusterAutoscalerLoop(std::move(options), std::move(groups), std::move(*expander));
 }

@@ -61,14 +61,12 @@ struct NodeGroupActions {
 
 class ClusterAutoscalerLoop {
  public:
-  // The ConfigMap the priority expander reads its `priorities` from, in CA's namespace (kube-system).
-  static constexpr std::string_view kPriorityConfigMap = "cluster-autoscaler-priority-expander";
   // From parsed flags and the groups the provider built for them (bounds, template node, target size), with the
-  // priority expander's `priorities` when the cluster has that ConfigMap; errors name `flags_origin`
-  // ("spec.clusterAutoscaler.args", "Cluster Autoscaler's flags").
+  // priority expander's configuration when the cluster has it (config::priority_expander_config); errors name
+  // `flags_origin` ("spec.clusterAutoscaler.args", "Cluster Autoscaler's flags").
   static Result<ClusterAutoscalerLoop> create(nodegroups::AutoscalerOptions options,
                                               std::vector<nodegroups::NodeGroup> groups,
-                                              const std::optional<std::string>& priorities,
+                                              std::optional<nodegroups::PriorityConfig> priorities,
                                               const std::string& flags_origin);
 
   const nodegroups::AutoscalerOptions& options() const { return options_; }

@@ -36,6 +36,9 @@ struct PriorityTier {
   std::vector<std::string> patterns;
   std::vector<std::regex> regexes;  // compiled from `patterns`
 };
+// The ConfigMap, in CA's namespace (kube-system), whose data.priorities configures the priority expander.
+inline constexpr std::string_view kPriorityConfigMap = "cluster-autoscaler-priority-expander";
+
 struct PriorityConfig {
   std::vector<PriorityTier> tiers;  // highest priority first
 };
@@ -46,8 +49,9 @@ struct ExpanderConfig {
 };
 
 // From --expander names ("priority", "least-waste", ...) and, when the chain holds "priority", the ConfigMap's
-// priorities (config/priority_expander.h reads them). Unknown names and missing priorities are errors. "random" keeps every option (it
-// is the chain's final tie-break anyway), as upstream's random expander does when it is not last.
+// priorities (config/priority_expander.h reads them). Unknown names and missing priorities are errors. "random"
+// keeps every option (it is the chain's final tie-break anyway), as upstream's random expander does when it is not
+// last.
 Result<ExpanderConfig> make_expander_config(const std::vector<std::string>& names,
                                             std::optional<PriorityConfig> priorities = std::nullopt);
 

@@ -4,6 +4,7 @@
 
 #include "cloud/aws/auto_scaling_groups.h"
 #include "config/cluster_autoscaler_flags.h"
+#include "config/priority_expander.h"
 
 namespace scalewright::sim {
 namespace {
@@ -11,7 +12,7 @@ namespace {
 // The `priorities` of CA's priority-expander ConfigMap, which CA reads from its own namespace (kube-system).
 std::optional<std::string> priority_config(const std::vector<ConfigMap>& config_maps) {
   for (const ConfigMap& c : config_maps) {
-    if (c.meta.name != controllers::ClusterAutoscalerLoop::kPriorityConfigMap || c.meta.namespace_ != "kube-system") {
+    if (c.meta.name != nodegroups::kPriorityConfigMap || c.meta.namespace_ != "kube-system") {
       continue;
     }
     auto priorities = c.data.find("priorities");
@@ -58,8 +59,11 @@ Result<controllers::ClusterAutoscalerLoop> cluster_autoscaler_loop(const Scenari
   Result<std::vector<nodegroups::NodeGroup>> groups =
       cloud::aws::discover_node_groups(scenario.cloud.node_groups, *options, catalog);
   if (!groups) return Error{"spec.cloud.autoScalingGroups: " + groups.error().message};
-  return controllers::ClusterAutoscalerLoop::create(std::move(*options), std::move(*groups),
-                                                    priority_config(config_maps), flags_origin);
+  Result<std::optional<nodegroups::PriorityConfig>> priorities =
+      config::priority_expander_config(options->expanders, priority_config(config_maps));
+  if (!priorities) return Error{flags_origin + ": " + priorities.error().message};
+  return controllers::ClusterAutoscalerLoop::create(std::move(*options), std::move(*groups), std::move(*priorities),
+                                                    flags_origin);
 }
 
 }  // namespace scalewright::sim

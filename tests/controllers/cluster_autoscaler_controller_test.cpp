@@ -34,7 +34,7 @@ class NodeGroups : public ::testing::Test, protected FakeCluster {
         cloud::aws::discover_node_groups({asg}, *flags, cloud.catalog());
     EXPECT_TRUE(built) << built.error().message;
     Result<ClusterAutoscalerLoop> loop =
-        ClusterAutoscalerLoop::create(*flags, std::move(*built), std::nullopt, "flags");
+        ClusterAutoscalerLoop::create(*flags, std::move(*built), {}, "flags");
     EXPECT_TRUE(loop) << loop.error().message;
     EXPECT_FALSE(cloud.node_groups().add(played_group(*loop->group("ng"))));
     groups = std::make_unique<ClusterAutoscalerController>(ports, lifecycle, termination, std::move(*loop));
