@@ -73,8 +73,8 @@ Result<PriorityConfig> parse_priority_config(std::string_view text) {
   }
 }
 
-Result<std::optional<nodegroups::PriorityConfig>> priority_expander_config(const std::vector<std::string>& expanders,
-                                                                           const std::optional<std::string>& priorities) {
+Result<std::optional<nodegroups::PriorityConfig>> priority_expander_config(
+    const std::vector<std::string>& expanders, const std::optional<std::string>& priorities) {
   const bool priority_expander = std::find(expanders.begin(), expanders.end(), "priority") != expanders.end();
   if (!priorities || !priority_expander) return std::optional<nodegroups::PriorityConfig>();
   Result<nodegroups::PriorityConfig> parsed = parse_priority_config(*priorities);

@@ -19,7 +19,7 @@ Result<nodegroups::PriorityConfig> parse_priority_config(std::string_view text);
 // The priority expander's configuration: parsed from `priorities` (the ConfigMap's data.priorities, when the cluster
 // has it) if `expanders` names the priority expander, as CA reads it only then; nullopt otherwise. Errors begin with
 // "--expander: " and say which ConfigMap was read.
-Result<std::optional<nodegroups::PriorityConfig>> priority_expander_config(const std::vector<std::string>& expanders,
-                                                                           const std::optional<std::string>& priorities);
+Result<std::optional<nodegroups::PriorityConfig>> priority_expander_config(
+    const std::vector<std::string>& expanders, const std::optional<std::string>& priorities);
 
 }  // namespace scalewright::config
