@@ -16,7 +16,5 @@ using Duration = std::chrono::milliseconds;
 Result<Duration> parse_duration(std::string_view text);
 // "45s", "1m30s", "2h0m0s" style as Go prints it, with milliseconds when present ("1.5s").
 std::string format_duration(Duration d);
-// An instant of a run, as timelines print it: "t=1m12.5s".
-std::string format_time(Duration at);
 
 }  // namespace scalewright
