@@ -1,6 +1,6 @@
 #pragma once
 // Durations as Kubernetes objects write them: Go's time.ParseDuration syntax ("30s", "1m30s", "720h", "1.5h").
-// The engine keeps time as a value in milliseconds; nothing in it reads a clock.
+// The engine keeps time as a value in milliseconds (an instant of it: api/instant.h); nothing in it reads a clock.
 #include <chrono>
 #include <string>
 #include <string_view>

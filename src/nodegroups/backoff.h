@@ -3,7 +3,7 @@
 // nodes did not register within --max-node-provision-time, or whose cloud call failed, is left out of scale-up
 // for --initial-node-group-backoff-duration (5 min), doubling on each later failure up to
 // --max-node-group-backoff-duration (30 min); --node-group-backoff-reset-timeout (3 h) without a failure forgets
-// the history. Time comes in as a value (milliseconds since an epoch the caller picks).
+// the history. Time comes in as a value (an Instant of the caller's clock).
 #include <map>
 #include <optional>
 #include <string>
