@@ -506,13 +506,13 @@ int run(int argc, char** argv) {
   int pod_sampled = 0;
   auto observe = [&](const cluster::Resource& resource, const json& object) {
     const auto t = Clock::now();
-    observer.observe(resource, cluster::Change::Listed, object, Duration{0});
+    observer.observe(resource, cluster::Change::Listed, object, Instant{});
     observing += Clock::now() - t;
   };
   auto relist = [&](const cluster::Resource& resource, bool done) {
     const auto t = Clock::now();
     if (done) {
-      observer.relist_done(resource, Duration{0});
+      observer.relist_done(resource, Instant{});
     } else {
       observer.relist_started(resource);
     }

@@ -230,7 +230,7 @@ BENCHMARK(BM_ScaleIn_1000Nodes_AsKarpenter)->Unit(benchmark::kSecond)->Iteration
 // lines that say so: a NodeClaim launched (its price), a drained node removed (how many pods it evicted), an empty
 // node removed.
 struct CostPoint {
-  Duration at{0};
+  Instant at{};
   double per_hour = 0;
   long evictions = 0;
 };
@@ -248,7 +248,7 @@ std::vector<CostPoint> cost_curve(const sim::SimulationReport& report) {
       running[m[1]] = std::stod(m[2]);
     } else if (e.kind == "scale-down" && std::regex_search(e.message, m, drained)) {
       running.erase(m[1]);
-      if (e.at >= Duration(3'600'000)) evictions += std::stol(m[2]);
+      if (e.at >= Instant(Duration(3'600'000))) evictions += std::stol(m[2]);
     } else if (e.kind == "removed" && std::regex_search(e.message, m, emptied)) {
       running.erase(m[1]);
     } else {
@@ -274,8 +274,9 @@ void BM_ScaleIn_EvictionsForKarpentersEndCost(benchmark::State& state) {
   state.counters["karpenter_end_per_h"] = target.per_hour;
   state.counters["karpenter_evictions"] = static_cast<double>(target.evictions);
   for (const CostPoint& p : cost_curve(ours)) {
-    if (p.at < Duration(3'600'000) || p.per_hour > target.per_hour) continue;
-    state.counters["ours_reaches_it_after_s"] = static_cast<double>((p.at - Duration(3'600'000)).count()) / 1000;
+    if (p.at < Instant(Duration(3'600'000)) || p.per_hour > target.per_hour) continue;
+    state.counters["ours_reaches_it_after_s"] =
+        static_cast<double>((p.at - Instant(Duration(3'600'000))).count()) / 1000;
     state.counters["ours_evictions_by_then"] = static_cast<double>(p.evictions);
     break;
   }

@@ -70,7 +70,7 @@ double plan_cost(const std::vector<Pod>& pods, const std::string& capacity_type,
   EXPECT_TRUE(plan.unschedulable.empty()) << choice.name;
   double cost = 0;
   for (const provisioning::NewNodeClaim& claim : plan.new_claims) {
-    const auto launch = provisioning::choose_offering(claim, unavailable, Duration{0});
+    const auto launch = provisioning::choose_offering(claim, unavailable, Instant{});
     EXPECT_TRUE(launch.has_value()) << choice.name;
     if (launch) cost += launch->offering->price_per_hour;
   }

@@ -75,7 +75,7 @@ struct Cluster {
 Cluster build_cluster() {
   Cluster c;
   c.options.balance_similar_node_groups = true;
-  c.input.now = Duration{3'600'000};
+  c.input.now = Instant(Duration{3'600'000});
   c.input.groups = {make_group("ng-general-a", "m5.xlarge", "us-east-1a", 4000, 16),
                     make_group("ng-general-b", "m5.xlarge", "us-east-1b", 4000, 16),
                     make_group("ng-general-c", "m5.xlarge", "us-east-1c", 4000, 16),
@@ -114,7 +114,7 @@ Cluster build_cluster() {
         spread.label_selector = app_selector(app);
         p.spec.topology_spread_constraints.push_back(spread);
       }
-      c.input.unschedulable.push_back({std::make_shared<const Pod>(std::move(p)), Duration{0}});
+      c.input.unschedulable.push_back({std::make_shared<const Pod>(std::move(p)), Instant{}});
     }
   }
   return c;
@@ -176,10 +176,10 @@ void BM_ScaleUpDecision_PeerWorkloadB(benchmark::State& state) {
   std::int64_t cpu = 0;
   for (Pod& pod : peer.pending) {
     cpu += pod.effective_requests().cpu_milli();
-    input.unschedulable.push_back({std::make_shared<const Pod>(std::move(pod)), Duration(0)});
+    input.unschedulable.push_back({std::make_shared<const Pod>(std::move(pod)), Instant{}});
   }
   if (cpu != 402'750) state.SkipWithError("peer workload (b) differs from PEER-WORKLOADS.md (cpu sum)");
-  input.now = Duration(60'000);
+  input.now = Instant(Duration(60'000));
   const nodegroups::AutoscalerOptions options;
   const nodegroups::ExpanderConfig expander;
   const nodegroups::NodeGroupBackoff backoff(options);

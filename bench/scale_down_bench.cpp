@@ -51,7 +51,7 @@ void BM_ScaleDownEvaluation_5kNodes(benchmark::State& state) {
   ScaleDownResult result;
   for (auto _ : state) {
     ScaleDownPlanner planner;  // a cold scan: no node known as unneeded yet
-    result = planner.update(snapshot, input, options, Duration{0});
+    result = planner.update(snapshot, input, options, Instant{});
     benchmark::DoNotOptimize(result);
   }
   std::size_t pods_moved = 0;

@@ -60,7 +60,7 @@ struct Fleet {
   InMemoryMetrics metrics;
 };
 
-Fleet make_fleet(Duration now, std::size_t count) {
+Fleet make_fleet(Instant now, std::size_t count) {
   Fleet fleet;
   std::mt19937_64 rng(7);
   std::uniform_int_distribution<int> pod_count(3, 10);
@@ -89,7 +89,7 @@ Fleet make_fleet(Duration now, std::size_t count) {
       HpaPod pod;
       pod.name = "web-" + std::to_string(p);
       pod.ready = true;
-      pod.start_time = Duration(0);
+      pod.start_time = Instant{};
       pod.containers.push_back({"app", {{"cpu", 500}}});
       samples[pod.name] = {usage(rng), now, seconds(60)};
       target.pods.push_back(std::move(pod));
@@ -103,7 +103,7 @@ Fleet make_fleet(Duration now, std::size_t count) {
 
 void BM_ReconcilePassHpas(benchmark::State& state) {
   const auto count = static_cast<std::size_t>(state.range(0));
-  Duration now = hours(1);
+  Instant now(hours(1));
   Fleet fleet = make_fleet(now, count);
   std::size_t rescales = 0;
   for (auto _ : state) {
@@ -139,7 +139,7 @@ class InMemoryTriggers : public workloads::TriggerReader {
 
 void BM_EvaluationPassScaledObjects(benchmark::State& state) {
   const auto count = static_cast<std::size_t>(state.range(0));
-  Duration now = hours(1);
+  Instant now(hours(1));
   std::mt19937_64 rng(11);
   std::uniform_real_distribution<double> requests(0, 300);  // requests/s: 0 to 30 replicas' worth
   InMemoryTriggers triggers;

@@ -1,10 +1,11 @@
 #pragma once
 // The units tests write amounts in: binary multiples of bytes for memory and storage, as Kubernetes quantities
-// name them (Ki, Mi, Gi), and spans of the virtual clock.
+// name them (Ki, Mi, Gi), and spans and instants of the virtual clock.
 #include <cstdint>
 #include <limits>
 
 #include "api/duration.h"
+#include "api/instant.h"
 
 namespace scalewright {
 
@@ -18,5 +19,7 @@ inline constexpr std::int64_t kLargestAmount = std::numeric_limits<std::int64_t>
 inline constexpr Duration kSecond{1'000};
 inline constexpr Duration kMinute{60 * kSecond};
 inline constexpr Duration kHour{60 * kMinute};
+// The clock's epoch, the start of a run: tests write an instant as kStart + 90 * kSecond.
+inline constexpr Instant kStart{};
 
 }  // namespace scalewright

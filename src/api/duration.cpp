@@ -72,6 +72,4 @@ std::string format_duration(Duration d) {
   return sign + seconds + "s";
 }
 
-std::string format_time(Duration at) { return "t=" + format_duration(at); }
-
 }  // namespace scalewright

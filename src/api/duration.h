@@ -1,6 +1,6 @@
 #pragma once
 // Durations as Kubernetes objects write them: Go's time.ParseDuration syntax ("30s", "1m30s", "720h", "1.5h").
-// The engine keeps time as a value in milliseconds; nothing in it reads a clock.
+// The engine keeps time as a value in milliseconds (an instant of it: api/instant.h); nothing in it reads a clock.
 #include <chrono>
 #include <string>
 #include <string_view>
@@ -16,7 +16,5 @@ using Duration = std::chrono::milliseconds;
 Result<Duration> parse_duration(std::string_view text);
 // "45s", "1m30s", "2h0m0s" style as Go prints it, with milliseconds when present ("1.5s").
 std::string format_duration(Duration d);
-// An instant of a run, as timelines print it: "t=1m12.5s".
-std::string format_time(Duration at);
 
 }  // namespace scalewright

@@ -9,12 +9,13 @@
 #include <vector>
 
 #include "api/duration.h"
+#include "api/instant.h"
 #include "api/meta.h"
 
 namespace scalewright {
 
 struct InsufficientCapacityWindow {
-  Duration at{0};
+  Instant at{};
   Duration duration{0};
   std::string instance_type;  // empty: every type
   std::string zone;           // empty: every zone
@@ -22,14 +23,14 @@ struct InsufficientCapacityWindow {
 };
 
 struct SpotInterruptionEvent {
-  Duration at{0};
+  Instant at{};
   std::int32_t count = 1;  // the oldest `count` spot nodes get the two-minute notice
 };
 
 // Nodes that stop reporting (an instance failure, a kubelet that died): they turn NotReady for good, the node
 // lifecycle controller taints them unreachable, and their pods are deleted once their toleration runs out.
 struct NodeFailureEvent {
-  Duration at{0};
+  Instant at{};
   std::int32_t count = 1;   // the oldest `count` Ready nodes matching the filters below
   std::string node_group;   // only nodes of this Auto Scaling group; empty: any
   std::string nodepool;     // only nodes of this NodePool; empty: any
@@ -37,7 +38,7 @@ struct NodeFailureEvent {
 
 // A time during which the metrics backend (Prometheus) answers every query with an error.
 struct OutageWindow {
-  Duration at{0};
+  Instant at{};
   Duration duration{0};
 };
 
@@ -120,7 +121,7 @@ struct LoadCost {
 
 struct TimelineStep {
   enum class Action { Scale, Apply, Delete, Cordon, Uncordon, Load };
-  Duration at{0};
+  Instant at{};
   Action action = Action::Scale;
   ObjectReference target;          // Scale, Delete, Load
   std::int32_t replicas = 0;       // Scale

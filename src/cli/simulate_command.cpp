@@ -142,7 +142,7 @@ namespace {
 // HTML page's Events).
 std::optional<sim::SimulationReport> simulate_files(const std::vector<std::string>& files, FieldValidation validate,
                                                     const std::string& data_dir_flag,
-                                                    const std::vector<Duration>& status_at, bool status_required,
+                                                    const std::vector<Instant>& status_at, bool status_required,
                                                     bool object_records, sim::TimelineSink& sink, std::ostream& err) {
   Result<ManifestSet> loaded = load_scenario_files(files, validate);
   if (!loaded) {
@@ -163,10 +163,10 @@ std::optional<sim::SimulationReport> simulate_files(const std::vector<std::strin
         << " runs no Cluster Autoscaler (spec.clusterAutoscaler), so there is no status to print\n";
     return std::nullopt;
   }
-  for (Duration at : status_at) {
-    if (at > scenario.duration) {
-      err << "error: --status-at " << format_duration(at) << ": after the end of Scenario/" << scenario.meta.name
-          << " (spec.duration " << format_duration(scenario.duration) << ")\n";
+  for (Instant at : status_at) {
+    if (since_start(at) > scenario.duration) {
+      err << "error: --status-at " << format_duration(since_start(at)) << ": after the end of Scenario/"
+          << scenario.meta.name << " (spec.duration " << format_duration(scenario.duration) << ")\n";
       return std::nullopt;
     }
   }
@@ -203,7 +203,7 @@ std::optional<std::string> report_over_input(const SimulateOptions& options) {
 // A run that hit a limit has printed (and written) the report so far; it still fails, saying why.
 bool report_stopped(const sim::SimulationReport& report, const std::string& name, std::ostream& err) {
   if (report.stopped.empty()) return false;
-  err << "error: " << name << ": run stopped at " << sim::format_time(report.duration) << ": " << report.stopped
+  err << "error: " << name << ": run stopped at " << format_time(Instant(report.duration)) << ": " << report.stopped
       << "\n";
   return true;
 }
@@ -211,7 +211,7 @@ bool report_stopped(const sim::SimulationReport& report, const std::string& name
 }  // namespace
 
 int run_simulate(const SimulateOptions& options, std::ostream& out, std::ostream& err) {
-  std::vector<Duration> status_at;
+  std::vector<Instant> status_at;
   for (const std::string& text : options.status_at) {
     // A time of the run: a bad one is a usage error, as CLI11 reports the flags it checks itself.
     Result<Duration> at = parse_duration(text);
@@ -223,7 +223,7 @@ int run_simulate(const SimulateOptions& options, std::ostream& out, std::ostream
       err << "error: --status-at " << text << ": must not be negative\n";
       return 2;
     }
-    status_at.push_back(*at);
+    status_at.push_back(Instant(*at));
   }
   if (std::optional<std::string> over = report_over_input(options)) {
     err << "error: " << *over << "\n";

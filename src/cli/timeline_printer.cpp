@@ -5,8 +5,8 @@
 namespace scalewright::cli {
 
 std::string format_progress(const sim::RunProgress& p) {
-  return fmt::format("t={} of {}  pods {} bound, {} pending  nodes {}", format_duration(p.at),
-                     format_duration(p.duration), p.pods_bound, p.pods_pending, p.nodes);
+  return fmt::format("{} of {}  pods {} bound, {} pending  nodes {}", format_time(p.at), format_duration(p.duration),
+                     p.pods_bound, p.pods_pending, p.nodes);
 }
 
 TimelinePrinter::TimelinePrinter(std::ostream* timeline, std::ostream* progress, Clock clock)

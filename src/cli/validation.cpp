@@ -43,7 +43,7 @@ std::optional<Error> check_scaled_objects(const ManifestSet& objects, bool simul
 }
 
 std::optional<Error> check_nodepools(const ManifestSet& objects, const cloud::Catalog& catalog) {
-  provisioning::InstanceTypeIndex base(catalog, nullptr, Duration(0));
+  provisioning::InstanceTypeIndex base(catalog, nullptr, Instant{});
   std::map<const cloud::NodeClass*, std::pair<cloud::Catalog, std::unique_ptr<provisioning::InstanceTypeIndex>>> shaped;
   for (const NodePool& pool : objects.nodepools) {
     provisioning::InstanceTypeIndex* index = &base;
@@ -54,7 +54,7 @@ std::optional<Error> check_nodepools(const ManifestSet& objects, const cloud::Ca
       auto [it, added] = shaped.try_emplace(named->get());
       if (added) {
         it->second.first = (*named)->shape(catalog);
-        it->second.second = std::make_unique<provisioning::InstanceTypeIndex>(it->second.first, nullptr, Duration(0));
+        it->second.second = std::make_unique<provisioning::InstanceTypeIndex>(it->second.first, nullptr, Instant{});
       }
       types = &it->second.first;
       index = it->second.second.get();

@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "api/duration.h"
+#include "api/instant.h"
 #include "api/result.h"
 #include "manifest/manifest.h"
 
@@ -52,18 +53,18 @@ struct ConditionState {
 };
 ConditionState condition_of(const nlohmann::json& object, std::string_view type);
 
-// The controllers' time is a Duration since the controller started; the API's is the wall clock. One mapping
-// between them, fixed at start.
+// The controllers' instants are measured from the controller's start; the API's times are the wall clock. The one
+// mapping between them, fixed at start.
 class TimeBase {
  public:
   explicit TimeBase(std::chrono::system_clock::time_point start = std::chrono::system_clock::now())
       : start_(start) {}
-  std::chrono::system_clock::time_point wall(Duration at) const { return start_ + at; }
-  Duration since_start(std::chrono::system_clock::time_point wall) const {
-    return std::chrono::duration_cast<Duration>(wall - start_);
+  std::chrono::system_clock::time_point wall(Instant at) const { return start_ + since_start(at); }
+  Instant at(std::chrono::system_clock::time_point wall) const {
+    return Instant(std::chrono::duration_cast<Duration>(wall - start_));
   }
-  Duration since_start_seconds(std::int64_t unix_seconds) const {
-    return since_start(std::chrono::system_clock::time_point(std::chrono::seconds(unix_seconds)));
+  Instant at_unix_seconds(std::int64_t unix_seconds) const {
+    return at(std::chrono::system_clock::time_point(std::chrono::seconds(unix_seconds)));
   }
 
  private:

@@ -40,7 +40,7 @@ Result<std::map<std::string, workloads::PodMetricSample>> ResourceMetricsReader:
       found = true;
     }
     // As upstream: a pod whose named container has no sample is missing, not at zero.
-    if (found) out[name] = {sum, time_.since_start(*stamp), *window};
+    if (found) out[name] = {sum, time_.at(*stamp), *window};
   }
   return out;
 }

@@ -134,7 +134,7 @@ void KubernetesWriter::nominate(const state::PodRecord& pod, const std::string& 
   ++counts_.pods_nominated;
   auto needed = needed_since_.find(pod.key);
   if (node == last_created_ && options_.observe_pod_to_nodeclaim_seconds) {
-    const Duration since = needed == needed_since_.end() ? pod.created : needed->second;
+    const Instant since = needed == needed_since_.end() ? pod.created : needed->second;
     options_.observe_pod_to_nodeclaim_seconds(std::chrono::duration<double>(last_created_at_ - since).count(),
                                               std::chrono::duration<double>(last_created_at_ - pod.created).count());
   }
@@ -226,7 +226,7 @@ bool KubernetesWriter::nodeclaim_created(state::NodeRecord claim, const std::vec
     const NodePool* pool = state_.find_nodepool(claim.nodepool);
     // scalewright_pod_to_nodeclaim_seconds runs to the create call itself, as sent: the API server's answer time
     // is not the decision's.
-    const Duration sent_at = clock_.now();
+    const Instant sent_at = clock_.now();
     kube::KubeResult<json> created =
         client_.create(std::string(resources::nodeclaims.path), nodeclaim_object(claim, pool, offerings));
     if (!created && !created.error().is_conflict()) {

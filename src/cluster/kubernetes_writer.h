@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "api/instant.h"
 #include "cluster/api_objects.h"
 #include "controllers/ports.h"
 #include "kube/api_client.h"
@@ -108,9 +109,9 @@ class KubernetesWriter final : public controllers::ClusterWriter {
   Counts counts_;
   std::set<std::string> deleted_;
   std::string last_created_;   // the NodeClaim created last, and when: the pods nominated to it next are its own
-  Duration last_created_at_{0};  // nodes whose deletion was sent (a name is never reused: NodeNames draws anew)
+  Instant last_created_at_{};  // nodes whose deletion was sent (a name is never reused: NodeNames draws anew)
   // Pods whose nomination ended, and when: from then on they needed capacity again.
-  std::map<std::string, Duration, std::less<>> needed_since_;
+  std::map<std::string, Instant, std::less<>> needed_since_;
   std::vector<std::pair<std::string, nlohmann::json>> launched_statuses_;  // NodeClaim -> its status, to write
 };
 

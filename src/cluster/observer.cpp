@@ -50,7 +50,7 @@ std::optional<ManifestSet> ClusterObserver::decode(const json& object, const Res
 
 void ClusterObserver::relist_started(const Resource& resource) { listed_[resource.kind].clear(); }
 
-void ClusterObserver::relist_done(const Resource& resource, Duration now) {
+void ClusterObserver::relist_done(const Resource& resource, Instant now) {
   const std::set<std::string>& listed = listed_[resource.kind];
   std::vector<std::string> known;
   const std::string_view kind = resource.kind;
@@ -82,7 +82,7 @@ void ClusterObserver::relist_done(const Resource& resource, Duration now) {
   listed_.erase(resource.kind);
 }
 
-void ClusterObserver::observe(const Resource& resource, Change change, const json& object, Duration now) {
+void ClusterObserver::observe(const Resource& resource, Change change, const json& object, Instant now) {
   if (change == Change::Listed) listed_[resource.kind].insert(object_key_of(object));
   const std::string_view kind = resource.kind;
   if (kind == "Pod") {
@@ -102,7 +102,7 @@ void ClusterObserver::observe(const Resource& resource, Change change, const jso
   }
 }
 
-void ClusterObserver::forget(const Resource& resource, const std::string& key, Duration now) {
+void ClusterObserver::forget(const Resource& resource, const std::string& key, Instant now) {
   const std::string_view kind = resource.kind;
   if (kind == "Pod") {
     pod_gone(key);
@@ -138,7 +138,7 @@ std::string ClusterObserver::workload_of(const ObjectMeta& meta) const {
   return object_key(owner->kind, meta.namespace_, owner->name);
 }
 
-void ClusterObserver::observe_pod(Change change, const json& object, Duration now) {
+void ClusterObserver::observe_pod(Change change, const json& object, Instant now) {
   const std::string key = object_key_of(object);
   if (change == Change::Deleted) {
     pod_gone(key);
@@ -171,7 +171,7 @@ void ClusterObserver::observe_pod(Change change, const json& object, Duration no
       }
     }
     if (pod.meta.deletion_timestamp && !record->terminating_until) {
-      state_.pod_deleting(*record, std::max(now, time_.since_start_seconds(*pod.meta.deletion_timestamp)), now);
+      state_.pod_deleting(*record, std::max(now, time_.at_unix_seconds(*pod.meta.deletion_timestamp)), now);
     }
     // Phase and readiness as the kubelet reports them since: a PodDisruptionBudget counts healthy pods by them.
     // The snapshot holds this same object, so the disruption checks see it at once.
@@ -192,7 +192,7 @@ void ClusterObserver::observe_pod(Change change, const json& object, Duration no
   admit_pod(std::move(pod), std::move(workload), unschedulable, now);
 }
 
-void ClusterObserver::admit_pod(Pod pod, std::string workload, bool unschedulable, Duration now) {
+void ClusterObserver::admit_pod(Pod pod, std::string workload, bool unschedulable, Instant now) {
   const std::string key = pod.meta.key();
   const std::string node = pod.spec.node_name;
   scheduling::NodeId node_id = node.empty() ? scheduling::kNoNode : state_.snapshot().find_node(node);
@@ -206,7 +206,7 @@ void ClusterObserver::admit_pod(Pod pod, std::string workload, bool unschedulabl
   state::PodRecord* record = state_.pod_created(std::move(pod), workload, now);
   if (record == nullptr) return;
   if (node_id != scheduling::kNoNode) state_.pod_bound(*record, node_id, now);
-  if (deleting) state_.pod_deleting(*record, std::max(now, time_.since_start_seconds(*deleting)), now);
+  if (deleting) state_.pod_deleting(*record, std::max(now, time_.at_unix_seconds(*deleting)), now);
 }
 
 void ClusterObserver::pod_gone(const std::string& key) {
@@ -222,7 +222,7 @@ void ClusterObserver::pod_gone(const std::string& key) {
   if (!node.empty()) listener_.pod_left(node);
 }
 
-void ClusterObserver::release_held(const std::string& node, Duration now) {
+void ClusterObserver::release_held(const std::string& node, Instant now) {
   auto waiting = held_on_.find(node);
   if (waiting == held_on_.end()) return;
   const std::set<std::string> keys = std::move(waiting->second);
@@ -238,7 +238,7 @@ void ClusterObserver::release_held(const std::string& node, Duration now) {
 
 // --- nodes ---
 
-state::NodeRecord ClusterObserver::record_for(Node node, Duration now) const {
+state::NodeRecord ClusterObserver::record_for(Node node, Instant now) const {
   state::NodeRecord record;
   record.nodepool = label_of(node.meta.labels, karpenter_labels::nodepool);
   record.node_group = label_of(node.meta.labels, nodegroups::kNodeGroupLabel);
@@ -258,7 +258,7 @@ state::NodeRecord ClusterObserver::record_for(Node node, Duration now) const {
   return record;
 }
 
-void ClusterObserver::observe_node(Change change, const json& object, Duration now) {
+void ClusterObserver::observe_node(Change change, const json& object, Instant now) {
   const std::string name = object_key_of(object);
   if (change == Change::Deleted) {
     node_gone(name, now);
@@ -290,7 +290,7 @@ void ClusterObserver::observe_node(Change change, const json& object, Duration n
   }
 }
 
-void ClusterObserver::node_gone(const std::string& name, Duration now) {
+void ClusterObserver::node_gone(const std::string& name, Instant now) {
   node_objects_.erase(name);
   registered_.erase(name);
   state::NodeRecord* record = state_.find_node(name);
@@ -299,7 +299,7 @@ void ClusterObserver::node_gone(const std::string& name, Duration now) {
   state_.node_terminated(*record, now);
 }
 
-void ClusterObserver::observe_nodeclaim(Change change, const json& object, Duration now) {
+void ClusterObserver::observe_nodeclaim(Change change, const json& object, Instant now) {
   const std::string name = object_key_of(object);
   if (change == Change::Deleted) {
     forget(resources::nodeclaims, name, now);
@@ -315,9 +315,9 @@ void ClusterObserver::observe_nodeclaim(Change change, const json& object, Durat
   seen.nodepool_hash = annotations.value(std::string(karpenter_annotations::nodepool_hash), "");
   seen.nodepool_hash_version = annotations.value(std::string(karpenter_annotations::nodepool_hash_version), "");
   // Karpenter's registration TTL runs from the NodeClaim's creation, whichever leader created it.
-  std::optional<Duration> created;
+  std::optional<Instant> created;
   if (auto stamp = parse_micro_time(metadata.value("creationTimestamp", ""))) {
-    created = time_.since_start(*stamp);
+    created = time_.at(*stamp);
   }
   if (state::NodeRecord* known = state_.find_node(name)) {
     if (created && known->phase == state::NodePhase::Launching) {
@@ -364,7 +364,7 @@ void ClusterObserver::observe_nodepool(Change change, const json& object) {
 void ClusterObserver::observe_workload(const Resource& resource, Change change, const json& object) {
   const std::string key = object_key_of(object);
   if (change == Change::Deleted) {
-    forget(resource, key, Duration{0});
+    forget(resource, key, Instant{});
     return;
   }
   std::optional<ManifestSet> decoded = decode(object, resource);

@@ -16,6 +16,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "api/instant.h"
 #include "api/pod.h"
 #include "cloud/catalog.h"
 #include "cluster/api_objects.h"
@@ -48,8 +49,8 @@ class ClusterObserver {
 
   // A list of `resource` begins: objects not listed again by relist_done() are gone.
   void relist_started(const Resource& resource);
-  void relist_done(const Resource& resource, Duration now);
-  void observe(const Resource& resource, Change change, const nlohmann::json& object, Duration now);
+  void relist_done(const Resource& resource, Instant now);
+  void observe(const Resource& resource, Change change, const nlohmann::json& object, Instant now);
 
   // Pods known but not in the state: pending without kube-scheduler's verdict, or bound to a node not Ready yet.
   std::size_t held_pods() const { return held_.size(); }
@@ -69,23 +70,23 @@ class ClusterObserver {
     std::string workload;
   };
 
-  void observe_pod(Change change, const nlohmann::json& object, Duration now);
-  void observe_node(Change change, const nlohmann::json& object, Duration now);
-  void observe_nodeclaim(Change change, const nlohmann::json& object, Duration now);
+  void observe_pod(Change change, const nlohmann::json& object, Instant now);
+  void observe_node(Change change, const nlohmann::json& object, Instant now);
+  void observe_nodeclaim(Change change, const nlohmann::json& object, Instant now);
   void observe_nodepool(Change change, const nlohmann::json& object);
   void observe_workload(const Resource& resource, Change change, const nlohmann::json& object);
   void observe_pdb(Change change, const nlohmann::json& object);
   void observe_scaled_object(Change change, const nlohmann::json& object);
-  void forget(const Resource& resource, const std::string& key, Duration now);
+  void forget(const Resource& resource, const std::string& key, Instant now);
 
   std::optional<ManifestSet> decode(const nlohmann::json& object, const Resource& resource);
   // Adds the pod to the state when it may be (bound to a Ready node, or judged Unschedulable); else holds it.
-  void admit_pod(Pod pod, std::string workload, bool unschedulable, Duration now);
+  void admit_pod(Pod pod, std::string workload, bool unschedulable, Instant now);
   void pod_gone(const std::string& key);
-  void release_held(const std::string& node, Duration now);
-  void node_gone(const std::string& name, Duration now);
+  void release_held(const std::string& node, Instant now);
+  void node_gone(const std::string& name, Instant now);
   // The NodeRecord of a node that Scalewright did not launch in this run (or launched before a restart).
-  state::NodeRecord record_for(Node node, Duration now) const;
+  state::NodeRecord record_for(Node node, Instant now) const;
   std::string workload_of(const ObjectMeta& meta) const;
 
   state::ClusterState& state_;

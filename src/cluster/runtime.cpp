@@ -69,10 +69,9 @@ ClusterRuntime::ClusterRuntime(const kube::ApiClient& client, cloud::CloudProvid
               WriterOptions{options.dry_run, options.observe_pod_to_nodeclaim_seconds}),
       names_(random_seed()),
       provisioning_(ports_, names_, lifecycle_, options.batch_window),
-      disruption_(ports_, termination_, provisioning_,
-                  std::chrono::floor<std::chrono::seconds>(time_.wall(Duration(0)))),
+      disruption_(ports_, termination_, provisioning_, std::chrono::floor<std::chrono::seconds>(time_.wall(Instant{}))),
       workload_autoscaler_(ports_, autoscaling_metrics_,
-                           std::chrono::floor<std::chrono::seconds>(time_.wall(Duration(0)))) {}
+                           std::chrono::floor<std::chrono::seconds>(time_.wall(Instant{}))) {}
 
 ClusterRuntime::~ClusterRuntime() {
   {
@@ -125,11 +124,11 @@ void ClusterRuntime::post_answer(std::function<void()> answer) {
   inbox_changed_.notify_all();
 }
 
-Duration ClusterRuntime::now() const {
-  return std::chrono::duration_cast<Duration>(std::chrono::steady_clock::now() - started_);
+Instant ClusterRuntime::now() const {
+  return Instant(std::chrono::duration_cast<Duration>(std::chrono::steady_clock::now() - started_));
 }
 
-controllers::TimerId ClusterRuntime::wake_at(Duration at, std::function<void()> wake) {
+controllers::TimerId ClusterRuntime::wake_at(Instant at, std::function<void()> wake) {
   const controllers::TimerId id = next_timer_++;
   timers_.push({at, id, std::move(wake)});
   return id;
@@ -165,7 +164,7 @@ void ClusterRuntime::run(std::stop_token stop, const std::function<bool()>& lead
       // Wake for a delivery, an inspection, the next timer, or at least once a second to look at the lease.
       auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(1);
       if (acting_ && !timers_.empty()) {
-        deadline = std::min(deadline, started_ + timers_.top().at);
+        deadline = std::min(deadline, started_ + since_start(timers_.top().at));
       }
       inbox_changed_.wait_until(lock, deadline, [&] {
         return stop.stop_requested() || !inbox_.empty() || !inspections_.empty() || !answers_.empty();
@@ -202,7 +201,7 @@ void ClusterRuntime::run(std::stop_token stop, const std::function<bool()>& lead
 
 void ClusterRuntime::apply(Delivery& delivery) {
   const Resource& resource = *delivery.resource;
-  const Duration at = now();
+  const Instant at = now();
   switch (delivery.what) {
     case Delivery::What::RelistStarted:
       observer_.relist_started(resource);
@@ -303,10 +302,10 @@ void ClusterRuntime::find_instances() {
 }
 
 void ClusterRuntime::publish_node_group_status() {
-  const std::optional<Duration> scanned = node_groups_->loop().last_scan();
+  const std::optional<Instant> scanned = node_groups_->loop().last_scan();
   if (!scanned || scanned == status_published_) return;
   status_published_ = scanned;
-  const auto wall_start = std::chrono::floor<std::chrono::seconds>(time_.wall(Duration(0)));
+  const auto wall_start = std::chrono::floor<std::chrono::seconds>(time_.wall(Instant{}));
   writer_.publish_cluster_autoscaler_status(node_groups_->loop().status(*scanned, wall_start),
                                             nodegroups::format_last_updated(wall_start, *scanned));
 }

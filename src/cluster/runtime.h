@@ -24,6 +24,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "api/instant.h"
 #include "cluster/api_objects.h"
 #include "cluster/cluster_metrics.h"
 #include "cluster/kubernetes_writer.h"
@@ -94,8 +95,8 @@ class ClusterRuntime final : public controllers::Clock, private ObserverListener
   void run(std::stop_token stop, const std::function<bool()>& leading);
 
   // --- controllers::Clock (the loop's thread) ---
-  Duration now() const override;
-  controllers::TimerId wake_at(Duration at, std::function<void()> wake) override;
+  Instant now() const override;
+  controllers::TimerId wake_at(Instant at, std::function<void()> wake) override;
   void cancel(controllers::TimerId timer) override { cancelled_.insert(timer); }
 
   const RuntimeCounters& counters() const { return counters_; }
@@ -112,7 +113,7 @@ class ClusterRuntime final : public controllers::Clock, private ObserverListener
     nlohmann::json object;
   };
   struct Timer {
-    Duration at{0};
+    Instant at{};
     controllers::TimerId id = 0;
     std::function<void()> wake;
     bool operator>(const Timer& other) const { return at != other.at ? at > other.at : id > other.id; }
@@ -172,7 +173,7 @@ class ClusterRuntime final : public controllers::Clock, private ObserverListener
   controllers::DisruptionController disruption_;
   controllers::StaticCapacityController static_capacity_{ports_, provisioning_, termination_};
   std::unique_ptr<controllers::ClusterAutoscalerController> node_groups_;
-  std::optional<Duration> status_published_;  // the scan the last cluster-autoscaler-status reported
+  std::optional<Instant> status_published_;  // the scan the last cluster-autoscaler-status reported
   ClusterAutoscalingMetrics autoscaling_metrics_{client_, time_};
   controllers::WorkloadAutoscalerController workload_autoscaler_;
 };

@@ -58,7 +58,7 @@ void ClusterAutoscalerController::resume() {
   clock_.wake_at(clock_.now(), [this] { on_scan(); });
 }
 
-bool ClusterAutoscalerController::still_starting(const state::NodeRecord& node, Duration now) const {
+bool ClusterAutoscalerController::still_starting(const state::NodeRecord& node, Instant now) const {
   // A node that stopped reporting is unready, not starting: CA replaces it after --scale-down-unready-time.
   if (node.failed_at || now - node.launched_at >= loop_.options().max_node_provision_time) return false;
   const std::vector<Taint>& taints = node.node.taints;
@@ -68,7 +68,7 @@ bool ClusterAutoscalerController::still_starting(const state::NodeRecord& node, 
 }
 
 void ClusterAutoscalerController::on_scan() {
-  const Duration now = clock_.now();
+  const Instant now = clock_.now();
   clock_.wake_at(now + loop_.options().scan_interval, [this] { on_scan(); });
   NodeGroupScan scan;
   scan.pdbs = state_.pdbs();
@@ -148,7 +148,7 @@ void ClusterAutoscalerController::on_scan() {
 // cloud gave it.
 void ClusterAutoscalerController::launch(const nodegroups::NodeGroup& group, std::int32_t count, const std::string& why,
                                  bool running_already) {
-  const Duration now = clock_.now();
+  const Instant now = clock_.now();
   for (std::int32_t i = 0; i < count; ++i) {
     cloud::CloudResult<std::vector<cloud::GroupInstance>> raised = node_groups_.increase_size(group.id, 1);
     if (!raised) {
@@ -246,7 +246,7 @@ void ClusterAutoscalerController::record_pod_events(std::vector<nodegroups::Even
 void ClusterAutoscalerController::remove(const nodegroups::UnneededNode& unneeded) {
   const state::NodeRecord* node = state_.find_node(unneeded.node);
   if (node == nullptr || node->phase != state::NodePhase::Ready || termination_.draining(unneeded.node)) return;
-  const Duration now = clock_.now();
+  const Instant now = clock_.now();
   writer_.object_event({"Node", unneeded.node, "Normal", "ScaleDown", "ScaleDown",
                         "node removed by cluster autoscaler: " +
                             nodegroups::explain_removal(unneeded, loop_.options(), now)});

@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "api/instant.h"
 #include "cloud/cloud_provider.h"
 #include "cloud/played_node_groups.h"
 #include "controllers/cluster_autoscaler_loop.h"
@@ -58,7 +59,7 @@ class ClusterAutoscalerController : private Controller {
                  bool running_already);
   // A Ready node launched within --max-node-provision-time that carries the not-ready or unreachable taint, and has
   // not failed since.
-  bool still_starting(const state::NodeRecord& node, Duration now) const;
+  bool still_starting(const state::NodeRecord& node, Instant now) const;
   void remove(const nodegroups::UnneededNode& unneeded);
   void record_pod_events(std::vector<nodegroups::Event> events);
   DrainRules drain_rules() const;

@@ -39,7 +39,7 @@ nodegroups::NodeGroup* ClusterAutoscalerLoop::find(const std::string& id) {
   return const_cast<nodegroups::NodeGroup*>(std::as_const(*this).group(id));
 }
 
-NodeGroupActions ClusterAutoscalerLoop::scan(const NodeGroupScan& scan, Duration now,
+NodeGroupActions ClusterAutoscalerLoop::scan(const NodeGroupScan& scan, Instant now,
                                              std::vector<TimelineEntry>& timeline) {
   NodeGroupActions actions;
   last_scan_ = now;
@@ -177,19 +177,18 @@ void ClusterAutoscalerLoop::set_target_size(const std::string& group, std::int32
   if (nodegroups::NodeGroup* g = find(group)) g->target_size = std::clamp(size, 0, g->max_size);
 }
 
-void ClusterAutoscalerLoop::node_removed(const std::string& group, Duration now) {
+void ClusterAutoscalerLoop::node_removed(const std::string& group, Instant now) {
   if (nodegroups::NodeGroup* g = find(group)) g->target_size = std::max(g->target_size - 1, 0);
   last_delete_ = now;
 }
 
-void ClusterAutoscalerLoop::provisioning_failed(const std::string& group, const std::string& error_code,
-                                                Duration now) {
+void ClusterAutoscalerLoop::provisioning_failed(const std::string& group, const std::string& error_code, Instant now) {
   if (nodegroups::NodeGroup* g = find(group)) g->target_size = std::max(g->target_size - 1, 0);
   // Only the group backs off; --scale-down-delay-after-failure is about failed scale-downs.
   backoff_.record_failure(group, now, error_code);
 }
 
-std::string ClusterAutoscalerLoop::status(Duration now, std::chrono::sys_seconds wall_clock_at_start) const {
+std::string ClusterAutoscalerLoop::status(Instant now, std::chrono::sys_seconds wall_clock_at_start) const {
   nodegroups::ClusterAutoscalerStatus status;
   status.time = now;
   const nodegroups::ConditionTimes probed{last_scan_, std::nullopt};

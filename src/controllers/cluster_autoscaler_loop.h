@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "api/instant.h"
 #include "api/result.h"
 #include "api/scenario.h"
 #include "api/workloads.h"
@@ -73,24 +74,24 @@ class ClusterAutoscalerLoop {
   const std::vector<nodegroups::NodeGroup>& groups() const { return groups_; }
   const nodegroups::NodeGroup* group(const std::string& id) const;
 
-  NodeGroupActions scan(const NodeGroupScan& scan, Duration now, std::vector<TimelineEntry>& timeline);
+  NodeGroupActions scan(const NodeGroupScan& scan, Instant now, std::vector<TimelineEntry>& timeline);
   // A node of `group` was deleted by the scale-down: the group's target shrinks.
-  void node_removed(const std::string& group, Duration now);
+  void node_removed(const std::string& group, Instant now);
   // A node's drain failed (a pod could not be evicted in time): scale-down waits
   // --scale-down-delay-after-failure.
-  void scale_down_failed(Duration now) { last_scale_down_failure_ = now; }
+  void scale_down_failed(Instant now) { last_scale_down_failure_ = now; }
   // A node of `group` never came (no capacity, or not Ready within --max-node-provision-time): the target
   // shrinks back and the group backs off.
-  void provisioning_failed(const std::string& group, const std::string& error_code, Duration now);
+  void provisioning_failed(const std::string& group, const std::string& error_code, Instant now);
 
   // A group's target size as the cloud keeps it (an Auto Scaling group's desired capacity), read back from the
   // cloud when the loop resumes on a running cluster.
   void set_target_size(const std::string& group, std::int32_t size);
   // When the last scan ran (nullopt before the first).
-  std::optional<Duration> last_scan() const { return scanned_ ? std::optional<Duration>(last_scan_) : std::nullopt; }
+  std::optional<Instant> last_scan() const { return scanned_ ? std::optional<Instant>(last_scan_) : std::nullopt; }
 
   // The cluster-autoscaler-status report as of the last scan.
-  std::string status(Duration now, std::chrono::sys_seconds wall_clock_at_start) const;
+  std::string status(Instant now, std::chrono::sys_seconds wall_clock_at_start) const;
 
  private:
   ClusterAutoscalerLoop(nodegroups::AutoscalerOptions options, std::vector<nodegroups::NodeGroup> groups,
@@ -102,15 +103,15 @@ class ClusterAutoscalerLoop {
   nodegroups::ExpanderConfig expander_;
   nodegroups::NodeGroupBackoff backoff_;
   nodegroups::ScaleDownPlanner planner_;
-  std::optional<Duration> last_scale_up_;
-  std::optional<Duration> last_delete_;
-  std::optional<Duration> last_scale_down_failure_;
+  std::optional<Instant> last_scale_up_;
+  std::optional<Instant> last_delete_;
+  std::optional<Instant> last_scale_down_failure_;
   std::map<std::string, std::string> last_not_triggered_;  // reason -> pods line, said when it changes
   std::map<std::string, std::string> last_blocked_;        // node -> why a pod keeps it, said when it changes
   std::map<std::string, nodegroups::UnremovableReason> last_kept_;  // a group's node -> why it stays, as last said
   bool cluster_healthy_ = true;
   // For the status report: what the last scan saw.
-  Duration last_scan_{0};
+  Instant last_scan_{};
   bool scanned_ = false;
   std::map<std::string, std::int32_t> registered_;
   std::map<std::string, std::int32_t> launching_;

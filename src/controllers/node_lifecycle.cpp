@@ -6,7 +6,7 @@
 
 namespace scalewright::controllers {
 
-void NodeLifecycleController::launched(const std::string& node, Duration limit, std::optional<Duration> since) {
+void NodeLifecycleController::launched(const std::string& node, Duration limit, std::optional<Instant> since) {
   registering_[node] = clock_.wake_at(since.value_or(clock_.now()) + limit,
                                       [this, node, limit] { on_registration_timeout(node, limit); });
 }
@@ -18,7 +18,7 @@ void NodeLifecycleController::registered(const std::string& name) {
   }
   const state::NodeRecord* node = state_.find_node(name);
   if (node == nullptr) return;
-  const Duration now = clock_.now();
+  const Instant now = clock_.now();
   if ((!node->nodepool.empty() || !node->node_group.empty()) && now > node->launched_at) {
     record("ready", fmt::format("node {} Ready ({} after launch)", name, format_duration(now - node->launched_at)));
   }

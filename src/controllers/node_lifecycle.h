@@ -6,6 +6,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "api/instant.h"
 #include "cloud/cloud_provider.h"
 #include "controllers/ports.h"
 #include "state/cluster_state.h"
@@ -24,7 +25,7 @@ class NodeLifecycleController : private Controller {
   void set_node_groups(ClusterAutoscalerController* node_groups) { node_groups_ = node_groups; }
 
   // `node` was launched (now, or at `since` by an earlier leader): it must be Ready within `limit` of then.
-  void launched(const std::string& node, Duration limit, std::optional<Duration> since = std::nullopt);
+  void launched(const std::string& node, Duration limit, std::optional<Instant> since = std::nullopt);
   // `node` registered and is Ready.
   void registered(const std::string& node);
   // Stops watching nodes that left launching another way (drained or deleted before they registered).

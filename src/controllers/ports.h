@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "api/duration.h"
+#include "api/instant.h"
 #include "api/node.h"
 #include "cloud/cloud_provider.h"
 #include "cloud/node_group_provider.h"
@@ -18,7 +19,7 @@ namespace scalewright::controllers {
 
 // What a controller did, or why it did not: a line of the simulator's timeline, an Event in a real cluster.
 struct TimelineEntry {
-  Duration at{0};
+  Instant at{};
   std::string kind;  // "scale", "pending", "launch", "insufficient-capacity", "ready", "bound", "removed", ...
   std::string message;
 };
@@ -45,9 +46,9 @@ using TimerId = std::uint64_t;
 class Clock {
  public:
   virtual ~Clock() = default;
-  virtual Duration now() const = 0;
+  virtual Instant now() const = 0;
   // Calls `wake` at `at` (or now, when `at` has passed). Timers due at one instant run in the order they were set.
-  virtual TimerId wake_at(Duration at, std::function<void()> wake) = 0;
+  virtual TimerId wake_at(Instant at, std::function<void()> wake) = 0;
   // The timer does not run (no effect once it ran).
   virtual void cancel(TimerId timer) = 0;
 };

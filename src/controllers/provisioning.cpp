@@ -87,7 +87,7 @@ void ProvisioningController::on_batch_deadline() {
 }
 
 void ProvisioningController::provision() {
-  const Duration now = clock_.now();
+  const Instant now = clock_.now();
   provisioning::ProvisioningInput input;
   std::vector<const state::PodRecord*> batch;  // the batch's pods, in the order of input.pending
   std::map<std::string, std::vector<std::shared_ptr<const Pod>>> planned;  // in-flight node -> pods nominated to it
@@ -170,7 +170,7 @@ std::optional<std::string> ProvisioningController::launch_replacement(provisioni
 std::optional<std::string> ProvisioningController::launch(provisioning::NewNodeClaim claim,
                                                           const std::vector<const state::PodRecord*>& pods,
                                                           const std::string& purpose) {
-  const Duration now = clock_.now();
+  const Instant now = clock_.now();
   const NodePool* nodepool = state_.find_nodepool(claim.nodepool);
   const bool min_values = nodepool != nullptr && std::any_of(nodepool->requirements.begin(),
                                                              nodepool->requirements.end(),
@@ -230,7 +230,7 @@ std::optional<std::string> ProvisioningController::launch(provisioning::NewNodeC
 }
 
 void ProvisioningController::launched(PendingLaunch& pending, cloud::CloudResult<cloud::Created> created) {
-  const Duration now = clock_.now();
+  const Instant now = clock_.now();
   expected_.erase(pending.name);
   // Offerings refused for want of capacity are marked unavailable, whether another launched or none did.
   const std::vector<cloud::LaunchOption>& refused = created ? created->unavailable : created.error().unavailable;
@@ -264,7 +264,7 @@ void ProvisioningController::launched(PendingLaunch& pending, cloud::CloudResult
       pending.pods.empty() ? pending.purpose : fmt::format("{} ({})", pending.purpose, first_few(pending.pods));
   writer_.object_event({"NodeClaim", pending.name, "Normal", "Launched", "Launch",
                         explainer_.explain(pending.claim, created->launched, for_what, unavailable_, now)});
-  const Duration created_at = node.launched_at;
+  const Instant created_at = node.launched_at;
   writer_.node_launched(std::move(node), /*running_already=*/false);
   for (const std::string& key : pending.pods) {
     const state::PodRecord* pod = state_.find_pod(key);
@@ -275,7 +275,7 @@ void ProvisioningController::launched(PendingLaunch& pending, cloud::CloudResult
 }
 
 void ProvisioningController::not_launched(const PendingLaunch& pending, const cloud::CloudError& error) {
-  const Duration now = clock_.now();
+  const Instant now = clock_.now();
   if (error.error_class != cloud::ErrorClass::InsufficientCapacity) {
     record("launch-failed", fmt::format("NodeClaim for {} not launched: {}: {}", pending.purpose,
                                         cloud::to_string(error.error_class), error.message));

@@ -78,7 +78,7 @@ void StaticCapacityController::scale_up(const NodePool& pool, const StaticNodeCo
   } else {
     said_.erase(name);
   }
-  const Duration now = clock_.now();
+  const Instant now = clock_.now();
   for (std::int64_t i = 0; i < granted; ++i) {
     std::optional<provisioning::NewNodeClaim> claim =
         provisioning::template_claim(pool, **types, &provisioning_.unavailable(), now);
@@ -128,7 +128,7 @@ void StaticCapacityController::scale_down(const NodePool& pool, std::int64_t ext
     return a.cost < b.cost;
   });
   if (victims.size() > static_cast<std::size_t>(extra)) victims.resize(static_cast<std::size_t>(extra));
-  const Duration now = clock_.now();
+  const Instant now = clock_.now();
   for (const Victim& v : victims) {
     const std::string node = v.node->name();
     record("static-scale-down",

@@ -52,7 +52,7 @@ void TerminationController::reconcile() {
   }
 }
 
-void TerminationController::drain(const std::string& node, const std::string& group, Duration unneeded_since,
+void TerminationController::drain(const std::string& node, const std::string& group, Instant unneeded_since,
                                   const DrainRules& rules, Finished finished) {
   writer_.set_taint(node, rules.taint, true);
   NodeDrain drain{group, clock_.now(), unneeded_since, rules, std::move(finished), {}, {}, {}};
@@ -93,7 +93,7 @@ void TerminationController::evict_round(const std::string& node) {
     finish_if_done(node);
     return;
   }
-  const Duration now = clock_.now();
+  const Instant now = clock_.now();
   const DrainRules& rules = drain.rules;
   if (now >= drain.started + rules.max_pod_eviction_time && rules.force_at_deadline) {
     const std::string& first = drain.to_evict.front();
@@ -163,7 +163,7 @@ void TerminationController::evict_round(const std::string& node) {
   }
   drain.to_evict = std::move(refused);
   if (!drain.to_evict.empty()) {
-    Duration next = now + kEvictionRetry;
+    Instant next = now + kEvictionRetry;
     // A deadline that forces the drain is kept to the moment, not to the next round.
     if (rules.force_at_deadline) next = std::min(next, drain.started + rules.max_pod_eviction_time);
     clock_.wake_at(next, [this, node] { evict_round(node); });
@@ -190,7 +190,7 @@ void TerminationController::finish_if_done(const std::string& node) {
     const state::PodRecord* pod = state_.find_pod(key);
     if (pod != nullptr && pod->terminating_until && pod->pod->spec.node_name == node) return;
   }
-  const Duration now = clock_.now();
+  const Instant now = clock_.now();
   if (!drain.rules.delete_when_drained) {
     record("drained", fmt::format("node {} of {} drained ({} evicted, drain took {}); it stays cordoned until its "
                                   "instance is gone", node, drain.group, plural(drain.evicted.size(), "pod"),

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "api/instant.h"
 #include "api/node.h"
 #include "api/nodepool.h"
 #include "cloud/cloud_provider.h"
@@ -52,7 +53,7 @@ class TerminationController : private Controller {
   explicit TerminationController(const Ports& ports) : Controller(ports) {}
 
   // Taints `node` (of `group`, unneeded since `unneeded_since`) and evicts its pods; `finished` is told the end.
-  void drain(const std::string& node, const std::string& group, Duration unneeded_since, const DrainRules& rules,
+  void drain(const std::string& node, const std::string& group, Instant unneeded_since, const DrainRules& rules,
              Finished finished);
   // A pod of `node` ran out its grace period and is gone.
   void pod_terminated(const std::string& node);
@@ -69,8 +70,8 @@ class TerminationController : private Controller {
  private:
   struct NodeDrain {
     std::string group;
-    Duration started{0};
-    Duration unneeded_since{0};
+    Instant started{};
+    Instant unneeded_since{};
     DrainRules rules;
     Finished finished;
     std::vector<std::string> to_evict;                // pods whose eviction was refused so far, retried

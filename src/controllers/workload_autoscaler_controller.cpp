@@ -46,7 +46,7 @@ std::vector<ObservedPod> StateAutoscalingView::pods(const std::string& namespace
     pod.phase = record.bound_at ? PodPhase::Running : PodPhase::Pending;
     if (record.bound_at) {
       // On a node that stopped reporting, the node lifecycle controller has marked the pod NotReady.
-      const std::optional<Duration> failed = state_.node_failed_at(record);
+      const std::optional<Instant> failed = state_.node_failed_at(record);
       pod.ready = !failed;
       pod.ready_last_transition = failed.value_or(*record.bound_at);
       pod.start_time = *record.bound_at;
@@ -58,7 +58,7 @@ std::vector<ObservedPod> StateAutoscalingView::pods(const std::string& namespace
 }
 
 void WorkloadAutoscalerController::reconcile() {
-  const Duration now = clock_.now();
+  const Instant now = clock_.now();
   for (; hpas_seen_ < state_.hpas().size(); ++hpas_seen_) autoscaling_.add(state_.hpas()[hpas_seen_], now);
   if (scaled_object_changes_seen_ != state_.scaled_object_changes()) {
     scaled_object_changes_seen_ = state_.scaled_object_changes();
@@ -86,9 +86,9 @@ void WorkloadAutoscalerController::reconcile() {
 }
 
 void WorkloadAutoscalerController::schedule_poll() {
-  std::optional<Duration> next = autoscaling_.next_poll();
+  std::optional<Instant> next = autoscaling_.next_poll();
   if (!next) return;
-  const Duration at = std::max(*next, clock_.now());
+  const Instant at = std::max(*next, clock_.now());
   // An edited or new ScaledObject may be due before the poll already set: that one gives way.
   if (poll_timer_ && poll_timer_->first <= at) return;
   if (poll_timer_) clock_.cancel(poll_timer_->second);
@@ -124,7 +124,7 @@ void WorkloadAutoscalerController::apply(const std::vector<ScaleChange>& changes
   schedule_poll();
 }
 
-std::vector<AutoscalerSummary> WorkloadAutoscalerController::summary(Duration now) {
+std::vector<AutoscalerSummary> WorkloadAutoscalerController::summary(Instant now) {
   autoscaling_.account(now, view_);
   return autoscaling_.summary();
 }

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "api/instant.h"
 #include "controllers/ports.h"
 #include "controllers/workload_autoscaler_loop.h"
 #include "state/cluster_state.h"
@@ -44,7 +45,7 @@ class WorkloadAutoscalerController : private Controller {
   void metrics_scraped();
 
   // The autoscalers' tallies, brought up to `now`.
-  std::vector<AutoscalerSummary> summary(Duration now);
+  std::vector<AutoscalerSummary> summary(Instant now);
   std::vector<AutoscalerReading> readings() const { return autoscaling_.readings(view_); }
 
  private:
@@ -59,7 +60,7 @@ class WorkloadAutoscalerController : private Controller {
   std::size_t hpas_seen_ = 0;  // of the state's hpas(), those taken on
   std::uint64_t scaled_object_changes_seen_ = 0;
   std::map<std::string, std::uint64_t> scaled_objects_taken_on_;  // key -> the revision taken on
-  std::optional<std::pair<Duration, TimerId>> poll_timer_;  // the next KEDA poll set, when and which timer
+  std::optional<std::pair<Instant, TimerId>> poll_timer_;         // the next KEDA poll set, when and which timer
   bool sync_scheduled_ = false;
 };
 

@@ -25,7 +25,7 @@ struct WorkloadAutoscalerLoop::Hpa {
   std::string last_problem;
   std::string last_held;  // the held-back recommendation last explained ("ScaleDownStabilized 2"); empty: none
   // Tallies for the summary, brought up to date by account().
-  Duration accounted_until{0};
+  Instant accounted_until{};
   std::optional<std::int32_t> replicas;
   bool above = false;
   AutoscalerSummary summary;
@@ -36,7 +36,7 @@ struct WorkloadAutoscalerLoop::Scaled {
   std::string label;  // "scaledobject/podinfo"
   workloads::ScaledObjectState state;
   Hpa* hpa = nullptr;
-  Duration next_poll{0};
+  Instant next_poll{};
   std::string last_problem;
   std::int32_t activations = 0;
   std::int32_t deactivations = 0;
@@ -50,7 +50,7 @@ WorkloadAutoscalerLoop::WorkloadAutoscalerLoop(const AutoscalingMetrics& metrics
 
 WorkloadAutoscalerLoop::~WorkloadAutoscalerLoop() = default;
 
-void WorkloadAutoscalerLoop::add(HorizontalPodAutoscaler spec, Duration now) {
+void WorkloadAutoscalerLoop::add(HorizontalPodAutoscaler spec, Instant now) {
   auto hpa = std::make_unique<Hpa>();
   hpa->accounted_until = now;
   hpa->label = "hpa/" + spec.meta.name;
@@ -60,7 +60,7 @@ void WorkloadAutoscalerLoop::add(HorizontalPodAutoscaler spec, Duration now) {
   hpas_.push_back(std::move(hpa));
 }
 
-void WorkloadAutoscalerLoop::add(ScaledObject spec, Duration now) {
+void WorkloadAutoscalerLoop::add(ScaledObject spec, Instant now) {
   auto scaled = std::make_unique<Scaled>(std::move(spec));
   scaled->label = "scaledobject/" + scaled->spec.meta.name;
   scaled->state.created = now;
@@ -72,7 +72,7 @@ void WorkloadAutoscalerLoop::add(ScaledObject spec, Duration now) {
   scaled_objects_.push_back(std::move(scaled));
 }
 
-void WorkloadAutoscalerLoop::update(ScaledObject spec, Duration now) {
+void WorkloadAutoscalerLoop::update(ScaledObject spec, Instant now) {
   const std::string key = spec.meta.key();
   for (const auto& scaled : scaled_objects_) {
     if (scaled->spec.meta.key() != key) continue;
@@ -92,13 +92,13 @@ void WorkloadAutoscalerLoop::remove_scaled_object(const std::string& key) {
   scaled_objects_.erase(scaled);
 }
 
-std::optional<Duration> WorkloadAutoscalerLoop::next_poll() const {
-  std::optional<Duration> next;
+std::optional<Instant> WorkloadAutoscalerLoop::next_poll() const {
+  std::optional<Instant> next;
   for (const auto& s : scaled_objects_) next = next ? std::min(*next, s->next_poll) : s->next_poll;
   return next;
 }
 
-void WorkloadAutoscalerLoop::account(Duration now, const AutoscalingView& view) {
+void WorkloadAutoscalerLoop::account(Instant now, const AutoscalingView& view) {
   for (auto& hpa : hpas_) {
     std::optional<ScaleTarget> target = view.scale_target(hpa->spec.meta.namespace_, hpa->spec.scale_target_ref);
     // Until an autoscaler has changed its target, the target kept the replicas it has now.
@@ -147,8 +147,8 @@ void WorkloadAutoscalerLoop::explain(Hpa& hpa, const workloads::HpaDecision& dec
 }
 
 std::vector<ScaleChange> WorkloadAutoscalerLoop::reconcile(Hpa& hpa, const workloads::MetricsSource& metrics,
-                                                        Duration now, const AutoscalingView& view,
-                                                        AutoscalingNotes& notes) {
+                                                           Instant now, const AutoscalingView& view,
+                                                           AutoscalingNotes& notes) {
   const std::string& ns = hpa.spec.meta.namespace_;
   std::optional<ScaleTarget> target = view.scale_target(ns, hpa.spec.scale_target_ref);
   auto problem = [&](const std::string& message) {
@@ -195,8 +195,8 @@ std::vector<ScaleChange> WorkloadAutoscalerLoop::reconcile(Hpa& hpa, const workl
   return {{target->workload, decision.desired_replicas}};
 }
 
-std::vector<ScaleChange> WorkloadAutoscalerLoop::sync_hpas(Duration now, const AutoscalingView& view,
-                                                        AutoscalingNotes& notes) {
+std::vector<ScaleChange> WorkloadAutoscalerLoop::sync_hpas(Instant now, const AutoscalingView& view,
+                                                           AutoscalingNotes& notes) {
   account(now, view);
   const workloads::MetricsSource& resources = metrics_->pod_metrics();
   std::vector<ScaleChange> changes;
@@ -206,7 +206,7 @@ std::vector<ScaleChange> WorkloadAutoscalerLoop::sync_hpas(Duration now, const A
       // KEDA's metrics adapter answers the External metrics of the HPA it generated.
       workloads::ScaledObjectMetrics adapter(hpa->owner->spec, hpa->owner->state, metrics_->triggers(), &resources);
       adapter.set_now(now);
-      adapter.set_wall_clock(wall_clock_at_start_ + std::chrono::duration_cast<std::chrono::seconds>(now));
+      adapter.set_wall_clock(wall_clock_at_start_ + std::chrono::duration_cast<std::chrono::seconds>(since_start(now)));
       const bool fallback_before = hpa->owner->state.fallback_active;
       change = reconcile(*hpa, adapter, now, view, notes);
       if (hpa->owner->state.fallback_active != fallback_before) {
@@ -231,8 +231,8 @@ std::vector<ScaleChange> WorkloadAutoscalerLoop::sync_hpas(Duration now, const A
   return changes;
 }
 
-std::vector<ScaleChange> WorkloadAutoscalerLoop::poll_scaled_objects(Duration now, const AutoscalingView& view,
-                                                                  AutoscalingNotes& notes) {
+std::vector<ScaleChange> WorkloadAutoscalerLoop::poll_scaled_objects(Instant now, const AutoscalingView& view,
+                                                                     AutoscalingNotes& notes) {
   account(now, view);
   std::vector<ScaleChange> changes;
   for (auto& scaled : scaled_objects_) {
@@ -240,9 +240,9 @@ std::vector<ScaleChange> WorkloadAutoscalerLoop::poll_scaled_objects(Duration no
     const ScaledObject& spec = scaled->spec;
     std::optional<ScaleTarget> target = view.scale_target(spec.meta.namespace_, spec.scale_target_ref);
     const std::int32_t current = target ? target->replicas : 0;
-    workloads::KedaPoll poll =
-        workloads::poll_scaled_object(spec, scaled->state, current, metrics_->triggers(), now,
-                                      wall_clock_at_start_ + std::chrono::duration_cast<std::chrono::seconds>(now));
+    workloads::KedaPoll poll = workloads::poll_scaled_object(
+        spec, scaled->state, current, metrics_->triggers(), now,
+        wall_clock_at_start_ + std::chrono::duration_cast<std::chrono::seconds>(since_start(now)));
     scaled->next_poll = poll.next_poll > now ? poll.next_poll
                                               : now + Duration(workloads::kDefaultPollingIntervalSeconds * 1000);
     auto warning = std::find_if(poll.events.begin(), poll.events.end(),

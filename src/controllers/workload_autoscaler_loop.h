@@ -14,6 +14,7 @@
 
 #include "api/autoscaling.h"
 #include "api/duration.h"
+#include "api/instant.h"
 #include "api/labels.h"
 #include "controllers/ports.h"
 #include "workloads/hpa.h"
@@ -94,25 +95,25 @@ class WorkloadAutoscalerLoop {
   WorkloadAutoscalerLoop(const AutoscalingMetrics& metrics, std::chrono::sys_seconds wall_clock_at_start);
   ~WorkloadAutoscalerLoop();
 
-  void add(HorizontalPodAutoscaler hpa, Duration now);
-  void add(ScaledObject scaled_object, Duration now);
+  void add(HorizontalPodAutoscaler hpa, Instant now);
+  void add(ScaledObject scaled_object, Instant now);
   // The ScaledObject of that namespace and name was changed: its triggers, limits and generated HPA are the new
   // spec's from now on, its history (activity, the HPA's recommendations) is kept, and it is polled at once, as
   // KEDA restarts a changed ScaledObject's loop.
-  void update(ScaledObject scaled_object, Duration now);
+  void update(ScaledObject scaled_object, Instant now);
   // The ScaledObject "namespace/name" and its HPA were deleted: nothing scales its target any more.
   void remove_scaled_object(const std::string& key);
   bool empty() const { return hpas_.empty() && scaled_objects_.empty(); }
 
   // One sync of the HPA controller over every HPA.
-  std::vector<ScaleChange> sync_hpas(Duration now, const AutoscalingView& view, AutoscalingNotes& notes);
+  std::vector<ScaleChange> sync_hpas(Instant now, const AutoscalingView& view, AutoscalingNotes& notes);
   // KEDA's polls due at `now`.
-  std::vector<ScaleChange> poll_scaled_objects(Duration now, const AutoscalingView& view, AutoscalingNotes& notes);
+  std::vector<ScaleChange> poll_scaled_objects(Instant now, const AutoscalingView& view, AutoscalingNotes& notes);
   // When the next KEDA poll is due, if any ScaledObject exists.
-  std::optional<Duration> next_poll() const;
+  std::optional<Instant> next_poll() const;
 
   // Brings the replica-seconds and time-above-target tallies up to `now`.
-  void account(Duration now, const AutoscalingView& view);
+  void account(Instant now, const AutoscalingView& view);
   std::vector<AutoscalerSummary> summary() const;
   std::vector<AutoscalerReading> readings(const AutoscalingView& view) const;
 
@@ -120,7 +121,7 @@ class WorkloadAutoscalerLoop {
   struct Hpa;
   struct Scaled;
   void explain(Hpa& hpa, const workloads::HpaDecision& decision, AutoscalingNotes& notes);
-  std::vector<ScaleChange> reconcile(Hpa& hpa, const workloads::MetricsSource& metrics, Duration now,
+  std::vector<ScaleChange> reconcile(Hpa& hpa, const workloads::MetricsSource& metrics, Instant now,
                                      const AutoscalingView& view, AutoscalingNotes& notes);
 
   const AutoscalingMetrics* metrics_;

@@ -15,7 +15,7 @@ constexpr std::string_view kPodDeletionCost = "controller.kubernetes.io/pod-dele
 
 }  // namespace
 
-void ConsolidationMemo::begin(std::uint64_t context, Duration now, std::optional<Duration> valid_until) {
+void ConsolidationMemo::begin(std::uint64_t context, Instant now, std::optional<Instant> valid_until) {
   if (context_ != context || (valid_until_ && now >= *valid_until_)) {
     verdicts_.clear();
     shapes_.clear();

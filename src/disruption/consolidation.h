@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "api/duration.h"
+#include "api/instant.h"
 #include "api/nodepool.h"
 #include "api/pod.h"
 #include "api/symbol.h"
@@ -120,7 +121,7 @@ struct Command {
 class ConsolidationMemo {
  public:
   // Starts a pass: a context unlike the last one's, or a moment past `valid_until`, forgets every verdict.
-  void begin(std::uint64_t context, Duration now, std::optional<Duration> valid_until);
+  void begin(std::uint64_t context, Instant now, std::optional<Instant> valid_until);
 
   struct Verdict {
     std::string reason;
@@ -139,7 +140,7 @@ class ConsolidationMemo {
 
  private:
   std::optional<std::uint64_t> context_;
-  std::optional<Duration> valid_until_;
+  std::optional<Instant> valid_until_;
   std::unordered_map<std::string, std::pair<std::uint64_t, Verdict>> verdicts_;  // node -> its pods_version, verdict
   std::unordered_map<std::string, Verdict> shapes_;
   std::unordered_set<std::string> failed_sets_;
@@ -160,7 +161,7 @@ struct ConsolidationInput {
   std::vector<Workload> daemonsets;
   std::map<std::string, ResourceList> nodepool_usage;
   const provisioning::UnavailableOfferings* unavailable = nullptr;
-  Duration now{0};
+  Instant now{};
   // Karpenter's SpotToSpotConsolidation: may a spot node be replaced by a cheaper spot node at all.
   bool spot_to_spot = true;
   // Consolidate only as Karpenter itself does (a NodePool annotated kAsKarpenterAnnotation "true"): multi-node is

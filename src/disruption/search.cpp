@@ -22,7 +22,7 @@ bool fits_by_node_alone(const Pod& pod) {
 // The price the NodeClaim would pay on `type` at worst: its most expensive offering the requirements allow. Judging
 // the replacement by its worst offering keeps it cheaper whichever zone it lands in.
 std::optional<double> worst_price(const cloud::InstanceType& type, const RequirementSet& requirements,
-                                  const provisioning::UnavailableOfferings& unavailable, Duration now) {
+                                  const provisioning::UnavailableOfferings& unavailable, Instant now) {
   std::optional<double> worst;
   for (const cloud::Offering* o : provisioning::allowed_offerings(type, requirements, unavailable, now)) {
     if (!worst || o->price_per_hour > *worst) worst = o->price_per_hour;
@@ -39,7 +39,7 @@ std::shared_ptr<Pod> unbound_copy(const Pod& pod) {
 }
 
 std::optional<double> best_price(const cloud::InstanceType& type, const RequirementSet& requirements,
-                                 const provisioning::UnavailableOfferings& unavailable, Duration now) {
+                                 const provisioning::UnavailableOfferings& unavailable, Instant now) {
   std::optional<double> best;
   for (const cloud::Offering* o : provisioning::allowed_offerings(type, requirements, unavailable, now)) {
     if (!best || o->price_per_hour < *best) best = o->price_per_hour;

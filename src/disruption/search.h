@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "api/instant.h"
 #include "api/saturating.h"
 #include "disruption/consolidation.h"
 #include "scheduling/scheduler.h"
@@ -28,7 +29,7 @@ namespace scalewright::disruption::consolidation_search {
 std::shared_ptr<Pod> unbound_copy(const Pod& pod);
 // The price the NodeClaim would pay on `type` at best: its cheapest offering the requirements allow.
 std::optional<double> best_price(const cloud::InstanceType& type, const RequirementSet& requirements,
-                                 const provisioning::UnavailableOfferings& unavailable, Duration now);
+                                 const provisioning::UnavailableOfferings& unavailable, Instant now);
 std::string money(double price);
 
 class Search {

@@ -11,14 +11,14 @@ namespace {
 // When a timeline step creates or deletes an object. Steps at one time run in the order written, which is the
 // order of `index` among them (the timeline is sorted by time, stably).
 struct Change {
-  Duration at{0};
+  Instant at{};
   std::size_t index = 0;  // in spec.timeline as written
   bool creates = true;
 };
 
 // A moment of the run: a time, and the place among that time's steps (none: after all of them).
 struct Moment {
-  Duration at{0};
+  Instant at{};
   std::optional<std::size_t> index;
   bool after(const Change& c) const { return c.at < at || (c.at == at && (!index || c.index < *index)); }
 };
@@ -71,13 +71,13 @@ class Inventory {
     if (exists) return std::nullopt;
     if (last != nullptr) {
       return "no " + what + " then: spec.timeline[" + std::to_string(last->index) + "] deletes it at " +
-             format_duration(last->at) + ", before " + when;
+             format_duration(since_start(last->at)) + ", before " + when;
     }
     std::string problem = "no " + what + " in the input";
     if (next != nullptr) {
-      problem += " (spec.timeline[" + std::to_string(next->index) + "] creates it at " + format_duration(next->at) +
-                 ", after " + when + (next->at == moment.at ? "; steps at one time run in the order written" : "") +
-                 ")";
+      problem += " (spec.timeline[" + std::to_string(next->index) + "] creates it at " +
+                 format_duration(since_start(next->at)) + ", after " + when +
+                 (next->at == moment.at ? "; steps at one time run in the order written" : "") + ")";
     }
     return problem;
   }
@@ -97,7 +97,8 @@ std::optional<Error> check_autoscalers(const ManifestSet& objects, const Invento
                                        const Locate& locate) {
   auto check = [&](std::string_view kind, const ObjectMeta& meta,
                    const CrossVersionObjectReference& ref) -> std::optional<Error> {
-    const std::string when = std::string(kind) + "/" + meta.name + " is created at " + format_duration(at.at);
+    const std::string when =
+        std::string(kind) + "/" + meta.name + " is created at " + format_duration(since_start(at.at));
     if (auto problem = inventory.missing(object_key(ref.kind, meta.namespace_, ref.name),
                                          ref.kind + " " + meta.namespace_ + "/" + ref.name, at, when)) {
       return Error{locate(kind, meta, "spec.scaleTargetRef.name") + ": " + *problem};
@@ -155,7 +156,7 @@ std::optional<Error> check_references(const ManifestSet& objects, const Scenario
     return objects.locate(kind, meta, field);
   };
   // Loaded autoscalers start with the run; they find what the apply steps at 0s create.
-  if (auto error = check_autoscalers(objects, inventory, Moment{Duration(0), std::nullopt}, loaded)) return error;
+  if (auto error = check_autoscalers(objects, inventory, Moment{Instant{}, std::nullopt}, loaded)) return error;
   if (scenario == nullptr) return std::nullopt;
 
   auto at_scenario = [&](const std::string& field) { return objects.locate("Scenario", scenario->meta, field); };
@@ -165,10 +166,9 @@ std::optional<Error> check_references(const ManifestSet& objects, const Scenario
       const ObjectReference& t = step.target;
       const char* action = step.action == TimelineStep::Action::Scale ? "scale" : "load";
       const std::string key = t.kind == "NodePool" ? nodepool_key(t.name) : object_key(t.kind, t.namespace_, t.name);
-      if (auto problem = inventory.missing(key,
-                                           t.kind + " " + (t.kind == "NodePool" ? "" : t.namespace_ + "/") + t.name,
-                                           Moment{step.at, step.index},
-                                           "this step at " + format_duration(step.at))) {
+      if (auto problem =
+              inventory.missing(key, t.kind + " " + (t.kind == "NodePool" ? "" : t.namespace_ + "/") + t.name,
+                                Moment{step.at, step.index}, "this step at " + format_duration(since_start(step.at)))) {
         return Error{at_scenario(path + "." + action + ".name") + ": " + *problem};
       }
     }
@@ -186,7 +186,7 @@ std::optional<Error> check_references(const ManifestSet& objects, const Scenario
   const std::vector<NodeFailureEvent>& failures = scenario->cloud.faults.node_failures;
   for (std::size_t i = 0; i < failures.size(); ++i) {
     if (failures[i].nodepool.empty()) continue;
-    const std::string when = "the failure at " + format_duration(failures[i].at);
+    const std::string when = "the failure at " + format_duration(since_start(failures[i].at));
     // Faults at a time run after that time's timeline steps.
     if (auto problem = inventory.missing(nodepool_key(failures[i].nodepool), "NodePool " + failures[i].nodepool,
                                          Moment{failures[i].at, std::nullopt}, when)) {

@@ -193,14 +193,15 @@ CloudNodeGroup decode_auto_scaling_group(const Field& f) {
   return group;
 }
 
-// The `at` of a timeline step or fault: the run ends at spec.duration, so a later one would never happen.
-Duration time_within(const Field& parent, Duration end) {
-  Duration at = required_duration(parent, "at");
+// The `at` of a timeline step or fault, an instant measured from the run's start: the run ends at spec.duration, so
+// a later one would never happen.
+Instant time_within(const Field& parent, Duration end) {
+  const Duration at = required_duration(parent, "at");
   if (at > end) {
     parent.fail_at("at", format_duration(at) + " is after the end of the scenario (spec.duration " +
                              format_duration(end) + ")");
   }
-  return at;
+  return Instant(at);
 }
 
 CloudSpec decode_cloud(const Field& cloud, Duration end) {
@@ -315,7 +316,7 @@ std::string decode_apply(const Field& step, const DecodeContext& context, std::v
 
 TimelineStep decode_step(const Field& step, const DecodeContext& context, std::vector<std::string>& warnings) {
   TimelineStep out;
-  out.at = required_duration(step, "at");
+  out.at = Instant(required_duration(step, "at"));
   int actions = 0;
   if (step.has("scale")) {
     ++actions;

@@ -12,7 +12,7 @@ NodeGroupBackoff::NodeGroupBackoff(const AutoscalerOptions& options)
     : NodeGroupBackoff(options.initial_node_group_backoff, options.max_node_group_backoff,
                        options.node_group_backoff_reset_timeout) {}
 
-Duration NodeGroupBackoff::record_failure(const std::string& group, Duration now, std::string error_code) {
+Instant NodeGroupBackoff::record_failure(const std::string& group, Instant now, std::string error_code) {
   Duration duration = initial_;
   auto it = entries_.find(group);
   // A history older than the reset timeout counts as none, whether or not remove_stale ran in between.
@@ -26,7 +26,7 @@ Duration NodeGroupBackoff::record_failure(const std::string& group, Duration now
 
 void NodeGroupBackoff::record_success(const std::string& group) { entries_.erase(group); }
 
-bool NodeGroupBackoff::is_backed_off(const std::string& group, Duration now) const {
+bool NodeGroupBackoff::is_backed_off(const std::string& group, Instant now) const {
   auto it = entries_.find(group);
   return it != entries_.end() && it->second.until > now;
 }
@@ -37,7 +37,7 @@ std::optional<BackoffEntry> NodeGroupBackoff::entry(const std::string& group) co
   return it->second;
 }
 
-void NodeGroupBackoff::remove_stale(Duration now) {
+void NodeGroupBackoff::remove_stale(Instant now) {
   std::erase_if(entries_, [&](const auto& kv) { return stale(kv.second, now); });
 }
 

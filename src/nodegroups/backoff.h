@@ -3,20 +3,21 @@
 // nodes did not register within --max-node-provision-time, or whose cloud call failed, is left out of scale-up
 // for --initial-node-group-backoff-duration (5 min), doubling on each later failure up to
 // --max-node-group-backoff-duration (30 min); --node-group-backoff-reset-timeout (3 h) without a failure forgets
-// the history. Time comes in as a value (milliseconds since an epoch the caller picks).
+// the history. Time comes in as a value (an Instant of the caller's clock).
 #include <map>
 #include <optional>
 #include <string>
 
 #include "api/duration.h"
+#include "api/instant.h"
 #include "nodegroups/options.h"
 
 namespace scalewright::nodegroups {
 
 struct BackoffEntry {
   Duration duration{0};      // the length of the current (or last) backoff
-  Duration until{0};         // backed off while now < until
-  Duration last_failure{0};  // when the last failure was recorded
+  Instant until{};           // backed off while now < until
+  Instant last_failure{};    // when the last failure was recorded
   std::string error_code;    // what failed ("timeout", or the cloud's error code), for status and logs
 };
 
@@ -27,16 +28,16 @@ class NodeGroupBackoff {
 
   // A scale-up of `group` failed at `now`. Returns when the backoff ends. A failure while the group is still
   // backed off (several scale-ups failing together) keeps the current duration instead of doubling it.
-  Duration record_failure(const std::string& group, Duration now, std::string error_code = "");
+  Instant record_failure(const std::string& group, Instant now, std::string error_code = "");
   // The group's scale-up succeeded: its history is dropped, as upstream's RemoveBackoff does.
   void record_success(const std::string& group);
-  bool is_backed_off(const std::string& group, Duration now) const;
+  bool is_backed_off(const std::string& group, Instant now) const;
   std::optional<BackoffEntry> entry(const std::string& group) const;
   // Drops entries whose last failure is older than the reset timeout (upstream's RemoveStaleBackoffData).
-  void remove_stale(Duration now);
+  void remove_stale(Instant now);
 
  private:
-  bool stale(const BackoffEntry& entry, Duration now) const { return entry.last_failure + reset_timeout_ < now; }
+  bool stale(const BackoffEntry& entry, Instant now) const { return entry.last_failure + reset_timeout_ < now; }
 
   Duration initial_;
   Duration max_;

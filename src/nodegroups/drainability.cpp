@@ -49,15 +49,15 @@ bool has_local_storage(const Pod& pod) {
 
 bool scale_down_disabled(const Node& node) { return annotation(node.meta, kScaleDownDisabledAnnotation) == "true"; }
 
-bool is_long_terminating(const Pod& pod, Duration now) {
+bool is_long_terminating(const Pod& pod, Instant now) {
   if (!pod.meta.deletion_timestamp) return false;
   constexpr std::int64_t kExtraSeconds = 30;  // upstream's PodLongTerminatingExtraThreshold
   const std::int64_t grace = pod.spec.termination_grace_period_seconds.value_or(kDefaultTerminationGracePeriodSeconds);
-  return Duration((*pod.meta.deletion_timestamp + grace + kExtraSeconds) * 1000) < now;
+  return Instant(Duration((*pod.meta.deletion_timestamp + grace + kExtraSeconds) * 1000)) < now;
 }
 
 DrainPlan plan_drain(const std::vector<std::shared_ptr<const Pod>>& pods, const std::vector<PdbBudget>& pdbs,
-                     const DrainOptions& options, Duration now) {
+                     const DrainOptions& options, Instant now) {
   DrainPlan plan;
   for (const auto& pod_ptr : pods) {
     const Pod& pod = *pod_ptr;

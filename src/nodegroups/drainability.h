@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "api/instant.h"
 #include "api/node.h"
 #include "api/duration.h"
 #include "api/pod.h"
@@ -82,12 +83,10 @@ struct DrainPlan {
 // Terminal pods are ignored: they hold nothing and need no eviction.
 // Pods being deleted for longer than their grace period and 30 s more (see is_long_terminating) are left out.
 DrainPlan plan_drain(const std::vector<std::shared_ptr<const Pod>>& pods, const std::vector<PdbBudget>& pdbs,
-                     const DrainOptions& options, Duration now);
+                     const DrainOptions& options, Instant now);
 
 // Deleted longer ago than its grace period (30 s when unset) plus 30 s: a pod whose node cannot confirm it gone
 // (an unreachable kubelet), which CA then neither moves nor counts.
-bool is_long_terminating(const Pod& pod, Duration now);
-
-
+bool is_long_terminating(const Pod& pod, Instant now);
 
 }  // namespace scalewright::nodegroups

@@ -129,7 +129,7 @@ std::string explain_unremovable(const UnremovableNode& node, const AutoscalerOpt
   return why;
 }
 
-std::string explain_removal(const UnneededNode& node, const AutoscalerOptions& options, Duration now) {
+std::string explain_removal(const UnneededNode& node, const AutoscalerOptions& options, Instant now) {
   std::string out = fmt::format("{} below {}, unneeded for {} (since {})", describe_utilization(node.utilization),
                                 threshold_of(&node.utilization, options), format_duration(now - node.since),
                                 format_time(node.since));
@@ -162,8 +162,7 @@ bool ready_for_scale_down(const Node& node) {
   });
 }
 
-std::optional<NodeUtilization> node_utilization(const NodeInfo& node, const AutoscalerOptions& options,
-                                                Duration now) {
+std::optional<NodeUtilization> node_utilization(const NodeInfo& node, const AutoscalerOptions& options, Instant now) {
   const ResourceList& allocatable = node.allocatable;
   NodeUtilization out;
   out.gpu_node = allocatable.get(gpu_symbol()) > 0;
@@ -204,8 +203,8 @@ std::optional<NodeUtilization> node_utilization(const NodeInfo& node, const Auto
   return out;
 }
 
-bool scale_down_in_cooldown(const ScaleDownInput& input, const AutoscalerOptions& options, Duration now) {
-  auto within = [now](const std::optional<Duration>& at, Duration delay) { return at && *at + delay > now; };
+bool scale_down_in_cooldown(const ScaleDownInput& input, const AutoscalerOptions& options, Instant now) {
+  auto within = [now](const std::optional<Instant>& at, Duration delay) { return at && *at + delay > now; };
   Duration after_delete = options.scale_down_delay_after_delete.value_or(options.scan_interval);
   return within(input.last_scale_up, options.scale_down_delay_after_add) ||
          within(input.last_scale_down_delete, after_delete) ||
@@ -213,7 +212,7 @@ bool scale_down_in_cooldown(const ScaleDownInput& input, const AutoscalerOptions
 }
 
 ScaleDownResult ScaleDownPlanner::update(ClusterSnapshot& snapshot, const ScaleDownInput& input,
-                                         const AutoscalerOptions& options, Duration now) {
+                                         const AutoscalerOptions& options, Instant now) {
   ScaleDownResult result;
   if (!options.scale_down_enabled) {
     clear();
@@ -326,7 +325,7 @@ ScaleDownResult ScaleDownPlanner::update(ClusterSnapshot& snapshot, const ScaleD
 }
 
 ScaleDownPlanner::Removals ScaleDownPlanner::simulate_removals(ClusterSnapshot& snapshot, const ScaleDownInput& input,
-                                                               const AutoscalerOptions& options, Duration now) const {
+                                                               const AutoscalerOptions& options, Instant now) const {
   Removals out;
   std::unordered_map<std::string, const NodeGroup*> groups;
   for (const NodeGroup& g : input.groups) groups.emplace(g.id, &g);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "api/duration.h"
+#include "api/instant.h"
 #include "api/pod.h"
 #include "api/workloads.h"
 #include "cloud/instance_type.h"
@@ -77,7 +78,7 @@ struct NodeUtilization {
 // allocatable. nullopt when the node has no allocatable cpu or memory (gpu on a GPU node) to divide by.
 // Pods long terminating at `now` (is_long_terminating) count nowhere.
 std::optional<NodeUtilization> node_utilization(const scheduling::NodeInfo& node, const AutoscalerOptions& options,
-                                                Duration now);
+                                                Instant now);
 
 struct PodMove {
   std::shared_ptr<const Pod> pod;
@@ -87,7 +88,7 @@ struct PodMove {
 struct UnneededNode {
   std::string node;
   std::string group;
-  Duration since{0};  // first scan of the current unbroken run in which the node was unneeded
+  Instant since{};     // first scan of the current unbroken run in which the node was unneeded
   bool empty = false;  // no pod to move (DaemonSet and mirror pods go with the node)
   std::vector<PodMove> pods_to_move;
   std::vector<std::shared_ptr<const Pod>> daemonset_pods;
@@ -108,9 +109,9 @@ struct ScaleDownInput {
   // Pods on no node yet: PDBs count them as expected and not healthy (a replacement that has not started yet
   // keeps its budget spent).
   std::vector<std::shared_ptr<const Pod>> pending_pods;
-  std::optional<Duration> last_scale_up;
-  std::optional<Duration> last_scale_down_delete;
-  std::optional<Duration> last_scale_down_failure;
+  std::optional<Instant> last_scale_up;
+  std::optional<Instant> last_scale_down_delete;
+  std::optional<Instant> last_scale_down_failure;
   // Deletions the actuator has started and not finished: they count against min sizes and parallelism.
   std::map<std::string, std::int32_t> deletions_in_progress;  // group id -> nodes being deleted
   std::int32_t drains_in_progress = 0;                         // of those, non-empty nodes being drained
@@ -134,7 +135,7 @@ struct ScaleDownResult {
 // --scale-down-utilization-threshold 0.50".
 std::string explain_unremovable(const UnremovableNode& node, const AutoscalerOptions& options);
 // Why an unneeded node is removed now: its utilization against the threshold, for how long, and where its pods go.
-std::string explain_removal(const UnneededNode& node, const AutoscalerOptions& options, Duration now);
+std::string explain_removal(const UnneededNode& node, const AutoscalerOptions& options, Instant now);
 
 // Keeps, between scans, since when each node has been unneeded; everything else is recomputed at each update.
 class ScaleDownPlanner {
@@ -144,9 +145,9 @@ class ScaleDownPlanner {
   // closest to removal keep their place), and a node found unneeded is gone, with its pods at their new places, for
   // every node checked after it: two unneeded nodes never count on the same free room, and PDB budgets are shared.
   ScaleDownResult update(scheduling::ClusterSnapshot& snapshot, const ScaleDownInput& input,
-                         const AutoscalerOptions& options, Duration now);
+                         const AutoscalerOptions& options, Instant now);
 
-  const std::map<std::string, Duration>& unneeded_since() const { return unneeded_since_; }
+  const std::map<std::string, Instant>& unneeded_since() const { return unneeded_since_; }
   // Forget everything, e.g. after the actuator deleted nodes or the autoscaler restarted.
   void clear() {
     unneeded_since_.clear();
@@ -164,16 +165,15 @@ class ScaleDownPlanner {
     std::vector<UnneededNode> unneeded;  // their since-times are set at each update
   };
   Removals simulate_removals(scheduling::ClusterSnapshot& snapshot, const ScaleDownInput& input,
-                             const AutoscalerOptions& options, Duration now) const;
+                             const AutoscalerOptions& options, Instant now) const;
 
-  std::map<std::string, Duration> unneeded_since_;
+  std::map<std::string, Instant> unneeded_since_;
   std::optional<Removals> removals_;
   std::size_t reused_ = 0;
 };
 
 // Scale-down is in cooldown at `now`: within --scale-down-delay-after-add of a scale-up, -after-delete of a
 // deletion (the scan interval when unset) or -after-failure of a failed deletion.
-bool scale_down_in_cooldown(const ScaleDownInput& input, const AutoscalerOptions& options, Duration now);
-
+bool scale_down_in_cooldown(const ScaleDownInput& input, const AutoscalerOptions& options, Instant now);
 
 }  // namespace scalewright::nodegroups

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "api/duration.h"
+#include "api/instant.h"
 #include "api/pod.h"
 #include "nodegroups/backoff.h"
 #include "nodegroups/expander.h"
@@ -32,7 +33,7 @@ namespace scalewright::nodegroups {
 
 struct PendingPod {
   std::shared_ptr<const Pod> pod;
-  Duration created{0};  // metadata.creationTimestamp, on the same clock as `now`
+  Instant created{};  // metadata.creationTimestamp, on the same clock as `now`
 };
 
 // Nodes, cores and memory the cluster counts against --max-nodes-total, --cores-total and --memory-total:
@@ -44,7 +45,7 @@ struct ClusterTotals {
 };
 
 struct ScaleUpInput {
-  Duration now{0};
+  Instant now{};
   std::vector<NodeGroup> groups;
   // Registered (Ready) nodes per group id; a group's upcoming nodes are target_size minus this. A group left
   // out has no upcoming nodes.

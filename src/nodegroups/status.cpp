@@ -15,8 +15,8 @@ struct Civil {
   std::string fraction;  // ".25", or empty: Go's .999999999 drops trailing zeros and an all-zero fraction
 };
 
-Civil civil(WallClock base, Duration at) {
-  WallClock t = base + at;
+Civil civil(WallClock base, Instant at) {
+  WallClock t = base + since_start(at);
   auto day = std::chrono::floor<std::chrono::days>(t);
   std::chrono::year_month_day ymd{day};
   std::chrono::hh_mm_ss<std::chrono::milliseconds> hms{t - day};
@@ -167,13 +167,13 @@ std::string_view to_string(AutoscalerState state) {
   return state == AutoscalerState::Running ? "Running" : "Initializing";
 }
 
-std::string format_rfc3339(WallClock base, Duration at) {
+std::string format_rfc3339(WallClock base, Instant at) {
   Civil c = civil(base, at);
   return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}{}Z", c.year, c.month, c.day, c.hours, c.minutes, c.seconds,
                      c.fraction);
 }
 
-std::string format_last_updated(WallClock base, Duration at) {
+std::string format_last_updated(WallClock base, Instant at) {
   Civil c = civil(base, at);
   return fmt::format("{:04}-{:02}-{:02} {:02}:{:02}:{:02}{} +0000 UTC", c.year, c.month, c.day, c.hours, c.minutes,
                      c.seconds, c.fraction);

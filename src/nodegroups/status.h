@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "api/duration.h"
+#include "api/instant.h"
 
 namespace scalewright::nodegroups {
 
@@ -30,8 +31,8 @@ std::string_view to_string(AutoscalerState state);
 
 // Times are engine time (since the run began); the renderer turns them into wall-clock times. Absent: never.
 struct ConditionTimes {
-  std::optional<Duration> last_probe;
-  std::optional<Duration> last_transition;
+  std::optional<Instant> last_probe;
+  std::optional<Instant> last_transition;
 };
 
 struct NodeCounts {
@@ -75,7 +76,7 @@ struct NodeGroupStatus {
 };
 
 struct ClusterAutoscalerStatus {
-  Duration time{0};  // when the report was written
+  Instant time{};  // when the report was written
   AutoscalerState state = AutoscalerState::Running;
   std::string message;
   HealthCondition health;
@@ -87,10 +88,10 @@ struct ClusterAutoscalerStatus {
 using WallClock = std::chrono::sys_time<std::chrono::milliseconds>;
 
 // `base + at` as RFC 3339 in UTC with Go's RFC3339Nano trimming: "2024-01-01T00:10:00Z", "2024-01-01T00:10:00.25Z".
-std::string format_rfc3339(WallClock base, Duration at);
+std::string format_rfc3339(WallClock base, Instant at);
 // `base + at` as CA's last-updated time (Go's "2006-01-02 15:04:05.999999999 -0700 MST"):
 // "2024-01-01 00:10:00.25 +0000 UTC".
-std::string format_last_updated(WallClock base, Duration at);
+std::string format_last_updated(WallClock base, Instant at);
 
 // The report, with engine times placed on the wall clock at `base` (the simulator's start, or the real clock's
 // reading when the engine's time was zero).

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "api/duration.h"
+#include "api/instant.h"
 
 namespace scalewright::provisioning {
 
@@ -19,23 +20,23 @@ class Batcher {
   explicit Batcher(BatchWindow window) : window_(window) {}
 
   // A pod needs capacity at `now`: opens the window or extends it. Returns when the window now closes.
-  Duration trigger(Duration now) {
+  Instant trigger(Instant now) {
     if (!start_) start_ = now;
     last_ = now;
     return *deadline();
   }
   // When the open window closes; nullopt when no window is open.
-  std::optional<Duration> deadline() const {
+  std::optional<Instant> deadline() const {
     if (!start_) return std::nullopt;
     return std::min(*start_ + window_.max, last_ + window_.idle);
   }
-  bool due(Duration now) const { return start_ && now >= *deadline(); }
+  bool due(Instant now) const { return start_ && now >= *deadline(); }
   void close() { start_.reset(); }
 
  private:
   BatchWindow window_;
-  std::optional<Duration> start_;
-  Duration last_{0};
+  std::optional<Instant> start_;
+  Instant last_{};
 };
 
 }  // namespace scalewright::provisioning

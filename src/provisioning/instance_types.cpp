@@ -20,7 +20,7 @@ TypeSet& TypeSet::operator&=(const TypeSet& other) {
 }
 
 InstanceTypeIndex::InstanceTypeIndex(const std::vector<const cloud::Catalog*>& catalogs,
-                                     const UnavailableOfferings* unavailable, Duration now)
+                                     const UnavailableOfferings* unavailable, Instant now)
     : unavailable_(unavailable), now_(now) {
   // Zones: the catalogs', plus any an offering names that they do not list. Every plan builds this index (a
   // provisioning pass is one plan), so the offerings are only looked up here: sorting a pair of strings per

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "api/duration.h"
+#include "api/instant.h"
 #include "api/requirements.h"
 #include "cloud/catalog.h"
 #include "cloud/instance_type.h"
@@ -52,12 +53,12 @@ inline CapacityTypeMask capacity_bit(cloud::CapacityType type) {
 class InstanceTypeIndex {
  public:
   // `unavailable` may be null. At most 64 zones are told apart; offerings in further zones are ignored.
-  InstanceTypeIndex(const cloud::Catalog& catalog, const UnavailableOfferings* unavailable, Duration now)
+  InstanceTypeIndex(const cloud::Catalog& catalog, const UnavailableOfferings* unavailable, Instant now)
       : InstanceTypeIndex(std::vector<const cloud::Catalog*>{&catalog}, unavailable, now) {}
   // The types of several catalogs one after the other (the same types as different node classes shape them): a
   // NodePool takes the range of its own.
   InstanceTypeIndex(const std::vector<const cloud::Catalog*>& catalogs, const UnavailableOfferings* unavailable,
-                    Duration now);
+                    Instant now);
 
   // The indexes [first, second) of `catalog`'s types; an empty range for a catalog not indexed.
   std::pair<std::uint32_t, std::uint32_t> range(const cloud::Catalog* catalog) const;
@@ -116,7 +117,7 @@ class InstanceTypeIndex {
   std::vector<std::string> zone_names_;
   std::vector<std::string> zone_ids_;
   const UnavailableOfferings* unavailable_ = nullptr;
-  Duration now_{0};
+  Instant now_{};
   mutable std::unordered_map<std::string, bool> labelled_;  // a cache of a pure function
   std::unordered_map<std::string, TypeSet> matching_;
   std::vector<ResourceList> allocatable_;  // per type

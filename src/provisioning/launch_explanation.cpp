@@ -26,8 +26,8 @@ std::string why_excluded(OfferingExclusion exclusion, const cloud::InstanceType&
     case OfferingExclusion::ZoneId:
       return fmt::format("zone id {} not allowed", offering.zone_id);
     case OfferingExclusion::InsufficientCapacity: {
-      const std::optional<Duration> until = unavailable.until({type.name, offering.zone, offering.capacity_type});
-      return fmt::format("insufficient capacity, not tried again before {}", format_time(until.value_or(Duration(0))));
+      const std::optional<Instant> until = unavailable.until({type.name, offering.zone, offering.capacity_type});
+      return fmt::format("insufficient capacity, not tried again before {}", format_time(until.value_or(Instant{})));
     }
     case OfferingExclusion::None:
       break;
@@ -54,7 +54,7 @@ std::string explain_purpose(const NewNodeClaim& claim, const std::string& purpos
 
 // What it could launch and what it did: the types that hold the pods, the offering taken, the cheaper ones not.
 std::string explain_offerings(const NewNodeClaim& claim, const LaunchChoice& choice,
-                              const UnavailableOfferings& unavailable, Duration now) {
+                              const UnavailableOfferings& unavailable, Instant now) {
   std::string out;
   // One look at every offering of the types that can hold the pods: an allowed one prices its type (at its
   // cheapest allowed offering); one cheaper than the offering taken but excluded joins the group of what excluded
@@ -111,12 +111,12 @@ std::string explain_offerings(const NewNodeClaim& claim, const LaunchChoice& cho
 }  // namespace
 
 std::string explain_launch(const NewNodeClaim& claim, const LaunchChoice& choice, const std::string& purpose,
-                           const UnavailableOfferings& unavailable, Duration now) {
+                           const UnavailableOfferings& unavailable, Instant now) {
   return explain_purpose(claim, purpose) + explain_offerings(claim, choice, unavailable, now);
 }
 
 std::string LaunchExplainer::explain(const NewNodeClaim& claim, const LaunchChoice& choice, const std::string& purpose,
-                                     const UnavailableOfferings& unavailable, Duration now) {
+                                     const UnavailableOfferings& unavailable, Instant now) {
   Scan scan{claim.nodepool,          claim.requirements.to_string(), claim.instance_types, choice.offering,
             unavailable.changes(), now};
   if (!last_ || last_->first != scan) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "api/duration.h"
+#include "api/instant.h"
 #include "provisioning/provisioner.h"
 
 namespace scalewright::provisioning {
@@ -17,7 +18,7 @@ namespace scalewright::provisioning {
 // `purpose`: what the claim is for, as the timeline says it ("3 pods: default/web-1, ..."). Read after the launch
 // went through, so that offerings that failed on the way are marked unavailable.
 std::string explain_launch(const NewNodeClaim& claim, const LaunchChoice& choice, const std::string& purpose,
-                           const UnavailableOfferings& unavailable, Duration now);
+                           const UnavailableOfferings& unavailable, Instant now);
 
 // explain_launch, keeping the last claim's look at every offering of its types: a batch launches many claims of one
 // NodePool over the same types and requirements, taking the same offering, and that look is the same for each (a
@@ -25,7 +26,7 @@ std::string explain_launch(const NewNodeClaim& claim, const LaunchChoice& choice
 class LaunchExplainer {
  public:
   std::string explain(const NewNodeClaim& claim, const LaunchChoice& choice, const std::string& purpose,
-                      const UnavailableOfferings& unavailable, Duration now);
+                      const UnavailableOfferings& unavailable, Instant now);
 
  private:
   // What the look depends on: the offerings excluded depend on the marks and, as marks lapse, on the time.
@@ -35,7 +36,7 @@ class LaunchExplainer {
     std::vector<const cloud::InstanceType*> instance_types;
     const cloud::Offering* offering = nullptr;
     std::uint64_t unavailable_changes = 0;
-    Duration now{0};
+    Instant now{};
     bool operator==(const Scan&) const = default;
   };
   std::optional<std::pair<Scan, std::string>> last_;

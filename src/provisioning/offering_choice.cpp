@@ -10,26 +10,26 @@
 
 namespace scalewright::provisioning {
 
-void UnavailableOfferings::mark(const OfferingKey& key, Duration until) {
+void UnavailableOfferings::mark(const OfferingKey& key, Instant until) {
   auto [it, inserted] = until_.try_emplace(key, until);
   if (!inserted && it->second < until) it->second = until;
   ++changes_;
 }
 
-std::optional<Duration> UnavailableOfferings::next_lapse(Duration now) const {
-  std::optional<Duration> next;
+std::optional<Instant> UnavailableOfferings::next_lapse(Instant now) const {
+  std::optional<Instant> next;
   for (const auto& [key, until] : until_) {
     if (until > now && (!next || until < *next)) next = until;
   }
   return next;
 }
 
-bool UnavailableOfferings::unavailable(const OfferingKey& key, Duration now) const {
+bool UnavailableOfferings::unavailable(const OfferingKey& key, Instant now) const {
   auto it = until_.find(key);
   return it != until_.end() && now < it->second;
 }
 
-std::optional<Duration> UnavailableOfferings::until(const OfferingKey& key) const {
+std::optional<Instant> UnavailableOfferings::until(const OfferingKey& key) const {
   auto it = until_.find(key);
   if (it == until_.end()) return std::nullopt;
   return it->second;
@@ -58,7 +58,7 @@ bool cheaper(const LaunchChoice& a, const LaunchChoice& b) {
 
 OfferingExclusion offering_exclusion(const cloud::InstanceType& type, const cloud::Offering& offering,
                                      const RequirementSet& requirements, const UnavailableOfferings& unavailable,
-                                     Duration now) {
+                                     Instant now) {
   const bool is_spot = offering.capacity_type == cloud::CapacityType::Spot;
   if (!offering.available) return OfferingExclusion::NotOffered;
   if (!allowed(requirements, offering_keys::capacity_type(), is_spot ? kSpot : kOnDemand)) {
@@ -73,8 +73,8 @@ OfferingExclusion offering_exclusion(const cloud::InstanceType& type, const clou
 }
 
 std::vector<const cloud::Offering*> allowed_offerings(const cloud::InstanceType& type,
-                                                     const RequirementSet& requirements,
-                                                     const UnavailableOfferings& unavailable, Duration now) {
+                                                      const RequirementSet& requirements,
+                                                      const UnavailableOfferings& unavailable, Instant now) {
   std::vector<const cloud::Offering*> out;
   for (const cloud::Offering& offering : type.offerings) {
     if (offering_exclusion(type, offering, requirements, unavailable, now) == OfferingExclusion::None) {
@@ -85,7 +85,7 @@ std::vector<const cloud::Offering*> allowed_offerings(const cloud::InstanceType&
 }
 
 std::optional<LaunchChoice> choose_offering(const NewNodeClaim& claim, const UnavailableOfferings& unavailable,
-                                            Duration now) {
+                                            Instant now) {
   std::optional<LaunchChoice> best_spot;
   std::optional<LaunchChoice> best_on_demand;
   const bool spot_allowed = allowed(claim.requirements, offering_keys::capacity_type(), kSpot);
@@ -108,8 +108,8 @@ std::optional<LaunchChoice> choose_offering(const NewNodeClaim& claim, const Una
   return best_spot ? best_spot : best_on_demand;
 }
 
-std::vector<LaunchChoice> launch_order(const NewNodeClaim& claim, const UnavailableOfferings& unavailable,
-                                       Duration now, std::size_t types) {
+std::vector<LaunchChoice> launch_order(const NewNodeClaim& claim, const UnavailableOfferings& unavailable, Instant now,
+                                       std::size_t types) {
   std::vector<LaunchChoice> out;
   types = std::min(types, claim.instance_types.size());
   for (const cloud::InstanceType* type : std::span(claim.instance_types).first(types)) {

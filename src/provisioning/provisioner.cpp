@@ -161,7 +161,7 @@ std::vector<std::vector<std::size_t>> worth_packed_nodes(const BatchShapes& batc
 }  // namespace
 
 std::optional<NewNodeClaim> template_claim(const NodePool& np, const cloud::Catalog& catalog,
-                                           const UnavailableOfferings* unavailable, Duration now) {
+                                           const UnavailableOfferings* unavailable, Instant now) {
   InstanceTypeIndex types(catalog, unavailable, now);
   NodePoolInfo info = nodepool_info(np, types);
   if (info.types.empty()) return std::nullopt;

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "api/duration.h"
+#include "api/instant.h"
 #include "api/nodepool.h"
 #include "api/pod.h"
 #include "api/workloads.h"
@@ -43,19 +44,19 @@ struct OfferingKey {
 class UnavailableOfferings {
  public:
   // Avoids `key` until `until` (a later mark of the same offering extends it, an earlier one does not shorten it).
-  void mark(const OfferingKey& key, Duration until);
+  void mark(const OfferingKey& key, Instant until);
   // True while now < until.
-  bool unavailable(const OfferingKey& key, Duration now) const;
+  bool unavailable(const OfferingKey& key, Instant now) const;
   // When `key` is tried again; nullopt: never marked.
-  std::optional<Duration> until(const OfferingKey& key) const;
+  std::optional<Instant> until(const OfferingKey& key) const;
   bool empty() const { return until_.empty(); }
   // Moves at every mark: an answer that priced offerings holds while this stays and no mark has lapsed.
   std::uint64_t changes() const { return changes_; }
   // The earliest time after `now` at which a marked offering becomes available again; nullopt: none will.
-  std::optional<Duration> next_lapse(Duration now) const;
+  std::optional<Instant> next_lapse(Instant now) const;
 
  private:
-  std::map<OfferingKey, Duration> until_;
+  std::map<OfferingKey, Instant> until_;
   std::uint64_t changes_ = 0;
 };
 
@@ -82,7 +83,7 @@ struct ProvisioningInput {
   // counted against spec.limits.
   std::map<std::string, ResourceList> nodepool_usage;
   const UnavailableOfferings* unavailable = nullptr;
-  Duration now{0};
+  Instant now{};
   std::size_t compared_batch = kComparedBatch;
 };
 
@@ -130,7 +131,7 @@ ProvisioningPlan plan_provisioning(const ProvisioningInput& input);
 // NodePool: every instance type the NodePool's requirements allow with an available offering, cheapest first (no
 // DaemonSet overhead: no pod is placed). nullopt when no type is left.
 std::optional<NewNodeClaim> template_claim(const NodePool& np, const cloud::Catalog& catalog,
-                                           const UnavailableOfferings* unavailable, Duration now);
+                                           const UnavailableOfferings* unavailable, Instant now);
 
 using LaunchChoice = cloud::LaunchOption;
 
@@ -138,22 +139,22 @@ using LaunchChoice = cloud::LaunchOption;
 enum class OfferingExclusion { None, NotOffered, CapacityType, Zone, ZoneId, InsufficientCapacity };
 OfferingExclusion offering_exclusion(const cloud::InstanceType& type, const cloud::Offering& offering,
                                      const RequirementSet& requirements, const UnavailableOfferings& unavailable,
-                                     Duration now);
+                                     Instant now);
 
 // The offerings of `type` a NodeClaim with `requirements` may launch from at `now`: available, of an allowed
 // capacity type and zone, and not marked unavailable.
 std::vector<const cloud::Offering*> allowed_offerings(const cloud::InstanceType& type,
-                                                     const RequirementSet& requirements,
-                                                     const UnavailableOfferings& unavailable, Duration now);
+                                                      const RequirementSet& requirements,
+                                                      const UnavailableOfferings& unavailable, Instant now);
 
 // The cheapest offering among the claim's instance types that its requirements allow (zone, capacity type) and
 // that is not marked unavailable: spot before on-demand where both are allowed. nullopt when none is left.
 std::optional<LaunchChoice> choose_offering(const NewNodeClaim& claim, const UnavailableOfferings& unavailable,
-                                            Duration now);
+                                            Instant now);
 // Every offering choose_offering() could return, in the order it would return them as each before is marked
 // unavailable: a launch walks it once, where asking choose_offering() again after each refusal would look at every
 // offering each time. Over the claim's first `types` instance types (its cheapest), as a cloud may take no more.
-std::vector<LaunchChoice> launch_order(const NewNodeClaim& claim, const UnavailableOfferings& unavailable, Duration now,
+std::vector<LaunchChoice> launch_order(const NewNodeClaim& claim, const UnavailableOfferings& unavailable, Instant now,
                                        std::size_t types = std::numeric_limits<std::size_t>::max());
 
 }  // namespace scalewright::provisioning

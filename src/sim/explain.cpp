@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "api/duration.h"
+#include "api/instant.h"
 #include "api/wording.h"
 
 namespace scalewright::sim {
@@ -53,7 +54,10 @@ std::optional<Duration> seconds(const json& object, const char* key) {
   return Duration(static_cast<std::int64_t>(std::llround(it->get<double>() * 1000)));
 }
 
-Duration at_of(const json& entry) { return seconds(entry, "at_seconds").value_or(Duration(0)); }
+// An instant the report wrote as seconds since the run's start (0 when absent).
+Instant instant(const json& object, const char* key) { return Instant(seconds(object, key).value_or(Duration(0))); }
+
+Instant at_of(const json& entry) { return instant(entry, "at_seconds"); }
 
 const json& list(const json& run, const char* key) {
   static const json none = json::array();
@@ -128,7 +132,7 @@ const json* pod_outcome(const json& run, const std::string& pod) {
 
 // Where the pod waited and ran.
 void explain_pod(const json& run, const json& outcome, std::ostream& out) {
-  const Duration created = seconds(outcome, "created_seconds").value_or(Duration(0));
+  const Instant created = instant(outcome, "created_seconds");
   const std::string node = text(outcome, "node");
   if (!node.empty()) {
     const Duration wait = seconds(outcome, "wait_seconds").value_or(Duration(0));
@@ -138,7 +142,7 @@ void explain_pod(const json& run, const json& outcome, std::ostream& out) {
                        format_duration(wait));
   } else {
     out << fmt::format("  created {}, never bound (pending when the run ended at {}, or deleted first)\n",
-                       format_time(created), format_time(seconds(run, "duration_seconds").value_or(Duration(0))));
+                       format_time(created), format_time(instant(run, "duration_seconds")));
   }
 }
 

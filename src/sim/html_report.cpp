@@ -14,8 +14,6 @@ namespace {
 
 using nlohmann::json;
 
-double seconds(Duration d) { return static_cast<double>(d.count()) / 1000; }
-
 // A metric reading as a number: "188%" is 188, "12500m" 12.5, "3" 3; nullopt when it is not a quantity.
 std::optional<double> number(std::string text) {
   if (!text.empty() && text.back() == '%') text.pop_back();

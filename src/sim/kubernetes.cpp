@@ -153,7 +153,7 @@ void Simulation::reconcile_ordered(const std::string& key, state::WorkloadRecord
     }
     const std::int64_t grace = pod->pod->spec.termination_grace_period_seconds.value_or(
         kDefaultTerminationGracePeriodSeconds);
-    const Duration stops_at = now_ + Duration(std::max<std::int64_t>(grace, 0) * 1000);
+    const Instant stops_at = now_ + Duration(std::max<std::int64_t>(grace, 0) * 1000);
     state_.pod_deleting(*pod, stops_at, now_);
     push({stops_at, 0, EventKind::PodTerminated, 0, std::string(pod->key), {}});
     return;
@@ -266,8 +266,8 @@ void Simulation::set_unschedulable(const std::string& node_name, bool unschedula
   state_.node_updated(*node);
 }
 
-void Simulation::mark_deleted(state::PodRecord& pod, std::optional<Duration> stops_at) {
-  state_.pod_deleting(pod, stops_at.value_or(Duration::max()), now_);
+void Simulation::mark_deleted(state::PodRecord& pod, std::optional<Instant> stops_at) {
+  state_.pod_deleting(pod, stops_at.value_or(Instant::max()), now_);
   const std::string key(pod.key);
   // The ReplicaSet controller creates the replacement before anything else looks: a PDB counts it as expected
   // (and not yet healthy) from this instant on.
@@ -318,7 +318,7 @@ void Simulation::on_node_failure(const NodeFailureEvent& failure) {
       node.node.taints.push_back({std::string(kUnreachableTaint), "", effect});
     }
     state_.node_updated(node);
-    std::set<Duration> deletions;
+    std::set<Instant> deletions;
     std::size_t pods = 0;
     if (const scheduling::NodeId id = state_.snapshot().find_node(name); id != scheduling::kNoNode) {
       for (const auto& placed : state_.snapshot().node(id).pods) {
@@ -328,7 +328,7 @@ void Simulation::on_node_failure(const NodeFailureEvent& failure) {
         if (std::optional<Duration> toleration = unreachable_toleration(*pod.pod)) deletions.insert(now_ + *toleration);
       }
     }
-    for (Duration at : deletions) push({at, 0, EventKind::TaintEviction, 0, name, {}});
+    for (Instant at : deletions) push({at, 0, EventKind::TaintEviction, 0, name, {}});
     note("node-failure", fmt::format("node {} stopped reporting: NotReady, tainted {}; {} on it, each deleted when "
                                      "its toleration of the taint ends ({} by default)",
                                      name, kUnreachableTaint, plural(pods, "pod"),

@@ -70,7 +70,7 @@ class LoadModelMetrics::PodMetrics : public workloads::MetricsSource {
 // KEDA's prometheus scaler answered from the load model's request counters, with KEDA's single-value rule.
 class LoadModelMetrics::TriggerReader : public workloads::TriggerReader {
  public:
-  TriggerReader(const LoadModel& load, const std::vector<OutageWindow>& outages, const Duration& now)
+  TriggerReader(const LoadModel& load, const std::vector<OutageWindow>& outages, const Instant& now)
       : load_(load), outages_(outages), now_(now) {}
 
   Result<double> read(const ScaledObject& scaled_object, std::size_t index) const override {
@@ -99,11 +99,11 @@ class LoadModelMetrics::TriggerReader : public workloads::TriggerReader {
  private:
   const LoadModel& load_;
   const std::vector<OutageWindow>& outages_;
-  const Duration& now_;  // the simulation's clock
+  const Instant& now_;  // the simulation's clock
 };
 
 LoadModelMetrics::LoadModelMetrics(const controllers::AutoscalingView& view, const LoadModel& load,
-                                   std::vector<OutageWindow> outages, const Duration& now)
+                                   std::vector<OutageWindow> outages, const Instant& now)
     : outages_(std::move(outages)),
       pod_metrics_(std::make_unique<PodMetrics>(view, load)),
       triggers_(std::make_unique<TriggerReader>(load, outages_, now)) {}

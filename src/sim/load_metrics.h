@@ -4,6 +4,7 @@
 // from its request counters (silent during the scenario's Prometheus outages).
 #include <vector>
 
+#include "api/instant.h"
 #include "api/scenario.h"
 #include "controllers/workload_autoscaler_loop.h"
 #include "sim/load_model.h"
@@ -14,7 +15,7 @@ class LoadModelMetrics : public controllers::AutoscalingMetrics {
  public:
   // `now` is the simulation's clock, read when a trigger is.
   LoadModelMetrics(const controllers::AutoscalingView& view, const LoadModel& load, std::vector<OutageWindow> outages,
-                   const Duration& now);
+                   const Instant& now);
   ~LoadModelMetrics() override;
   const workloads::MetricsSource& pod_metrics() const override;
   const workloads::TriggerReader& triggers() const override;

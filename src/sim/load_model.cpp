@@ -33,7 +33,7 @@ std::string describe(const LoadShape& shape) {
 }
 
 void LoadModel::set_load(const std::string& workload, std::vector<std::pair<std::string, std::string>> labels,
-                         const LoadShape& shape, const std::optional<LoadCost>& cost, Duration now) {
+                         const LoadShape& shape, const std::optional<LoadCost>& cost, Instant now) {
   auto [it, inserted] = loads_.try_emplace(workload);
   Load& load = it->second;
   if (inserted) {
@@ -46,12 +46,12 @@ void LoadModel::set_load(const std::string& workload, std::vector<std::pair<std:
   if (cost) load.cost = *cost;
 }
 
-double LoadModel::offered(const std::string& workload, Duration now) const {
+double LoadModel::offered(const std::string& workload, Instant now) const {
   auto it = loads_.find(workload);
   return it == loads_.end() ? 0 : it->second.shape.at(now - it->second.since);
 }
 
-void LoadModel::scrape(Duration now, const std::map<std::string, std::vector<RunningPod>>& pods_by_workload) {
+void LoadModel::scrape(Instant now, const std::map<std::string, std::vector<RunningPod>>& pods_by_workload) {
   std::map<std::string, PodUsage> usage;
   auto sample = [&](const RunningPod& pod, double cpu_milli, std::int64_t memory, double served) {
     if (pod.started + kScrapeInterval > now) return;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "api/duration.h"
+#include "api/instant.h"
 #include "api/scenario.h"
 #include "sim/promql_subset.h"
 
@@ -21,13 +22,13 @@ struct PodUsage {
   std::int64_t cpu_milli = 0;
   std::int64_t memory_bytes = 0;
   double requests_per_second = 0;  // what the pod served
-  Duration timestamp{0};  // the scrape that measured it; the sample covers the scrape interval before it
+  Instant timestamp{};             // the scrape that measured it; the sample covers the scrape interval before it
 };
 
 // A running pod of a workload, as the scrape sees it.
 struct RunningPod {
   std::string key;
-  Duration started{0};
+  Instant started{};
   std::int64_t cpu_limit_milli = 0;  // 0: no limit
 };
 
@@ -43,14 +44,14 @@ class LoadModel {
   // The load on `workload` from `now` on. `labels` are the series labels Prometheus would attach to its request
   // counter (namespace and the pod template's labels). An absent cost keeps the earlier one.
   void set_load(const std::string& workload, std::vector<std::pair<std::string, std::string>> labels,
-                const LoadShape& shape, const std::optional<LoadCost>& cost, Duration now);
+                const LoadShape& shape, const std::optional<LoadCost>& cost, Instant now);
   bool has_load(const std::string& workload) const { return loads_.count(workload) > 0; }
-  double offered(const std::string& workload, Duration now) const;
+  double offered(const std::string& workload, Instant now) const;
 
   // One scrape at `now` of every workload's running pods: the offered rate is spread over them, each pod's cpu
   // capped at its limit (what it cannot serve is dropped), and the served requests added to the counter. A pod
   // gets its first usage sample one scrape after it started, as metrics-server needs two readings of a counter.
-  void scrape(Duration now, const std::map<std::string, std::vector<RunningPod>>& pods_by_workload);
+  void scrape(Instant now, const std::map<std::string, std::vector<RunningPod>>& pods_by_workload);
 
   // The latest sample of a pod; null when it has none.
   const PodUsage* usage(const std::string& pod_key) const;
@@ -65,11 +66,11 @@ class LoadModel {
   struct Load {
     std::vector<std::pair<std::string, std::string>> labels;
     LoadShape shape;
-    Duration since{0};
+    Instant since{};
     LoadCost cost;
     double served_total = 0;
-    std::vector<std::pair<Duration, double>> counter;  // (scrape time, served requests so far)
-    Duration last_scrape{0};
+    std::vector<std::pair<Instant, double>> counter;  // (scrape time, served requests so far)
+    Instant last_scrape{};
   };
   std::map<std::string, Load> loads_;
   std::map<std::string, PodUsage> usage_;

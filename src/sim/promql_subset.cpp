@@ -172,14 +172,14 @@ bool matches(const LabelMatcher& m, const Series& s) {
 }
 
 // The value of one series at `now`, or nothing when the function has too few samples in its range.
-std::optional<double> series_value(const PromQuery& q, const std::vector<std::pair<Duration, double>>& samples,
-                                   Duration now) {
+std::optional<double> series_value(const PromQuery& q, const std::vector<std::pair<Instant, double>>& samples,
+                                   Instant now) {
   auto last = std::upper_bound(samples.begin(), samples.end(), now,
-                               [](Duration t, const std::pair<Duration, double>& s) { return t < s.first; });
+                               [](Instant t, const std::pair<Instant, double>& s) { return t < s.first; });
   if (last == samples.begin()) return std::nullopt;
   if (q.function == PromQuery::Function::None) return (last - 1)->second;
   auto first = std::lower_bound(samples.begin(), last, now - q.range,
-                                [](const std::pair<Duration, double>& s, Duration t) { return s.first <= t; });
+                                [](const std::pair<Instant, double>& s, Instant t) { return s.first <= t; });
   if (last - first < 2) return std::nullopt;
   if (q.function == PromQuery::Function::Irate) first = last - 2;
   const auto& [t0, v0] = *first;
@@ -193,7 +193,7 @@ std::optional<double> series_value(const PromQuery& q, const std::vector<std::pa
 
 Result<PromQuery> parse_promql(std::string_view text) { return Parser(text).parse(); }
 
-Result<std::vector<double>> evaluate(const PromQuery& query, const std::vector<Series>& series, Duration now) {
+Result<std::vector<double>> evaluate(const PromQuery& query, const std::vector<Series>& series, Instant now) {
   std::vector<double> values;
   for (const Series& s : series) {
     bool selected = std::any_of(s.labels.begin(), s.labels.end(), [&](const auto& label) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "api/duration.h"
+#include "api/instant.h"
 #include "api/result.h"
 
 namespace scalewright::sim {
@@ -40,12 +41,12 @@ Result<PromQuery> parse_promql(std::string_view text);
 // One series: its labels and its samples (time, value), oldest first. Counters only grow.
 struct Series {
   std::vector<std::pair<std::string, std::string>> labels;  // __name__ included
-  const std::vector<std::pair<Duration, double>>* samples = nullptr;
+  const std::vector<std::pair<Instant, double>>* samples = nullptr;
 };
 
 // The instant vector the query gives at `now`: one value per series it selects (one in all when aggregated,
 // none when nothing matched). A rate needs two samples inside its range, as Prometheus's does; unlike
 // Prometheus it does not extrapolate to the range's edges.
-Result<std::vector<double>> evaluate(const PromQuery& query, const std::vector<Series>& series, Duration now);
+Result<std::vector<double>> evaluate(const PromQuery& query, const std::vector<Series>& series, Instant now);
 
 }  // namespace scalewright::sim

@@ -49,7 +49,7 @@ void print_summary(const SimulationReport& report, std::ostream& out) {
   out << fmt::format("{:<16} {:<20} {:<10} {:>9} {:>11.2f} {:>10}\n", "total", "", "", nodes_run,
                      s.total_node_hours, fmt::format("${:.4f}", s.total_cost));
   if (!report.stopped.empty()) {
-    out << fmt::format("run stopped at {}: {}\n", format_time(report.duration), report.stopped);
+    out << fmt::format("run stopped at {}: {}\n", format_time(Instant(report.duration)), report.stopped);
   }
   out << fmt::format("pods bound: {}   pending at end: {}   evicted: {}   wait p50 {}  p99 {}  max {}\n",
                      s.pod_wait.pods_bound, s.pod_wait.pods_pending_at_end, s.evictions, format_duration(s.pod_wait.p50),
@@ -107,7 +107,7 @@ nlohmann::json to_json(const SimulationReport& report) {
   const Summary& s = report.summary;
   nlohmann::json timeline = nlohmann::json::array();
   for (const TimelineEntry& e : report.timeline) {
-    timeline.push_back({{"at_seconds", static_cast<double>(e.at.count()) / 1000}, {"kind", e.kind}, {"message", e.message}});
+    timeline.push_back({{"at_seconds", seconds(e.at)}, {"kind", e.kind}, {"message", e.message}});
   }
   nlohmann::json cost = nlohmann::json::array();
   for (const CostLine& line : s.cost_lines) {
@@ -118,7 +118,6 @@ nlohmann::json to_json(const SimulationReport& report) {
                     {"node_hours", line.node_hours},
                     {"cost_usd", line.cost}});
   }
-  auto seconds = [](Duration d) { return static_cast<double>(d.count()) / 1000; };
   nlohmann::json autoscalers = nlohmann::json::array();
   for (const AutoscalerSummary& a : s.autoscalers) {
     autoscalers.push_back({{"name", a.name},

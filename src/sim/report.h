@@ -10,6 +10,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "api/duration.h"
+#include "api/instant.h"
 #include "controllers/ports.h"
 #include "controllers/workload_autoscaler_loop.h"
 
@@ -62,19 +63,19 @@ struct PodOutcome {
   std::string node;      // empty: never bound
   std::string nodepool;  // the node's NodePool; empty for nodes from the manifests
   std::optional<Duration> wait;  // creation to bind
-  Duration created{0};
+  Instant created{};
 };
 
 // An Event a controller recorded on one object: why it nominated a pod, launched a NodeClaim, disrupted a node or
 // rescaled a workload. `scalewright run` records the same as Kubernetes Events; a run keeps them for `explain`.
 struct ObjectEventAt {
-  Duration at{0};
+  Instant at{};
   controllers::ObjectEvent event;
 };
 
 // The cluster at one moment of the run, for a report's charts over time.
 struct Sample {
-  Duration at{0};
+  Instant at{};
   // Live nodes (launching, Ready or draining) by owner and capacity type: "default on-demand", "group/ng-1 spot",
   // "(manifests) on-demand".
   std::map<std::string, std::int32_t> nodes;
@@ -97,7 +98,7 @@ struct SimulationReport {
   std::string cluster_autoscaler_status;  // the cluster-autoscaler-status report at the end; empty without CA
   // The report as it stood at the times asked for (SimulationInput::status_at), in time order.
   struct StatusAt {
-    Duration at{0};
+    Instant at{};
     std::string status;
   };
   std::vector<StatusAt> cluster_autoscaler_status_at;
@@ -125,5 +126,9 @@ nlohmann::json to_json(const SimulationReport& report);
 
 // The value at quantile q (0..1) of `values`, by the nearest-rank method; 0 for an empty list.
 Duration quantile(std::vector<Duration> values, double q);
+
+// A time as the JSON report and the HTML page write it: seconds (an instant: since the run's start).
+inline double seconds(Duration d) { return static_cast<double>(d.count()) / 1000; }
+inline double seconds(Instant at) { return seconds(since_start(at)); }
 
 }  // namespace scalewright::sim

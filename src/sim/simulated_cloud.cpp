@@ -81,7 +81,7 @@ cloud::CloudResult<cloud::Created> SimulatedCloud::create(const cloud::CreateReq
     std::snprintf(id, sizeof id, "i-%017llx", static_cast<unsigned long long>(next_instance_++));
     cloud::Instance instance{id, request.name, option.instance_type, *option.offering,
                              cloud::aws::provider_id(option.offering->zone, id)};
-    running_[instance.id] = {instance, never_ready ? std::nullopt : std::optional<Duration>(now_ + Duration(boot))};
+    running_[instance.id] = {instance, never_ready ? std::nullopt : std::optional<Instant>(now_ + Duration(boot))};
     created.instance = std::move(instance);
     created.launched = option;
     return created;
@@ -115,7 +115,7 @@ cloud::CloudResult<std::vector<cloud::Instance>> SimulatedCloud::list() const {
   return out;
 }
 
-std::optional<Duration> SimulatedCloud::ready_at(const std::string& instance_id) const {
+std::optional<Instant> SimulatedCloud::ready_at(const std::string& instance_id) const {
   auto it = running_.find(instance_id);
   return it == running_.end() ? std::nullopt : it->second.ready_at;
 }

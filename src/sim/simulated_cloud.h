@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 
+#include "api/instant.h"
 #include "api/scenario.h"
 #include "cloud/cloud_provider.h"
 #include "cloud/node_class.h"
@@ -32,7 +33,7 @@ class SimulatedCloud : public cloud::CloudProvider {
     cap_reached_ = std::move(reached);
   }
   // The simulator moves the cloud's clock before each call.
-  void set_now(Duration now) { now_ = now; }
+  void set_now(Instant now) { now_ = now; }
 
   const cloud::Catalog& catalog() const override { return catalog_; }
   // A NodePool naming an EC2NodeClass launches the catalog as that class shapes it; one naming an EC2NodeClass that
@@ -56,7 +57,7 @@ class SimulatedCloud : public cloud::CloudProvider {
   std::int32_t insufficient_capacity_errors() const { return insufficient_capacity_errors_; }
 
   // When a running instance's node registers and becomes Ready (drawn at launch); nullopt when it never will.
-  std::optional<Duration> ready_at(const std::string& instance_id) const;
+  std::optional<Instant> ready_at(const std::string& instance_id) const;
 
  private:
   bool in_insufficient_capacity_window(const cloud::LaunchOption& option) const;
@@ -73,11 +74,11 @@ class SimulatedCloud : public cloud::CloudProvider {
   mutable std::vector<std::unique_ptr<cloud::Catalog>> shaped_;
   CloudSpec spec_;
   Random random_;
-  Duration now_{0};
+  Instant now_{};
   std::uint64_t next_instance_ = 1;
   struct Running {
     cloud::Instance instance;
-    std::optional<Duration> ready_at;
+    std::optional<Instant> ready_at;
   };
   std::map<std::string, Running> running_;  // by instance id
   std::int32_t insufficient_capacity_errors_ = 0;

@@ -43,7 +43,7 @@ bool Simulation::nodeclaim_created(state::NodeRecord claim, const std::vector<cl
 // it was created, and takes the instance.
 void Simulation::node_launched(state::NodeRecord node, bool running_already) {
   const std::string name = node.name();
-  const std::optional<Duration> ready = running_already ? std::optional(now_) : cloud_.ready_at(node.instance_id);
+  const std::optional<Instant> ready = running_already ? std::optional(now_) : cloud_.ready_at(node.instance_id);
   state_.node_launched(std::move(node));
   if (running_already) {
     on_node_ready(name);

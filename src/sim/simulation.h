@@ -16,6 +16,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "api/instant.h"
 #include "api/wording.h"
 #include "controllers/disruption/controller.h"
 #include "controllers/cluster_autoscaler_controller.h"
@@ -54,7 +55,7 @@ enum class EventKind {
 };
 
 struct Event {
-  Duration at{0};
+  Instant at{};
   std::uint64_t sequence = 0;  // ties at the same time run in the order scheduled; a timer's id
   EventKind kind = EventKind::Timeline;
   std::size_t index = 0;       // timeline step, fault
@@ -69,8 +70,8 @@ class Simulation final : public controllers::Clock, public controllers::ClusterW
   SimulationReport run();
 
   // --- controllers::Clock ---
-  Duration now() const override { return now_; }
-  controllers::TimerId wake_at(Duration at, std::function<void()> wake) override;
+  Instant now() const override { return now_; }
+  controllers::TimerId wake_at(Instant at, std::function<void()> wake) override;
   void cancel(controllers::TimerId timer) override { cancelled_.insert(timer); }
 
   // --- controllers::ClusterWriter: each change observed into the state at once, as a watch would deliver it ---
@@ -100,7 +101,7 @@ class Simulation final : public controllers::Clock, public controllers::ClusterW
   state::PodRecord& record_of(const state::PodRecord& pod);
   // --- the loop (simulator.cpp) ---
   void push(Event e);
-  bool pop_due(Event& out, std::optional<Duration> at);
+  bool pop_due(Event& out, std::optional<Instant> at);
   void handle(Event& e);
   void settle();
   void run_timeline_step(const TimelineStep& step);
@@ -114,9 +115,11 @@ class Simulation final : public controllers::Clock, public controllers::ClusterW
   void stop(std::string reason);
   void note(std::string kind, std::string message) { record({now_, std::move(kind), std::move(message)}); }
   RunProgress progress() const;
-  void advance_to(Duration t);
+  void advance_to(Instant t);
+  // The run's last instant: spec.duration after its start (or where it stopped).
+  Instant end() const { return Instant(scenario_.duration); }
   // The cluster as it stands now, as sample `at` (the state holds from the last event until the next).
-  Sample sample(Duration at) const;
+  Sample sample(Instant at) const;
   SimulationReport report();
 
   // --- what Kubernetes does (kubernetes.cpp) ---
@@ -132,7 +135,7 @@ class Simulation final : public controllers::Clock, public controllers::ClusterW
   void set_unschedulable(const std::string& node, bool unschedulable);
   // The pod gets its deletionTimestamp and leaves its controller's count; it stops at `stops_at` (never: its node
   // cannot confirm it, and it goes with the node).
-  void mark_deleted(state::PodRecord& pod, std::optional<Duration> stops_at);
+  void mark_deleted(state::PodRecord& pod, std::optional<Instant> stops_at);
   void on_pod_terminated(const std::string& key);
   void on_node_failure(const NodeFailureEvent& failure);
   void on_taint_eviction(const std::string& node);
@@ -141,13 +144,13 @@ class Simulation final : public controllers::Clock, public controllers::ClusterW
 
   Scenario scenario_;
   SimulatedCloud cloud_;
-  std::vector<Duration> status_at_;
+  std::vector<Instant> status_at_;
   TimelineStream stream_;  // the timeline to the input's sink as the run goes
   SimulationLimits limits_;
   bool object_records_ = true;
   std::string stopped_;  // why the run ended early (a limit); empty while it goes on
 
-  Duration now_{0};
+  Instant now_{};
   std::uint64_t next_sequence_ = 0;
   std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
   std::unordered_set<controllers::TimerId> cancelled_;

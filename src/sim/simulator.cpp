@@ -47,21 +47,21 @@ void Simulation::push(Event e) {
   events_.push(std::move(e));
 }
 
-controllers::TimerId Simulation::wake_at(Duration at, std::function<void()> wake) {
+controllers::TimerId Simulation::wake_at(Instant at, std::function<void()> wake) {
   const controllers::TimerId id = next_sequence_;
   push({std::max(at, now_), 0, EventKind::Timer, 0, {}, std::move(wake)});
   return id;
 }
 
 // The next event due no later than the scenario's end (and at `at`, when given), cancelled timers dropped unseen.
-bool Simulation::pop_due(Event& out, std::optional<Duration> at) {
+bool Simulation::pop_due(Event& out, std::optional<Instant> at) {
   while (!events_.empty()) {
     const Event& top = events_.top();
     if (top.kind == EventKind::Timer && cancelled_.erase(top.sequence) > 0) {
       events_.pop();
       continue;
     }
-    if (top.at > scenario_.duration || (at && top.at != *at)) return false;
+    if (top.at > end() || (at && top.at != *at)) return false;
     out = std::move(const_cast<Event&>(top));  // popped next: its order fields stay readable for the heap
     events_.pop();
     return true;
@@ -80,7 +80,7 @@ SimulationReport Simulation::run() {
     push({scenario_.cloud.faults.node_failures[i].at, 0, EventKind::NodeFailure, i, {}, {}});
   }
   if (node_groups_) {
-    for (Duration at : status_at_) push({at, 0, EventKind::StatusRequest, 0, {}, {}});
+    for (Instant at : status_at_) push({at, 0, EventKind::StatusRequest, 0, {}, {}});
   }
   settle();
   stream_.flush(timeline_, progress());
@@ -99,7 +99,7 @@ SimulationReport Simulation::run() {
       statuses_.push_back({now_, node_groups_->loop().status(now_, kWallClockAtStart)});
     }
   }
-  advance_to(scenario_.duration);
+  advance_to(end());
   stream_.flush(timeline_, progress());
   return report();
 }
@@ -393,7 +393,7 @@ void Simulation::on_spot_reclaim(const std::string& name) {
 void Simulation::stop(std::string reason) {
   if (!stopped_.empty()) return;
   stopped_ = std::move(reason);
-  scenario_.duration = now_;
+  scenario_.duration = since_start(now_);
 }
 
 RunProgress Simulation::progress() const {
@@ -401,7 +401,7 @@ RunProgress Simulation::progress() const {
   return {now_, scenario_.duration, state_.pods().size() - pending, pending, state_.live_nodes()};
 }
 
-Sample Simulation::sample(Duration at) const {
+Sample Simulation::sample(Instant at) const {
   Sample s;
   s.at = at;
   if (!sampled_nodes_.take().empty() || !node_tally_) {
@@ -442,14 +442,14 @@ Sample Simulation::sample(Duration at) const {
   return s;
 }
 
-void Simulation::advance_to(Duration t) {
+void Simulation::advance_to(Instant t) {
   if (t <= now_) return;
   // The samples due from now until t: the cluster stays as it is in between.
   if (sample_interval_.count() == 0) {
     sample_interval_ = std::max(Duration(10'000), Duration(scenario_.duration.count() / kSamples));
   }
-  for (Duration at = Duration((now_.count() + sample_interval_.count() - 1) / sample_interval_.count() *
-                              sample_interval_.count());
+  for (Instant at(Duration((since_start(now_).count() + sample_interval_.count() - 1) / sample_interval_.count() *
+                           sample_interval_.count()));
        at < t; at += sample_interval_) {
     samples_.push_back(sample(at));
   }
@@ -479,7 +479,7 @@ SimulationReport Simulation::report() {
   r.samples.push_back(sample(now_));  // the end
   r.sample_interval = sample_interval_;
   Summary& s = r.summary;
-  s.autoscalers = workload_autoscaler_.summary(scenario_.duration);
+  s.autoscalers = workload_autoscaler_.summary(end());
   std::map<std::tuple<std::string, std::string, std::string>, CostLine> lines;
   state_.retire_terminated();
   std::vector<const state::NodeRecord*> every_node;
@@ -487,8 +487,8 @@ SimulationReport Simulation::report() {
   for (const auto& [name, node] : state_.nodes()) every_node.push_back(&node);
   for (const state::NodeRecord* n : every_node) {
     const state::NodeRecord& node = *n;
-    const Duration end = node.terminated_at.value_or(scenario_.duration);
-    const double hours = static_cast<double>((end - node.launched_at).count()) / 3'600'000.0;
+    const Instant ended = node.terminated_at.value_or(end());
+    const double hours = static_cast<double>((ended - node.launched_at).count()) / 3'600'000.0;
     const std::string owner = node.node_group.empty() ? node.nodepool : "group/" + node.node_group;
     CostLine& line = lines[{owner, node.instance_type, node.capacity_type}];
     line.nodepool = owner;

@@ -5,6 +5,7 @@
 // input and seed, same report.
 #include <vector>
 
+#include "api/instant.h"
 #include "api/nodepool.h"
 #include "api/scenario.h"
 #include "cloud/catalog.h"
@@ -25,7 +26,7 @@ struct SimulationInput {
   cloud::Catalog catalog;
   // Times at which to keep Cluster Autoscaler's status report as well as at the end (`simulate --status-at`): the
   // report as CA writes it after its scans up to and including that instant.
-  std::vector<Duration> status_at;
+  std::vector<Instant> status_at;
   // Told of each timeline entry and of the run's progress while it runs (`simulate` prints them as they come);
   // null: nobody watches. Not owned.
   TimelineSink* timeline_sink = nullptr;

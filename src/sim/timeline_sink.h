@@ -7,13 +7,14 @@
 #include <vector>
 
 #include "api/duration.h"
+#include "api/instant.h"
 #include "sim/report.h"
 
 namespace scalewright::sim {
 
 // Where a run stands after an instant of simulated time has settled.
 struct RunProgress {
-  Duration at{0};
+  Instant at{};
   Duration duration{0};         // the scenario's spec.duration
   std::size_t pods_bound = 0;   // pods on a node (DaemonSet pods included)
   std::size_t pods_pending = 0;  // pods waiting for a node

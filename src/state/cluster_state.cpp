@@ -7,7 +7,7 @@
 
 namespace scalewright::state {
 
-PodRecord* ClusterState::pod_created(Pod pod, const std::string& workload, Duration now) {
+PodRecord* ClusterState::pod_created(Pod pod, const std::string& workload, Instant now) {
   // One lookup both refuses a name already taken and makes the entry.
   auto [it, inserted] = pods_.try_emplace(pod.meta.key());
   if (!inserted) return nullptr;
@@ -31,7 +31,7 @@ PodRecord* ClusterState::pod_created(Pod pod, const std::string& workload, Durat
   return &added;
 }
 
-void ClusterState::pod_bound(PodRecord& pod, scheduling::NodeId node, Duration now) {
+void ClusterState::pod_bound(PodRecord& pod, scheduling::NodeId node, Instant now) {
   pod_nominated(pod, Symbol());
   leave_queue(pod);
   pod.pod->spec.node_name = snapshot_.node(node).name();
@@ -75,10 +75,10 @@ void ClusterState::nominations_released(const std::string& node) {
   }
 }
 
-void ClusterState::pod_deleting(PodRecord& pod, Duration stops_at, Duration now) {
+void ClusterState::pod_deleting(PodRecord& pod, Instant stops_at, Instant now) {
   if (!pod.terminating_until) ++terminating_pods_;
   pod.terminating_until = stops_at;
-  pod.pod->meta.deletion_timestamp = now.count() / 1000;
+  pod.pod->meta.deletion_timestamp = since_start(now).count() / 1000;
   pods_changed_on(pod);
   if (auto owner = workloads_.find(pod.workload.string()); owner != workloads_.end()) {
     owner->second.pods.erase(pod.key);
@@ -242,7 +242,7 @@ void ClusterState::node_updated(const NodeRecord& node) {
   ++room_changes_;
 }
 
-void ClusterState::interruption_noticed(NodeRecord& node, Duration at) {
+void ClusterState::interruption_noticed(NodeRecord& node, Instant at) {
   node.reclaimed_at = at;
   ++interruption_notices_;
 }
@@ -260,7 +260,7 @@ void ClusterState::node_draining(NodeRecord& node) {
   ++node_departures_;
 }
 
-void ClusterState::node_terminated(NodeRecord& node, Duration at) {
+void ClusterState::node_terminated(NodeRecord& node, Instant at) {
   node.phase = NodePhase::Terminated;
   node.terminated_at = at;
   node_changed(node.name());
@@ -391,7 +391,7 @@ const NodePool* ClusterState::find_nodepool(const std::string& name) const {
   return it == nodepools_.end() ? nullptr : &it->second;
 }
 
-std::optional<Duration> ClusterState::node_failed_at(const PodRecord& pod) const {
+std::optional<Instant> ClusterState::node_failed_at(const PodRecord& pod) const {
   if (!pod.bound_at) return std::nullopt;
   const NodeRecord* node = find_node(pod.pod->spec.node_name);
   return node == nullptr ? std::nullopt : node->failed_at;

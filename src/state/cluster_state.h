@@ -18,6 +18,7 @@
 
 #include "api/autoscaling.h"
 #include "api/duration.h"
+#include "api/instant.h"
 #include "api/meta.h"
 #include "api/nodepool.h"
 #include "api/pod.h"
@@ -29,8 +30,8 @@ namespace scalewright::state {
 
 struct PodRecord {
   std::shared_ptr<Pod> pod;
-  Duration created{0};
-  std::optional<Duration> bound_at;
+  Instant created{};
+  std::optional<Instant> bound_at;
   Symbol nominated_node;     // the node (NodeClaim) the provisioner planned it onto (interned, as is the next)
   Symbol workload;           // owning workload's key, interned (a million pods share it); empty for bare pods
   Symbol scheduling_class;   // equivalence class, interned once: pods of one class fail together
@@ -42,7 +43,7 @@ struct PodRecord {
   Symbol last_reason;
   // Deleted (evicted, or by the taint manager): it keeps its place on the node (and out of its controller's
   // count) until its grace period ends, or for good when its node cannot confirm it.
-  std::optional<Duration> terminating_until;
+  std::optional<Instant> terminating_until;
 };
 
 // kube-scheduler's queue order: higher priority first, then older, then by key.
@@ -70,13 +71,13 @@ struct NodeRecord {
   // drift is a change of it. Empty for nodes launched by others.
   std::string nodepool_hash;
   std::string nodepool_hash_version;
-  Duration launched_at{0};
-  std::optional<Duration> terminated_at;
+  Instant launched_at{};
+  std::optional<Instant> terminated_at;
   NodePhase phase = NodePhase::Launching;
-  std::optional<Duration> failed_at;  // stopped reporting: NotReady and unreachable from then on
+  std::optional<Instant> failed_at;  // stopped reporting: NotReady and unreachable from then on
   // A spot interruption notice said the cloud takes its instance back then (EC2's two-minute warning, as the
   // simulator's fault or an SQS poller observes it).
-  std::optional<Duration> reclaimed_at;
+  std::optional<Instant> reclaimed_at;
   // Pods (not DaemonSet pods) bound or nominated to it, kept by the state as pods come and go: with none, the node
   // is empty.
   std::int32_t busy = 0;
@@ -128,16 +129,16 @@ class ClusterState {
 
   // --- observations: pods ---
   // A pod was created (owned by `workload`, empty for a bare pod); null when a pod of that name exists.
-  PodRecord* pod_created(Pod pod, const std::string& workload, Duration now);
+  PodRecord* pod_created(Pod pod, const std::string& workload, Instant now);
   // A pending pod was bound to `node` (a Ready node of the snapshot).
-  void pod_bound(PodRecord& pod, scheduling::NodeId node, Duration now);
+  void pod_bound(PodRecord& pod, scheduling::NodeId node, Instant now);
   // The pod's nominated node changed (empty: none).
   void pod_nominated(PodRecord& pod, Symbol node);
   // Every nomination to `node` ended (the node is Ready without those pods, or going away); their verdicts too.
   void nominations_released(const std::string& node);
   void pod_verdict(PodRecord& pod, Symbol reason) { pod.last_reason = reason; }
-  // The pod got its deletionTimestamp; it stops at `stops_at` (Duration::max(): not before its node goes).
-  void pod_deleting(PodRecord& pod, Duration stops_at, Duration now);
+  // The pod got its deletionTimestamp; it stops at `stops_at` (Instant::max(): not before its node goes).
+  void pod_deleting(PodRecord& pod, Instant stops_at, Instant now);
   // The kubelet reported another phase or readiness of the pod (already written into its status).
   void pod_status_changed() { ++disruption_budget_changes_; }
   // The pod is gone.
@@ -162,7 +163,7 @@ class ClusterState {
   void node_draining(NodeRecord& node);
   // The cloud warned that `node`'s instance is reclaimed at `at`: an observation, which the disruption controller
   // acts on (Karpenter's interruption controller acts on the NodeClaim in the same way).
-  void interruption_noticed(NodeRecord& node, Duration at);
+  void interruption_noticed(NodeRecord& node, Instant at);
   // A NodeClaim was deleted and its termination finalizer holds it (`deleting`), or it went / its finalizer was
   // removed (not `deleting`): whoever deleted it, its node is drained and its instance terminated before the
   // finalizer comes off (Karpenter's termination controller). Observed apart from the node's record, which may be
@@ -175,7 +176,7 @@ class ClusterState {
     }
   }
   // The instance is gone; the record leaves the working set at the next retire_terminated().
-  void node_terminated(NodeRecord& node, Duration at);
+  void node_terminated(NodeRecord& node, Instant at);
   // Terminated nodes move out of nodes(), which every scan would otherwise walk, into retired() when `keep` (the
   // simulator's bill reads them), else they are forgotten (a controller running for months keeps no history).
   void retire_terminated(bool keep = true);
@@ -239,7 +240,7 @@ class ClusterState {
   const std::vector<NodeRecord>& retired() const { return retired_; }
   std::int32_t live_nodes() const { return live_nodes_; }
   // When the node `pod` is bound to stopped reporting; nullopt while it reports (or the pod is not bound).
-  std::optional<Duration> node_failed_at(const PodRecord& pod) const;
+  std::optional<Instant> node_failed_at(const PodRecord& pod) const;
   // A NodeClaim launched (or a group's instance) whose node is not Ready yet.
   bool in_flight(const std::string& node) const;
 

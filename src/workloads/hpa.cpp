@@ -62,7 +62,7 @@ void set_condition(std::vector<HpaCondition>& conditions, std::string_view type,
 }  // namespace
 
 HpaDecision reconcile_hpa(const HorizontalPodAutoscaler& hpa, HpaState& state, const HpaTarget& target,
-                          const MetricsSource& metrics, Duration now, const HpaControllerConfig& config) {
+                          const MetricsSource& metrics, Instant now, const HpaControllerConfig& config) {
   HpaDecision decision;
   const std::int32_t current = target.spec_replicas;
   decision.current_replicas = current;

@@ -12,6 +12,7 @@
 
 #include "api/autoscaling.h"
 #include "api/duration.h"
+#include "api/instant.h"
 #include "api/labels.h"
 #include "api/result.h"
 #include "workloads/replica_calculator.h"
@@ -50,13 +51,13 @@ struct HpaControllerConfig {
 
 struct TimestampedRecommendation {
   std::int32_t replicas = 0;
-  Duration at{0};
+  Instant at{};
 };
 
 // A rescale the controller made, kept for the scaling policies' periods (upstream's timestampedScaleEvent).
 struct ScaleEvent {
   std::int32_t change = 0;  // replicas added (scale-up list) or removed (scale-down list), positive
-  Duration at{0};
+  Instant at{};
   bool outdated = false;
 };
 
@@ -90,7 +91,7 @@ struct HpaEvent {
 struct HpaState {
   std::int32_t current_replicas = 0;
   std::int32_t desired_replicas = 0;
-  std::optional<Duration> last_scale_time;
+  std::optional<Instant> last_scale_time;
   std::vector<TimestampedRecommendation> recommendations;
   std::vector<ScaleEvent> scale_up_events;
   std::vector<ScaleEvent> scale_down_events;
@@ -131,6 +132,6 @@ struct HpaTarget {
 // One sync of one HPA at `now`. Updates `state` as upstream updates the HPA's status and its in-memory histories,
 // assuming the rescale it returns is carried out.
 HpaDecision reconcile_hpa(const HorizontalPodAutoscaler& hpa, HpaState& state, const HpaTarget& target,
-                          const MetricsSource& metrics, Duration now, const HpaControllerConfig& config = {});
+                          const MetricsSource& metrics, Instant now, const HpaControllerConfig& config = {});
 
 }  // namespace scalewright::workloads

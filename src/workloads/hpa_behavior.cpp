@@ -72,11 +72,11 @@ Tolerances tolerances_for(const HorizontalPodAutoscaler& hpa, const HpaControlle
 
 // Upstream's stabilizeRecommendation: the highest recommendation of the downscale window wins, so a dip must last
 // the whole window before the HPA scales down. One expired entry is recycled for the new recommendation.
-std::int32_t stabilize_without_behavior(std::vector<TimestampedRecommendation>& recommendations,
-                                        std::int32_t proposal, Duration now, Duration window) {
+std::int32_t stabilize_without_behavior(std::vector<TimestampedRecommendation>& recommendations, std::int32_t proposal,
+                                        Instant now, Duration window) {
   std::int32_t highest = proposal;
   std::optional<std::size_t> expired;
-  const Duration cutoff = now - window;
+  const Instant cutoff = now - window;
   for (std::size_t i = 0; i < recommendations.size(); ++i) {
     if (recommendations[i].at < cutoff) {
       expired = i;
@@ -116,9 +116,9 @@ Limited limit_without_behavior(std::int32_t current, std::int32_t desired, std::
 // scale-up, the highest of the scale-down window bounds a scale-down, and the current count sits between them.
 Stabilized stabilize_with_behavior(std::vector<TimestampedRecommendation>& recommendations, std::int32_t current,
                                    std::int32_t proposal, const ScalingRules& up, const ScalingRules& down,
-                                   Duration now) {
-  const Duration up_cutoff = now - seconds(up.stabilization_window_seconds);
-  const Duration down_cutoff = now - seconds(down.stabilization_window_seconds);
+                                   Instant now) {
+  const Instant up_cutoff = now - seconds(up.stabilization_window_seconds);
+  const Instant down_cutoff = now - seconds(down.stabilization_window_seconds);
   std::int32_t up_recommendation = proposal;
   std::int32_t down_recommendation = proposal;
   std::optional<std::size_t> expired;
@@ -148,8 +148,8 @@ namespace {
 
 // Upstream's getReplicasChangePerPeriod: the replicas a direction moved within the last `period_seconds`.
 // Summed in int64: several large steps within one period may add up past int32.
-std::int64_t change_in_period(const std::vector<ScaleEvent>& events, std::int32_t period_seconds, Duration now) {
-  const Duration cutoff = now - seconds(period_seconds);
+std::int64_t change_in_period(const std::vector<ScaleEvent>& events, std::int32_t period_seconds, Instant now) {
+  const Instant cutoff = now - seconds(period_seconds);
   std::int64_t change = 0;
   for (const ScaleEvent& event : events) {
     if (event.at > cutoff) change += event.change;
@@ -160,13 +160,13 @@ std::int64_t change_in_period(const std::vector<ScaleEvent>& events, std::int32_
 // The replica count a policy's period started from: the current one less the period's scale-ups, plus its
 // scale-downs.
 std::int64_t replicas_at_period_start(std::int32_t current, const HpaState& state, const HpaScalingPolicy& policy,
-                                      Duration now) {
+                                      Instant now) {
   return current - change_in_period(state.scale_up_events, policy.period_seconds, now) +
          change_in_period(state.scale_down_events, policy.period_seconds, now);
 }
 
 // The most a scale-up may reach now: each policy allows its step from the count at the start of its period.
-std::int32_t scale_up_limit(std::int32_t current, const HpaState& state, const ScalingRules& rules, Duration now) {
+std::int32_t scale_up_limit(std::int32_t current, const HpaState& state, const ScalingRules& rules, Instant now) {
   if (rules.select_policy == ScalingPolicySelect::Disabled) return current;
   const bool min_change = rules.select_policy == ScalingPolicySelect::Min;
   std::int32_t result =
@@ -187,7 +187,7 @@ std::int32_t scale_up_limit(std::int32_t current, const HpaState& state, const S
 }
 
 // The least a scale-down may reach now; Percent rounds down (truncates), as upstream's int32 conversion does.
-std::int32_t scale_down_limit(std::int32_t current, const HpaState& state, const ScalingRules& rules, Duration now) {
+std::int32_t scale_down_limit(std::int32_t current, const HpaState& state, const ScalingRules& rules, Instant now) {
   if (rules.select_policy == ScalingPolicySelect::Disabled) return current;
   const bool min_change = rules.select_policy == ScalingPolicySelect::Min;
   std::int32_t result =
@@ -217,7 +217,7 @@ std::int32_t longest_period(const ScalingRules& rules) {
 // Upstream's convertDesiredReplicasWithBehaviorRate.
 Limited limit_with_behavior(std::int32_t current, std::int32_t desired, std::int32_t min_replicas,
                             std::int32_t max_replicas, const HpaState& state, const ScalingRules& up,
-                            const ScalingRules& down, Duration now) {
+                            const ScalingRules& down, Instant now) {
   if (desired > current) {
     // Events of the period may already exceed the policy; then hold, never shrink on a scale-up.
     const std::int32_t limit = std::max(scale_up_limit(current, state, up, now), current);
@@ -241,12 +241,12 @@ Limited limit_with_behavior(std::int32_t current, std::int32_t desired, std::int
 // Upstream's storeScaleEvent: only HPAs with behavior keep events; one that has left the longest policy period
 // is recycled for the new one.
 void record_scale_event(HpaState& state, const HorizontalPodAutoscaler& hpa, const HpaControllerConfig& config,
-                        std::int32_t previous, std::int32_t next, Duration now) {
+                        std::int32_t previous, std::int32_t next, Instant now) {
   if (!hpa.behavior) return;
   const bool up = next > previous;
   const ScalingRules rules = up ? scale_up_rules(*hpa.behavior) : scale_down_rules(*hpa.behavior, config);
   std::vector<ScaleEvent>& events = up ? state.scale_up_events : state.scale_down_events;
-  const Duration cutoff = now - seconds(longest_period(rules));
+  const Instant cutoff = now - seconds(longest_period(rules));
   std::optional<std::size_t> outdated;
   for (std::size_t i = 0; i < events.size(); ++i) {
     if (events[i].at < cutoff) events[i].outdated = true;

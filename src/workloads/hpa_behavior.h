@@ -8,6 +8,7 @@
 
 #include "api/autoscaling.h"
 #include "api/duration.h"
+#include "api/instant.h"
 #include "workloads/hpa.h"
 #include "workloads/replica_calculator.h"
 
@@ -30,8 +31,8 @@ struct Limited {
   std::string_view message;
 };
 
-std::int32_t stabilize_without_behavior(std::vector<TimestampedRecommendation>& recommendations,
-                                        std::int32_t proposal, Duration now, Duration window);
+std::int32_t stabilize_without_behavior(std::vector<TimestampedRecommendation>& recommendations, std::int32_t proposal,
+                                        Instant now, Duration window);
 Limited limit_without_behavior(std::int32_t current, std::int32_t desired, std::int32_t min_replicas,
                                std::int32_t max_replicas);
 
@@ -43,11 +44,11 @@ struct Stabilized {
 
 Stabilized stabilize_with_behavior(std::vector<TimestampedRecommendation>& recommendations, std::int32_t current,
                                    std::int32_t proposal, const ScalingRules& up, const ScalingRules& down,
-                                   Duration now);
+                                   Instant now);
 Limited limit_with_behavior(std::int32_t current, std::int32_t desired, std::int32_t min_replicas,
                             std::int32_t max_replicas, const HpaState& state, const ScalingRules& up,
-                            const ScalingRules& down, Duration now);
+                            const ScalingRules& down, Instant now);
 void record_scale_event(HpaState& state, const HorizontalPodAutoscaler& hpa, const HpaControllerConfig& config,
-                        std::int32_t previous, std::int32_t next, Duration now);
+                        std::int32_t previous, std::int32_t next, Instant now);
 
 }  // namespace scalewright::workloads::detail

@@ -7,6 +7,7 @@
 
 #include "api/autoscaling.h"
 #include "api/duration.h"
+#include "api/instant.h"
 #include "workloads/hpa.h"
 #include "workloads/replica_calculator.h"
 
@@ -16,7 +17,7 @@ struct SyncInputs {
   const HorizontalPodAutoscaler& hpa;
   const HpaTarget& target;
   const MetricsSource& metrics;
-  Duration now;
+  Instant now;
   const HpaControllerConfig& config;
   Tolerances tolerances;
   std::int32_t spec_replicas;

@@ -59,7 +59,7 @@ std::string target_key(const ScaledObject& so) {
 }  // namespace
 
 KedaPoll poll_scaled_object(const ScaledObject& so, ScaledObjectState& state, std::int32_t current_replicas,
-                            const TriggerReader& reader, Duration now, std::chrono::sys_seconds wall_clock) {
+                            const TriggerReader& reader, Instant now, std::chrono::sys_seconds wall_clock) {
   KedaPoll poll;
   poll.current_replicas = current_replicas;
   poll.desired_replicas = current_replicas;

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "api/autoscaling.h"
+#include "api/instant.h"
 #include "api/time_zone.h"
 #include "api/duration.h"
 #include "api/result.h"
@@ -89,7 +90,7 @@ struct TriggerReading {
   std::optional<double> value;  // absent when it failed
   bool active = false;
   std::string error;
-  Duration at{0};
+  Instant at{};
 };
 
 // keda_trigger of every trigger of one ScaledObject, kept in its ScaledObjectState so that the poll and the adapter
@@ -115,8 +116,8 @@ struct TriggerHealth {
 };
 
 struct ScaledObjectState {
-  std::optional<Duration> created;      // metadata.creationTimestamp; the first poll sets it when unset
-  std::optional<Duration> last_active;  // status.lastActiveTime; unset until a trigger was seen active
+  std::optional<Instant> created;       // metadata.creationTimestamp; the first poll sets it when unset
+  std::optional<Instant> last_active;   // status.lastActiveTime; unset until a trigger was seen active
   std::optional<bool> active;           // the Active condition; unset: Unknown
   std::string active_reason;            // ScalerActive, ScalerNotActive, ScalerCooldown
   std::map<std::string, TriggerHealth> health;    // by metric name; written by the adapter
@@ -148,7 +149,7 @@ struct KedaPoll {
   std::string reason;                 // "prometheus s0-prometheus value 12.5 above activation threshold 0; ..."
   std::vector<KedaTriggerResult> triggers;  // in spec order
   std::vector<KedaEvent> events;
-  Duration next_poll{0};  // now + pollingInterval
+  Instant next_poll{};  // now + pollingInterval
 };
 
 // One pass of KEDA's scale loop (scale_handler checkScalers + executor RequestScale) at `now` (engine clock, ms);
@@ -162,9 +163,8 @@ struct KedaPoll {
 //           (or min) once lastActiveTime + cooldownPeriod < now, or when never active once creation +
 //           initialCooldownPeriod < now (strictly: at exactly cooldownPeriod it still waits),
 //           KEDAScaleTargetDeactivated; replicas < min without idleReplicaCount -> min.
-KedaPoll poll_scaled_object(const ScaledObject& scaled_object, ScaledObjectState& state,
-                            std::int32_t current_replicas, const TriggerReader& reader, Duration now,
-                            std::chrono::sys_seconds wall_clock);
+KedaPoll poll_scaled_object(const ScaledObject& scaled_object, ScaledObjectState& state, std::int32_t current_replicas,
+                            const TriggerReader& reader, Instant now, std::chrono::sys_seconds wall_clock);
 
 // KEDA's metrics adapter for one ScaledObject: serves external.metrics.k8s.io for the metrics keda_hpa generated
 // (values in milli-units, truncated as KEDA's GenerateMetricInMili does) and hands resource, pod and object metrics
@@ -183,7 +183,7 @@ class ScaledObjectMetrics : public MetricsSource {
   // Cron triggers read this wall clock; the caller moves it forward before each HPA sync.
   void set_wall_clock(std::chrono::sys_seconds wall_clock) { wall_clock_ = wall_clock; }
   // The engine time recorded on readings.
-  void set_now(Duration now) { now_ = now; }
+  void set_now(Instant now) { now_ = now; }
 
   Result<std::map<std::string, PodMetricSample>> pod_resource_usage(const std::string& namespace_,
                                                                     const std::string& resource,
@@ -209,7 +209,7 @@ class ScaledObjectMetrics : public MetricsSource {
   const TriggerReader* reader_;
   const MetricsSource* resources_;
   std::chrono::sys_seconds wall_clock_{};
-  Duration now_{0};
+  Instant now_{};
 };
 
 }  // namespace scalewright::workloads

@@ -65,7 +65,7 @@ bool using_modifiers(const ScaledObject& so) {
 
 // How each scaler's own value is read: the cron schedule here, everything else through the reader.
 TriggerReading read_value(const ScaledObject& so, const KedaTrigger& trigger, const TriggerReader& reader,
-                          std::chrono::sys_seconds wall_clock, Duration now) {
+                          std::chrono::sys_seconds wall_clock, Instant now) {
   TriggerReading reading;
   reading.at = now;
   if (trigger.kind == KedaTrigger::Kind::Cron) {

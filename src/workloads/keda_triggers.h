@@ -8,6 +8,7 @@
 
 #include "api/autoscaling.h"
 #include "api/duration.h"
+#include "api/instant.h"
 #include "workloads/keda.h"
 
 namespace scalewright::workloads::detail {
@@ -20,6 +21,6 @@ bool is_resource_trigger(const ScaledObjectTrigger& t);
 // Whether scalingModifiers says anything: then the formula, not each trigger, decides.
 bool using_modifiers(const ScaledObject& so);
 TriggerReading read_value(const ScaledObject& so, const KedaTrigger& trigger, const TriggerReader& reader,
-                          std::chrono::sys_seconds wall_clock, Duration now);
+                          std::chrono::sys_seconds wall_clock, Instant now);
 
 }  // namespace scalewright::workloads::detail

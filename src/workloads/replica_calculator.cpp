@@ -16,7 +16,7 @@ namespace {
 enum class PodGroup { Ready, Unready, Missing, Ignored };
 
 bool cpu_sample_unready(const HpaPod& pod, const PodMetricSample& sample, const ReplicaCalculatorConfig& config,
-                        Duration now) {
+                        Instant now) {
   // Without a Ready condition or a start time nothing says the pod is serving, so its sample is not trusted.
   if (!pod.ready || !pod.start_time) return true;
   if (*pod.start_time + config.cpu_initialization_period > now) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "api/duration.h"
+#include "api/instant.h"
 #include "api/pod.h"
 #include "api/result.h"
 
@@ -34,8 +35,8 @@ struct HpaPod {
   std::string name;
   PodPhase phase = PodPhase::Running;
   std::optional<bool> ready;                      // the Ready condition's status; absent: no Ready condition
-  Duration ready_last_transition{0};              // the Ready condition's lastTransitionTime
-  std::optional<Duration> start_time;             // status.startTime; absent: not started
+  Instant ready_last_transition{};                // the Ready condition's lastTransitionTime
+  std::optional<Instant> start_time;              // status.startTime; absent: not started
   bool deleting = false;                          // metadata.deletionTimestamp is set
   std::vector<HpaContainer> containers;
 };
@@ -43,7 +44,7 @@ struct HpaPod {
 // One pod's sample from the resource metrics API: usage in milli-units over `window`, ending at `timestamp`.
 struct PodMetricSample {
   std::int64_t value_milli = 0;
-  Duration timestamp{0};
+  Instant timestamp{};
   Duration window{0};
 };
 
@@ -79,7 +80,7 @@ struct ResourceReplicasInput {
   std::vector<HpaPod> pods;      // the pods the HPA's selector matches
   std::map<std::string, PodMetricSample> metrics;  // pod name -> sample
   ResourceTarget target;
-  Duration now{0};
+  Instant now{};
   std::optional<Tolerances> tolerances;  // unset: config.tolerance in both directions
 };
 

@@ -97,7 +97,8 @@ TEST(Simulate, StreamedTimelineIsByteForByteThePrintedTimelineThenTheSummary) {
   std::filesystem::remove(options.output_json);
   sim::SimulationReport report;
   for (const nlohmann::json& e : json["timeline"]) {
-    report.timeline.push_back({Duration(std::llround(e["at_seconds"].get<double>() * 1000)), e["kind"], e["message"]});
+    report.timeline.push_back(
+        {Instant(Duration(std::llround(e["at_seconds"].get<double>() * 1000))), e["kind"], e["message"]});
   }
   std::ostringstream printed;
   sim::print_timeline(report, printed);
@@ -157,8 +158,8 @@ TEST(Simulate, DedicatedDatabaseNodesTakeOnlyThePodsThatTolerateThem) {
 std::vector<std::string> timeline_lines(const nlohmann::json& report, const std::string& kind) {
   std::vector<std::string> out;
   for (const nlohmann::json& e : entries(report, kind)) {
-    out.push_back(sim::format_time(Duration(static_cast<std::int64_t>(e["at_seconds"].get<double>() * 1000))) + " " +
-                  e["message"].get<std::string>());
+    out.push_back(format_time(Instant(Duration(static_cast<std::int64_t>(e["at_seconds"].get<double>() * 1000)))) +
+                  " " + e["message"].get<std::string>());
   }
   return out;
 }

@@ -18,8 +18,8 @@ struct FakeClock {
   }
 };
 
-const sim::TimelineEntry kScale{Duration(10'000), "scale", "scale Deployment default/inflate 0 -> 5"};
-const sim::TimelineEntry kPending{Duration(10'000), "pending", "5 pods pending: no node fits them"};
+const sim::TimelineEntry kScale{Instant(Duration(10'000)), "scale", "scale Deployment default/inflate 0 -> 5"};
+const sim::TimelineEntry kPending{Instant(Duration(10'000)), "pending", "5 pods pending: no node fits them"};
 
 TEST(TimelinePrinter, PrintsEachEntryAsPrintTimelineDoes) {
   std::ostringstream out;
@@ -36,8 +36,8 @@ TEST(TimelinePrinter, ProgressLineIsRedrawnAtMostEvery200MsAndErasedBeforeATimel
   FakeClock wall;
   std::ostringstream out, err;
   TimelinePrinter printer(&out, &err, wall.clock());
-  const sim::RunProgress at_10s{Duration(10'000), Duration(1'200'000), 0, 5, 0};
-  const sim::RunProgress at_71s{Duration(71'000), Duration(1'200'000), 5, 0, 1};
+  const sim::RunProgress at_10s{Instant(Duration(10'000)), Duration(1'200'000), 0, 5, 0};
+  const sim::RunProgress at_71s{Instant(Duration(71'000)), Duration(1'200'000), 5, 0, 1};
 
   wall.now += 150ms;  // too soon after the start: nothing drawn
   printer.on_progress(at_10s);
@@ -71,9 +71,9 @@ TEST(TimelinePrinter, ShorterProgressLineCoversTheRestOfTheLongerOne) {
   TimelinePrinter printer(nullptr, &err, wall.clock());
   printer.set_progress_label("nodepools.yaml: ");
   wall.now += 200ms;
-  printer.on_progress({Duration(5'000), Duration(600'000), 123, 45, 6});
+  printer.on_progress({Instant(Duration(5'000)), Duration(600'000), 123, 45, 6});
   wall.now += 200ms;
-  printer.on_progress({Duration(6'000), Duration(600'000), 1, 0, 1});
+  printer.on_progress({Instant(Duration(6'000)), Duration(600'000), 1, 0, 1});
   const std::string first = "nodepools.yaml: t=5s of 10m0s  pods 123 bound, 45 pending  nodes 6";
   const std::string second = "nodepools.yaml: t=6s of 10m0s  pods 1 bound, 0 pending  nodes 1";
   EXPECT_EQ(err.str(), "\r" + first + "\r" + second + std::string(first.size() - second.size(), ' '));

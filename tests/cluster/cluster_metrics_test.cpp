@@ -67,7 +67,7 @@ TEST_F(ResourceMetrics, UsageOfTheSelectedPodsSummedOverTheirContainers) {
   // 250m + 1,500,000n (1.5m, rounded up to 2m as Quantity.MilliValue() rounds) = 252m; web-2 100m.
   EXPECT_EQ(cpu->at("web-1").value_milli, 252);
   EXPECT_EQ(cpu->at("web-2").value_milli, 100);
-  EXPECT_EQ(cpu->at("web-1").timestamp, Duration(10'000));
+  EXPECT_EQ(cpu->at("web-1").timestamp, Instant(Duration(10'000)));
   EXPECT_EQ(cpu->at("web-1").window, Duration(15'000));
 
   // Memory in milli-bytes, as the replica calculator reads every resource but cpu: (64 + 1) MiB.

@@ -75,7 +75,7 @@ class Observer : public ::testing::Test {
   TimeBase time{std::chrono::system_clock::time_point(std::chrono::seconds(1'800'000'000))};
   Told told;
   ClusterObserver observer{state, types, time, told};
-  Duration now{5'000};
+  Instant now{Duration(5'000)};
 
   void see(const Resource& resource, Change change, const json& object) {
     observer.observe(resource, change, object, now);
@@ -274,7 +274,7 @@ TEST_F(Observer, DeletionTimestampMarksThePodTerminating) {
   see(resources::pods, Change::Modified, deleting);
   const state::PodRecord* record = state.find_pod("default/web-1");
   ASSERT_TRUE(record->terminating_until.has_value());
-  EXPECT_EQ(*record->terminating_until, Duration(30'000));
+  EXPECT_EQ(*record->terminating_until, Instant(Duration(30'000)));
 }
 
 TEST_F(Observer, RelistDeletesWhatItNoLongerHolds) {
@@ -317,7 +317,7 @@ TEST_F(Observer, NodeClaimOfAnEarlierRunIsInFlightUntilItsNodeRegisters) {
   EXPECT_TRUE(observer.nodeclaims().at("default-abcde").finalizer);
   EXPECT_FALSE(observer.nodeclaims().at("default-abcde").deleting);
   // Launched when it was created: its registration TTL has 5 min left, not 15.
-  EXPECT_EQ(record->launched_at, Duration(-600'000));
+  EXPECT_EQ(record->launched_at, Instant(Duration(-600'000)));
   // The template hash it was launched with, which drift compares with its NodePool's now.
   EXPECT_EQ(record->nodepool_hash, "0123456789abcdef");
   EXPECT_EQ(record->nodepool_hash_version, "scalewright-v1");

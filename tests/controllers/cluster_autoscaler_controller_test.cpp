@@ -109,7 +109,7 @@ TEST_F(NodeGroups, MoreLiveNodesThanTheDesiredCapacityAreTheTarget) {
   EXPECT_THAT(writer.calls_of("node_launched"), IsEmpty());
   EXPECT_THAT(cloud.calls, IsEmpty());
   // And the scan runs from now on.
-  EXPECT_THAT(clock.pending(), ElementsAre(Duration(0)));
+  EXPECT_THAT(clock.pending(), ElementsAre(kStart));
 }
 
 TEST_F(NodeGroups, PendingPodsAreToldWhichScaleUpTheyTriggeredAndWhyNotOnceWhileTheReasonHolds) {
@@ -123,7 +123,7 @@ TEST_F(NodeGroups, PendingPodsAreToldWhichScaleUpTheyTriggeredAndWhyNotOnceWhile
   add_pod(state, clock, "web-1", 1500);
   add_pod(state, clock, "big-0", 3000);
   groups->resume();
-  clock.advance_to(0s);
+  clock.advance_to(kStart + 0s);
   EXPECT_EQ(target(), 4);
   auto pod_events = [&] {
     std::vector<std::string> out;
@@ -138,7 +138,7 @@ TEST_F(NodeGroups, PendingPodsAreToldWhichScaleUpTheyTriggeredAndWhyNotOnceWhile
                           "0s Pod default/big-0 NotTriggerScaleUp: pod didn't trigger scale-up: 1 Insufficient cpu"));
   // The next scan, 10 s on: the web pods wait for the two nodes coming up, and big-0's reason is the same: nothing
   // more is said.
-  clock.advance_to(10s);
+  clock.advance_to(kStart + 10s);
   EXPECT_EQ(target(), 4);
   EXPECT_THAT(pod_events(), SizeIs(3));
 }
@@ -156,7 +156,7 @@ TEST_F(NodeGroups, ANewNodeTaintedNotReadyAgainIsStillUpcoming) {
   writer.set_taint("ng-3", Taint{std::string(well_known::taint_not_ready), "", TaintEffect::NoSchedule}, true);
   add_pod(state, clock, "web-0", 1500);
   groups->resume();
-  clock.advance_to(0s);
+  clock.advance_to(kStart + 0s);
   EXPECT_EQ(target(), 3);
   EXPECT_THAT(writer.calls_of("node_launched"), IsEmpty());
 }

@@ -19,11 +19,13 @@
 #include <vector>
 
 #include "../provisioning/fixtures.h"
+#include "api/instant.h"
 #include "cloud/cloud_provider.h"
 #include "cloud/played_node_groups.h"
 #include "controllers/ports.h"
 #include "controllers/workload_autoscaler_loop.h"
 #include "state/cluster_state.h"
+#include "units.h"
 #include "workloads/hpa.h"
 #include "workloads/keda.h"
 
@@ -35,8 +37,8 @@ using namespace std::chrono_literals;
 
 class FakeClock : public Clock {
  public:
-  Duration now() const override { return now_; }
-  TimerId wake_at(Duration at, std::function<void()> wake) override {
+  Instant now() const override { return now_; }
+  TimerId wake_at(Instant at, std::function<void()> wake) override {
     const TimerId id = next_id_++;
     timers_.emplace(std::pair(std::max(at, now_), id), std::move(wake));
     return id;
@@ -45,7 +47,7 @@ class FakeClock : public Clock {
 
   // Runs every timer due by `t` in (time, order set) order, those set meanwhile included, cancelled ones skipped;
   // the clock reads each timer's time while it runs, and `t` after.
-  void advance_to(Duration t) {
+  void advance_to(Instant t) {
     while (!timers_.empty() && timers_.begin()->first.first <= t) {
       auto timer = timers_.extract(timers_.begin());
       if (cancelled_.erase(timer.key().second) > 0) continue;
@@ -55,8 +57,8 @@ class FakeClock : public Clock {
     now_ = std::max(now_, t);
   }
   // When the timers not yet run (nor cancelled) are due, earliest first.
-  std::vector<Duration> pending() const {
-    std::vector<Duration> out;
+  std::vector<Instant> pending() const {
+    std::vector<Instant> out;
     for (const auto& [key, wake] : timers_) {
       if (!cancelled_.contains(key.second)) out.push_back(key.first);
     }
@@ -64,9 +66,9 @@ class FakeClock : public Clock {
   }
 
  private:
-  Duration now_{0};
+  Instant now_{};
   TimerId next_id_ = 1;
-  std::map<std::pair<Duration, TimerId>, std::function<void()>> timers_;
+  std::map<std::pair<Instant, TimerId>, std::function<void()>> timers_;
   std::set<TimerId> cancelled_;
 };
 
@@ -99,7 +101,7 @@ class FakeWriter : public ClusterWriter {
   std::vector<std::string> events_of(std::string_view kind) const {
     std::vector<std::string> out;
     for (const TimelineEntry& e : events) {
-      if (e.kind == kind) out.push_back(format_duration(e.at) + " " + e.message);
+      if (e.kind == kind) out.push_back(format_duration(since_start(e.at)) + " " + e.message);
     }
     return out;
   }
@@ -107,8 +109,8 @@ class FakeWriter : public ClusterWriter {
   void record(TimelineEntry entry) override { events.push_back(std::move(entry)); }
   std::vector<std::string> object_events;  // every object_event(), as "<time> <Kind> <key> <reason>: <message>"
   void object_event(ObjectEvent event) override {
-    object_events.push_back(fmt::format("{} {} {} {}: {}", format_duration(clock_.now()), event.kind, event.key,
-                                        event.reason, event.message));
+    object_events.push_back(fmt::format("{} {} {} {}: {}", format_duration(since_start(clock_.now())), event.kind,
+                                        event.key, event.reason, event.message));
   }
   void nominate(const state::PodRecord& pod, const std::string& node) override {
     call(fmt::format("nominate {} -> {}", pod.key, node.empty() ? "none" : node));
@@ -124,7 +126,7 @@ class FakeWriter : public ClusterWriter {
   }
   void evict(const state::PodRecord& pod, Duration grace) override {
     call(fmt::format("evict {} grace={}", pod.key, format_duration(grace)));
-    const Duration stops_at = clock_.now() + grace;
+    const Instant stops_at = clock_.now() + grace;
     state_.pod_deleting(record_of(pod), stops_at, clock_.now());
     if (!on_pod_terminated) return;
     clock_.wake_at(stops_at, [this, key = std::string(pod.key)] {
@@ -174,7 +176,7 @@ class FakeWriter : public ClusterWriter {
  private:
   // The state's record of the pod a controller names (the controllers hold it const).
   state::PodRecord& record_of(const state::PodRecord& pod) { return *state_.find_pod(std::string(pod.key)); }
-  void call(const std::string& what) { calls.push_back(format_duration(clock_.now()) + " " + what); }
+  void call(const std::string& what) { calls.push_back(format_duration(since_start(clock_.now())) + " " + what); }
   // Cordons the node and deletes its pods at once, as the simulator's drain.
   void drain_node(const std::string& name) {
     state::NodeRecord* node = state_.find_node(name);
@@ -374,7 +376,7 @@ inline state::NodeRecord& add_node(state::ClusterState& state, FakeCloud& cloud,
   node.zone = instance.offering.zone;
   node.capacity_type = std::string(cloud::to_string(instance.offering.capacity_type));
   node.price_per_hour = instance.offering.price_per_hour;
-  node.launched_at = Duration(0);
+  node.launched_at = Instant{};
   node.node.meta.name = name;
   node.node.meta.labels = instance.instance_type->labels;
   node.node.meta.labels.set(Symbol(well_known::hostname), Symbol(name));

@@ -26,10 +26,10 @@ class NodeLifecycle : public ::testing::Test, protected FakeCluster {
 };
 
 TEST_F(NodeLifecycle, NodeClaimNotReadyWithin15MinutesIsDeletedAndItsInstanceTerminated) {
-  clock.advance_to(15min - 1ms);
+  clock.advance_to(kStart + 15min - 1ms);
   EXPECT_THAT(writer.calls, IsEmpty());
 
-  clock.advance_to(15min);
+  clock.advance_to(kStart + 15min);
   EXPECT_THAT(writer.calls, ElementsAre("15m0s delete_node default-abcde"));
   EXPECT_THAT(cloud.calls, ElementsAre("terminate " + instance));
   EXPECT_FALSE(cloud.get(instance).ok());
@@ -40,12 +40,12 @@ TEST_F(NodeLifecycle, NodeClaimNotReadyWithin15MinutesIsDeletedAndItsInstanceTer
 
 TEST_F(NodeLifecycle, NodeClaimThatRegistersInTimeIsKept) {
   // Ready at 14 min: the deadline at 15 min is cancelled.
-  clock.advance_to(14min);
+  clock.advance_to(kStart + 14min);
   state.node_ready(*state.find_node("default-abcde"));
   lifecycle.registered("default-abcde");
   EXPECT_THAT(clock.pending(), IsEmpty());
 
-  clock.advance_to(1h);
+  clock.advance_to(kStart + 1h);
   EXPECT_THAT(writer.calls, IsEmpty());
   EXPECT_THAT(cloud.calls, IsEmpty());
   EXPECT_EQ(state.find_node("default-abcde")->phase, state::NodePhase::Ready);
@@ -55,10 +55,10 @@ TEST_F(NodeLifecycle, NodeClaimThatRegistersInTimeIsKept) {
 TEST_F(NodeLifecycle, NodeClaimLaunchedByAnEarlierLeaderKeepsItsDeadline) {
   // A new leader at 0 s finds default-xyz launched 10 min before (at -10 min): given up on at 5 min, not 15.
   add_node(state, cloud, "default-xyz", "default", /*ready=*/false);
-  lifecycle.launched("default-xyz", NodeLifecycleController::kRegistrationTtl, -10min);
-  clock.advance_to(5min - 1ms);
+  lifecycle.launched("default-xyz", NodeLifecycleController::kRegistrationTtl, kStart - 10min);
+  clock.advance_to(kStart + 5min - 1ms);
   EXPECT_THAT(writer.calls, IsEmpty());
-  clock.advance_to(5min);
+  clock.advance_to(kStart + 5min);
   EXPECT_THAT(writer.calls, ElementsAre("5m0s delete_node default-xyz"));
 }
 

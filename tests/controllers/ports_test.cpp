@@ -26,13 +26,13 @@ TEST_F(TerminateInstance, ThrottledTerminationIsTriedAgainAfter1sThen2sUntilItGo
   EXPECT_THAT(cloud.calls, ElementsAre("terminate " + instance));
   EXPECT_TRUE(cloud.get(instance).ok());
 
-  clock.advance_to(999ms);
+  clock.advance_to(kStart + 999ms);
   EXPECT_EQ(cloud.calls.size(), 1u);
-  clock.advance_to(1s);  // refused again: the next try waits 2 s
+  clock.advance_to(kStart + 1s);  // refused again: the next try waits 2 s
   EXPECT_EQ(cloud.calls.size(), 2u);
-  clock.advance_to(2999ms);
+  clock.advance_to(kStart + 2999ms);
   EXPECT_EQ(cloud.calls.size(), 2u);
-  clock.advance_to(3s);
+  clock.advance_to(kStart + 3s);
   EXPECT_THAT(cloud.calls, ElementsAre("terminate " + instance, "terminate " + instance, "terminate " + instance));
   EXPECT_FALSE(cloud.get(instance).ok());
   EXPECT_THAT(writer.events_of("terminate-failed"),
@@ -43,13 +43,13 @@ TEST_F(TerminateInstance, ThrottledTerminationIsTriedAgainAfter1sThen2sUntilItGo
                               " not terminated (Throttled: RequestLimitExceeded: Request limit exceeded.); trying "
                               "again in 2s"));
 
-  clock.advance_to(1h);  // done: no more tries
+  clock.advance_to(kStart + 1h);  // done: no more tries
   EXPECT_EQ(cloud.calls.size(), 3u);
 }
 
 TEST_F(TerminateInstance, InstanceTheCloudNoLongerHasIsDoneAtOnce) {
   terminate_instance(cloud, clock, writer, "i-gone");
-  clock.advance_to(1h);
+  clock.advance_to(kStart + 1h);
   EXPECT_THAT(cloud.calls, ElementsAre("terminate i-gone"));
   EXPECT_THAT(writer.events_of("terminate-failed"), IsEmpty());
   EXPECT_TRUE(cloud.get(instance).ok());
@@ -66,7 +66,7 @@ TEST_F(TerminateInstance, AnInstanceOfANodeGroupIsDeletedThroughItsGroupWhoseTar
   cloud.throttle_terminations(1);
   delete_group_instance(cloud.node_groups(), clock, writer, "ng", launched[0].instance.id);
   EXPECT_EQ(*cloud.node_groups().target_size("ng"), 2);  // refused: still the group's
-  clock.advance_to(1s);
+  clock.advance_to(kStart + 1s);
   EXPECT_THAT(cloud.calls, ElementsAre("launch c.large zone-a on-demand", "launch c.large zone-a on-demand",
                                        "terminate " + launched[0].instance.id, "terminate " + launched[0].instance.id));
   EXPECT_THAT(writer.events_of("terminate-failed"),

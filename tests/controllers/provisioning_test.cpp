@@ -22,23 +22,23 @@ class Provisioning : public ::testing::Test, protected FakeCluster {
  protected:
   Provisioning() { state.nodepool_applied(provisioning::fixtures::make_nodepool("default")); }
 
-  // Pending pods p-<first>, p-<first + 1>, ... observed one every `every` from `from`, each followed by the
-  // reconcile after kube-scheduler's pass (which found it no node).
+  // Pending pods p-<first>, p-<first + 1>, ... observed one every `every` from `from` after the start, each followed by
+  // the reconcile after kube-scheduler's pass (which found it no node).
   void pods_arrive(int count, Duration from, Duration every, std::int64_t cpu_milli, int first = 0) {
     for (int i = 0; i < count; ++i) {
-      clock.advance_to(from + i * every);
+      clock.advance_to(kStart + from + i * every);
       add_pod(state, clock, fmt::format("p-{}", first + i), cpu_milli);
       provisioning.reconcile();
     }
   }
   // Nothing is launched before `at`; at `at` one node is, from `offering` ("g.xlarge zone-a spot"): its name.
-  std::string expect_one_launch_at(Duration at, const std::string& offering) {
+  std::string expect_one_launch_at(Instant at, const std::string& offering) {
     clock.advance_to(at - 1ms);
     EXPECT_THAT(writer.calls_of("node_launched"), IsEmpty());
     clock.advance_to(at);
     const std::string node = state.nodes().empty() ? "" : state.nodes().begin()->first;
     EXPECT_THAT(writer.calls_of("node_launched"),
-                ElementsAre(fmt::format("{} node_launched {} {}", format_duration(at), node, offering)));
+                ElementsAre(fmt::format("{} node_launched {} {}", format_duration(since_start(at)), node, offering)));
     return node;
   }
 
@@ -52,21 +52,21 @@ TEST_F(Provisioning, BatchClosesAtTheMaxWindowUnderSteadyArrivals) {
   // By then the pods of 0, 0.5, ..., 9.5 s are observed: 20 of them, 20 x (50m, 256Mi) = 1 cpu and 5 GiB, more
   // memory than c.large's 4 GiB: one g.xlarge (4 cpu, 8 GiB, $0.06 spot).
   pods_arrive(20, 0s, 500ms, 50);
-  const std::string node = expect_one_launch_at(10s, "g.xlarge zone-a spot");
+  const std::string node = expect_one_launch_at(kStart + 10s, "g.xlarge zone-a spot");
   EXPECT_THAT(nominated_to(state, node), SizeIs(20));
   EXPECT_EQ(state.needing_capacity(), 0u);
 
   // The pod observed at 10 s, after the launch, opens the next batch: it closes 1 s later.
   pods_arrive(1, 10s, 0s, 50, /*first=*/20);
   EXPECT_EQ(state.find_pod("default/p-20")->nominated_node.str(), "");
-  EXPECT_EQ(clock.pending().front(), 11s);
+  EXPECT_EQ(clock.pending().front(), kStart + 11s);
 }
 
 TEST_F(Provisioning, BatchClosesOneSecondAfterTheLastPodWhenArrivalsStop) {
   // Pods at 0, 0.5, 1, 1.5, 2 s, then none: the window closes at 2 + 1 = 3 s, long before its max of 10 s. The
   // five (250m, 1.25 GiB) fit the cheapest type, c.large.
   pods_arrive(5, 0s, 500ms, 50);
-  const std::string node = expect_one_launch_at(3s, "c.large zone-a spot");
+  const std::string node = expect_one_launch_at(kStart + 3s, "c.large zone-a spot");
   EXPECT_THAT(nominated_to(state, node), SizeIs(5));
 }
 
@@ -74,7 +74,7 @@ TEST_F(Provisioning, CheapestFittingOfferingIsLaunchedAndThePodsNominatedToTheNe
   // 3 pods x 1 cpu = 3 cpu: c.large (2 cpu) is too small; of the 4-cpu types g.xlarge spot ($0.06) is cheaper than
   // c.xlarge spot ($0.08); zone-a before zone-b at the same price.
   pods_arrive(3, 0s, 0s, 1'000);
-  const std::string node = expect_one_launch_at(1s, "g.xlarge zone-a spot");
+  const std::string node = expect_one_launch_at(kStart + 1s, "g.xlarge zone-a spot");
   EXPECT_THAT(cloud.calls, ElementsAre("launch g.xlarge zone-a spot"));
   const state::NodeRecord& record = *state.find_node(node);
   EXPECT_EQ(record.phase, state::NodePhase::Launching);
@@ -97,7 +97,7 @@ TEST_F(Provisioning, OfferingOutOfCapacityIsSkippedForTheNextOne) {
   // price in zone-b.
   cloud.out_of_capacity("g.xlarge", "zone-a", cloud::CapacityType::Spot);
   pods_arrive(3, 0s, 0s, 1'000);
-  const std::string node = expect_one_launch_at(1s, "g.xlarge zone-b spot");
+  const std::string node = expect_one_launch_at(kStart + 1s, "g.xlarge zone-b spot");
   EXPECT_THAT(cloud.calls, ElementsAre("launch g.xlarge zone-a spot", "launch g.xlarge zone-b spot"));
   EXPECT_THAT(writer.events_of("insufficient-capacity"),
               ElementsAre("1s InsufficientInstanceCapacity: no capacity for 1 offering (spot g.xlarge zone-a); "
@@ -119,7 +119,7 @@ TEST_F(Provisioning, NoCapacityAnywhereTriesEachOfferingOnceAndLooksAgainWhenThe
     }
   }
   pods_arrive(3, 0s, 0s, 1'000);
-  clock.advance_to(1s);
+  clock.advance_to(kStart + 1s);
   ASSERT_THAT(cloud.calls, SizeIs(20));
   EXPECT_THAT(std::vector<std::string>(cloud.calls.begin(), cloud.calls.begin() + 6),
               ElementsAre("launch g.xlarge zone-a spot", "launch g.xlarge zone-b spot", "launch c.xlarge zone-a spot",
@@ -136,19 +136,19 @@ TEST_F(Provisioning, NoCapacityAnywhereTriesEachOfferingOnceAndLooksAgainWhenThe
 
   // Nothing is tried while the cache holds them; once it lapses (1 s + 3 min) the reconcile after it opens a batch,
   // which closes a second later and tries each once more.
-  clock.advance_to(3min);
+  clock.advance_to(kStart + 3min);
   provisioning.reconcile();
   EXPECT_THAT(cloud.calls, SizeIs(20));
-  clock.advance_to(3min + 1s);
+  clock.advance_to(kStart + 3min + 1s);
   provisioning.reconcile();
-  clock.advance_to(3min + 2s);
+  clock.advance_to(kStart + 3min + 2s);
   EXPECT_THAT(cloud.calls, SizeIs(40));
 }
 
 TEST_F(Provisioning, LaunchRefusedForAnotherReasonThanCapacityMarksNoOfferingAndLooksAgainThreeMinutesLater) {
   cloud.refuse_creates({cloud::ErrorClass::Quota, "VcpuLimitExceeded: You have requested more vCPU capacity", {}});
   pods_arrive(3, 0s, 0s, 1'000);
-  clock.advance_to(1s);
+  clock.advance_to(kStart + 1s);
   ASSERT_THAT(cloud.calls, SizeIs(1));
   EXPECT_THAT(writer.calls_of("node_launched"), IsEmpty());
   EXPECT_THAT(writer.events_of("launch-failed"),
@@ -157,22 +157,22 @@ TEST_F(Provisioning, LaunchRefusedForAnotherReasonThanCapacityMarksNoOfferingAnd
   EXPECT_THAT(writer.events_of("insufficient-capacity"), IsEmpty());
   EXPECT_TRUE(provisioning.unavailable().empty());  // the offerings themselves were not refused
 
-  clock.advance_to(3min);  // not before
+  clock.advance_to(kStart + 3min);  // not before
   provisioning.reconcile();
   EXPECT_THAT(cloud.calls, SizeIs(1));
-  clock.advance_to(3min + 1s);  // looked at again: the batch opens, and closes a second later
+  clock.advance_to(kStart + 3min + 1s);  // looked at again: the batch opens, and closes a second later
   provisioning.reconcile();
-  clock.advance_to(3min + 2s);
+  clock.advance_to(kStart + 3min + 2s);
   EXPECT_THAT(cloud.calls, SizeIs(2));
 }
 
 TEST_F(Provisioning, NominationsToANodeThatBecameReadyAreReleasedAtTheNextReconcile) {
   pods_arrive(3, 0s, 0s, 1'000);
-  const std::string node = expect_one_launch_at(1s, "g.xlarge zone-a spot");
+  const std::string node = expect_one_launch_at(kStart + 1s, "g.xlarge zone-a spot");
 
   // At 60 s the node is Ready and kube-scheduler binds p-0 and p-1 there, not p-2: until the next reconcile p-2
   // still waits for it, after it p-2 needs capacity again.
-  clock.advance_to(60s);
+  clock.advance_to(kStart + 60s);
   state.node_ready(*state.find_node(node));
   bind_pod(state, clock, *state.find_pod("default/p-0"), node);
   bind_pod(state, clock, *state.find_pod("default/p-1"), node);
@@ -195,7 +195,7 @@ class ProvisioningWithLaunchesHeld : public Provisioning {
 
   void pods_arrive(int count, Duration from, Duration every, std::int64_t cpu_milli, int first = 0) {
     for (int i = 0; i < count; ++i) {
-      clock.advance_to(from + i * every);
+      clock.advance_to(kStart + from + i * every);
       add_pod(state, clock, fmt::format("p-{}", first + i), cpu_milli);
       provisioning.reconcile();
     }
@@ -205,7 +205,7 @@ class ProvisioningWithLaunchesHeld : public Provisioning {
 TEST_F(ProvisioningWithLaunchesHeld, NodeClaimComesFirstAndItsPodsWaitForItWithoutASecondClaim) {
   // 3 pods x 1 cpu: one claim at 1 s (its cheapest offering g.xlarge spot, see above), no cloud call yet.
   pods_arrive(3, 0s, 0s, 1'000);
-  clock.advance_to(1s);
+  clock.advance_to(kStart + 1s);
   ASSERT_EQ(held.held(), 1u);
   const std::string claim = held.request(0).name;
   EXPECT_THAT(writer.calls_of("nodeclaim_created"), ElementsAre("1s nodeclaim_created " + claim));
@@ -221,34 +221,34 @@ TEST_F(ProvisioningWithLaunchesHeld, NodeClaimComesFirstAndItsPodsWaitForItWitho
   // (g.xlarge, 4 cpu: room for one more 1-cpu pod), and onto a claim of their own past that: p-3 joins it, p-4 gets
   // a second claim (1 cpu fits c.large, the cheapest). The first three are not provisioned again.
   pods_arrive(1, 2s, 0s, 1'000, /*first=*/3);
-  clock.advance_to(3s);
+  clock.advance_to(kStart + 3s);
   EXPECT_EQ(held.held(), 1u);
   EXPECT_THAT(nominated_to(state, claim), SizeIs(4));
   pods_arrive(1, 4s, 0s, 1'000, /*first=*/4);
-  clock.advance_to(5s);
+  clock.advance_to(kStart + 5s);
   ASSERT_EQ(held.held(), 2u);
   EXPECT_EQ(held.request(1).offerings.front().instance_type->name, "c.large");
   EXPECT_THAT(nominated_to(state, held.request(1).name), ElementsAre("default/p-4"));
 
   // The first answer: the claim takes its instance, and says so at the answer's time.
-  clock.advance_to(6s);
+  clock.advance_to(kStart + 6s);
   held.answer(0);
   EXPECT_THAT(cloud.calls, ElementsAre("launch g.xlarge zone-a spot"));
   EXPECT_THAT(writer.calls_of("node_launched"), ElementsAre("6s node_launched " + claim + " g.xlarge zone-a spot"));
   EXPECT_THAT(writer.events_of("launch"),
               ElementsAre("6s NodeClaim " + claim + " launched g.xlarge zone-a spot $0.0600/h for 3 pods"));
   EXPECT_EQ(state.find_node(claim)->instance_type, "g.xlarge");
-  EXPECT_EQ(state.find_node(claim)->launched_at, 1s);  // its registration TTL runs from its creation
+  EXPECT_EQ(state.find_node(claim)->launched_at, kStart + 1s);  // its registration TTL runs from its creation
   EXPECT_THAT(nominated_to(state, claim), SizeIs(4));
 }
 
 TEST_F(ProvisioningWithLaunchesHeld, LaunchRefusedLaterDeletesTheNodeClaimAndItsPodsNeedCapacityAgain) {
   cloud.refuse_creates({cloud::ErrorClass::Unauthorized, "UnauthorizedOperation: not allowed to RunInstances", {}});
   pods_arrive(3, 0s, 0s, 1'000);
-  clock.advance_to(1s);
+  clock.advance_to(kStart + 1s);
   ASSERT_EQ(held.held(), 1u);
   const std::string claim = held.request(0).name;
-  clock.advance_to(2s);
+  clock.advance_to(kStart + 2s);
   held.answer(0);
   EXPECT_THAT(writer.calls_of("nodeclaim_not_launched"), ElementsAre("2s nodeclaim_not_launched " + claim));
   EXPECT_EQ(state.find_node(claim), nullptr);
@@ -261,7 +261,7 @@ TEST_F(ProvisioningWithLaunchesHeld, LaunchRefusedLaterDeletesTheNodeClaimAndIts
 
 TEST_F(ProvisioningWithLaunchesHeld, InstanceLaunchedForANodeClaimDeletedMeanwhileIsTerminated) {
   pods_arrive(3, 0s, 0s, 1'000);
-  clock.advance_to(1s);
+  clock.advance_to(kStart + 1s);
   ASSERT_EQ(held.held(), 1u);
   const std::string claim = held.request(0).name;
   writer.delete_node(claim);  // kubectl delete nodeclaim, before the cloud answered

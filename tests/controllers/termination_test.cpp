@@ -43,10 +43,10 @@ class Termination : public ::testing::Test, protected FakeCluster {
   void drain(Duration max_pod_eviction_time) {
     const DrainRules rules{Taint{"ToBeDeletedByClusterAutoscaler", "", TaintEffect::NoSchedule},
                            max_pod_eviction_time, 10min, 3min};
-    termination.drain("n1", "group-a", Duration(0), rules,
+    termination.drain("n1", "group-a", kStart, rules,
                       [this](const std::string& node, const std::string& group, bool deleted) {
-                        finished.push_back(fmt::format("{} {} of {} {}", format_duration(clock.now()), node, group,
-                                                       deleted ? "deleted" : "not deleted"));
+                        finished.push_back(fmt::format("{} {} of {} {}", format_duration(since_start(clock.now())),
+                                                       node, group, deleted ? "deleted" : "not deleted"));
                       });
   }
 
@@ -63,23 +63,23 @@ TEST_F(Termination, DrainWaitsForThePdbThenDeletesTheNodeAfterTheEvictedPodsGrac
   EXPECT_THAT(writer.events_of("eviction-refused")[0],
               HasSubstr("default/web-0 from node n1: cannot evict pod as it would violate the pod's disruption "
                         "budget default/web"));
-  EXPECT_THAT(clock.pending(), ElementsAre(10s));
-  clock.advance_to(20s);
+  EXPECT_THAT(clock.pending(), ElementsAre(kStart + 10s));
+  clock.advance_to(kStart + 20s);
   EXPECT_THAT(writer.calls_of("evict"), IsEmpty());
-  EXPECT_THAT(clock.pending(), ElementsAre(30s));
+  EXPECT_THAT(clock.pending(), ElementsAre(kStart + 30s));
   EXPECT_THAT(writer.events_of("eviction-refused"), SizeIs(1));
 
   // A replacement is bound on n2 at 25 s: the retry at 30 s evicts web-0 with its 30 s grace period.
-  clock.advance_to(25s);
+  clock.advance_to(kStart + 25s);
   web_pod("web-2", "n2");
-  clock.advance_to(30s);
+  clock.advance_to(kStart + 30s);
   EXPECT_THAT(writer.calls_of("evict"), ElementsAre("30s evict default/web-0 grace=30s"));
 
   // The node goes when web-0 has stopped: at 30 + 30 = 60 s, not before.
-  clock.advance_to(59'999ms);
+  clock.advance_to(kStart + 59'999ms);
   EXPECT_THAT(writer.calls_of("delete_node"), IsEmpty());
   EXPECT_THAT(finished, IsEmpty());
-  clock.advance_to(60s);
+  clock.advance_to(kStart + 60s);
   EXPECT_THAT(writer.calls, ElementsAre("0s taint n1 +ToBeDeletedByClusterAutoscaler",
                                         "30s evict default/web-0 grace=30s", "1m0s delete_node n1"));
   EXPECT_THAT(cloud.calls, ElementsAre("terminate i-1"));
@@ -90,11 +90,11 @@ TEST_F(Termination, DrainWaitsForThePdbThenDeletesTheNodeAfterTheEvictedPodsGrac
 TEST_F(Termination, DrainThatCannotEvictWithinMaxPodEvictionTimeRemovesTheTaintAndFails) {
   // No replacement ever comes: refused at 0, 10, ..., 50 s; the round at 60 s = 0 + max_pod_eviction_time fails.
   drain(1min);
-  clock.advance_to(59'999ms);
+  clock.advance_to(kStart + 59'999ms);
   EXPECT_THAT(finished, IsEmpty());
   EXPECT_THAT(state.find_node("n1")->node.taints, SizeIs(1));
 
-  clock.advance_to(60s);
+  clock.advance_to(kStart + 60s);
   EXPECT_THAT(writer.calls, ElementsAre("0s taint n1 +ToBeDeletedByClusterAutoscaler",
                                         "1m0s taint n1 -ToBeDeletedByClusterAutoscaler"));
   EXPECT_THAT(state.find_node("n1")->node.taints, IsEmpty());
@@ -126,9 +126,9 @@ TEST_F(Termination, APodThatTwoPdbsCoverIsNeverEvicted) {
   ASSERT_THAT(writer.events_of("eviction-refused"), SizeIs(1));
   EXPECT_THAT(writer.events_of("eviction-refused")[0],
               HasSubstr("default/web-0 from node n1: the pod has more than one PodDisruptionBudget"));
-  clock.advance_to(5s);
+  clock.advance_to(kStart + 5s);
   web_pod("web-2", "n2");
-  clock.advance_to(60s);
+  clock.advance_to(kStart + 60s);
   EXPECT_THAT(writer.calls_of("evict"), IsEmpty());
   EXPECT_THAT(finished, ElementsAre("1m0s n1 of group-a not deleted"));
 }
@@ -147,7 +147,7 @@ TEST_F(Termination, ARunningPodThatIsNotReadyIsEvictedUnderAlwaysAllowAndWaitsUn
   PodDisruptionBudget pdb = state.pdbs().front();
   pdb.unhealthy_pod_eviction_policy = UnhealthyPodEvictionPolicy::AlwaysAllow;
   state.pdb_applied(pdb);
-  clock.advance_to(10s);
+  clock.advance_to(kStart + 10s);
   EXPECT_THAT(writer.calls_of("evict"), ElementsAre("10s evict default/web-0 grace=30s"));
 }
 

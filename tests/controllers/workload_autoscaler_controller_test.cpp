@@ -49,7 +49,7 @@ class WorkloadAutoscaler : public ::testing::Test, protected FakeCluster {
   }
 
   // metrics-server scraped at `at`, and told the controller.
-  void scrape_at(Duration at) {
+  void scrape_at(Instant at) {
     clock.advance_to(at);
     autoscaler.metrics_scraped();
   }
@@ -61,10 +61,10 @@ class WorkloadAutoscaler : public ::testing::Test, protected FakeCluster {
 TEST_F(WorkloadAutoscaler, HpaSyncsFifteenSecondsAfterTheFirstScrapeAndEveryFifteenAfterAndScalesThroughTheWriter) {
   // 500m used of 500m requested: 100 % against a 50 % target, ratio 2; ceil(2 x 2 pods) = 4.
   metrics.cpu_milli = {{"web-0", 500}, {"web-1", 500}};
-  scrape_at(5s);  // the first scrape: syncs at 20, 35, 50 s, ...
-  clock.advance_to(19'999ms);
+  scrape_at(kStart + 5s);  // the first scrape: syncs at 20, 35, 50 s, ...
+  clock.advance_to(kStart + 19'999ms);
   EXPECT_THAT(writer.calls, IsEmpty());
-  scrape_at(20s);
+  scrape_at(kStart + 20s);
   EXPECT_THAT(writer.calls, ElementsAre("20s scale Deployment/default/web 4"));
   EXPECT_EQ(state.workloads().at("Deployment/default/web").workload.replicas, 4);
   EXPECT_THAT(writer.events_of("autoscale"), ElementsAre("20s hpa/web 2 -> 4: cpu 100% of 50% target"));
@@ -72,13 +72,13 @@ TEST_F(WorkloadAutoscaler, HpaSyncsFifteenSecondsAfterTheFirstScrapeAndEveryFift
   // From 25 s the two pods use 750m (150 %, ratio 3). The Deployment's spec says 4 but no new pod exists here (no
   // ReplicaSet controller), so the sync at 35 s computes ceil(3 x 2 pods) = 6; the default scale-up policies allow
   // max(4 + 4 pods, 2 x 4) = 8 in 15 s, so 6 stands. Scrapes every 15 s do not add syncs: one is pending, at 50 s.
-  clock.advance_to(25s);
+  clock.advance_to(kStart + 25s);
   metrics.cpu_milli = {{"web-0", 750}, {"web-1", 750}};
-  clock.advance_to(34'999ms);
+  clock.advance_to(kStart + 34'999ms);
   EXPECT_THAT(writer.calls, ElementsAre("20s scale Deployment/default/web 4"));
-  scrape_at(35s);
+  scrape_at(kStart + 35s);
   EXPECT_THAT(writer.calls, ElementsAre("20s scale Deployment/default/web 4", "35s scale Deployment/default/web 6"));
-  EXPECT_THAT(clock.pending(), ElementsAre(50s));
+  EXPECT_THAT(clock.pending(), ElementsAre(kStart + 50s));
 }
 
 // KEDA's ScaledObject "api" over the Deployment default/api at 0 replicas, polled every 30 s from 0 s; its prometheus
@@ -117,22 +117,22 @@ TEST_F(ScaledObjectEdits, AnEditedScaledObjectIsPolledAtOnceWithItsNewSpecAndADe
   // activationThreshold 10: 5 is not above it, the Deployment stays at 0 (polls at 0 and 30 s).
   state.scaled_object_applied(api_scaled_object("10"));
   autoscaler.reconcile();
-  clock.advance_to(10s);
+  clock.advance_to(kStart + 10s);
   EXPECT_THAT(writer.calls_of("scale"), IsEmpty());
   // Edited at 10 s to activationThreshold 1: polled at 10 s, not at 30 s, and 5 is above 1: activated 0 -> 1.
   state.scaled_object_applied(api_scaled_object("1"));
   autoscaler.reconcile();
-  clock.advance_to(10s);
+  clock.advance_to(kStart + 10s);
   EXPECT_THAT(writer.calls_of("scale"), ElementsAre("10s scale Deployment/default/api 1"));
   EXPECT_THAT(writer.events_of("scaledobject"),
               ElementsAre("10s ScaledObject default/api changed: its new spec applies from now on"));
 
   // Deleted at 20 s, and the Deployment scaled back to 0 by hand: nothing activates it again.
-  clock.advance_to(20s);
+  clock.advance_to(kStart + 20s);
   state.scaled_object_deleted("default/api");
   autoscaler.reconcile();
   writer.scale("Deployment/default/api", 0);
-  clock.advance_to(5min);
+  clock.advance_to(kStart + 5min);
   EXPECT_THAT(writer.calls_of("scale"),
               ElementsAre("10s scale Deployment/default/api 1", "20s scale Deployment/default/api 0"));
   EXPECT_THAT(writer.events_of("scaledobject"),

@@ -72,14 +72,14 @@ TEST(ConsolidationMemo, AVerdictIsReusedWhileTheContextAndTheNodesPodsStay) {
   ConsolidationMemo memo;
   ConsolidationInput& input = cluster.ready();
   input.memo = &memo;
-  memo.begin(1, Duration(0), std::nullopt);
+  memo.begin(1, Instant{}, std::nullopt);
   const ConsolidationResult first = consolidate_single_node(input);
   EXPECT_FALSE(first.command);
   EXPECT_EQ(first.tries, 9u);
   ASSERT_EQ(first.kept.size(), 9u);
   EXPECT_EQ(first.kept[4].reason, "no instance type that holds its pods costs less than $0.2000/h");
 
-  memo.begin(1, Duration(10'000), std::nullopt);
+  memo.begin(1, Instant(Duration(10'000)), std::nullopt);
   const ConsolidationResult again = consolidate_single_node(input);
   EXPECT_EQ(again.tries, 0u);
   ASSERT_EQ(again.kept.size(), 9u);
@@ -87,12 +87,12 @@ TEST(ConsolidationMemo, AVerdictIsReusedWhileTheContextAndTheNodesPodsStay) {
 
   input.candidates[4].pods_version = 1;
   EXPECT_EQ(consolidate_single_node(input).tries, 1u);
-  memo.begin(2, Duration(20'000), std::nullopt);
+  memo.begin(2, Instant(Duration(20'000)), std::nullopt);
   EXPECT_EQ(consolidate_single_node(input).tries, 9u);
   // An offering marked unavailable lapses at 5 min: past it, the verdicts are asked again.
-  memo.begin(2, Duration(30'000), Duration(300'000));
+  memo.begin(2, Instant(Duration(30'000)), Instant(Duration(300'000)));
   EXPECT_EQ(consolidate_single_node(input).tries, 0u);
-  memo.begin(2, Duration(300'000), std::nullopt);
+  memo.begin(2, Instant(Duration(300'000)), std::nullopt);
   EXPECT_EQ(consolidate_single_node(input).tries, 9u);
 }
 
@@ -106,12 +106,12 @@ TEST(ConsolidationMemo, NodesAlikeShareOneReplacementVerdict) {
   ConsolidationMemo memo;
   ConsolidationInput& input = cluster.ready();
   input.memo = &memo;
-  memo.begin(1, Duration(0), std::nullopt);
+  memo.begin(1, Instant{}, std::nullopt);
   const ConsolidationResult unknown = consolidate_single_node(input);
   EXPECT_EQ(unknown.plans, 3u);
 
   one_class(cluster);
-  memo.begin(2, Duration(0), std::nullopt);
+  memo.begin(2, Instant{}, std::nullopt);
   const ConsolidationResult alike = consolidate_single_node(input);
   EXPECT_FALSE(alike.command);
   EXPECT_EQ(alike.tries, 3u);

@@ -368,7 +368,7 @@ spec:
   const Scenario& s = set.scenarios.at(0);
   ASSERT_EQ(s.timeline.size(), 6u);
   ASSERT_EQ(s.cloud.faults.prometheus_outages.size(), 1u);
-  EXPECT_EQ(s.cloud.faults.prometheus_outages[0].at, std::chrono::minutes(8));
+  EXPECT_EQ(s.cloud.faults.prometheus_outages[0].at, Instant(std::chrono::minutes(8)));
   EXPECT_EQ(s.cloud.faults.prometheus_outages[0].duration, std::chrono::minutes(2));
   const TimelineStep& constant = s.timeline[0];
   EXPECT_EQ(constant.action, TimelineStep::Action::Load);

@@ -21,7 +21,7 @@ using eviction::kMirrorPodAnnotation;
 
 DrainPlan drain(std::vector<std::shared_ptr<const Pod>> pods, std::vector<PdbBudget> pdbs = {},
                 DrainOptions options = {}) {
-  return plan_drain(pods, pdbs, options, Duration{0});
+  return plan_drain(pods, pdbs, options, Instant{});
 }
 
 TEST(Drainability, ReplicatedPodsMoveAndDaemonSetPodsGoWithTheNode) {
@@ -133,15 +133,15 @@ TEST(Drainability, PdbMustAllowADisruptionForEachOfItsPods) {
 TEST(Drainability, APodDeletedLongerThanItsGracePeriodAndThirtySecondsIsLeftOut) {
   // Deleted at 100 s with the default 30 s grace period: still counted up to 160 s, left out after.
   auto deleted = with(make_pod("web-1"), [](Pod& p) { p.meta.deletion_timestamp = 100; });
-  EXPECT_FALSE(is_long_terminating(*deleted, Duration{160'000}));
-  EXPECT_TRUE(is_long_terminating(*deleted, Duration{160'001}));
-  EXPECT_FALSE(is_long_terminating(*make_pod("web-2"), Duration{1'000'000}));
+  EXPECT_FALSE(is_long_terminating(*deleted, Instant(Duration{160'000})));
+  EXPECT_TRUE(is_long_terminating(*deleted, Instant(Duration{160'001})));
+  EXPECT_FALSE(is_long_terminating(*make_pod("web-2"), Instant(Duration{1'000'000})));
   auto slow = with(deleted, [](Pod& p) { p.spec.termination_grace_period_seconds = 600; });
-  EXPECT_FALSE(is_long_terminating(*slow, Duration{700'000}));
-  EXPECT_TRUE(is_long_terminating(*slow, Duration{730'001}));
+  EXPECT_FALSE(is_long_terminating(*slow, Instant(Duration{700'000})));
+  EXPECT_TRUE(is_long_terminating(*slow, Instant(Duration{730'001})));
 
-  EXPECT_EQ(plan_drain({deleted}, {}, {}, Duration{160'000}).pods_to_move.size(), 1u);
-  EXPECT_TRUE(plan_drain({deleted}, {}, {}, Duration{161'000}).pods_to_move.empty());
+  EXPECT_EQ(plan_drain({deleted}, {}, {}, Instant(Duration{160'000})).pods_to_move.size(), 1u);
+  EXPECT_TRUE(plan_drain({deleted}, {}, {}, Instant(Duration{161'000})).pods_to_move.empty());
 }
 
 TEST(Drainability, ScaleDownDisabledAnnotationOnTheNode) {

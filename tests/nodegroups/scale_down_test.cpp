@@ -99,7 +99,7 @@ struct Cluster {
     for (NodeGroup& g : input.groups) g.target_size -= g.id == group_id ? 1 : 0;
   }
 
-  ScaleDownResult scan(Duration now) { return planner.update(snapshot, input, options, now); }
+  ScaleDownResult scan(Instant now) { return planner.update(snapshot, input, options, now); }
 };
 
 std::vector<std::string> names(const std::vector<UnneededNode>& nodes) {
@@ -123,7 +123,7 @@ TEST(ScaleDownUtilization, ExactlyAtTheThresholdIsNotUnderutilizedJustBelowIs) {
   NodeId b = c.node("b");
   c.pod(a, "pa", 2000);
   c.pod(b, "pb", 1996);
-  ScaleDownResult r = c.scan(Duration{0});
+  ScaleDownResult r = c.scan(kStart);
   ASSERT_EQ(reason_of(r, "a"), UnremovableReason::NotUnderutilized);
   EXPECT_DOUBLE_EQ(r.find_unremovable("a")->utilization->utilization, 0.5);
   const UnneededNode* unneeded = r.find_unneeded("b");
@@ -138,7 +138,7 @@ TEST(ScaleDownUtilization, MemoryRatioDominatesWhenLarger) {
   Cluster c;
   NodeId a = c.node("a");
   c.pod(a, "pa", 1000, 12 * kGi);
-  ScaleDownResult r = c.scan(Duration{0});
+  ScaleDownResult r = c.scan(kStart);
   ASSERT_EQ(reason_of(r, "a"), UnremovableReason::NotUnderutilized);
   const NodeUtilization& u = *r.find_unremovable("a")->utilization;
   EXPECT_DOUBLE_EQ(u.cpu, 0.25);
@@ -158,10 +158,10 @@ TEST(ScaleDownUtilization, DaemonSetPodsLeaveTheRatioWithIgnoreDaemonSetsUtiliza
   c.pod(busy, "big", 3000);
   c.pod(idle, "fluentd-idle", 1000, kGi / 4, "DaemonSet");
   c.pod(idle, "web-1", 1000);
-  EXPECT_EQ(reason_of(c.scan(Duration{0}), "idle"), UnremovableReason::NotUnderutilized);
+  EXPECT_EQ(reason_of(c.scan(kStart), "idle"), UnremovableReason::NotUnderutilized);
 
   c.options.ignore_daemonsets_utilization = true;
-  ScaleDownResult r = c.scan(Duration{0});
+  ScaleDownResult r = c.scan(kStart);
   const UnneededNode* u = r.find_unneeded("idle");
   ASSERT_NE(u, nullptr);
   EXPECT_NEAR(u->utilization.cpu, 1.0 / 3.0, 1e-12);
@@ -181,12 +181,12 @@ TEST(ScaleDownUtilization, GpuNodeIsJudgedByGpuAgainstTheGpuThreshold) {
   Pod trainer = make_pod("trainer", 3500, kGi);
   trainer.spec.containers[0].requests.set(Symbol("nvidia.com/gpu"), 1);
   c.pod(gpu, trainer);
-  ScaleDownResult r = c.scan(Duration{0});
+  ScaleDownResult r = c.scan(kStart);
   ASSERT_EQ(reason_of(r, "gpu"), UnremovableReason::NoPlaceToMovePods);
   EXPECT_DOUBLE_EQ(r.find_unremovable("gpu")->utilization->utilization, 0.25);
   EXPECT_EQ(r.find_unremovable("gpu")->utilization->resource, "nvidia.com/gpu");
   c.options.scale_down_gpu_utilization_threshold = 0.2;
-  EXPECT_EQ(reason_of(c.scan(Duration{0}), "gpu"), UnremovableReason::NotUnderutilized);
+  EXPECT_EQ(reason_of(c.scan(kStart), "gpu"), UnremovableReason::NotUnderutilized);
 }
 
 TEST(ScaleDownCandidates, AnnotationsGroupsTaintsAndBlockingPodsAreReported) {
@@ -212,7 +212,7 @@ TEST(ScaleDownCandidates, AnnotationsGroupsTaintsAndBlockingPodsAreReported) {
     for (const auto& placed : info.pods) rebuilt.add_pod(placed.pod, id);
   }
   c.snapshot = std::move(rebuilt);
-  ScaleDownResult r = c.scan(Duration{0});
+  ScaleDownResult r = c.scan(kStart);
   EXPECT_EQ(reason_of(r, "disabled"), UnremovableReason::ScaleDownDisabledAnnotation);
   EXPECT_EQ(reason_of(r, "unmanaged"), UnremovableReason::NotAutoscaled);
   EXPECT_EQ(reason_of(r, "deleting"), UnremovableReason::CurrentlyBeingDeleted);
@@ -231,7 +231,7 @@ TEST(ScaleDownSimulation, PodsDoNotMoveOntoANodeAlreadyChosenForRemoval) {
   NodeId b = c.node("b");
   c.pod(a, "pa", 1500);
   c.pod(b, "pb", 1500);
-  ScaleDownResult r = c.scan(Duration{0});
+  ScaleDownResult r = c.scan(kStart);
   ASSERT_EQ(names(r.unneeded), std::vector<std::string>{"a"});
   EXPECT_EQ(r.find_unneeded("a")->pods_to_move.at(0).destination, "b");
   EXPECT_EQ(reason_of(r, "b"), UnremovableReason::NoPlaceToMovePods);
@@ -262,7 +262,7 @@ TEST(ScaleDownSimulation, PdbWithMaxUnavailableOneLetsOnePodMovePerScan) {
   c.input.pdbs.push_back(pdb);
   ASSERT_EQ(pdb_budgets(c.snapshot, c.input.pdbs).at(0).disruptions_allowed, 1);
 
-  ScaleDownResult r = c.scan(Duration{0});
+  ScaleDownResult r = c.scan(kStart);
   ASSERT_EQ(names(r.unneeded), std::vector<std::string>{"a"});
   EXPECT_EQ(r.find_unneeded("a")->pods_to_move.at(0).destination, "b");
   ASSERT_EQ(reason_of(r, "b"), UnremovableReason::BlockedByPod);
@@ -277,16 +277,16 @@ TEST(ScaleDownTiming, RemovedOnlyAfterTenMinutesContinuouslyUnneeded) {
   c.node("idle");
   c.pod(busy, "big", 3000);
 
-  ScaleDownResult r = c.scan(Duration{0});
+  ScaleDownResult r = c.scan(kStart);
   ASSERT_EQ(names(r.unneeded), std::vector<std::string>{"idle"});
   EXPECT_TRUE(r.find_unneeded("idle")->empty);
   EXPECT_EQ(reason_of(r, "idle"), UnremovableReason::NotUnneededLongEnough);
   EXPECT_EQ(r.status, ScaleDownStatus::ScaleDownNoNodeDeleted);
   // Exactly 10 minutes is not yet "more than" the unneeded time, as upstream compares.
-  r = c.scan(10 * kMinute);
-  EXPECT_EQ(r.find_unneeded("idle")->since, Duration{0});
+  r = c.scan(kStart + 10 * kMinute);
+  EXPECT_EQ(r.find_unneeded("idle")->since, kStart);
   EXPECT_TRUE(r.delete_empty.empty());
-  r = c.scan(10 * kMinute + 10 * kSecond);
+  r = c.scan(kStart + 10 * kMinute + 10 * kSecond);
   EXPECT_EQ(names(r.delete_empty), std::vector<std::string>{"idle"});
   EXPECT_EQ(r.status, ScaleDownStatus::ScaleDownNodeDeleteStarted);
 }
@@ -301,23 +301,23 @@ TEST(ScaleDownTiming, AClusterStandingStillIsNotSimulatedAgainButTheClockRunsOn)
   c.node("idle");
   c.pod(busy, "big", 3000);
   c.input.cluster_version = 1;
-  c.scan(Duration{0});
-  c.scan(10 * kSecond);
+  c.scan(kStart);
+  c.scan(kStart + 10 * kSecond);
   EXPECT_EQ(c.planner.simulations_reused(), 0u);
-  ScaleDownResult r = c.scan(10 * kMinute);
+  ScaleDownResult r = c.scan(kStart + 10 * kMinute);
   EXPECT_EQ(c.planner.simulations_reused(), 1u);
-  EXPECT_EQ(r.find_unneeded("idle")->since, Duration{0});
+  EXPECT_EQ(r.find_unneeded("idle")->since, kStart);
   EXPECT_EQ(reason_of(r, "busy"), UnremovableReason::NotUnderutilized);
-  r = c.scan(10 * kMinute + 10 * kSecond);
+  r = c.scan(kStart + 10 * kMinute + 10 * kSecond);
   EXPECT_EQ(c.planner.simulations_reused(), 2u);
   EXPECT_EQ(names(r.delete_empty), std::vector<std::string>{"idle"});
 
   c.pod(busy, "small", 100);
   c.input.cluster_version = 2;
-  c.scan(10 * kMinute + 20 * kSecond);
+  c.scan(kStart + 10 * kMinute + 20 * kSecond);
   EXPECT_EQ(c.planner.simulations_reused(), 2u);
   c.input.cluster_version = std::nullopt;  // a pod terminating: no version, no reuse
-  c.scan(10 * kMinute + 30 * kSecond);
+  c.scan(kStart + 10 * kMinute + 30 * kSecond);
   EXPECT_EQ(c.planner.simulations_reused(), 2u);
 }
 
@@ -327,14 +327,14 @@ TEST(ScaleDownTiming, BeingNeededAgainResetsTheClock) {
   NodeId busy = c.node("busy");
   NodeId idle = c.node("idle");
   c.pod(busy, "big", 3000);
-  c.scan(Duration{0});
+  c.scan(kStart);
   c.pod(idle, "burst", 2500);  // 0.625: needed at 5 min
-  EXPECT_EQ(reason_of(c.scan(5 * kMinute), "idle"), UnremovableReason::NotUnderutilized);
+  EXPECT_EQ(reason_of(c.scan(kStart + 5 * kMinute), "idle"), UnremovableReason::NotUnderutilized);
   EXPECT_TRUE(c.planner.unneeded_since().empty());
   ASSERT_TRUE(c.snapshot.remove_pod("default/burst"));
-  EXPECT_EQ(c.scan(6 * kMinute).find_unneeded("idle")->since, 6 * kMinute);
-  EXPECT_EQ(reason_of(c.scan(10 * kMinute + 10 * kSecond), "idle"), UnremovableReason::NotUnneededLongEnough);
-  EXPECT_EQ(names(c.scan(16 * kMinute + 10 * kSecond).delete_empty), std::vector<std::string>{"idle"});
+  EXPECT_EQ(c.scan(kStart + 6 * kMinute).find_unneeded("idle")->since, kStart + 6 * kMinute);
+  EXPECT_EQ(reason_of(c.scan(kStart + 10 * kMinute + 10 * kSecond), "idle"), UnremovableReason::NotUnneededLongEnough);
+  EXPECT_EQ(names(c.scan(kStart + 16 * kMinute + 10 * kSecond).delete_empty), std::vector<std::string>{"idle"});
 }
 
 TEST(ScaleDownUnready, ANotReadyNodeWaitsTheUnreadyTimeInsteadOfTheUnneededTime) {
@@ -347,21 +347,21 @@ TEST(ScaleDownUnready, ANotReadyNodeWaitsTheUnreadyTimeInsteadOfTheUnneededTime)
   c.node("down");
   c.not_ready("down");
 
-  ScaleDownResult r = c.scan(Duration{0});
+  ScaleDownResult r = c.scan(kStart);
   ASSERT_EQ(names(r.unneeded), (std::vector<std::string>{"down", "idle"}));
   EXPECT_EQ(reason_of(r, "idle"), UnremovableReason::NotUnneededLongEnough);
   EXPECT_EQ(reason_of(r, "down"), UnremovableReason::NotUnreadyLongEnough);
 
-  r = c.scan(10 * kMinute + 10 * kSecond);
+  r = c.scan(kStart + 10 * kMinute + 10 * kSecond);
   EXPECT_EQ(names(r.delete_empty), std::vector<std::string>{"idle"});
   EXPECT_EQ(reason_of(r, "down"), UnremovableReason::NotUnreadyLongEnough);
-  EXPECT_EQ(r.find_unneeded("down")->since, Duration{0});
+  EXPECT_EQ(r.find_unneeded("down")->since, kStart);
   c.deleted("idle");
 
-  r = c.scan(20 * kMinute);
+  r = c.scan(kStart + 20 * kMinute);
   EXPECT_TRUE(r.delete_empty.empty());
   EXPECT_EQ(reason_of(r, "down"), UnremovableReason::NotUnreadyLongEnough);
-  r = c.scan(20 * kMinute + 10 * kSecond);
+  r = c.scan(kStart + 20 * kMinute + 10 * kSecond);
   EXPECT_EQ(names(r.delete_empty), std::vector<std::string>{"down"});
   EXPECT_EQ(to_string(UnremovableReason::NotUnreadyLongEnough), "NotUnreadyLongEnough");
 }
@@ -374,13 +374,13 @@ TEST(ScaleDownUnready, TheWaitCountsFromWhenTheNodeBecameUnneededNotFromWhenItWe
   c.options.scale_down_unneeded_time = 30 * kMinute;
   c.pod(c.node("busy"), "big", 3000);
   c.node("idle");
-  EXPECT_EQ(reason_of(c.scan(Duration{0}), "idle"), UnremovableReason::NotUnneededLongEnough);
+  EXPECT_EQ(reason_of(c.scan(kStart), "idle"), UnremovableReason::NotUnneededLongEnough);
   c.not_ready("idle");
-  ScaleDownResult r = c.scan(12 * kMinute);
-  EXPECT_EQ(r.find_unneeded("idle")->since, Duration{0});
+  ScaleDownResult r = c.scan(kStart + 12 * kMinute);
+  EXPECT_EQ(r.find_unneeded("idle")->since, kStart);
   EXPECT_EQ(reason_of(r, "idle"), UnremovableReason::NotUnreadyLongEnough);
-  EXPECT_TRUE(c.scan(20 * kMinute).delete_empty.empty());
-  EXPECT_EQ(names(c.scan(20 * kMinute + 10 * kSecond).delete_empty), std::vector<std::string>{"idle"});
+  EXPECT_TRUE(c.scan(kStart + 20 * kMinute).delete_empty.empty());
+  EXPECT_EQ(names(c.scan(kStart + 20 * kMinute + 10 * kSecond).delete_empty), std::vector<std::string>{"idle"});
 }
 
 TEST(ScaleDownUnready, AShorterUnreadyTimeRemovesANotReadyNodeFirst) {
@@ -392,8 +392,8 @@ TEST(ScaleDownUnready, AShorterUnreadyTimeRemovesANotReadyNodeFirst) {
   c.node("idle");
   c.node("down");
   c.not_ready("down");
-  c.scan(Duration{0});
-  ScaleDownResult r = c.scan(5 * kMinute + 10 * kSecond);
+  c.scan(kStart);
+  ScaleDownResult r = c.scan(kStart + 5 * kMinute + 10 * kSecond);
   EXPECT_EQ(names(r.delete_empty), std::vector<std::string>{"down"});
   EXPECT_EQ(reason_of(r, "idle"), UnremovableReason::NotUnneededLongEnough);
 }
@@ -406,8 +406,8 @@ TEST(ScaleDownUnready, ANotReadyNodeMustStillBeUnderutilized) {
   c.node("spare");
   c.pod(c.node("down"), "big", 3000);
   c.not_ready("down");
-  c.scan(Duration{0});
-  ScaleDownResult r = c.scan(30 * kMinute);
+  c.scan(kStart);
+  ScaleDownResult r = c.scan(kStart + 30 * kMinute);
   ASSERT_EQ(reason_of(r, "down"), UnremovableReason::NotUnderutilized);
   EXPECT_DOUBLE_EQ(r.find_unremovable("down")->utilization->utilization, 0.75);
   EXPECT_EQ(r.find_unneeded("down"), nullptr);
@@ -420,8 +420,8 @@ TEST(ScaleDownUnready, TheGroupMinSizeStillHoldsOnceTheUnreadyTimeIsOver) {
   c.group("ng", 1, 1);
   c.node("down");
   c.not_ready("down");
-  EXPECT_EQ(reason_of(c.scan(Duration{0}), "down"), UnremovableReason::NotUnreadyLongEnough);
-  ScaleDownResult r = c.scan(20 * kMinute + 10 * kSecond);
+  EXPECT_EQ(reason_of(c.scan(kStart), "down"), UnremovableReason::NotUnreadyLongEnough);
+  ScaleDownResult r = c.scan(kStart + 20 * kMinute + 10 * kSecond);
   EXPECT_TRUE(r.delete_empty.empty());
   EXPECT_EQ(reason_of(r, "down"), UnremovableReason::NodeGroupMinSizeReached);
 }
@@ -436,8 +436,8 @@ TEST(ScaleDownUnready, UnreadyEnabledFalseKeepsNotReadyNodesOutOfScaleDown) {
   c.node("idle");
   c.node("down");
   c.not_ready("down");
-  c.scan(Duration{0});
-  ScaleDownResult r = c.scan(30 * kMinute);
+  c.scan(kStart);
+  ScaleDownResult r = c.scan(kStart + 30 * kMinute);
   EXPECT_EQ(names(r.delete_empty), std::vector<std::string>{"idle"});
   ASSERT_EQ(reason_of(r, "down"), UnremovableReason::ScaleDownUnreadyDisabled);
   EXPECT_FALSE(r.find_unremovable("down")->utilization.has_value());
@@ -458,7 +458,7 @@ TEST(ScaleDownUtilization, ANodeWithNothingAllocatableIsKeptAndSaysWhy) {
   empty.conditions.push_back({"Ready", "True", ""});
   c.input.group_of_node["no-cpu"] = "ng";
   c.snapshot.add_node(std::move(empty));
-  ScaleDownResult r = c.scan(Duration{0});
+  ScaleDownResult r = c.scan(kStart);
   ASSERT_EQ(reason_of(r, "no-cpu"), UnremovableReason::UnexpectedError);
   EXPECT_EQ(explain_unremovable(*r.find_unremovable("no-cpu"), c.options),
             "its utilization cannot be computed: no cpu or memory is allocatable once the pods it does not count "
@@ -488,23 +488,23 @@ TEST(ScaleDownTiming, CooldownAfterScaleUpDeleteAndFailure) {
   NodeId busy = c.node("busy");
   c.node("idle");
   c.pod(busy, "big", 3000);
-  c.scan(Duration{0});
+  c.scan(kStart);
   // Scale-up at 5 min: no removal before 5 + 10 = 15 min, but the node stays tracked as unneeded since 0.
-  c.input.last_scale_up = 5 * kMinute;
-  ScaleDownResult r = c.scan(11 * kMinute);
+  c.input.last_scale_up = kStart + 5 * kMinute;
+  ScaleDownResult r = c.scan(kStart + 11 * kMinute);
   EXPECT_EQ(r.status, ScaleDownStatus::ScaleDownInCooldown);
   EXPECT_TRUE(r.delete_empty.empty());
-  EXPECT_EQ(r.find_unneeded("idle")->since, Duration{0});
-  EXPECT_EQ(names(c.scan(15 * kMinute).delete_empty), std::vector<std::string>{"idle"});
+  EXPECT_EQ(r.find_unneeded("idle")->since, kStart);
+  EXPECT_EQ(names(c.scan(kStart + 15 * kMinute).delete_empty), std::vector<std::string>{"idle"});
 
   // A deletion at 14:55 with --scale-down-delay-after-delete unset: the 10 s scan interval.
-  c.input.last_scale_down_delete = 14 * kMinute + 55 * kSecond;
-  EXPECT_EQ(c.scan(15 * kMinute).status, ScaleDownStatus::ScaleDownInCooldown);
-  EXPECT_EQ(c.scan(15 * kMinute + 5 * kSecond).status, ScaleDownStatus::ScaleDownNodeDeleteStarted);
+  c.input.last_scale_down_delete = kStart + 14 * kMinute + 55 * kSecond;
+  EXPECT_EQ(c.scan(kStart + 15 * kMinute).status, ScaleDownStatus::ScaleDownInCooldown);
+  EXPECT_EQ(c.scan(kStart + 15 * kMinute + 5 * kSecond).status, ScaleDownStatus::ScaleDownNodeDeleteStarted);
   // A failed deletion at 13 min: 3 minutes of cooldown.
-  c.input.last_scale_down_failure = 13 * kMinute;
-  EXPECT_EQ(c.scan(15 * kMinute + 59 * kSecond).status, ScaleDownStatus::ScaleDownInCooldown);
-  EXPECT_EQ(c.scan(16 * kMinute).status, ScaleDownStatus::ScaleDownNodeDeleteStarted);
+  c.input.last_scale_down_failure = kStart + 13 * kMinute;
+  EXPECT_EQ(c.scan(kStart + 15 * kMinute + 59 * kSecond).status, ScaleDownStatus::ScaleDownInCooldown);
+  EXPECT_EQ(c.scan(kStart + 16 * kMinute).status, ScaleDownStatus::ScaleDownNodeDeleteStarted);
 }
 
 TEST(ScaleDownLimits, NeverBelowTheGroupsMinSize) {
@@ -514,8 +514,8 @@ TEST(ScaleDownLimits, NeverBelowTheGroupsMinSize) {
   NodeId busy = c.node("busy");
   c.pod(busy, "big", 3000);
   for (int i = 0; i < 4; ++i) c.node("empty-" + std::to_string(i));
-  c.scan(Duration{0});
-  ScaleDownResult r = c.scan(11 * kMinute);
+  c.scan(kStart);
+  ScaleDownResult r = c.scan(kStart + 11 * kMinute);
   EXPECT_EQ(r.unneeded.size(), 4u);
   EXPECT_EQ(r.delete_empty.size(), 2u);
   int at_min = 0;
@@ -523,7 +523,7 @@ TEST(ScaleDownLimits, NeverBelowTheGroupsMinSize) {
   EXPECT_EQ(at_min, 2);
   // A deletion already in progress in the group leaves room for one more only.
   c.input.deletions_in_progress["ng"] = 1;
-  EXPECT_EQ(c.scan(11 * kMinute).delete_empty.size(), 1u);
+  EXPECT_EQ(c.scan(kStart + 11 * kMinute).delete_empty.size(), 1u);
 }
 
 TEST(ScaleDownLimits, MinimalResourceLimitExceeded) {
@@ -534,16 +534,16 @@ TEST(ScaleDownLimits, MinimalResourceLimitExceeded) {
   c.node("idle");
   c.pod(busy, "big", 3000);
   c.options.cores_total_min = 6;
-  c.scan(Duration{0});
-  ScaleDownResult r = c.scan(11 * kMinute);
+  c.scan(kStart);
+  ScaleDownResult r = c.scan(kStart + 11 * kMinute);
   EXPECT_TRUE(r.delete_empty.empty());
   EXPECT_EQ(reason_of(r, "idle"), UnremovableReason::MinimalResourceLimitExceeded);
   c.options.cores_total_min = 4;
-  EXPECT_EQ(names(c.scan(11 * kMinute).delete_empty), std::vector<std::string>{"idle"});
+  EXPECT_EQ(names(c.scan(kStart + 11 * kMinute).delete_empty), std::vector<std::string>{"idle"});
   // --cores-total=9223372036854775807:... keeps every node. In millicores the minimum saturates; it wrapped to
   // -1000m, which left 9000m of room to remove nodes.
   c.options.cores_total_min = std::numeric_limits<std::int64_t>::max();
-  EXPECT_EQ(reason_of(c.scan(11 * kMinute), "idle"), UnremovableReason::MinimalResourceLimitExceeded);
+  EXPECT_EQ(reason_of(c.scan(kStart + 11 * kMinute), "idle"), UnremovableReason::MinimalResourceLimitExceeded);
 }
 
 TEST(ScaleDownLimits, TwelveEmptyNodesGoTenAtATime) {
@@ -552,8 +552,8 @@ TEST(ScaleDownLimits, TwelveEmptyNodesGoTenAtATime) {
   NodeId busy = c.node("busy");
   c.pod(busy, "big", 3000);
   for (int i = 0; i < 12; ++i) c.node("empty-" + std::to_string(i));
-  c.scan(Duration{0});
-  ScaleDownResult r = c.scan(11 * kMinute);
+  c.scan(kStart);
+  ScaleDownResult r = c.scan(kStart + 11 * kMinute);
   EXPECT_EQ(r.unneeded.size(), 12u);
   EXPECT_EQ(r.delete_empty.size(), 10u);  // --max-empty-bulk-delete and --max-scale-down-parallelism, both 10
   EXPECT_TRUE(r.delete_drain.empty());
@@ -565,8 +565,8 @@ TEST(ScaleDownLimits, OneDrainAtATimeByDefault) {
   c.group("ng", 0, 4);
   for (int i = 0; i < 3; ++i) c.pod(c.node("small-" + std::to_string(i)), "p" + std::to_string(i), 200);
   c.pod(c.node("busy"), "big", 2500);
-  c.scan(Duration{0});
-  ScaleDownResult r = c.scan(11 * kMinute);
+  c.scan(kStart);
+  ScaleDownResult r = c.scan(kStart + 11 * kMinute);
   EXPECT_EQ(r.unneeded.size(), 3u);
   ASSERT_EQ(r.delete_drain.size(), 1u);
   EXPECT_FALSE(r.delete_drain[0].pods_to_move.empty());
@@ -574,7 +574,7 @@ TEST(ScaleDownLimits, OneDrainAtATimeByDefault) {
   // --max-drain-parallelism=5 with --max-scale-down-parallelism=2: two.
   c.options.max_drain_parallelism = 5;
   c.options.max_scale_down_parallelism = 2;
-  EXPECT_EQ(c.scan(11 * kMinute).delete_drain.size(), 2u);
+  EXPECT_EQ(c.scan(kStart + 11 * kMinute).delete_drain.size(), 2u);
 }
 
 TEST(ScaleDownLimits, EmptyNodesFirstThenDrainsWithinTheParallelism) {
@@ -586,8 +586,8 @@ TEST(ScaleDownLimits, EmptyNodesFirstThenDrainsWithinTheParallelism) {
   c.pod(c.node("busy"), "big", 2500);
   c.options.max_scale_down_parallelism = 4;
   c.options.max_drain_parallelism = 5;
-  c.scan(Duration{0});
-  ScaleDownResult r = c.scan(11 * kMinute);
+  c.scan(kStart);
+  ScaleDownResult r = c.scan(kStart + 11 * kMinute);
   EXPECT_EQ(r.delete_empty.size(), 3u);
   EXPECT_EQ(r.delete_drain.size(), 1u);
 }
@@ -618,21 +618,21 @@ TEST(ScaleDownWalkThrough, InflateDeletedThenItsEmptyNodesGoAfterTheUnneededTime
     keys.push_back(pods[i].meta.key());
     c.pod(nodes[i % 3], pods[i]);
   }
-  c.input.last_scale_up = Duration{0};
+  c.input.last_scale_up = kStart;
 
-  ScaleDownResult r = c.scan(1 * kMinute);
+  ScaleDownResult r = c.scan(kStart + 1 * kMinute);
   EXPECT_EQ(r.status, ScaleDownStatus::ScaleDownInCooldown);
   EXPECT_TRUE(r.unneeded.empty());
   EXPECT_EQ(reason_of(r, "ng-node-0"), UnremovableReason::NotUnderutilized);
 
   for (const auto& key : keys) ASSERT_TRUE(c.snapshot.remove_pod(key));  // the Deployment is deleted at 2 min
-  for (Duration t = 2 * kMinute; t <= 12 * kMinute; t += 10 * kSecond) {
+  for (Instant t = kStart + 2 * kMinute; t <= kStart + 12 * kMinute; t += 10 * kSecond) {
     r = c.scan(t);
-    ASSERT_EQ(r.unneeded.size(), 3u) << format_duration(t);
-    ASSERT_TRUE(r.delete_empty.empty()) << format_duration(t);
+    ASSERT_EQ(r.unneeded.size(), 3u) << format_time(t);
+    ASSERT_TRUE(r.delete_empty.empty()) << format_time(t);
   }
-  EXPECT_EQ(r.find_unneeded("ng-node-1")->since, 2 * kMinute);
-  r = c.scan(12 * kMinute + 10 * kSecond);
+  EXPECT_EQ(r.find_unneeded("ng-node-1")->since, kStart + 2 * kMinute);
+  r = c.scan(kStart + 12 * kMinute + 10 * kSecond);
   EXPECT_EQ(names(r.delete_empty), (std::vector<std::string>{"ng-node-0", "ng-node-1", "ng-node-2"}));
   EXPECT_EQ(r.status, ScaleDownStatus::ScaleDownNodeDeleteStarted);
 }

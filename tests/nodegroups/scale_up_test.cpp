@@ -18,15 +18,14 @@ using scheduling::ClusterSnapshot;
 using scheduling::Scheduler;
 
 using fixtures::m5_large;
-constexpr Duration kNow{3'600'000};
-
+constexpr Instant kNow{Duration(3'600'000)};
 
 Pod app_pod(const std::string& name, std::int64_t cpu, std::int64_t memory_mi, const std::string& app) {
   return fixtures::replica_pod(name, cpu, memory_mi, app);
 }
 
 std::vector<PendingPod> pending(const std::string& app, int n, std::int64_t cpu, std::int64_t memory_mi,
-                                Duration created = Duration{0}) {
+                                Instant created = Instant{}) {
   std::vector<PendingPod> out;
   for (int i = 0; i < n; ++i) {
     auto pod = std::make_shared<const Pod>(app_pod(app + "-" + std::to_string(i), cpu, memory_mi, app));
@@ -174,7 +173,7 @@ TEST(ScaleUp, FromZeroNodeSelectorPicksTheLabelledTemplate) {
   FromZero f;
   Pod p = app_pod("postgres-0", 1000, 2048, "postgres");
   p.spec.node_selector.set(Symbol("workload"), Symbol("db"));
-  f.input.unschedulable = {{std::make_shared<const Pod>(p), Duration{0}}};
+  f.input.unschedulable = {{std::make_shared<const Pod>(p), Instant{}}};
   ScaleUpDecision d = f.decide();
   EXPECT_EQ(to_string(d.scale_ups), "[{ng-db 0->1 (max: 10)}]");
   EXPECT_EQ(count_events(d, "TriggeredScaleUp", "pod triggered scale-up: [{ng-db 0->1 (max: 10)}]"), 1);
@@ -193,7 +192,7 @@ TEST(ScaleUp, FromZeroTaintedTemplateTakesOnlyToleratingPods) {
 
   Pod trainer = app_pod("trainer-0", 1000, 2048, "trainer");
   trainer.spec.tolerations.push_back({"nvidia.com/gpu", TolerationOperator::Exists, "", std::nullopt, std::nullopt});
-  f.input.unschedulable = {{std::make_shared<const Pod>(trainer), Duration{0}}};
+  f.input.unschedulable = {{std::make_shared<const Pod>(trainer), Instant{}}};
   ScaleUpDecision tolerated = f.decide();
   EXPECT_EQ(to_string(tolerated.scale_ups), "[{ng-gpu 0->1 (max: 4)}]");
 }
@@ -273,7 +272,7 @@ TEST(ScaleUp, SpreadPodsThatNoNewNodeTakesWaitWithoutAnEvent) {
     c.topology_key = Symbol("topology.kubernetes.io/zone");
     c.label_selector = LabelSelector{{{Symbol("app"), SelectorOperator::In, {Symbol("web")}}}};
     p.spec.topology_spread_constraints.push_back(c);
-    pods.push_back({std::make_shared<const Pod>(std::move(p)), Duration{0}});
+    pods.push_back({std::make_shared<const Pod>(std::move(p)), Instant{}});
   }
   f.input.unschedulable = pods;
   ScaleUpDecision d = f.decide();

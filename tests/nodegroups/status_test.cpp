@@ -26,19 +26,19 @@ void expect_lines(const std::string& actual, const std::vector<std::string>& exp
   EXPECT_EQ(actual.back(), '\n');
 }
 
-ConditionTimes at(Duration probe, Duration transition) { return {probe, transition}; }
+ConditionTimes at(Duration probe, Duration transition) { return {Instant(probe), Instant(transition)}; }
 
 TEST(AutoscalerStatus, TimesAsRfc3339AndAsCaLastUpdated) {
-  EXPECT_EQ(format_rfc3339(kBase, Duration(0)), "2024-01-01T00:00:00Z");
-  EXPECT_EQ(format_rfc3339(kBase, Duration(3'723'250)), "2024-01-01T01:02:03.25Z");  // 1h 2m 3.25s
-  EXPECT_EQ(format_rfc3339(kBase, Duration(86'400'000 * 31LL + 1)), "2024-02-01T00:00:00.001Z");
-  EXPECT_EQ(format_last_updated(kBase, Duration(600'000)), "2024-01-01 00:10:00 +0000 UTC");
-  EXPECT_EQ(format_last_updated(kBase, Duration(600'500)), "2024-01-01 00:10:00.5 +0000 UTC");
+  EXPECT_EQ(format_rfc3339(kBase, Instant{}), "2024-01-01T00:00:00Z");
+  EXPECT_EQ(format_rfc3339(kBase, Instant(Duration(3'723'250))), "2024-01-01T01:02:03.25Z");  // 1h 2m 3.25s
+  EXPECT_EQ(format_rfc3339(kBase, Instant(Duration(86'400'000 * 31LL + 1))), "2024-02-01T00:00:00.001Z");
+  EXPECT_EQ(format_last_updated(kBase, Instant(Duration(600'000))), "2024-01-01 00:10:00 +0000 UTC");
+  EXPECT_EQ(format_last_updated(kBase, Instant(Duration(600'500))), "2024-01-01 00:10:00.5 +0000 UTC");
 }
 
 TEST(AutoscalerStatus, ReportLineByLine) {
   ClusterAutoscalerStatus s;
-  s.time = Duration(600'000);  // 00:10:00
+  s.time = Instant(Duration(600'000));  // 00:10:00
   s.health.status = HealthConditionStatus::Healthy;
   s.health.counts = {.registered = 5, .ready = 4, .not_started = 1, .unregistered = 2};
   s.health.times = at(Duration(600'000), Duration(0));

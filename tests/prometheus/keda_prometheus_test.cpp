@@ -77,24 +77,24 @@ TEST_F(KedaAgainstPrometheus, ActivatesStrictlyAboveTheThresholdAndDeactivatesAf
   ScaledObject so = on_gauge(prom_->address(), "  cooldownPeriod: 30\n  maxReplicaCount: 5\n", "10");
   ScaledObjectState state;
   set_queue(10);  // exactly at the activation threshold: not active
-  KedaPoll poll = poll_scaled_object(so, state, 0, reader_, 0s, kWallClock);
+  KedaPoll poll = poll_scaled_object(so, state, 0, reader_, Instant(0s), kWallClock);
   EXPECT_FALSE(poll.active);
   EXPECT_FALSE(poll.scale);
   ASSERT_EQ(poll.triggers.size(), 1u);
   EXPECT_EQ(poll.triggers[0].value, 10);
 
   set_queue(11);
-  poll = poll_scaled_object(so, state, 0, reader_, 30s, kWallClock);
+  poll = poll_scaled_object(so, state, 0, reader_, Instant(30s), kWallClock);
   EXPECT_TRUE(poll.active);
   EXPECT_TRUE(poll.scale);
   EXPECT_EQ(poll.desired_replicas, 1);  // max(minReplicaCount, 1)
 
   set_queue(0);
   // Last active at 30 s: at 60 s exactly the cooldown has not yet passed (KEDA waits while last + cooldown >= now).
-  poll = poll_scaled_object(so, state, 1, reader_, 60s, kWallClock);
+  poll = poll_scaled_object(so, state, 1, reader_, Instant(60s), kWallClock);
   EXPECT_FALSE(poll.active);
   EXPECT_FALSE(poll.scale);
-  poll = poll_scaled_object(so, state, 1, reader_, 61s, kWallClock);
+  poll = poll_scaled_object(so, state, 1, reader_, Instant(61s), kWallClock);
   EXPECT_TRUE(poll.scale);
   EXPECT_EQ(poll.desired_replicas, 0);
 }
@@ -104,15 +104,15 @@ TEST_F(KedaAgainstPrometheus, IdleReplicaCountIsWhereAnInactiveTargetRests) {
   ScaledObject so = on_gauge(prom_->address(), "  idleReplicaCount: 0\n  minReplicaCount: 2\n  cooldownPeriod: 30\n", "0");
   ScaledObjectState state;
   set_queue(3);
-  KedaPoll poll = poll_scaled_object(so, state, 2, reader_, 0s, kWallClock);
+  KedaPoll poll = poll_scaled_object(so, state, 2, reader_, Instant(0s), kWallClock);
   EXPECT_TRUE(poll.active);
   EXPECT_FALSE(poll.scale);  // already at min
   set_queue(0);
-  poll = poll_scaled_object(so, state, 2, reader_, 31s, kWallClock);
+  poll = poll_scaled_object(so, state, 2, reader_, Instant(31s), kWallClock);
   EXPECT_TRUE(poll.scale);
   EXPECT_EQ(poll.desired_replicas, 0);
   set_queue(4);
-  poll = poll_scaled_object(so, state, 0, reader_, 40s, kWallClock);
+  poll = poll_scaled_object(so, state, 0, reader_, Instant(40s), kWallClock);
   EXPECT_TRUE(poll.scale);
   EXPECT_EQ(poll.desired_replicas, 2);
 }
@@ -135,20 +135,20 @@ TEST_F(KedaAgainstPrometheus, SeedScaledObjectLoadsUnchangedAndItsHpaScalesOnThe
   ASSERT_TRUE(prom_->wait_for(R"(sum(rate(http_requests_total{app="podinfo"}[2m])))",
                               [](double v) { return v > 22.5 && v < 26; }, 60s));
   ScaledObjectState state;
-  KedaPoll poll = poll_scaled_object(so, state, 0, reader_, 0s, kWallClock);
+  KedaPoll poll = poll_scaled_object(so, state, 0, reader_, Instant(0s), kWallClock);
   EXPECT_TRUE(poll.active);
   EXPECT_EQ(poll.desired_replicas, 2);  // from zero to minReplicaCount
-  EXPECT_EQ(poll.next_poll, 10s);       // pollingInterval
+  EXPECT_EQ(poll.next_poll, Instant(10s));  // pollingInterval
 
   HorizontalPodAutoscaler hpa = keda_hpa(so);
   EXPECT_EQ(hpa.min_replicas, 2);
   EXPECT_EQ(hpa.max_replicas, 10);
   ScaledObjectMetrics adapter(so, state, reader_);
-  adapter.set_now(15s);
+  adapter.set_now(Instant(15s));
   HpaState hpa_state;
   HpaTarget target;
   target.spec_replicas = 2;
-  HpaDecision decision = reconcile_hpa(hpa, hpa_state, target, adapter, 15s);
+  HpaDecision decision = reconcile_hpa(hpa, hpa_state, target, adapter, Instant(15s));
   EXPECT_TRUE(decision.rescale) << (decision.events.empty() ? "" : decision.events[0].message);
   EXPECT_EQ(decision.desired_replicas, 3);
 }
@@ -168,22 +168,22 @@ TEST_F(KedaAgainstPrometheus, FallbackAfterThreeFailedReadsWhenPrometheusIsDown)
   target.spec_replicas = 6;
   ScaledObjectMetrics adapter(so, state, reader_);
   for (int read = 1; read <= 3; ++read) {
-    adapter.set_now(read * 15s);
-    HpaDecision decision = reconcile_hpa(hpa, hpa_state, target, adapter, read * 15s);
+    adapter.set_now(Instant(read * 15s));
+    HpaDecision decision = reconcile_hpa(hpa, hpa_state, target, adapter, Instant(read * 15s));
     EXPECT_FALSE(decision.rescale) << "read " << read;
     ASSERT_FALSE(decision.events.empty());
     EXPECT_TRUE(decision.events[0].warning);
     EXPECT_NE(decision.events[0].message.find("could not connect"), std::string::npos) << decision.events[0].message;
   }
-  adapter.set_now(60s);
-  HpaDecision decision = reconcile_hpa(hpa, hpa_state, target, adapter, 60s);
+  adapter.set_now(Instant(60s));
+  HpaDecision decision = reconcile_hpa(hpa, hpa_state, target, adapter, Instant(60s));
   EXPECT_TRUE(state.fallback_active);
   ASSERT_EQ(decision.metrics.size(), 1u);
   EXPECT_EQ(decision.metrics[0].proposal, 2);
   EXPECT_EQ(decision.desired_replicas, 6);
   EXPECT_FALSE(decision.rescale);
   // The operator's poll sees the failure too: the trigger is not active and the scale is left to the HPA.
-  KedaPoll poll = poll_scaled_object(so, state, 6, reader_, 60s, kWallClock);
+  KedaPoll poll = poll_scaled_object(so, state, 6, reader_, Instant(60s), kWallClock);
   EXPECT_TRUE(poll.error);
   EXPECT_FALSE(poll.scale);
 }

@@ -38,7 +38,7 @@ TEST(Provisioning, CheapestTypeHoldsTheBatchPlusDaemonOverhead) {
   EXPECT_THAT(plan.unschedulable, IsEmpty());
   EXPECT_THAT(plan.existing, IsEmpty());
 
-  auto choice = choose_offering(claim, f.unavailable, Duration(0));
+  auto choice = choose_offering(claim, f.unavailable, Instant{});
   ASSERT_TRUE(choice.has_value());
   EXPECT_EQ(choice->instance_type->name, "c.2xlarge");
   EXPECT_EQ(choice->offering->capacity_type, cloud::CapacityType::Spot);
@@ -58,7 +58,7 @@ TEST(Provisioning, TwoSmallerNodesHoldTheBatchWhenThatIsCheaper) {
   EXPECT_THAT(plan.new_claims[0].pods, ElementsAre(0, 1, 2));
   EXPECT_THAT(plan.new_claims[1].pods, ElementsAre(3, 4));
   for (const NewNodeClaim& claim : plan.new_claims) {
-    auto choice = choose_offering(claim, f.unavailable, Duration(0));
+    auto choice = choose_offering(claim, f.unavailable, Instant{});
     ASSERT_TRUE(choice.has_value());
     EXPECT_EQ(choice->instance_type->name, "g.xlarge");
     EXPECT_EQ(choice->offering->price_per_hour, 0.06);
@@ -368,7 +368,7 @@ TEST(Provisioning, PodRequirementsNarrowTheClaim) {
     ProvisioningPlan plan = f.plan();
     ASSERT_EQ(plan.new_claims.size(), 1u);
     EXPECT_EQ(label(plan.new_claims[0], well_known::zone), "zone-b");
-    auto choice = choose_offering(plan.new_claims[0], f.unavailable, Duration(0));
+    auto choice = choose_offering(plan.new_claims[0], f.unavailable, Instant{});
     ASSERT_TRUE(choice);
     EXPECT_EQ(choice->offering->zone, "zone-b");
     EXPECT_EQ(choice->instance_type->name, "c.large");
@@ -381,7 +381,7 @@ TEST(Provisioning, PodRequirementsNarrowTheClaim) {
     ProvisioningPlan plan = f.plan();
     ASSERT_EQ(plan.new_claims.size(), 1u);
     EXPECT_EQ(label(plan.new_claims[0], "karpenter.sh/capacity-type"), "on-demand");
-    auto choice = choose_offering(plan.new_claims[0], f.unavailable, Duration(0));
+    auto choice = choose_offering(plan.new_claims[0], f.unavailable, Instant{});
     ASSERT_TRUE(choice);
     EXPECT_EQ(choice->offering->capacity_type, cloud::CapacityType::OnDemand);
     EXPECT_EQ(choice->instance_type->name, "c.large");  // 0.10 on-demand
@@ -524,7 +524,7 @@ TEST(Provisioning, UnavailableOfferingsNarrowTheCandidates) {
   Fixture f;
   for (const char* zone : {"zone-a", "zone-b"}) {
     for (cloud::CapacityType ct : {cloud::CapacityType::OnDemand, cloud::CapacityType::Spot}) {
-      f.unavailable.mark({"c.large", zone, ct}, Duration(180'000));
+      f.unavailable.mark({"c.large", zone, ct}, Instant(Duration(180'000)));
     }
   }
   f.input.pending = {make_pod("web", 1 * kCpu, 1 * kGi)};
@@ -532,7 +532,7 @@ TEST(Provisioning, UnavailableOfferingsNarrowTheCandidates) {
   ASSERT_EQ(plan.new_claims.size(), 1u);
   EXPECT_EQ(plan.new_claims[0].instance_types.front()->name, "g.xlarge");
 
-  f.input.now = Duration(180'000);  // the marks have expired
+  f.input.now = Instant(Duration(180'000));  // the marks have expired
   plan = f.plan();
   EXPECT_EQ(plan.new_claims[0].instance_types.front()->name, "c.large");
 }
@@ -544,7 +544,7 @@ TEST(Provisioning, APlanCostsEachClaimAtTheOfferingItsLaunchPicks) {
   EXPECT_DOUBLE_EQ(f.plan().price_per_hour, 0.06);
   // Its spot offerings gone in every zone, c.xlarge's spot (0.08) still comes before g.xlarge on demand (0.16).
   for (const char* zone : {"zone-a", "zone-b", "zone-c"}) {
-    f.unavailable.mark({"g.xlarge", zone, cloud::CapacityType::Spot}, Duration(180'000));
+    f.unavailable.mark({"g.xlarge", zone, cloud::CapacityType::Spot}, Instant(Duration(180'000)));
   }
   EXPECT_DOUBLE_EQ(f.plan().price_per_hour, 0.08);
   // On demand only: g.xlarge at 0.16.
@@ -706,7 +706,7 @@ TEST(Provisioning, PlanInvariantsHoldOnRandomBatches) {
         largest = std::max(largest, t->capacity.cpu_milli());
       }
       worst_case_cpu[claim.nodepool] += largest;
-      const std::optional<LaunchChoice> choice = choose_offering(claim, f.unavailable, Duration(0));
+      const std::optional<LaunchChoice> choice = choose_offering(claim, f.unavailable, Instant{});
       ASSERT_TRUE(choice.has_value());
       launched += choice->offering->price_per_hour;
     }

@@ -168,7 +168,7 @@ TEST(Topology, ExistingPodsAntiAffinityKeepsNewPodsOutOfTheirZone) {
   ProvisioningPlan plan = f.plan();
   ASSERT_EQ(plan.new_claims.size(), 1u);
   EXPECT_FALSE(plan.new_claims[0].requirements.allows(std::string(well_known::zone), "zone-a"));
-  auto choice = choose_offering(plan.new_claims[0], f.unavailable, Duration(0));
+  auto choice = choose_offering(plan.new_claims[0], f.unavailable, Instant{});
   ASSERT_TRUE(choice);
   EXPECT_EQ(choice->offering->zone, "zone-b");
 }

@@ -423,7 +423,7 @@ TEST(ClusterAutoscaler, TooManyUnreadyNodesStopAllScaling) {
                     "  cloud:\n    faults:\n      nodeFailures: [{at: 1m, count: " + std::to_string(count) +
                         ", nodeGroup: ng}]\n");
   };
-  SimulationReport four = run(failing(4), 2, {Duration{10 * 60'000}});
+  SimulationReport four = run(failing(4), 2, {Instant(Duration{10 * 60'000})});
   EXPECT_EQ(messages(four, "cluster-unhealthy"),
             std::vector<std::string>{"t=1m0s ClusterUnhealthy: 4 of 6 nodes unready, more than "
                                      "--ok-total-unready-count=3 and --max-total-unready-percentage=45% of them: no "
@@ -448,7 +448,7 @@ TEST(ClusterAutoscaler, TooManyUnreadyNodesStopAllScaling) {
 }
 
 TEST(ClusterAutoscaler, TheStatusCountsANodeThatStoppedReportingAsUnready) {
-  SimulationReport r = run(cluster_with_failure("ng"), 2, {Duration{2 * 60'000}});
+  SimulationReport r = run(cluster_with_failure("ng"), 2, {Instant(Duration{2 * 60'000})});
   ASSERT_EQ(r.cluster_autoscaler_status_at.size(), 1u);
   const std::string& status = r.cluster_autoscaler_status_at[0].status;
   EXPECT_NE(status.find("      registered:\n        total: 2\n        ready: 1\n"), std::string::npos) << status;

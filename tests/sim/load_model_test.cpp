@@ -46,13 +46,16 @@ TEST(LoadModel, LoadIsSpreadOverRunningPodsCappedAtTheirLimitAndCounted) {
   LoadShape constant = shape(LoadShape::Kind::Constant);
   constant.requests_per_second = 90;
   model.set_load("Deployment/default/web", {{"namespace", "default"}, {"app", "web"}}, constant,
-                 LoadCost{.cpu_per_request_milli = 10, .idle_cpu_milli = 5, .memory_bytes = 1 << 20}, seconds(0));
+                 LoadCost{.cpu_per_request_milli = 10, .idle_cpu_milli = 5, .memory_bytes = 1 << 20}, Instant{});
   // Three pods: 30 requests/s each would take 5 + 300 = 305m; "b" is limited to 200m, so it serves
   // (200 - 5) / 10 = 19.5 requests/s. "c" started 10 s ago: it serves, but has no sample before the next scrape.
   std::map<std::string, std::vector<RunningPod>> pods{
-      {"Deployment/default/web", {{"default/a", seconds(0), 0}, {"default/b", seconds(0), 200}, {"default/c", seconds(5), 0}}},
-      {"Deployment/default/idle", {{"default/i", seconds(0), 0}}}};
-  model.scrape(seconds(15), pods);
+      {"Deployment/default/web",
+       {{"default/a", Instant(seconds(0)), 0},
+        {"default/b", Instant(seconds(0)), 200},
+        {"default/c", Instant(seconds(5)), 0}}},
+      {"Deployment/default/idle", {{"default/i", Instant(seconds(0)), 0}}}};
+  model.scrape(Instant(seconds(15)), pods);
   ASSERT_NE(model.usage("default/a"), nullptr);
   EXPECT_EQ(model.usage("default/a")->cpu_milli, 305);
   EXPECT_EQ(model.usage("default/a")->memory_bytes, 1 << 20);
@@ -63,7 +66,7 @@ TEST(LoadModel, LoadIsSpreadOverRunningPodsCappedAtTheirLimitAndCounted) {
   EXPECT_DOUBLE_EQ(model.dropped_requests(), 10.5 * 15);
   std::vector<Series> series = model.request_series();
   ASSERT_EQ(series.size(), 1u);
-  EXPECT_EQ(series[0].samples->back(), (std::pair<std::chrono::milliseconds, double>{seconds(15), 79.5 * 15}));
+  EXPECT_EQ(series[0].samples->back(), (std::pair<Instant, double>{Instant(seconds(15)), 79.5 * 15}));
 }
 
 }  // namespace

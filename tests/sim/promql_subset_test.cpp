@@ -41,10 +41,10 @@ TEST(PromqlSubset, RateIsTheCounterIncreaseOverTheSamplesInTheRange) {
   // Samples every 15 s; 20 requests/s until 60 s, then 50/s. At 120 s a 1m range holds the samples at 60..120 s
   // (the one at exactly 60 s is outside, as Prometheus' range is left-open): (4200 - 2700) / 45 s... computed on
   // the samples 75..120: (4200 - 1950) / 45 = 50.
-  std::vector<std::pair<std::chrono::milliseconds, double>> counter;
+  std::vector<std::pair<Instant, double>> counter;
   double total = 0;
   for (int t = 0; t <= 120; t += 15) {
-    counter.emplace_back(seconds(t), total);
+    counter.emplace_back(Instant(seconds(t)), total);
     total += (t < 60 ? 20 : 50) * 15;
   }
   // counter: 0:0 15:300 30:600 45:900 60:1200 75:1950 90:2700 105:3450 120:4200
@@ -53,7 +53,7 @@ TEST(PromqlSubset, RateIsTheCounterIncreaseOverTheSamplesInTheRange) {
   auto eval = [&](const std::string& text) {
     Result<PromQuery> q = parse_promql(text);
     EXPECT_TRUE(q.ok());
-    Result<std::vector<double>> v = evaluate(*q, {a, b}, seconds(120));
+    Result<std::vector<double>> v = evaluate(*q, {a, b}, Instant(seconds(120)));
     EXPECT_TRUE(v.ok());
     return *v;
   };

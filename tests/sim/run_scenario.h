@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "../provisioning/fixtures.h"
+#include "api/instant.h"
 #include "manifest/manifest.h"
 #include "sim/simulator.h"
 
@@ -16,7 +17,7 @@ namespace scalewright::sim::testing {
 // `zones`: how many zones the catalog has (zone-a, zone-b, ...); `status_at`: when to keep Cluster Autoscaler's
 // status report as well (SimulationInput::status_at); `sink`: told of the timeline as the run goes; `limits`: the
 // run's ceilings.
-inline SimulationReport run_on(cloud::Catalog catalog, const std::string& text, std::vector<Duration> status_at = {},
+inline SimulationReport run_on(cloud::Catalog catalog, const std::string& text, std::vector<Instant> status_at = {},
                                TimelineSink* sink = nullptr, SimulationLimits limits = {}) {
   Result<ManifestSet> objects = decode_manifests(text, "test.yaml");
   EXPECT_TRUE(objects.ok()) << (objects.ok() ? "" : objects.error().message);
@@ -27,7 +28,7 @@ inline SimulationReport run_on(cloud::Catalog catalog, const std::string& text, 
   return simulate({std::move(s), std::move(set), std::move(catalog), std::move(status_at), sink, limits, true});
 }
 
-inline SimulationReport run(const std::string& text, int zones = 2, std::vector<Duration> status_at = {},
+inline SimulationReport run(const std::string& text, int zones = 2, std::vector<Instant> status_at = {},
                             TimelineSink* sink = nullptr, SimulationLimits limits = {}) {
   return run_on(provisioning::fixtures::make_catalog(zones), text, std::move(status_at), sink, limits);
 }

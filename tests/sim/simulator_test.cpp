@@ -176,8 +176,8 @@ spec:
 }
 
 // When each pod of `r` was created, by name.
-std::map<std::string, Duration> created_at(const SimulationReport& r) {
-  std::map<std::string, Duration> out;
+std::map<std::string, Instant> created_at(const SimulationReport& r) {
+  std::map<std::string, Instant> out;
   for (const PodOutcome& p : r.pods) out[p.pod] = p.created;
   return out;
 }
@@ -190,10 +190,10 @@ TEST(Simulator, AnOrderedReadyStatefulSetMakesEachPodOnceTheOneBeforeRunsAndRemo
   const std::string timeline = "  - {at: 10s, scale: {kind: StatefulSet, name: db, replicas: 3}}\n"
                                "  - {at: 5m, scale: {kind: StatefulSet, name: db, replicas: 1}}\n";
   SimulationReport ordered = run(nodepool() + statefulset("") + scenario(timeline));
-  std::map<std::string, Duration> created = created_at(ordered);
-  EXPECT_EQ(created["default/db-0"], Duration(10'000));
-  EXPECT_EQ(created["default/db-1"], Duration(71'000));
-  EXPECT_EQ(created["default/db-2"], Duration(132'000));
+  std::map<std::string, Instant> created = created_at(ordered);
+  EXPECT_EQ(created["default/db-0"], Instant(Duration(10'000)));
+  EXPECT_EQ(created["default/db-1"], Instant(Duration(71'000)));
+  EXPECT_EQ(created["default/db-2"], Instant(Duration(132'000)));
   EXPECT_THAT(messages(ordered, "launch"), ElementsAre(HasSubstr("t=11s "), HasSubstr("t=1m12s "),
                                                        HasSubstr("t=2m13s ")));
   EXPECT_THAT(messages(ordered, "removed"), ElementsAre(AllOf(HasSubstr("t=5m40s "), HasSubstr("after 30s")),
@@ -204,8 +204,8 @@ TEST(Simulator, AnOrderedReadyStatefulSetMakesEachPodOnceTheOneBeforeRunsAndRemo
   SimulationReport parallel =
       run(nodepool() + statefulset("  podManagementPolicy: Parallel") + scenario(timeline));
   created = created_at(parallel);
-  EXPECT_EQ(created["default/db-0"], Duration(10'000));
-  EXPECT_EQ(created["default/db-2"], Duration(10'000));
+  EXPECT_EQ(created["default/db-0"], Instant(Duration(10'000)));
+  EXPECT_EQ(created["default/db-2"], Instant(Duration(10'000)));
   EXPECT_THAT(messages(parallel, "launch"),
               ElementsAre(HasSubstr("t=11s "), HasSubstr("t=11s "), HasSubstr("t=11s ")));
   EXPECT_THAT(messages(parallel, "removed"), ElementsAre(AllOf(HasSubstr("t=5m30s "), HasSubstr("after 30s")),

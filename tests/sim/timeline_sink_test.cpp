@@ -20,7 +20,7 @@ struct RecordingSink : TimelineSink {
     entries_before.push_back(entries.size());
   }
   // The last progress report of the instant `at`.
-  const RunProgress* at(Duration at) const {
+  const RunProgress* at(Instant at) const {
     const RunProgress* found = nullptr;
     for (const RunProgress& p : progress) {
       if (p.at == at) found = &p;
@@ -62,34 +62,34 @@ TEST(TimelineSink, EntriesArriveAsTheirInstantSettlesNotAtTheEnd) {
   ASSERT_FALSE(sink.progress.empty());
   // At each progress report, the entries handed over so far are exactly those up to that instant.
   for (std::size_t k = 0; k < sink.progress.size(); ++k) {
-    const Duration now = sink.progress[k].at;
+    const Instant now = sink.progress[k].at;
     for (std::size_t i = 0; i < sink.entries_before[k]; ++i) EXPECT_LE(sink.entries[i].at, now) << i;
     for (std::size_t i = sink.entries_before[k]; i < report.timeline.size(); ++i) {
       EXPECT_GT(report.timeline[i].at, now) << i;
     }
   }
   // When the launch at 11 s was reported, the removal at 5m30s was still to come.
-  const RunProgress* launch = sink.at(Duration(11'000));
+  const RunProgress* launch = sink.at(Instant(Duration(11'000)));
   ASSERT_NE(launch, nullptr);
   const std::size_t k = static_cast<std::size_t>(launch - sink.progress.data());
   EXPECT_GT(sink.entries_before[k], 0u);
   EXPECT_LT(sink.entries_before[k], report.timeline.size());
-  EXPECT_EQ(sink.progress.back().at, Duration(10 * 60'000));  // the last report is the end of the run
+  EXPECT_EQ(sink.progress.back().at, Instant(Duration(10 * 60'000)));  // the last report is the end of the run
 }
 
 TEST(TimelineSink, ProgressCountsPodsAndNodesAtEachInstant) {
   RecordingSink sink;
   testing::run(kInflate, 2, {}, &sink);
   struct Expected {
-    Duration at;
+    Instant at;
     std::size_t bound, pending;
     std::int32_t nodes;
   };
-  for (const Expected& e : {Expected{Duration(10'000), 0, 5, 0},    // scaled to 5, nothing launched yet
-                            Expected{Duration(11'000), 0, 5, 1},    // launched, not Ready
-                            Expected{Duration(71'000), 5, 0, 1},    // Ready, all bound
-                            Expected{Duration(330'000), 0, 0, 0},   // pods gone at 5m, the node 30 s later
-                            Expected{Duration(600'000), 0, 0, 0}}) {
+  for (const Expected& e : {Expected{Instant(Duration(10'000)), 0, 5, 0},   // scaled to 5, nothing launched yet
+                            Expected{Instant(Duration(11'000)), 0, 5, 1},   // launched, not Ready
+                            Expected{Instant(Duration(71'000)), 5, 0, 1},   // Ready, all bound
+                            Expected{Instant(Duration(330'000)), 0, 0, 0},  // pods gone at 5m, the node 30 s later
+                            Expected{Instant(Duration(600'000)), 0, 0, 0}}) {
     const RunProgress* p = sink.at(e.at);
     ASSERT_NE(p, nullptr) << format_time(e.at);
     EXPECT_EQ(p->pods_bound, e.bound) << format_time(e.at);

@@ -45,11 +45,11 @@ TEST(NodeChanges, NamesEachChangedNodeOnceSortedThenNothingUntilTheNextChange) {
   EXPECT_EQ(changes.take(), Names{});
 
   // A pod nominated to b (in flight), then moved to a and bound there: both nodes changed, b's nominee left it.
-  PodRecord& pod = *state.pod_created(pod_named("p"), "", Duration(0));
+  PodRecord& pod = *state.pod_created(pod_named("p"), "", Instant{});
   state.pod_nominated(pod, Symbol("b"));
   EXPECT_EQ(changes.take(), Names{"b"});
   EXPECT_EQ(state.find_node("b")->busy, 1);
-  state.pod_bound(pod, state.snapshot().find_node("a"), Duration(1000));
+  state.pod_bound(pod, state.snapshot().find_node("a"), Instant(Duration(1000)));
   EXPECT_EQ(changes.take(), (Names{"a", "b"}));
   EXPECT_EQ(state.find_node("a")->busy, 1);
   EXPECT_EQ(state.find_node("b")->busy, 0);
@@ -57,14 +57,14 @@ TEST(NodeChanges, NamesEachChangedNodeOnceSortedThenNothingUntilTheNextChange) {
   // The pod deleted, a drained and terminated: a alone, once.
   state.pod_deleted("default/p");
   state.node_draining(a);
-  state.node_terminated(a, Duration(2000));
+  state.node_terminated(a, Instant(Duration(2000)));
   EXPECT_EQ(changes.take(), Names{"a"});
 }
 
 TEST(NodeChanges, ANominationToANodeNotThereIsNamedForItsReleaseAndEveryReaderIsTold) {
   ClusterState state;
   NodeChanges first(state);
-  PodRecord& pod = *state.pod_created(pod_named("p"), "", Duration(0));
+  PodRecord& pod = *state.pod_created(pod_named("p"), "", Instant{});
   {
     NodeChanges second(state);
     state.pod_nominated(pod, Symbol("gone"));
@@ -81,7 +81,7 @@ TEST(NodeChanges, ANominationToANodeNotThereIsNamedForItsReleaseAndEveryReaderIs
 TEST(NodeClaimRecord, TakesItsInstanceWhenLaunchedAndKeepsThePodsNominatedToIt) {
   ClusterState state;
   state.node_added(node_record("claim-1"));
-  PodRecord& pod = *state.pod_created(pod_named("web-0"), "", Duration(0));
+  PodRecord& pod = *state.pod_created(pod_named("web-0"), "", Instant{});
   state.pod_nominated(pod, Symbol("claim-1"));
   ASSERT_EQ(state.find_node("claim-1")->busy, 1);
 

@@ -204,7 +204,7 @@ TEST(HpaSequence, DownscaleWaitsForFiveMinutesWithoutBehavior) {
   Scenario s;
   s.state = {};
   s.pods(4, 100);
-  const Duration start = kNow;
+  const Instant start = kNow;
   EXPECT_EQ(s.sync(start).desired_replicas, 4);
   EXPECT_EQ(condition(s.state, "AbleToScale")->reason, "ScaleDownStabilized");
   EXPECT_EQ(s.sync(start + seconds(60)).desired_replicas, 4);

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "api/instant.h"
 #include "workloads/hpa.h"
 
 namespace scalewright::workloads::hpa_test {
@@ -24,7 +25,7 @@ using std::chrono::hours;
 using std::chrono::minutes;
 using std::chrono::seconds;
 
-inline constexpr Duration kNow = hours(1);
+inline constexpr Instant kNow{hours(1)};
 
 // Fixed values keyed by resource ("cpu", or "cpu/app" for one container) or metric name; a name in `failing`
 // returns an error, as an unreachable metrics API would.
@@ -70,7 +71,7 @@ inline HpaPod ready_pod(const std::string& name) {
   HpaPod pod;
   pod.name = name;
   pod.ready = true;
-  pod.start_time = Duration(0);
+  pod.start_time = Instant{};
   pod.containers.push_back({"app", {{"cpu", 500}, {"memory", 500}}});
   return pod;
 }
@@ -169,7 +170,7 @@ struct Scenario {
     if (!hpa.behavior->scale_down) hpa.behavior->scale_down.emplace();
     return *hpa.behavior->scale_down;
   }
-  HpaDecision sync(Duration now = kNow) { return reconcile_hpa(hpa, state, target, metrics, now, config); }
+  HpaDecision sync(Instant now = kNow) { return reconcile_hpa(hpa, state, target, metrics, now, config); }
 };
 
 inline const HpaCondition* condition(const HpaState& state, const std::string& type) {

@@ -64,7 +64,7 @@ ScaledObject scale_to_zero() {
 
 const sys_seconds kWall = sys_days(2024y / March / 4) + hours(9);  // a Monday, 09:00 UTC
 
-Duration t(int s) { return seconds(s); }
+Instant t(int s) { return Instant(seconds(s)); }
 
 bool has_event(const KedaPoll& poll, const std::string& reason) {
   for (const KedaEvent& e : poll.events) {

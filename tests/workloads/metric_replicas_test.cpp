@@ -14,7 +14,7 @@ HpaPod pod(const std::string& name, bool ready, PodPhase phase = PodPhase::Runni
   p.name = name;
   p.ready = ready;
   p.phase = phase;
-  p.start_time = Duration(0);
+  p.start_time = Instant{};
   return p;
 }
 

@@ -11,13 +11,13 @@ namespace {
 using std::chrono::minutes;
 using std::chrono::seconds;
 
-constexpr Duration kNow = minutes(10);
+constexpr Instant kNow{minutes(10)};
 
 HpaPod pod(const std::string& name, std::int64_t request = 500) {
   HpaPod p;
   p.name = name;
   p.ready = true;
-  p.start_time = Duration(0);
+  p.start_time = Instant{};
   p.containers.push_back({"app", {{"cpu", request}, {"memory", request}}});
   return p;
 }
@@ -168,12 +168,12 @@ TEST(ReplicaCalculator, NeverReadyAfterInitializationIsUnready) {
   auto in = utilization_input(3, 50);
   HpaPod never = pod("never");
   never.ready = false;
-  never.ready_last_transition = seconds(10);
+  never.ready_last_transition = Instant(seconds(10));
   in.pods.push_back(never);
   in.metrics["never"] = sample(500);
   HpaPod lost = pod("lost");
   lost.ready = false;
-  lost.ready_last_transition = seconds(60);
+  lost.ready_last_transition = Instant(seconds(60));
   in.pods.push_back(lost);
   in.metrics["lost"] = sample(100);
   add(in, "ok", 100);
@@ -186,7 +186,7 @@ TEST(ReplicaCalculator, ReadinessRulesOnlyForCpu) {
   in.resource = "memory";
   HpaPod never = pod("never");
   never.ready = false;
-  never.ready_last_transition = seconds(10);
+  never.ready_last_transition = Instant(seconds(10));
   in.pods.push_back(never);
   in.metrics["never"] = sample(500);
   add(in, "ok", 100);

@@ -26,7 +26,7 @@ void CandidateRules::look_at_node(const std::string& name) {
   if (node == nullptr || node->phase != state::NodePhase::Ready) node_pods_.erase(name);
 }
 
-void CandidateRules::looked(Duration now) {
+void CandidateRules::looked(Instant now) {
   last_look_ = now;
   // Nominations that ended a grace period ago are forgotten, oldest first (a node nominated again since keeps its
   // later time).
@@ -39,10 +39,10 @@ void CandidateRules::looked(Duration now) {
   }
 }
 
-Duration CandidateRules::nomination_grace_ends(const std::string& node) const {
+Instant CandidateRules::nomination_grace_ends(const std::string& node) const {
   if (nominated_.contains(node)) return last_look_ + kNominationGrace;
   auto seen = last_nominated_.find(node);
-  return seen == last_nominated_.end() ? Duration(0) : seen->second + kNominationGrace;
+  return seen == last_nominated_.end() ? Instant{} : seen->second + kNominationGrace;
 }
 
 std::int32_t CandidateRules::budget_allows(const std::string& pool_name, DisruptionReason reason) const {
@@ -62,7 +62,7 @@ std::int32_t CandidateRules::budget_allows(const std::string& pool_name, Disrupt
       ++disrupting;
     }
   }
-  const auto wall_clock = wall_clock_at_start_ + std::chrono::floor<std::chrono::seconds>(clock_.now());
+  const auto wall_clock = wall_clock_at_start_ + std::chrono::floor<std::chrono::seconds>(since_start(clock_.now()));
   return disruption::allowed_disruptions(*pool, reason, nodes, disrupting, wall_clock);
 }
 
@@ -126,7 +126,7 @@ bool CandidateRules::cluster_settling() const {
 }
 
 // A provisioning plan without the node, on a what-if that ends before anything is done.
-provisioning::ProvisioningPlan CandidateRules::plan_without(const std::string& name, Duration now,
+provisioning::ProvisioningPlan CandidateRules::plan_without(const std::string& name, Instant now,
                                                             std::size_t& pods) const {
   state::ClusterState::WhatIf what_if(state_);
   scheduling::ClusterSnapshot& snapshot = what_if.snapshot();

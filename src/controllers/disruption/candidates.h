@@ -13,6 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "api/instant.h"
 #include "controllers/disruption/queue.h"
 #include "controllers/ports.h"
 #include "controllers/provisioning.h"
@@ -47,9 +48,9 @@ class CandidateRules : private Controller {
   // gone or going, it leaves what was read of its pods.
   void look_at_node(const std::string& name);
   // The end of a look at time `now`: nominations that ended a grace period ago are forgotten.
-  void looked(Duration now);
+  void looked(Instant now);
   // When the node's last nomination stops keeping it from being a candidate (0 when it had none lately).
-  Duration nomination_grace_ends(const std::string& node) const;
+  Instant nomination_grace_ends(const std::string& node) const;
 
   // How many more of the NodePool's nodes its budgets allow disrupted now for `reason`.
   std::int32_t budget_allows(const std::string& pool, DisruptionReason reason) const;
@@ -76,17 +77,17 @@ class CandidateRules : private Controller {
   // what-if says of it now would not hold.
   bool cluster_settling() const;
   // What the node's pods need besides the rest of the cluster, as a provisioning plan; `pods` is told how many move.
-  provisioning::ProvisioningPlan plan_without(const std::string& node, Duration now, std::size_t& pods) const;
+  provisioning::ProvisioningPlan plan_without(const std::string& node, Instant now, std::size_t& pods) const;
 
  private:
   TerminationController& termination_;
   ProvisioningController& provisioning_;
   const CommandQueue& queue_;
   std::chrono::sys_seconds wall_clock_at_start_;
-  std::map<std::string, Duration> last_nominated_;  // nodes whose nominations ended, when last seen with some
-  std::deque<std::pair<Duration, std::string>> nominations_ended_;  // the same, in the order they ended
+  std::map<std::string, Instant> last_nominated_;  // nodes whose nominations ended, when last seen with some
+  std::deque<std::pair<Instant, std::string>> nominations_ended_;  // the same, in the order they ended
   std::set<std::string> nominated_;                 // nodes with pods nominated to them at the last look
-  Duration last_look_{0};                           // when the last look was
+  Instant last_look_{};                             // when the last look was
   mutable std::unordered_map<std::string, NodePods> node_pods_;  // per Ready NodePool node, as last read
 };
 

@@ -10,7 +10,7 @@
 
 namespace scalewright::controllers {
 
-void ConsolidationCandidates::look_at_node(const std::string& name, Duration now) {
+void ConsolidationCandidates::look_at_node(const std::string& name, Instant now) {
   const state::NodeRecord* node = state_.find_node(name);
   // Gone, or going: it leaves the record of its pod events.
   if (node == nullptr || node->phase != state::NodePhase::Ready) pod_events_.erase(name);
@@ -26,7 +26,7 @@ void ConsolidationCandidates::look_at_node(const std::string& name, Duration now
   }
 }
 
-ConsolidationCandidates::Found ConsolidationCandidates::find(Duration now) const {
+ConsolidationCandidates::Found ConsolidationCandidates::find(Instant now) const {
   Found out;
   const scheduling::ClusterSnapshot& snapshot = state_.snapshot();
   std::vector<eviction::PdbBudget> pdbs = eviction::pdb_budgets(snapshot, state_.pdbs());
@@ -57,12 +57,12 @@ ConsolidationCandidates::Found ConsolidationCandidates::find(Duration now) const
     if (queue_.disrupting(name)) continue;
     if (termination_.draining(name)) continue;
     auto events = pod_events_.find(name);
-    const Duration due = (events == pod_events_.end() ? now : events->second.second) + *pool->consolidate_after;
+    const Instant due = (events == pod_events_.end() ? now : events->second.second) + *pool->consolidate_after;
     if (due > now) {
       if (!out.next_due || due < *out.next_due) out.next_due = due;
       continue;
     }
-    if (const Duration grace = rules_.nomination_grace_ends(name); grace > now) {
+    if (const Instant grace = rules_.nomination_grace_ends(name); grace > now) {
       if (!out.next_due || grace < *out.next_due) out.next_due = grace;
       continue;
     }
@@ -80,7 +80,7 @@ ConsolidationCandidates::Found ConsolidationCandidates::find(Duration now) const
 }
 
 disruption::ConsolidationInput ConsolidationCandidates::input(Found& found, scheduling::ClusterSnapshot& cluster,
-                                                              Duration now) const {
+                                                              Instant now) const {
   disruption::ConsolidationInput input;
   provisioning::ProvisioningInput context;
   describe_cluster(state_, cloud_, context);
@@ -111,9 +111,9 @@ disruption::ConsolidationInput ConsolidationCandidates::input(Found& found, sche
   return input;
 }
 
-std::optional<Duration> ConsolidationMethod::next_pass(Duration now) const {
+std::optional<Instant> ConsolidationMethod::next_pass(Instant now) const {
   if (!candidates_.any()) return std::nullopt;
-  std::optional<Duration> due;
+  std::optional<Instant> due;
   if (cluster_fingerprint(state_) != fruitless_at_) due = now;
   if (next_due_ && (!due || *next_due_ < *due)) due = *next_due_;
   if (due && last_pass_) due = std::max(*due, *last_pass_ + kDisruptionPollPeriod);
@@ -125,7 +125,7 @@ std::uint64_t ConsolidationMethod::verdict_context() const {
                                   state_.node_departures(), provisioning_.unavailable().changes()});
 }
 
-bool ConsolidationMethod::disrupt(Duration now) {
+bool ConsolidationMethod::disrupt(Instant now) {
   last_pass_ = now;
   if (rules_.cluster_settling()) return false;  // looked at again a poll period later
   const std::uint64_t seen = cluster_fingerprint(state_);

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "api/instant.h"
 #include "controllers/disruption/candidates.h"
 #include "controllers/disruption/queue.h"
 #include "controllers/disruption/types.h"
@@ -37,15 +38,15 @@ class ConsolidationCandidates : private Controller {
     std::map<std::string, std::string> blocked;  // node -> why it cannot be disrupted now
     std::map<std::string, double> pool_cost;
     std::map<std::string, double> pool_disruption_cost;
-    std::optional<Duration> next_due;  // when the next node passes consolidateAfter
+    std::optional<Instant> next_due;  // when the next node passes consolidateAfter
   };
 
   // A node changed: whether its NodePool consolidates it when underutilized, and when a pod last came or went.
-  void look_at_node(const std::string& name, Duration now);
+  void look_at_node(const std::string& name, Instant now);
   // Whether any Ready node's NodePool consolidates underutilized nodes.
   bool any() const { return !underutilized_.empty(); }
-  Found find(Duration now) const;
-  disruption::ConsolidationInput input(Found& found, scheduling::ClusterSnapshot& cluster, Duration now) const;
+  Found find(Instant now) const;
+  disruption::ConsolidationInput input(Found& found, scheduling::ClusterSnapshot& cluster, Instant now) const;
 
  private:
   TerminationController& termination_;
@@ -55,7 +56,7 @@ class ConsolidationCandidates : private Controller {
   // Ready nodes of NodePools that consolidate when underutilized (WhenEmptyOrUnderutilized, Balanced).
   std::set<std::string> underutilized_;
   // Ready NodePool nodes: their pod count at the last look, and when a pod last came or went (consolidateAfter).
-  std::map<std::string, std::pair<std::int32_t, Duration>> pod_events_;
+  std::map<std::string, std::pair<std::int32_t, Instant>> pod_events_;
 };
 
 class ConsolidationMethod : public DisruptionMethod, private Controller {
@@ -70,11 +71,11 @@ class ConsolidationMethod : public DisruptionMethod, private Controller {
         validation_(validation) {}
 
   std::string_view reason() const override { return "Underutilized"; }
-  void look_at_node(const std::string& name, Duration now) override { candidates_.look_at_node(name, now); }
+  void look_at_node(const std::string& name, Instant now) override { candidates_.look_at_node(name, now); }
   // Once the cluster changed since a pass last found nothing, or a node passes consolidateAfter; at most one pass
   // per poll period, as Karpenter polls.
-  std::optional<Duration> next_pass(Duration now) const override;
-  bool disrupt(Duration now) override;
+  std::optional<Instant> next_pass(Instant now) const override;
+  bool disrupt(Instant now) override;
 
  private:
   // What a consolidation verdict depends on besides the candidates' own pods (see disruption::ConsolidationMemo).
@@ -91,8 +92,8 @@ class ConsolidationMethod : public DisruptionMethod, private Controller {
   // The state's counters when a pass last found nothing to do: no pass until they move or a node passes
   // consolidateAfter.
   std::uint64_t fruitless_at_ = ~std::uint64_t{0};
-  std::optional<Duration> next_due_;
-  std::optional<Duration> last_pass_;                // when consolidation last looked for a command
+  std::optional<Instant> next_due_;
+  std::optional<Instant> last_pass_;                 // when consolidation last looked for a command
   std::map<std::string, std::string> node_blocked_;  // nodes said DisruptionBlocked, with why
   std::map<std::string, std::string> node_kept_;     // nodes said Unconsolidatable, with why
   disruption::ConsolidationMemo memo_;               // the searches' verdicts, kept between passes

@@ -19,7 +19,7 @@ DisruptionController::DisruptionController(const Ports& ports, TerminationContro
                                            std::chrono::sys_seconds wall_clock_at_start)
     : Controller(ports),
       termination_(termination),
-      queue_(ports, termination, provisioning, [this](Duration at) { schedule_pass(at); }),
+      queue_(ports, termination, provisioning, [this](Instant at) { schedule_pass(at); }),
       rules_(ports, termination, provisioning, queue_, wall_clock_at_start),
       consolidation_candidates_(ports, termination, provisioning, rules_, queue_),
       validation_(ports, consolidation_candidates_, queue_),
@@ -31,7 +31,7 @@ DisruptionController::DisruptionController(const Ports& ports, TerminationContro
       methods_{&expiration_, &emptiness_, &drift_, &consolidation_} {}
 
 void DisruptionController::reconcile() {
-  const Duration now = clock_.now();
+  const Instant now = clock_.now();
   act_on_interruption_notices(now);
   for (DisruptionMethod* method : methods_) method->look(now);
   // What is kept per node moves only for the nodes that changed; a NodePool applied or deleted changes what its
@@ -44,8 +44,8 @@ void DisruptionController::reconcile() {
   rules_.looked(now);
   queue_.progress();
 
-  std::optional<Duration> earliest;
-  const auto due = [&](std::optional<Duration> at) {
+  std::optional<Instant> earliest;
+  const auto due = [&](std::optional<Instant> at) {
     if (at && (!earliest || *at < *earliest)) earliest = at;
   };
   if (!stale_disrupted_taints().empty()) {
@@ -59,7 +59,7 @@ void DisruptionController::reconcile() {
   if (earliest) schedule_pass(std::max(*earliest, now));
 }
 
-void DisruptionController::act_on_interruption_notices(Duration now) {
+void DisruptionController::act_on_interruption_notices(Instant now) {
   if (state_.interruption_notices() == notices_seen_) return;
   notices_seen_ = state_.interruption_notices();
   std::erase_if(noticed_, [&](const std::string& name) { return state_.find_node(name) == nullptr; });
@@ -70,7 +70,7 @@ void DisruptionController::act_on_interruption_notices(Duration now) {
   }
 }
 
-void DisruptionController::look_at_node(const std::string& name, Duration now) {
+void DisruptionController::look_at_node(const std::string& name, Instant now) {
   rules_.look_at_node(name);
   for (DisruptionMethod* method : methods_) method->look_at_node(name, now);
   const state::NodeRecord* node = state_.find_node(name);
@@ -93,7 +93,7 @@ std::vector<std::string> DisruptionController::stale_disrupted_taints() const {
   return stale;
 }
 
-void DisruptionController::schedule_pass(Duration at) {
+void DisruptionController::schedule_pass(Instant at) {
   // One pass pending at a time, the earliest asked for (an expiry weeks away must not hold back a pass due now).
   if (pass_at_) {
     if (*pass_at_ <= at) return;
@@ -107,7 +107,7 @@ void DisruptionController::schedule_pass(Duration at) {
 }
 
 void DisruptionController::on_pass() {
-  const Duration now = clock_.now();
+  const Instant now = clock_.now();
   // A leader that stopped mid-command left its taints: no command here will finish what it started.
   if (const std::vector<std::string> stale = stale_disrupted_taints(); !stale.empty()) {
     last_stale_taints_pass_ = now;

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "api/instant.h"
 #include "controllers/disruption/candidates.h"
 #include "controllers/disruption/consolidation.h"
 #include "controllers/disruption/drift.h"
@@ -43,9 +44,9 @@ class DisruptionController : private Controller {
   void reconcile();
  private:
   // The interruption notices observed since the last look, each acted on once.
-  void act_on_interruption_notices(Duration now);
-  void look_at_node(const std::string& name, Duration now);
-  void schedule_pass(Duration at);
+  void act_on_interruption_notices(Instant now);
+  void look_at_node(const std::string& name, Instant now);
+  void schedule_pass(Instant at);
   void on_pass();
   // The nodes that carry karpenter.sh/disrupted while no command disrupts them and no drain empties them.
   std::vector<std::string> stale_disrupted_taints() const;
@@ -65,8 +66,8 @@ class DisruptionController : private Controller {
   state::NodeChanges node_changes_{state_};  // the nodes changed since the last look
   std::uint64_t nodepools_seen_ = ~std::uint64_t{0};  // the NodePools what is kept per node was worked out for
   std::set<std::string> tainted_;  // Ready NodePool nodes carrying karpenter.sh/disrupted, as last looked at
-  std::optional<Duration> last_stale_taints_pass_;  // when a pass last found stale taints to take off
-  std::optional<Duration> pass_at_;  // when the pass pending runs
+  std::optional<Instant> last_stale_taints_pass_;  // when a pass last found stale taints to take off
+  std::optional<Instant> pass_at_;                 // when the pass pending runs
   std::uint64_t notices_seen_ = 0;   // the state's interruption_notices() at the last look
   std::set<std::string> noticed_;    // nodes whose notice was acted on
   TimerId pass_timer_ = 0;

@@ -13,7 +13,7 @@
 
 namespace scalewright::controllers {
 
-void DriftMethod::look(Duration) {
+void DriftMethod::look(Instant) {
   if (state_.nodepool_changes() == nodepools_seen_) return;
   nodepools_seen_ = state_.nodepool_changes();
   std::map<std::string, std::string> templates;
@@ -30,12 +30,12 @@ void DriftMethod::look(Duration) {
   }
 }
 
-std::optional<Duration> DriftMethod::next_pass(Duration now) const {
+std::optional<Instant> DriftMethod::next_pass(Instant now) const {
   if (!due_) return std::nullopt;
   return last_pass_ ? std::max(now, *last_pass_ + kDisruptionPollPeriod) : now;
 }
 
-bool DriftMethod::disrupt(Duration now) {
+bool DriftMethod::disrupt(Instant now) {
   if (!due_) return false;
   last_pass_ = now;
   if (rules_.cluster_settling()) return false;  // looked at again a poll period later

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 
+#include "api/instant.h"
 #include "controllers/disruption/candidates.h"
 #include "controllers/disruption/queue.h"
 #include "controllers/disruption/types.h"
@@ -25,10 +26,10 @@ class DriftMethod : public DisruptionMethod, private Controller {
       : Controller(ports), termination_(termination), provisioning_(provisioning), rules_(rules), queue_(queue) {}
 
   std::string_view reason() const override { return "Drifted"; }
-  void look(Duration now) override;
-  std::optional<Duration> next_pass(Duration now) const override;
+  void look(Instant now) override;
+  std::optional<Instant> next_pass(Instant now) const override;
   // The oldest drifted node within its NodePool's budget for Drifted, replaced by what its pods need.
-  bool disrupt(Duration now) override;
+  bool disrupt(Instant now) override;
 
  private:
   TerminationController& termination_;
@@ -39,7 +40,7 @@ class DriftMethod : public DisruptionMethod, private Controller {
   std::uint64_t nodepools_seen_ = ~std::uint64_t{0};
   std::uint64_t node_classes_seen_ = 0;  // a node class applied: the provider may find instances drifted
   bool due_ = false;  // a template changed since a pass last found no drifted node
-  std::optional<Duration> last_pass_;
+  std::optional<Instant> last_pass_;
 };
 
 }  // namespace scalewright::controllers

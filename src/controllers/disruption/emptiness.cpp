@@ -8,7 +8,7 @@
 
 namespace scalewright::controllers {
 
-void EmptinessMethod::look_at_node(const std::string& name, Duration now) {
+void EmptinessMethod::look_at_node(const std::string& name, Instant now) {
   const state::NodeRecord* node = state_.find_node(name);
   const bool ready = node != nullptr && node->phase == state::NodePhase::Ready && !node->nodepool.empty();
   const NodePool* pool = ready ? state_.find_nodepool(node->nodepool) : nullptr;
@@ -21,20 +21,20 @@ void EmptinessMethod::look_at_node(const std::string& name, Duration now) {
   }
 }
 
-std::optional<Duration> EmptinessMethod::next_pass(Duration) const {
+std::optional<Instant> EmptinessMethod::next_pass(Instant) const {
   // While budgets hold empty nodes back, the next look is a poll period later.
-  std::optional<Duration> earliest;
+  std::optional<Instant> earliest;
   for (const auto& [name, since] : empty_since_) {
     const state::NodeRecord* node = state_.find_node(name);
     const NodePool* pool = node == nullptr ? nullptr : state_.find_nodepool(node->nodepool);
     if (pool == nullptr || !pool->consolidate_after) continue;  // kept only for such nodes: never so
-    const Duration due = std::max({since + *pool->consolidate_after, rules_.nomination_grace_ends(name), held_until_});
+    const Instant due = std::max({since + *pool->consolidate_after, rules_.nomination_grace_ends(name), held_until_});
     if (!earliest || due < *earliest) earliest = due;
   }
   return earliest;
 }
 
-bool EmptinessMethod::disrupt(Duration now) {
+bool EmptinessMethod::disrupt(Instant now) {
   if (now < held_until_) return false;  // budgets held nodes back: the next look is a poll period later
   std::map<std::string, std::int32_t> allowed;
   std::set<std::string> blocked;
@@ -72,7 +72,7 @@ bool EmptinessMethod::disrupt(Duration now) {
                           "No allowed disruptions for disruption reason Empty due to blocking budget"});
   }
   budget_blocked_ = std::move(blocked);
-  held_until_ = budget_blocked_.empty() ? Duration(0) : now + kDisruptionPollPeriod;
+  held_until_ = budget_blocked_.empty() ? Instant{} : now + kDisruptionPollPeriod;
   return removed;
 }
 

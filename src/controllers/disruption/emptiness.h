@@ -7,6 +7,7 @@
 #include <set>
 #include <string>
 
+#include "api/instant.h"
 #include "controllers/disruption/candidates.h"
 #include "controllers/disruption/types.h"
 #include "controllers/ports.h"
@@ -18,15 +19,15 @@ class EmptinessMethod : public DisruptionMethod, private Controller {
   EmptinessMethod(const Ports& ports, const CandidateRules& rules) : Controller(ports), rules_(rules) {}
 
   std::string_view reason() const override { return "Empty"; }
-  void look_at_node(const std::string& name, Duration now) override;
-  std::optional<Duration> next_pass(Duration now) const override;
-  bool disrupt(Duration now) override;
+  void look_at_node(const std::string& name, Instant now) override;
+  std::optional<Instant> next_pass(Instant now) const override;
+  bool disrupt(Instant now) override;
 
  private:
   const CandidateRules& rules_;
-  std::map<std::string, Duration> empty_since_;  // Ready NodePool nodes with nothing to move, since when
+  std::map<std::string, Instant> empty_since_;   // Ready NodePool nodes with nothing to move, since when
   std::set<std::string> budget_blocked_;         // NodePools whose budgets held an empty node back at the last pass
-  Duration held_until_{0};                       // then, when emptiness looks again
+  Instant held_until_{};                         // then, when emptiness looks again
 };
 
 }  // namespace scalewright::controllers

@@ -7,13 +7,13 @@
 
 namespace scalewright::controllers {
 
-void ExpirationMethod::look(Duration) {
+void ExpirationMethod::look(Instant) {
   std::erase_if(expiring_, [&](const std::string& name) { return !termination_.draining(name); });
   // The controller looks at every node again after a NodePool changed: expiries_ is then as new as the NodePools.
   nodepools_looked_ = state_.nodepool_changes();
 }
 
-void ExpirationMethod::look_at_node(const std::string& name, Duration) {
+void ExpirationMethod::look_at_node(const std::string& name, Instant) {
   if (auto was = expiry_of_.find(name); was != expiry_of_.end()) {
     expiries_.erase({was->second, name});
     expiry_of_.erase(was);
@@ -22,20 +22,20 @@ void ExpirationMethod::look_at_node(const std::string& name, Duration) {
   const bool ready = node != nullptr && node->phase == state::NodePhase::Ready && !node->nodepool.empty();
   const NodePool* pool = ready ? state_.find_nodepool(node->nodepool) : nullptr;
   if (pool != nullptr && pool->expire_after) {
-    const Duration expires = node->launched_at + *pool->expire_after;
+    const Instant expires = node->launched_at + *pool->expire_after;
     expiry_of_.emplace(name, expires);
     expiries_.emplace(expires, name);
   }
 }
 
-std::optional<Duration> ExpirationMethod::next_pass(Duration) const {
+std::optional<Instant> ExpirationMethod::next_pass(Instant) const {
   for (const auto& [expires, name] : expiries_) {
     if (!expiring_.contains(name)) return expires;
   }
   return std::nullopt;
 }
 
-bool ExpirationMethod::disrupt(Duration now) {
+bool ExpirationMethod::disrupt(Instant now) {
   // The nodes whose expiry the last look found passed (all nodes, if a NodePool changed since), by name.
   std::vector<std::string> candidates;
   if (state_.nodepool_changes() != nodepools_looked_) {

@@ -7,6 +7,7 @@
 #include <set>
 #include <string>
 
+#include "api/instant.h"
 #include "controllers/disruption/types.h"
 #include "controllers/ports.h"
 #include "controllers/termination.h"
@@ -20,16 +21,16 @@ class ExpirationMethod : public DisruptionMethod, private Controller {
 
   std::string_view reason() const override { return "Expired"; }
   bool takes_turns() const override { return false; }
-  void look(Duration now) override;
-  void look_at_node(const std::string& name, Duration now) override;
-  std::optional<Duration> next_pass(Duration now) const override;
+  void look(Instant now) override;
+  void look_at_node(const std::string& name, Instant now) override;
+  std::optional<Instant> next_pass(Instant now) const override;
   // Drains the NodePool nodes whose expireAfter has passed; never ends the turn.
-  bool disrupt(Duration now) override;
+  bool disrupt(Instant now) override;
 
  private:
   TerminationController& termination_;
-  std::set<std::pair<Duration, std::string>> expiries_;  // Ready nodes of NodePools with expireAfter, by expiry
-  std::map<std::string, Duration> expiry_of_;            // the same, by node
+  std::set<std::pair<Instant, std::string>> expiries_;   // Ready nodes of NodePools with expireAfter, by expiry
+  std::map<std::string, Instant> expiry_of_;             // the same, by node
   std::set<std::string> expiring_;                       // nodes expiry is draining
   std::uint64_t nodepools_looked_ = ~std::uint64_t{0};   // the NodePools expiries_ was worked out for
 };

@@ -12,7 +12,7 @@ namespace scalewright::controllers {
 void Interruption::notice(const std::string& name, Duration notice) {
   const state::NodeRecord* node = state_.find_node(name);
   if (node == nullptr) return;
-  const Duration now = clock_.now();
+  const Instant now = clock_.now();
   const std::string notice_line = fmt::format("spot interruption notice for node {} ({} {}), reclaimed in {}", name,
                                               node->instance_type, node->zone, format_duration(notice));
   writer_.object_event({"Node", name, "Warning", "SpotInterrupted", "Disrupt",

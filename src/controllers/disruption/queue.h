@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "api/instant.h"
 #include "controllers/ports.h"
 #include "controllers/provisioning.h"
 #include "controllers/termination.h"
@@ -22,7 +23,7 @@ namespace scalewright::controllers {
 struct DisruptionCommand {
   disruption::Command command;
   std::vector<std::string> nodes;
-  Duration computed_at{0};
+  Instant computed_at{};
   enum class Stage { Validating, Replacing, Draining } stage = Stage::Validating;
   std::vector<std::string> replacements;  // the replacements' NodeClaims, once launched
   std::string reason = "Underutilized";   // Karpenter's disruption reason: Underutilized, Drifted
@@ -32,7 +33,7 @@ struct DisruptionCommand {
 class CommandQueue : private Controller {
  public:
   // Asks the controller for a disruption pass at a time (when a command ends, the next may start).
-  using PassRequest = std::function<void(Duration at)>;
+  using PassRequest = std::function<void(Instant at)>;
 
   CommandQueue(const Ports& ports, TerminationController& termination, ProvisioningController& provisioning,
                PassRequest request_pass)

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "api/duration.h"
+#include "api/instant.h"
 #include "state/cluster_state.h"
 
 namespace scalewright::controllers {
@@ -28,14 +29,14 @@ class DisruptionMethod {
   virtual bool takes_turns() const { return true; }
 
   // After every change, once: what the method keeps of the cluster follows it.
-  virtual void look(Duration /*now*/) {}
+  virtual void look(Instant /*now*/) {}
   // A node changed (or every node, after a NodePool changed): what the method keeps per node follows it.
-  virtual void look_at_node(const std::string& /*name*/, Duration /*now*/) {}
+  virtual void look_at_node(const std::string& /*name*/, Instant /*now*/) {}
   // When it next has a node to disrupt (Karpenter's ShouldDisrupt, over time), if ever.
-  virtual std::optional<Duration> next_pass(Duration now) const = 0;
+  virtual std::optional<Instant> next_pass(Instant now) const = 0;
   // A pass: disrupts what is due now (Karpenter's ComputeCommands, and the command's start); true when it disrupted
   // a node, or put a command in the queue.
-  virtual bool disrupt(Duration now) = 0;
+  virtual bool disrupt(Instant now) = 0;
 };
 
 // What a fruitless search and an abandoned command remember of the cluster: while it stays, asking again finds the

@@ -7,13 +7,13 @@
 
 namespace scalewright::controllers {
 
-void Validation::check_later(Duration computed_at) {
+void Validation::check_later(Instant computed_at) {
   clock_.wake_at(computed_at + kDelay, [this] { validate(); });
 }
 
 void Validation::validate() {
   if (!queue_.busy() || queue_.command().stage != DisruptionCommand::Stage::Validating) return;
-  const Duration now = clock_.now();
+  const Instant now = clock_.now();
   // Asked as if the command were not there: its nodes are candidates again, and not yet disrupting.
   DisruptionCommand planned = queue_.take();
   ConsolidationCandidates::Found found = candidates_.find(now);

@@ -3,6 +3,7 @@
 // against the cluster as it is then, before anything is done: its nodes must still be candidates, and the command
 // for exactly them must still hold (disruption::revalidate, which asks where kube-scheduler would bind the pods).
 // It goes ahead as it is found now, or is abandoned with why.
+#include "api/instant.h"
 #include "controllers/disruption/consolidation.h"
 #include "controllers/disruption/queue.h"
 #include "controllers/ports.h"
@@ -18,7 +19,7 @@ class Validation : private Controller {
       : Controller(ports), candidates_(candidates), queue_(queue) {}
 
   // The command just put in the queue, computed at `computed_at`, is checked kDelay later.
-  void check_later(Duration computed_at);
+  void check_later(Instant computed_at);
 
  private:
   void validate();

@@ -19,9 +19,9 @@ TEST_F(Consolidation, APodNoNodePoolCanHoldDoesNotHoldConsolidationBack) {
   add_pod(state, clock, "huge", 100'000);
   provisioning.reconcile();
   disruption.reconcile();
-  clock.advance_to(2s);
+  clock.advance_to(kStart + 2s);
   EXPECT_EQ(writer.calls_of("unschedulable").size(), 1u);
-  clock.advance_to(30s);
+  clock.advance_to(kStart + 30s);
   EXPECT_EQ(writer.events_of("consolidation-planned").size(), 1u);
 }
 
@@ -41,7 +41,7 @@ TEST_F(Consolidation, ForTheSameSavingTheCommandMovingFewerPodsWins) {
   run_pod("small", 500, "n1");
   run_pod("big", 1000, "n2");
   disruption.reconcile();
-  clock.advance_to(45s);
+  clock.advance_to(kStart + 45s);
   EXPECT_THAT(writer.events_of("consolidation"),
               ElementsAre("45s single-node delete 1 node (n1): $0.4000/h → $0.0000/h saves $0.4000/h, 1 pod move"));
   EXPECT_THAT(writer.calls_of("evict"), ElementsAre("45s evict default/small grace=30s"));
@@ -58,7 +58,7 @@ TEST_F(Consolidation, DoNotDisruptAndBlockingPdbsKeepANodeAndSaySo) {
   bind_pod(state, clock, web, "n2");
   allow_no_eviction_of("web");
   disruption.reconcile();
-  clock.advance_to(2min);
+  clock.advance_to(kStart + 2min);
   EXPECT_THAT(writer.calls, IsEmpty());
   EXPECT_THAT(writer.object_events,
               ElementsAre("30s Node n1 DisruptionBlocked: Pod \"default/batch\" has \"karpenter.sh/do-not-disrupt\" "
@@ -76,7 +76,7 @@ TEST_F(Consolidation, ANodeNothingCheaperCanReplaceSaysWhyItStaysOnce) {
   add_node(state, cloud, "n1", "default", true, "c.large");
   run_pod("web-0", 1500, "n1");
   disruption.reconcile();
-  clock.advance_to(5min);
+  clock.advance_to(kStart + 5min);
   EXPECT_THAT(writer.calls, IsEmpty());
   EXPECT_THAT(writer.object_events,
               ElementsAre("30s Node n1 Unconsolidatable: no instance type that holds its pods costs less than "
@@ -92,13 +92,13 @@ TEST_F(Consolidation, NodesComingDueOneAfterAnotherAreLookedAtOncePerPollPeriod)
       {LabelRequirement{Symbol("karpenter.sh/capacity-type"), SelectorOperator::In, {Symbol("on-demand")}}, {}});
   state.nodepool_applied(std::move(pool));
   for (int i = 1; i <= 3; ++i) {
-    clock.advance_to((i - 1) * 3s);
+    clock.advance_to(kStart + (i - 1) * 3s);
     const std::string node = "n" + std::to_string(i);
     add_node(state, cloud, node, "default", true, "c.large");
     run_pod("web-" + std::to_string(i), 1500, node);
     disruption.reconcile();
   }
-  clock.advance_to(5min);
+  clock.advance_to(kStart + 5min);
   const std::string why = "Unconsolidatable: no instance type that holds its pods costs less than $0.1000/h";
   EXPECT_THAT(writer.object_events,
               ElementsAre("30s Node n1 " + why, "40s Node n2 " + why, "40s Node n3 " + why));

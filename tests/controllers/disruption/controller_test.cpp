@@ -21,14 +21,14 @@ TEST_F(Disruption, ADisruptedTaintNoCommandExplainsIsTakenOffAtTheFirstPass) {
   state.node_updated(n1);
   disruption.reconcile();
 
-  clock.advance_to(0s);
+  clock.advance_to(kStart + 0s);
   EXPECT_THAT(writer.calls, ElementsAre("0s taint n1 -karpenter.sh/disrupted"));
   EXPECT_THAT(state.find_node("n1")->node.taints, IsEmpty());
   EXPECT_THAT(writer.events_of("disrupted-taint-removed"),
               ElementsAre("0s node n1 carried karpenter.sh/disrupted with no command disrupting it; taint removed"));
 
   disruption.reconcile();
-  clock.advance_to(1h);
+  clock.advance_to(kStart + 1h);
   EXPECT_THAT(writer.calls, ElementsAre("0s taint n1 -karpenter.sh/disrupted"));
 }
 
@@ -39,15 +39,15 @@ TEST_F(Consolidation, TheTaintOfANodeTheQueuedCommandIsDisruptingStays) {
   add_node(state, cloud, "n1", "default");
   run_pod("web-0", 500, "n1");
   disruption.reconcile();
-  clock.advance_to(45s);
+  clock.advance_to(kStart + 45s);
   ASSERT_THAT(writer.calls_of("taint"), ElementsAre("45s taint n1 +karpenter.sh/disrupted"));
 
-  clock.advance_to(50s);
+  clock.advance_to(kStart + 50s);
   state::NodeRecord& n2 = add_node(state, cloud, "n2", "default");
   n2.node.taints.push_back(disrupted_taint());
   state.node_updated(n2);
   disruption.reconcile();
-  clock.advance_to(50s);
+  clock.advance_to(kStart + 50s);
   EXPECT_THAT(writer.calls_of("taint"),
               ElementsAre("45s taint n1 +karpenter.sh/disrupted", "50s taint n2 -karpenter.sh/disrupted"));
   EXPECT_EQ(state.find_node("n1")->node.taints.size(), 1u);

@@ -29,32 +29,32 @@ TEST_F(Disruption, DriftedNodesAreReplacedOldestFirstWithinABudgetOfOne) {
     node.nodepool_hash_version = std::string(kNodePoolHashVersion);
     run_pod(std::string(name) + "-web", 5000, name);
   }
-  state.find_node("n2")->launched_at = 1s;
+  state.find_node("n2")->launched_at = kStart + 1s;
   disruption.reconcile();
-  clock.advance_to(59s);
+  clock.advance_to(kStart + 59s);
   EXPECT_THAT(writer.calls, IsEmpty());
 
   pool.template_labels.set(Symbol("team"), Symbol("checkout"));
   state.nodepool_applied(pool);
-  clock.advance_to(1min);
+  clock.advance_to(kStart + 1min);
   disruption.reconcile();
-  clock.advance_to(1min);
+  clock.advance_to(kStart + 1min);
   const std::string replacement = launched_node();
   ASSERT_FALSE(replacement.empty());
   EXPECT_THAT(writer.calls_of("taint"), ElementsAre("1m0s taint n1 +karpenter.sh/disrupted"));
   EXPECT_THAT(writer.events_of("drift"),
               ElementsAre("1m0s node n1 drifted (NodePoolDrifted): replaced by " + replacement + ", 1 pod move"));
 
-  clock.advance_to(90s);
+  clock.advance_to(kStart + 90s);
   state.node_ready(*state.find_node(replacement));
   disruption.reconcile();
   EXPECT_THAT(writer.calls_of("evict"), ElementsAre("1m30s evict default/n1-web grace=30s"));
-  clock.advance_to(2min - 1ms);
+  clock.advance_to(kStart + 2min - 1ms);
   EXPECT_THAT(writer.calls_of("taint"), Not(Contains(HasSubstr("taint n2"))));
-  clock.advance_to(2min);
+  clock.advance_to(kStart + 2min);
   EXPECT_THAT(writer.calls_of("delete_node"), Contains("2m0s delete_node n1"));
   disruption.reconcile();
-  clock.advance_to(3min);
+  clock.advance_to(kStart + 3min);
   EXPECT_THAT(writer.calls_of("taint"), Contains(HasSubstr("taint n2 +karpenter.sh/disrupted")));
 }
 
@@ -68,15 +68,15 @@ TEST_F(Disruption, TheProvidersOwnDriftReplacesANodeItsNodePoolStillMatches) {
   node.nodepool_hash_version = std::string(kNodePoolHashVersion);
   run_pod("n1-web", 5000, "n1");
   disruption.reconcile();
-  clock.advance_to(1min);
+  clock.advance_to(kStart + 1min);
   disruption.reconcile();
   EXPECT_THAT(writer.events_of("drift"), IsEmpty());
 
   cloud.drifted_instances[node.instance_id] = "AMIDrift";
   state.node_class_applied();
-  clock.advance_to(2min);
+  clock.advance_to(kStart + 2min);
   disruption.reconcile();
-  clock.advance_to(2min);
+  clock.advance_to(kStart + 2min);
   const std::string replacement = launched_node();
   ASSERT_FALSE(replacement.empty());
   EXPECT_THAT(writer.events_of("drift"),

@@ -15,15 +15,15 @@ TEST_F(Disruption, EmptyNodeIsDeletedAfterConsolidateAfterAndItsInstanceTerminat
   // n1 is empty from 0 s, due at 30 s; n2 from 1 s, due at 31 s: the pass at 30 s leaves n2, empty 29 s then.
   const std::string instance = add_node(state, cloud, "n1", "default").instance_id;
   disruption.reconcile();
-  clock.advance_to(1s);
+  clock.advance_to(kStart + 1s);
   add_node(state, cloud, "n2", "default");
   disruption.reconcile();
 
-  clock.advance_to(29'999ms);
+  clock.advance_to(kStart + 29'999ms);
   EXPECT_THAT(writer.calls, IsEmpty());
   EXPECT_TRUE(cloud.get(instance).ok());
 
-  clock.advance_to(30s);
+  clock.advance_to(kStart + 30s);
   EXPECT_THAT(writer.calls, ElementsAre("30s delete_node n1"));
   EXPECT_THAT(cloud.calls, ElementsAre("terminate " + instance));
   EXPECT_FALSE(cloud.get(instance).ok());
@@ -31,7 +31,7 @@ TEST_F(Disruption, EmptyNodeIsDeletedAfterConsolidateAfterAndItsInstanceTerminat
   EXPECT_THAT(writer.events_of("removed"), ElementsAre("30s node n1 empty, removed after 30s"));
 
   disruption.reconcile();  // after the change, as the simulator settles every instant
-  clock.advance_to(31s);
+  clock.advance_to(kStart + 31s);
   EXPECT_THAT(writer.calls, ElementsAre("30s delete_node n1", "31s delete_node n2"));
 }
 
@@ -42,7 +42,7 @@ TEST_F(Disruption, AnEmptyNodeThatSaysDoNotDisruptIsKept) {
   state.node_updated(n1);
   add_node(state, cloud, "n2", "default");
   disruption.reconcile();
-  clock.advance_to(1h);
+  clock.advance_to(kStart + 1h);
   EXPECT_THAT(writer.calls, ElementsAre("30s delete_node n2"));
 }
 
@@ -51,19 +51,19 @@ TEST_F(Disruption, NodeThatGetsAPodBackBeforeConsolidateAfterIsKept) {
   disruption.reconcile();  // empty since 0 s
 
   // A pod is bound there at 20 s: at 30 s the node is not empty, and stays however long the pod runs.
-  clock.advance_to(20s);
+  clock.advance_to(kStart + 20s);
   state::PodRecord& pod = add_pod(state, clock, "web-0", 500);
   bind_pod(state, clock, pod, "n1");
   disruption.reconcile();
-  clock.advance_to(5min);
+  clock.advance_to(kStart + 5min);
   EXPECT_THAT(writer.calls, IsEmpty());
 
   // Empty again at 5 min: its 30 s start over from then (5m30s), not from 0 s.
   state.pod_deleted("default/web-0");
   disruption.reconcile();
-  clock.advance_to(5min + 29'999ms);
+  clock.advance_to(kStart + 5min + 29'999ms);
   EXPECT_THAT(writer.calls, IsEmpty());
-  clock.advance_to(5min + 30s);
+  clock.advance_to(kStart + 5min + 30s);
   EXPECT_THAT(writer.calls, ElementsAre("5m30s delete_node n1"));
 }
 
@@ -78,9 +78,9 @@ TEST_F(DisruptionBudgetOfOneNode, RemovesOneEmptyNodePerPassTheNextTenSecondsLat
   for (const char* name : {"n1", "n2", "n3"}) add_node(state, cloud, name, "default");
   disruption.reconcile();
 
-  clock.advance_to(39'999ms);
+  clock.advance_to(kStart + 39'999ms);
   EXPECT_THAT(writer.calls, ElementsAre("30s delete_node n1"));
-  clock.advance_to(1min);
+  clock.advance_to(kStart + 1min);
   EXPECT_THAT(writer.calls, ElementsAre("30s delete_node n1", "40s delete_node n2", "50s delete_node n3"));
   EXPECT_THAT(cloud.calls, ElementsAre("terminate i-1", "terminate i-2", "terminate i-3"));
   EXPECT_THAT(clock.pending(), IsEmpty());
@@ -103,7 +103,7 @@ TEST_F(Disruption, BudgetForOtherReasonsDoesNotHoldEmptyNodesBack) {
   state.nodepool_applied(std::move(pool));
   for (const char* name : {"n1", "n2"}) add_node(state, cloud, name, "default");
   disruption.reconcile();
-  clock.advance_to(1min);
+  clock.advance_to(kStart + 1min);
   EXPECT_THAT(writer.calls, ElementsAre("30s delete_node n1", "40s delete_node n2"));
 }
 
@@ -116,7 +116,7 @@ TEST_F(Disruption, NodeAlreadyDrainingUsesTheBudget) {
   for (const char* name : {"n1", "n2", "n3", "n4"}) add_node(state, cloud, name, "default");
   state.node_draining(*state.find_node("n4"));
   disruption.reconcile();
-  clock.advance_to(1min);
+  clock.advance_to(kStart + 1min);
   EXPECT_THAT(writer.calls, ElementsAre("30s delete_node n1", "40s delete_node n2", "50s delete_node n3"));
 }
 
@@ -127,9 +127,9 @@ TEST_F(Disruption, NotReadyNodeUsesTheBudget) {
   state.nodepool_applied(std::move(pool));
   for (const char* name : {"n1", "n2", "n3"}) add_node(state, cloud, name, "default");
   bind_pod(state, clock, add_pod(state, clock, "web-0", 500), "n3");
-  state.find_node("n3")->failed_at = 0s;
+  state.find_node("n3")->failed_at = kStart;
   disruption.reconcile();
-  clock.advance_to(1min);
+  clock.advance_to(kStart + 1min);
   EXPECT_THAT(writer.calls, IsEmpty());
   EXPECT_THAT(writer.object_events,
               ElementsAre("30s NodePool default DisruptionBlocked: No allowed disruptions for disruption reason Empty "
@@ -141,7 +141,7 @@ TEST_F(Disruption, NodeStillLaunchingIsNotCountedInThePercentage) {
   for (int i = 1; i <= 10; ++i) add_node(state, cloud, "n" + std::to_string(i), "default");
   add_node(state, cloud, "n11", "default", /*ready=*/false);
   disruption.reconcile();
-  clock.advance_to(30s);
+  clock.advance_to(kStart + 30s);
   EXPECT_EQ(writer.calls_of("delete_node").size(), 1u);
 }
 
@@ -155,9 +155,9 @@ TEST_F(Disruption, ScheduledBudgetHoldsEmptyNodesBackInsideItsWindow) {
   state.nodepool_applied(std::move(pool));
   add_node(state, cloud, "n1", "default");
   disruption.reconcile();
-  clock.advance_to(9min + 59s);
+  clock.advance_to(kStart + 9min + 59s);
   EXPECT_THAT(writer.calls, IsEmpty());
-  clock.advance_to(10min);
+  clock.advance_to(kStart + 10min);
   EXPECT_THAT(writer.calls, ElementsAre("10m0s delete_node n1"));
 }
 
@@ -172,12 +172,12 @@ TEST_F(Disruption, NodeNominatedToLatelyIsNoCandidateForTwentySeconds) {
   state::PodRecord& pod = add_pod(state, clock, "web-0", 500);
   state.pod_nominated(pod, Symbol("n1"));
   disruption.reconcile();
-  clock.advance_to(1s);
+  clock.advance_to(kStart + 1s);
   state.nominations_released("n1");
   disruption.reconcile();
-  clock.advance_to(19'999ms);
+  clock.advance_to(kStart + 19'999ms);
   EXPECT_THAT(writer.calls, IsEmpty());
-  clock.advance_to(20s);
+  clock.advance_to(kStart + 20s);
   EXPECT_THAT(writer.calls, ElementsAre("20s delete_node n1"));
 }
 

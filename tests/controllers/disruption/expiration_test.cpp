@@ -21,14 +21,14 @@ TEST_F(Disruption, ExpiredNodeIsDrainedAndItsTerminationGracePeriodEndsADrainAPd
   allow_no_eviction_of("web");
   disruption.reconcile();
 
-  clock.advance_to(10min - 1ms);
+  clock.advance_to(kStart + 10min - 1ms);
   EXPECT_THAT(writer.calls, IsEmpty());
-  clock.advance_to(10min);
+  clock.advance_to(kStart + 10min);
   EXPECT_THAT(writer.calls, ElementsAre("10m0s taint n1 +karpenter.sh/disrupted"));
   EXPECT_THAT(writer.events_of("expired"),
               ElementsAre("10m0s node n1 expired: launched 10m0s ago, its NodePool's expireAfter is 10m0s; draining "
                           "within its terminationGracePeriod of 2m0s"));
-  expect_deleted_at(12min, "n1");
+  expect_deleted_at(kStart + 12min, "n1");
   EXPECT_THAT(cloud.calls, ElementsAre("terminate " + instance));
   ASSERT_EQ(writer.events_of("drain-deadline").size(), 1u);
   EXPECT_THAT(writer.events_of("drain-deadline").front(),
@@ -48,12 +48,12 @@ TEST_F(Disruption, ExpiryDrainLeavesADoNotDisruptPodUntilTheTerminationGracePeri
   bind_pod(state, clock, *state.pod_created(annotated, "", clock.now()), "n1");
   disruption.reconcile();
 
-  clock.advance_to(10min);
+  clock.advance_to(kStart + 10min);
   EXPECT_THAT(writer.calls_of("evict"), ElementsAre("10m0s evict default/web-0 grace=30s"));
   EXPECT_THAT(writer.events_of("eviction-refused"),
               ElementsAre("10m0s eviction of default/batch-0 from node n1: the pod has karpenter.sh/do-not-disrupt: "
                           "\"true\", so it is not evicted and stays until the drain's deadline; retrying every 10s"));
-  expect_deleted_at(12min, "n1");
+  expect_deleted_at(kStart + 12min, "n1");
   EXPECT_THAT(writer.calls_of("evict"), ElementsAre("10m0s evict default/web-0 grace=30s"));  // batch-0 never
 }
 

@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "../fake_ports.h"
+#include "api/instant.h"
 #include "controllers/disruption/controller.h"
 
 namespace scalewright::controllers::disruption_fixtures {
@@ -59,11 +60,11 @@ class Disruption : public ::testing::Test, protected FakeCluster {
   }
 
   // `node`, the only node deleted, is still there a moment before `at` and deleted at `at`.
-  void expect_deleted_at(Duration at, const std::string& node) {
+  void expect_deleted_at(Instant at, const std::string& node) {
     clock.advance_to(at - 1ms);
     EXPECT_THAT(writer.calls_of("delete_node"), IsEmpty());
     clock.advance_to(at);
-    EXPECT_THAT(writer.calls_of("delete_node"), ElementsAre(format_duration(at) + " delete_node " + node));
+    EXPECT_THAT(writer.calls_of("delete_node"), ElementsAre(format_duration(since_start(at)) + " delete_node " + node));
   }
 
   // A pod of `cpu_milli` bound to `node` now.

@@ -21,8 +21,8 @@ TEST_F(Disruption, SpotInterruptionDrainsAtOnceAndLaunchesTheReplacementBesideTh
   run_pod("n1-web", 5000, "n1");
   run_pod("n2-web", 5000, "n2");
   disruption.reconcile();
-  clock.advance_to(10s);
-  state.interruption_noticed(*state.find_node("n1"), 10s + 2min);
+  clock.advance_to(kStart + 10s);
+  state.interruption_noticed(*state.find_node("n1"), kStart + 10s + 2min);
   disruption.reconcile();
 
   const std::string replacement = launched_node();
@@ -36,7 +36,7 @@ TEST_F(Disruption, SpotInterruptionDrainsAtOnceAndLaunchesTheReplacementBesideTh
                           "1 pod move; replacement launched at once: " + replacement));
   EXPECT_THAT(writer.object_events, Contains("10s Node n1 SpotInterrupted: Spot interruption warning: the instance is "
                                              "reclaimed in 2m0s"));
-  clock.advance_to(40s);
+  clock.advance_to(kStart + 40s);
   EXPECT_THAT(writer.calls_of("delete_node"), ElementsAre("40s delete_node n1"));
   // Acted on once: later reconciles do not say it again.
   disruption.reconcile();

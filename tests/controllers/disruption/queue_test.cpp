@@ -20,12 +20,12 @@ TEST_F(Consolidation, UnderutilizedNodeIsReplacedOnlyOnceItsReplacementIsReady) 
   run_pod("web-0", 500, "n1");
   disruption.reconcile();
 
-  clock.advance_to(44'999ms);
+  clock.advance_to(kStart + 44'999ms);
   EXPECT_THAT(writer.calls, IsEmpty());
   EXPECT_THAT(writer.events_of("consolidation-planned"),
               ElementsAre("30s single-node replace 1 node (n1) by one node (c.large, g.xlarge, c.xlarge, ...) from "
                           "$0.0400/h: $0.4000/h → $0.0400/h saves $0.3600/h, 1 pod move; checked again in 15s"));
-  clock.advance_to(45s);
+  clock.advance_to(kStart + 45s);
   EXPECT_THAT(cloud.calls, ElementsAre("launch c.large zone-a spot"));
   const std::string replacement = launched_node();
   ASSERT_FALSE(replacement.empty());
@@ -36,15 +36,15 @@ TEST_F(Consolidation, UnderutilizedNodeIsReplacedOnlyOnceItsReplacementIsReady) 
                        "1 node (n1) by one node (c.large, g.xlarge, c.xlarge, ...) from $0.0400/h: $0.4000/h → "
                        "$0.0400/h saves $0.3600/h, 1 pod move"));
 
-  clock.advance_to(59s);
+  clock.advance_to(kStart + 59s);
   disruption.reconcile();  // the replacement is still launching: nothing is evicted
   EXPECT_THAT(writer.calls_of("evict"), IsEmpty());
 
-  clock.advance_to(60s);
+  clock.advance_to(kStart + 60s);
   state.node_ready(*state.find_node(replacement));
   disruption.reconcile();
   EXPECT_THAT(writer.calls_of("evict"), ElementsAre("1m0s evict default/web-0 grace=30s"));
-  clock.advance_to(90s);
+  clock.advance_to(kStart + 90s);
   // (The replacement goes too, empty for 30 s: the fakes have no ReplicaSet controller to recreate web-0 there.)
   EXPECT_THAT(writer.calls_of("delete_node"), Contains("1m30s delete_node n1"));
   EXPECT_FALSE(cloud.get(instance).ok());
@@ -60,16 +60,16 @@ TEST_F(Consolidation, ANodeThatEmptiesWhileACommandWaitsForItsReplacementGoesWhe
   run_pod("web-0", 500, "n1");
   run_pod("web-1", 7600, "n2");  // n1's pod does not fit beside it: n1 is replaced, not deleted
   disruption.reconcile();
-  clock.advance_to(50s);
+  clock.advance_to(kStart + 50s);
   const std::string replacement = launched_node();
   ASSERT_FALSE(replacement.empty());
   state.pod_deleted("default/web-1");
   disruption.reconcile();
-  clock.advance_to(5min);
+  clock.advance_to(kStart + 5min);
   EXPECT_THAT(writer.calls_of("delete_node"), IsEmpty());
   state.node_ready(*state.find_node(replacement));
   disruption.reconcile();
-  clock.advance_to(6min);
+  clock.advance_to(kStart + 6min);
   // Then the empty nodes, one per pass (10 % of the 2 nodes left, rounded up): the replacement (empty: the fakes
   // recreate no pod), due since 5m30s, and n2 the pass after.
   EXPECT_THAT(writer.calls_of("delete_node"), ElementsAre("5m30s delete_node n1", "5m30s delete_node " + replacement,

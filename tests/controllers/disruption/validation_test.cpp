@@ -17,10 +17,10 @@ TEST_F(Consolidation, ACommandThatNoLongerHoldsAfterFifteenSecondsIsAbandoned) {
   add_node(state, cloud, "n1", "default");
   run_pod("web-0", 500, "n1");
   disruption.reconcile();
-  clock.advance_to(40s);
+  clock.advance_to(kStart + 40s);
   run_pod("web-1", 500, "n1");
   disruption.reconcile();
-  clock.advance_to(45s);
+  clock.advance_to(kStart + 45s);
   EXPECT_THAT(writer.events_of("consolidation-abandoned"),
               ElementsAre("45s single-node replace 1 node (n1) by one node (c.large, g.xlarge, c.xlarge, ...) from "
                           "$0.0400/h: $0.4000/h → $0.0400/h saves $0.3600/h, 1 pod move abandoned: node n1 is no "
@@ -45,7 +45,7 @@ TEST_F(Consolidation, ACommandAbandonedAtItsCheckIsNotTriedAgainWhileNothingChan
   run_pod("c-small-0", 500, "c");
   run_pod("c-small-1", 500, "c");
   disruption.reconcile();
-  clock.advance_to(10min);
+  clock.advance_to(kStart + 10min);
   ASSERT_EQ(writer.events_of("consolidation-abandoned").size(), 1u);
   EXPECT_THAT(writer.events_of("consolidation-abandoned").front(),
               ::testing::StartsWith("45s single-node delete 1 node (c)"));
