@@ -1,4 +1,6 @@
 #pragma once
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -11,6 +13,7 @@ struct NodeCondition {
   std::string type;    // Ready, MemoryPressure, ...
   std::string status;  // "True", "False", "Unknown"
   std::string reason;
+  std::optional<std::int64_t> last_transition_time{};  // seconds since the epoch (UTC), as the kubelet wrote it
 };
 
 struct Node {

@@ -81,6 +81,12 @@ struct CloudSpec {
   std::vector<CloudNodeGroup> node_groups;  // cloud.autoScalingGroups
 };
 
+// Karpenter's feature gates that Scalewright acts on (its --feature-gates, the chart's settings.featureGates), with
+// upstream's defaults.
+struct FeatureGates {
+  bool node_repair = false;  // NodeRepair: replace nodes the cloud provider's repair policies give up on
+};
+
 struct BatchingSpec {
   Duration idle{1'000};
   Duration max{10'000};
@@ -144,6 +150,7 @@ struct Scenario {
   std::uint64_t seed = 1;
   CloudSpec cloud;
   BatchingSpec batching;
+  FeatureGates feature_gates;  // spec.provisioning.featureGates
   std::vector<TimelineStep> timeline;  // sorted by `at`, stable
   std::optional<ClusterAutoscalerSpec> cluster_autoscaler;  // absent: the scenario does not run CA
 };

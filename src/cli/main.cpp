@@ -198,6 +198,9 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--log-level", run.log_level, "Least severe level logged")
       ->check(CLI::IsMember({"trace", "debug", "info", "warning", "error"}))
       ->capture_default_str();
+  run_cmd->add_option("--feature-gates", run.feature_gates,
+                      "Karpenter's feature gates, NAME=BOOL,...: NodeRepair=true replaces nodes the cloud provider's "
+                      "repair policies give up on (off by default, as upstream)");
   run_cmd->add_flag("--dry-run", run.dry_run,
                     "Watch and log every decision (launches, deletions, evictions, replica changes) without acting");
   // Each provider's own flags, as it declares them.

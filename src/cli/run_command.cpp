@@ -33,6 +33,7 @@
 #include "net/http_transport.h"
 #include "cloud/aws/auto_scaling_groups.h"
 #include "config/cluster_autoscaler_flags.h"
+#include "config/feature_gates.h"
 #include "config/priority_expander.h"
 #include "ops/metrics.h"
 #include "ops/ops_server.h"
@@ -233,6 +234,11 @@ int run_controller(const RunOptions& options, std::ostream& err) {
       return 1;
     }
   }
+  Result<FeatureGates> feature_gates = config::parse_feature_gates(options.feature_gates);
+  if (!feature_gates) {
+    err << "error: --feature-gates: " << feature_gates.error().message << "\n";
+    return 1;
+  }
   Result<std::filesystem::path> data_dir = find_data_dir(options.data_dir);
   if (!data_dir) {
     err << "error: " << data_dir.error().message << "\n";
@@ -317,6 +323,7 @@ int run_controller(const RunOptions& options, std::ostream& err) {
   };
   runtime_options.batch_window = {*batch_idle, *batch_max};
   runtime_options.dry_run = options.dry_run;
+  runtime_options.feature_gates = *feature_gates;
   runtime_options.observe_pass_seconds = [&pass_seconds](double seconds) { pass_seconds.observe(seconds); };
   std::stop_source stop;
   std::atomic<bool> provider_failed{false};

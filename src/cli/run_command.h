@@ -24,6 +24,7 @@ struct RunOptions {
   std::string log_format = "text";             // or "json"
   std::string log_level = "info";
   bool dry_run = false;
+  std::string feature_gates;  // Karpenter's --feature-gates: "NodeRepair=true"
   // The flags of the providers (cloud::ProviderRegistration::flags) by name, as given or defaulted:
   // {"--kwok-launch-latency", "0s"}.
   std::map<std::string, std::string> provider_flags;

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "api/duration.h"
 #include "api/labels.h"
 #include "api/meta.h"
 #include "api/result.h"
@@ -75,6 +76,13 @@ struct ClaimedInstance {
   const Labels* labels = nullptr;  // its node's
 };
 
+// A node whose condition `type` has had `status` for `toleration` is replaced (Karpenter's RepairStatement).
+struct RepairStatement {
+  std::string condition_type;    // "Ready"
+  std::string condition_status;  // "False", "Unknown"
+  Duration toleration{0};
+};
+
 class CloudProvider {
  public:
   virtual ~CloudProvider() = default;
@@ -104,6 +112,9 @@ class CloudProvider {
     (void)claim;
     return std::string();
   }
+  // The node conditions after which one of its nodes is past saving (Karpenter's CloudProvider.RepairPolicies):
+  // read by node repair (the NodeRepair feature gate, off by default). None: the provider repairs nothing.
+  virtual std::vector<RepairStatement> repair_policies() const { return {}; }
 };
 
 // Whether a delete is done: it went through, or the instance was gone already.

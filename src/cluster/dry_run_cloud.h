@@ -27,6 +27,7 @@ class DryRunCloud final : public cloud::CloudProvider, public cloud::NodeGroupPr
   cloud::CloudResult<std::string> is_drifted(const cloud::ClaimedInstance& claim) const override {
     return real_.is_drifted(claim);
   }
+  std::vector<cloud::RepairStatement> repair_policies() const override { return real_.repair_policies(); }
 
   cloud::CloudResult<std::int32_t> target_size(const std::string& group) const override {
     return real_groups_.target_size(group);

@@ -23,6 +23,8 @@ class MeteredCloud final : public cloud::CloudProvider, public cloud::NodeGroupP
   cloud::CloudResult<cloud::Instance> get(const std::string& instance_id) const override;
   cloud::CloudResult<std::vector<cloud::Instance>> list() const override;
   cloud::CloudResult<std::string> is_drifted(const cloud::ClaimedInstance& claim) const override;
+  // Not a call to the cloud: the provider's constant answer, not metered.
+  std::vector<cloud::RepairStatement> repair_policies() const override { return inner_.repair_policies(); }
 
   cloud::CloudResult<std::int32_t> target_size(const std::string& group) const override;
   cloud::CloudResult<std::vector<cloud::GroupInstance>> increase_size(const std::string& group,

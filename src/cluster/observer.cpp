@@ -273,6 +273,7 @@ void ClusterObserver::observe_node(Change change, const json& object, Instant no
   if (record == nullptr) record = &state_.node_added(record_for(node, now));
   const bool ready = schedulable_ready(node);
   if (record->phase == state::NodePhase::Launching) {
+    observe_conditions(*record, node.conditions, now);
     record->node = std::move(node);
     if (registered_.insert(name).second) listener_.node_registered(name);
     if (!ready) return;
@@ -282,12 +283,32 @@ void ClusterObserver::observe_node(Change change, const json& object, Instant no
     return;
   }
   if (record->phase != state::NodePhase::Ready) return;
-  // What scheduling reads of a Ready node's spec: taints and cordon.
-  if (record->node.taints != node.taints || record->node.unschedulable != node.unschedulable) {
+  // What scheduling reads of a Ready node's spec, taints and cordon, and what node repair reads of its status: its
+  // conditions' statuses.
+  const bool conditions_changed = observe_conditions(*record, node.conditions, now);
+  if (record->node.taints != node.taints || record->node.unschedulable != node.unschedulable || conditions_changed) {
     record->node.taints = node.taints;
     record->node.unschedulable = node.unschedulable;
+    record->node.conditions = std::move(node.conditions);
     state_.node_updated(*record);
   }
+}
+
+bool ClusterObserver::observe_conditions(state::NodeRecord& record, const std::vector<NodeCondition>& conditions,
+                                         Instant now) const {
+  bool changed = conditions.size() != record.node.conditions.size();
+  for (const NodeCondition& condition : conditions) {
+    auto before = std::find_if(record.node.conditions.begin(), record.node.conditions.end(),
+                               [&](const NodeCondition& c) { return c.type == condition.type; });
+    const bool same = before != record.node.conditions.end() && before->status == condition.status;
+    if (same && record.condition_since.contains(condition.type)) continue;
+    changed = changed || !same;
+    // Since the kubelet's lastTransitionTime (which a restart of this controller keeps), or since it was seen to
+    // change here; never later than now.
+    record.condition_since[condition.type] =
+        condition.last_transition_time ? std::min(now, time_.at_unix_seconds(*condition.last_transition_time)) : now;
+  }
+  return changed;
 }
 
 void ClusterObserver::node_gone(const std::string& name, Instant now) {

@@ -87,6 +87,9 @@ class ClusterObserver {
   void node_gone(const std::string& name, Instant now);
   // The NodeRecord of a node that Scalewright did not launch in this run (or launched before a restart).
   state::NodeRecord record_for(Node node, Instant now) const;
+  // Takes when each of `conditions` last changed status into `record` (condition_since); true when a status differs
+  // from the record's.
+  bool observe_conditions(state::NodeRecord& record, const std::vector<NodeCondition>& conditions, Instant now) const;
   std::string workload_of(const ObjectMeta& meta) const;
 
   state::ClusterState& state_;

@@ -326,6 +326,7 @@ void ClusterRuntime::settle() {
   lifecycle_.reconcile();
   disruption_.reconcile();
   workload_autoscaler_.reconcile();
+  node_repair_.reconcile();
   termination_.reconcile();
   if (node_groups_) publish_node_group_status();
   counters_.nodes = state_.live_nodes();

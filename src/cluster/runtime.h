@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "api/instant.h"
+#include "api/scenario.h"
 #include "cluster/api_objects.h"
 #include "cluster/cluster_metrics.h"
 #include "cluster/kubernetes_writer.h"
@@ -37,6 +38,7 @@
 #include "controllers/ports.h"
 #include "controllers/provisioning.h"
 #include "controllers/static_capacity.h"
+#include "controllers/node_repair.h"
 #include "controllers/termination.h"
 #include "controllers/workload_autoscaler_controller.h"
 #include "kube/api_client.h"
@@ -49,6 +51,7 @@ namespace scalewright::cluster {
 struct RuntimeOptions {
   provisioning::BatchWindow batch_window{Duration(1'000), Duration(10'000)};
   bool dry_run = false;
+  FeatureGates feature_gates;  // --feature-gates
   // How many deliveries the informers may get ahead of the loop before they wait (bounds memory at start-up, when
   // a list of 150,000 pods arrives faster than it is observed).
   std::size_t max_waiting_deliveries = 2'000;
@@ -169,6 +172,7 @@ class ClusterRuntime final : public controllers::Clock, private ObserverListener
   controllers::Ports ports_{state_, *this, writer_, cloud_, cloud_node_groups_, launches_};
   controllers::NodeLifecycleController lifecycle_{ports_};
   controllers::TerminationController termination_{ports_};
+  controllers::NodeRepairController node_repair_{ports_, options_.feature_gates.node_repair};
   controllers::ProvisioningController provisioning_;
   controllers::DisruptionController disruption_;
   controllers::StaticCapacityController static_capacity_{ports_, provisioning_, termination_};

@@ -15,7 +15,8 @@ namespace scalewright::manifest {
 namespace {
 
 NodeCondition decode_node_condition(const Field& condition) {
-  return {condition.required_string("type"), condition.optional_string("status"), condition.optional_string("reason")};
+  return {condition.required_string("type"), condition.optional_string("status"), condition.optional_string("reason"),
+          read_timestamp(condition, "lastTransitionTime")};
 }
 
 std::optional<std::int32_t> maybe_non_negative(const Field& parent, std::string_view key) {

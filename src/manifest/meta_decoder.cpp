@@ -25,14 +25,6 @@ OwnerReference decode_owner_reference(const Field& owner) {
   return decoded;
 }
 
-std::optional<std::int64_t> read_timestamp(const Field& parent, std::string_view key) {
-  std::optional<std::string> text = parent.maybe_string(key);
-  if (!text) return std::nullopt;
-  std::optional<std::int64_t> seconds = parse_rfc3339(*text);
-  if (!seconds) parent.fail_at(key, "expected an RFC 3339 time such as 2024-03-01T12:00:00Z, got " + quote(*text));
-  return seconds;
-}
-
 // Days from 1970-01-01 to the given proleptic Gregorian date.
 std::int64_t days_from_civil(std::int64_t year, unsigned month, unsigned day) {
   year -= month <= 2 ? 1 : 0;
@@ -72,6 +64,14 @@ std::optional<std::int64_t> zone_offset(std::string_view text, std::size_t pos) 
 }
 
 }  // namespace
+
+std::optional<std::int64_t> read_timestamp(const Field& parent, std::string_view key) {
+  std::optional<std::string> text = parent.maybe_string(key);
+  if (!text) return std::nullopt;
+  std::optional<std::int64_t> seconds = parse_rfc3339(*text);
+  if (!seconds) parent.fail_at(key, "expected an RFC 3339 time such as 2024-03-01T12:00:00Z, got " + quote(*text));
+  return seconds;
+}
 
 void known_meta_fields(const Field& metadata) {
   metadata.known({"generateName", "selfLink", "resourceVersion", "generation", "creationTimestamp",

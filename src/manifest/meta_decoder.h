@@ -36,6 +36,8 @@ void check_label_value(const Field& parent, std::string_view key, std::string_vi
 
 // "2024-03-01T12:00:00Z", "2024-03-01T12:00:00.5+02:00" -> seconds since the epoch (fractions dropped).
 std::optional<std::int64_t> parse_rfc3339(std::string_view text);
+// parent.key as an RFC 3339 time, in seconds since the epoch; nullopt when absent, fails naming the field otherwise.
+std::optional<std::int64_t> read_timestamp(const Field& parent, std::string_view key);
 
 Taint decode_taint(const Field& taint);
 // operator defaults to Equal; Exists takes no value; an empty key needs Exists; tolerationSeconds needs

@@ -413,6 +413,10 @@ Scenario decode_scenario(const Field& object, const DecodeContext& context, std:
   Field batching = spec.child("provisioning");
   scenario.batching.idle = maybe_duration(batching, "batchIdleDuration").value_or(scenario.batching.idle);
   scenario.batching.max = maybe_duration(batching, "batchMaxDuration").value_or(scenario.batching.max);
+  // Karpenter's gates by the chart's names (settings.featureGates); upstream's others are accepted, not acted on.
+  Field gates = batching.child("featureGates");
+  gates.known({"spotToSpotConsolidation", "reservedCapacity", "nodeOverlay", "staticCapacity", "capacityBuffer"});
+  scenario.feature_gates.node_repair = gates.optional_bool("nodeRepair", scenario.feature_gates.node_repair);
   spec.each("timeline", [&](const Field& step) {
     TimelineStep decoded = decode_step(step, context, warnings);
     time_within(step, scenario.duration);

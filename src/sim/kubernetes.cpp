@@ -314,6 +314,7 @@ void Simulation::on_node_failure(const NodeFailureEvent& failure) {
     if (ready == node.node.conditions.end()) ready = node.node.conditions.insert(ready, NodeCondition{"Ready", "", ""});
     ready->status = "Unknown";
     ready->reason = "NodeStatusUnknown";
+    node.condition_since["Ready"] = now_;
     for (TaintEffect effect : {TaintEffect::NoSchedule, TaintEffect::NoExecute}) {
       node.node.taints.push_back({std::string(kUnreachableTaint), "", effect});
     }

@@ -6,6 +6,7 @@
 
 #include "cloud/aws/ec2nodeclass.h"
 #include "cloud/aws/instance_types.h"
+#include "cloud/aws/repair_policies.h"
 
 namespace scalewright::sim {
 
@@ -119,5 +120,7 @@ std::optional<Instant> SimulatedCloud::ready_at(const std::string& instance_id) 
   auto it = running_.find(instance_id);
   return it == running_.end() ? std::nullopt : it->second.ready_at;
 }
+
+std::vector<cloud::RepairStatement> SimulatedCloud::repair_policies() const { return cloud::aws::repair_policies(); }
 
 }  // namespace scalewright::sim

@@ -50,6 +50,8 @@ class SimulatedCloud : public cloud::CloudProvider {
   cloud::CloudResult<cloud::Deleted> terminate(const std::string& instance_id) override;
   cloud::CloudResult<cloud::Instance> get(const std::string& instance_id) const override;
   cloud::CloudResult<std::vector<cloud::Instance>> list() const override;
+  // AWS's, as the simulated cloud plays EC2.
+  std::vector<cloud::RepairStatement> repair_policies() const override;
   // The Auto Scaling groups, played in memory: their instances are launched and terminated through create() and
   // terminate(). The simulator adds the groups and names their instances (from the stream that names every node).
   cloud::PlayedNodeGroups& node_groups() { return groups_; }

@@ -25,6 +25,7 @@
 #include "controllers/ports.h"
 #include "controllers/provisioning.h"
 #include "controllers/static_capacity.h"
+#include "controllers/node_repair.h"
 #include "controllers/termination.h"
 #include "controllers/workload_autoscaler_controller.h"
 #include "scheduling/scheduler.h"
@@ -169,6 +170,7 @@ class Simulation final : public controllers::Clock, public controllers::ClusterW
   controllers::Ports ports_{state_, *this, *this, cloud_, cloud_.node_groups(), launches_at_once_};
   controllers::NodeLifecycleController lifecycle_{ports_};
   controllers::TerminationController termination_{ports_};
+  controllers::NodeRepairController node_repair_{ports_, scenario_.feature_gates.node_repair};
   controllers::ProvisioningController provisioning_;
   controllers::DisruptionController disruption_{ports_, termination_, provisioning_, kWallClockAtStart};
   controllers::StaticCapacityController static_capacity_{ports_, provisioning_, termination_};

@@ -136,6 +136,7 @@ void Simulation::settle() {
   static_capacity_.reconcile();
   lifecycle_.reconcile();
   disruption_.reconcile();
+  node_repair_.reconcile();
   termination_.reconcile();
   peak_nodes_ = std::max(peak_nodes_, state_.live_nodes());
 }

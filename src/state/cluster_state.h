@@ -75,6 +75,9 @@ struct NodeRecord {
   std::optional<Instant> terminated_at;
   NodePhase phase = NodePhase::Launching;
   std::optional<Instant> failed_at;  // stopped reporting: NotReady and unreachable from then on
+  // When each of its conditions last changed status (its lastTransitionTime on the engine's clock): how long a node
+  // has been unhealthy, for node repair.
+  std::map<std::string, Instant, std::less<>> condition_since;
   // A spot interruption notice said the cloud takes its instance back then (EC2's two-minute warning, as the
   // simulator's fault or an SQS poller observes it).
   std::optional<Instant> reclaimed_at;

@@ -155,6 +155,28 @@ TEST_F(Observer, ReadyNodeJoinsTheSnapshotPricedFromTheCatalog) {
 }
 
 // A node group's node, found on the cluster (launched by an earlier leader): its group is its label's.
+// What node repair reads of a Ready node: each condition's status, since its kubelet-written lastTransitionTime on the
+// engine's clock (a restarted controller keeps it), or since the change was seen when the kubelet wrote none.
+TEST_F(Observer, NodeConditionsAreFollowedWithWhenTheyLastChanged) {
+  see(resources::nodes, Change::Added, node("n1", true));
+  EXPECT_EQ(state.find_node("n1")->condition_since.at("Ready"), now);
+  json unknown = node("n1", true);
+  // 1,800,000,020: 20 s after the TimeBase's start.
+  unknown["status"]["conditions"] = {
+      {{"type", "Ready"}, {"status", "Unknown"}, {"lastTransitionTime", "2027-01-15T08:00:20Z"}}};
+  now = Instant(Duration(60'000));
+  see(resources::nodes, Change::Modified, unknown);
+  const state::NodeRecord& record = *state.find_node("n1");
+  EXPECT_EQ(record.node.conditions.at(0).status, "Unknown");
+  EXPECT_EQ(record.condition_since.at("Ready"), Instant(Duration(20'000)));
+  json pressure = unknown;
+  pressure["status"]["conditions"].push_back({{"type", "DiskPressure"}, {"status", "True"}});
+  now = Instant(Duration(90'000));
+  see(resources::nodes, Change::Modified, pressure);
+  EXPECT_EQ(record.condition_since.at("Ready"), Instant(Duration(20'000)));  // unchanged
+  EXPECT_EQ(record.condition_since.at("DiskPressure"), Instant(Duration(90'000)));
+}
+
 TEST_F(Observer, NodeGroupNodeIsKnownByItsLabel) {
   json group_node = node("m5-large-abc", true);
   group_node["metadata"]["labels"].erase("karpenter.sh/nodepool");

@@ -223,6 +223,10 @@ class FakeCloud : public cloud::CloudProvider {
     return found == drifted_instances.end() ? std::string() : found->second;
   }
 
+  // What repair_policies answers (none unless a test sets them).
+  std::vector<cloud::RepairStatement> repair_statements;
+  std::vector<cloud::RepairStatement> repair_policies() const override { return repair_statements; }
+
   // Every create is refused with `error` from now on (an account limit, credentials not allowed to launch).
   void refuse_creates(cloud::CloudError error) { refuse_creates_ = std::move(error); }
   // The next `count` terminations are refused as throttled (the cloud's rate limit), each still recorded.

@@ -539,6 +539,9 @@ TEST(UnknownField, AFieldTheKindDoesNotHaveIsRefusedNamingItsPath) {
        "test.yaml doc 1 Namespace/shop: unknown field \"items[0].metadata.lables\""},
       {"apiVersion: scalewright.dev/v1alpha1\nkind: Scenario\nmetadata: {name: s}\nspec: {duraton: 10m}\n",
        "test.yaml doc 1 Scenario/s: unknown field \"spec.duraton\""},
+      {"apiVersion: scalewright.dev/v1alpha1\nkind: Scenario\nmetadata: {name: s}\nspec:\n"
+       "  provisioning: {featureGates: {nodeRepiar: true}}\n",
+       "test.yaml doc 1 Scenario/s: unknown field \"spec.provisioning.featureGates.nodeRepiar\""},
   };
   for (const auto& [yaml, error] : cases) EXPECT_EQ(decode_error(yaml), error) << yaml;
   // v1beta1's NodePool has kubelet.

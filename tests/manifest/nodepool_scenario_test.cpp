@@ -281,7 +281,7 @@ spec:
       insufficientCapacity: [{at: 1m, duration: 10m, instanceType: c5.2xlarge, zone: us-east-1a, capacityType: spot}]
       neverReadyRate: 0.1
       spotInterruptions: [{at: 30m, count: 2}]
-  provisioning: {batchIdleDuration: 2s, batchMaxDuration: 20s}
+  provisioning: {batchIdleDuration: 2s, batchMaxDuration: 20s, featureGates: {nodeRepair: true, nodeOverlay: false}}
   timeline:
   - {at: 10m, delete: {kind: Deployment, name: web, namespace: shop}}
   - {at: 1m, scale: {kind: Deployment, name: web, namespace: shop, replicas: 7}}
@@ -307,6 +307,7 @@ spec:
   EXPECT_EQ(s.cloud.faults.spot_interruptions[0].count, 2);
   EXPECT_EQ(s.batching.idle, Duration(2'000));
   EXPECT_EQ(s.batching.max, Duration(20'000));
+  EXPECT_TRUE(s.feature_gates.node_repair);
   ASSERT_EQ(s.timeline.size(), 4u);
   EXPECT_EQ(s.timeline[0].action, TimelineStep::Action::Scale);  // sorted by time: 1m, 5m, 6m, 10m
   EXPECT_EQ(s.timeline[0].replicas, 7);

@@ -37,6 +37,7 @@ std::string scenario(const std::string& timeline, const std::string& faults = ""
 using ::testing::AllOf;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::SizeIs;
 using testing::deployment;
 using testing::messages;
 using testing::nodepool;
@@ -45,6 +46,34 @@ using testing::run_on;
 
 const std::string kScaleTo5At10s = "  - {at: 10s, scale: {kind: Deployment, name: inflate, replicas: 5}}\n";
 const std::string kScaleTo0At5m = "  - {at: 5m, scale: {kind: Deployment, name: inflate, replicas: 0}}\n";
+
+TEST(Simulator, NodeRepairReplacesANodeThatStoppedReportingOnceTheCloudsTolerationRunsOut) {
+  // Five pods at 10 s land on one node, Ready at 71 s. At 5 m its kubelet stops reporting: Ready Unknown, tainted
+  // unreachable; the pods are deleted when their 300 s toleration ends (10 m) and come back on a new node. Empty,
+  // the failed node is no consolidation candidate and keeps billing. With the NodeRepair gate, the simulated cloud's
+  // (AWS's) policy gives it up after Ready has been Unknown for 30 min: deleted at 35 m.
+  auto run_with = [](const std::string& gates) {
+    return run(nodepool() + deployment("inflate", 0, "1") +
+               "apiVersion: scalewright.dev/v1alpha1\nkind: Scenario\nmetadata: {name: test}\nspec:\n"
+               "  duration: 1h\n  provisioning: {featureGates: {" + gates + "}}\n"
+               "  cloud:\n    launchLatency: {min: 60s, max: 60s}\n"
+               "    faults: {nodeFailures: [{at: 5m, nodePool: default}]}\n"
+               "  timeline:\n" + kScaleTo5At10s);
+  };
+  SimulationReport repaired = run_with("nodeRepair: true");
+  ASSERT_THAT(messages(repaired, "repair"), SizeIs(1));
+  EXPECT_THAT(messages(repaired, "repair")[0],
+              AllOf(HasSubstr("t=35m0s node default-"),
+                    HasSubstr("repaired: its Ready condition has been Unknown for 30m0s")));
+  EXPECT_EQ(repaired.summary.nodes_at_end, 1);
+  EXPECT_EQ(repaired.summary.pod_wait.pods_pending_at_end, 0u);
+
+  SimulationReport kept = run_with("nodeRepair: false");  // upstream's default
+  EXPECT_THAT(messages(kept, "repair"), ::testing::IsEmpty());
+  EXPECT_EQ(kept.summary.nodes_at_end, 2);
+  // The failed node's 25 minutes after 35 m are what repair saves: c.2xlarge spot at $0.16/h.
+  EXPECT_NEAR(kept.summary.total_cost - repaired.summary.total_cost, 25 * 60 / kHour * 0.16, 1e-9);
+}
 
 TEST(Simulator, TheCapOnNodesStopsTheRunWhenTheCloudIsAskedForOneMore) {
   // 3 pods x 10 cpu: each needs an m.4xlarge (16 cpu) of its own, 3 launches at 11 s. With a cap of 2 nodes the

@@ -73,6 +73,10 @@ class KwokProvider final : public CloudProvider {
   CloudResult<Deleted> terminate(const std::string& instance_id) override;
   CloudResult<Instance> get(const std::string& instance_id) const override;
   CloudResult<std::vector<Instance>> list() const override;
+  // Karpenter's kwok provider's: a node whose Ready condition is False or Unknown for 10 minutes.
+  std::vector<RepairStatement> repair_policies() const override {
+    return {{"Ready", "False", Duration(10 * 60'000)}, {"Ready", "Unknown", Duration(10 * 60'000)}};
+  }
 
   // The Auto Scaling groups kwok plays, their instances launched and terminated through create() and terminate().
   // After a restart, start() finds each group's nodes again by the group's labels.
