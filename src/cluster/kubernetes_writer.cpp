@@ -157,10 +157,6 @@ void KubernetesWriter::release_nominations(const std::string& node) {
   }
 }
 
-void KubernetesWriter::report_unschedulable(const state::PodRecord& pod, const std::string& reason) {
-  state_.pod_verdict(record_of(pod), Symbol(reason));
-}
-
 void KubernetesWriter::evict(const state::PodRecord& pod, Duration grace) {
   const Pod& p = *pod.pod;
   if (options_.dry_run) {

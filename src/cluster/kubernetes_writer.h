@@ -48,7 +48,6 @@ class KubernetesWriter final : public controllers::ClusterWriter {
   void record(controllers::TimelineEntry entry) override;
   void nominate(const state::PodRecord& pod, const std::string& node) override;
   void release_nominations(const std::string& node) override;
-  void report_unschedulable(const state::PodRecord& pod, const std::string& reason) override;
   void evict(const state::PodRecord& pod, Duration grace) override;
   void set_taint(const std::string& node, const Taint& taint, bool present) override;
   bool nodeclaim_created(state::NodeRecord claim, const std::vector<cloud::LaunchOption>& offerings) override;

@@ -61,8 +61,6 @@ class ClusterWriter : public EventRecorder {
   // Ends every nomination to `node` (Ready without those pods, or going away): its pods need capacity again, and
   // their provisioning verdicts are said anew.
   virtual void release_nominations(const std::string& node) = 0;
-  // Publishes why `pod` cannot be provisioned (the verdict kept on the pod, so that it is said once).
-  virtual void report_unschedulable(const state::PodRecord& pod, const std::string& reason) = 0;
   // The eviction API's delete, after its checks passed: the pod is deleted and stops after `grace`.
   virtual void evict(const state::PodRecord& pod, Duration grace) = 0;
   // Adds (or removes) a taint of `node`'s spec.

@@ -130,10 +130,19 @@ void ProvisioningController::provision() {
   }
 
   for (const provisioning::Nomination& n : plan.existing) nominate(*batch[n.pod], n.node);
+  // Pods gone or bound since leave no verdict behind.
+  if (verdicts_.size() > 2 * state_.unbound().size() + 64) {
+    std::unordered_map<std::uint64_t, Verdict> kept;
+    for (const auto& [key, pod] : state_.unbound()) {
+      if (auto verdict = verdicts_.find(pod->serial); verdict != verdicts_.end()) kept.insert(*verdict);
+    }
+    verdicts_ = std::move(kept);
+  }
   for (const provisioning::Unschedulable& u : plan.unschedulable) {
     const state::PodRecord& pod = *batch[u.pod];
-    if (pod.last_reason.str() != u.reason) {
-      writer_.report_unschedulable(pod, u.reason);
+    Verdict& said = verdicts_[pod.serial];
+    if (said.reason.str() != u.reason || said.nominations_ended != pod.nominations_ended) {
+      said = {Symbol(u.reason), pod.nominations_ended};
       writer_.object_event({"Pod", std::string(pod.key), "Warning", "FailedScheduling", "Provision",
                             fmt::format("Failed to schedule pod, {}", u.reason)});
       record("unschedulable", fmt::format("pod {} cannot be provisioned: {}", pod.key, u.reason));
@@ -147,6 +156,11 @@ void ProvisioningController::provision() {
 }
 
 // Karpenter's nomination, with its Event on the pod: the capacity it waits for, in flight or there already.
+bool ProvisioningController::said_unschedulable(const state::PodRecord& pod) const {
+  const auto said = verdicts_.find(pod.serial);
+  return said != verdicts_.end() && said->second.nominations_ended == pod.nominations_ended;
+}
+
 void ProvisioningController::nominate(const state::PodRecord& pod, const std::string& node) {
   writer_.nominate(pod, node);
   nominated_event(pod, node);

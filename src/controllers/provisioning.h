@@ -7,6 +7,7 @@
 // not place there needs capacity again.
 #include <cstdint>
 #include <map>
+#include <unordered_map>
 #include <optional>
 #include <string_view>
 #include <string>
@@ -68,6 +69,9 @@ class ProvisioningController : private Controller {
   std::optional<std::string> launch_replacement(provisioning::NewNodeClaim claim, const std::string& purpose);
   // Offerings that just ran out of capacity, which a replacement avoids too.
   const provisioning::UnavailableOfferings& unavailable() const { return unavailable_; }
+  // Whether it said why `pod` cannot be provisioned (its FailedScheduling), and nothing has changed for the pod
+  // since (no nomination of it ended): the pod waits for a change of its own, not for capacity.
+  bool said_unschedulable(const state::PodRecord& pod) const;
 
  private:
   // A NodeClaim created and not yet answered for: what its launch's answer is said and explained with.
@@ -89,6 +93,14 @@ class ProvisioningController : private Controller {
   void launched(PendingLaunch& pending, cloud::CloudResult<cloud::Created> created);
   void not_launched(const PendingLaunch& pending, const cloud::CloudError& error);
   void say_refusals(const std::vector<cloud::LaunchOption>& refused, std::string_view then);
+
+  // Why each pod it found no capacity for cannot be provisioned, by the pod's serial, as last said: said once, and
+  // anew once a nomination of the pod ended (`nominations_ended` moved).
+  struct Verdict {
+    Symbol reason;
+    std::uint32_t nominations_ended = 0;
+  };
+  std::unordered_map<std::uint64_t, Verdict> verdicts_;
 
   Launches& launches_;
   // The NodeClaims whose launch has not answered yet, as the node their first offering would be: what later

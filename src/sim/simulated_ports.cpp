@@ -13,10 +13,6 @@ void Simulation::nominate(const state::PodRecord& pod, const std::string& node) 
   state_.pod_nominated(record_of(pod), node.empty() ? Symbol() : Symbol(node));
 }
 
-void Simulation::report_unschedulable(const state::PodRecord& pod, const std::string& reason) {
-  state_.pod_verdict(record_of(pod), Symbol(reason));
-}
-
 // The eviction API's delete: the pod is marked for deletion and leaves its controller's count (a replacement is
 // created now), and it stops after its grace period.
 void Simulation::evict(const state::PodRecord& pod, Duration grace) {

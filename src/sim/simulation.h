@@ -79,7 +79,6 @@ class Simulation final : public controllers::Clock, public controllers::ClusterW
   void record(TimelineEntry entry) override { timeline_.push_back(std::move(entry)); }
   void nominate(const state::PodRecord& pod, const std::string& node) override;
   void release_nominations(const std::string& node) override { state_.nominations_released(node); }
-  void report_unschedulable(const state::PodRecord& pod, const std::string& reason) override;
   void evict(const state::PodRecord& pod, Duration grace) override;
   void set_taint(const std::string& node, const Taint& taint, bool present) override;
   bool nodeclaim_created(state::NodeRecord claim, const std::vector<cloud::LaunchOption>& offerings) override;

@@ -71,7 +71,7 @@ void ClusterState::nominations_released(const std::string& node) {
   const std::vector<PodRecord*> pods(it->second.begin(), it->second.end());  // pod_nominated() edits the set
   for (PodRecord* pod : pods) {
     pod_nominated(*pod, Symbol());
-    pod->last_reason = Symbol();
+    ++pod->nominations_ended;
   }
 }
 

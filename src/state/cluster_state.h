@@ -38,9 +38,9 @@ struct PodRecord {
   std::string_view key;      // "namespace/name": the key of its entry in the state, which does not move
   std::uint64_t serial = 0;  // creation order among all pods
   bool daemon = false;
-  // The last verdict the provisioner published for it (why it cannot be provisioned), so that it is said once; it
-  // is said anew once the pod's nomination ends.
-  Symbol last_reason;
+  // How many times a nomination of it ended with its node's (nominations_released): the provisioner says why a pod
+  // cannot be provisioned once, and anew after that.
+  std::uint32_t nominations_ended = 0;
   // Deleted (evicted, or by the taint manager): it keeps its place on the node (and out of its controller's
   // count) until its grace period ends, or for good when its node cannot confirm it.
   std::optional<Instant> terminating_until;
@@ -137,9 +137,8 @@ class ClusterState {
   void pod_bound(PodRecord& pod, scheduling::NodeId node, Instant now);
   // The pod's nominated node changed (empty: none).
   void pod_nominated(PodRecord& pod, Symbol node);
-  // Every nomination to `node` ended (the node is Ready without those pods, or going away); their verdicts too.
+  // Every nomination to `node` ended (the node is Ready without those pods, or going away).
   void nominations_released(const std::string& node);
-  void pod_verdict(PodRecord& pod, Symbol reason) { pod.last_reason = reason; }
   // The pod got its deletionTimestamp; it stops at `stops_at` (Instant::max(): not before its node goes).
   void pod_deleting(PodRecord& pod, Instant stops_at, Instant now);
   // The kubelet reported another phase or readiness of the pod (already written into its status).

@@ -120,10 +120,6 @@ class FakeWriter : public ClusterWriter {
     call("release_nominations " + node);
     state_.nominations_released(node);
   }
-  void report_unschedulable(const state::PodRecord& pod, const std::string& reason) override {
-    call(fmt::format("unschedulable {}: {}", pod.key, reason));
-    state_.pod_verdict(record_of(pod), Symbol(reason));
-  }
   void evict(const state::PodRecord& pod, Duration grace) override {
     call(fmt::format("evict {} grace={}", pod.key, format_duration(grace)));
     const Instant stops_at = clock_.now() + grace;

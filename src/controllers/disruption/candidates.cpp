@@ -117,7 +117,7 @@ bool CandidateRules::cluster_settling() const {
   // A pod the provisioner found no NodePool for (its verdict published) waits for a change of its own, not for
   // capacity: it does not count, or one pod that fits nowhere would stop drift and consolidation for good.
   for (const auto& [key, pod] : state_.unbound()) {
-    if (!pod->daemon && pod->last_reason.empty()) return true;
+    if (!pod->daemon && !provisioning_.said_unschedulable(*pod)) return true;
   }
   for (const auto& [name, node] : state_.nodes()) {
     if (node.phase == state::NodePhase::Launching) return true;

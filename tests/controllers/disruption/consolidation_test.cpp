@@ -20,7 +20,7 @@ TEST_F(Consolidation, APodNoNodePoolCanHoldDoesNotHoldConsolidationBack) {
   provisioning.reconcile();
   disruption.reconcile();
   clock.advance_to(kStart + 2s);
-  EXPECT_EQ(writer.calls_of("unschedulable").size(), 1u);
+  EXPECT_THAT(writer.object_events, ElementsAre(::testing::HasSubstr("Pod default/huge FailedScheduling")));
   clock.advance_to(kStart + 30s);
   EXPECT_EQ(writer.events_of("consolidation-planned").size(), 1u);
 }
