@@ -15,6 +15,7 @@ packages=(
   tzdata                             # KEDA cron triggers' time zones: the system's tz database, as KEDA reads it
   libcpp-httplib-dev                 # HTTP client for metric sources (Prometheus API); test servers
   libssl-dev                         # AWS requests signed (SigV4: OpenSSL's HMAC-SHA256), TLS
+  libpugixml-dev                     # AWS's XML answers (EC2, Auto Scaling, STS)
   prometheus                         # a real Prometheus server for the metric-source tests
   etcd-server openssl curl xz-utils  # a real kube-apiserver for the Kubernetes client tests (../shared/k8s/control-plane)
   python3-yaml                       # tests/deploy: compares the kustomize base, the CRDs and the Helm chart
