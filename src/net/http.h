@@ -28,6 +28,9 @@ struct HttpResponse {
   std::string content_type;
   std::optional<int> retry_after_seconds;  // Retry-After in seconds, when present
   std::string body;                        // for a stream: only the body of a non-2xx answer
+  // The id the server gave the request, when it names one in a header (AWS's x-amzn-RequestId or x-amz-request-id,
+  // Azure's x-ms-request-id): what its support asks for, so errors carry it.
+  std::string request_id = {};
 };
 
 // No answer (0), 429 Too Many Requests or a 5xx: a status that says nothing against the request itself, so the same

@@ -310,6 +310,12 @@ void read_headers(const httplib::Response& res, HttpResponse& out) {
   out.status = res.status;
   out.content_type = res.get_header_value("Content-Type");
   if (res.has_header("Retry-After")) out.retry_after_seconds = parse_retry_after(res.get_header_value("Retry-After"));
+  for (const char* name : {"x-amzn-RequestId", "x-amz-request-id", "x-ms-request-id"}) {
+    if (res.has_header(name)) {
+      out.request_id = res.get_header_value(name);
+      break;
+    }
+  }
 }
 
 }  // namespace
