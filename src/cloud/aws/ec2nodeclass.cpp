@@ -57,6 +57,17 @@ AmiFamilyRules rules_of(AmiFamily family) {
   return rules;
 }
 
+std::optional<std::string_view> restricted_tag(std::string_view key) {
+  // kubernetes.io/cluster/<cluster>: the cloud controller's ownership tag, which Karpenter sets to "owned".
+  constexpr std::string_view cluster_prefix = "kubernetes.io/cluster/";
+  if (key.starts_with(cluster_prefix) && key.size() > cluster_prefix.size()) return "kubernetes.io/cluster/*";
+  for (std::string_view exact :
+       {"karpenter.sh/nodepool", "karpenter.sh/nodeclaim", "karpenter.k8s.aws/ec2nodeclass", "eks:eks-cluster-name"}) {
+    if (key == exact) return exact;
+  }
+  return std::nullopt;
+}
+
 std::int64_t ephemeral_storage_bytes(const EC2NodeClassSpec& spec, const InstanceHardware& hardware) {
   if (spec.instance_store_raid0 && hardware.local_nvme_gib) return *hardware.local_nvme_gib * 1'000'000'000;
   const AmiFamilyRules rules = rules_of(spec.ami_family);

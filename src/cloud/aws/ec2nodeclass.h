@@ -50,6 +50,34 @@ struct BlockDeviceMapping {
   std::string device_name;
   std::optional<std::int64_t> volume_size_bytes;
   bool root_volume = false;
+  // The rest of its ebs block, passed to the launch template as given (unset: EC2's default).
+  std::string volume_type;
+  std::optional<bool> encrypted;
+  std::optional<bool> delete_on_termination;
+  std::optional<std::int64_t> iops;
+  std::optional<std::int64_t> throughput;
+  std::string kms_key_id;
+  std::string snapshot_id;
+};
+
+// One term of subnetSelectorTerms, securityGroupSelectorTerms or amiSelectorTerms: the AWS resources matching all
+// it sets (tags: every key, with its value, "*" for any), the terms of a list or'ed together.
+struct SelectorTerm {
+  std::vector<std::pair<std::string, std::string>> tags;
+  std::string id;
+  std::string name;
+  std::string owner;          // AMIs: an account id, "self" or "amazon"
+  std::string alias;          // AMIs: "al2023@latest", resolved through SSM's public parameters
+  std::string ssm_parameter;  // AMIs: a parameter whose value is an AMI id
+};
+
+// The instance metadata service as the node's launch template sets it (Karpenter's defaults: IMDSv2 only, one hop,
+// so that pods cannot reach the node's role).
+struct MetadataOptions {
+  std::string http_endpoint = "enabled";
+  std::string http_protocol_ipv6 = "disabled";
+  std::int64_t http_put_response_hop_limit = 1;
+  std::string http_tokens = "required";
 };
 
 struct EC2NodeClassSpec {
@@ -57,7 +85,23 @@ struct EC2NodeClassSpec {
   KubeletConfiguration kubelet;
   std::vector<BlockDeviceMapping> block_device_mappings;
   bool instance_store_raid0 = false;  // instanceStorePolicy: RAID0
+  // What a launch asks AWS for: where (subnets, security groups), what it boots (AMIs, user data), as whom (a role
+  // Karpenter makes an instance profile for, or an instance profile) and how it is tagged.
+  std::vector<SelectorTerm> subnet_selector_terms;
+  std::vector<SelectorTerm> security_group_selector_terms;
+  std::vector<SelectorTerm> ami_selector_terms;
+  std::string role;
+  std::string instance_profile;
+  std::vector<std::pair<std::string, std::string>> tags;
+  std::optional<std::string> user_data;
+  MetadataOptions metadata_options;
+  std::optional<bool> associate_public_ip_address;
+  bool detailed_monitoring = false;
 };
+
+// The tag keys Karpenter sets itself on what it launches, which an EC2NodeClass's tags may not name (its CRD's
+// restricted tag patterns): the pattern `key` matches, or nullopt.
+std::optional<std::string_view> restricted_tag(std::string_view key);
 
 // The ephemeral storage of a node of `hardware` under `spec`, as Karpenter computes it: the NVMe instance store
 // with RAID0 (decimal GB, as EC2 reports TotalSizeInGB); else the volume of the mapping marked rootVolume; else

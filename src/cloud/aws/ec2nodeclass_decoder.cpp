@@ -7,6 +7,7 @@
 #include <cctype>
 #include <charconv>
 #include <set>
+#include <tuple>
 
 #include "api/duration.h"
 #include "api/integer.h"
@@ -50,6 +51,15 @@ std::string lower(std::string_view text) {
   return out;
 }
 
+// A selector term's tags: no empty key or value (the CRD's "empty tag keys or values aren't supported").
+std::vector<std::pair<std::string, std::string>> decode_selector_tags(const Field& term) {
+  std::vector<std::pair<std::string, std::string>> tags = term.string_map("tags");
+  for (const auto& [key, value] : tags) {
+    if (key.empty() || value.empty()) term.fail_at("tags", "empty tag keys or values aren't supported");
+  }
+  return tags;
+}
+
 // amiSelectorTerms[].alias, "family@version", as the CRD's rules read it; the family it names.
 std::optional<AmiFamily> alias_family(const Field& term) {
   const std::optional<std::string> alias = term.maybe_string("alias");
@@ -75,7 +85,7 @@ std::optional<AmiFamily> alias_family(const Field& term) {
 }
 
 // amiFamily, or the family of the alias; amiFamily must agree with an alias or be Custom (the CRD's rules).
-AmiFamily decode_ami_family(const Field& spec) {
+AmiFamily decode_ami_family(const Field& spec, std::vector<SelectorTerm>& terms_out) {
   const std::optional<AmiFamily> family = spec.maybe_choice<AmiFamily>(
       "amiFamily", "AMI family",
       {kFamilies[0], kFamilies[1], kFamilies[2], kFamilies[3], kFamilies[4], kFamilies[5], kFamilies[6]});
@@ -99,7 +109,15 @@ AmiFamily decode_ami_family(const Field& spec) {
       term.fail("'id' is mutually exclusive, cannot be set with a combination of other fields in amiSelectorTerms");
     }
     if (has_alias) alias = alias_family(term);
-    term.known({"tags", "id", "name", "owner", "ssmParameter"});  // what AWS is asked for the AMIs: nothing here
+    term.known({"tags", "id", "name", "owner", "ssmParameter"});
+    SelectorTerm selector;
+    selector.alias = term.optional_string("alias");
+    selector.tags = decode_selector_tags(term);
+    selector.id = term.optional_string("id");
+    selector.name = term.optional_string("name");
+    selector.owner = term.optional_string("owner");
+    selector.ssm_parameter = term.optional_string("ssmParameter");
+    terms_out.push_back(std::move(selector));
   });
   if (alias) {
     if (family && *family != *alias && *family != AmiFamily::Custom) {
@@ -112,18 +130,70 @@ AmiFamily decode_ami_family(const Field& spec) {
   return *family;
 }
 
-// subnetSelectorTerms, securityGroupSelectorTerms and role or instanceProfile: nothing the simulated cloud reads,
-// but what the CRD requires of every EC2NodeClass.
-void check_required(const Field& spec) {
-  for (std::string_view key : {"subnetSelectorTerms", "securityGroupSelectorTerms"}) {
+// subnetSelectorTerms and securityGroupSelectorTerms (1 to 30 terms; each tags, id or, for security groups, name;
+// id alone), and role or instanceProfile: where and as whom a node is launched.
+void decode_launch_identity(const Field& spec, EC2NodeClassSpec& out) {
+  for (auto [key, terms_out, names] :
+       {std::tuple{"subnetSelectorTerms", &out.subnet_selector_terms, false},
+        std::tuple{"securityGroupSelectorTerms", &out.security_group_selector_terms, true}}) {
     Field terms = spec.child(key);
     if (!terms.present() || terms.node().size() == 0) spec.fail_at(key, "required");
     if (terms.node().size() > 30) terms.fail("must have at most 30 items");
-    terms.items([](const Field& term) { term.known({"tags", "id", "name"}); });
+    terms.items([&, names = names, terms_out = terms_out](const Field& term) {
+      names ? term.known({"tags", "id", "name"}) : term.known({"tags", "id"});
+      SelectorTerm selector;
+      selector.tags = decode_selector_tags(term);
+      selector.id = term.optional_string("id");
+      if (names) selector.name = term.optional_string("name");
+      if (selector.tags.empty() && selector.id.empty() && selector.name.empty()) {
+        term.fail(names ? "expected at least one, got none, ['tags', 'id', 'name']"
+                        : "expected at least one, got none, ['tags', 'id']");
+      }
+      if (!selector.id.empty() && (!selector.tags.empty() || !selector.name.empty())) {
+        term.fail("'id' is mutually exclusive, cannot be set with a combination of other fields in " +
+                  std::string(key));
+      }
+      terms_out->push_back(std::move(selector));
+    });
   }
   if (spec.has("role") == spec.has("instanceProfile")) {
     spec.fail("must specify exactly one of ['role', 'instanceProfile']");
   }
+  out.role = spec.optional_string("role");
+  out.instance_profile = spec.optional_string("instanceProfile");
+}
+
+// tags (no empty key, none of the keys Karpenter sets itself), userData, metadataOptions, associatePublicIPAddress
+// and detailedMonitoring: what the launch template carries as given.
+void decode_launch_settings(const Field& spec, EC2NodeClassSpec& out) {
+  out.tags = spec.string_map("tags");
+  for (const auto& [key, value] : out.tags) {
+    if (key.empty()) spec.fail_at("tags", "empty tag keys aren't supported");
+    if (std::optional<std::string_view> pattern = restricted_tag(key)) {
+      spec.child("tags").fail_at(key, "tag contains a restricted tag matching " + std::string(*pattern));
+    }
+  }
+  out.user_data = spec.maybe_string("userData");
+  if (Field metadata = spec.child("metadataOptions"); metadata.present()) {
+    MetadataOptions& m = out.metadata_options;
+    m.http_endpoint = metadata.maybe_choice<std::string>("httpEndpoint", "http endpoint",
+                                                         {{"enabled", "enabled"}, {"disabled", "disabled"}})
+                          .value_or(m.http_endpoint);
+    m.http_protocol_ipv6 = metadata.maybe_choice<std::string>("httpProtocolIPv6", "http protocol IPv6",
+                                                              {{"enabled", "enabled"}, {"disabled", "disabled"}})
+                               .value_or(m.http_protocol_ipv6);
+    m.http_tokens = metadata.maybe_choice<std::string>("httpTokens", "http tokens",
+                                                       {{"required", "required"}, {"optional", "optional"}})
+                        .value_or(m.http_tokens);
+    if (std::optional<std::int64_t> hops = metadata.maybe_int64("httpPutResponseHopLimit")) {
+      if (*hops < 1 || *hops > 64) metadata.fail_at("httpPutResponseHopLimit", "must be between 1 and 64");
+      m.http_put_response_hop_limit = *hops;
+    }
+  }
+  if (spec.has("associatePublicIPAddress")) {
+    out.associate_public_ip_address = spec.optional_bool("associatePublicIPAddress", false);
+  }
+  out.detailed_monitoring = spec.optional_bool("detailedMonitoring", false);
 }
 
 // An eviction threshold: a percentage in [0, 100] or a non-negative quantity (Karpenter's
@@ -279,12 +349,20 @@ std::vector<BlockDeviceMapping> decode_block_devices(const Field& spec) {
     mapping.device_name = m.optional_string("deviceName");
     mapping.root_volume = m.optional_bool("rootVolume", false);
     if (Field ebs = m.child("ebs"); ebs.present()) {
-      ebs.known({"deleteOnTermination", "encrypted", "iops", "kmsKeyID", "snapshotID", "throughput",
-                 "volumeInitializationRate"});
+      ebs.known({"volumeInitializationRate"});
       if (!ebs.has("snapshotID") && !ebs.has("volumeSize")) ebs.fail("snapshotID or volumeSize must be defined");
       if (ebs.has("volumeSize")) mapping.volume_size_bytes = decode_volume_size(ebs);
-      ebs.maybe_choice<int>("volumeType", "volume type",
-                            {{"standard", 0}, {"io1", 0}, {"io2", 0}, {"gp2", 0}, {"sc1", 0}, {"st1", 0}, {"gp3", 0}});
+      mapping.volume_type = ebs.maybe_choice<std::string>("volumeType", "volume type",
+                                                          {{"standard", "standard"}, {"io1", "io1"}, {"io2", "io2"},
+                                                           {"gp2", "gp2"}, {"sc1", "sc1"}, {"st1", "st1"},
+                                                           {"gp3", "gp3"}})
+                                .value_or("");
+      if (ebs.has("encrypted")) mapping.encrypted = ebs.optional_bool("encrypted", false);
+      if (ebs.has("deleteOnTermination")) mapping.delete_on_termination = ebs.optional_bool("deleteOnTermination", true);
+      mapping.iops = ebs.maybe_int64("iops");
+      mapping.throughput = ebs.maybe_int64("throughput");
+      mapping.kms_key_id = ebs.optional_string("kmsKeyID");
+      mapping.snapshot_id = ebs.optional_string("snapshotID");
     }
     out.push_back(std::move(mapping));
   });
@@ -299,14 +377,14 @@ std::vector<BlockDeviceMapping> decode_block_devices(const Field& spec) {
 std::shared_ptr<const EC2NodeClass> decode_ec2nodeclass(const Field& object, std::vector<std::string>& warnings) {
   ObjectMeta meta = manifest::decode_object_meta(object, manifest::Scope::Cluster);
   Field spec = object.required_child("spec");
-  // Upstream's fields that shape no node in the simulator (what AWS is asked for at launch: networking, identity,
-  // tags, metadata options, user data, reservations): accepted, as kubectl's strict validation accepts them.
-  spec.known({"associatePublicIPAddress", "capacityReservationSelectorTerms", "connectionTracking", "context",
-              "cpuOptions", "detailedMonitoring", "instanceProfile", "ipPrefixCount", "metadataOptions",
-              "networkInterfaces", "placementGroupSelector", "role", "tags", "userData"});
+  // Upstream's fields the AWS provider does not act on yet (networking details, reservations, placement):
+  // accepted, as kubectl's strict validation accepts them.
+  spec.known({"capacityReservationSelectorTerms", "connectionTracking", "context", "cpuOptions", "ipPrefixCount",
+              "networkInterfaces", "placementGroupSelector"});
   EC2NodeClassSpec out;
-  out.ami_family = decode_ami_family(spec);
-  check_required(spec);
+  out.ami_family = decode_ami_family(spec, out.ami_selector_terms);
+  decode_launch_identity(spec, out);
+  decode_launch_settings(spec, out);
   out.kubelet = decode_kubelet(spec.child("kubelet"), warnings);
   out.block_device_mappings = decode_block_devices(spec);
   out.instance_store_raid0 =

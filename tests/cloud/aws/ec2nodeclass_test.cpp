@@ -241,6 +241,12 @@ TEST(EC2NodeClass, WhatItsCrdAndKarpentersKubeletValidationRefuseIsRefusedNaming
        "spec.blockDeviceMappings[0].ebs: snapshotID or volumeSize must be defined"},
       {"  instanceStorePolicy: RAID5\n",
        "spec.instanceStorePolicy: unknown instance store policy \"RAID5\" (expected RAID0)"},
+      {"  tags: {karpenter.sh/nodepool: mine}\n",
+       "spec.tags.karpenter.sh/nodepool: tag contains a restricted tag matching karpenter.sh/nodepool"},
+      {"  tags: {kubernetes.io/cluster/demo: owned}\n",
+       "spec.tags.kubernetes.io/cluster/demo: tag contains a restricted tag matching kubernetes.io/cluster/*"},
+      {"  metadataOptions: {httpPutResponseHopLimit: 65}\n",
+       "spec.metadataOptions.httpPutResponseHopLimit: must be between 1 and 64"},
   };
   for (const Case& c : cases) {
     Result<ManifestSet> set = decode_manifests(with_amis(c.spec), "nc.yaml");
@@ -252,6 +258,50 @@ TEST(EC2NodeClass, WhatItsCrdAndKarpentersKubeletValidationRefuseIsRefusedNaming
       decode_manifests(with_amis("  instanceProfile: KarpenterNodeInstanceProfile\n"), "nc.yaml");
   ASSERT_FALSE(both.ok());
   EXPECT_EQ(both.error().message, at + "spec: must specify exactly one of ['role', 'instanceProfile']");
+}
+
+// What a launch asks AWS for is read as written: the selector terms (or'ed, each term's fields and'ed), the
+// identity, the tags and the launch template's settings; Karpenter's defaults where the file is silent.
+TEST(EC2NodeClass, WhatALaunchAsksAwsForIsReadAsWritten) {
+  const std::string spec = R"(  amiSelectorTerms: [{tags: {team: a}, owner: self}, {name: my-ami, owner: amazon}, {ssmParameter: /my/ami}]
+  amiFamily: AL2023
+  tags: {team: a, cost-center: "42"}
+  userData: |
+    echo hello
+  metadataOptions: {httpTokens: optional, httpPutResponseHopLimit: 2}
+  blockDeviceMappings:
+  - deviceName: /dev/xvda
+    rootVolume: true
+    ebs: {volumeSize: 100Gi, volumeType: gp3, iops: 10000, throughput: 125, encrypted: true}
+)";
+  Result<ManifestSet> set = decode_manifests(with_amis(spec), "nc.yaml");
+  ASSERT_TRUE(set.ok()) << set.error().message;
+  const auto& node_class = dynamic_cast<const EC2NodeClass&>(*set->node_classes.at(0)).spec();
+  ASSERT_EQ(node_class.subnet_selector_terms.size(), 1u);
+  EXPECT_EQ(node_class.subnet_selector_terms[0].tags,
+            (std::vector<std::pair<std::string, std::string>>{{"karpenter.sh/discovery", "demo"}}));
+  ASSERT_EQ(node_class.ami_selector_terms.size(), 3u);
+  EXPECT_EQ(node_class.ami_selector_terms[0].owner, "self");
+  EXPECT_EQ(node_class.ami_selector_terms[1].name, "my-ami");
+  EXPECT_EQ(node_class.ami_selector_terms[2].ssm_parameter, "/my/ami");
+  EXPECT_EQ(node_class.role, "KarpenterNodeRole-demo");
+  EXPECT_EQ(node_class.instance_profile, "");
+  EXPECT_EQ(node_class.tags, (std::vector<std::pair<std::string, std::string>>{{"team", "a"}, {"cost-center", "42"}}));
+  EXPECT_EQ(node_class.user_data, std::optional<std::string>("echo hello\n"));
+  EXPECT_EQ(node_class.metadata_options.http_tokens, "optional");
+  EXPECT_EQ(node_class.metadata_options.http_put_response_hop_limit, 2);
+  EXPECT_EQ(node_class.metadata_options.http_endpoint, "enabled");  // Karpenter's default
+  const BlockDeviceMapping& root = node_class.block_device_mappings.at(0);
+  EXPECT_EQ(root.volume_size_bytes, std::int64_t{100} << 30);
+  EXPECT_EQ(root.volume_type, "gp3");
+  EXPECT_EQ(root.iops, 10000);
+  EXPECT_EQ(root.encrypted, std::optional<bool>(true));
+  EXPECT_EQ(root.delete_on_termination, std::nullopt);
+
+  Result<ManifestSet> alias = decode_manifests(with_amis(""), "nc.yaml");
+  ASSERT_TRUE(alias.ok());
+  EXPECT_EQ(dynamic_cast<const EC2NodeClass&>(*alias->node_classes.at(0)).spec().ami_selector_terms.at(0).alias,
+            "al2023@latest");
 }
 
 }  // namespace
