@@ -1,0 +1,487 @@
+"""A local AWS for the AWS provider's tests: moto behind a small proxy that judges every request and injects faults.
+
+`python3 aws_emulator.py` starts moto (`python3 -m moto.server`) on 127.0.0.1, listens on a free port of its own and
+prints `AWS emulator listening on http://127.0.0.1:PORT`. A test points its client at that address for every service.
+Each request is
+  - judged by botocore, independently of the client under test (../shared/aws/oracle beside the repository): its SigV4
+    signature against the credentials the test registered, its X-Amz-Date within 5 minutes, its parameters against the
+    operation's model. A request that fails is answered HTTP 400 `EmulatorRejected` in its protocol's error format and
+    its problems are kept for the test to read;
+  - recorded as {service, action, params} for the test to count;
+  - answered by the first matching fault rule, else forwarded byte for byte to moto.
+The test drives it under /_emulator/ with JSON: POST reset, POST credentials, POST rules, GET calls, GET problems
+(tests/cloud/aws/aws_emulator.h wraps these). Rules, in the order added, each with an optional "times":
+  {"kind": "error", "service", "action", "status", "code", "message"}        an error in the protocol's wire format
+  {"kind": "insufficient_capacity", "offerings": [{"instance_type", "zone", "capacity_type"}], "code", "message"}
+      CreateFleet: the matching overrides are taken out of the request and come back as errorSet items
+  {"kind": "stub", "service", "action", "body": {...}}                       a JSON-protocol answer moto cannot give
+  {"kind": "ssm_parameter", "name", "value"}                                 ssm GetParameter of that name
+Stops (and stops moto) on SIGTERM or when its parent process dies.
+"""
+import datetime
+import http.client
+import http.server
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+import urllib.parse
+import uuid
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from xml.sax.saxutils import escape
+
+ORACLE = Path(__file__).resolve().parents[4] / '..' / 'shared' / 'aws' / 'oracle'
+if not (ORACLE / 'sigv4_verify.py').exists() or not (ORACLE / 'query_oracle.py').exists():
+    sys.exit(f'aws_emulator: the botocore judges are missing: {ORACLE.resolve()}/sigv4_verify.py and query_oracle.py '
+             '(the repository must sit beside shared/)')
+sys.path.insert(0, str(ORACLE))
+from botocore.auth import SigV4Auth  # noqa: E402
+from botocore.awsrequest import AWSRequest  # noqa: E402
+from botocore.credentials import Credentials  # noqa: E402
+from botocore.parsers import create_parser  # noqa: E402
+from botocore.validate import ParamValidator  # noqa: E402
+from query_oracle import check_request, check_response, op_model  # noqa: E402
+from sigv4_verify import AUTH_RE, verify_sigv4  # noqa: E402
+
+DEFAULT_CREDENTIALS = {'AKIDEXAMPLE': ('wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY', None)}
+EC2_XMLNS = 'http://ec2.amazonaws.com/doc/2016-11-15/'
+CLOCK_SKEW = datetime.timedelta(minutes=5)   # AWS refuses a request whose X-Amz-Date is further from now
+HOP_HEADERS = {'connection', 'transfer-encoding', 'content-length', 'server', 'date', 'keep-alive'}
+
+
+class State:
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.credentials = dict(DEFAULT_CREDENTIALS)
+        self.rules, self.calls, self.problems = [], [], []
+
+    def clear(self):
+        with self.lock:
+            self.rules, self.calls, self.problems = [], [], []
+
+    def take_rule(self, matches):
+        """The first rule `matches` accepts, its `times` spent by one; None when no rule matches."""
+        with self.lock:
+            for rule in self.rules:
+                if rule.get('times', 1) > 0 and matches(rule):
+                    if 'times' in rule:
+                        rule['times'] -= 1
+                    return dict(rule)
+        return None
+
+    def problem(self, service, action, what, canonical_request=None):
+        with self.lock:
+            self.problems.append({'service': service, 'action': action, 'problem': what,
+                                  'canonical_request': canonical_request})
+
+
+STATE = State()
+MOTO = {'port': None, 'process': None}
+
+
+# ---- the request as it arrived ------------------------------------------------------------------------------------
+
+class Call:
+    """One request: where it goes (service, region, action), in which protocol, and its parameters."""
+
+    def __init__(self, method, path, headers, body):
+        self.method, self.path, self.headers, self.body = method, path, headers, body
+        self.header = {k.lower(): v for k, v in headers}
+        auth = AUTH_RE.match(self.header.get('authorization', ''))
+        self.signed = auth is not None
+        self.region = auth.group(3) if auth else 'us-east-1'
+        target = self.header.get('x-amz-target')
+        if target:
+            self.protocol = 'json'
+            self.action = target.rsplit('.', 1)[-1]
+            try:
+                self.params = json.loads(body or b'{}')
+            except ValueError:
+                self.params = None
+        else:
+            self.params = dict(urllib.parse.parse_qsl(body.decode('utf-8', 'replace'), keep_blank_values=True))
+            self.action = self.params.get('Action', '')
+        self.service = auth.group(4) if auth else ('sts' if self.action.startswith('AssumeRoleWith') else 'unsigned')
+        if not target:
+            self.protocol = 'ec2' if self.service == 'ec2' else 'query'
+
+    def judge(self):
+        """What is wrong with this request, as (problem, canonical request) pairs; empty when botocore agrees."""
+        found = []
+        if self.signed:
+            with STATE.lock:
+                secrets = dict(STATE.credentials)
+            url = 'http://' + self.header.get('host', '127.0.0.1') + self.path
+            ok, reason, canonical = verify_sigv4(self.method, url, self.headers, self.body, secrets)
+            if not ok:
+                found.append((f'SigV4: {reason}', canonical))
+            token = secrets.get(AUTH_RE.match(self.header['authorization']).group(1), (None, None))[1]
+            if token is not None and self.header.get('x-amz-security-token') != token:
+                found.append(('X-Amz-Security-Token missing or not the session token of this access key', None))
+            try:
+                stamp = datetime.datetime.strptime(self.header.get('x-amz-date', ''), '%Y%m%dT%H%M%SZ')
+                if abs(stamp.replace(tzinfo=datetime.timezone.utc) - datetime.datetime.now(datetime.timezone.utc)) \
+                        > CLOCK_SKEW:
+                    found.append((f"X-Amz-Date {self.header['x-amz-date']} is more than 5 minutes from now", None))
+            except ValueError:
+                found.append((f"X-Amz-Date missing or malformed: {self.header.get('x-amz-date')!r}", None))
+        elif not (self.service == 'sts' and self.action == 'AssumeRoleWithWebIdentity'):
+            return [('unsigned request (only sts AssumeRoleWithWebIdentity may be)', None)]
+        try:
+            op = op_model(self.service, self.action)
+        except Exception:  # botocore's UnknownServiceError / OperationNotFoundError
+            return found + [(f'no operation {self.service}:{self.action!r} in botocore\'s model', None)]
+        if self.protocol == 'json':
+            found += self._judge_json(op)
+        else:
+            try:
+                _, problems = check_request(self.service, self.body)
+            except Exception as e:  # a body that is no form at all
+                problems = [f'undecodable form body: {e}']
+            found += [(p, None) for p in problems if not p.startswith('warning:')]
+        return found
+
+    def _judge_json(self, op):
+        meta = op.service_model.metadata
+        found = []
+        prefix = self.header['x-amz-target'].rsplit('.', 1)[0]
+        if prefix != meta.get('targetPrefix'):
+            found.append((f"X-Amz-Target prefix {prefix!r} is not {meta.get('targetPrefix')!r}", None))
+        content_type = f"application/x-amz-json-{meta.get('jsonVersion', '1.1')}"
+        if not self.header.get('content-type', '').startswith(content_type):
+            found.append((f"Content-Type {self.header.get('content-type')!r} is not {content_type!r}", None))
+        if not isinstance(self.params, dict):
+            return found + [('body is not a JSON object', None)]
+        report = ParamValidator().validate(self.params, op.input_shape)
+        if report.has_errors():
+            found.append((report.generate_report(), None))
+        return found
+
+
+# ---- answers in each protocol's wire format -----------------------------------------------------------------------
+
+def esc(text):
+    return escape(str(text))
+
+
+def error_answer(call, status, code, message, sender=None):
+    """(status, headers, body) of an error as the call's protocol writes one (research §3.1)."""
+    request_id = str(uuid.uuid4())
+    if call.protocol == 'json':
+        content_type = call.header.get('content-type', 'application/x-amz-json-1.1').split(';')[0]
+        return status, {'Content-Type': content_type, 'x-amzn-RequestId': request_id}, \
+            json.dumps({'__type': code, 'message': message}).encode()
+    if call.protocol == 'ec2':
+        body = (f'<?xml version="1.0" encoding="UTF-8"?>\n<Response><Errors><Error><Code>{esc(code)}</Code>'
+                f'<Message>{esc(message)}</Message></Error></Errors><RequestID>{request_id}</RequestID></Response>')
+    else:
+        kind = sender or ('Sender' if status < 500 else 'Receiver')
+        body = (f'<ErrorResponse><Error><Type>{kind}</Type><Code>{esc(code)}</Code><Message>{esc(message)}</Message>'
+                f'</Error><RequestId>{request_id}</RequestId></ErrorResponse>')
+    return status, {'Content-Type': 'text/xml'}, body.encode()
+
+
+def json_answer(body):
+    return 200, {'Content-Type': 'application/x-amz-json-1.1', 'x-amzn-RequestId': str(uuid.uuid4())}, \
+        json.dumps(body).encode()
+
+
+def self_check(call, answer):
+    """Parses an answer the emulator wrote itself as an SDK would; a failure is the emulator's problem, recorded."""
+    status, _, body = answer
+    try:
+        if call.protocol == 'json':
+            parsed = create_parser('json').parse({'status_code': status, 'headers': {}, 'body': body},
+                                                 op_model(call.service, call.action).output_shape)
+            unknown = []
+        else:
+            parsed, unknown = check_response(call.service, call.action, body, status)
+        if status >= 300 and 'Code' not in parsed.get('Error', {}):
+            unknown.append('no error code parsed')
+        if unknown:
+            STATE.problem('emulator', call.action, f'own answer has unknown elements {unknown}')
+    except Exception as e:
+        STATE.problem('emulator', call.action, f'own answer does not parse: {e}')
+    return answer
+
+
+# ---- moto ---------------------------------------------------------------------------------------------------------
+
+def moto_request(method, path, body=b'', headers=None):
+    connection = http.client.HTTPConnection('127.0.0.1', MOTO['port'], timeout=60)
+    try:
+        connection.request(method, path, body=body, headers=headers or {})
+        reply = connection.getresponse()
+        return reply.status, [(k, v) for k, v in reply.getheaders() if k.lower() not in HOP_HEADERS], reply.read()
+    finally:
+        connection.close()
+
+
+def forward(call, body=None):
+    headers = {}
+    for k, v in call.headers:
+        if k.lower() != 'content-length':
+            headers[k] = v
+    status, reply_headers, reply = moto_request(call.method, call.path, call.body if body is None else body, headers)
+    return status, dict(reply_headers), reply
+
+
+def subnet_zones(region):
+    """{subnet id: zone} from moto, asked with a signature of the emulator's own (moto does not check it)."""
+    request = AWSRequest(method='POST', url=f"http://127.0.0.1:{MOTO['port']}/",
+                         data=b'Action=DescribeSubnets&Version=2016-11-15',
+                         headers={'Content-Type': 'application/x-www-form-urlencoded; charset=utf-8'})
+    SigV4Auth(Credentials('emulator', 'emulator'), 'ec2', region).add_auth(request)
+    _, _, body = moto_request('POST', '/', request.body, dict(request.headers.items()))
+    return {item.findtext('{*}subnetId'): item.findtext('{*}availabilityZone')
+            for item in ET.fromstring(body).iterfind('{*}subnetSet/{*}item')}
+
+
+# ---- CreateFleet with offerings out of capacity -------------------------------------------------------------------
+
+OVERRIDE_RE = re.compile(r'LaunchTemplateConfigs\.(\d+)\.Overrides\.(\d+)\.(.+)')
+CONFIG_RE = re.compile(r'LaunchTemplateConfigs\.(\d+)\.(LaunchTemplateSpecification\..+)')
+
+
+def lower_camel(name):
+    return name[:1].lower() + name[1:]
+
+
+def insufficient_capacity(call, rule):
+    form = urllib.parse.parse_qsl(call.body.decode(), keep_blank_values=True)
+    rest, configs = [], {}
+    for key, value in form:
+        if m := OVERRIDE_RE.fullmatch(key):
+            overrides = configs.setdefault(int(m[1]), {'spec': {}, 'overrides': {}})['overrides']
+            overrides.setdefault(int(m[2]), {})[m[3]] = value
+        elif m := CONFIG_RE.fullmatch(key):
+            configs.setdefault(int(m[1]), {'spec': {}, 'overrides': {}})['spec'][m[2]] = value
+        else:
+            rest.append((key, value))
+    capacity_type = call.params.get('TargetCapacitySpecification.DefaultTargetCapacityType', 'on-demand')
+    zones = None
+    errors, kept = [], []
+    for number in sorted(configs):
+        config = configs[number]
+        remaining = []
+        for _, override in sorted(config['overrides'].items()):
+            zone = override.get('AvailabilityZone')
+            if zone is None and 'SubnetId' in override:
+                zones = zones if zones is not None else subnet_zones(call.region)
+                zone = zones.get(override['SubnetId'])
+            offering = {'instance_type': override.get('InstanceType'), 'zone': zone, 'capacity_type': capacity_type}
+            if any(all(o.get(k, offering[k]) == offering[k] for k in offering) for o in rule.get('offerings', [])):
+                errors.append((config['spec'], override, offering))
+            else:
+                remaining.append(override)
+        if remaining:
+            kept.append((config['spec'], remaining))
+    if not errors:
+        return forward(call)
+    code = rule.get('code', 'InsufficientInstanceCapacity')
+    items = ''.join(error_item(spec, override, offering, capacity_type, code, rule.get('message'))
+                    for spec, override, offering in errors)
+    if not kept:
+        body = (f'<?xml version="1.0" encoding="UTF-8"?>\n<CreateFleetResponse xmlns="{EC2_XMLNS}">'
+                f'<requestId>{uuid.uuid4()}</requestId><fleetId>fleet-{uuid.uuid4()}</fleetId>'
+                f'<errorSet>{items}</errorSet><fleetInstanceSet/></CreateFleetResponse>')
+        return self_check(call, (200, {'Content-Type': 'text/xml;charset=UTF-8'}, body.encode()))
+    for c, (spec, overrides) in enumerate(kept, 1):
+        rest += [(f'LaunchTemplateConfigs.{c}.{k}', v) for k, v in spec.items()]
+        for o, override in enumerate(overrides, 1):
+            rest += [(f'LaunchTemplateConfigs.{c}.Overrides.{o}.{k}', v) for k, v in override.items()]
+    status, headers, reply = forward(call, urllib.parse.urlencode(rest, quote_via=urllib.parse.quote).encode())
+    if status != 200:
+        return status, headers, reply
+    error_set = f'<errorSet>{items}</errorSet>'.encode()
+    at = reply.find(b'<fleetInstanceSet')
+    at = at if at >= 0 else reply.rfind(b'</CreateFleetResponse>')
+    return self_check(call, (status, headers, reply[:at] + error_set + reply[at:]))
+
+
+def error_item(spec, override, offering, capacity_type, code, message):
+    """An errorSet item as EC2 writes one: the launch template and the override it could not fill (research §1.2)."""
+    if message is None:
+        message = (f"We currently do not have sufficient {offering['instance_type']} capacity in the Availability "
+                   f"Zone you requested ({offering['zone']}). Our system will be working on provisioning additional "
+                   "capacity.")
+    def elements(fields):
+        return ''.join(f'<{lower_camel(k)}>{esc(v)}</{lower_camel(k)}>' for k, v in fields.items() if '.' not in k)
+    template = elements({k.split('.', 1)[1]: v for k, v in spec.items()})
+    return (f'<item><launchTemplateAndOverrides><launchTemplateSpecification>{template}</launchTemplateSpecification>'
+            f'<overrides>{elements(override)}</overrides></launchTemplateAndOverrides><lifecycle>{capacity_type}'
+            f'</lifecycle><errorCode>{esc(code)}</errorCode><errorMessage>{esc(message)}</errorMessage></item>')
+
+
+# ---- the server ---------------------------------------------------------------------------------------------------
+
+def answer(call):
+    """(status, headers, body) for an AWS request: a rule's answer or moto's."""
+    def matches(rule):
+        kind = rule.get('kind')
+        if kind in ('error', 'stub'):
+            return rule.get('service', call.service) == call.service and rule.get('action') == call.action
+        if kind == 'insufficient_capacity':
+            return call.service == 'ec2' and call.action == 'CreateFleet'
+        if kind == 'ssm_parameter':
+            return call.service == 'ssm' and call.action == 'GetParameter' and \
+                isinstance(call.params, dict) and call.params.get('Name') == rule.get('name')
+        return False
+
+    rule = STATE.take_rule(matches)
+    if rule is None:
+        return forward(call)
+    kind = rule['kind']
+    if kind == 'error':
+        return self_check(call, error_answer(call, rule.get('status', 400), rule['code'], rule.get('message', ''),
+                                             rule.get('type')))
+    if kind == 'stub':
+        return self_check(call, json_answer(rule['body']))
+    if kind == 'ssm_parameter':
+        name = rule['name']
+        return self_check(call, json_answer({'Parameter': {
+            'Name': name, 'Type': 'String', 'Value': rule['value'], 'Version': 1, 'DataType': 'text',
+            'LastModifiedDate': time.time(), 'ARN': f'arn:aws:ssm:{call.region}::parameter{name}'}}))
+    return insufficient_capacity(call, rule)
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    protocol_version = 'HTTP/1.1'
+
+    def log_message(self, fmt, *args):
+        sys.stderr.write('aws_emulator: ' + fmt % args + '\n')
+
+    def do_GET(self):
+        self.handle_any()
+
+    def do_POST(self):
+        self.handle_any()
+
+    def do_PUT(self):
+        self.handle_any()
+
+    def do_DELETE(self):
+        self.handle_any()
+
+    def handle_any(self):
+        body = self.rfile.read(int(self.headers.get('Content-Length') or 0))
+        try:
+            if self.path.startswith('/_emulator/'):
+                reply = control(self.command, self.path[len('/_emulator/'):], body)
+            else:
+                reply = self.aws(body)
+        except Exception as e:  # an emulator bug: say so rather than leave the client hanging
+            reply = 500, {'Content-Type': 'text/plain'}, f'aws_emulator: {type(e).__name__}: {e}'.encode()
+        status, headers, payload = reply
+        self.send_response(status)
+        for k, v in headers.items():
+            self.send_header(k, v)
+        self.send_header('Content-Length', str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
+    def aws(self, body):
+        call = Call(self.command, self.path, list(self.headers.items()), body)
+        with STATE.lock:
+            STATE.calls.append({'service': call.service, 'action': call.action, 'params': call.params})
+        problems = call.judge()
+        for what, canonical in problems:
+            STATE.problem(call.service, call.action, what, canonical)
+        if problems:
+            return error_answer(call, 400, 'EmulatorRejected', '; '.join(p for p, _ in problems))
+        return answer(call)
+
+
+def control(method, what, body):
+    """The test's side: reset, credentials, rules, calls, problems."""
+    def ok(value=None):
+        return 200, {'Content-Type': 'application/json'}, json.dumps(value if value is not None else {}).encode()
+
+    if method == 'POST' and what == 'reset':
+        status, _, reply = moto_request('POST', '/moto-api/reset')
+        STATE.clear()
+        return ok() if status == 200 else (502, {'Content-Type': 'text/plain'}, reply)
+    if method == 'POST' and what == 'credentials':
+        with STATE.lock:
+            for akid, entry in json.loads(body).items():
+                STATE.credentials[akid] = (entry['secret'], entry.get('token') or None)
+        return ok()
+    if method == 'POST' and what == 'rules':
+        rule = json.loads(body)
+        if rule.get('kind') not in ('error', 'insufficient_capacity', 'stub', 'ssm_parameter'):
+            return 400, {'Content-Type': 'text/plain'}, f'unknown rule kind in {rule}'.encode()
+        with STATE.lock:
+            STATE.rules.append(rule)
+        return ok()
+    if method == 'GET' and what in ('calls', 'problems'):
+        with STATE.lock:
+            return ok(list(getattr(STATE, what)))
+    return 404, {'Content-Type': 'text/plain'}, f'no control endpoint {method} /_emulator/{what}'.encode()
+
+
+def start_moto():
+    def die_with_us():  # moto goes when the emulator goes, even by SIGKILL
+        import ctypes
+        ctypes.CDLL(None).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+
+    process = subprocess.Popen([sys.executable, '-m', 'moto.server', '-H', '127.0.0.1', '-p', '0'],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, preexec_fn=die_with_us)
+    MOTO['process'] = process
+    for line in process.stderr:
+        sys.stderr.write('moto: ' + line.decode(errors='replace'))
+        if m := re.search(rb'Running on http://127\.0\.0\.1:(\d+)', line):
+            MOTO['port'] = int(m[1])
+            break
+    if MOTO['port'] is None:
+        sys.exit('aws_emulator: moto exited before it listened (python3 -m moto.server)')
+    threading.Thread(target=lambda: [sys.stderr.write('moto: ' + line.decode(errors='replace'))
+                                     for line in process.stderr], daemon=True).start()
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            if moto_request('POST', '/moto-api/reset')[0] == 200:
+                return
+        except OSError:
+            pass
+        time.sleep(0.05)
+    stop(1, 'aws_emulator: moto did not answer POST /moto-api/reset within 30 s')
+
+
+def stop(code=0, why=None):
+    process = MOTO['process']
+    if process and process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(5)
+        except subprocess.TimeoutExpired:
+            process.kill()
+    if why:
+        sys.stderr.write(why + '\n')
+    sys.stderr.flush()
+    os._exit(code)
+
+
+def main():
+    parent = os.getppid()
+    signal.signal(signal.SIGTERM, lambda *_: stop())
+    signal.signal(signal.SIGINT, lambda *_: stop())
+    start_moto()
+    server = http.server.ThreadingHTTPServer(('127.0.0.1', 0), Handler)
+    server.daemon_threads = True
+
+    def watch_parent():
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        stop(0, 'aws_emulator: parent process gone, stopping')
+    threading.Thread(target=watch_parent, daemon=True).start()
+    print(f'AWS emulator listening on http://127.0.0.1:{server.server_address[1]}', flush=True)
+    server.serve_forever()
+
+
+if __name__ == '__main__':
+    main()
