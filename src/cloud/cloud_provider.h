@@ -12,6 +12,7 @@
 #include "api/duration.h"
 #include "api/labels.h"
 #include "api/meta.h"
+#include "api/nodepool.h"
 #include "api/result.h"
 #include "cloud/catalog.h"
 #include "cloud/instance_type.h"
@@ -50,6 +51,9 @@ struct CreateRequest {
   std::vector<LaunchOption> offerings;
   Labels labels;
   std::vector<Taint> taints;
+  // The node class its NodePool names (spec.template.spec.nodeClassRef): what a provider with node classes
+  // launches it as.
+  NodeClassReference node_class = {};
 };
 
 struct Instance {

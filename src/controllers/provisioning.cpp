@@ -228,7 +228,8 @@ std::optional<std::string> ProvisioningController::launch(provisioning::NewNodeC
   }
   for (const state::PodRecord* pod : pods) writer_.nominate(*pod, pending->name);
   const provisioning::LaunchChoice first = order.front();
-  cloud::CreateRequest request{pending->name, std::move(order), std::move(labels), claim.taints};
+  cloud::CreateRequest request{pending->name, std::move(order), std::move(labels), claim.taints,
+                               nodepool != nullptr ? nodepool->node_class : NodeClassReference{}};
   pending->claim = std::move(claim);
   launches_.launch(std::move(request), [this, pending](cloud::CloudResult<cloud::Created> created) {
     launched(*pending, std::move(created));

@@ -1,0 +1,574 @@
+#include "cloud/aws/ec2_provider.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <nlohmann/json.hpp>
+
+#include "cloud/aws/instance_types.h"
+#include "cloud/aws/repair_policies.h"
+
+namespace scalewright::cloud::aws {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Karpenter truncates a launch to the 60 cheapest offerings (EC2 Fleet's override limit is far above it).
+constexpr std::size_t kMaxOverrides = 60;
+
+constexpr std::array<std::string_view, 8> kCapacityErrors = {
+    "InsufficientInstanceCapacity", "MaxSpotInstanceCountExceeded", "VcpuLimitExceeded", "UnfulfillableCapacity",
+    "Unsupported", "InsufficientFreeAddressesInSubnet", "MaxFleetCountExceeded", "ReservationCapacityExceeded"};
+
+// EC2's name of an architecture, as AMIs carry it.
+std::string_view ami_architecture(std::string_view arch) { return arch == "arm64" ? "arm64" : "x86_64"; }
+
+// The SSM parameter holding the AMI an alias names for one architecture (Karpenter's amifamily resolvers); nullopt
+// when the family has no AMI for it (Windows runs on x86_64 only).
+std::optional<std::string> alias_parameter(AmiFamily family, std::string_view version, std::string_view k8s,
+                                           std::string_view arch) {
+  const bool latest = version == "latest";
+  switch (family) {
+    case AmiFamily::AL2023:
+      if (latest) return fmt::format("/aws/service/eks/optimized-ami/{}/amazon-linux-2023/{}/standard/recommended/image_id", k8s, arch);
+      return fmt::format(
+          "/aws/service/eks/optimized-ami/{0}/amazon-linux-2023/{1}/standard/amazon-eks-node-al2023-{1}-standard-{0}-{2}/image_id",
+          k8s, arch, version);
+    case AmiFamily::AL2: {
+      const std::string_view suffix = arch == "arm64" ? "-arm64" : "";
+      if (latest) return fmt::format("/aws/service/eks/optimized-ami/{}/amazon-linux-2{}/recommended/image_id", k8s, suffix);
+      return fmt::format("/aws/service/eks/optimized-ami/{0}/amazon-linux-2{1}/amazon-eks{1}-node-{0}-{2}/image_id", k8s,
+                         suffix, version);
+    }
+    case AmiFamily::Bottlerocket: {
+      const std::string_view v = version.starts_with('v') ? version.substr(1) : version;
+      return fmt::format("/aws/service/bottlerocket/aws-k8s-{}/{}/{}/image_id", k8s, arch, v);
+    }
+    case AmiFamily::Windows2019:
+    case AmiFamily::Windows2022:
+    case AmiFamily::Windows2025: {
+      if (arch != "x86_64") return std::nullopt;
+      const std::string_view year = family == AmiFamily::Windows2019   ? "2019"
+                                    : family == AmiFamily::Windows2022 ? "2022"
+                                                                       : "2025";
+      return fmt::format("/aws/service/ami-windows-latest/Windows_Server-{}-English-Core-EKS_Optimized-{}/image_id", year,
+                         k8s);
+    }
+    case AmiFamily::Custom: break;
+  }
+  return std::nullopt;
+}
+
+// The filters one selector term asks EC2 for: tags as tag:KEY=VALUE (tag-key=KEY for "*"), id and name.
+std::vector<Ec2Filter> term_filters(const SelectorTerm& term, std::string_view id_filter,
+                                    std::string_view name_filter) {
+  std::vector<Ec2Filter> filters;
+  for (const auto& [key, value] : term.tags) {
+    if (value == "*") filters.push_back({"tag-key", {key}});
+    else filters.push_back({"tag:" + key, {value}});
+  }
+  if (!term.id.empty()) filters.push_back({std::string(id_filter), {term.id}});
+  if (!term.name.empty() && !name_filter.empty()) filters.push_back({std::string(name_filter), {term.name}});
+  return filters;
+}
+
+ResolvedNodeClass::Condition condition(std::string type, std::string reason = "", std::string message = "") {
+  return {std::move(type), reason.empty(), std::move(reason), std::move(message)};
+}
+
+}  // namespace
+
+bool is_capacity_error(std::string_view code) {
+  return std::find(kCapacityErrors.begin(), kCapacityErrors.end(), code) != kCapacityErrors.end();
+}
+
+CloudError cloud_error(const AwsError& error) {
+  ErrorClass error_class = ErrorClass::Other;
+  const std::string& code = error.code;
+  if (error.throttled()) error_class = ErrorClass::Throttled;
+  else if (code == "UnauthorizedOperation" || code == "AccessDenied" || code == "AccessDeniedException" ||
+           code == "AuthFailure" || code == "NoCredentials" || code == "InvalidClientTokenId")
+    error_class = ErrorClass::Unauthorized;
+  else if (code.ends_with(".NotFound") || code.ends_with("NotFoundException")) error_class = ErrorClass::NotFound;
+  else if (code == "InstanceLimitExceeded" || code == "VcpuLimitExceeded") error_class = ErrorClass::Quota;
+  else if (is_capacity_error(code)) error_class = ErrorClass::InsufficientCapacity;
+  return {error_class, error.describe(), {}};
+}
+
+bool ResolvedNodeClass::ready() const {
+  return std::all_of(conditions.begin(), conditions.end(), [](const Condition& c) { return c.ready; });
+}
+
+std::string ResolvedNodeClass::why_not_ready() const {
+  for (const Condition& c : conditions) {
+    if (!c.ready) return fmt::format("{}: {}", c.type, c.message);
+  }
+  return "";
+}
+
+struct Ec2Provider::Batch {
+  FleetRequest request;
+  Clock::time_point opened;
+  Clock::time_point last_join;
+  bool sent = false;
+  bool answered = false;
+  FleetAnswer answer;
+  std::optional<AwsError> error;
+  std::condition_variable changed;
+};
+
+Ec2Provider::Ec2Provider(const AwsClient& ec2, const AwsClient& ssm, Catalog catalog, Ec2ProviderOptions options)
+    : ec2_client_(ec2), ssm_client_(ssm), ec2_(ec2), catalog_(std::move(catalog)), options_(std::move(options)) {}
+
+Ec2Provider::~Ec2Provider() = default;
+
+ResolvedNodeClass Ec2Provider::resolve(std::shared_ptr<const EC2NodeClass> node_class) const {
+  ResolvedNodeClass out;
+  out.node_class = node_class;
+  const EC2NodeClassSpec& spec = node_class->spec();
+  const std::string& name = node_class->meta().name;
+
+  // Subnets and security groups: every term's matches, each once.
+  std::map<std::string, Ec2Subnet> subnets;
+  std::optional<AwsError> failed;
+  for (const SelectorTerm& term : spec.subnet_selector_terms) {
+    auto found = ec2_.describe_subnets(term_filters(term, "subnet-id", ""));
+    if (!found) failed = found.error();
+    else for (Ec2Subnet& s : *found) subnets.emplace(s.id, std::move(s));
+  }
+  for (auto& [id, subnet] : subnets) out.subnets.push_back(std::move(subnet));
+  if (failed) out.conditions.push_back(condition("SubnetsReady", "SubnetsNotFound", failed->describe()));
+  else if (out.subnets.empty())
+    out.conditions.push_back(condition("SubnetsReady", "SubnetsNotFound", "SubnetSelector did not match any Subnets"));
+  else out.conditions.push_back(condition("SubnetsReady"));
+
+  std::map<std::string, Ec2SecurityGroup> groups;
+  failed.reset();
+  for (const SelectorTerm& term : spec.security_group_selector_terms) {
+    auto found = ec2_.describe_security_groups(term_filters(term, "group-id", "group-name"));
+    if (!found) failed = found.error();
+    else for (Ec2SecurityGroup& g : *found) groups.emplace(g.id, std::move(g));
+  }
+  for (auto& [id, group] : groups) out.security_groups.push_back(std::move(group));
+  if (failed) out.conditions.push_back(condition("SecurityGroupsReady", "SecurityGroupsNotFound", failed->describe()));
+  else if (out.security_groups.empty())
+    out.conditions.push_back(condition("SecurityGroupsReady", "SecurityGroupsNotFound",
+                                       "SecurityGroupSelector did not match any SecurityGroups"));
+  else out.conditions.push_back(condition("SecurityGroupsReady"));
+
+  // AMIs: an alias or an SSM parameter names image ids; the other terms are asked of DescribeImages. The newest
+  // image of each architecture is launched.
+  std::vector<Ec2Image> images;
+  failed.reset();
+  std::string unresolved;
+  for (const SelectorTerm& term : spec.ami_selector_terms) {
+    std::vector<std::string> ids;
+    if (!term.alias.empty()) {
+      const std::size_t at = term.alias.find('@');
+      for (std::string_view arch : {"x86_64", "arm64"}) {
+        std::optional<std::string> parameter = alias_parameter(spec.ami_family, term.alias.substr(at + 1),
+                                                               options_.cluster.kubernetes_version, arch);
+        if (!parameter) continue;
+        AwsResult<std::string> id = ssm_parameter(ssm_client_, *parameter);
+        if (id) ids.push_back(*id);
+        else if (id.error().code != "ParameterNotFound") failed = id.error();
+        else unresolved = fmt::format("alias {} resolves to no AMI: SSM parameter {} not found", term.alias, *parameter);
+      }
+      if (ids.empty()) continue;
+    } else if (!term.ssm_parameter.empty()) {
+      AwsResult<std::string> id = ssm_parameter(ssm_client_, term.ssm_parameter);
+      if (!id) {
+        failed = id.error();
+        continue;
+      }
+      ids.push_back(*id);
+    }
+    std::vector<Ec2Filter> filters = ids.empty() ? term_filters(term, "image-id", "name")
+                                                 : std::vector<Ec2Filter>{{"image-id", ids}};
+    std::vector<std::string> owners;
+    if (!term.owner.empty()) owners.push_back(term.owner);
+    else if (ids.empty() && term.id.empty()) owners = {"self", "amazon"};  // Karpenter's default owners
+    auto found = ec2_.describe_images(filters, owners);
+    if (!found) failed = found.error();
+    else images.insert(images.end(), found->begin(), found->end());
+  }
+  std::map<std::string, Ec2Image> newest;  // by architecture; non-deprecated images first, then the newest
+  for (Ec2Image& image : images) {
+    auto [it, added] = newest.emplace(image.architecture, image);
+    if (added) continue;
+    const Ec2Image& held = it->second;
+    if (std::pair(!image.deprecated, image.creation_date) > std::pair(!held.deprecated, held.creation_date)) {
+      it->second = std::move(image);
+    }
+  }
+  for (auto& [arch, image] : newest) out.amis.push_back(std::move(image));
+  if (failed) out.conditions.push_back(condition("AMIsReady", "AMINotFound", failed->describe()));
+  else if (out.amis.empty())
+    out.conditions.push_back(condition("AMIsReady", "AMINotFound",
+                                       unresolved.empty() ? "AMISelector did not match any AMIs" : unresolved));
+  else out.conditions.push_back(condition("AMIsReady"));
+
+  // Karpenter makes an instance profile for a role; this provider launches with one the user made.
+  if (!spec.instance_profile.empty()) out.conditions.push_back(condition("InstanceProfileReady"));
+  else
+    out.conditions.push_back(condition("InstanceProfileReady", "InstanceProfileNotSupported",
+                                       fmt::format("EC2NodeClass {} names role {}: Scalewright does not create "
+                                                   "instance profiles yet; create one for the role and name it in "
+                                                   "spec.instanceProfile",
+                                                   name, spec.role)));
+  return out;
+}
+
+void Ec2Provider::set_node_class(ResolvedNodeClass resolved) {
+  std::unique_ptr<Catalog> shaped;
+  if (resolved.ready()) {
+    // The types the class runs, offered in the zones of its subnets (matched by zone id: an account names its zones
+    // in its own order), under the account's zone names.
+    Catalog by_class = resolved.node_class->shape(catalog_);
+    std::map<std::string, std::string> zone_names;  // zone id -> the account's name
+    for (const Ec2Subnet& subnet : resolved.subnets) zone_names[subnet.zone_id] = subnet.zone;
+    std::vector<Zone> zones;
+    for (const auto& [id, zone_name] : zone_names) zones.push_back({zone_name, id});
+    std::vector<InstanceType> types;
+    for (InstanceType type : by_class.instance_types()) {
+      std::erase_if(type.offerings, [&](const Offering& o) { return !zone_names.contains(o.zone_id); });
+      for (Offering& o : type.offerings) o.zone = zone_names[o.zone_id];
+      const std::string arch(type.labels.find(Symbol("kubernetes.io/arch")) != nullptr
+                                 ? type.labels.find(Symbol("kubernetes.io/arch"))->str()
+                                 : "amd64");
+      const bool has_ami = std::any_of(resolved.amis.begin(), resolved.amis.end(), [&](const Ec2Image& image) {
+        return image.architecture == ami_architecture(arch);
+      });
+      if (!type.offerings.empty() && has_ami) types.push_back(std::move(type));
+    }
+    shaped = std::make_unique<Catalog>(Catalog::from_instance_types(catalog_.region(), zones, std::move(types)));
+    shaped->set_provider_options(by_class.provider_options());
+  }
+  std::lock_guard lock(mutex_);
+  const std::string name = resolved.node_class->meta().name;
+  NodeClassEntry& entry = node_classes_[name];
+  entry.resolved = std::move(resolved);
+  entry.shaped = nullptr;
+  if (shaped) {
+    shaped_.push_back(std::move(shaped));
+    entry.shaped = shaped_.back().get();
+  }
+}
+
+void Ec2Provider::remove_node_class(const std::string& name) {
+  std::lock_guard lock(mutex_);
+  node_classes_.erase(name);
+}
+
+CloudResult<const Catalog*> Ec2Provider::instance_types(const NodePool& pool) const {
+  const NodeClassReference& ref = pool.node_class;
+  std::lock_guard lock(mutex_);
+  auto found = node_classes_.find(ref.name);
+  if (ref.kind != kKind || found == node_classes_.end()) {
+    return CloudError{ErrorClass::NodeClassNotReady,
+                      fmt::format("NodePool {} names {} {}, which is not an EC2NodeClass of this cluster",
+                                  pool.meta.name, ref.kind.empty() ? "no node class" : ref.kind, ref.name),
+                      {}};
+  }
+  if (found->second.shaped == nullptr) {
+    return CloudError{ErrorClass::NodeClassNotReady,
+                      fmt::format("EC2NodeClass {} is not ready: {}", ref.name, found->second.resolved.why_not_ready()),
+                      {}};
+  }
+  return found->second.shaped;
+}
+
+Tags Ec2Provider::launch_tags(const std::string& nodepool, const EC2NodeClass& node_class) const {
+  Tags tags = node_class.spec().tags;
+  tags.emplace_back(std::string(karpenter_tags::cluster_prefix) + options_.cluster.name, "owned");
+  tags.emplace_back(karpenter_tags::nodepool, nodepool);
+  tags.emplace_back(karpenter_tags::cluster_name, options_.cluster.name);
+  tags.emplace_back(karpenter_tags::ec2nodeclass, node_class.meta().name);
+  return tags;
+}
+
+CloudResult<FleetRequest> Ec2Provider::fleet_request(const CreateRequest& request, const NodeClassEntry& entry) {
+  const ResolvedNodeClass& resolved = entry.resolved;
+  const EC2NodeClassSpec& spec = resolved.node_class->spec();
+  // Spot when the claim allows it and any spot offering is there; on demand otherwise (Karpenter's order).
+  const bool spot = std::any_of(request.offerings.begin(), request.offerings.end(), [](const LaunchOption& o) {
+    return o.offering->capacity_type == CapacityType::Spot;
+  });
+  const CapacityType capacity_type = spot ? CapacityType::Spot : CapacityType::OnDemand;
+  std::vector<LaunchOption> options;
+  for (const LaunchOption& o : request.offerings) {
+    if (o.offering->capacity_type == capacity_type) options.push_back(o);
+  }
+  std::stable_sort(options.begin(), options.end(), [](const LaunchOption& a, const LaunchOption& b) {
+    return a.offering->price_per_hour < b.offering->price_per_hour;
+  });
+  if (options.size() > kMaxOverrides) options.resize(kMaxOverrides);
+
+  const Symbol nodepool_label("karpenter.sh/nodepool");
+  const std::string nodepool =
+      request.labels.find(nodepool_label) != nullptr ? request.labels.find(nodepool_label)->string() : "";
+  FleetRequest fleet;
+  fleet.capacity_type = std::string(to_string(capacity_type));
+  fleet.tags = launch_tags(nodepool, *resolved.node_class);
+  std::vector<std::string> groups;
+  for (const Ec2SecurityGroup& g : resolved.security_groups) groups.push_back(g.id);
+  const std::string user_data = node_user_data(spec, options_.cluster, request.labels, request.taints);
+  std::map<std::string, std::size_t> config_of_image;
+  for (const LaunchOption& o : options) {
+    // The zone's subnet with the most free addresses (Karpenter's ZonalSubnetsForLaunch).
+    const Ec2Subnet* subnet = nullptr;
+    for (const Ec2Subnet& s : resolved.subnets) {
+      if (s.zone == o.offering->zone && (subnet == nullptr || s.available_ips > subnet->available_ips)) subnet = &s;
+    }
+    const Symbol* arch = o.instance_type->labels.find(Symbol("kubernetes.io/arch"));
+    const std::string_view architecture = ami_architecture(arch != nullptr ? arch->str() : "amd64");
+    auto image = std::find_if(resolved.amis.begin(), resolved.amis.end(),
+                              [&](const Ec2Image& i) { return i.architecture == architecture; });
+    if (subnet == nullptr || image == resolved.amis.end()) continue;
+    auto [at, added] = config_of_image.emplace(image->id, fleet.configs.size());
+    if (added) {
+      LaunchTemplateData data{image->id, spec.instance_profile, groups, user_data, spec.metadata_options,
+                              spec.block_device_mappings, spec.associate_public_ip_address,
+                              spec.detailed_monitoring};
+      const std::string name = launch_template_name(data, fleet.tags);
+      if (std::optional<CloudError> failed = ensure_launch_template(name, data, fleet.tags)) return *failed;
+      fleet.configs.push_back({name, {}});
+    }
+    fleet.configs[at->second].overrides.push_back(
+        {o.instance_type->name, subnet->id, subnet->zone, image->id, o.offering->price_per_hour});
+  }
+  if (fleet.configs.empty()) {
+    return CloudError{ErrorClass::InsufficientCapacity,
+                      fmt::format("no offering of NodeClaim {} has a subnet and an AMI of EC2NodeClass {}",
+                                  request.name, resolved.node_class->meta().name),
+                      request.offerings};
+  }
+  return fleet;
+}
+
+std::optional<CloudError> Ec2Provider::ensure_launch_template(const std::string& name, const LaunchTemplateData& data,
+                                                              const Tags& tags) {
+  {
+    std::lock_guard lock(mutex_);
+    if (launch_templates_.contains(name)) return std::nullopt;
+  }
+  AwsResult<bool> exists = ec2_.launch_template_exists(name);
+  if (!exists) return cloud_error(exists.error());
+  if (!*exists) {
+    if (AwsResult<bool> created = ec2_.create_launch_template(name, data, tags); !created) {
+      return cloud_error(created.error());
+    }
+  }
+  std::lock_guard lock(mutex_);
+  launch_templates_.insert(name);
+  return std::nullopt;
+}
+
+CloudResult<FleetInstance> Ec2Provider::launch_batched(const FleetRequest& request, std::vector<FleetError>& errors) {
+  // Requests alike in all but their count are one call: the key is the request with a count of 1.
+  nlohmann::json key_json = {{"capacity", request.capacity_type}, {"tags", request.tags}};
+  for (const FleetTemplateConfig& config : request.configs) {
+    nlohmann::json overrides = nlohmann::json::array();
+    for (const FleetOverride& o : config.overrides) {
+      overrides.push_back({o.instance_type, o.subnet_id, o.image_id, o.priority});
+    }
+    key_json["configs"].push_back({config.launch_template_name, std::move(overrides)});
+  }
+  const std::string key = key_json.dump();
+
+  std::unique_lock lock(mutex_);
+  std::shared_ptr<Batch> batch;
+  std::size_t index = 0;
+  auto open = batches_.find(key);
+  if (open != batches_.end()) {
+    batch = open->second;
+    index = static_cast<std::size_t>(batch->request.count++);
+    batch->last_join = Clock::now();
+    batch->changed.wait(lock, [&] { return batch->answered; });
+  } else {
+    batch = std::make_shared<Batch>();
+    batch->request = request;
+    batch->request.count = 1;
+    batch->opened = batch->last_join = Clock::now();
+    batches_[key] = batch;
+    // The first of a batch waits for the others: until none joined for batch_idle, or batch_max passed.
+    for (;;) {
+      const Clock::time_point deadline =
+          std::min(batch->last_join + options_.batch_idle, batch->opened + options_.batch_max);
+      if (Clock::now() >= deadline) break;
+      batch->changed.wait_until(lock, deadline);
+    }
+    batches_.erase(key);
+    batch->sent = true;
+    lock.unlock();
+    send(*batch);
+    lock.lock();
+    batch->answered = true;
+    batch->changed.notify_all();
+  }
+  if (batch->error) return cloud_error(*batch->error);
+  errors = batch->answer.errors;
+  if (index < batch->answer.instances.size()) return batch->answer.instances[index];
+  std::string why = "CreateFleet launched too few instances";
+  for (const FleetError& e : errors) why += fmt::format("; {} {} {}: {}", e.instance_type, e.zone, e.code, e.message);
+  return CloudError{ErrorClass::InsufficientCapacity, why, {}};
+}
+
+void Ec2Provider::send(Batch& batch) {
+  {
+    std::lock_guard lock(mutex_);
+    ++fleet_calls_;
+  }
+  AwsResult<FleetAnswer> answer = ec2_.create_fleet(batch.request);
+  if (answer) batch.answer = std::move(*answer);
+  else batch.error = answer.error();
+}
+
+std::vector<LaunchOption> Ec2Provider::unavailable_options(const CreateRequest& request,
+                                                           const std::vector<FleetError>& errors) const {
+  std::vector<LaunchOption> out;
+  for (const FleetError& e : errors) {
+    if (!is_capacity_error(e.code)) continue;
+    for (const LaunchOption& o : request.offerings) {
+      if (o.instance_type->name == e.instance_type && o.offering->zone == e.zone) out.push_back(o);
+    }
+  }
+  return out;
+}
+
+CloudResult<Created> Ec2Provider::create(const CreateRequest& request) {
+  NodeClassEntry entry;
+  {
+    std::lock_guard lock(mutex_);
+    auto found = node_classes_.find(request.node_class.name);
+    if (found == node_classes_.end() || found->second.shaped == nullptr) {
+      return CloudError{ErrorClass::NodeClassNotReady,
+                        fmt::format("EC2NodeClass {} is not ready{}", request.node_class.name,
+                                    found == node_classes_.end() ? ": not found"
+                                                                 : ": " + found->second.resolved.why_not_ready()),
+                        {}};
+    }
+    entry = found->second;
+  }
+  for (int attempt = 1;; ++attempt) {
+    CloudResult<FleetRequest> fleet = fleet_request(request, entry);
+    if (!fleet) return fleet.error();
+    std::vector<FleetError> errors;
+    CloudResult<FleetInstance> launched = launch_batched(*fleet, errors);
+    if (launched) return created(request, *launched, errors);
+    // A launch template deleted behind our back (another replica's garbage collection): made again, once.
+    if (attempt == 1 && launched.error().message.find("InvalidLaunchTemplateName.NotFoundException") !=
+                            std::string::npos) {
+      std::lock_guard lock(mutex_);
+      for (const FleetTemplateConfig& config : fleet->configs) launch_templates_.erase(config.launch_template_name);
+      continue;
+    }
+    CloudError error = launched.error();
+    if (error.error_class == ErrorClass::InsufficientCapacity) error.unavailable = unavailable_options(request, errors);
+    return error;
+  }
+}
+
+CloudResult<Created> Ec2Provider::created(const CreateRequest& request, const FleetInstance& instance,
+                                          const std::vector<FleetError>& errors) const {
+  Created out;
+  out.unavailable = unavailable_options(request, errors);
+  const CapacityType capacity_type = instance.lifecycle == "spot" ? CapacityType::Spot : CapacityType::OnDemand;
+  for (const LaunchOption& o : request.offerings) {
+    if (o.instance_type->name == instance.instance_type && o.offering->zone == instance.zone &&
+        o.offering->capacity_type == capacity_type) {
+      out.launched = o;
+      break;
+    }
+  }
+  if (out.launched.instance_type == nullptr) {
+    return CloudError{ErrorClass::Other,
+                      fmt::format("CreateFleet launched {} ({} {} in {}), an offering NodeClaim {} did not ask for",
+                                  instance.instance_id, instance.lifecycle, instance.instance_type, instance.zone,
+                                  request.name),
+                      {}};
+  }
+  out.instance = Instance{instance.instance_id, request.name, out.launched.instance_type, *out.launched.offering,
+                          provider_id(instance.zone, instance.instance_id)};
+  // Which NodeClaim the instance is for: what a restarted controller and the garbage collection find it by.
+  if (AwsResult<bool> tagged = ec2_.create_tags({instance.instance_id},
+                                                {{std::string(karpenter_tags::nodeclaim), request.name},
+                                                 {"Name", request.name}});
+      !tagged) {
+    return cloud_error(tagged.error());
+  }
+  return out;
+}
+
+std::optional<Instance> Ec2Provider::instance_of(const Ec2Instance& described) const {
+  const InstanceType* type = nullptr;
+  {
+    std::lock_guard lock(mutex_);
+    for (const auto& [name, entry] : node_classes_) {
+      if (entry.shaped != nullptr && (type = entry.shaped->find(described.instance_type)) != nullptr) break;
+    }
+  }
+  if (type == nullptr) type = catalog_.find(described.instance_type);
+  if (type == nullptr) return std::nullopt;
+  Offering offering;
+  for (const Offering& o : type->offerings) {
+    if (o.zone == described.zone && (o.capacity_type == CapacityType::Spot) == described.spot) offering = o;
+  }
+  if (offering.zone.empty()) {
+    offering.zone = described.zone;
+    offering.capacity_type = described.spot ? CapacityType::Spot : CapacityType::OnDemand;
+  }
+  return Instance{described.id, described.tag(karpenter_tags::nodeclaim), type, offering,
+                  provider_id(described.zone, described.id)};
+}
+
+CloudResult<Deleted> Ec2Provider::terminate(const std::string& instance_id) {
+  AwsResult<bool> done = ec2_.terminate_instances({instance_id});
+  if (!done) {
+    if (done.error().code == "InvalidInstanceID.NotFound") return not_found(instance_id);
+    return cloud_error(done.error());
+  }
+  return Deleted{};
+}
+
+CloudResult<Instance> Ec2Provider::get(const std::string& instance_id) const {
+  AwsResult<std::vector<Ec2Instance>> found = ec2_.describe_instances(
+      {{"instance-id", {instance_id}},
+       {"instance-state-name", {"pending", "running", "stopping", "stopped", "shutting-down"}}});
+  if (!found) {
+    if (found.error().code == "InvalidInstanceID.NotFound") return not_found(instance_id);
+    return cloud_error(found.error());
+  }
+  if (found->empty()) return not_found(instance_id);
+  std::optional<Instance> instance = instance_of(found->front());
+  if (!instance) {
+    return CloudError{ErrorClass::Other,
+                      fmt::format("instance {} is of type {}, which the catalog does not know", instance_id,
+                                  found->front().instance_type),
+                      {}};
+  }
+  return *instance;
+}
+
+CloudResult<std::vector<Instance>> Ec2Provider::list() const {
+  AwsResult<std::vector<Ec2Instance>> found =
+      ec2_.describe_instances({{"tag-key", {std::string(karpenter_tags::nodepool)}},
+                               {"tag:" + std::string(karpenter_tags::cluster_name), {options_.cluster.name}},
+                               {"instance-state-name", {"pending", "running", "stopping", "stopped"}}});
+  if (!found) return cloud_error(found.error());
+  std::vector<Instance> out;
+  for (const Ec2Instance& described : *found) {
+    if (std::optional<Instance> instance = instance_of(described)) out.push_back(std::move(*instance));
+  }
+  return out;
+}
+
+std::vector<RepairStatement> Ec2Provider::repair_policies() const { return aws::repair_policies(); }
+
+std::size_t Ec2Provider::fleet_calls() const {
+  std::lock_guard lock(mutex_);
+  return fleet_calls_;
+}
+
+}  // namespace scalewright::cloud::aws

@@ -1,0 +1,136 @@
+#pragma once
+// NodePools on EC2, as Karpenter's AWS provider launches them (research: aws-provider.md §1): each EC2NodeClass
+// resolved against the account (its subnets, security groups and AMIs, by its selector terms; AMI aliases through
+// SSM's public parameters), the catalog shaped by it and offered only in its subnets' zones; a launch is one
+// CreateFleet of type instant over a launch template per AMI (named by a hash of what it holds, created when
+// missing) with an override per (instance type, zone) offering the NodeClaim allows, cheapest first
+// (price-capacity-optimized for spot, lowest-price on demand), and identical launches made in the same moment are
+// merged into one call for as many instances. Offerings EC2 answers with a capacity error (inside its 200) come back
+// as unavailable, for the controllers' 3-minute cache. Instances are tagged as Karpenter tags them, found by those
+// tags, and terminated by id.
+#include <chrono>
+#include <condition_variable>
+#include <list>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "cloud/aws/aws_client.h"
+#include "cloud/aws/bootstrap.h"
+#include "cloud/aws/ec2_api.h"
+#include "cloud/aws/ec2nodeclass.h"
+#include "cloud/cloud_provider.h"
+
+namespace scalewright::cloud::aws {
+
+// Tags Karpenter's AWS provider puts on what it launches (and finds its instances by).
+namespace karpenter_tags {
+inline constexpr std::string_view nodepool = "karpenter.sh/nodepool";
+inline constexpr std::string_view nodeclaim = "karpenter.sh/nodeclaim";
+inline constexpr std::string_view ec2nodeclass = "karpenter.k8s.aws/ec2nodeclass";
+inline constexpr std::string_view cluster_name = "eks:eks-cluster-name";
+inline constexpr std::string_view cluster_prefix = "kubernetes.io/cluster/";  // + name: "owned"
+}  // namespace karpenter_tags
+
+// The codes of a CreateFleet errorSet item that say EC2 has no capacity for that offering now (Karpenter's
+// unavailable-offerings codes): the offering is left out for a while, others are tried.
+bool is_capacity_error(std::string_view code);
+
+// An EC2NodeClass as the account resolves it, and whether a NodePool can launch from it.
+struct ResolvedNodeClass {
+  std::shared_ptr<const EC2NodeClass> node_class;
+  std::vector<Ec2Subnet> subnets;
+  std::vector<Ec2SecurityGroup> security_groups;
+  std::vector<Ec2Image> amis;  // the newest per architecture
+  // Each condition Karpenter reports (SubnetsReady, SecurityGroupsReady, AMIsReady, InstanceProfileReady), with the
+  // reason and message of one that is not True.
+  struct Condition {
+    std::string type;
+    bool ready = true;
+    std::string reason;
+    std::string message;
+  };
+  std::vector<Condition> conditions;
+  bool ready() const;
+  // The first condition that is not ready, as "AMIsReady: ...": why nothing launches from it.
+  std::string why_not_ready() const;
+};
+
+struct Ec2ProviderOptions {
+  ClusterIdentity cluster;
+  // Identical launches within this long of each other (and no more than batch_max after the first) are one
+  // CreateFleet (Karpenter's batcher: 35 ms idle, 1 s at most).
+  std::chrono::milliseconds batch_idle{35};
+  std::chrono::milliseconds batch_max{1000};
+};
+
+class Ec2Provider final : public CloudProvider {
+ public:
+  // `ec2` and `ssm` outlive the provider.
+  Ec2Provider(const AwsClient& ec2, const AwsClient& ssm, Catalog catalog, Ec2ProviderOptions options);
+  ~Ec2Provider() override;
+
+  // Resolves `node_class` against the account: its subnets, security groups and AMIs. Safe from any thread.
+  ResolvedNodeClass resolve(std::shared_ptr<const EC2NodeClass> node_class) const;
+  // What NodePools naming it launch from now on; a class that is not ready launches nothing.
+  void set_node_class(ResolvedNodeClass resolved);
+  void remove_node_class(const std::string& name);
+
+  const Catalog& catalog() const override { return catalog_; }
+  // The catalog as the NodePool's EC2NodeClass shapes it, offered in its subnets' zones; NodeClassNotReady while
+  // the class is missing or unresolved.
+  CloudResult<const Catalog*> instance_types(const NodePool& pool) const override;
+  CloudResult<Created> create(const CreateRequest& request) override;
+  CloudResult<Deleted> terminate(const std::string& instance_id) override;
+  CloudResult<Instance> get(const std::string& instance_id) const override;
+  // Every instance of this cluster's NodePools that is not terminated.
+  CloudResult<std::vector<Instance>> list() const override;
+  std::vector<RepairStatement> repair_policies() const override;
+
+  // Calls made, for the benchmarks: CreateFleet calls and the instances they asked for.
+  std::size_t fleet_calls() const;
+
+ private:
+  struct Batch;
+  struct NodeClassEntry {
+    ResolvedNodeClass resolved;
+    const Catalog* shaped = nullptr;  // kept for as long as the provider lives: the engine holds its types
+  };
+
+  // The launch this request makes, or why it cannot be made: template configs, capacity type, tags.
+  CloudResult<FleetRequest> fleet_request(const CreateRequest& request, const NodeClassEntry& entry);
+  // Joins (or opens) the batch of identical requests and waits for its instance.
+  CloudResult<FleetInstance> launch_batched(const FleetRequest& request, std::vector<FleetError>& errors);
+  void send(Batch& batch);
+  CloudResult<Created> created(const CreateRequest& request, const FleetInstance& instance,
+                               const std::vector<FleetError>& errors) const;
+  std::vector<LaunchOption> unavailable_options(const CreateRequest& request,
+                                                const std::vector<FleetError>& errors) const;
+  std::optional<Instance> instance_of(const Ec2Instance& described) const;
+  // Creates the launch template when it is not known to exist.
+  std::optional<CloudError> ensure_launch_template(const std::string& name, const LaunchTemplateData& data,
+                                                   const Tags& tags);
+  Tags launch_tags(const std::string& nodepool, const EC2NodeClass& node_class) const;
+
+  const AwsClient& ec2_client_;
+  const AwsClient& ssm_client_;
+  Ec2Api ec2_;
+  Catalog catalog_;
+  Ec2ProviderOptions options_;
+
+  mutable std::mutex mutex_;
+  std::map<std::string, NodeClassEntry> node_classes_;     // by name
+  std::list<std::unique_ptr<Catalog>> shaped_;             // every shaped catalog handed out
+  std::set<std::string> launch_templates_;                 // known to exist
+  std::map<std::string, std::shared_ptr<Batch>> batches_;  // open batches by request key
+  std::size_t fleet_calls_ = 0;
+};
+
+// An AwsError as the controllers branch on it.
+CloudError cloud_error(const AwsError& error);
+
+}  // namespace scalewright::cloud::aws
