@@ -55,6 +55,12 @@ class AutoScalingFixture : public ::testing::Test {
     ec2_ = client(kEc2Protocol);
   }
 
+  // Every request the test sent passed the emulator's judges (signature, parameters against botocore's model).
+  void TearDown() override {
+    if (!emulator_) return;
+    for (const std::string& problem : emulator_->problems()) ADD_FAILURE() << problem;
+  }
+
   std::unique_ptr<AwsClient> client(ApiProtocol api) {
     AwsClientOptions options;
     options.backoff = net::Backoff{std::chrono::milliseconds(0), std::chrono::milliseconds(0), 2.0,
