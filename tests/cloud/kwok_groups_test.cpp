@@ -17,10 +17,10 @@ Catalog two_types() {
   hw.arch = "amd64";
   hw.max_pods = 29;
   InstanceType m5 = aws::make_instance_type("m5.large", hw, {}, "us-east-1");
-  add_offerings(m5, zones, 0.096, 0.035);
+  aws::add_offerings(m5, zones, 0.096, 0.035);
   hw.vcpu = 4;
   InstanceType m5x = aws::make_instance_type("m5.xlarge", hw, {}, "us-east-1");
-  add_offerings(m5x, zones, 0.192, 0.07);
+  aws::add_offerings(m5x, zones, 0.192, 0.07);
   return Catalog::from_instance_types("us-east-1", zones, {m5, m5x});
 }
 
