@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <tuple>
 #include <nlohmann/json.hpp>
 
 #include "cloud/aws/instance_types.h"
@@ -300,8 +301,9 @@ CloudResult<FleetRequest> Ec2Provider::fleet_request(const CreateRequest& reques
   for (const LaunchOption& o : request.offerings) {
     if (o.offering->capacity_type == capacity_type) options.push_back(o);
   }
+  // Cheapest first; among equal prices by zone, so that a launch asks the same of EC2 every time.
   std::stable_sort(options.begin(), options.end(), [](const LaunchOption& a, const LaunchOption& b) {
-    return a.offering->price_per_hour < b.offering->price_per_hour;
+    return std::tie(a.offering->price_per_hour, a.offering->zone) < std::tie(b.offering->price_per_hour, b.offering->zone);
   });
   if (options.size() > kMaxOverrides) options.resize(kMaxOverrides);
 

@@ -1,6 +1,6 @@
 #pragma once
-// What the Auto Scaling tests share: one emulator per test suite, reset before each test; an Auto Scaling and an EC2
-// client pointed at it, which count the answers they get per action; and groups made in it as a user makes them
+// What the Auto Scaling tests share: an Auto Scaling and an EC2 client pointed at the emulator (emulator_fixture.h),
+// and groups made in it as a user makes them
 // (CreateLaunchTemplate, CreateAutoScalingGroup with CA's tags), sent with our own client.
 #include <gtest/gtest.h>
 
@@ -13,7 +13,7 @@
 #include "cloud/aws/aws_client.h"
 #include "cloud/aws/instance_types.h"
 #include "cloud/catalog.h"
-#include "moto_stand_in.h"  // tests/cloud/aws/aws_emulator.h once merged: the same names
+#include "emulator_fixture.h"
 
 namespace scalewright::cloud::aws {
 
@@ -30,57 +30,13 @@ struct GroupSpec {
   bool spot = false;                         // the policy's OnDemandPercentageAboveBaseCapacity 0
 };
 
-class AutoScalingFixture : public ::testing::Test {
+class AutoScalingFixture : public EmulatorTest {
  protected:
-  static void SetUpTestSuite() {
-    if (auto why = testing::AwsEmulator::unavailable()) {
-      skip_ = *why;
-      return;
-    }
-    auto started = testing::AwsEmulator::start();
-    if (!started) {
-      skip_ = started.error().message;  // reported as a failure in SetUp
-      failed_to_start_ = true;
-      return;
-    }
-    emulator_ = std::move(*started);
-  }
-  static void TearDownTestSuite() { emulator_.reset(); }
-
   void SetUp() override {
-    if (failed_to_start_) FAIL() << skip_;
-    if (!emulator_) GTEST_SKIP() << skip_;
-    ASSERT_EQ(emulator_->reset(), "");
-    autoscaling_ = client(kAutoScalingProtocol);
-    ec2_ = client(kEc2Protocol);
-  }
-
-  // Every request the test sent passed the emulator's judges (signature, parameters against botocore's model).
-  void TearDown() override {
-    if (!emulator_) return;
-    for (const std::string& problem : emulator_->problems()) ADD_FAILURE() << problem;
-  }
-
-  std::unique_ptr<AwsClient> client(ApiProtocol api) {
-    AwsClientOptions options;
-    options.backoff = net::Backoff{std::chrono::milliseconds(0), std::chrono::milliseconds(0), 2.0,
-                                   net::Backoff::Jitter::Full};
-    options.on_answer = [this](std::string_view action, int) {
-      std::lock_guard lock(mutex_);
-      ++answers_[std::string(action)];
-    };
-    auto made = AwsClient::create(
-        api, "us-east-1", emulator_->endpoint(),
-        [] { return Result<Credentials>(Credentials{testing::kAwsEmulatorAccessKey, testing::kAwsEmulatorSecret, ""}); },
-        std::move(options));
-    EXPECT_TRUE(made.ok()) << (made ? "" : made.error().message);
-    return std::move(*made);
-  }
-
-  // How many answers the clients got for `action` since the test began (each attempt of a retried call counts).
-  int answers(const std::string& action) {
-    std::lock_guard lock(mutex_);
-    return answers_[action];
+    EmulatorTest::SetUp();
+    if (emulator_ == nullptr || HasFatalFailure() || IsSkipped()) return;
+    autoscaling_ = client(kAutoScalingProtocol, "us-east-1");
+    ec2_ = client(kEc2Protocol, "us-east-1");
   }
 
   void create_launch_template(const std::string& name, const std::string& instance_type) {
@@ -137,15 +93,8 @@ class AutoScalingFixture : public ::testing::Test {
     return Catalog::from_instance_types("us-east-1", zones, {m5, c5});
   }
 
-  static inline std::unique_ptr<testing::AwsEmulator> emulator_;
-  static inline std::string skip_;
-  static inline bool failed_to_start_ = false;
   std::unique_ptr<AwsClient> autoscaling_;
   std::unique_ptr<AwsClient> ec2_;
-
- private:
-  std::mutex mutex_;
-  std::map<std::string, int> answers_;
 };
 
 }  // namespace scalewright::cloud::aws

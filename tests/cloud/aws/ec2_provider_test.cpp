@@ -1,0 +1,337 @@
+// NodePools on EC2 over the wire, against the AWS emulator (moto behind botocore's judges): an EC2NodeClass resolved
+// as a user's account would resolve it (two subnets and a security group tagged karpenter.sh/discovery=demo, the
+// al2023@latest alias through SSM's public parameter to AMIs registered here), a launch as one CreateFleet over its
+// offerings cheapest first, insufficient capacity inside CreateFleet's 200 answer, identical launches merged, and
+// instances listed, got and terminated.
+//
+// In moto's us-west-2 the default subnets are us-west-2a (zone id usw2-az2), 2b (usw2-az1), 2c (usw2-az3) and 2d
+// (usw2-az4); the catalog, loaded from data/aws/, names its zones by id in order (usw2-az1 = us-west-2a), so the
+// provider must rename them by id: m5.large's on-demand offering in usw2-az2 is the account's us-west-2a.
+#include "cloud/aws/ec2_provider.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <thread>
+
+#include "cloud/aws/instance_types.h"
+#include "emulator_fixture.h"
+#include "manifest/manifest.h"
+
+namespace scalewright::cloud::aws {
+namespace {
+
+const std::filesystem::path kData = std::filesystem::path(SCALEWRIGHT_SOURCE_DIR) / "data/aws";
+const std::string kAliasX86 = "/aws/service/eks/optimized-ami/1.30/amazon-linux-2023/x86_64/standard/recommended/image_id";
+const std::string kAliasArm = "/aws/service/eks/optimized-ami/1.30/amazon-linux-2023/arm64/standard/recommended/image_id";
+
+const std::string kNodeClass = R"(apiVersion: karpenter.k8s.aws/v1
+kind: EC2NodeClass
+metadata: {name: default}
+spec:
+  amiSelectorTerms: [{alias: al2023@latest}]
+  instanceProfile: KarpenterNodeInstanceProfile-demo
+  subnetSelectorTerms: [{tags: {karpenter.sh/discovery: demo}}]
+  securityGroupSelectorTerms: [{tags: {karpenter.sh/discovery: demo}}]
+  tags: {team: platform}
+)";
+
+class Ec2ProviderTest : public EmulatorTest {
+ protected:
+  void SetUp() override {
+    EmulatorTest::SetUp();
+    if (emulator_ == nullptr || HasFatalFailure() || IsSkipped()) return;
+    ec2_ = client(kEc2Protocol, "us-west-2");
+    ssm_ = client(kSsmProtocol, "us-west-2");
+    Ec2Api api(*ec2_);
+    // The account: the subnets of us-west-2a and 2b and the default security group tagged for discovery.
+    auto subnets = api.describe_subnets({});
+    ASSERT_TRUE(subnets.ok()) << subnets.error().describe();
+    std::vector<std::string> tagged;
+    for (const Ec2Subnet& s : *subnets) {
+      if (s.zone == "us-west-2a" || s.zone == "us-west-2b") tagged.push_back(s.id);
+      if (s.zone == "us-west-2a") subnet_a_ = s.id;
+    }
+    auto groups = api.describe_security_groups({{"group-name", {"default"}}});
+    ASSERT_TRUE(groups.ok() && groups->size() == 1u);
+    security_group_ = groups->front().id;
+    tagged.push_back(security_group_);
+    ASSERT_TRUE(api.create_tags(tagged, {{"karpenter.sh/discovery", "demo"}}).ok());
+    // The AMIs the alias names, one per architecture, as SSM's public parameters hold them: two of the AL2023 images
+    // moto has (its RegisterImage drops the architecture).
+    auto images = api.describe_images({{"name", {"al2023-ami-minimal-*"}}}, {});
+    ASSERT_TRUE(images.ok()) << images.error().describe();
+    for (const Ec2Image& image : *images) {
+      std::string& id = image.architecture == "arm64" ? ami_arm_ : ami_x86_;
+      if (id.empty()) id = image.id;
+    }
+    ASSERT_FALSE(ami_x86_.empty() || ami_arm_.empty());
+    ASSERT_EQ(emulator_->add_rule({{"kind", "ssm_parameter"}, {"name", kAliasX86}, {"value", ami_x86_}}), "");
+    ASSERT_EQ(emulator_->add_rule({{"kind", "ssm_parameter"}, {"name", kAliasArm}, {"value", ami_arm_}}), "");
+
+    CatalogOptions options;
+    options.region = "us-west-2";
+    options.instance_types = {"m5.large", "m5.xlarge", "m6g.large"};
+    Result<Catalog> catalog = load_catalog(kData, options);
+    ASSERT_TRUE(catalog.ok()) << catalog.error().message;
+    Ec2ProviderOptions provider_options;
+    provider_options.cluster = {"demo", "https://demo.eks.amazonaws.com", "Q0E=", "10.100.0.0/16", "1.30"};
+    provider_ = std::make_unique<Ec2Provider>(*ec2_, *ssm_, std::move(*catalog), provider_options);
+    pool_.meta.name = "default";
+    pool_.node_class = {"karpenter.k8s.aws", "EC2NodeClass", "default"};
+  }
+
+  static std::shared_ptr<const EC2NodeClass> node_class(const std::string& yaml) {
+    Result<ManifestSet> set = decode_manifests(yaml, "nodeclass.yaml");
+    EXPECT_TRUE(set.ok()) << (set ? "" : set.error().message);
+    return std::dynamic_pointer_cast<const EC2NodeClass>(set->node_classes.at(0));
+  }
+
+  // The default class, resolved and in use.
+  const Catalog& ready_catalog() {
+    ResolvedNodeClass resolved = provider_->resolve(node_class(kNodeClass));
+    EXPECT_TRUE(resolved.ready()) << resolved.why_not_ready();
+    provider_->set_node_class(std::move(resolved));
+    auto types = provider_->instance_types(pool_);
+    EXPECT_TRUE(types.ok()) << (types ? "" : types.error().message);
+    return **types;
+  }
+
+  // A NodeClaim's request for m5.large and m5.xlarge on demand in both zones, cheapest first.
+  CreateRequest on_demand_request(const Catalog& catalog, const std::string& name) {
+    CreateRequest request;
+    request.name = name;
+    for (const char* type : {"m5.large", "m5.xlarge"}) {
+      for (const Offering& o : catalog.find(type)->offerings) {
+        if (o.capacity_type == CapacityType::OnDemand) request.offerings.push_back({catalog.find(type), &o});
+      }
+    }
+    request.labels.set(Symbol("karpenter.sh/nodepool"), Symbol("default"));
+    request.node_class = pool_.node_class;
+    return request;
+  }
+
+  std::vector<Ec2Instance> instances() {
+    auto found = Ec2Api(*ec2_).describe_instances({{"instance-state-name", {"running"}}});
+    EXPECT_TRUE(found.ok());
+    return found ? *found : std::vector<Ec2Instance>{};
+  }
+
+  static std::string describe(const LaunchOption& o) {
+    return o.instance_type->name + " " + o.offering->zone + " " + std::string(to_string(o.offering->capacity_type));
+  }
+
+  std::unique_ptr<AwsClient> ec2_;
+  std::unique_ptr<AwsClient> ssm_;
+  std::unique_ptr<Ec2Provider> provider_;
+  NodePool pool_;
+  std::string subnet_a_, security_group_, ami_x86_, ami_arm_;
+};
+
+TEST_F(Ec2ProviderTest, ANodeClassResolvesItsSubnetsGroupsAndAmisAndShapesTheCatalogToItsZones) {
+  ResolvedNodeClass resolved = provider_->resolve(node_class(kNodeClass));
+  ASSERT_TRUE(resolved.ready()) << resolved.why_not_ready();
+  std::vector<std::string> zones;
+  for (const Ec2Subnet& s : resolved.subnets) zones.push_back(s.zone + "=" + s.zone_id);
+  std::sort(zones.begin(), zones.end());
+  EXPECT_EQ(zones, (std::vector<std::string>{"us-west-2a=usw2-az2", "us-west-2b=usw2-az1"}));
+  ASSERT_EQ(resolved.security_groups.size(), 1u);
+  EXPECT_EQ(resolved.security_groups[0].id, security_group_);
+  ASSERT_EQ(resolved.amis.size(), 2u);
+  EXPECT_EQ(resolved.amis[0].architecture + "=" + resolved.amis[0].id, "arm64=" + ami_arm_);
+  EXPECT_EQ(resolved.amis[1].architecture + "=" + resolved.amis[1].id, "x86_64=" + ami_x86_);
+
+  provider_->set_node_class(std::move(resolved));
+  auto types = provider_->instance_types(pool_);
+  ASSERT_TRUE(types.ok()) << types.error().message;
+  ASSERT_EQ((*types)->size(), 3u);  // m6g.large (arm64) has its AMI too
+  const InstanceType* m5 = (*types)->find("m5.large");
+  ASSERT_NE(m5, nullptr);
+  std::vector<std::string> offered;
+  for (const Offering& o : m5->offerings) offered.push_back(o.zone + "/" + o.zone_id + " " + std::string(to_string(o.capacity_type)));
+  std::sort(offered.begin(), offered.end());
+  EXPECT_EQ(offered, (std::vector<std::string>{"us-west-2a/usw2-az2 on-demand", "us-west-2a/usw2-az2 spot",
+                                               "us-west-2b/usw2-az1 on-demand", "us-west-2b/usw2-az1 spot"}));
+}
+
+TEST_F(Ec2ProviderTest, ALaunchIsOneCreateFleetOverItsOfferingsCheapestFirstTaggedAsKarpenterTagsIt) {
+  const Catalog& catalog = ready_catalog();
+  const CreateRequest request = on_demand_request(catalog, "default-abc12");
+  auto created = provider_->create(request);
+  ASSERT_TRUE(created.ok()) << created.error().message;
+  EXPECT_EQ(describe(created->launched), "m5.large us-west-2a on-demand");  // moto launches the first override
+  EXPECT_TRUE(created->unavailable.empty());
+  EXPECT_EQ(created->instance.provider_id, "aws:///us-west-2a/" + created->instance.id);
+  EXPECT_EQ(created->instance.node_name, "default-abc12");
+
+  EXPECT_EQ(emulator_->count("ec2", "CreateFleet"), 1);
+  EXPECT_EQ(emulator_->count("ec2", "CreateLaunchTemplate"), 1);
+  nlohmann::json fleet;
+  std::string template_name;
+  for (const testing::EmulatedCall& call : emulator_->calls()) {
+    if (call.action == "CreateFleet") fleet = call.params;
+    if (call.action == "CreateLaunchTemplate") template_name = call.params.value("LaunchTemplateName", "");
+  }
+  EXPECT_EQ(fleet["Type"], "instant");
+  EXPECT_EQ(fleet["TargetCapacitySpecification.DefaultTargetCapacityType"], "on-demand");
+  EXPECT_EQ(fleet["TargetCapacitySpecification.TotalTargetCapacity"], "1");
+  EXPECT_EQ(fleet["OnDemandOptions.AllocationStrategy"], "lowest-price");
+  EXPECT_EQ(fleet["LaunchTemplateConfigs.1.LaunchTemplateSpecification.LaunchTemplateName"], template_name);
+  EXPECT_TRUE(template_name.starts_with("karpenter.k8s.aws/"));
+  // m5.large (0.096 $/h in us-west-2) in both zones, then m5.xlarge (0.192 $/h), each in its zone's subnet.
+  const std::string o = "LaunchTemplateConfigs.1.Overrides.";
+  EXPECT_EQ(fleet[o + "1.InstanceType"], "m5.large");
+  EXPECT_EQ(fleet[o + "2.InstanceType"], "m5.large");
+  EXPECT_EQ(fleet[o + "3.InstanceType"], "m5.xlarge");
+  EXPECT_EQ(fleet[o + "4.InstanceType"], "m5.xlarge");
+  EXPECT_FALSE(fleet.contains(o + "5.InstanceType"));
+  EXPECT_EQ(fleet[o + "1.SubnetId"], subnet_a_);
+  EXPECT_EQ(fleet[o + "1.ImageId"], ami_x86_);
+  EXPECT_EQ(fleet[o + "1.Priority"], "0.096");
+  EXPECT_EQ(fleet[o + "3.Priority"], "0.192");
+
+  const std::vector<Ec2Instance> running = instances();
+  ASSERT_EQ(running.size(), 1u);
+  const Ec2Instance& instance = running[0];
+  EXPECT_EQ(instance.id, created->instance.id);
+  EXPECT_EQ(instance.instance_type, "m5.large");
+  EXPECT_EQ(instance.image_id, ami_x86_);
+  for (const auto& [key, value] : std::vector<std::pair<std::string, std::string>>{
+           {"team", "platform"},
+           {"kubernetes.io/cluster/demo", "owned"},
+           {"karpenter.sh/nodepool", "default"},
+           {"eks:eks-cluster-name", "demo"},
+           {"karpenter.k8s.aws/ec2nodeclass", "default"},
+           {"karpenter.sh/nodeclaim", "default-abc12"},
+           {"Name", "default-abc12"}}) {
+    EXPECT_EQ(instance.tag(key), value) << key;
+  }
+  // A second launch of the same shape reuses the template it made.
+  ASSERT_TRUE(provider_->create(on_demand_request(catalog, "default-def34")).ok());
+  EXPECT_EQ(emulator_->count("ec2", "CreateLaunchTemplate"), 1);
+}
+
+TEST_F(Ec2ProviderTest, AnOfferingWithoutCapacityIsSkippedInTheSameCallAndReportedUnavailable) {
+  const Catalog& catalog = ready_catalog();
+  ASSERT_EQ(emulator_->add_rule({{"kind", "insufficient_capacity"},
+                                 {"offerings", {{{"instance_type", "m5.large"}, {"zone", "us-west-2a"},
+                                                 {"capacity_type", "on-demand"}}}}}),
+            "");
+  auto created = provider_->create(on_demand_request(catalog, "default-abc12"));
+  ASSERT_TRUE(created.ok()) << created.error().message;
+  EXPECT_EQ(describe(created->launched), "m5.large us-west-2b on-demand");
+  ASSERT_EQ(created->unavailable.size(), 1u);
+  EXPECT_EQ(describe(created->unavailable[0]), "m5.large us-west-2a on-demand");
+  EXPECT_EQ(emulator_->count("ec2", "CreateFleet"), 1);
+}
+
+TEST_F(Ec2ProviderTest, NoCapacityForAnyOfferingIsInsufficientCapacityNamingEachAndLaunchesNothing) {
+  const Catalog& catalog = ready_catalog();
+  ASSERT_EQ(emulator_->add_rule({{"kind", "insufficient_capacity"}, {"offerings", {{{"capacity_type", "on-demand"}}}}}),
+            "");
+  auto created = provider_->create(on_demand_request(catalog, "default-abc12"));
+  ASSERT_FALSE(created.ok());
+  EXPECT_EQ(created.error().error_class, ErrorClass::InsufficientCapacity);
+  std::vector<std::string> unavailable;
+  for (const LaunchOption& o : created.error().unavailable) unavailable.push_back(describe(o));
+  std::sort(unavailable.begin(), unavailable.end());
+  EXPECT_EQ(unavailable, (std::vector<std::string>{"m5.large us-west-2a on-demand", "m5.large us-west-2b on-demand",
+                                                   "m5.xlarge us-west-2a on-demand", "m5.xlarge us-west-2b on-demand"}));
+  EXPECT_TRUE(instances().empty());
+}
+
+TEST_F(Ec2ProviderTest, IdenticalLaunchesMadeAtOnceAreOneCreateFleetForAsManyInstances) {
+  const Catalog& catalog = ready_catalog();
+  // The template exists first, so that the three launches reach the batch together.
+  ASSERT_TRUE(provider_->create(on_demand_request(catalog, "warm-up")).ok());
+  std::vector<CloudResult<Created>> results(3, CloudError{});
+  std::vector<std::thread> launches;
+  for (int i = 0; i < 3; ++i) {
+    launches.emplace_back([&, i] { results[i] = provider_->create(on_demand_request(catalog, "claim-" + std::to_string(i))); });
+  }
+  for (std::thread& t : launches) t.join();
+  std::set<std::string> ids;
+  for (const auto& result : results) {
+    ASSERT_TRUE(result.ok()) << result.error().message;
+    ids.insert(result->instance.id);
+  }
+  EXPECT_EQ(ids.size(), 3u);
+  EXPECT_EQ(emulator_->count("ec2", "CreateFleet"), 2);  // the warm-up's, and one for the three
+  EXPECT_EQ(provider_->fleet_calls(), 2u);
+  int asked = 0;
+  for (const testing::EmulatedCall& call : emulator_->calls()) {
+    if (call.action == "CreateFleet") asked = std::max(asked, std::stoi(call.params.value("TargetCapacitySpecification.TotalTargetCapacity", "0")));
+  }
+  EXPECT_EQ(asked, 3);
+}
+
+TEST_F(Ec2ProviderTest, InstancesAreListedGotAndTerminatedByTheirTags) {
+  const Catalog& catalog = ready_catalog();
+  auto created = provider_->create(on_demand_request(catalog, "default-abc12"));
+  ASSERT_TRUE(created.ok()) << created.error().message;
+  const std::string id = created->instance.id;
+  auto listed = provider_->list();
+  ASSERT_TRUE(listed.ok()) << listed.error().message;
+  ASSERT_EQ(listed->size(), 1u);
+  EXPECT_EQ(listed->front().node_name, "default-abc12");
+  EXPECT_EQ(listed->front().provider_id, "aws:///us-west-2a/" + id);
+  EXPECT_EQ(listed->front().instance_type->name, "m5.large");
+  EXPECT_EQ(provider_->get(id)->offering.zone, "us-west-2a");
+
+  EXPECT_TRUE(provider_->terminate(id).ok());
+  EXPECT_EQ(provider_->get(id).error().error_class, ErrorClass::NotFound);
+  EXPECT_TRUE(provider_->list()->empty());
+  EXPECT_EQ(provider_->terminate("i-0123456789abcdef0").error().error_class, ErrorClass::NotFound);
+}
+
+// A message without the request id an answer carried (each call's is new).
+std::string without_request_id(std::string message) {
+  if (auto at = message.find(", request id"); at != std::string::npos) message.erase(at, message.find(')', at) - at);
+  return message;
+}
+
+// Each link a node class resolves through can fail; the class is then not Ready, says which condition and why, and
+// nothing launches from it.
+TEST_F(Ec2ProviderTest, ANodeClassThatDoesNotResolveIsNotReadySaysWhyAndLaunchesNothing) {
+  struct Case {
+    std::string from, to;  // a replacement in the default class
+    nlohmann::json rule;   // a fault, or null
+    std::string why;
+  };
+  const std::vector<Case> cases = {
+      {"subnetSelectorTerms: [{tags: {karpenter.sh/discovery: demo}}]",
+       "subnetSelectorTerms: [{tags: {karpenter.sh/discovery: nowhere}}]", nullptr,
+       "SubnetsReady: SubnetSelector did not match any Subnets"},
+      {"alias: al2023@latest", "alias: al2023@v20240101", nullptr,
+       "AMIsReady: alias al2023@v20240101 resolves to no AMI: SSM parameter /aws/service/eks/optimized-ami/1.30/"
+       "amazon-linux-2023/arm64/standard/amazon-eks-node-al2023-arm64-standard-1.30-v20240101/image_id not found"},
+      {"", "", {{"kind", "error"}, {"service", "ec2"}, {"action", "DescribeSecurityGroups"}, {"status", 403},
+                {"code", "UnauthorizedOperation"}, {"message", "You are not authorized to perform this operation."}},
+       "SecurityGroupsReady: ec2 DescribeSecurityGroups: UnauthorizedOperation: You are not authorized to perform "
+       "this operation. (HTTP 403)"},
+      {"instanceProfile: KarpenterNodeInstanceProfile-demo", "role: KarpenterNodeRole-demo", nullptr,
+       "InstanceProfileReady: EC2NodeClass default names role KarpenterNodeRole-demo: Scalewright does not create "
+       "instance profiles yet; create one for the role and name it in spec.instanceProfile"},
+  };
+  for (const Case& c : cases) {
+    std::string yaml = kNodeClass;
+    if (!c.from.empty()) yaml.replace(yaml.find(c.from), c.from.size(), c.to);
+    if (!c.rule.is_null()) {
+      ASSERT_EQ(emulator_->add_rule(c.rule), "");
+    }
+    ResolvedNodeClass resolved = provider_->resolve(node_class(yaml));
+    EXPECT_FALSE(resolved.ready()) << c.why;
+    EXPECT_EQ(without_request_id(resolved.why_not_ready()), c.why);
+    provider_->set_node_class(std::move(resolved));
+    auto types = provider_->instance_types(pool_);
+    ASSERT_FALSE(types.ok());
+    EXPECT_EQ(types.error().error_class, ErrorClass::NodeClassNotReady);
+    EXPECT_EQ(without_request_id(types.error().message), "EC2NodeClass default is not ready: " + c.why);
+    ASSERT_EQ(emulator_->reset(), "");  // the rules go; the account's tags with them, but nothing else is asked
+    SetUp();
+  }
+  EXPECT_EQ(emulator_->count("ec2", "CreateFleet"), 0);
+}
+
+}  // namespace
+}  // namespace scalewright::cloud::aws
