@@ -280,14 +280,22 @@ void ClusterRuntime::find_instances() {
     return;
   }
   std::map<std::string, const cloud::Instance*> instance_of_node;
+  std::map<std::string, const cloud::Instance*> instance_of_provider_id;
   // By the state's name of each instance's Node (its NodeClaim's, when it registered under a name of its own).
   for (const cloud::Instance& instance : *instances) {
     instance_of_node[observer_.node_names().record_of(instance.node_name)] = &instance;
+    if (!instance.provider_id.empty()) instance_of_provider_id[instance.provider_id] = &instance;
   }
   std::vector<state::NodeRecord> adopted;
   std::vector<std::string> given_up;
   for (auto& [name, node] : state_.nodes()) {
-    if (!node.instance_id.empty()) continue;
+    if (!node.instance_id.empty()) {
+      // A NodeClaim of an earlier run knows its instance by its status.providerID: the cloud's id is what terminates it.
+      if (auto found = instance_of_provider_id.find(node.instance_id); found != instance_of_provider_id.end()) {
+        node.instance_id = found->second->id;
+      }
+      continue;
+    }
     auto found = instance_of_node.find(name);
     const bool unlaunched_claim = !node.nodepool.empty() && node.phase == state::NodePhase::Launching;
     if (found == instance_of_node.end()) {
