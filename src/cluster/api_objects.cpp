@@ -1,5 +1,7 @@
 #include "cluster/api_objects.h"
 
+#include "kube/model_json.h"
+
 namespace scalewright::cluster {
 
 using nlohmann::json;
@@ -9,6 +11,17 @@ std::string object_key_of(const json& object) {
   std::string name = metadata.value("name", "");
   std::string namespace_ = metadata.value("namespace", "");
   return namespace_.empty() ? name : namespace_ + "/" + name;
+}
+
+Labels nodeclaim_labels(const json& claim) {
+  Labels labels = kube::labels_of(claim);
+  for (const json& requirement : claim.value("spec", json::object()).value("requirements", json::array())) {
+    const json& values = requirement.value("values", json::array());
+    if (requirement.value("operator", "") == "In" && values.size() == 1 && values[0].is_string()) {
+      labels.set(Symbol(requirement.value("key", "")), Symbol(values[0].get<std::string>()));
+    }
+  }
+  return labels;
 }
 
 namespace {

@@ -53,6 +53,11 @@ struct ConditionState {
 };
 ConditionState condition_of(const nlohmann::json& object, std::string_view type);
 
+// The labels a NodeClaim's node carries: its own, and each requirement that allows one value only (`In` with one
+// value), as Karpenter's NodeClaim template puts them. What the state plans for a NodeClaim in flight and what
+// registration syncs onto its Node.
+Labels nodeclaim_labels(const nlohmann::json& claim);
+
 // The controllers' instants are measured from the controller's start; the API's times are the wall clock. The one
 // mapping between them, fixed at start.
 class TimeBase {

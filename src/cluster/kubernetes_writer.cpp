@@ -97,8 +97,14 @@ json nodeclaim_object(const state::NodeRecord& claim, const NodePool* pool,
 
 KubernetesWriter::KubernetesWriter(const kube::ApiClient& client, state::ClusterState& state,
                                    const controllers::Clock& clock, const TimeBase& time, kube::EventSink& events,
-                                   WriterOptions options)
-    : client_(client), state_(state), clock_(clock), time_(time), events_(events), options_(options) {}
+                                   const NodeObjectNames& names, WriterOptions options)
+    : client_(client),
+      state_(state),
+      clock_(clock),
+      time_(time),
+      events_(events),
+      names_(names),
+      options_(std::move(options)) {}
 
 // What the API server accepted is written through into the state's record of the object, found by its key (the
 // controllers hold it const).
@@ -120,7 +126,7 @@ kube::ObjectReference KubernetesWriter::nodeclaim_reference(const std::string& n
 }
 
 void KubernetesWriter::record(controllers::TimelineEntry entry) {
-  spdlog::info("{}: {}", entry.kind, entry.message);
+  spdlog::info("{}: {}", entry.kind, names_.in_text(std::move(entry.message)));
 }
 
 void KubernetesWriter::nominate(const state::PodRecord& pod, const std::string& node) {
@@ -204,7 +210,7 @@ bool KubernetesWriter::update_node(const std::string& name, const std::function<
 
 void KubernetesWriter::set_taint(const std::string& name, const Taint& taint, bool present) {
   if (!options_.dry_run) {
-    const bool done = update_node(name, [&](json& node) {
+    const bool done = update_node(names_.object_of(name), [&](json& node) {
       set_taint_of(node, taint.key, present ? std::optional<Taint>(taint) : std::nullopt);
     });
     if (!done) return;
@@ -313,12 +319,35 @@ void KubernetesWriter::set_claim_conditions(const std::string& name,
 void KubernetesWriter::node_registered(const std::string& name) {
   const state::NodeRecord* node = state_.find_node(name);
   if (node == nullptr || node->nodepool.empty() || options_.dry_run) return;
-  update_node(name, [&](json& object) {
-    object["metadata"]["labels"][std::string(kRegisteredLabel)] = "true";
+  kube::KubeResult<json> claim = client_.get(nodeclaim_path(name));
+  if (!claim) {
+    if (!claim.error().is_not_found()) failed("get NodeClaim " + name, claim.error());
+    return;  // gone: its node is not registered to it
+  }
+  const std::string node_name = names_.object_of(name);
+  // As Karpenter's registration does: the NodeClaim's labels and annotations over the Node's, its taints added
+  // where the Node lacks them (the same key and effect). Its startupTaints are not synced: the NodeClaims
+  // Scalewright writes carry none, and a taint some daemon has already removed must not come back.
+  const Labels labels = nodeclaim_labels(*claim);
+  const json annotations = claim->value("metadata", json::object()).value("annotations", json::object());
+  const json taints = claim->value("spec", json::object()).value("taints", json::array());
+  update_node(node_name, [&](json& object) {
+    json& metadata = object["metadata"];
+    for (const auto& [key, value] : labels) metadata["labels"][key.string()] = value.string();
+    metadata["labels"][std::string(kRegisteredLabel)] = "true";
+    for (const auto& [key, value] : annotations.items()) metadata["annotations"][key] = value;
+    json& spec = object["spec"];
+    for (const json& taint : taints) {
+      const json& present = spec.value("taints", json::array());
+      const bool has = std::any_of(present.begin(), present.end(), [&](const json& t) {
+        return t.value("key", "") == taint.value("key", "") && t.value("effect", "") == taint.value("effect", "");
+      });
+      if (!has) spec["taints"].push_back(taint);
+    }
     set_taint_of(object, kUnregisteredTaintKey, std::nullopt);
   });
   if (kube::KubeResult<json> patched =
-          client_.merge_patch(nodeclaim_path(name) + "/status", {{"status", {{"nodeName", name}}}});
+          client_.merge_patch(nodeclaim_path(name) + "/status", {{"status", {{"nodeName", node_name}}}});
       !patched && !patched.error().is_not_found()) {
     failed("NodeClaim " + name + " nodeName", patched.error());
   }
@@ -329,9 +358,11 @@ void KubernetesWriter::node_initialized(const std::string& name) {
   const state::NodeRecord* node = state_.find_node(name);
   if (node == nullptr || node->nodepool.empty() || options_.dry_run) return;
   const json labels = {{"metadata", {{"labels", {{std::string(kInitializedLabel), "true"}}}}}};
-  if (kube::KubeResult<json> patched = client_.merge_patch(std::string(resources::nodes.path) + "/" + name, labels);
+  const std::string node_name = names_.object_of(name);
+  if (kube::KubeResult<json> patched =
+          client_.merge_patch(std::string(resources::nodes.path) + "/" + node_name, labels);
       !patched && !patched.error().is_not_found()) {
-    failed("label node " + name + " initialized", patched.error());
+    failed("label node " + node_name + " initialized", patched.error());
   }
   set_claim_conditions(name, {{"Initialized", "Initialized"}, {"Ready", "Ready"}});
 }
@@ -345,13 +376,14 @@ void KubernetesWriter::drain(const std::string& name) {
       if (const state::PodRecord* pod = state_.find_pod(placed.pod->meta.key())) pods.push_back(pod);
     }
   }
+  const std::string node_name = names_.object_of(name);
   if (options_.dry_run) {
-    spdlog::info("dry-run: would cordon node {} and delete its {} pods", name, pods.size());
+    spdlog::info("dry-run: would cordon node {} and delete its {} pods", node_name, pods.size());
   } else {
     const json cordon = {{"spec", {{"unschedulable", true}}}};
-    if (auto patched = client_.merge_patch(std::string(resources::nodes.path) + "/" + name, cordon);
+    if (auto patched = client_.merge_patch(std::string(resources::nodes.path) + "/" + node_name, cordon);
         !patched && !patched.error().is_not_found()) {
-      failed("cordon node " + name, patched.error());
+      failed("cordon node " + node_name, patched.error());
     }
     for (const state::PodRecord* pod : pods) {
       if (pod->daemon || pod->terminating_until) continue;
@@ -377,8 +409,9 @@ void KubernetesWriter::delete_node(const std::string& name) {
   }
   std::erase_if(deleted_, [&](const std::string& gone) { return state_.find_node(gone) == nullptr; });
   deleted_.insert(name);
+  const std::string node_name = names_.object_of(name);
   if (options_.dry_run) {
-    spdlog::info("dry-run: would delete node {}", name);
+    spdlog::info("dry-run: would delete node {}", node_name);
   } else {
     // The NodeClaim first: its finalizer keeps it, and so the record of the instance, until the instance is gone
     // (release_nodeclaim), whatever happens to this controller meanwhile.
@@ -388,9 +421,9 @@ void KubernetesWriter::delete_node(const std::string& name) {
       }
       events_.emit({nodeclaim_reference(name), "Normal", "Deleted", "Delete", "Deleted NodeClaim and its node"});
     }
-    if (auto deleted = client_.remove(std::string(resources::nodes.path) + "/" + name);
+    if (auto deleted = client_.remove(std::string(resources::nodes.path) + "/" + node_name);
         !deleted && !deleted.error().is_not_found()) {
-      failed("delete node " + name, deleted.error());
+      failed("delete node " + node_name, deleted.error());
     }
   }
   ++counts_.nodes_deleted;
@@ -451,6 +484,8 @@ void KubernetesWriter::scale(const std::string& workload, std::int32_t replicas)
 }
 
 void KubernetesWriter::object_event(controllers::ObjectEvent event) {
+  if (event.kind == "Node") event.key = names_.object_of(event.key);
+  event.message = names_.in_text(std::move(event.message));
   spdlog::debug("event {} on {} {}: {}", event.reason, event.kind, event.key, event.message);
   if (options_.dry_run) return;
   kube::ObjectReference regarding;

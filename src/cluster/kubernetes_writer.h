@@ -4,6 +4,9 @@
 // Eviction subresource, a scale the scale subresource. What the API server accepted is written through into the
 // state at once, as the watch will deliver it a moment later (the observer then finds it already there), so that
 // the controllers never act twice on a change still in flight.
+//
+// The controllers name a NodeClaim's node after its NodeClaim; every write to its Node, and every log line and
+// Event naming it, names the Node object (`names`: registered under a hostname, it is named otherwise).
 #include <atomic>
 #include <functional>
 #include <map>
@@ -15,6 +18,7 @@
 
 #include "api/instant.h"
 #include "cluster/api_objects.h"
+#include "cluster/node_object_names.h"
 #include "controllers/ports.h"
 #include "kube/api_client.h"
 #include "kube/event_sink.h"
@@ -42,7 +46,8 @@ struct WriterOptions {
 class KubernetesWriter final : public controllers::ClusterWriter {
  public:
   KubernetesWriter(const kube::ApiClient& client, state::ClusterState& state, const controllers::Clock& clock,
-                   const TimeBase& time, kube::EventSink& events, WriterOptions options = {});
+                   const TimeBase& time, kube::EventSink& events, const NodeObjectNames& names,
+                   WriterOptions options = {});
 
   // --- controllers::ClusterWriter ---
   void record(controllers::TimelineEntry entry) override;
@@ -61,8 +66,9 @@ class KubernetesWriter final : public controllers::ClusterWriter {
   void object_event(controllers::ObjectEvent event) override;
 
   // --- Karpenter's NodeClaim lifecycle, as the observer reports the node's progress ---
-  // The node registered: its startup taint karpenter.sh/unregistered goes, it is labelled registered, and the
-  // NodeClaim says Registered with the node's name.
+  // The node registered: Karpenter's registration syncs the NodeClaim's labels, annotations and taints onto the
+  // Node, labels it registered and takes its startup taint karpenter.sh/unregistered off, in one write; the
+  // NodeClaim says Registered, with the Node's name in status.nodeName.
   void node_registered(const std::string& node);
   // The node is Ready: labelled karpenter.sh/initialized, the NodeClaim Initialized and Ready.
   void node_initialized(const std::string& node);
@@ -104,6 +110,7 @@ class KubernetesWriter final : public controllers::ClusterWriter {
   const controllers::Clock& clock_;
   const TimeBase& time_;
   kube::EventSink& events_;
+  const NodeObjectNames& names_;
   WriterOptions options_;
   Counts counts_;
   std::set<std::string> deleted_;

@@ -107,12 +107,19 @@ void ClusterObserver::forget(const Resource& resource, const std::string& key, I
   if (kind == "Pod") {
     pod_gone(key);
   } else if (kind == "Node") {
-    node_gone(key, now);
+    waiting_nodes_.erase(key);
+    node_gone(names_.record_of(key), now);
   } else if (kind == "NodeClaim") {
-    nodeclaims_.erase(key);
+    if (auto seen = nodeclaims_.find(key); seen != nodeclaims_.end()) {
+      if (auto claim = nodeclaim_of_provider_id_.find(seen->second.provider_id);
+          claim != nodeclaim_of_provider_id_.end() && claim->second == key) {
+        nodeclaim_of_provider_id_.erase(claim);
+      }
+      nodeclaims_.erase(seen);
+    }
     state_.nodeclaim_finalizing(key, false);
     // A NodeClaim whose node never registered: with it gone, so is the node the state held in flight.
-    if (!node_objects_.contains(key)) node_gone(key, now);
+    if (!node_objects_.contains(names_.object_of(key))) node_gone(key, now);
   } else if (kind == "NodePool") {
     state_.nodepool_deleted(key);
   } else if (kind == "PodDisruptionBudget") {
@@ -153,6 +160,8 @@ void ClusterObserver::observe_pod(Change change, const json& object, Instant now
   std::optional<ManifestSet> decoded = decode(object, resources::pods);
   if (!decoded || decoded->pods.empty()) return;
   Pod pod = std::move(decoded->pods.front());
+  // Bound to the Node object: the state knows its node by the NodeClaim's name.
+  if (!pod.spec.node_name.empty()) pod.spec.node_name = names_.record_of(pod.spec.node_name);
   const ConditionState scheduled = condition_of(object, "PodScheduled");
   const bool unschedulable = scheduled.status == "False" && scheduled.reason == "Unschedulable";
 
@@ -258,22 +267,81 @@ state::NodeRecord ClusterObserver::record_for(Node node, Instant now) const {
   return record;
 }
 
+std::string ClusterObserver::nodeclaim_of_instance(const std::string& provider_id) const {
+  if (provider_id.empty()) return "";
+  if (auto claim = nodeclaim_of_provider_id_.find(provider_id); claim != nodeclaim_of_provider_id_.end()) {
+    return claim->second;
+  }
+  // Launched in this run, its NodeClaim's status not written or not observed yet: the launch's answer says it.
+  for (const auto& [name, record] : state_.nodes()) {
+    if (!record.nodepool.empty() && record.phase == state::NodePhase::Launching &&
+        (record.node.provider_id == provider_id || record.instance_id == provider_id)) {
+      return name;
+    }
+  }
+  return "";
+}
+
+void ClusterObserver::link(const std::string& nodeclaim, const std::string& node_object) {
+  if (names_.object_of(nodeclaim) == node_object) return;
+  names_.link(nodeclaim, node_object);
+  // Pods bound to the Node before it was known as the NodeClaim's wait under the NodeClaim's name.
+  auto waiting = held_on_.find(node_object);
+  if (waiting == held_on_.end()) return;
+  std::set<std::string> keys = std::move(waiting->second);
+  held_on_.erase(waiting);
+  for (const std::string& key : keys) {
+    if (auto held = held_.find(key); held != held_.end()) held->second.pod.spec.node_name = nodeclaim;
+  }
+  held_on_[nodeclaim].merge(keys);
+}
+
+std::optional<std::string> ClusterObserver::name_in_state(const Node& node) {
+  const std::string& object_name = node.meta.name;
+  if (std::string record = names_.record_of(object_name); record != object_name) return record;
+  if (state_.find_node(object_name) != nullptr || nodeclaims_.contains(object_name)) return object_name;
+  // Karpenter's registration: the NodeClaim whose status.providerID is the Node's spec.providerID.
+  if (const std::string claim = nodeclaim_of_instance(node.provider_id); !claim.empty()) {
+    link(claim, object_name);
+    return claim;
+  }
+  // A NodeClaim's node (Karpenter's launch registers it with this taint) whose NodeClaim is not known yet: not a
+  // node of its own meanwhile, which would count its capacity twice.
+  if (has_taint(node, kUnregisteredTaint)) return std::nullopt;
+  return object_name;  // not a NodeClaim's
+}
+
 void ClusterObserver::observe_node(Change change, const json& object, Instant now) {
-  const std::string name = object_key_of(object);
+  const std::string object_name = object_key_of(object);
   if (change == Change::Deleted) {
-    node_gone(name, now);
+    waiting_nodes_.erase(object_name);
+    node_gone(names_.record_of(object_name), now);
     return;
   }
   std::optional<ManifestSet> decoded = decode(object, resources::nodes);
   if (!decoded || decoded->nodes.empty()) return;
   Node node = std::move(decoded->nodes.front());
-  node_objects_.insert(name);
+  node_objects_.insert(object_name);
+  const std::optional<std::string> known_as = name_in_state(node);
+  if (!known_as) {
+    waiting_nodes_.insert_or_assign(object_name, object);
+    return;
+  }
+  waiting_nodes_.erase(object_name);
+  const std::string& name = *known_as;
+  node.meta.name = name;
   state::NodeRecord* record = state_.find_node(name);
   if (record != nullptr && record->phase == state::NodePhase::Terminated) return;  // deleted by us, still going
   if (record == nullptr) record = &state_.node_added(record_for(node, now));
   const bool ready = schedulable_ready(node);
   if (record->phase == state::NodePhase::Launching) {
     observe_conditions(*record, node.conditions, now);
+    // Registration syncs the NodeClaim's labels onto the Node (KubernetesWriter::node_registered): the node is
+    // planned on with them from the start, whichever of the two writes the watch shows first. Its hostname is the
+    // Node's own.
+    for (const auto& [key, value] : record->node.meta.labels) {
+      if (key.str() != well_known::hostname) node.meta.labels.set(key, value);
+    }
     record->node = std::move(node);
     if (registered_.insert(name).second) listener_.node_registered(name);
     if (!ready) return;
@@ -312,8 +380,9 @@ bool ClusterObserver::observe_conditions(state::NodeRecord& record, const std::v
 }
 
 void ClusterObserver::node_gone(const std::string& name, Instant now) {
-  node_objects_.erase(name);
+  node_objects_.erase(names_.object_of(name));
   registered_.erase(name);
+  if (!nodeclaims_.contains(name)) names_.unlink(name);
   state::NodeRecord* record = state_.find_node(name);
   if (record == nullptr || record->phase == state::NodePhase::Terminated) return;
   if (record->phase != state::NodePhase::Draining) state_.node_draining(*record);
@@ -335,6 +404,29 @@ void ClusterObserver::observe_nodeclaim(Change change, const json& object, Insta
   const json& annotations = metadata.value("annotations", json::object());
   seen.nodepool_hash = annotations.value(std::string(karpenter_annotations::nodepool_hash), "");
   seen.nodepool_hash_version = annotations.value(std::string(karpenter_annotations::nodepool_hash_version), "");
+  const json& status = object.value("status", json::object());
+  if (std::string provider_id = status.value("providerID", ""); provider_id != seen.provider_id) {
+    if (!seen.provider_id.empty()) nodeclaim_of_provider_id_.erase(seen.provider_id);
+    seen.provider_id = std::move(provider_id);
+    if (!seen.provider_id.empty()) nodeclaim_of_provider_id_[seen.provider_id] = name;
+  }
+  // Registered under another name (by this controller before a restart, or another leader): the Node is its node.
+  if (const std::string node_name = status.value("nodeName", ""); !node_name.empty() && node_name != name) {
+    link(name, node_name);
+  }
+  observe_nodeclaim_record(name, seen, object, now);
+  // A Node that registered for it before it was known to be its own is now.
+  std::vector<json> waiting;
+  for (const auto& [node_name, node] : waiting_nodes_) {
+    const json& spec = node.value("spec", json::object());
+    if (!seen.provider_id.empty() && spec.value("providerID", "") == seen.provider_id) waiting.push_back(node);
+  }
+  for (const json& node : waiting) observe_node(Change::Modified, node, now);
+}
+
+void ClusterObserver::observe_nodeclaim_record(const std::string& name, const NodeClaimSeen& seen, const json& object,
+                                               Instant now) {
+  const json& metadata = object.value("metadata", json::object());
   // Karpenter's registration TTL runs from the NodeClaim's creation, whichever leader created it.
   std::optional<Instant> created;
   if (auto stamp = parse_micro_time(metadata.value("creationTimestamp", ""))) {
@@ -353,19 +445,14 @@ void ClusterObserver::observe_nodeclaim(Change change, const json& object, Insta
   // registers, counted against its NodePool's limits meanwhile.
   Node node;
   node.meta.name = name;
-  node.meta.labels = kube::labels_of(object);
-  for (const json& requirement : object.value("spec", json::object()).value("requirements", json::array())) {
-    const json& values = requirement.value("values", json::array());
-    if (requirement.value("operator", "") == "In" && values.size() == 1 && values[0].is_string()) {
-      node.meta.labels.set(Symbol(requirement.value("key", "")), Symbol(values[0].get<std::string>()));
-    }
-  }
+  node.meta.labels = nodeclaim_labels(object);
+  node.provider_id = seen.provider_id;
   state::NodeRecord record = record_for(std::move(node), created ? std::min(now, *created) : now);
   if (const cloud::InstanceType* type = catalog_.find(record.instance_type)) {
     record.node.capacity = type->capacity;
     record.node.allocatable = type->allocatable;
   }
-  record.instance_id = object.value("status", json::object()).value("providerID", "");
+  record.instance_id = seen.provider_id;
   state_.node_added(std::move(record));
 }
 

@@ -9,6 +9,11 @@
 //   enters it bound.
 // - Watches of different kinds arrive in any order: a pod bound to a node not yet Ready in the state waits here
 //   until that node is, and a pod's workload is looked up through its ReplicaSet's owner.
+//
+// A NodeClaim's Node may be registered under another name (a cloud's hostname): it is the NodeClaim's node when its
+// spec.providerID is the NodeClaim's status.providerID (Karpenter's registration), and the state knows it by the
+// NodeClaim's name. The observer links the two names (node_names()) and observes the Node, and every pod bound to
+// it, under the NodeClaim's.
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -20,6 +25,7 @@
 #include "api/pod.h"
 #include "cloud/catalog.h"
 #include "cluster/api_objects.h"
+#include "cluster/node_object_names.h"
 #include "cluster/pod_sharing.h"
 #include "state/cluster_state.h"
 
@@ -60,9 +66,14 @@ class ClusterObserver {
     bool finalizer = false;  // karpenter.sh/termination still holds it
     std::string nodepool_hash;  // karpenter.sh/nodepool-hash and -version: what drift compares
     std::string nodepool_hash_version;
+    std::string provider_id;  // status.providerID: its instance's, once launched
   };
   // The NodeClaims that exist, by name.
   const std::map<std::string, NodeClaimSeen>& nodeclaims() const { return nodeclaims_; }
+  // The Node object behind each node of the state that is named after a NodeClaim and registered under another name.
+  const NodeObjectNames& node_names() const { return names_; }
+  // Node objects that carry karpenter.sh/unregistered and belong to no NodeClaim known yet: they wait for it.
+  std::size_t waiting_nodes() const { return waiting_nodes_.size(); }
 
  private:
   struct HeldPod {
@@ -73,6 +84,9 @@ class ClusterObserver {
   void observe_pod(Change change, const nlohmann::json& object, Instant now);
   void observe_node(Change change, const nlohmann::json& object, Instant now);
   void observe_nodeclaim(Change change, const nlohmann::json& object, Instant now);
+  // The state's record of the NodeClaim `name`: in flight when launched before this controller started.
+  void observe_nodeclaim_record(const std::string& name, const NodeClaimSeen& seen, const nlohmann::json& object,
+                                Instant now);
   void observe_nodepool(Change change, const nlohmann::json& object);
   void observe_workload(const Resource& resource, Change change, const nlohmann::json& object);
   void observe_pdb(Change change, const nlohmann::json& object);
@@ -84,7 +98,14 @@ class ClusterObserver {
   void admit_pod(Pod pod, std::string workload, bool unschedulable, Instant now);
   void pod_gone(const std::string& key);
   void release_held(const std::string& node, Instant now);
+  // `name` is the state's.
   void node_gone(const std::string& name, Instant now);
+  // The state's name for the Node `node` (named as its object): its own, or its NodeClaim's when it is the node of a
+  // NodeClaim named otherwise. nullopt for a Node that registered for a NodeClaim not known yet.
+  std::optional<std::string> name_in_state(const Node& node);
+  // The NodeClaim whose instance has `provider_id`, as its status or its launch says; empty when none.
+  std::string nodeclaim_of_instance(const std::string& provider_id) const;
+  void link(const std::string& nodeclaim, const std::string& node_object);
   // The NodeRecord of a node that Scalewright did not launch in this run (or launched before a restart).
   state::NodeRecord record_for(Node node, Instant now) const;
   // Takes when each of `conditions` last changed status into `record` (condition_since); true when a status differs
@@ -104,6 +125,9 @@ class ClusterObserver {
   std::set<std::string> node_objects_;                         // nodes whose Node object exists
   std::set<std::string> registered_;                           // nodes told node_registered()
   std::map<std::string, NodeClaimSeen> nodeclaims_;
+  std::map<std::string, std::string> nodeclaim_of_provider_id_;  // status.providerID -> NodeClaim
+  NodeObjectNames names_;
+  std::map<std::string, nlohmann::json> waiting_nodes_;  // Node object name -> the object, till its NodeClaim is known
   std::map<std::string, std::int64_t> scaled_object_generations_;  // taken on: key -> metadata.generation
   std::map<std::string_view, std::set<std::string>> listed_;  // kind -> keys seen since relist_started
 };

@@ -16,10 +16,12 @@ using nlohmann::json;
 namespace {
 
 // The resources watched before pods, in the order they are started: what a pod refers to (its workload, through
-// its ReplicaSet; its node) is known by the time pods are listed.
+// its ReplicaSet; its node) is known by the time pods are listed. Nodes wait for NodeClaims (started once their
+// informer has synced): a Node registered under a name of its own is known as its NodeClaim's by the NodeClaim's
+// status, and taken for a node of its own were it seen first.
 const Resource* const kFirstResources[] = {&resources::nodepools,   &resources::deployments, &resources::replicasets,
                                            &resources::statefulsets, &resources::daemonsets, &resources::pdbs,
-                                           &resources::nodes,        &resources::nodeclaims};
+                                           &resources::nodeclaims,  &resources::nodes};
 
 std::uint64_t random_seed() {
   std::random_device device;
@@ -65,7 +67,7 @@ ClusterRuntime::ClusterRuntime(const kube::ApiClient& client, cloud::CloudProvid
       cloud_node_groups_(node_groups),
       options_(options),
       observer_(state_, cloud.catalog(), time_, *this),
-      writer_(client, state_, *this, time_, events,
+      writer_(client, state_, *this, time_, events, observer_.node_names(),
               WriterOptions{options.dry_run, options.observe_pod_to_nodeclaim_seconds}),
       names_(random_seed()),
       provisioning_(ports_, names_, lifecycle_, options.batch_window),
@@ -101,10 +103,15 @@ void ClusterRuntime::start_informers() {
   }
   informers_.push_back(std::make_unique<Informer>(*this, resources::pods));
   unsynced_ = informers_.size();
-  for (std::size_t i = 0; i + 1 < informers_.size(); ++i) {
-    Informer* informer = informers_[i].get();
-    informer_threads_.emplace_back([informer](std::stop_token stop) { informer->reflector().run(stop); });
+  for (const std::unique_ptr<Informer>& informer : informers_) {
+    const Resource& resource = informer->resource();
+    if (&resource != &resources::nodes && &resource != &resources::pods) start_informer(*informer);
   }
+}
+
+void ClusterRuntime::start_informer(Informer& informer) {
+  Informer* started = &informer;
+  informer_threads_.emplace_back([started](std::stop_token stop) { started->reflector().run(stop); });
 }
 
 void ClusterRuntime::deliver(Delivery delivery) {
@@ -218,9 +225,13 @@ void ClusterRuntime::apply(Delivery& delivery) {
     if (&informer.resource() != &resource || informer.synced) continue;
     informer.synced = true;
     spdlog::info("informer {} synced", resource.kind);
+    if (&resource == &resources::nodeclaims) {
+      for (const std::unique_ptr<Informer>& nodes : informers_) {
+        if (&nodes->resource() == &resources::nodes) start_informer(*nodes);
+      }
+    }
     if (--unsynced_ == 1) {  // all but pods: start the pods' informer
-      Informer* pods = informers_.back().get();
-      informer_threads_.emplace_back([pods](std::stop_token stop) { pods->reflector().run(stop); });
+      start_informer(*informers_.back());
     } else if (unsynced_ == 0) {
       synced_ = true;
       spdlog::info("cluster state synced: {} nodes, {} pods, {} NodePools", state_.nodes().size(),
@@ -269,11 +280,22 @@ void ClusterRuntime::find_instances() {
     return;
   }
   std::map<std::string, const cloud::Instance*> instance_of_node;
-  for (const cloud::Instance& instance : *instances) instance_of_node[instance.node_name] = &instance;
+  std::map<std::string, const cloud::Instance*> instance_of_provider_id;
+  // By the state's name of each instance's Node (its NodeClaim's, when it registered under a name of its own).
+  for (const cloud::Instance& instance : *instances) {
+    instance_of_node[observer_.node_names().record_of(instance.node_name)] = &instance;
+    if (!instance.provider_id.empty()) instance_of_provider_id[instance.provider_id] = &instance;
+  }
   std::vector<state::NodeRecord> adopted;
   std::vector<std::string> given_up;
   for (auto& [name, node] : state_.nodes()) {
-    if (!node.instance_id.empty()) continue;
+    if (!node.instance_id.empty()) {
+      // A NodeClaim of an earlier run knows its instance by its status.providerID: the cloud's id is what terminates it.
+      if (auto found = instance_of_provider_id.find(node.instance_id); found != instance_of_provider_id.end()) {
+        node.instance_id = found->second->id;
+      }
+      continue;
+    }
     auto found = instance_of_node.find(name);
     const bool unlaunched_claim = !node.nodepool.empty() && node.phase == state::NodePhase::Launching;
     if (found == instance_of_node.end()) {

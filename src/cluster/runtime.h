@@ -125,6 +125,7 @@ class ClusterRuntime final : public controllers::Clock, private ObserverListener
   void deliver(Delivery delivery);     // informers' threads
   void post_answer(std::function<void()> answer);  // the launch workers' threads
   void apply(Delivery& delivery);
+  void start_informer(Informer& informer);
   void start_acting();
   void settle();
   void run_due_timers();

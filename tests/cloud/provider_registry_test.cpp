@@ -26,19 +26,27 @@ TEST(ProviderRegistry, FindsAProviderByNameAndRefusesASecondOfTheSameName) {
   EXPECT_EQ(registry.find("aws"), nullptr);
 }
 
-TEST(ProviderRegistry, KwokDeclaresItsLaunchLatencyFlagAndRefusesABadValueNamingIt) {
+TEST(ProviderRegistry, KwokDeclaresItsFlagsAndRefusesABadValueNamingIt) {
   const ProviderRegistration kwok = kwok_registration();
-  ASSERT_EQ(kwok.flags.size(), 1u);
+  ASSERT_EQ(kwok.flags.size(), 2u);
   EXPECT_EQ(kwok.flags[0].name, "--kwok-launch-latency");
   EXPECT_EQ(kwok.flags[0].default_value, "0s");
-  // The flag is read before anything is asked of the cluster: a client with no server will do.
+  EXPECT_EQ(kwok.flags[1].name, "--kwok-node-names");
+  EXPECT_EQ(kwok.flags[1].default_value, "nodeclaim");
+  // The flags are read before anything is asked of the cluster: a client with no server will do.
   const kube::ApiClient client(nullptr);
-  const std::map<std::string, std::string> flags{{"--kwok-launch-latency", "soon"}};
   ops::MetricsRegistry metrics;
-  ProviderContext context{client, Catalog{}, flags, metrics, {}};
-  Result<std::unique_ptr<RunningProvider>> made = kwok.make(context);
-  ASSERT_FALSE(made.ok());
-  EXPECT_THAT(made.error().message, ::testing::StartsWith("--kwok-launch-latency: "));
+  const std::pair<std::string, std::string> bad[] = {
+      {"--kwok-launch-latency", "soon"},
+      {"--kwok-node-names", "ec2"},
+  };
+  for (const auto& [flag, value] : bad) {
+    const std::map<std::string, std::string> flags{{flag, value}};
+    ProviderContext context{client, Catalog{}, flags, metrics, {}};
+    Result<std::unique_ptr<RunningProvider>> made = kwok.make(context);
+    ASSERT_FALSE(made.ok()) << flag;
+    EXPECT_THAT(made.error().message, ::testing::StartsWith(flag + ": ")) << made.error().message;
+  }
 }
 
 }  // namespace

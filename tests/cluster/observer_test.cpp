@@ -419,5 +419,128 @@ TEST_F(Observer, PdbWithoutSelectorSelectsNoPodAndOneWithAnEmptySelectorEveryPod
   EXPECT_TRUE(all.selects(web));
 }
 
+// --- a NodeClaim's Node registered under a name of its own (a cloud's hostname), linked by spec.providerID ---
+
+constexpr const char* kHost = "ip-10-0-1-2.us-east-1.compute.internal";
+
+json hostname_node(const std::string& name, const std::string& provider_id, bool registered) {
+  json n = node(name, true, registered ? std::vector<std::string>{} : std::vector<std::string>{"karpenter.sh/unregistered"});
+  n["spec"]["providerID"] = provider_id;
+  n["metadata"]["labels"]["kubernetes.io/hostname"] = name;
+  return n;
+}
+
+json nodeclaim(const std::string& name, const std::string& provider_id, const std::string& node_name = "") {
+  json status = json::object();
+  if (!provider_id.empty()) status["providerID"] = provider_id;
+  if (!node_name.empty()) status["nodeName"] = node_name;
+  return {{"metadata", {{"name", name}, {"labels", {{"karpenter.sh/nodepool", "default"}, {"team", "a"}}},
+                        {"finalizers", {"karpenter.sh/termination"}}}},
+          {"spec",
+           {{"requirements",
+             {{{"key", "node.kubernetes.io/instance-type"}, {"operator", "In"}, {"values", {"m5.large"}}},
+              {{"key", "topology.kubernetes.io/zone"}, {"operator", "In"}, {"values", {"us-east-1a"}}}}}}},
+          {"status", status}};
+}
+
+// Karpenter's registration: the Node whose spec.providerID is the NodeClaim's status.providerID is its node, whatever
+// its name. The state keeps it under the NodeClaim's name, with the NodeClaim's labels (registration syncs them onto
+// the Node) and the Node's hostname; a pod bound to the Node, even seen before it, is bound to that node.
+TEST_F(Observer, ANodeRegisteredUnderAHostnameIsItsNodeClaimsByProviderId) {
+  see(resources::nodeclaims, Change::Added, nodeclaim("default-abcde", "kwok://default-abcde"));
+  see(resources::pods, Change::Added, pod("web-1", kHost));  // kube-scheduler bound it before the Node was seen
+  EXPECT_EQ(observer.held_pods(), 1u);
+  json registering = hostname_node(kHost, "kwok://default-abcde", /*registered=*/false);
+  registering["metadata"]["labels"].erase("karpenter.sh/nodepool");  // synced by registration, not there yet
+  see(resources::nodes, Change::Added, registering);
+  EXPECT_EQ(state.find_node(kHost), nullptr);
+  const state::NodeRecord* record = state.find_node("default-abcde");
+  ASSERT_NE(record, nullptr);
+  EXPECT_EQ(record->phase, state::NodePhase::Launching);
+  EXPECT_EQ(observer.node_names().object_of("default-abcde"), kHost);
+  EXPECT_EQ(observer.node_names().record_of(kHost), "default-abcde");
+  EXPECT_EQ(told.lines, (std::vector<std::string>{"registered default-abcde"}));
+  const Labels& labels = record->node.meta.labels;
+  EXPECT_EQ(labels.find(Symbol("team"))->string(), "a");
+  EXPECT_EQ(labels.find(Symbol("karpenter.sh/nodepool"))->string(), "default");
+  EXPECT_EQ(labels.find(Symbol("kubernetes.io/hostname"))->string(), kHost);
+
+  see(resources::nodes, Change::Modified, hostname_node(kHost, "kwok://default-abcde", /*registered=*/true));
+  EXPECT_EQ(record->phase, state::NodePhase::Ready);
+  EXPECT_EQ(record->name(), "default-abcde");
+  EXPECT_EQ(observer.held_pods(), 0u);
+  see(resources::pods, Change::Added, pod("web-2", kHost));
+  const scheduling::NodeId id = state.snapshot().find_node("default-abcde");
+  ASSERT_NE(id, scheduling::kNoNode);
+  EXPECT_EQ(state.snapshot().node(id).requested.cpu_milli(), 1000);  // web-1 and web-2, 500m each
+  EXPECT_EQ(record->busy, 2);
+  EXPECT_EQ(observer.node_names().in_text("node default-abcde of default drained."),
+            "node ip-10-0-1-2.us-east-1.compute.internal of default drained.");
+
+  see(resources::pods, Change::Deleted, pod("web-2", kHost));
+  EXPECT_EQ(told.lines.back(), "left default-abcde");
+  see(resources::nodes, Change::Deleted, hostname_node(kHost, "kwok://default-abcde", true));
+  EXPECT_EQ(record->phase, state::NodePhase::Terminated);
+}
+
+// A Node with Karpenter's startup taint is a NodeClaim's: seen before its NodeClaim's status names its providerID, it
+// waits (taken for a node of its own, its capacity would count twice); a launch this controller made is known by
+// its answer, before the NodeClaim's status is written.
+TEST_F(Observer, ANodeThatRegistersBeforeItsNodeClaimIsKnownWaitsForIt) {
+  see(resources::nodeclaims, Change::Added, nodeclaim("default-abcde", ""));  // created, not launched yet
+  see(resources::nodes, Change::Added, hostname_node(kHost, "kwok://default-abcde", false));
+  EXPECT_EQ(observer.waiting_nodes(), 1u);
+  EXPECT_EQ(state.find_node(kHost), nullptr);
+  EXPECT_TRUE(told.lines.empty());
+  see(resources::nodeclaims, Change::Modified, nodeclaim("default-abcde", "kwok://default-abcde"));
+  EXPECT_EQ(observer.waiting_nodes(), 0u);
+  EXPECT_EQ(observer.node_names().object_of("default-abcde"), kHost);
+  EXPECT_EQ(told.lines, (std::vector<std::string>{"registered default-abcde"}));
+
+  // Launched here: the state holds the launch's providerID for the NodeClaim.
+  state::NodeRecord launched;
+  launched.node.meta.name = "default-fghij";
+  launched.nodepool = "default";
+  launched.node.provider_id = "kwok://default-fghij";
+  state.node_added(std::move(launched));
+  const std::string other = "ip-10-0-3-4.us-east-1.compute.internal";
+  see(resources::nodes, Change::Added, hostname_node(other, "kwok://default-fghij", false));
+  EXPECT_EQ(observer.node_names().record_of(other), "default-fghij");
+  EXPECT_EQ(state.find_node(other), nullptr);
+  EXPECT_EQ(told.lines.back(), "registered default-fghij");
+}
+
+// After a restart the links are found again from the objects: a NodeClaim's status.nodeName (and providerID) names
+// its Node, listed after the NodeClaims. A Node that no NodeClaim names is a node of its own, as before.
+TEST_F(Observer, ARestartFindsEachNodeClaimsNodeAgainAndLeavesOtherNodesTheirOwn) {
+  see(resources::nodeclaims, Change::Listed, nodeclaim("default-abcde", "kwok://default-abcde", kHost));
+  json worker = hostname_node("worker-1", "aws:///us-east-1a/i-0123456789abcdef0", true);
+  worker["metadata"]["labels"].erase("karpenter.sh/nodepool");
+  see(resources::nodes, Change::Listed, worker);
+  see(resources::nodes, Change::Listed, hostname_node(kHost, "kwok://default-abcde", true));
+  see(resources::pods, Change::Listed, pod("web-1", kHost));
+  see(resources::pods, Change::Listed, pod("web-2", "worker-1"));
+
+  ASSERT_NE(state.find_node("default-abcde"), nullptr);
+  EXPECT_EQ(state.find_node("default-abcde")->phase, state::NodePhase::Ready);
+  EXPECT_EQ(state.find_node(kHost), nullptr);
+  EXPECT_EQ(state.find_node("default-abcde")->busy, 1);
+  const state::NodeRecord* own = state.find_node("worker-1");
+  ASSERT_NE(own, nullptr);
+  EXPECT_EQ(own->nodepool, "");
+  EXPECT_EQ(own->busy, 1);
+  EXPECT_FALSE(observer.node_names().linked("worker-1"));
+  EXPECT_EQ(state.nodes().size(), 2u);
+
+  // The Node listed no more is gone, under the NodeClaim's name; the NodeClaim's deletion then ends the link.
+  observer.relist_started(resources::nodes);
+  see(resources::nodes, Change::Listed, worker);
+  observer.relist_done(resources::nodes, now);
+  EXPECT_EQ(state.find_node("default-abcde")->phase, state::NodePhase::Terminated);
+  EXPECT_TRUE(observer.node_names().linked("default-abcde"));
+  see(resources::nodeclaims, Change::Deleted, nodeclaim("default-abcde", "kwok://default-abcde", kHost));
+  EXPECT_FALSE(observer.node_names().linked("default-abcde"));
+}
+
 }  // namespace
 }  // namespace scalewright::cluster

@@ -201,6 +201,96 @@ TEST_F(Run, NodesComeForPendingPodsAndGoWhenTheDeploymentScalesToZero) {
   kubectl_ok("delete nodepool e2e");
 }
 
+// On a real cloud the kubelet registers a Node under its instance's hostname, not its NodeClaim's name: kwok does so
+// with --kwok-node-names=hostname. The Node is the NodeClaim's by spec.providerID (Karpenter's registration): the
+// NodeClaim's status.nodeName names it, its NodePool's template labels are synced onto it, kube-scheduler binds the
+// pods there, and a restarted controller finds it again (kwok its instance, by the providerID). Scaled to zero, that
+// Node (not one named after the NodeClaim) is the one taken down, and the logs and Events name it.
+TEST_F(Run, NodeRegisteredUnderAHostnameIsItsNodeClaimsThroughItsLifecycle) {
+  kube::ApiClient api = client();
+  const std::vector<std::string> flags{"--leader-elect=false", "--metrics-bind-address", "0", "--kwok-node-names",
+                                       "hostname"};
+  std::unique_ptr<Process> first = start_scalewright("hostnames", flags);
+  apply("hosts-nodepool.yaml", R"(apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata:
+  name: hosts
+spec:
+  template:
+    metadata:
+      labels: {team: hosts}
+    spec:
+      nodeClassRef: {group: karpenter.kwok.sh, kind: KWOKNodeClass, name: default}
+      requirements:
+      - {key: node.kubernetes.io/instance-type, operator: In, values: [m5.large, m5.xlarge]}
+      - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}
+      - {key: topology.kubernetes.io/zone, operator: In, values: [us-east-1a]}
+  disruption:
+    consolidationPolicy: WhenEmpty
+    consolidateAfter: 5s
+)");
+  // Three 1-CPU pods: one m5.xlarge ($0.192/h) holds them, three m5.large would cost $0.288/h.
+  apply("hosts.yaml", deployment("hosts", 3));
+  ASSERT_TRUE(pods_running(api, "hosts", 3)) << first->log() << cluster_dump(api);
+  std::vector<json> claims;
+  ASSERT_TRUE(eventually(
+      [&] {
+        claims = of_pool(api, "/apis/karpenter.sh/v1/nodeclaims", "hosts");
+        return claims.size() == 1 && condition_true(claims[0], "Registered") && condition_true(claims[0], "Ready");
+      },
+      std::chrono::seconds(30)))
+      << first->log();
+  const std::string claim = claims[0]["metadata"]["name"];
+  const std::string node_name = claims[0]["status"].value("nodeName", "");
+  // EC2's private DNS name in us-east-1 (the default --region): ip-10-<b>-<c>-<d>.ec2.internal.
+  EXPECT_TRUE(node_name.starts_with("ip-10-") && node_name.ends_with(".ec2.internal")) << node_name;
+  EXPECT_EQ(claims[0]["status"].value("providerID", ""), "kwok://" + claim);
+
+  kube::KubeResult<json> node = api.get("/api/v1/nodes/" + node_name);
+  ASSERT_TRUE(node.ok()) << node_name << cluster_dump(api);
+  EXPECT_EQ((*node)["spec"].value("providerID", ""), "kwok://" + claim);
+  const json& labels = (*node)["metadata"]["labels"];
+  EXPECT_EQ(labels.value("team", ""), "hosts");
+  EXPECT_EQ(labels.value("karpenter.sh/nodepool", ""), "hosts");
+  EXPECT_EQ(labels.value("node.kubernetes.io/instance-type", ""), "m5.xlarge");
+  EXPECT_EQ(labels.value("kubernetes.io/hostname", ""), node_name);
+  EXPECT_EQ(labels.value("karpenter.sh/registered", ""), "true");
+  EXPECT_EQ(labels.value("karpenter.sh/initialized", ""), "true");
+  for (const json& taint : (*node)["spec"].value("taints", json::array())) {
+    EXPECT_NE(taint.value("key", ""), "karpenter.sh/unregistered");
+  }
+  EXPECT_TRUE(api.get("/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/" + node_name).ok());
+  EXPECT_FALSE(api.get("/api/v1/nodes/" + claim).ok()) << "a Node named after the NodeClaim";
+  for (const json& pod : items(api, "/api/v1/namespaces/default/pods?labelSelector=app%3Dhosts")) {
+    EXPECT_EQ(pod["spec"].value("nodeName", ""), node_name);
+  }
+  EXPECT_EQ(first->stop(SIGTERM), 0) << first->log();
+
+  // A restart: the NodeClaim's node is found again, nothing more launched.
+  std::unique_ptr<Process> second = start_scalewright("hostnames-second", flags);
+  ASSERT_TRUE(log_shows(*second, "controllers start", std::chrono::seconds(60))) << second->log();
+  scale_to_zero_and_wait(api, "hosts", "hosts", *second);
+  EXPECT_FALSE(api.get("/api/v1/nodes/" + node_name).ok());
+  // kwok terminated the instance it found again: the Node's Lease went with it.
+  EXPECT_TRUE(eventually(
+      [&] { return !api.get("/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/" + node_name).ok(); },
+      std::chrono::seconds(10)));
+  EXPECT_NE(second->log().find("node " + node_name + " empty, removed"), std::string::npos) << second->log();
+  EXPECT_EQ(second->log().find("launch: NodeClaim"), std::string::npos) << second->log();
+  // (Other tests' nodes have Events of their own on the same control plane.)
+  std::set<std::string> terminating;
+  for (const json& event : items(api, "/apis/events.k8s.io/v1/namespaces/default/events")) {
+    if (event.value("reason", "") == "DisruptionTerminating" && event["regarding"].value("kind", "") == "Node") {
+      terminating.insert(event["regarding"].value("name", ""));
+    }
+  }
+  EXPECT_TRUE(terminating.contains(node_name)) << second->log();
+  EXPECT_FALSE(terminating.contains(claim));
+  EXPECT_EQ(second->stop(SIGTERM), 0);
+  kubectl_ok("delete deployment hosts");
+  kubectl_ok("delete nodepool hosts");
+}
+
 // Cluster Autoscaler's flags on `scalewright run`, no NodePool: --nodes=0:4:m5.large is a group of kwok m5.large
 // nodes. Three 1-CPU pods need an m5.large each (1,930m allocatable): the group scales from 0 to 3 and the
 // cluster-autoscaler-status ConfigMap says so. A second controller, started once the first has stopped, adopts the

@@ -36,6 +36,23 @@ std::string pod_ip(const std::string& key) {
   return fmt::format("10.{}.{}.{}", 64 + (h >> 16) % 64, (h >> 8) % 256, 1 + h % 254);
 }
 
+// The private DNS suffix of EC2's hostnames in `region`: ec2.internal in us-east-1, <region>.compute.internal in the
+// others.
+std::string hostname_suffix(const std::string& region) {
+  if (region == "us-east-1") return "ec2.internal";
+  return region.empty() ? "compute.internal" : region + ".compute.internal";
+}
+
+// A node's InternalIP: the address an EC2 hostname spells (ip-10-1-2-3... is 10.1.2.3), else one made up.
+std::string node_ip(const std::string& node) {
+  if (node.starts_with("ip-")) {
+    std::string address = node.substr(3, node.find('.') - 3);
+    std::replace(address.begin(), address.end(), '-', '.');
+    return address;
+  }
+  return pod_ip(node);
+}
+
 }  // namespace
 
 // The pods bound to any node, as kubelets watch them (spec.nodeName set): the provider plays the kubelet for its own.
@@ -66,9 +83,11 @@ std::optional<Instance> KwokProvider::instance_of_node(const json& node) const {
   const NodeOffering found = offering_of_node(catalog_, kube::labels_of(node));
   if (found.type == nullptr) return std::nullopt;
   Instance instance;
-  instance.id = node.value("metadata", json::object()).value("name", "");
-  instance.node_name = instance.id;
+  instance.node_name = node.value("metadata", json::object()).value("name", "");
   instance.provider_id = node.value("spec", json::object()).value("providerID", "");
+  // The instance is what its providerID names; its Node may be named otherwise (--kwok-node-names=hostname).
+  instance.id = instance.provider_id.starts_with(kProviderIdPrefix) ? instance.provider_id.substr(kProviderIdPrefix.size())
+                                                                     : instance.node_name;
   instance.instance_type = found.type;
   if (found.offering != nullptr) instance.offering = *found.offering;
   return instance;
@@ -93,7 +112,7 @@ std::optional<Error> KwokProvider::start(const std::stop_token& stop) {
     std::lock_guard lock(mutex_);
     for (const json& node : nodes->items) {
       if (std::optional<Instance> instance = instance_of_node(node)) {
-        registered_.insert(instance->id);
+        registered_.insert(instance->node_name);
         // A node of a group kwok plays is that group's again: how its target is known after a restart.
         if (const std::string group = groups_.group_of(kube::labels_of(node)); !group.empty()) {
           groups_.adopt(group, *instance);
@@ -107,6 +126,7 @@ std::optional<Error> KwokProvider::start(const std::stop_token& stop) {
       std::optional<Instance> instance = instance_of_node(claim);
       if (!instance || instances_.contains(instance->id)) continue;
       instance->provider_id = provider_id;
+      instance->node_name = node_name_locked(instance->id);
       instances_.emplace(instance->id, *instance);
       booting.emplace_back(std::move(*instance), claim);
     }
@@ -195,12 +215,12 @@ CloudResult<Created> KwokProvider::create(const CreateRequest& request) {
   const LaunchOption& option = request.offerings.front();
   Instance instance;
   instance.id = request.name;
-  instance.node_name = request.name;
   instance.instance_type = option.instance_type;
   instance.offering = *option.offering;
   instance.provider_id = std::string(kProviderIdPrefix) + request.name;
   {
     std::lock_guard lock(mutex_);
+    instance.node_name = node_name_locked(request.name);
     instances_[instance.id] = instance;
   }
   schedule(Clock::now() + options_.launch_latency,
@@ -214,9 +234,14 @@ void KwokProvider::create_node(const Instance& instance, const Labels& request_l
     if (!instances_.contains(instance.id)) return;  // terminated before it registered
   }
   const InstanceType& type = *instance.instance_type;
+  const bool nodeclaims = request_labels.has(Symbol(karpenter_labels::nodepool));
   json labels = json::object();
   for (const auto& [key, value] : type.labels) labels[key.string()] = value.string();
-  for (const auto& [key, value] : request_labels) labels[key.string()] = value.string();
+  // Registered under a hostname, a NodeClaim's node knows its instance only, as a kubelet does: its NodeClaim's labels
+  // come with Karpenter's registration.
+  if (!nodeclaims || options_.node_names == KwokNodeNames::NodeClaim) {
+    for (const auto& [key, value] : request_labels) labels[key.string()] = value.string();
+  }
   labels[std::string(well_known::zone)] = instance.offering.zone;
   labels[std::string(karpenter_labels::capacity_type)] = std::string(to_string(instance.offering.capacity_type));
   labels[std::string(well_known::hostname)] = instance.node_name;
@@ -225,7 +250,7 @@ void KwokProvider::create_node(const Instance& instance, const Labels& request_l
   json taint_list = kube::taints_json(taints);
   // A NodeClaim's node registers with Karpenter's startup taint; the controller removes it once it has synced the
   // node (as Karpenter's registration does).
-  if (labels.contains(std::string(karpenter_labels::nodepool))) {
+  if (nodeclaims) {
     taint_list.push_back({{"key", "karpenter.sh/unregistered"}, {"effect", "NoExecute"}});
   }
   json spec = {{"providerID", instance.provider_id}};
@@ -251,6 +276,10 @@ void KwokProvider::create_node(const Instance& instance, const Labels& request_l
     return json{{"type", type_name}, {"status", status}, {"reason", reason}, {"message", ""},
                 {"lastHeartbeatTime", now}, {"lastTransitionTime", now}};
   };
+  json addresses = {{{"type", "InternalIP"}, {"address", node_ip(instance.node_name)}}};
+  if (options_.node_names == KwokNodeNames::Hostname) {
+    addresses.push_back({{"type", "Hostname"}, {"address", instance.node_name}});
+  }
   const json status = {
       {"status",
        {{"capacity", resources_json(type.capacity)},
@@ -261,7 +290,7 @@ void KwokProvider::create_node(const Instance& instance, const Labels& request_l
           condition("DiskPressure", "False", "KubeletHasNoDiskPressure"),
           condition("PIDPressure", "False", "KubeletHasSufficientPID"),
           condition("Ready", "True", "KubeletReady")}},
-        {"addresses", {{{"type", "InternalIP"}, {"address", pod_ip(instance.node_name)}}}},
+        {"addresses", addresses},
         {"nodeInfo",
          {{"kubeletVersion", "v1.26.1-kwok"},
           {"operatingSystem", "linux"},
@@ -271,10 +300,24 @@ void KwokProvider::create_node(const Instance& instance, const Labels& request_l
   }
   {
     std::lock_guard lock(mutex_);
-    registered_.insert(instance.id);
+    registered_.insert(instance.node_name);
     ++nodes_created_;
   }
   renew_lease(instance.node_name);
+}
+
+std::string KwokProvider::node_name_locked(const std::string& instance) {
+  if (options_.node_names == KwokNodeNames::NodeClaim) return instance;
+  const std::string suffix = hostname_suffix(catalog_.region());
+  for (;;) {
+    const std::uint64_t bits = names_();
+    std::string name =
+        fmt::format("ip-10-{}-{}-{}.{}", bits % 256, (bits >> 8) % 256, 1 + (bits >> 16) % 254, suffix);
+    const bool taken = registered_.contains(name) || std::any_of(instances_.begin(), instances_.end(), [&](const auto& i) {
+                         return i.second.node_name == name;
+                       });
+    if (!taken) return name;
+  }
 }
 
 std::string KwokProvider::instance_name(const std::string& group) {
@@ -288,11 +331,15 @@ std::string KwokProvider::instance_name(const std::string& group) {
 
 CloudResult<Deleted> KwokProvider::terminate(const std::string& instance_id) {
   groups_.forget(instance_id);
+  std::string node_name;
   {
     std::lock_guard lock(mutex_);
-    if (instances_.erase(instance_id) == 0) return not_found(instance_id);
+    auto found = instances_.find(instance_id);
+    if (found == instances_.end()) return not_found(instance_id);
+    node_name = found->second.node_name;
+    instances_.erase(found);
   }
-  schedule(Clock::now(), [this, instance_id] { delete_node(instance_id); });
+  schedule(Clock::now(), [this, node_name] { delete_node(node_name); });
   return Deleted{};
 }
 
@@ -402,7 +449,7 @@ void KwokProvider::pod_changed(const json& pod) {
   };
   const json status = {{"status",
                         {{"phase", "Running"},
-                         {"hostIP", pod_ip(node)},
+                         {"hostIP", node_ip(node)},
                          {"podIP", pod_ip(key)},
                          {"podIPs", {{{"ip", pod_ip(key)}}}},
                          {"startTime", now},

@@ -36,12 +36,19 @@ class Reflector;
 
 namespace scalewright::cloud {
 
+// What a launched instance's Node is named: its NodeClaim's (or its group instance's) name, or a hostname as EC2's
+// kubelets register (ip-10-1-2-3.us-west-2.compute.internal), which only its spec.providerID ties to its NodeClaim.
+// Under a hostname, a NodeClaim's Node registers with its instance's labels only (type, zone, capacity type,
+// hostname), as a kubelet that knows its instance and not its NodeClaim: registration syncs the NodeClaim's.
+enum class KwokNodeNames { NodeClaim, Hostname };
+
 struct KwokOptions {
   // From the launch to the Node's registration, Ready.
   std::chrono::milliseconds launch_latency{0};
   // kubelet's node Lease: 40 s long, renewed every 10 s.
   std::chrono::seconds lease_duration{40};
   std::chrono::seconds lease_renew_interval{10};
+  KwokNodeNames node_names = KwokNodeNames::NodeClaim;  // --kwok-node-names
 };
 
 // The label every kwok Node carries: how the provider finds its instances again after a restart.
@@ -61,8 +68,8 @@ class KwokProvider final : public CloudProvider {
   KwokProvider(const KwokProvider&) = delete;
   KwokProvider& operator=(const KwokProvider&) = delete;
 
-  // Finds the instances of an earlier run (Nodes with kKwokNodeLabel, and NodeClaims launched on kwok whose Node
-  // is missing: they boot now), then starts renewing their Leases and playing the kubelet for their pods. Called
+  // Finds the instances of an earlier run (Nodes with kKwokNodeLabel, each instance by its Node's spec.providerID,
+  // and NodeClaims launched on kwok whose Node is missing: they boot now), then starts renewing their Leases and playing the kubelet for their pods. Called
   // once this replica leads: a standby's provider does nothing. While the API server cannot answer, it waits for
   // it; it gives up once stop is requested.
   std::optional<Error> start(const std::stop_token& stop = {});
@@ -107,6 +114,8 @@ class KwokProvider final : public CloudProvider {
   std::optional<Instance> instance_of_node(const nlohmann::json& node) const;
   // "<group>-<five safe characters>", as generateName makes them, not taken by another instance.
   std::string instance_name(const std::string& group);
+  // The name of a new instance's Node: `instance` itself, or a hostname no other Node has (with mutex_ held).
+  std::string node_name_locked(const std::string& instance);
 
   const kube::ApiClient& client_;
   Catalog catalog_;
@@ -117,8 +126,8 @@ class KwokProvider final : public CloudProvider {
   std::priority_queue<Task, std::vector<Task>, std::greater<>> tasks_;
   std::uint64_t next_sequence_ = 0;
   bool stopping_ = false;
-  std::map<std::string, Instance> instances_;       // by id (the node's name)
-  std::set<std::string> registered_;                // nodes whose Node object exists
+  std::map<std::string, Instance> instances_;       // by id (the NodeClaim's or group instance's name)
+  std::set<std::string> registered_;                // Node objects that exist, by name
   std::map<std::string, nlohmann::json> leases_;    // node -> its Lease as last written
   std::set<std::string> running_pods_;              // pods reported Running ("namespace/name")
   std::size_t nodes_created_ = 0;

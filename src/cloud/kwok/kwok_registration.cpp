@@ -9,6 +9,7 @@ namespace scalewright::cloud {
 namespace {
 
 constexpr std::string_view kLaunchLatencyFlag = "--kwok-launch-latency";
+constexpr std::string_view kNodeNamesFlag = "--kwok-node-names";
 
 class RunningKwok final : public RunningProvider {
  public:
@@ -31,7 +32,11 @@ ProviderRegistration kwok_registration() {
   ProviderRegistration r;
   r.name = "kwok";
   r.summary = "Node objects only, kept alive as a kubelet would (no cloud account needed)";
-  r.flags = {{std::string(kLaunchLatencyFlag), "kwok: how long a launched node takes to register Ready", "0s"}};
+  r.flags = {{std::string(kLaunchLatencyFlag), "kwok: how long a launched node takes to register Ready", "0s"},
+             {std::string(kNodeNamesFlag),
+              "kwok: what a launched node is named: nodeclaim (its NodeClaim's name) or hostname (as EC2's kubelets "
+              "register, ip-10-1-2-3.<region>.compute.internal, tied to its NodeClaim by spec.providerID only)",
+              "nodeclaim"}};
   // It plays the cloud and the kubelet: it creates and deletes Nodes and their Leases, and reports its pods Running.
   r.rbac = {"/nodes: create, delete",
             "/nodes/status: patch",
@@ -45,6 +50,13 @@ ProviderRegistration kwok_registration() {
     if (!latency) return Error{std::string(kLaunchLatencyFlag) + ": " + latency.error().message};
     KwokOptions options;
     options.launch_latency = *latency;
+    const auto names = context.flags.find(std::string(kNodeNamesFlag));
+    const std::string naming = names == context.flags.end() ? "nodeclaim" : names->second;
+    if (naming == "hostname") {
+      options.node_names = KwokNodeNames::Hostname;
+    } else if (naming != "nodeclaim") {
+      return Error{std::string(kNodeNamesFlag) + ": \"" + naming + "\" is not a way to name nodes (nodeclaim, hostname)"};
+    }
     auto running = std::make_unique<RunningKwok>(context.client, std::move(context.catalog), options);
     for (PlayedGroupSpec& group : context.played_groups) {
       if (std::optional<Error> refused = running->play(std::move(group))) return *refused;
