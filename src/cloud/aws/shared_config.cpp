@@ -60,8 +60,8 @@ std::optional<Error> finish_value(ConfigSection& section, PendingValue& pending,
     for (const auto& [line, text] : pending.continuation) {
       std::size_t equals = text.find('=');
       if (equals == std::string::npos) {
-        return Error{fmt::format("{}:{}: expected \"name = value\" under {}, found \"{}\"", path, line,
-                                 pending.key, text)};
+        return Error{
+            fmt::format("{}:{}: expected \"name = value\" under {}, found \"{}\"", path, line, pending.key, text)};
       }
       std::string name = lower(trim(std::string_view(text).substr(0, equals)));
       if (name.empty()) {
@@ -129,8 +129,8 @@ Result<SharedFile> parse_shared_file(std::string_view text, std::string path) {
       std::size_t close = content.rfind(']');
       std::string name = close == std::string_view::npos ? "" : collapse_spaces(content.substr(1, close - 1));
       if (name.empty()) {
-        return Error{fmt::format("{}:{}: expected a section name such as [default], found \"{}\"", file.path, number,
-                                 content)};
+        return Error{
+            fmt::format("{}:{}: expected a section name such as [default], found \"{}\"", file.path, number, content)};
       }
       auto [it, inserted] = file.sections.try_emplace(name);
       if (!inserted) return Error{fmt::format("{}:{}: section [{}] appears twice", file.path, number, name)};
@@ -148,8 +148,8 @@ Result<SharedFile> parse_shared_file(std::string_view text, std::string path) {
     }
     std::string key = lower(trim(content.substr(0, separator)));
     if (key.empty()) {
-      return Error{fmt::format("{}:{}: a setting in [{}] has no name: \"{}\"", file.path, number, section_name,
-                               content)};
+      return Error{
+          fmt::format("{}:{}: a setting in [{}] has no name: \"{}\"", file.path, number, section_name, content)};
     }
     if (section->values.contains(key) || section->blocks.contains(key)) {
       return Error{fmt::format("{}:{}: {} is set twice in [{}]", file.path, number, key, section_name)};
@@ -231,8 +231,8 @@ Result<SharedConfig> load_shared_config(const AwsEnvironment& environment) {
   // the default one may be absent.
   if (!shared.profile_from.empty() && shared.config_profile() == nullptr && shared.credentials_profile() == nullptr) {
     return Error{fmt::format("AWS profile {} (from {}) is in neither {} ({}) nor {} ({})", shared.profile,
-                             shared.profile_from, shared.config.path, shared.config.found ? "no such profile" : "no such file",
-                             shared.credentials.path,
+                             shared.profile_from, shared.config.path,
+                             shared.config.found ? "no such profile" : "no such file", shared.credentials.path,
                              shared.credentials.found ? "no such profile" : "no such file")};
   }
   return shared;

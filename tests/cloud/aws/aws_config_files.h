@@ -6,13 +6,13 @@
 
 #include <filesystem>
 #include <fstream>
-#include <initializer_list>
+#include <map>
 #include <string>
 #include <utility>
 
 #include "cloud/aws/aws_environment.h"
 
-namespace scalewright::cloud::aws::testing {
+namespace scalewright::cloud::aws::aws_testing {
 
 class AwsTestHome {
  public:
@@ -39,15 +39,24 @@ class AwsTestHome {
   }
 
   // An environment with this home and exactly these variables.
-  AwsEnvironment environment(std::initializer_list<std::pair<const std::string, std::string>> variables = {}) const {
+  AwsEnvironment environment(const std::map<std::string, std::string>& variables = {}) const {
     AwsEnvironment environment;
     environment.home = path_;
     for (const auto& [name, value] : variables) environment.variables[name] = value;
     return environment;
   }
 
+  // Writes ~/.aws/credentials and ~/.aws/config with these texts, or removes a file whose text is empty.
+  void shared_files(const std::string& credentials, const std::string& config) const {
+    for (const auto& [name, text] : {std::pair{".aws/credentials", credentials}, std::pair{".aws/config", config}}) {
+      std::error_code ec;
+      std::filesystem::remove(std::filesystem::path(path_) / name, ec);
+      if (!text.empty()) write(name, text);
+    }
+  }
+
  private:
   std::string path_;
 };
 
-}  // namespace scalewright::cloud::aws::testing
+}  // namespace scalewright::cloud::aws::aws_testing

@@ -14,7 +14,7 @@
 namespace scalewright::cloud::aws {
 namespace {
 
-using testing::AwsTestHome;
+using aws_testing::AwsTestHome;
 
 constexpr char kEndpointsConfig[] = R"([default]
 region = eu-west-1
@@ -30,12 +30,6 @@ ignore_configured_endpoint_urls = true
 [profile broken]
 services = nowhere
 )";
-
-AwsEnvironment environment_of(const AwsTestHome& home, const std::map<std::string, std::string>& variables) {
-  AwsEnvironment environment = home.environment();
-  for (const auto& [name, value] : variables) environment.variables[name] = value;
-  return environment;
-}
 
 TEST(Endpoints, EachServiceResolvesInBotocoresOrder) {
   AwsTestHome home;
@@ -91,7 +85,7 @@ TEST(Endpoints, EachServiceResolvesInBotocoresOrder) {
       {kSsm, "eu-west-1", {}, "https://ssm.eu-west-1.amazonaws.com", "eu-west-1", "default"},
   };
   for (const Case& c : cases) {
-    auto environment = environment_of(home, c.variables);
+    auto environment = home.environment(c.variables);
     auto shared = load_shared_config(environment);
     ASSERT_TRUE(shared.ok()) << shared.error().message;
     auto endpoint = resolve_endpoint(c.service, c.region, environment, *shared);
@@ -122,7 +116,7 @@ TEST(Endpoints, AnUnusableEndpointOrRegionIsRefusedNamingItsSource) {
       {"us west 2", {}, "AWS region \"us west 2\" is not a region name (letters, digits and hyphens)"},
   };
   for (const Case& c : cases) {
-    auto environment = environment_of(home, c.variables);
+    auto environment = home.environment(c.variables);
     auto shared = load_shared_config(environment);
     ASSERT_TRUE(shared.ok()) << shared.error().message;
     auto endpoint = resolve_endpoint(kEc2, c.region, environment, *shared);
@@ -146,7 +140,7 @@ TEST(Endpoints, TheRegionComesFromAwsRegionThenAwsDefaultRegionThenTheProfile) {
       {{{"AWS_PROFILE", "local"}}, std::nullopt, ""},
   };
   for (const Case& c : cases) {
-    auto environment = environment_of(home, c.variables);
+    auto environment = home.environment(c.variables);
     auto shared = load_shared_config(environment);
     ASSERT_TRUE(shared.ok()) << shared.error().message;
     std::optional<ResolvedSetting> region = resolve_region(environment, *shared);
@@ -166,7 +160,8 @@ TEST(Endpoints, UrlsSplitIntoTheTransportsBaseAndThePath) {
     std::string host;
   };
   const std::vector<Case> cases = {
-      {"https://sts.us-east-1.amazonaws.com", "https://sts.us-east-1.amazonaws.com", "/", "sts.us-east-1.amazonaws.com"},
+      {"https://sts.us-east-1.amazonaws.com", "https://sts.us-east-1.amazonaws.com", "/",
+       "sts.us-east-1.amazonaws.com"},
       {"http://127.0.0.1:5000/moto", "http://127.0.0.1:5000", "/moto", "127.0.0.1"},
       {"http://[fd00:ec2::23]/v1/credentials", "http://[fd00:ec2::23]", "/v1/credentials", "fd00:ec2::23"},
       {"http://169.254.170.2?id=1", "http://169.254.170.2", "/?id=1", "169.254.170.2"},

@@ -12,7 +12,7 @@
 namespace scalewright::cloud::aws {
 namespace {
 
-using testing::AwsTestHome;
+using aws_testing::AwsTestHome;
 
 TEST(SharedConfig, SectionsCommentsAndIndentedBlocksAreReadAsBotocoreReadsThem) {
   auto file = parse_shared_file(R"(# a comment
@@ -67,7 +67,8 @@ TEST(SharedConfig, MalformedLinesAreRefusedNamingTheFileAndTheLine) {
       {"[default]\nregion us-east-1\n", "config:2: expected \"name = value\" in [default], found \"region us-east-1\""},
       {"[default]\n\n[default]\n", "config:3: section [default] appears twice"},
       {"[default]\nregion = a\nREGION = b\n", "config:3: region is set twice in [default]"},
-      {"[services x]\nec2 =\n  endpoint_url\n", "config:3: expected \"name = value\" under ec2, found \"endpoint_url\""},
+      {"[services x]\nec2 =\n  endpoint_url\n",
+       "config:3: expected \"name = value\" under ec2, found \"endpoint_url\""},
       {"[ ]\n", "config:1: expected a section name such as [default], found \"[ ]\""},
       {"[default\n", "config:1: expected a section name such as [default], found \"[default\""},
   };
@@ -117,9 +118,8 @@ TEST(SharedConfig, TheProfileAndTheFilesComeFromTheEnvironment) {
   EXPECT_EQ(shared->get("aws_access_key_id"), "AKIDCI");
 
   // AWS_PROFILE wins over AWS_DEFAULT_PROFILE.
-  auto other = load_shared_config(home.environment({{"AWS_CONFIG_FILE", "~/custom/config"},
-                                                    {"AWS_PROFILE", "other"},
-                                                    {"AWS_DEFAULT_PROFILE", "ci"}}));
+  auto other = load_shared_config(home.environment(
+      {{"AWS_CONFIG_FILE", "~/custom/config"}, {"AWS_PROFILE", "other"}, {"AWS_DEFAULT_PROFILE", "ci"}}));
   ASSERT_TRUE(other.ok()) << other.error().message;
   EXPECT_EQ(other->get("region"), "sa-east-1");
 }
