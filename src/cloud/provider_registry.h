@@ -4,6 +4,7 @@
 // command line lists them and the provider reads them by name), the RBAC rules its role needs beyond the
 // controller's own, and its metrics; the command line knows none of them by name. kwok now; aws, clusterapi and
 // azure register beside it.
+#include <chrono>
 #include <functional>
 #include <map>
 #include <memory>
@@ -35,6 +36,23 @@ struct ProviderFlag {
   std::string default_value;
 };
 
+// What a cloud says of one of its instances ahead of acting on it (AWS: the EventBridge messages Karpenter reads from
+// its SQS interruption queue), for the controllers to act on as Karpenter's interruption controller does.
+struct InstanceNotice {
+  enum class Kind {
+    SpotInterruption,         // taken back at `at` (EC2's two-minute warning): replace it and drain it now
+    ScheduledChange,          // a maintenance event (AWS Health): replace it and drain it
+    Stopping,                 // stopping or terminating (a state change): replace it and drain it
+    RebalanceRecommendation,  // at higher risk of interruption: an Event only, as Karpenter does
+  };
+  Kind kind = Kind::SpotInterruption;
+  std::string instance_id;                    // "i-0abc..."
+  std::chrono::system_clock::time_point at;   // when the cloud acts; the notice's time when it does not say
+  std::string source;                         // what said it, for the Event: "EC2 Spot Instance Interruption Warning"
+};
+// Takes notices from any thread; the controllers act on them on their own.
+using InstanceNotices = std::function<void(InstanceNotice notice)>;
+
 // What a provider is made from.
 struct ProviderContext {
   const kube::ApiClient& client;  // the cluster whose nodes it makes
@@ -45,6 +63,8 @@ struct ProviderContext {
   // The node groups Cluster Autoscaler's flags name (--nodes, --auto-scaling-groups), for a provider that plays
   // groups it does not have (kwok); a cloud with groups of its own finds them there.
   std::vector<PlayedGroupSpec> played_groups;
+  // Where the notices of a provider that gets them go (empty: nowhere, as for a provider whose cloud sends none).
+  InstanceNotices notices = {};
 };
 
 // A provider made for `scalewright run`: the port the controllers act through, and the work it does while this
