@@ -1,5 +1,6 @@
 #include "cli/cloud_providers.h"
 
+#include "cloud/aws/aws_registration.h"
 #include "cloud/kwok/kwok_registration.h"
 
 namespace scalewright::cli {
@@ -8,6 +9,7 @@ const cloud::ProviderRegistry& cloud_providers() {
   static const cloud::ProviderRegistry registry = [] {
     cloud::ProviderRegistry r;
     r.add(cloud::kwok_registration());
+    r.add(cloud::aws::aws_registration());
     return r;
   }();
   return registry;

@@ -128,17 +128,16 @@ net::TransportOptions observed_requests(ops::MetricsRegistry& registry) {
   return options;
 }
 
-// Cluster Autoscaler's flags and the groups kwok plays for them, read before anything connects; nullopt when no
-// flag of CA's was given.
+// Cluster Autoscaler's flags and the groups they name.
 struct ClusterAutoscalerConfig {
   nodegroups::AutoscalerOptions flags;
   std::vector<nodegroups::NodeGroup> groups;
 };
 
-Result<std::optional<ClusterAutoscalerConfig>> read_cluster_autoscaler_config(const RunOptions& options,
-                                                                             const cloud::Catalog& catalog) {
+// Cluster Autoscaler's flags, read before anything connects; nullopt when no flag of CA's was given.
+Result<std::optional<nodegroups::AutoscalerOptions>> read_cluster_autoscaler_flags(const RunOptions& options) {
   if (options.cluster_autoscaler_flags.empty() && options.auto_scaling_groups.empty()) {
-    return std::optional<ClusterAutoscalerConfig>();
+    return std::optional<nodegroups::AutoscalerOptions>();
   }
   Result<nodegroups::AutoscalerOptions> flags = config::parse_autoscaler_flags(options.cluster_autoscaler_flags);
   if (!flags) {
@@ -153,23 +152,27 @@ Result<std::optional<ClusterAutoscalerConfig>> read_cluster_autoscaler_config(co
     return Error{"no node group to scale: Cluster Autoscaler's flags need --nodes=MIN:MAX:NAME or "
                  "--node-group-auto-discovery"};
   }
+  std::random_device seed;
+  flags->random_seed = (std::uint64_t{seed()} << 32) | seed();
+  if (std::optional<Error> aws = cloud::aws::adopt_autoscaler_options(*flags)) {
+    return Error{"Cluster Autoscaler's " + aws->message};
+  }
+  return std::optional<nodegroups::AutoscalerOptions>(std::move(*flags));
+}
+
+// The groups kwok plays for CA's flags, read before anything connects: kwok plays them as AWS's Auto Scaling groups
+// (their tags read as CA's AWS provider reads them). A group no file defines and no instance type names fails here.
+Result<std::vector<nodegroups::NodeGroup>> played_node_groups(const RunOptions& options,
+                                                              const nodegroups::AutoscalerOptions& flags,
+                                                              const cloud::Catalog& catalog) {
   std::vector<CloudNodeGroup> defined;
   if (!options.auto_scaling_groups.empty()) {
     Result<std::vector<CloudNodeGroup>> loaded = manifest::load_auto_scaling_groups(options.auto_scaling_groups);
     if (!loaded) return Error{"--auto-scaling-groups: " + loaded.error().message};
     defined = std::move(*loaded);
   }
-  std::random_device seed;
-  flags->random_seed = (std::uint64_t{seed()} << 32) | seed();
-  if (std::optional<Error> aws = cloud::aws::adopt_autoscaler_options(*flags)) {
-    return Error{"Cluster Autoscaler's " + aws->message};
-  }
-  // kwok plays the groups as AWS's Auto Scaling groups (their tags read as CA's AWS provider reads them). A group no
-  // file defines and no instance type names fails here, before anything connects.
-  std::vector<CloudNodeGroup> defined_and_named =
-      cloud::kwok_auto_scaling_groups(flags->nodes, std::move(defined), catalog);
-  Result<std::vector<nodegroups::NodeGroup>> groups =
-      cloud::aws::discover_node_groups(defined_and_named, *flags, catalog);
+  std::vector<CloudNodeGroup> defined_and_named = cloud::kwok_auto_scaling_groups(flags.nodes, std::move(defined), catalog);
+  Result<std::vector<nodegroups::NodeGroup>> groups = cloud::aws::discover_node_groups(defined_and_named, flags, catalog);
   if (!groups) {
     if (!options.auto_scaling_groups.empty()) {
       return Error{"--auto-scaling-groups " + options.auto_scaling_groups + ": " + groups.error().message};
@@ -177,7 +180,7 @@ Result<std::optional<ClusterAutoscalerConfig>> read_cluster_autoscaler_config(co
     return Error{groups.error().message +
                  " (name an instance type, or define the group in a file given with --auto-scaling-groups)"};
   }
-  return std::optional<ClusterAutoscalerConfig>(ClusterAutoscalerConfig{std::move(*flags), std::move(*groups)});
+  return std::move(*groups);
 }
 
 // CA's loop over those groups, with the priority expander's priorities from the cluster (a ConfigMap of CA's
@@ -251,9 +254,23 @@ int run_controller(const RunOptions& options, std::ostream& err) {
     err << "error: --region " << options.region << ": " << catalog.error().message << "\n";
     return 1;
   }
-  Result<std::optional<ClusterAutoscalerConfig>> ca_config = read_cluster_autoscaler_config(options, *catalog);
-  if (!ca_config) {
-    err << "error: " << ca_config.error().message << "\n";
+  Result<std::optional<nodegroups::AutoscalerOptions>> ca_flags = read_cluster_autoscaler_flags(options);
+  if (!ca_flags) {
+    err << "error: " << ca_flags.error().message << "\n";
+    return 1;
+  }
+  // A provider that plays node groups (kwok) is given them; one with groups of its own finds them once made.
+  std::optional<ClusterAutoscalerConfig> ca_config;
+  if (*ca_flags && registration->plays_node_groups) {
+    Result<std::vector<nodegroups::NodeGroup>> groups = played_node_groups(options, **ca_flags, *catalog);
+    if (!groups) {
+      err << "error: " << groups.error().message << "\n";
+      return 1;
+    }
+    ca_config = ClusterAutoscalerConfig{**ca_flags, std::move(*groups)};
+  } else if (*ca_flags && !options.auto_scaling_groups.empty()) {
+    err << "error: --auto-scaling-groups defines the groups kwok plays; provider " << registration->name
+        << " reads its own\n";
     return 1;
   }
   ops::MetricsRegistry registry;
@@ -263,9 +280,9 @@ int run_controller(const RunOptions& options, std::ostream& err) {
     return 1;
   }
   std::optional<controllers::ClusterAutoscalerLoop> node_groups;
-  if (*ca_config) {
+  if (ca_config) {
     Result<controllers::ClusterAutoscalerLoop> loop =
-        cluster_autoscaler_loop(std::move(**ca_config), *client);
+        cluster_autoscaler_loop(std::move(*ca_config), *client);
     if (!loop) {
       err << "error: " << loop.error().message << "\n";
       return 1;
@@ -282,10 +299,28 @@ int run_controller(const RunOptions& options, std::ostream& err) {
   }
   cloud::ProviderContext provider_context{*client, std::move(*catalog), options.provider_flags, registry,
                                           std::move(played_groups)};
+  if (*ca_flags) provider_context.cluster_autoscaler = &**ca_flags;
   Result<std::unique_ptr<cloud::RunningProvider>> provider = registration->make(provider_context);
   if (!provider) {
     err << "error: " << provider.error().message << "\n";
     return 1;
+  }
+  if (*ca_flags && !registration->plays_node_groups) {
+    // The groups as the cloud has them (an Auto Scaling group's bounds, instance type and tags), read as CA reads them.
+    std::vector<CloudNodeGroup> found = (*provider)->cloud_node_groups().value_or(std::vector<CloudNodeGroup>{});
+    Result<std::vector<nodegroups::NodeGroup>> groups =
+        cloud::aws::discover_node_groups(found, **ca_flags, (*provider)->cloud().catalog());
+    if (!groups) {
+      err << "error: " << groups.error().message << "\n";
+      return 1;
+    }
+    Result<controllers::ClusterAutoscalerLoop> loop =
+        cluster_autoscaler_loop(ClusterAutoscalerConfig{**ca_flags, std::move(*groups)}, *client);
+    if (!loop) {
+      err << "error: " << loop.error().message << "\n";
+      return 1;
+    }
+    node_groups.emplace(std::move(*loop));
   }
   // Every call of the port measured; under --dry-run, the measured provider is only read.
   cluster::MeteredCloud metered_cloud((*provider)->cloud(), (*provider)->node_groups(), registration->name, registry);

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "api/result.h"
+#include "api/scenario.h"
 #include "cloud/catalog.h"
 #include "cloud/cloud_provider.h"
 #include "cloud/node_group_provider.h"
@@ -25,6 +26,9 @@ class ApiClient;
 }
 namespace scalewright::ops {
 class MetricsRegistry;
+}
+namespace scalewright::nodegroups {
+struct AutoscalerOptions;
 }
 
 namespace scalewright::cloud {
@@ -65,6 +69,9 @@ struct ProviderContext {
   std::vector<PlayedGroupSpec> played_groups;
   // Where the notices of a provider that gets them go (empty: nowhere, as for a provider whose cloud sends none).
   InstanceNotices notices = {};
+  // Cluster Autoscaler's flags when they were given (null otherwise): a cloud with groups of its own finds the
+  // groups they name (--nodes, --node-group-auto-discovery) in the account.
+  const nodegroups::AutoscalerOptions* cluster_autoscaler = nullptr;
 };
 
 // A provider made for `scalewright run`: the port the controllers act through, and the work it does while this
@@ -75,6 +82,9 @@ class RunningProvider {
   virtual CloudProvider& cloud() = 0;
   // Its node groups (Cluster Autoscaler's model).
   virtual NodeGroupProvider& node_groups() = 0;
+  // The groups Cluster Autoscaler's flags name, as the cloud has them (an Auto Scaling group's bounds, instance type
+  // and tags), for a cloud with groups of its own; nullopt for one that plays the groups it is given (kwok).
+  virtual std::optional<std::vector<CloudNodeGroup>> cloud_node_groups() const { return std::nullopt; }
   // Called once this replica leads; an error stops the controller. Gives up once stop is requested.
   virtual std::optional<Error> start(const std::stop_token& stop) = 0;
   // Called once the controller stops.
@@ -88,6 +98,9 @@ struct ProviderRegistration {
   // Rules its role needs beyond the controller's own, as "apiGroup/resource: verbs" ("/nodes: create, delete" for
   // the core group), for the chart and the docs.
   std::vector<std::string> rbac;
+  // Whether it plays the node groups Cluster Autoscaler's flags name (kwok: given as ProviderContext::played_groups),
+  // rather than finding them in its cloud (RunningProvider::cloud_node_groups).
+  bool plays_node_groups = false;
   // Errors name the flag at fault.
   std::function<Result<std::unique_ptr<RunningProvider>>(ProviderContext&)> make;
 };

@@ -17,13 +17,6 @@ namespace {
 // CA's placeholderInstanceNamePrefix.
 constexpr std::string_view kPlaceholderPrefix = "i-placeholder-";
 
-bool contains_ignoring_case(std::string_view text, std::string_view part) {
-  auto found = std::search(text.begin(), text.end(), part.begin(), part.end(), [](char a, char b) {
-    return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
-  });
-  return found != text.end();
-}
-
 // Auto Scaling's lifecycle states (LifecycleState), as CA's InstanceState: launching, in service, or going away.
 InstanceState state_of(const AsgInstance& instance) {
   const std::string_view state = instance.lifecycle_state;
@@ -67,26 +60,6 @@ CloudError unfulfillable(const std::string& group, const ScalingActivity& activi
 }
 
 }  // namespace
-
-CloudError cloud_error(const AwsError& error, const std::string& what) {
-  static constexpr std::array<std::string_view, 8> kUnauthorized{
-      "UnauthorizedOperation", "AccessDenied",         "AccessDeniedException", "UnrecognizedClientException",
-      "InvalidClientTokenId",  "SignatureDoesNotMatch", "AuthFailure",           "ExpiredToken"};
-  ErrorClass error_class = ErrorClass::Other;
-  if (error.throttled() || error.code == "ResourceContention") {
-    // ResourceContention: "You already have a pending update to an Auto Scaling resource": the same call later.
-    error_class = ErrorClass::Throttled;
-  } else if (std::find(kUnauthorized.begin(), kUnauthorized.end(), error.code) != kUnauthorized.end()) {
-    error_class = ErrorClass::Unauthorized;
-  } else if ((error.code == "ValidationError" && contains_ignoring_case(error.message, "not found")) ||
-             error.code.ends_with(".NotFound") || error.code.ends_with("NotFoundException")) {
-    // Auto Scaling says "AutoScalingGroup name not found - ..." and "Instance Id not found - ..." as ValidationError.
-    error_class = ErrorClass::NotFound;
-  } else if (error.code == "LimitExceeded") {
-    error_class = ErrorClass::Quota;
-  }
-  return {error_class, what + error.describe(), {}};
-}
 
 std::string placeholder_id(const std::string& group, std::int32_t n) {
   return fmt::format("{}{}-{}", kPlaceholderPrefix, group, n);

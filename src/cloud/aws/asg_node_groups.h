@@ -20,14 +20,11 @@
 #include "api/scenario.h"
 #include "cloud/aws/auto_scaling_api.h"
 #include "cloud/aws/auto_scaling_groups.h"
+#include "cloud/aws/cloud_errors.h"
 #include "cloud/node_group_provider.h"
 #include "nodegroups/options.h"
 
 namespace scalewright::cloud::aws {
-
-// What an AWS error means to the node-group controller, the message naming `what` ("node group ng-1: ") before
-// the error's describe() (code, message, request id).
-CloudError cloud_error(const AwsError& error, const std::string& what);
 
 // The placeholder instance id CA gives the n-th instance a group has not launched yet.
 std::string placeholder_id(const std::string& group, std::int32_t n);

@@ -18,10 +18,6 @@ using Clock = std::chrono::steady_clock;
 // Karpenter truncates a launch to the 60 cheapest offerings (EC2 Fleet's override limit is far above it).
 constexpr std::size_t kMaxOverrides = 60;
 
-constexpr std::array<std::string_view, 8> kCapacityErrors = {
-    "InsufficientInstanceCapacity", "MaxSpotInstanceCountExceeded", "VcpuLimitExceeded", "UnfulfillableCapacity",
-    "Unsupported", "InsufficientFreeAddressesInSubnet", "MaxFleetCountExceeded", "ReservationCapacityExceeded"};
-
 // EC2's name of an architecture, as AMIs carry it.
 std::string_view ami_architecture(std::string_view arch) { return arch == "arm64" ? "arm64" : "x86_64"; }
 
@@ -79,23 +75,6 @@ ResolvedNodeClass::Condition condition(std::string type, std::string reason = ""
 }
 
 }  // namespace
-
-bool is_capacity_error(std::string_view code) {
-  return std::find(kCapacityErrors.begin(), kCapacityErrors.end(), code) != kCapacityErrors.end();
-}
-
-CloudError cloud_error(const AwsError& error) {
-  ErrorClass error_class = ErrorClass::Other;
-  const std::string& code = error.code;
-  if (error.throttled()) error_class = ErrorClass::Throttled;
-  else if (code == "UnauthorizedOperation" || code == "AccessDenied" || code == "AccessDeniedException" ||
-           code == "AuthFailure" || code == "NoCredentials" || code == "InvalidClientTokenId")
-    error_class = ErrorClass::Unauthorized;
-  else if (code.ends_with(".NotFound") || code.ends_with("NotFoundException")) error_class = ErrorClass::NotFound;
-  else if (code == "InstanceLimitExceeded" || code == "VcpuLimitExceeded") error_class = ErrorClass::Quota;
-  else if (is_capacity_error(code)) error_class = ErrorClass::InsufficientCapacity;
-  return {error_class, error.describe(), {}};
-}
 
 bool ResolvedNodeClass::ready() const {
   return std::all_of(conditions.begin(), conditions.end(), [](const Condition& c) { return c.ready; });

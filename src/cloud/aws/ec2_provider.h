@@ -21,6 +21,7 @@
 
 #include "cloud/aws/aws_client.h"
 #include "cloud/aws/bootstrap.h"
+#include "cloud/aws/cloud_errors.h"
 #include "cloud/aws/ec2_api.h"
 #include "cloud/aws/ec2nodeclass.h"
 #include "cloud/cloud_provider.h"
@@ -35,10 +36,6 @@ inline constexpr std::string_view ec2nodeclass = "karpenter.k8s.aws/ec2nodeclass
 inline constexpr std::string_view cluster_name = "eks:eks-cluster-name";
 inline constexpr std::string_view cluster_prefix = "kubernetes.io/cluster/";  // + name: "owned"
 }  // namespace karpenter_tags
-
-// The codes of a CreateFleet errorSet item that say EC2 has no capacity for that offering now (Karpenter's
-// unavailable-offerings codes): the offering is left out for a while, others are tried.
-bool is_capacity_error(std::string_view code);
 
 // An EC2NodeClass as the account resolves it, and whether a NodePool can launch from it.
 struct ResolvedNodeClass {
@@ -129,8 +126,5 @@ class Ec2Provider final : public CloudProvider {
   std::map<std::string, std::shared_ptr<Batch>> batches_;  // open batches by request key
   std::size_t fleet_calls_ = 0;
 };
-
-// An AwsError as the controllers branch on it.
-CloudError cloud_error(const AwsError& error);
 
 }  // namespace scalewright::cloud::aws

@@ -31,6 +31,7 @@ class RunningKwok final : public RunningProvider {
 ProviderRegistration kwok_registration() {
   ProviderRegistration r;
   r.name = "kwok";
+  r.plays_node_groups = true;
   r.summary = "Node objects only, kept alive as a kubelet would (no cloud account needed)";
   r.flags = {{std::string(kLaunchLatencyFlag), "kwok: how long a launched node takes to register Ready", "0s"},
              {std::string(kNodeNamesFlag),

@@ -1,0 +1,278 @@
+#include "cloud/aws/aws_registration.h"
+
+#include <fmt/format.h>
+#include <openssl/evp.h>
+#include <spdlog/spdlog.h>
+
+#include <set>
+#include <thread>
+
+#include "cloud/aws/asg_node_groups.h"
+#include "cloud/aws/auto_scaling_api.h"
+#include "cloud/aws/aws_environment.h"
+#include "cloud/aws/credentials.h"
+#include "cloud/aws/ec2_provider.h"
+#include "cloud/aws/ec2nodeclass_controller.h"
+#include "cloud/aws/endpoints.h"
+#include "cloud/aws/instance_types.h"
+#include "cloud/aws/shared_config.h"
+#include "kube/event_sink.h"
+#include "manifest/meta_decoder.h"
+#include "net/retry.h"
+#include "nodegroups/options.h"
+#include "ops/metrics.h"
+
+namespace scalewright::cloud::aws {
+namespace {
+
+constexpr std::string_view kClusterName = "--cluster-name";
+constexpr std::string_view kClusterEndpoint = "--cluster-endpoint";
+constexpr std::string_view kClusterCaBundle = "--cluster-ca-bundle";
+constexpr std::string_view kServiceCidr = "--cluster-service-cidr";
+constexpr std::string_view kInterruptionQueue = "--interruption-queue";
+
+std::string flag(const ProviderContext& context, std::string_view name) {
+  auto found = context.flags.find(std::string(name));
+  return found == context.flags.end() ? "" : found->second;
+}
+
+std::string base64(std::string_view data) {
+  std::string out(4 * ((data.size() + 2) / 3), '\0');
+  const int written = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+                                      reinterpret_cast<const unsigned char*>(data.data()),
+                                      static_cast<int>(data.size()));
+  out.resize(static_cast<std::size_t>(std::max(written, 0)));
+  return out;
+}
+
+// "1.26" from the API server's /version (gitVersion "v1.26.1", or major and minor): the AMI aliases' version.
+Result<std::string> kubernetes_version(const kube::ApiClient& client) {
+  kube::KubeResult<nlohmann::json> version = client.get("/version");
+  if (!version) return Error{"reading the API server's version: " + version.error().describe()};
+  std::string major = version->value("major", "");
+  std::string minor = version->value("minor", "");
+  while (!minor.empty() && !std::isdigit(static_cast<unsigned char>(minor.back()))) minor.pop_back();  // "26+"
+  if (major.empty() || minor.empty()) return Error{"the API server's /version names no major and minor version"};
+  return major + "." + minor;
+}
+
+// Instances launched for this cluster that no NodeClaim owns and that are older than this are terminated
+// (Karpenter's garbage collection): a controller that stopped between CreateFleet and writing the NodeClaim's
+// status leaves one.
+constexpr std::chrono::seconds kGarbageAge{30};
+
+class RunningAws final : public RunningProvider {
+ public:
+  RunningAws(const kube::ApiClient& client, std::unique_ptr<AwsClient> ec2, std::unique_ptr<AwsClient> ssm,
+             std::unique_ptr<AwsClient> autoscaling, Catalog catalog, Ec2ProviderOptions options)
+      : client_(client),
+        cluster_name_(options.cluster.name),
+        ec2_(std::move(ec2)),
+        ssm_(std::move(ssm)),
+        autoscaling_(std::move(autoscaling)),
+        provider_(*ec2_, *ssm_, std::move(catalog), std::move(options)),
+        events_(client, "karpenter.k8s.aws", "scalewright"),
+        node_classes_(client, provider_, events_) {}
+  ~RunningAws() override { stop(); }
+
+  CloudProvider& cloud() override { return provider_; }
+  NodeGroupProvider& node_groups() override {
+    if (groups_) return *groups_;
+    return no_groups_;
+  }
+  std::optional<std::vector<CloudNodeGroup>> cloud_node_groups() const override {
+    if (!groups_) return std::nullopt;
+    CloudResult<std::vector<CloudNodeGroup>> found = groups_->cloud_node_groups();
+    if (!found) {
+      spdlog::error("reading the Auto Scaling groups: {}", found.error().message);
+      return std::vector<CloudNodeGroup>{};
+    }
+    return *found;
+  }
+
+  std::optional<Error> use_auto_scaling_groups(const nodegroups::AutoscalerOptions& options) {
+    auto_scaling_api_ = std::make_unique<AutoScalingApi>(*autoscaling_, ec2_.get());
+    AsgNodeGroupsSettings settings;
+    settings.catalog = &provider_.catalog();
+    Result<std::unique_ptr<AsgNodeGroups>> groups = AsgNodeGroups::create(*auto_scaling_api_, options, settings);
+    if (!groups) return groups.error();
+    groups_ = std::move(*groups);
+    if (std::optional<CloudError> failed = groups_->refresh()) return Error{failed->message};
+    return std::nullopt;
+  }
+
+  std::optional<Error> start(const std::stop_token& stop) override {
+    (void)stop;
+    node_classes_.start();
+    garbage_collector_ = std::jthread([this](std::stop_token s) { collect_garbage(s); });
+    return std::nullopt;
+  }
+
+  void stop() override {
+    node_classes_.stop();
+    if (garbage_collector_.joinable()) {
+      garbage_collector_.request_stop();
+      garbage_collector_.join();
+    }
+    events_.flush();
+  }
+
+  Ec2Provider& provider() { return provider_; }
+
+ private:
+  // Every 10 s for the first 20 passes, then every 2 min, as Karpenter's garbage collection runs.
+  void collect_garbage(const std::stop_token& stop) {
+    for (int pass = 1; !stop.stop_requested(); ++pass) {
+      net::sleep_unless_stopped(pass <= 20 ? std::chrono::seconds(10) : std::chrono::seconds(120), stop);
+      if (stop.stop_requested()) return;
+      collect_once();
+    }
+  }
+
+  void collect_once() {
+    kube::KubeResult<kube::ListResult> claims = client_.list("/apis/karpenter.sh/v1/nodeclaims", 500);
+    if (!claims) {
+      spdlog::warn("garbage collection: listing NodeClaims: {}", claims.error().describe());
+      return;
+    }
+    std::set<std::string> names, provider_ids;
+    for (const nlohmann::json& claim : claims->items) {
+      names.insert(claim["metadata"].value("name", ""));
+      provider_ids.insert(claim.value("status", nlohmann::json::object()).value("providerID", ""));
+    }
+    AwsResult<std::vector<Ec2Instance>> instances = Ec2Api(*ec2_).describe_instances(
+        {{"tag-key", {std::string(karpenter_tags::nodepool)}},
+         {"tag:" + std::string(karpenter_tags::cluster_name), {cluster_name_}},
+         {"instance-state-name", {"pending", "running", "stopping", "stopped"}}});
+    if (!instances) {
+      spdlog::warn("garbage collection: listing instances: {}", instances.error().describe());
+      return;
+    }
+    const auto now = std::chrono::system_clock::now();
+    std::vector<std::string> leaked;
+    for (const Ec2Instance& instance : *instances) {
+      if (provider_ids.contains(provider_id(instance.zone, instance.id))) continue;
+      const std::string claim = instance.tag(karpenter_tags::nodeclaim);
+      if (!claim.empty() && names.contains(claim)) continue;  // its NodeClaim will take it (adoption)
+      const std::optional<std::int64_t> launched = manifest::parse_rfc3339(instance.launch_time);
+      if (launched && now - std::chrono::system_clock::time_point(std::chrono::seconds(*launched)) < kGarbageAge) {
+        continue;
+      }
+      leaked.push_back(instance.id);
+    }
+    if (leaked.empty()) return;
+    for (const std::string& id : leaked) {
+      spdlog::info("garbage collection: instance {} has no NodeClaim: terminating it", id);
+    }
+    if (AwsResult<bool> done = Ec2Api(*ec2_).terminate_instances(leaked); !done) {
+      spdlog::warn("garbage collection: terminating {} instances: {}", leaked.size(), done.error().describe());
+    }
+  }
+
+ private:
+  const kube::ApiClient& client_;
+  std::string cluster_name_;
+  std::unique_ptr<AwsClient> ec2_;
+  std::unique_ptr<AwsClient> ssm_;
+  std::unique_ptr<AwsClient> autoscaling_;
+  Ec2Provider provider_;
+  kube::EventSink events_;
+  Ec2NodeClassController node_classes_;
+  std::unique_ptr<AutoScalingApi> auto_scaling_api_;
+  std::unique_ptr<AsgNodeGroups> groups_;
+  NoNodeGroups no_groups_;
+  std::jthread garbage_collector_;
+};
+
+Result<std::unique_ptr<RunningProvider>> make_aws(ProviderContext& context) {
+  const std::string cluster_name = flag(context, kClusterName);
+  if (cluster_name.empty()) {
+    return Error{std::string(kClusterName) +
+                 " is required with --cloud-provider aws: the EKS cluster's name, as Karpenter's CLUSTER_NAME"};
+  }
+  const AwsEnvironment environment = AwsEnvironment::from_process();
+  Result<SharedConfig> shared = load_shared_config(environment);
+  if (!shared) return Error{"AWS configuration: " + shared.error().message};
+  std::string region = context.catalog.region();
+  if (std::optional<ResolvedSetting> configured = resolve_region(environment, *shared)) {
+    if (configured->value != region) {
+      return Error{fmt::format("AWS's region is {} ({}) but the catalog's is {} (--region): pass --region {}",
+                               configured->value, configured->source, region, configured->value)};
+    }
+  }
+  Result<std::shared_ptr<CredentialsProvider>> credentials = default_credentials_chain(environment, *shared);
+  if (!credentials) return Error{"AWS credentials: " + credentials.error().message};
+  std::shared_ptr<CredentialsProvider> chain = *credentials;
+  CredentialsSource source = [chain] { return chain->credentials(); };
+
+  auto make_client = [&](const AwsService& service, ApiProtocol api) -> Result<std::unique_ptr<AwsClient>> {
+    Result<ResolvedEndpoint> endpoint = resolve_endpoint(service, region, environment, *shared);
+    if (!endpoint) return endpoint.error();
+    spdlog::info("AWS {}: {} ({})", service.signing_name, endpoint->url, endpoint->source);
+    AwsClientOptions options;
+    options.before_retry = [](const AwsError& error, std::chrono::milliseconds wait) {
+      spdlog::warn("{}: retrying in {} ms", error.describe(), wait.count());
+    };
+    return AwsClient::create(api, endpoint->signing_region, endpoint->url, source, std::move(options));
+  };
+  Result<std::unique_ptr<AwsClient>> ec2 = make_client(kEc2, kEc2Protocol);
+  if (!ec2) return ec2.error();
+  Result<std::unique_ptr<AwsClient>> ssm = make_client(kSsm, kSsmProtocol);
+  if (!ssm) return ssm.error();
+  Result<std::unique_ptr<AwsClient>> autoscaling = make_client(kAutoScaling, kAutoScalingProtocol);
+  if (!autoscaling) return autoscaling.error();
+
+  Ec2ProviderOptions options;
+  options.cluster.name = cluster_name;
+  const net::HttpEndpoint& kube_endpoint = context.client.transport().endpoint();
+  options.cluster.endpoint = flag(context, kClusterEndpoint);
+  if (options.cluster.endpoint.empty()) options.cluster.endpoint = kube_endpoint.base_url;
+  options.cluster.certificate_authority = flag(context, kClusterCaBundle);
+  if (options.cluster.certificate_authority.empty()) {
+    options.cluster.certificate_authority = base64(kube_endpoint.certificate_authority);
+  }
+  options.cluster.service_cidr = flag(context, kServiceCidr);
+  Result<std::string> version = kubernetes_version(context.client);
+  if (!version) return version.error();
+  options.cluster.kubernetes_version = *version;
+
+  auto running = std::make_unique<RunningAws>(context.client, std::move(*ec2), std::move(*ssm),
+                                              std::move(*autoscaling), std::move(context.catalog), options);
+  if (context.cluster_autoscaler != nullptr) {
+    if (std::optional<Error> refused = running->use_auto_scaling_groups(*context.cluster_autoscaler)) {
+      return *refused;
+    }
+  }
+  const Ec2Provider& provider = running->provider();
+  context.metrics.counter_function("scalewright_aws_create_fleet_calls_total",
+                                   "CreateFleet calls made (identical launches are one call).",
+                                   [&provider] { return static_cast<double>(provider.fleet_calls()); });
+  return std::unique_ptr<RunningProvider>(std::move(running));
+}
+
+}  // namespace
+
+ProviderRegistration aws_registration() {
+  ProviderRegistration r;
+  r.name = "aws";
+  r.summary = "EC2 instances for NodePools (Karpenter's AWS provider) and Auto Scaling groups for node groups";
+  r.flags = {
+      {std::string(kClusterName), "aws: the EKS cluster's name (Karpenter's CLUSTER_NAME); instances are tagged with it",
+       ""},
+      {std::string(kClusterEndpoint),
+       "aws: the API server endpoint nodes join (default: the kubeconfig's server)", ""},
+      {std::string(kClusterCaBundle),
+       "aws: the cluster's CA bundle, base64 PEM, for nodes to join (default: the kubeconfig's)", ""},
+      {std::string(kServiceCidr), "aws: the cluster's service CIDR, for AL2023's nodeadm", "10.100.0.0/16"},
+      {std::string(kInterruptionQueue),
+       "aws: the SQS queue EventBridge sends spot interruptions and other EC2 events to (empty: none)", ""},
+  };
+  // It watches the EC2NodeClasses and writes their status, lists NodeClaims for its garbage collection, and writes
+  // Events about the classes.
+  r.rbac = {"karpenter.k8s.aws/ec2nodeclasses: get, list, watch", "karpenter.k8s.aws/ec2nodeclasses/status: patch",
+            "karpenter.sh/nodeclaims: list"};
+  r.make = make_aws;
+  return r;
+}
+
+}  // namespace scalewright::cloud::aws

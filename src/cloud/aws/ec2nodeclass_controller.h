@@ -1,0 +1,69 @@
+#pragma once
+// The EC2NodeClasses of the cluster as Karpenter's AWS provider keeps them (its nodeclass status controller): each
+// one watched, resolved against the account (subnets, security groups, AMIs) when it changes and every few minutes
+// after (an AMI alias moves on with each release), handed to the EC2 provider, and its status written as upstream
+// writes it: subnets, securityGroups, amis, instanceProfile and the conditions SubnetsReady, SecurityGroupsReady,
+// AMIsReady, InstanceProfileReady and Ready. A class that does not resolve is not Ready, says why in its conditions
+// and a Warning Event, and launches nothing; a file that fails validation is refused the same way.
+#include <chrono>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <stop_token>
+#include <string>
+#include <thread>
+
+#include "cloud/aws/ec2_provider.h"
+#include "kube/api_client.h"
+#include "kube/event_sink.h"
+#include "kube/reflector.h"
+
+namespace scalewright::cloud::aws {
+
+inline constexpr std::string_view kEc2NodeClassesPath = "/apis/karpenter.k8s.aws/v1/ec2nodeclasses";
+
+// The status Karpenter writes for a resolved class (status.subnets, securityGroups, amis, instanceProfile and the
+// conditions), for a merge patch of the status subresource.
+nlohmann::json ec2nodeclass_status(const ResolvedNodeClass& resolved, std::int64_t generation,
+                                   std::chrono::system_clock::time_point now);
+
+class Ec2NodeClassController final : public kube::ReflectorHandler {
+ public:
+  Ec2NodeClassController(const kube::ApiClient& client, Ec2Provider& provider, kube::EventSink& events,
+                         std::chrono::seconds resync = std::chrono::seconds(300));
+  ~Ec2NodeClassController() override;
+  Ec2NodeClassController(const Ec2NodeClassController&) = delete;
+  Ec2NodeClassController& operator=(const Ec2NodeClassController&) = delete;
+
+  // Watches the classes on a thread of its own until stop() (called once this replica leads).
+  void start();
+  void stop();
+  // Whether the first list was resolved: launches may wait for it.
+  bool synced() const;
+
+  void relist_started() override;
+  void listed(nlohmann::json object) override;
+  void relist_done(const std::string& resource_version) override;
+  void watched(std::string_view type, nlohmann::json object) override;
+
+ private:
+  void apply(const nlohmann::json& object);
+  void remove(const std::string& name);
+  void resync_loop(const std::stop_token& stop);
+
+  const kube::ApiClient& client_;
+  Ec2Provider& provider_;
+  kube::EventSink& events_;
+  std::chrono::seconds resync_;
+  mutable std::mutex mutex_;
+  std::map<std::string, nlohmann::json> known_;  // by name: the object as last seen
+  std::set<std::string> listed_;
+  bool synced_ = false;
+  std::unique_ptr<kube::Reflector> reflector_;
+  std::jthread watcher_;
+  std::jthread resyncer_;
+};
+
+}  // namespace scalewright::cloud::aws
