@@ -5,6 +5,8 @@
 #include <charconv>
 #include <vector>
 
+#include "api/ascii.h"
+
 namespace scalewright {
 namespace {
 
@@ -43,12 +45,6 @@ std::vector<std::string_view> split(std::string_view text, char sep) {
   }
 }
 
-std::string lower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 Error field_error(std::string_view spec, const FieldRange& field, std::string_view part, std::string_view why) {
   return Error{"invalid cron schedule \"" + std::string(spec) + "\": " + field.name + " field \"" +
                std::string(part) + "\": " + std::string(why)};
@@ -57,7 +53,7 @@ Error field_error(std::string_view spec, const FieldRange& field, std::string_vi
 // One number or (for month and day of week) a name.
 Result<int> parse_value(std::string_view spec, const FieldRange& field, std::string_view text) {
   if (field.names != nullptr) {
-    std::string name = lower(text);
+    std::string name = ascii_lower(text);
     for (int i = 0; i <= field.max - field.min; ++i) {
       if (name == field.names[i]) return field.min + i;
     }
@@ -132,7 +128,7 @@ Result<CronSchedule> CronSchedule::parse(std::string_view spec) {
 
   std::string expanded;
   if (!trimmed.empty() && trimmed.front() == '@') {
-    std::string descriptor = lower(trimmed);
+    std::string descriptor = ascii_lower(trimmed);
     if (descriptor == "@yearly" || descriptor == "@annually") {
       expanded = "0 0 1 1 *";
     } else if (descriptor == "@monthly") {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "api/ascii.h"
 #include "cli/validation.h"
 #include "manifest/priority.h"
 #include "manifest/references.h"
@@ -130,8 +131,7 @@ json node_status(const json& status) {
 // strings either way but quoted like kubectl quotes them).
 bool reads_back_as_string(std::string_view text) {
   if (text.empty()) return false;
-  std::string lower(text);
-  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  const std::string lower = ascii_lower(text);
   for (std::string_view word : {"true", "false", "yes", "no", "on", "off", "y", "n", "null", "~"}) {
     if (lower == word) return false;
   }

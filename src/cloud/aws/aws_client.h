@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "api/result.h"
+#include "cloud/aws/services.h"
 #include "cloud/aws/sigv4.h"
 #include "net/backoff.h"
 #include "net/http_transport.h"
@@ -27,27 +28,6 @@
 
 namespace scalewright::cloud::aws {
 
-// How a service's requests and answers are shaped (botocore's metadata.protocol).
-enum class Protocol {
-  Ec2,     // form-encoded Action & Version, lists as Name.N; XML answers, errors as <Response><Errors>
-  Query,   // form-encoded, lists as Name.member.N; XML answers inside <ActionResult>, errors as <ErrorResponse>
-  Json10,  // JSON body, X-Amz-Target: Prefix.Action, application/x-amz-json-1.0 (SQS)
-  Json11,  // the same with application/x-amz-json-1.1 (SSM, the Price List API)
-};
-
-struct ApiProtocol {
-  std::string_view signing_name;  // the SigV4 service name: "ec2"
-  Protocol protocol = Protocol::Ec2;
-  std::string_view api_version;    // form protocols' Version: "2016-11-15"
-  std::string_view target_prefix;  // JSON protocols' X-Amz-Target prefix: "AmazonSSM"
-};
-
-inline constexpr ApiProtocol kEc2Protocol{"ec2", Protocol::Ec2, "2016-11-15", ""};
-inline constexpr ApiProtocol kAutoScalingProtocol{"autoscaling", Protocol::Query, "2011-01-01", ""};
-inline constexpr ApiProtocol kStsProtocol{"sts", Protocol::Query, "2011-06-15", ""};
-inline constexpr ApiProtocol kSqsProtocol{"sqs", Protocol::Json10, "", "AmazonSQS"};
-inline constexpr ApiProtocol kSsmProtocol{"ssm", Protocol::Json11, "", "AmazonSSM"};
-inline constexpr ApiProtocol kPricingProtocol{"pricing", Protocol::Json11, "", "AWSPriceListService"};
 
 // Why a call did not succeed: the service's own error (its code, "RequestLimitExceeded",
 // "InvalidLaunchTemplateName.NotFoundException"), or no answer at all (status 0, the code empty).

@@ -205,7 +205,7 @@ Result<std::unique_ptr<RunningProvider>> make_aws(ProviderContext& context) {
   std::shared_ptr<CredentialsProvider> chain = *credentials;
   CredentialsSource source = [chain] { return chain->credentials(); };
 
-  auto make_client = [&](const AwsService& service, ApiProtocol api) -> Result<std::unique_ptr<AwsClient>> {
+  auto make_client = [&](const AwsService& service) -> Result<std::unique_ptr<AwsClient>> {
     Result<ResolvedEndpoint> endpoint = resolve_endpoint(service, region, environment, *shared);
     if (!endpoint) return endpoint.error();
     spdlog::info("AWS {}: {} ({})", service.signing_name, endpoint->url, endpoint->source);
@@ -213,13 +213,13 @@ Result<std::unique_ptr<RunningProvider>> make_aws(ProviderContext& context) {
     options.before_retry = [](const AwsError& error, std::chrono::milliseconds wait) {
       spdlog::warn("{}: retrying in {} ms", error.describe(), wait.count());
     };
-    return AwsClient::create(api, endpoint->signing_region, endpoint->url, source, std::move(options));
+    return AwsClient::create(service, endpoint->signing_region, endpoint->url, source, std::move(options));
   };
-  Result<std::unique_ptr<AwsClient>> ec2 = make_client(kEc2, kEc2Protocol);
+  Result<std::unique_ptr<AwsClient>> ec2 = make_client(kEc2);
   if (!ec2) return ec2.error();
-  Result<std::unique_ptr<AwsClient>> ssm = make_client(kSsm, kSsmProtocol);
+  Result<std::unique_ptr<AwsClient>> ssm = make_client(kSsm);
   if (!ssm) return ssm.error();
-  Result<std::unique_ptr<AwsClient>> autoscaling = make_client(kAutoScaling, kAutoScalingProtocol);
+  Result<std::unique_ptr<AwsClient>> autoscaling = make_client(kAutoScaling);
   if (!autoscaling) return autoscaling.error();
 
   Ec2ProviderOptions options;

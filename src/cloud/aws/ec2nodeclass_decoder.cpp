@@ -9,6 +9,7 @@
 #include <set>
 #include <tuple>
 
+#include "api/ascii.h"
 #include "api/duration.h"
 #include "api/integer.h"
 #include "cloud/aws/ec2nodeclass.h"
@@ -44,13 +45,6 @@ std::string joined(const auto& names) {
   return out;
 }
 
-std::string lower(std::string_view text) {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
-
 // A selector term's tags: no empty key or value (the CRD's "empty tag keys or values aren't supported").
 std::vector<std::pair<std::string, std::string>> decode_selector_tags(const Field& term) {
   std::vector<std::pair<std::string, std::string>> tags = term.string_map("tags");
@@ -74,7 +68,7 @@ std::optional<AmiFamily> alias_family(const Field& term) {
   }
   const std::string_view version = std::string_view(*alias).substr(at + 1);
   for (const auto& [name, value] : kFamilies) {
-    if (name == "Custom" || lower(name) != family) continue;
+    if (name == "Custom" || ascii_lower(name) != family) continue;
     if (name.starts_with("Windows") && version != "latest") {
       term.fail_at("alias", "windows families may only specify version 'latest'");
     }

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include "api/ascii.h"
+
 namespace scalewright::cloud::aws {
 namespace {
 
@@ -13,12 +15,6 @@ bool valid_region(std::string_view region) {
   if (region.empty() || region.size() > 63 || region.front() == '-' || region.back() == '-') return false;
   return std::all_of(region.begin(), region.end(),
                      [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '-'; });
-}
-
-std::string lower(std::string_view text) {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
-  return out;
 }
 
 }  // namespace
@@ -94,7 +90,7 @@ Result<ResolvedEndpoint> resolve_endpoint(const AwsService& service, std::string
     if (auto url = environment.get("AWS_ENDPOINT_URL")) return configured(*url, "AWS_ENDPOINT_URL");
     auto services = shared.services();
     if (!services) return services.error();
-    const std::string key = lower(service.service_id);
+    const std::string key = ascii_lower(service.service_id);
     if (*services != nullptr) {
       if (auto url = (*services)->get(key, "endpoint_url")) {
         return configured(*url, fmt::format("{}'s endpoint_url in [services {}] of {}", key,

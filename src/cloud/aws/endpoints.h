@@ -8,22 +8,11 @@
 
 #include "api/result.h"
 #include "cloud/aws/aws_environment.h"
+#include "cloud/aws/services.h"
 #include "cloud/aws/shared_config.h"
 
 namespace scalewright::cloud::aws {
 
-struct AwsService {
-  std::string_view service_id;       // the SDKs' serviceId upper-cased, spaces as '_': "EC2", "AUTO_SCALING", ...
-  std::string_view endpoint_prefix;  // the default endpoint's host prefix: "ec2", "autoscaling", "api.pricing"
-  std::string_view signing_name;     // the SigV4 scope's service: "ec2", "autoscaling", "pricing"
-};
-
-inline constexpr AwsService kEc2{"EC2", "ec2", "ec2"};
-inline constexpr AwsService kAutoScaling{"AUTO_SCALING", "autoscaling", "autoscaling"};
-inline constexpr AwsService kSqs{"SQS", "sqs", "sqs"};
-inline constexpr AwsService kSsm{"SSM", "ssm", "ssm"};
-inline constexpr AwsService kSts{"STS", "sts", "sts"};
-inline constexpr AwsService kPricing{"PRICING", "api.pricing", "pricing"};
 
 // A value and where it came from, for a log line ("AWS_REGION", "profile dev in /root/.aws/config").
 struct ResolvedSetting {

@@ -11,6 +11,8 @@
 #include <sstream>
 #include <vector>
 
+#include "api/ascii.h"
+
 namespace scalewright::cloud::aws {
 namespace {
 
@@ -20,12 +22,6 @@ std::string_view trim(std::string_view text) {
   while (!text.empty() && is_blank(text.front())) text.remove_prefix(1);
   while (!text.empty() && is_blank(text.back())) text.remove_suffix(1);
   return text;
-}
-
-std::string lower(std::string_view text) {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
-  return out;
 }
 
 // "profile   dev " -> "profile dev": the words of a section's name joined by one space.
@@ -63,7 +59,7 @@ std::optional<Error> finish_value(ConfigSection& section, PendingValue& pending,
         return Error{
             fmt::format("{}:{}: expected \"name = value\" under {}, found \"{}\"", path, line, pending.key, text)};
       }
-      std::string name = lower(trim(std::string_view(text).substr(0, equals)));
+      std::string name = ascii_lower(trim(std::string_view(text).substr(0, equals)));
       if (name.empty()) {
         return Error{fmt::format("{}:{}: a setting under {} has no name: \"{}\"", path, line, pending.key, text)};
       }
@@ -146,7 +142,7 @@ Result<SharedFile> parse_shared_file(std::string_view text, std::string path) {
       return Error{fmt::format("{}:{}: expected \"name = value\" in [{}], found \"{}\"", file.path, number,
                                section_name, content)};
     }
-    std::string key = lower(trim(content.substr(0, separator)));
+    std::string key = ascii_lower(trim(content.substr(0, separator)));
     if (key.empty()) {
       return Error{
           fmt::format("{}:{}: a setting in [{}] has no name: \"{}\"", file.path, number, section_name, content)};

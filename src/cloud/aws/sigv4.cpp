@@ -12,6 +12,8 @@
 #include <fmt/chrono.h>
 #include <fmt/format.h>
 
+#include "api/ascii.h"
+
 namespace scalewright::cloud::aws {
 namespace {
 
@@ -116,12 +118,6 @@ std::string canonical_value(std::string_view value) {
   return out;
 }
 
-std::string lower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 }  // namespace
 
 std::string sha256_hex(std::string_view data) {
@@ -158,7 +154,7 @@ Signature sign(const SigningRequest& request, const Credentials& credentials, co
   // Headers by lower-case name, the values of a repeated name joined by commas in the order sent.
   std::map<std::string, std::string> headers;
   auto add = [&headers](std::string_view name, std::string_view value) {
-    std::string& joined = headers[lower(name)];
+    std::string& joined = headers[ascii_lower(name)];
     joined += (joined.empty() ? "" : ",") + canonical_value(value);
   };
   for (const auto& [name, value] : request.headers) add(name, value);
