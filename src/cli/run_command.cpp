@@ -297,8 +297,11 @@ int run_controller(const RunOptions& options, std::ostream& err) {
       played_groups.push_back(controllers::played_group(group));
     }
   }
+  // What the cloud says of its instances (the AWS interruption queue), kept until the runtime takes them.
+  cluster::InstanceNoticeInbox notices;
   cloud::ProviderContext provider_context{*client, std::move(*catalog), options.provider_flags, registry,
                                           std::move(played_groups)};
+  provider_context.notices = notices.sender();
   if (*ca_flags) provider_context.cluster_autoscaler = &**ca_flags;
   Result<std::unique_ptr<cloud::RunningProvider>> provider = registration->make(provider_context);
   if (!provider) {
@@ -374,6 +377,7 @@ int run_controller(const RunOptions& options, std::ostream& err) {
     };
   }
   cluster::ClusterRuntime runtime(*client, cloud, cloud_node_groups, events, runtime_options);
+  runtime.take_notices_from(notices);
   if (node_groups) runtime.run_node_groups(std::move(*node_groups));
   std::atomic<bool> leading{!options.leader_elect};
   register_metrics(registry, runtime, events, leading);

@@ -76,6 +76,7 @@ ClusterRuntime::ClusterRuntime(const kube::ApiClient& client, cloud::CloudProvid
                            std::chrono::floor<std::chrono::seconds>(time_.wall(Instant{}))) {}
 
 ClusterRuntime::~ClusterRuntime() {
+  if (notice_inbox_ != nullptr) notice_inbox_->deliver_to({});
   {
     std::lock_guard lock(inbox_mutex_);
     stopping_ = true;
@@ -131,6 +132,19 @@ void ClusterRuntime::post_answer(std::function<void()> answer) {
   inbox_changed_.notify_all();
 }
 
+void ClusterRuntime::notice(cloud::InstanceNotice notice) {
+  {
+    std::lock_guard lock(inbox_mutex_);
+    notices_.push_back(std::move(notice));
+  }
+  inbox_changed_.notify_all();
+}
+
+void ClusterRuntime::take_notices_from(InstanceNoticeInbox& inbox) {
+  notice_inbox_ = &inbox;
+  inbox.deliver_to([this](cloud::InstanceNotice notice) { this->notice(std::move(notice)); });
+}
+
 Instant ClusterRuntime::now() const {
   return Instant(std::chrono::duration_cast<Duration>(std::chrono::steady_clock::now() - started_));
 }
@@ -166,6 +180,7 @@ void ClusterRuntime::run(std::stop_token stop, const std::function<bool()>& lead
     std::deque<Delivery> batch;
     std::deque<std::function<void()>> inspections;
     std::deque<std::function<void()>> answers;
+    std::deque<cloud::InstanceNotice> notices;
     {
       std::unique_lock lock(inbox_mutex_);
       // Wake for a delivery, an inspection, the next timer, or at least once a second to look at the lease.
@@ -174,11 +189,13 @@ void ClusterRuntime::run(std::stop_token stop, const std::function<bool()>& lead
         deadline = std::min(deadline, started_ + since_start(timers_.top().at));
       }
       inbox_changed_.wait_until(lock, deadline, [&] {
-        return stop.stop_requested() || !inbox_.empty() || !inspections_.empty() || !answers_.empty();
+        return stop.stop_requested() || !inbox_.empty() || !inspections_.empty() || !answers_.empty() ||
+               (acting_ && !notices_.empty());
       });
       batch.swap(inbox_);
       inspections.swap(inspections_);
       answers.swap(answers_);
+      if (acting_) notices.swap(notices_);  // a standby keeps them for when it leads
     }
     inbox_changed_.notify_all();  // room for the informers
     for (Delivery& delivery : batch) apply(delivery);
@@ -192,6 +209,7 @@ void ClusterRuntime::run(std::stop_token stop, const std::function<bool()>& lead
     if (acting_) {
       const auto pass_started = std::chrono::steady_clock::now();
       for (auto& answer : answers) answer();  // launches answered: observed before the controllers look
+      for (const cloud::InstanceNotice& notice : notices) take_notice(notice);
       run_due_timers();
       settle();
       writer_.write_launched_statuses();
@@ -238,6 +256,18 @@ void ClusterRuntime::apply(Delivery& delivery) {
                    state_.pods().size(), state_.nodepools().size());
     }
   }
+}
+
+void ClusterRuntime::take_notice(const cloud::InstanceNotice& notice) {
+  const NoticeTaken taken = take_instance_notice(state_, time_, notice);
+  if (taken.node.empty()) {
+    // One queue may serve several clusters: another's instances are not ours to act on.
+    spdlog::debug("{} for instance {}: no node of this cluster has it", notice.source, notice.instance_id);
+    return;
+  }
+  spdlog::info("{} for instance {} of node {}", notice.source, notice.instance_id,
+               observer_.node_names().object_of(taken.node));
+  if (taken.event) writer_.object_event(*taken.event);
 }
 
 void ClusterRuntime::start_acting() {

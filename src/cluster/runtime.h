@@ -28,6 +28,7 @@
 #include "api/scenario.h"
 #include "cluster/api_objects.h"
 #include "cluster/cluster_metrics.h"
+#include "cluster/instance_notices.h"
 #include "cluster/kubernetes_writer.h"
 #include "cluster/launch_worker.h"
 #include "cluster/observer.h"
@@ -107,6 +108,12 @@ class ClusterRuntime final : public controllers::Clock, private ObserverListener
   // Runs `look` on the loop's thread with the state, and waits for it (tests and the snapshot command).
   void inspect(const std::function<void(const state::ClusterState&)>& look);
 
+  // What the cloud says of an instance (any thread): taken into the state by the loop while this replica acts
+  // (take_instance_notice), kept until then.
+  void notice(cloud::InstanceNotice notice);
+  // `inbox` (the provider's notices) delivers to this runtime from now until the runtime goes.
+  void take_notices_from(InstanceNoticeInbox& inbox);
+
  private:
   class Informer;
   struct Delivery {
@@ -125,6 +132,7 @@ class ClusterRuntime final : public controllers::Clock, private ObserverListener
   void deliver(Delivery delivery);     // informers' threads
   void post_answer(std::function<void()> answer);  // the launch workers' threads
   void apply(Delivery& delivery);
+  void take_notice(const cloud::InstanceNotice& notice);
   void start_informer(Informer& informer);
   void start_acting();
   void settle();
@@ -161,6 +169,8 @@ class ClusterRuntime final : public controllers::Clock, private ObserverListener
   std::deque<Delivery> inbox_;
   std::deque<std::function<void()>> inspections_;
   std::deque<std::function<void()>> answers_;  // the cloud's answers to launches, for the controllers
+  std::deque<cloud::InstanceNotice> notices_;  // the cloud's notices, taken once acting
+  InstanceNoticeInbox* notice_inbox_ = nullptr;
   bool stopping_ = false;
 
   std::priority_queue<Timer, std::vector<Timer>, std::greater<>> timers_;

@@ -227,6 +227,8 @@ AwsResult<nlohmann::json> AwsClient::json(std::string_view action, const nlohman
   AwsResult<net::HttpResponse> answer =
       send(action, std::string(content_type_of(api_.protocol)), request.dump(), target, stop);
   if (!answer) return answer.error();
+  // An operation that returns nothing may answer an empty body, which the SDKs read as {}.
+  if (answer->body.find_first_not_of(" \t\r\n") == std::string::npos) return nlohmann::json::object();
   nlohmann::json value = nlohmann::json::parse(answer->body, nullptr, /*allow_exceptions=*/false);
   if (value.is_discarded()) {
     AwsError error = answered_error(api_.signing_name, action, *answer);

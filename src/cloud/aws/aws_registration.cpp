@@ -15,6 +15,7 @@
 #include "cloud/aws/ec2nodeclass_controller.h"
 #include "cloud/aws/endpoints.h"
 #include "cloud/aws/instance_types.h"
+#include "cloud/aws/interruption.h"
 #include "cloud/aws/shared_config.h"
 #include "kube/event_sink.h"
 #include "manifest/meta_decoder.h"
@@ -101,14 +102,27 @@ class RunningAws final : public RunningProvider {
     return std::nullopt;
   }
 
+  // Notices from the SQS queue EventBridge sends EC2's and AWS Health's events to, polled while this replica leads.
+  void use_interruption_queue(std::unique_ptr<AwsClient> sqs, std::string queue, InstanceNotices notices) {
+    sqs_ = std::move(sqs);
+    queue_ = std::move(queue);
+    notices_ = std::move(notices);
+  }
+
   std::optional<Error> start(const std::stop_token& stop) override {
     (void)stop;
+    if (sqs_) {
+      Result<std::unique_ptr<SqsInterruptionPoller>> poller = SqsInterruptionPoller::start(*sqs_, queue_, notices_);
+      if (!poller) return Error{std::string(kInterruptionQueue) + " " + queue_ + ": " + poller.error().message};
+      poller_ = std::move(*poller);
+    }
     node_classes_.start();
     garbage_collector_ = std::jthread([this](std::stop_token s) { collect_garbage(s); });
     return std::nullopt;
   }
 
   void stop() override {
+    poller_.reset();
     node_classes_.stop();
     if (garbage_collector_.joinable()) {
       garbage_collector_.request_stop();
@@ -181,6 +195,10 @@ class RunningAws final : public RunningProvider {
   std::unique_ptr<AutoScalingApi> auto_scaling_api_;
   std::unique_ptr<AsgNodeGroups> groups_;
   NoNodeGroups no_groups_;
+  std::unique_ptr<AwsClient> sqs_;  // outlives the poller
+  std::string queue_;
+  InstanceNotices notices_;
+  std::unique_ptr<SqsInterruptionPoller> poller_;
   std::jthread garbage_collector_;
 };
 
@@ -238,6 +256,11 @@ Result<std::unique_ptr<RunningProvider>> make_aws(ProviderContext& context) {
 
   auto running = std::make_unique<RunningAws>(context.client, std::move(*ec2), std::move(*ssm),
                                               std::move(*autoscaling), std::move(context.catalog), options);
+  if (const std::string queue = flag(context, kInterruptionQueue); !queue.empty()) {
+    Result<std::unique_ptr<AwsClient>> sqs = make_client(kSqs);
+    if (!sqs) return sqs.error();
+    running->use_interruption_queue(std::move(*sqs), queue, context.notices);
+  }
   if (context.cluster_autoscaler != nullptr) {
     if (std::optional<Error> refused = running->use_auto_scaling_groups(*context.cluster_autoscaler)) {
       return *refused;
@@ -268,7 +291,7 @@ ProviderRegistration aws_registration() {
        "aws: the SQS queue EventBridge sends spot interruptions and other EC2 events to (empty: none)", ""},
   };
   // It watches the EC2NodeClasses and writes their status, lists NodeClaims for its garbage collection, and writes
-  // Events about the classes.
+  // Events about the classes (the controller's own rules cover Events).
   r.rbac = {"karpenter.k8s.aws/ec2nodeclasses: get, list, watch", "karpenter.k8s.aws/ec2nodeclasses/status: patch",
             "karpenter.sh/nodeclaims: list"};
   r.make = make_aws;

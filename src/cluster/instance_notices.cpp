@@ -1,0 +1,71 @@
+#include "cluster/instance_notices.h"
+
+#include <algorithm>
+
+namespace scalewright::cluster {
+
+void InstanceNoticeInbox::post(cloud::InstanceNotice notice) {
+  std::lock_guard lock(mutex_);
+  // Delivered under the lock, so that a notice cannot overtake those kept before the sink came.
+  if (sink_) {
+    sink_(std::move(notice));
+  } else {
+    kept_.push_back(std::move(notice));
+  }
+}
+
+void InstanceNoticeInbox::deliver_to(Sink sink) {
+  std::lock_guard lock(mutex_);
+  sink_ = std::move(sink);
+  if (!sink_) return;
+  while (!kept_.empty()) {
+    sink_(std::move(kept_.front()));
+    kept_.pop_front();
+  }
+}
+
+std::size_t InstanceNoticeInbox::kept() const {
+  std::lock_guard lock(mutex_);
+  return kept_.size();
+}
+
+namespace {
+
+// `provider_id` names the instance `instance_id`: it is the id, or a providerID whose last segment it is.
+bool names_instance(std::string_view provider_id, std::string_view instance_id) {
+  if (provider_id == instance_id) return true;
+  return provider_id.size() > instance_id.size() && provider_id.ends_with(instance_id) &&
+         provider_id[provider_id.size() - instance_id.size() - 1] == '/';
+}
+
+}  // namespace
+
+state::NodeRecord* node_of_instance(state::ClusterState& state, std::string_view instance_id) {
+  if (instance_id.empty()) return nullptr;
+  for (auto& [name, node] : state.nodes()) {
+    if (node.phase == state::NodePhase::Terminated) continue;
+    if (names_instance(node.instance_id, instance_id) || names_instance(node.node.provider_id, instance_id)) {
+      return &node;
+    }
+  }
+  return nullptr;
+}
+
+NoticeTaken take_instance_notice(state::ClusterState& state, const TimeBase& time,
+                                 const cloud::InstanceNotice& notice) {
+  state::NodeRecord* node = node_of_instance(state, notice.instance_id);
+  if (node == nullptr) return {};
+  NoticeTaken taken{node->name(), std::nullopt};
+  if (notice.kind == cloud::InstanceNotice::Kind::RebalanceRecommendation) {
+    // Karpenter's words (karpenter-provider-aws events.RebalanceRecommendation); it does nothing more (aws#2813).
+    taken.event = controllers::ObjectEvent{"Node",         node->name(), "Normal", "SpotRebalanceRecommendation",
+                                           "Notice", "Spot rebalance recommendation was triggered"};
+    return taken;
+  }
+  Instant at = time.at(notice.at);
+  if (node->reclaimed_at) at = std::min(at, *node->reclaimed_at);
+  state.interruption_noticed(*node, at);
+  return taken;
+}
+
+}  // namespace scalewright::cluster

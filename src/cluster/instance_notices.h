@@ -1,0 +1,62 @@
+#pragma once
+// What the cloud says of its instances ahead of acting on them (cloud::InstanceNotice: the AWS interruption queue's
+// messages), taken into the loop: the inbox that carries notices from the provider's threads to the loop's, keeping
+// those that come before the loop exists, and what a notice does to the cluster state there, as Karpenter's
+// interruption controller acts on the NodeClaim whose instance it names.
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "cloud/provider_registry.h"
+#include "cluster/api_objects.h"
+#include "controllers/ports.h"
+#include "state/cluster_state.h"
+
+namespace scalewright::cluster {
+
+// Notices from any thread to whoever takes them. Made before the provider (whose context's `notices` is sender()),
+// it keeps what arrives until the loop takes over (ClusterRuntime::take_notices_from), then hands each on at once.
+class InstanceNoticeInbox {
+ public:
+  using Sink = std::function<void(cloud::InstanceNotice)>;
+
+  // For cloud::ProviderContext::notices; the inbox must outlive every caller.
+  cloud::InstanceNotices sender() {
+    return [this](cloud::InstanceNotice notice) { post(std::move(notice)); };
+  }
+  // Any thread: to the sink, or kept until there is one.
+  void post(cloud::InstanceNotice notice);
+  // From now on notices go to `sink`, those kept first, in the order they came; an empty sink keeps them again.
+  void deliver_to(Sink sink);
+  std::size_t kept() const;
+
+ private:
+  mutable std::mutex mutex_;
+  Sink sink_;
+  std::deque<cloud::InstanceNotice> kept_;
+};
+
+// The node of the state whose instance is `instance_id` ("i-0abc"): its record's instance id is that id or a
+// providerID ending in "/i-0abc" ("aws:///us-west-2a/i-0abc"), or its Node's spec.providerID does. nullptr when none
+// (one queue may carry the notices of another cluster's instances).
+state::NodeRecord* node_of_instance(state::ClusterState& state, std::string_view instance_id);
+
+// What one notice came to.
+struct NoticeTaken {
+  std::string node;  // the state's node of the instance; empty: no node has it, and nothing was done
+  // The Event to record on the node: a rebalance recommendation's (Karpenter's SpotRebalanceRecommendation), which
+  // is all that is done of it.
+  std::optional<controllers::ObjectEvent> event;
+};
+
+// Acts on `notice` (the loop's thread): a spot interruption, a scheduled change or an instance stopping marks the
+// node interrupted at the notice's time on the engine's clock (`time`), which the disruption controller acts on once
+// (replacement launched, node drained); a second notice of one node keeps the earlier time. A rebalance
+// recommendation only gives an Event.
+NoticeTaken take_instance_notice(state::ClusterState& state, const TimeBase& time,
+                                 const cloud::InstanceNotice& notice);
+
+}  // namespace scalewright::cluster
