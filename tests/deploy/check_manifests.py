@@ -59,6 +59,8 @@ EXPECTED_CLUSTER_RULES = set().union(
     triples("coordination.k8s.io", ["leases"], ["get", "list", "watch", "create", "update", "patch", "delete"]),
     triples("karpenter.sh", ["nodepools", "nodeclaims"], ["get", "list", "watch", "create", "update", "patch", "delete"]),
     triples("karpenter.sh", ["nodepools/status", "nodeclaims/status"], ["get", "patch", "update"]),
+    triples("karpenter.k8s.aws", ["ec2nodeclasses"], ["get", "list", "watch"]),
+    triples("karpenter.k8s.aws", ["ec2nodeclasses/status"], ["patch"]),
     triples("apps", ["deployments", "replicasets", "statefulsets", "daemonsets"], ["get", "list", "watch"]),
     triples("apps", ["deployments/scale", "statefulsets/scale", "replicasets/scale"], ["get", "update", "patch"]),
     triples("policy", ["poddisruptionbudgets"], ["get", "list", "watch"]),
@@ -71,6 +73,11 @@ EXPECTED_CLUSTER_RULES = set().union(
     triples("", ["persistentvolumeclaims", "persistentvolumes"], ["get", "list", "watch"]),
 )
 EXPECTED_KUBE_SYSTEM_RULES = triples("", ["configmaps"], ["get", "list", "watch", "create", "update", "patch"])
+
+# The CRDs deploy/crds holds (file, name), each copied into the chart's crds/.
+CRDS = [("karpenter.sh_nodepools.yaml", "nodepools.karpenter.sh"),
+        ("karpenter.sh_nodeclaims.yaml", "nodeclaims.karpenter.sh"),
+        ("karpenter.k8s.aws_ec2nodeclasses.yaml", "ec2nodeclasses.karpenter.k8s.aws")]
 
 
 def granted(rules):
@@ -117,6 +124,7 @@ def main():
         ("Namespace", "", "scalewright"),
         ("CustomResourceDefinition", "", "nodepools.karpenter.sh"),
         ("CustomResourceDefinition", "", "nodeclaims.karpenter.sh"),
+        ("CustomResourceDefinition", "", "ec2nodeclasses.karpenter.k8s.aws"),
         ("ServiceAccount", "scalewright", "scalewright"),
         ("ClusterRole", "", "scalewright"),
         ("ClusterRoleBinding", "", "scalewright"),
@@ -130,17 +138,17 @@ def main():
           f"extra: {sorted(set(by_key) - want)}; missing: {sorted(want - set(by_key))}")
 
     # CRDs: the kustomize output carries deploy/crds unchanged; the chart's crds/ are byte-identical copies.
-    for name in ("nodepools", "nodeclaims"):
-        src = os.path.join(repo, f"deploy/crds/karpenter.sh_{name}.yaml")
-        out = by_key.get(("CustomResourceDefinition", "", f"{name}.karpenter.sh"))
-        check(out == load(src), f"kustomize output's {name}.karpenter.sh equals deploy/crds/karpenter.sh_{name}.yaml")
-        copy = os.path.join(chart, f"crds/karpenter.sh_{name}.yaml")
+    for file, name in CRDS:
+        src = os.path.join(repo, "deploy/crds", file)
+        out = by_key.get(("CustomResourceDefinition", "", name))
+        check(out == load(src), f"kustomize output's {name} equals deploy/crds/{file}")
+        copy = os.path.join(chart, "crds", file)
         same = os.path.exists(copy) and open(copy, "rb").read() == open(src, "rb").read()
-        check(same, f"chart's crds/karpenter.sh_{name}.yaml is a copy of deploy/crds/karpenter.sh_{name}.yaml",
-              f"run: cp deploy/crds/karpenter.sh_{name}.yaml deploy/helm/scalewright/crds/")
+        check(same, f"chart's crds/{file} is a copy of deploy/crds/{file}",
+              f"run: cp deploy/crds/{file} deploy/helm/scalewright/crds/")
     crd_files = sorted(os.listdir(os.path.join(chart, "crds")))
-    check(crd_files == ["karpenter.sh_nodeclaims.yaml", "karpenter.sh_nodepools.yaml"],
-          "chart's crds/ holds the two CRDs and nothing else", f"found {crd_files}")
+    check(crd_files == sorted(file for file, _ in CRDS),
+          f"chart's crds/ holds the {len(CRDS)} CRDs and nothing else", f"found {crd_files}")
 
     # RBAC: one copy of the rules, in the chart's files/, which the kustomize base includes and the chart reads.
     cluster_rules = load(os.path.join(chart, "files/clusterrole.yaml"))["rules"]
