@@ -2,8 +2,9 @@
 # deploy/ checked with kubectl and a real kube-apiserver.
 #
 #   deploy_test.sh offline REPO     `kubectl kustomize deploy/kustomize` builds; the base, the CRDs, the RBAC rules
-#                                   and the Helm chart agree (check_manifests.py; the chart is rendered when helm,
-#                                   or go with Debian's sprig, is at hand)
+#                                   and the Helm chart agree, deploy/aws's IAM policy grants the AWS provider's
+#                                   calls only (check_manifests.py; the chart is rendered, also for cloudProvider
+#                                   aws, when helm, or go with Debian's sprig, is at hand)
 #   deploy_test.sh apiserver REPO   the base applied to kube-apiserver v1.26.1 (REPO/../shared/k8s/control-plane,
 #                                   on 127.0.0.1): CRDs established, NodePools (the example unchanged, every field,
 #                                   defaults), EC2NodeClasses (every field, defaults), NodeClaim, NodePool and
@@ -58,12 +59,20 @@ offline() {
   # Render the chart as Helm would, when something can: helm itself, or Go's text/template with sprig.
   local rendered=() how=
   printf 'serviceMonitor: {enabled: true}\n' >"$work/servicemonitor-values.yaml"
+  # cloudProvider aws with every aws.* setting (check_manifests.py's AWS_VALUES), and without the required clusterName.
+  PYTHONPATH=$here python3 -c 'import json, check_manifests; print(json.dumps(check_manifests.AWS_VALUES))' \
+    >"$work/aws-values.yaml"
+  printf 'cloudProvider: aws\naws: {clusterEndpoint: https://example.com}\n' >"$work/aws-no-name-values.yaml"
   if command -v helm >/dev/null; then
     how="helm template"
     if helm template scalewright "$chart" --namespace scalewright >"$work/chart.yaml" 2>"$work/render.err" &&
        helm template scalewright "$chart" --namespace scalewright -f "$work/servicemonitor-values.yaml" \
-         >"$work/chart-sm.yaml" 2>>"$work/render.err"; then
-      rendered=("$work/chart.yaml" "$work/chart-sm.yaml")
+         >"$work/chart-sm.yaml" 2>>"$work/render.err" &&
+       helm template scalewright "$chart" --namespace scalewright -f "$work/aws-values.yaml" \
+         >"$work/chart-aws.yaml" 2>>"$work/render.err"; then
+      rendered=("$work/chart.yaml" "$work/chart-sm.yaml" "$work/chart-aws.yaml")
+      helm template scalewright "$chart" --namespace scalewright -f "$work/aws-no-name-values.yaml" \
+        >/dev/null 2>"$work/render-no-name.err"
     else
       fail "helm template:"; indent <"$work/render.err"
     fi
@@ -74,14 +83,24 @@ offline() {
          "$here/render_chart.go" 2>"$work/render.err" &&
        "$work/render_chart" "$chart" scalewright scalewright >"$work/chart.yaml" 2>>"$work/render.err" &&
        "$work/render_chart" "$chart" scalewright scalewright "$work/servicemonitor-values.yaml" \
-         >"$work/chart-sm.yaml" 2>>"$work/render.err"; then
-      rendered=("$work/chart.yaml" "$work/chart-sm.yaml")
+         >"$work/chart-sm.yaml" 2>>"$work/render.err" &&
+       "$work/render_chart" "$chart" scalewright scalewright "$work/aws-values.yaml" \
+         >"$work/chart-aws.yaml" 2>>"$work/render.err"; then
+      rendered=("$work/chart.yaml" "$work/chart-sm.yaml" "$work/chart-aws.yaml")
+      "$work/render_chart" "$chart" scalewright scalewright "$work/aws-no-name-values.yaml" \
+        >/dev/null 2>"$work/render-no-name.err"
     else
       fail "rendering the chart:"; indent <"$work/render.err"
     fi
   fi
   if [ ${#rendered[@]} -gt 0 ]; then
     pass "chart rendered by $how"
+    if grep -qF "aws.clusterName is required with cloudProvider aws" "$work/render-no-name.err"; then
+      pass "cloudProvider aws without aws.clusterName does not render: $(head -1 "$work/render-no-name.err")"
+    else
+      fail "cloudProvider aws without aws.clusterName: want 'aws.clusterName is required', got:"
+      indent <"$work/render-no-name.err"
+    fi
   else
     echo "note  chart not rendered (no helm; no go with golang-github-masterminds-sprig-dev and" \
          "golang-github-ghodss-yaml-dev): checked from its sources"
