@@ -1,14 +1,17 @@
 #!/usr/bin/env python3
-"""Offline checks of deploy/: the kustomize base's output, the CRDs, the RBAC rules and the Helm chart agree.
+"""Offline checks of deploy/: the kustomize base's output, the CRDs, the RBAC rules and the Helm chart agree, and
+deploy/aws/'s IAM policies grant what the AWS provider calls and nothing more.
 
-  check_manifests.py REPO KUSTOMIZE_OUTPUT [RENDERED_CHART [RENDERED_CHART_WITH_SERVICEMONITOR]]
+  check_manifests.py REPO KUSTOMIZE_OUTPUT [RENDERED_CHART RENDERED_CHART_WITH_SERVICEMONITOR RENDERED_CHART_FOR_AWS]
   check_manifests.py --contains WRITTEN.yaml READ_BACK.json   every field written reads back with its value
 
 KUSTOMIZE_OUTPUT is `kubectl kustomize deploy/kustomize`. RENDERED_CHART, when given, is the chart rendered for
 release "scalewright" in namespace "scalewright" with its default values (by `helm template` or
 render_chart.go); without it the chart is checked from its sources (values.yaml, templates' kinds and names).
+RENDERED_CHART_FOR_AWS is the chart rendered with AWS_VALUES below.
 Prints one line per check; exits 1 when any fails.
 """
+import json
 import os
 import re
 import sys
@@ -59,6 +62,8 @@ EXPECTED_CLUSTER_RULES = set().union(
     triples("coordination.k8s.io", ["leases"], ["get", "list", "watch", "create", "update", "patch", "delete"]),
     triples("karpenter.sh", ["nodepools", "nodeclaims"], ["get", "list", "watch", "create", "update", "patch", "delete"]),
     triples("karpenter.sh", ["nodepools/status", "nodeclaims/status"], ["get", "patch", "update"]),
+    triples("karpenter.k8s.aws", ["ec2nodeclasses"], ["get", "list", "watch"]),
+    triples("karpenter.k8s.aws", ["ec2nodeclasses/status"], ["patch"]),
     triples("apps", ["deployments", "replicasets", "statefulsets", "daemonsets"], ["get", "list", "watch"]),
     triples("apps", ["deployments/scale", "statefulsets/scale", "replicasets/scale"], ["get", "update", "patch"]),
     triples("policy", ["poddisruptionbudgets"], ["get", "list", "watch"]),
@@ -71,6 +76,43 @@ EXPECTED_CLUSTER_RULES = set().union(
     triples("", ["persistentvolumeclaims", "persistentvolumes"], ["get", "list", "watch"]),
 )
 EXPECTED_KUBE_SYSTEM_RULES = triples("", ["configmaps"], ["get", "list", "watch", "create", "update", "patch"])
+
+# The CRDs deploy/crds holds (file, name), each copied into the chart's crds/.
+CRDS = [("karpenter.sh_nodepools.yaml", "nodepools.karpenter.sh"),
+        ("karpenter.sh_nodeclaims.yaml", "nodeclaims.karpenter.sh"),
+        ("karpenter.k8s.aws_ec2nodeclasses.yaml", "ec2nodeclasses.karpenter.k8s.aws")]
+
+# Every AWS action the AWS provider calls (EC2NodeClasses and NodePools on EC2, node groups on Auto Scaling groups,
+# the interruption queue), and nothing more: deploy/aws/iam-policy.json grants exactly these.
+EXPECTED_IAM_ACTIONS = {
+    "ec2:DescribeAvailabilityZones", "ec2:DescribeImages", "ec2:DescribeInstanceTypeOfferings",
+    "ec2:DescribeInstanceTypes", "ec2:DescribeInstances", "ec2:DescribeLaunchTemplateVersions",
+    "ec2:DescribeLaunchTemplates", "ec2:DescribeSecurityGroups", "ec2:DescribeSpotPriceHistory", "ec2:DescribeSubnets",
+    "ec2:RunInstances", "ec2:CreateFleet", "ec2:CreateLaunchTemplate", "ec2:DeleteLaunchTemplate", "ec2:CreateTags",
+    "ec2:TerminateInstances", "iam:PassRole", "ssm:GetParameter", "pricing:GetProducts",
+    "sqs:GetQueueUrl", "sqs:ReceiveMessage", "sqs:DeleteMessage",
+    "autoscaling:DescribeAutoScalingGroups", "autoscaling:DescribeLaunchConfigurations",
+    "autoscaling:DescribeScalingActivities", "autoscaling:SetDesiredCapacity",
+    "autoscaling:TerminateInstanceInAutoScalingGroup",
+}
+# Actions that change or remove what they touch: granted only under a condition on the resource's tags (what this
+# cluster owns; for Auto Scaling groups, Cluster Autoscaler's tags).
+IAM_TAG_SCOPED_ACTIONS = {"ec2:CreateTags", "ec2:TerminateInstances", "ec2:DeleteLaunchTemplate",
+                          "autoscaling:SetDesiredCapacity", "autoscaling:TerminateInstanceInAutoScalingGroup"}
+# What deploy/aws/README.md says to put for each placeholder, as an example.
+IAM_EXAMPLE_VALUES = {"${AWS::Partition}": "aws", "${AWS::Region}": "us-west-2", "${AWS::AccountId}": "123456789012",
+                      "${ClusterName}": "my-cluster", "${NodeRoleName}": "KarpenterNodeRole-my-cluster",
+                      "${OidcProvider}": "oidc.eks.us-west-2.amazonaws.com/id/EXAMPLED539D4633E53DE1B71EXAMPLE"}
+
+# The values tests/deploy renders the chart with for RENDERED_CHART_FOR_AWS (deploy_test.sh writes them).
+AWS_VALUES = {
+    "cloudProvider": "aws",
+    "aws": {"clusterName": "my-cluster", "clusterEndpoint": "https://EXAMPLE.gr7.us-west-2.eks.amazonaws.com",
+            "clusterCABundle": "LS0tLS1CRUdJTg==", "clusterServiceCIDR": "172.20.0.0/16",
+            "interruptionQueue": "my-cluster", "region": "us-west-2"},
+    "serviceAccount": {"annotations": {"eks.amazonaws.com/role-arn":
+                                       "arn:aws:iam::123456789012:role/ScalewrightController-my-cluster"}},
+}
 
 
 def granted(rules):
@@ -109,6 +151,7 @@ def main():
     repo, kustomize_out = sys.argv[1], sys.argv[2]
     rendered = sys.argv[3] if len(sys.argv) > 3 else None
     rendered_sm = sys.argv[4] if len(sys.argv) > 4 else None
+    rendered_aws = sys.argv[5] if len(sys.argv) > 5 else None
     chart = os.path.join(repo, "deploy/helm/scalewright")
 
     objs = load_all(kustomize_out)
@@ -117,6 +160,7 @@ def main():
         ("Namespace", "", "scalewright"),
         ("CustomResourceDefinition", "", "nodepools.karpenter.sh"),
         ("CustomResourceDefinition", "", "nodeclaims.karpenter.sh"),
+        ("CustomResourceDefinition", "", "ec2nodeclasses.karpenter.k8s.aws"),
         ("ServiceAccount", "scalewright", "scalewright"),
         ("ClusterRole", "", "scalewright"),
         ("ClusterRoleBinding", "", "scalewright"),
@@ -130,17 +174,17 @@ def main():
           f"extra: {sorted(set(by_key) - want)}; missing: {sorted(want - set(by_key))}")
 
     # CRDs: the kustomize output carries deploy/crds unchanged; the chart's crds/ are byte-identical copies.
-    for name in ("nodepools", "nodeclaims"):
-        src = os.path.join(repo, f"deploy/crds/karpenter.sh_{name}.yaml")
-        out = by_key.get(("CustomResourceDefinition", "", f"{name}.karpenter.sh"))
-        check(out == load(src), f"kustomize output's {name}.karpenter.sh equals deploy/crds/karpenter.sh_{name}.yaml")
-        copy = os.path.join(chart, f"crds/karpenter.sh_{name}.yaml")
+    for file, name in CRDS:
+        src = os.path.join(repo, "deploy/crds", file)
+        out = by_key.get(("CustomResourceDefinition", "", name))
+        check(out == load(src), f"kustomize output's {name} equals deploy/crds/{file}")
+        copy = os.path.join(chart, "crds", file)
         same = os.path.exists(copy) and open(copy, "rb").read() == open(src, "rb").read()
-        check(same, f"chart's crds/karpenter.sh_{name}.yaml is a copy of deploy/crds/karpenter.sh_{name}.yaml",
-              f"run: cp deploy/crds/karpenter.sh_{name}.yaml deploy/helm/scalewright/crds/")
+        check(same, f"chart's crds/{file} is a copy of deploy/crds/{file}",
+              f"run: cp deploy/crds/{file} deploy/helm/scalewright/crds/")
     crd_files = sorted(os.listdir(os.path.join(chart, "crds")))
-    check(crd_files == ["karpenter.sh_nodeclaims.yaml", "karpenter.sh_nodepools.yaml"],
-          "chart's crds/ holds the two CRDs and nothing else", f"found {crd_files}")
+    check(crd_files == sorted(file for file, _ in CRDS),
+          f"chart's crds/ holds the {len(CRDS)} CRDs and nothing else", f"found {crd_files}")
 
     # RBAC: one copy of the rules, in the chart's files/, which the kustomize base includes and the chart reads.
     cluster_rules = load(os.path.join(chart, "files/clusterrole.yaml"))["rules"]
@@ -238,11 +282,88 @@ def main():
         check(chart_value == base_value, f"chart's values.yaml {what} equals the kustomize base's",
               f"chart: {chart_value!r}; base: {base_value!r}")
 
+    check_iam_policies(repo)
     if rendered:
         compare_rendered(objs, load_all(rendered), rendered_sm and load_all(rendered_sm))
+    if rendered_aws:
+        check_rendered_for_aws(load_all(rendered_aws))
     if failures:
         print(f"check_manifests.py: {len(failures)} of the checks above failed")
     return 1 if failures else 0
+
+
+def check_iam_policies(repo):
+    """deploy/aws/: the controller's policy grants exactly EXPECTED_IAM_ACTIONS, writes only on what is tagged as
+    this cluster's; every placeholder of the three policies is one the README explains; the controller's policy and
+    its trust policy are well-formed (moto's IAM validator, where moto is installed; it has none for a queue's)."""
+    folder = os.path.join(repo, "deploy/aws")
+    readme = open(os.path.join(folder, "README.md")).read()
+    for file in ("iam-policy.json", "irsa-trust-policy.json", "interruption-queue-policy.json"):
+        text = open(os.path.join(folder, file)).read()
+        try:
+            policy = json.loads(text)
+        except ValueError as e:
+            check(False, f"deploy/aws/{file} is JSON", str(e))
+            continue
+        placeholders = set(re.findall(r"\$\{[^}]*\}", text))
+        check(placeholders <= set(IAM_EXAMPLE_VALUES) and all(p in readme for p in placeholders),
+              f"deploy/aws/{file}'s placeholders are explained in deploy/aws/README.md: {sorted(placeholders)}",
+              f"unknown: {sorted(placeholders - set(IAM_EXAMPLE_VALUES))}; "
+              f"not in the README: {sorted(p for p in placeholders if p not in readme)}")
+        if file == "interruption-queue-policy.json":
+            continue
+        try:
+            from moto.iam.policy_validation import IAMPolicyDocumentValidator, IAMTrustPolicyDocumentValidator
+        except ImportError:
+            print(f"note  deploy/aws/{file} not judged by moto's IAM policy validator (moto is not installed)")
+        else:
+            filled = text
+            for placeholder, value in IAM_EXAMPLE_VALUES.items():
+                filled = filled.replace(placeholder, value)
+            validator = IAMPolicyDocumentValidator if file == "iam-policy.json" else IAMTrustPolicyDocumentValidator
+            try:
+                validator(filled).validate()
+                check(True, f"deploy/aws/{file}, filled in, is a valid IAM policy (moto's validator)")
+            except Exception as e:  # moto raises its own MalformedPolicyDocument
+                check(False, f"deploy/aws/{file}, filled in, is a valid IAM policy (moto's validator)", str(e))
+        if file != "iam-policy.json":
+            continue
+        statements = policy.get("Statement", [])
+        as_list = lambda v: v if isinstance(v, list) else [v]
+        granted_actions = {a for s in statements if s.get("Effect") == "Allow" for a in as_list(s.get("Action", []))}
+        check(granted_actions == EXPECTED_IAM_ACTIONS, "deploy/aws/iam-policy.json grants exactly the AWS provider's calls",
+              f"granted but not called: {sorted(granted_actions - EXPECTED_IAM_ACTIONS)}; "
+              f"called but not granted: {sorted(EXPECTED_IAM_ACTIONS - granted_actions)}")
+        check(all(s.get("Effect") == "Allow" and "NotAction" not in s and "NotResource" not in s for s in statements),
+              "deploy/aws/iam-policy.json has Allow statements only, without NotAction or NotResource")
+        loose = [f"{s.get('Sid')}: {a}" for s in statements for a in as_list(s.get("Action", []))
+                 if "*" in as_list(s.get("Resource")) and not a.split(":")[1].startswith(("Describe", "Get"))]
+        check(not loose, "deploy/aws/iam-policy.json grants no write on every resource (Resource \"*\" for reads only)",
+              f"{loose}")
+        unscoped = [f"{s.get('Sid')}: {a}" for s in statements for a in as_list(s.get("Action", []))
+                    if a in IAM_TAG_SCOPED_ACTIONS and not any(k.startswith("aws:ResourceTag/") or k.startswith("aws:RequestTag/")
+                                                               for cond in s.get("Condition", {}).values() for k in cond)]
+        check(not unscoped, "deploy/aws/iam-policy.json tags, terminates, deletes and scales only under a tag condition",
+              f"{unscoped}")
+
+
+def check_rendered_for_aws(objs):
+    """The chart rendered with AWS_VALUES: the flags, AWS_REGION and the IRSA annotation are there."""
+    aws = AWS_VALUES["aws"]
+    dep = next((o for o in objs if o["kind"] == "Deployment"), {})
+    c = (dep.get("spec", {}).get("template", {}).get("spec", {}).get("containers") or [{}])[0]
+    args = c.get("args", [])
+    want = ["--cloud-provider=aws", f"--cluster-name={aws['clusterName']}", f"--cluster-endpoint={aws['clusterEndpoint']}",
+            f"--cluster-ca-bundle={aws['clusterCABundle']}", f"--cluster-service-cidr={aws['clusterServiceCIDR']}",
+            f"--interruption-queue={aws['interruptionQueue']}"]
+    check(args[1:1 + len(want)] == want, "cloudProvider aws renders --cloud-provider=aws and the aws.* settings as flags",
+          f"args: {args}")
+    env = {e["name"]: e.get("value") for e in c.get("env", [])}
+    check(env.get("AWS_REGION") == aws["region"], "aws.region renders env AWS_REGION", f"env: {c.get('env')}")
+    sa = next((o for o in objs if o["kind"] == "ServiceAccount"), {})
+    check(sa.get("metadata", {}).get("annotations") == AWS_VALUES["serviceAccount"]["annotations"],
+          "serviceAccount.annotations puts eks.amazonaws.com/role-arn on the ServiceAccount (IRSA)",
+          f"annotations: {sa.get('metadata', {}).get('annotations')}")
 
 
 HELM_ONLY_LABELS = ("helm.sh/chart", "app.kubernetes.io/version", "app.kubernetes.io/managed-by")

@@ -2,12 +2,14 @@
 # deploy/ checked with kubectl and a real kube-apiserver.
 #
 #   deploy_test.sh offline REPO     `kubectl kustomize deploy/kustomize` builds; the base, the CRDs, the RBAC rules
-#                                   and the Helm chart agree (check_manifests.py; the chart is rendered when helm,
-#                                   or go with Debian's sprig, is at hand)
+#                                   and the Helm chart agree, deploy/aws's IAM policy grants the AWS provider's
+#                                   calls only (check_manifests.py; the chart is rendered, also for cloudProvider
+#                                   aws, when helm, or go with Debian's sprig, is at hand)
 #   deploy_test.sh apiserver REPO   the base applied to kube-apiserver v1.26.1 (REPO/../shared/k8s/control-plane,
 #                                   on 127.0.0.1): CRDs established, NodePools (the example unchanged, every field,
-#                                   defaults), a NodeClaim's status subresource, invalid NodePools rejected naming
-#                                   the field, and what the ServiceAccount may and may not do
+#                                   defaults), EC2NodeClasses (every field, defaults), NodeClaim, NodePool and
+#                                   EC2NodeClass status subresources, invalid NodePools and EC2NodeClasses rejected
+#                                   naming the field, and what the ServiceAccount may and may not do
 #
 # KUBECTL picks the kubectl (default: the one on PATH; Debian 12's is 1.20). Exit 0: passed; 1: failed (each failure
 # on a FAIL line); 77: skipped, only in apiserver mode when REPO/../shared/k8s is absent.
@@ -57,12 +59,20 @@ offline() {
   # Render the chart as Helm would, when something can: helm itself, or Go's text/template with sprig.
   local rendered=() how=
   printf 'serviceMonitor: {enabled: true}\n' >"$work/servicemonitor-values.yaml"
+  # cloudProvider aws with every aws.* setting (check_manifests.py's AWS_VALUES), and without the required clusterName.
+  PYTHONPATH=$here python3 -c 'import json, check_manifests; print(json.dumps(check_manifests.AWS_VALUES))' \
+    >"$work/aws-values.yaml"
+  printf 'cloudProvider: aws\naws: {clusterEndpoint: https://example.com}\n' >"$work/aws-no-name-values.yaml"
   if command -v helm >/dev/null; then
     how="helm template"
     if helm template scalewright "$chart" --namespace scalewright >"$work/chart.yaml" 2>"$work/render.err" &&
        helm template scalewright "$chart" --namespace scalewright -f "$work/servicemonitor-values.yaml" \
-         >"$work/chart-sm.yaml" 2>>"$work/render.err"; then
-      rendered=("$work/chart.yaml" "$work/chart-sm.yaml")
+         >"$work/chart-sm.yaml" 2>>"$work/render.err" &&
+       helm template scalewright "$chart" --namespace scalewright -f "$work/aws-values.yaml" \
+         >"$work/chart-aws.yaml" 2>>"$work/render.err"; then
+      rendered=("$work/chart.yaml" "$work/chart-sm.yaml" "$work/chart-aws.yaml")
+      helm template scalewright "$chart" --namespace scalewright -f "$work/aws-no-name-values.yaml" \
+        >/dev/null 2>"$work/render-no-name.err"
     else
       fail "helm template:"; indent <"$work/render.err"
     fi
@@ -73,14 +83,24 @@ offline() {
          "$here/render_chart.go" 2>"$work/render.err" &&
        "$work/render_chart" "$chart" scalewright scalewright >"$work/chart.yaml" 2>>"$work/render.err" &&
        "$work/render_chart" "$chart" scalewright scalewright "$work/servicemonitor-values.yaml" \
-         >"$work/chart-sm.yaml" 2>>"$work/render.err"; then
-      rendered=("$work/chart.yaml" "$work/chart-sm.yaml")
+         >"$work/chart-sm.yaml" 2>>"$work/render.err" &&
+       "$work/render_chart" "$chart" scalewright scalewright "$work/aws-values.yaml" \
+         >"$work/chart-aws.yaml" 2>>"$work/render.err"; then
+      rendered=("$work/chart.yaml" "$work/chart-sm.yaml" "$work/chart-aws.yaml")
+      "$work/render_chart" "$chart" scalewright scalewright "$work/aws-no-name-values.yaml" \
+        >/dev/null 2>"$work/render-no-name.err"
     else
       fail "rendering the chart:"; indent <"$work/render.err"
     fi
   fi
   if [ ${#rendered[@]} -gt 0 ]; then
     pass "chart rendered by $how"
+    if grep -qF "aws.clusterName is required with cloudProvider aws" "$work/render-no-name.err"; then
+      pass "cloudProvider aws without aws.clusterName does not render: $(head -1 "$work/render-no-name.err")"
+    else
+      fail "cloudProvider aws without aws.clusterName: want 'aws.clusterName is required', got:"
+      indent <"$work/render-no-name.err"
+    fi
   else
     echo "note  chart not rendered (no helm; no go with golang-github-masterminds-sprig-dev and" \
          "golang-github-ghodss-yaml-dev): checked from its sources"
@@ -98,23 +118,24 @@ field_is() {
   if [ "$got" = "$3" ]; then pass "$1 $2 = $3"; else fail "$1 $2: want '$3', got '$got'"; indent <"$work/get.err"; fi
 }
 
-# rejected YAML FIELD MESSAGE: applying the NodePool YAML fails, naming FIELD, saying MESSAGE. --validate=false leaves
-# the judgement to the API server, i.e. to the CRD's schema (kubectl 1.20 would otherwise check against the
-# published OpenAPI first, in its own words). Never call a check at the end of a pipeline: it would count its
-# failure in a subshell.
+# rejected YAML FIELD MESSAGE: applying the YAML (a NodePool or an EC2NodeClass) fails, naming FIELD, saying MESSAGE.
+# --validate=false leaves the judgement to the API server, i.e. to the CRD's schema (kubectl 1.20 would otherwise
+# check against the published OpenAPI first, in its own words). Never call a check at the end of a pipeline: it
+# would count its failure in a subshell.
 rejected() {
-  local yaml=$1 want_field=$2 want_message=$3 name
+  local yaml=$1 want_field=$2 want_message=$3 name kind
   name=$(sed -n 's/^metadata: {name: \(.*\)}$/\1/p' <<<"$yaml")
+  kind=$(sed -n 's/^kind: \(.*\)$/\1/p' <<<"$yaml")
   if k apply --validate=false -f - <<<"$yaml" >"$work/apply.out" 2>"$work/apply.err"; then
-    fail "NodePool $name was accepted; want a rejection naming $want_field"
-    k delete nodepool "$name" >/dev/null 2>&1
+    fail "$kind $name was accepted; want a rejection naming $want_field"
+    k delete "$(tr '[:upper:]' '[:lower:]' <<<"$kind")" "$name" >/dev/null 2>&1
     return
   fi
   if grep -qF -- "$want_field" "$work/apply.err" && grep -qF -- "$want_message" "$work/apply.err"; then
-    pass "NodePool $name rejected: $(grep -F -- "$want_field" "$work/apply.err" | grep -F -- "$want_message" |
-                                      head -1 | sed 's/^[* ]*//')"
+    pass "$kind $name rejected: $(grep -F -- "$want_field" "$work/apply.err" | grep -F -- "$want_message" |
+                                   head -1 | sed 's/^[* ]*//')"
   else
-    fail "NodePool $name rejected, but not naming '$want_field' with '$want_message':"; indent <"$work/apply.err"
+    fail "$kind $name rejected, but not naming '$want_field' with '$want_message':"; indent <"$work/apply.err"
   fi
 }
 
@@ -125,6 +146,13 @@ nodepool() {
 template='  template:
     spec:
       nodeClassRef: {group: karpenter.kwok.sh, kind: KWOKNodeClass, name: default}'
+
+# ec2nodeclass NAME EXTRA-SPEC-YAML: an EC2NodeClass with EXTRA (at spec's indentation) as its spec
+ec2nodeclass() {
+  printf 'apiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nmetadata: {name: %s}\nspec:\n%s\n' "$1" "$2"
+}
+discovery='  subnetSelectorTerms: [{tags: {karpenter.sh/discovery: my-cluster}}]
+  securityGroupSelectorTerms: [{tags: {karpenter.sh/discovery: my-cluster}}]'
 
 sa=system:serviceaccount:scalewright:scalewright
 # can WANT ARGS...: `kubectl auth can-i --as=$sa ARGS` answers WANT (yes/no)
@@ -174,8 +202,8 @@ apiserver() {
     pass "the Deployment meets the restricted Pod Security Standard (no PodSecurity warning)"
   fi
   if k wait --for condition=established --timeout=60s crd/nodepools.karpenter.sh crd/nodeclaims.karpenter.sh \
-       >"$work/wait.out" 2>&1; then
-    pass "CRDs nodepools.karpenter.sh and nodeclaims.karpenter.sh are Established"
+       crd/ec2nodeclasses.karpenter.k8s.aws >"$work/wait.out" 2>&1; then
+    pass "CRDs nodepools.karpenter.sh, nodeclaims.karpenter.sh and ec2nodeclasses.karpenter.k8s.aws are Established"
   else
     fail "CRDs not Established:"; indent <"$work/wait.out"; return
   fi
@@ -359,6 +387,108 @@ apiserver() {
     fail "NodePools stored: want default, every-field, minimal, static; got:"; indent <"$work/names.out"
   fi
 
+  # EC2NodeClasses: every upstream field applies with strict field validation (kubectl 1.25+; older kubectl checks
+  # unknown fields against the published schema itself) and reads back as written.
+  local strict=()
+  if k apply --help 2>/dev/null | grep -q "strict"; then strict=(--validate=strict); fi
+  if k apply "${strict[@]}" -f "$here/ec2nodeclass-all-fields.yaml" >"$work/apply.out" 2>"$work/apply.err"; then
+    k get ec2nodeclass every-field -o json >"$work/every-field-ec2.json"
+    if python3 "$here/check_manifests.py" --contains "$here/ec2nodeclass-all-fields.yaml" "$work/every-field-ec2.json" \
+         >"$work/contains.out"; then
+      pass "EC2NodeClass with every v1 field set applies ${strict[*]} and reads back as written"
+    else
+      fail "EC2NodeClass with every v1 field set reads back differently:"; indent <"$work/contains.out"
+    fi
+  else
+    fail "EC2NodeClass with every v1 field set:"; indent <"$work/apply.err"
+  fi
+  # One with a role and an AMI alias, as Karpenter's getting started writes it: metadataOptions defaulted.
+  if k apply -f - <<<"$(ec2nodeclass minimal "$discovery
+  role: KarpenterNodeRole-my-cluster
+  amiSelectorTerms: [{alias: al2023@latest}]")" >"$work/apply.out" 2>"$work/apply.err"; then
+    pass "an EC2NodeClass with a role and an alias applies"
+  else
+    fail "EC2NodeClass minimal:"; indent <"$work/apply.err"
+  fi
+  field_is ec2nodeclass/minimal .spec.metadataOptions.httpTokens required
+  field_is ec2nodeclass/minimal .spec.metadataOptions.httpPutResponseHopLimit 1
+  field_is ec2nodeclass/minimal .spec.metadataOptions.httpEndpoint enabled
+  field_is ec2nodeclass/minimal .spec.metadataOptions.httpProtocolIPv6 disabled
+  # Its status as the controller writes it, through the status subresource; the printer columns show it.
+  status='{"status": {"subnets": [{"id": "subnet-0a1b2c3d", "zone": "us-west-2a", "zoneID": "usw2-az1"}],
+    "securityGroups": [{"id": "sg-0123456789abcdef0", "name": "eks-cluster-sg-my-cluster"}],
+    "amis": [{"id": "ami-0123456789abcdef0", "name": "amazon-eks-node-al2023-x86_64-standard-1.26-v20240101",
+              "requirements": [{"key": "kubernetes.io/arch", "operator": "In", "values": ["amd64"]}]}],
+    "instanceProfile": "KarpenterNodeRole-my-cluster",
+    "conditions": [{"type": "Ready", "status": "True", "reason": "Ready", "message": "", "lastTransitionTime": "'$now'"}]}}'
+  patch_status ec2nodeclass minimal "$status" karpenter.k8s.aws
+  field_is ec2nodeclass/minimal '.status.subnets[0].zone' us-west-2a
+  field_is ec2nodeclass/minimal '.status.amis[0].requirements[0].values[0]' amd64
+  field_is ec2nodeclass/minimal .status.instanceProfile KarpenterNodeRole-my-cluster
+  if k get ec2nodeclass minimal -o wide >"$work/get.out" 2>&1 && head -1 "$work/get.out" | grep -q 'READY *AGE *ROLE' &&
+     grep -Eq '^minimal +True +[0-9]+[smh] +KarpenterNodeRole-my-cluster' "$work/get.out"; then
+    pass "kubectl get ec2nodeclass -o wide shows Ready, Age and Role: $(sed -n 2p "$work/get.out")"
+  else
+    fail "kubectl get ec2nodeclass columns:"; indent <"$work/get.out"
+  fi
+  # Invalid EC2NodeClasses: rejected by the API server, with the field named, in Karpenter's words.
+  rejected "$(ec2nodeclass alias-and-tags "$discovery
+  role: KarpenterNodeRole-my-cluster
+  amiSelectorTerms: [{alias: al2023@latest, tags: {team: platform}}]")" \
+    spec.amiSelectorTerms "'alias' is mutually exclusive, cannot be set with a combination of other fields in amiSelectorTerms"
+  rejected "$(ec2nodeclass alias-and-id "$discovery
+  role: KarpenterNodeRole-my-cluster
+  amiSelectorTerms: [{alias: al2023@latest}, {id: ami-0123456789abcdef0}]")" \
+    spec.amiSelectorTerms "'alias' is mutually exclusive, cannot be set with a combination of other amiSelectorTerms"
+  rejected "$(ec2nodeclass role-and-profile "$discovery
+  role: KarpenterNodeRole-my-cluster
+  instanceProfile: KarpenterNodeRole-my-cluster
+  amiSelectorTerms: [{alias: al2023@latest}]")" \
+    spec "must specify exactly one of ['role', 'instanceProfile']"
+  rejected "$(ec2nodeclass no-subnets "  securityGroupSelectorTerms: [{tags: {karpenter.sh/discovery: my-cluster}}]
+  role: KarpenterNodeRole-my-cluster
+  amiSelectorTerms: [{alias: al2023@latest}]")" \
+    spec.subnetSelectorTerms 'Required value'
+  rejected "$(ec2nodeclass empty-subnets "  subnetSelectorTerms: []
+  securityGroupSelectorTerms: [{tags: {karpenter.sh/discovery: my-cluster}}]
+  role: KarpenterNodeRole-my-cluster
+  amiSelectorTerms: [{alias: al2023@latest}]")" \
+    spec.subnetSelectorTerms 'subnetSelectorTerms cannot be empty'
+  rejected "$(ec2nodeclass windows-pinned "$discovery
+  role: KarpenterNodeRole-my-cluster
+  amiSelectorTerms: [{alias: windows2022@v20240101}]")" \
+    'spec.amiSelectorTerms[0].alias' "windows families may only specify version 'latest'"
+  rejected "$(ec2nodeclass family-mismatch "$discovery
+  role: KarpenterNodeRole-my-cluster
+  amiFamily: AL2
+  amiSelectorTerms: [{alias: al2023@latest}]")" \
+    spec "if set, amiFamily must be 'AL2023' or 'Custom' when using an AL2023 alias"
+  rejected "$(ec2nodeclass no-family "$discovery
+  role: KarpenterNodeRole-my-cluster
+  amiSelectorTerms: [{id: ami-0123456789abcdef0}]")" \
+    spec 'must specify amiFamily if amiSelectorTerms does not contain an alias'
+  rejected "$(ec2nodeclass restricted-tag "$discovery
+  role: KarpenterNodeRole-my-cluster
+  amiSelectorTerms: [{alias: al2023@latest}]
+  tags: {karpenter.sh/nodepool: default}")" \
+    spec.tags 'tag contains a restricted tag matching karpenter.sh/nodepool'
+  rejected "$(ec2nodeclass two-roots "$discovery
+  role: KarpenterNodeRole-my-cluster
+  amiSelectorTerms: [{alias: al2023@latest}]
+  blockDeviceMappings: [{rootVolume: true, ebs: {volumeSize: 20Gi}}, {rootVolume: true, ebs: {volumeSize: 20Gi}}]")" \
+    spec.blockDeviceMappings 'must have only one blockDeviceMappings with rootVolume'
+  rejected "$(ec2nodeclass hop-limit "$discovery
+  role: KarpenterNodeRole-my-cluster
+  amiSelectorTerms: [{alias: al2023@latest}]
+  metadataOptions: {httpPutResponseHopLimit: 65}")" \
+    spec.metadataOptions.httpPutResponseHopLimit 'less than or equal to 64'
+  if k get ec2nodeclasses -o name >"$work/names.out" 2>&1 && [ "$(sort "$work/names.out" | tr '\n' ' ')" = \
+       "ec2nodeclass.karpenter.k8s.aws/every-field ec2nodeclass.karpenter.k8s.aws/minimal " ]; then
+    pass "no rejected EC2NodeClass was stored"
+  else
+    fail "EC2NodeClasses stored: want every-field, minimal; got:"; indent <"$work/names.out"
+  fi
+
   # What the controller's ServiceAccount may do: all it needs...
   can yes create pods --subresource=eviction -A
   can yes list pods -A
@@ -394,6 +524,9 @@ apiserver() {
   can yes list storageclasses.storage.k8s.io
   can yes list persistentvolumes
   can yes list persistentvolumeclaims -A
+  can yes list ec2nodeclasses.karpenter.k8s.aws
+  can yes watch ec2nodeclasses.karpenter.k8s.aws
+  can yes patch ec2nodeclasses.karpenter.k8s.aws --subresource=status
   can yes get configmaps -n kube-system
   can yes update configmaps -n kube-system
   can yes create configmaps -n kube-system
@@ -413,6 +546,9 @@ apiserver() {
   review no list metrics.k8s.io nodes "" ""
   can no delete namespaces
   can no delete persistentvolumes
+  can no update ec2nodeclasses.karpenter.k8s.aws
+  can no delete ec2nodeclasses.karpenter.k8s.aws
+  can no update ec2nodeclasses.karpenter.k8s.aws --subresource=status
   can no delete events -n default
   can no create customresourcedefinitions.apiextensions.k8s.io
   can no create clusterrolebindings.rbac.authorization.k8s.io
@@ -421,10 +557,11 @@ apiserver() {
   can no create serviceaccounts --subresource=token -n scalewright
 }
 
-# patch_status KIND NAME JSON: merge JSON into the object's status through the status subresource. kubectl 1.24+
-# patches it (--subresource); older kubectl (Debian 12's 1.20) PUTs the object with its new status there.
+# patch_status KIND NAME JSON [GROUP]: merge JSON into the object's status through the status subresource (GROUP:
+# karpenter.sh unless given). kubectl 1.24+ patches it (--subresource); older kubectl (Debian 12's 1.20) PUTs the
+# object with its new status there.
 patch_status() {
-  local kind=$1 name=$2 json=$3 rc
+  local kind=$1 name=$2 json=$3 group=${4:-karpenter.sh} rc
   if k patch --help 2>/dev/null | grep -q -- '--subresource'; then
     k patch "$kind" "$name" --subresource=status --type=merge -p "$json" >"$work/patch.out" 2>"$work/patch.err"
     rc=$?
@@ -432,7 +569,7 @@ patch_status() {
     k get "$kind" "$name" -o json >"$work/object.json" 2>"$work/patch.err" &&
       python3 -c 'import json,sys; o=json.load(open(sys.argv[1])); o.update(json.loads(sys.argv[2])); print(json.dumps(o))' \
         "$work/object.json" "$json" >"$work/object-status.json" &&
-      k replace --raw "/apis/karpenter.sh/v1/${kind}s/$name/status" -f "$work/object-status.json" >"$work/patch.out" 2>>"$work/patch.err"
+      k replace --raw "/apis/$group/v1/${kind}$(case $kind in *s) echo es ;; *) echo s ;; esac)/$name/status" -f "$work/object-status.json" >"$work/patch.out" 2>>"$work/patch.err"
     rc=$?
   fi
   if [ "$rc" -eq 0 ]; then pass "$kind $name: status written through the status subresource"; else fail "$kind $name status:"; indent <"$work/patch.err"; fi
