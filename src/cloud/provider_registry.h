@@ -5,6 +5,7 @@
 // controller's own, and its metrics; the command line knows none of them by name. kwok now; aws, clusterapi and
 // azure register beside it.
 #include <chrono>
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <memory>
@@ -72,6 +73,8 @@ struct ProviderContext {
   // Cluster Autoscaler's flags when they were given (null otherwise): a cloud with groups of its own finds the
   // groups they name (--nodes, --node-group-auto-discovery) in the account.
   const nodegroups::AutoscalerOptions* cluster_autoscaler = nullptr;
+  // Where data/aws/ is (--data-dir): what a cloud whose own catalog calls are denied falls back to.
+  std::filesystem::path data_dir = {};
 };
 
 // A provider made for `scalewright run`: the port the controllers act through, and the work it does while this

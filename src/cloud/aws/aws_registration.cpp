@@ -7,6 +7,7 @@
 #include <set>
 #include <thread>
 
+#include "cloud/aws/account_catalog.h"
 #include "cloud/aws/asg_node_groups.h"
 #include "cloud/aws/auto_scaling_api.h"
 #include "cloud/aws/aws_environment.h"
@@ -240,6 +241,25 @@ Result<std::unique_ptr<RunningProvider>> make_aws(ProviderContext& context) {
   Result<std::unique_ptr<AwsClient>> autoscaling = make_client(kAutoScaling);
   if (!autoscaling) return autoscaling.error();
 
+  // The catalog from the account (its types, zones, offerings and prices), each source the data's where its call
+  // is denied or fails.
+  std::unique_ptr<AwsClient> pricing;
+  if (price_list_serves(region)) {
+    Result<std::unique_ptr<AwsClient>> made = make_client(kPricing);
+    if (!made) return made.error();
+    pricing = std::move(*made);
+  }
+  CatalogOptions catalog_options;
+  catalog_options.region = region;
+  CatalogSources sources;
+  Result<Catalog> catalog = catalog_from_account(**ec2, pricing.get(), context.data_dir, catalog_options, &sources);
+  if (!catalog) return Error{"the account's catalog: " + catalog.error().message};
+  for (const CatalogSource* source : {&sources.instance_types, &sources.zones, &sources.offerings,
+                                      &sources.spot_prices, &sources.on_demand_prices}) {
+    spdlog::info("catalog: {}", source->describe());
+  }
+  spdlog::info("catalog: {} instance types in {}", catalog->size(), region);
+
   Ec2ProviderOptions options;
   options.cluster.name = cluster_name;
   const net::HttpEndpoint& kube_endpoint = context.client.transport().endpoint();
@@ -255,7 +275,7 @@ Result<std::unique_ptr<RunningProvider>> make_aws(ProviderContext& context) {
   options.cluster.kubernetes_version = *version;
 
   auto running = std::make_unique<RunningAws>(context.client, std::move(*ec2), std::move(*ssm),
-                                              std::move(*autoscaling), std::move(context.catalog), options);
+                                              std::move(*autoscaling), std::move(*catalog), options);
   if (const std::string queue = flag(context, kInterruptionQueue); !queue.empty()) {
     Result<std::unique_ptr<AwsClient>> sqs = make_client(kSqs);
     if (!sqs) return sqs.error();

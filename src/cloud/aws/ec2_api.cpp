@@ -4,6 +4,7 @@
 #include <openssl/evp.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <nlohmann/json.hpp>
 
 namespace scalewright::cloud::aws {
@@ -333,6 +334,185 @@ AwsResult<std::string> ssm_parameter(const AwsClient& ssm, const std::string& na
   if (!answer) return answer.error();
   const nlohmann::json parameter = answer->value("Parameter", nlohmann::json::object());
   return parameter.value("Value", std::string());
+}
+
+namespace {
+
+std::vector<std::string> item_texts(const pugi::xml_node& node, const char* name) {
+  std::vector<std::string> out;
+  for (const pugi::xml_node& item : list_items(node, name)) out.emplace_back(item.text().as_string());
+  return out;
+}
+
+std::vector<Ec2InstanceTypeInfo::Device> read_devices(const pugi::xml_node& node, const char* list) {
+  std::vector<Ec2InstanceTypeInfo::Device> devices;
+  for (const pugi::xml_node& item : list_items(node, list)) {
+    Ec2InstanceTypeInfo::Device device{child_text(item, "name"), child_text(item, "manufacturer"),
+                                       item.child("count").text().as_llong(), std::nullopt};
+    if (pugi::xml_node memory = item.child("memoryInfo").child("sizeInMiB")) device.memory_mib = memory.text().as_llong();
+    devices.push_back(std::move(device));
+  }
+  return devices;
+}
+
+Ec2InstanceTypeInfo read_instance_type(const pugi::xml_node& item) {
+  Ec2InstanceTypeInfo info;
+  info.name = child_text(item, "instanceType");
+  info.vcpu = item.child("vCpuInfo").child("defaultVCpus").text().as_llong();
+  info.memory_mib = item.child("memoryInfo").child("sizeInMiB").text().as_llong();
+  const pugi::xml_node processor = item.child("processorInfo");
+  info.architectures = item_texts(processor, "supportedArchitectures");
+  info.processor_manufacturer = child_text(processor, "manufacturer");
+  info.hypervisor = child_text(item, "hypervisor");
+  info.bare_metal = item.child("bareMetal").text().as_bool();
+  info.burstable = item.child("burstablePerformanceSupported").text().as_bool();
+  info.usage_classes = item_texts(item, "supportedUsageClasses");
+  info.gpus = read_devices(item.child("gpuInfo"), "gpus");
+  info.inference_accelerators = read_devices(item.child("inferenceAcceleratorInfo"), "accelerators");
+  info.neuron_devices = read_devices(item.child("neuronInfo"), "neuronDevices");
+  if (const pugi::xml_node storage = item.child("instanceStorageInfo");
+      storage && child_text(storage, "nvmeSupport") != "unsupported") {
+    info.instance_storage_gb = storage.child("totalSizeInGB").text().as_llong();
+  }
+  const pugi::xml_node network = item.child("networkInfo");
+  if (network.child("efaSupported").text().as_bool()) {
+    info.efa_interfaces = network.child("efaInfo").child("maximumEfaInterfaces").text().as_llong();
+  }
+  info.ipv4_per_eni = network.child("ipv4AddressesPerInterface").text().as_llong();
+  const long long default_card = network.child("defaultNetworkCardIndex").text().as_llong();
+  for (const pugi::xml_node& card : list_items(network, "networkCards")) {
+    if (card.child("networkCardIndex").text().as_llong() != default_card) continue;
+    info.default_card_enis = card.child("maximumNetworkInterfaces").text().as_llong();
+    if (pugi::xml_node baseline = card.child("baselineBandwidthInGbps")) {
+      info.default_card_baseline_gbps = baseline.text().as_double();
+    }
+  }
+  // Older answers have no network cards: the instance's own ENI limit is the default card's.
+  if (info.default_card_enis == 0) info.default_card_enis = network.child("maximumNetworkInterfaces").text().as_llong();
+  return info;
+}
+
+}  // namespace
+
+AwsResult<std::vector<Ec2InstanceTypeInfo>> Ec2Api::describe_instance_types(
+    const std::vector<std::string>& names) const {
+  // Karpenter's filters (instancetype.go UpdateInstanceTypes); 100 is the call's largest page.
+  FormParams params;
+  params.add_list("InstanceType", names);
+  params.add_filter(Protocol::Ec2, "supported-virtualization-type", {"hvm"});
+  params.add_filter(Protocol::Ec2, "processor-info.supported-architecture", {"x86_64", "arm64"});
+  params.add("MaxResults", "100");
+  std::vector<Ec2InstanceTypeInfo> types;
+  AwsResult<bool> done = each_page(client_, "DescribeInstanceTypes", params, [&](const pugi::xml_node& result) {
+    for (const pugi::xml_node& item : list_items(result, "instanceTypeSet")) types.push_back(read_instance_type(item));
+  });
+  if (!done) return done.error();
+  return types;
+}
+
+AwsResult<std::vector<Ec2TypeOffering>> Ec2Api::describe_instance_type_offerings(
+    const std::vector<std::string>& names) const {
+  FormParams params;
+  params.add("LocationType", "availability-zone");
+  if (!names.empty()) params.add_filter(Protocol::Ec2, "instance-type", names);
+  params.add("MaxResults", "1000");
+  std::vector<Ec2TypeOffering> offerings;
+  AwsResult<bool> done =
+      each_page(client_, "DescribeInstanceTypeOfferings", params, [&](const pugi::xml_node& result) {
+        for (const pugi::xml_node& item : list_items(result, "instanceTypeOfferingSet")) {
+          offerings.push_back({child_text(item, "instanceType"), child_text(item, "location")});
+        }
+      });
+  if (!done) return done.error();
+  return offerings;
+}
+
+AwsResult<std::vector<Ec2Zone>> Ec2Api::describe_availability_zones() const {
+  AwsResult<XmlAnswer> answer = client_.query("DescribeAvailabilityZones", FormParams());
+  if (!answer) return answer.error();
+  std::vector<Ec2Zone> zones;
+  for (const pugi::xml_node& item : list_items(answer->result, "availabilityZoneInfo")) {
+    // Local and Wavelength Zones are opted into one by one; Karpenter's catalog is the region's availability zones.
+    const std::string type = child_text(item, "zoneType");
+    if (!type.empty() && type != "availability-zone") continue;
+    if (child_text(item, "zoneState") != "available") continue;
+    zones.push_back({child_text(item, "zoneName"), child_text(item, "zoneId")});
+  }
+  return zones;
+}
+
+AwsResult<std::vector<Ec2SpotPrice>> Ec2Api::describe_spot_price_history(const std::vector<std::string>& names,
+                                                                         const std::string& start_time) const {
+  // Karpenter's parameters (pricing.go UpdateSpotPricing): the price in effect now, 2000 rows a page.
+  FormParams params;
+  params.add_list("InstanceType", names);
+  params.add_list("ProductDescription", {"Linux/UNIX", "Linux/UNIX (Amazon VPC)"});
+  params.add("StartTime", start_time);
+  params.add("MaxResults", "2000");
+  std::vector<Ec2SpotPrice> prices;
+  AwsResult<bool> done = each_page(client_, "DescribeSpotPriceHistory", params, [&](const pugi::xml_node& result) {
+    for (const pugi::xml_node& item : list_items(result, "spotPriceHistorySet")) {
+      prices.push_back({child_text(item, "instanceType"), child_text(item, "availabilityZone"),
+                        item.child("spotPrice").text().as_double(), child_text(item, "timestamp")});
+    }
+  });
+  if (!done) return done.error();
+  return prices;
+}
+
+AwsResult<std::map<std::string, double, std::less<>>> on_demand_prices(const AwsClient& pricing,
+                                                                       const std::string& region) {
+  // Karpenter's filters (pricing.go fetchOnDemandPricing): Linux without pre-installed software, used capacity,
+  // on demand; once for shared-tenancy instances and once for bare metal, whose prices are listed as Dedicated.
+  auto term = [](const char* field, const std::string& value) {
+    return nlohmann::json{{"Type", "TERM_MATCH"}, {"Field", field}, {"Value", value}};
+  };
+  const nlohmann::json common = {term("regionCode", region),     term("serviceCode", "AmazonEC2"),
+                                 term("preInstalledSw", "NA"),   term("operatingSystem", "Linux"),
+                                 term("capacitystatus", "Used"), term("marketoption", "OnDemand")};
+  const std::vector<std::pair<std::string, std::string>> kinds = {{"Shared", "Compute Instance"},
+                                                                  {"Dedicated", "Compute Instance (bare metal)"}};
+  // China's price list is in yuan, as Karpenter reads it there.
+  const std::string currency = region.starts_with("cn-") ? "CNY" : "USD";
+  std::map<std::string, double, std::less<>> prices;
+  for (const auto& [tenancy, family] : kinds) {
+    nlohmann::json request = {{"ServiceCode", "AmazonEC2"}, {"MaxResults", 100}, {"Filters", common}};
+    request["Filters"].push_back(term("tenancy", tenancy));
+    request["Filters"].push_back(term("productFamily", family));
+    std::string token;
+    do {
+      if (!token.empty()) request["NextToken"] = token;
+      AwsResult<nlohmann::json> answer = pricing.json("GetProducts", request);
+      if (!answer) return answer.error();
+      for (const nlohmann::json& entry : answer->value("PriceList", nlohmann::json::array())) {
+        // Each entry is a JSON document in a string; one that does not parse says nothing of any type.
+        const nlohmann::json product = nlohmann::json::parse(entry.is_string() ? entry.get<std::string>() : "",
+                                                             nullptr, false);
+        if (!product.is_object()) continue;
+        const nlohmann::json* type = &product;
+        for (const char* key : {"product", "attributes", "instanceType"}) {
+          type = type->is_object() && type->contains(key) ? &(*type)[key] : nullptr;
+          if (type == nullptr) break;
+        }
+        if (type == nullptr || !type->is_string() || type->get<std::string>().empty()) continue;
+        const nlohmann::json terms = product.value("terms", nlohmann::json::object()).value("OnDemand",
+                                                                                             nlohmann::json::object());
+        for (const auto& [sku, offer] : terms.items()) {
+          const nlohmann::json dimensions = offer.value("priceDimensions", nlohmann::json::object());
+          for (const auto& [rate, dimension] : dimensions.items()) {
+            const nlohmann::json per_unit = dimension.value("pricePerUnit", nlohmann::json::object());
+            const std::string text = per_unit.value(currency, std::string());
+            char* end = nullptr;
+            const double price = std::strtod(text.c_str(), &end);
+            if (text.empty() || end != text.c_str() + text.size() || !(price > 0)) continue;
+            prices[type->get<std::string>()] = price;
+          }
+        }
+      }
+      token = answer->value("NextToken", std::string());
+    } while (!token.empty());
+  }
+  return prices;
 }
 
 }  // namespace scalewright::cloud::aws

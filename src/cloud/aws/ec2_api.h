@@ -5,6 +5,8 @@
 // their NextToken pages; each call's parameters are named as EC2's wire protocol names them (Filter.N.Value.M,
 // TagSpecification.N.Tag.M, LaunchTemplateConfigs.N.Overrides.M).
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -119,6 +121,51 @@ struct Ec2Instance {
   std::string tag(std::string_view key) const;
 };
 
+// One instance type as DescribeInstanceTypes describes it: the facts the catalog reads, as EC2 spells them.
+struct Ec2InstanceTypeInfo {
+  struct Device {  // a GPU, an inference accelerator or a Neuron device
+    std::string name;          // "T4", "Inferentia2"
+    std::string manufacturer;  // "NVIDIA", "AWS" (empty for Neuron devices, which EC2 gives none)
+    std::int64_t count = 0;
+    std::optional<std::int64_t> memory_mib;  // per device
+  };
+  std::string name;
+  std::int64_t vcpu = 0;
+  std::int64_t memory_mib = 0;
+  std::vector<std::string> architectures;  // x86_64, arm64
+  std::string processor_manufacturer;      // Intel, AMD, AWS
+  std::string hypervisor;                  // nitro, xen; empty for bare metal
+  bool bare_metal = false;
+  bool burstable = false;
+  std::vector<std::string> usage_classes;  // on-demand, spot
+  std::vector<Device> gpus;
+  std::vector<Device> inference_accelerators;
+  std::vector<Device> neuron_devices;
+  std::optional<std::int64_t> instance_storage_gb;  // TotalSizeInGB, when the storage is NVMe
+  std::int64_t efa_interfaces = 0;                  // when EFA is supported
+  // The default network card's: how many ENIs it takes and its baseline bandwidth; IPv4 addresses per ENI.
+  std::int64_t default_card_enis = 0;
+  std::int64_t ipv4_per_eni = 0;
+  std::optional<double> default_card_baseline_gbps;
+};
+
+struct Ec2TypeOffering {
+  std::string instance_type;
+  std::string zone;  // the zone's name, as this account names it
+};
+
+struct Ec2Zone {
+  std::string name;  // us-east-1a
+  std::string id;    // use1-az6
+};
+
+struct Ec2SpotPrice {
+  std::string instance_type;
+  std::string zone;
+  double price = 0;       // USD per hour
+  std::string timestamp;  // ISO 8601, UTC
+};
+
 class Ec2Api {
  public:
   explicit Ec2Api(const AwsClient& client) : client_(client) {}
@@ -141,11 +188,27 @@ class Ec2Api {
   AwsResult<bool> terminate_instances(const std::vector<std::string>& instance_ids) const;
   AwsResult<bool> create_tags(const std::vector<std::string>& resource_ids, const Tags& tags) const;
 
+  // The catalog's calls (account_catalog.h). Types Karpenter can run (hvm; x86_64 or arm64), all or these `names`.
+  AwsResult<std::vector<Ec2InstanceTypeInfo>> describe_instance_types(const std::vector<std::string>& names) const;
+  // The zones each type is offered in, by zone name; all types, or these `names`.
+  AwsResult<std::vector<Ec2TypeOffering>> describe_instance_type_offerings(const std::vector<std::string>& names) const;
+  // The region's availability zones the account can use (opted in and available), named as this account names them.
+  AwsResult<std::vector<Ec2Zone>> describe_availability_zones() const;
+  // The spot prices of Linux/UNIX in effect at `start_time` (ISO 8601), per type and zone; all types, or `names`.
+  AwsResult<std::vector<Ec2SpotPrice>> describe_spot_price_history(const std::vector<std::string>& names,
+                                                                   const std::string& start_time) const;
+
  private:
   const AwsClient& client_;
 };
 
 // The AMI id an SSM parameter holds (the public /aws/service/... parameters the AMI aliases name).
 AwsResult<std::string> ssm_parameter(const AwsClient& ssm, const std::string& name);
+
+// The on-demand Linux prices (USD per hour) of `region`'s instance types, from the Price List API as Karpenter's AWS
+// provider reads them (pricing:GetProducts, shared-tenancy instances and bare metal, every page). `pricing` is a
+// client of the endpoint that serves the region (pricing_region in endpoints.h).
+AwsResult<std::map<std::string, double, std::less<>>> on_demand_prices(const AwsClient& pricing,
+                                                                       const std::string& region);
 
 }  // namespace scalewright::cloud::aws
