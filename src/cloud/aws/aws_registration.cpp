@@ -1,7 +1,6 @@
 #include "cloud/aws/aws_registration.h"
 
 #include <fmt/format.h>
-#include <openssl/evp.h>
 #include <spdlog/spdlog.h>
 
 #include <set>
@@ -36,15 +35,6 @@ constexpr std::string_view kInterruptionQueue = "--interruption-queue";
 std::string flag(const ProviderContext& context, std::string_view name) {
   auto found = context.flags.find(std::string(name));
   return found == context.flags.end() ? "" : found->second;
-}
-
-std::string base64(std::string_view data) {
-  std::string out(4 * ((data.size() + 2) / 3), '\0');
-  const int written = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                                      reinterpret_cast<const unsigned char*>(data.data()),
-                                      static_cast<int>(data.size()));
-  out.resize(static_cast<std::size_t>(std::max(written, 0)));
-  return out;
 }
 
 // "1.26" from the API server's /version (gitVersion "v1.26.1", or major and minor): the AMI aliases' version.

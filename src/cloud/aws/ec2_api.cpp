@@ -10,15 +10,6 @@
 namespace scalewright::cloud::aws {
 namespace {
 
-std::string base64(std::string_view data) {
-  std::string out(4 * ((data.size() + 2) / 3), '\0');
-  const int written = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                                      reinterpret_cast<const unsigned char*>(data.data()),
-                                      static_cast<int>(data.size()));
-  out.resize(static_cast<std::size_t>(std::max(written, 0)));
-  return out;
-}
-
 std::string boolean(bool value) { return value ? "true" : "false"; }
 
 void add_filters(FormParams& params, const std::vector<Ec2Filter>& filters) {
@@ -71,6 +62,15 @@ void read_overrides(const pugi::xml_node& item, std::string& instance_type, std:
 }
 
 }  // namespace
+
+std::string base64(std::string_view data) {
+  std::string out(4 * ((data.size() + 2) / 3), '\0');
+  const int written = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+                                      reinterpret_cast<const unsigned char*>(data.data()),
+                                      static_cast<int>(data.size()));
+  out.resize(static_cast<std::size_t>(std::max(written, 0)));
+  return out;
+}
 
 std::string Ec2Instance::tag(std::string_view key) const {
   for (const auto& [k, v] : tags) {

@@ -59,6 +59,9 @@ struct LaunchTemplateData {
   bool detailed_monitoring = false;
 };
 
+// Standard base64 (RFC 4648, padded), as EC2 takes user data and EKS gives a cluster's certificate authority.
+std::string base64(std::string_view data);
+
 // "karpenter.k8s.aws/<hash of the data and the tags>": identical requests name one template.
 std::string launch_template_name(const LaunchTemplateData& data, const Tags& tags);
 
