@@ -17,6 +17,7 @@ for program in scheduling_bench provisioning_bench packing_bench simulation_benc
 done
 # Issue [7]: plain programs with flags of their own (not Google Benchmark's), so they get no arguments here.
 build/bench/cluster_state_memory_bench
+build/bench/account_catalog_bench  # the AWS catalog from the account (moto); skips without moto
 if [ -x ../shared/k8s/control-plane ]; then
   build/bench/real_cluster_bench  # a real control plane, `scalewright run` as a process: about 5 minutes
 else
