@@ -3,36 +3,28 @@
 // fakes them. A launch creates, after the launch latency, a Node with the instance type's labels, capacity and
 // allocatable from the catalog, Ready, and keeps it alive by renewing its Lease in kube-node-lease as a kubelet
 // would; terminating the instance deletes the Node. It also plays the kubelet for the pods bound to its nodes:
-// they are reported Running and Ready, and a pod being deleted is confirmed gone at once.
+// they are reported Running and Ready, and a pod being deleted is confirmed gone at once (FakeKubelet).
 //
 // A user can try Scalewright on any cluster (kind, k3s, a test control plane) without a cloud account, and we test
 // at scale with it. It runs on threads of its own, as a cloud runs apart from its controller: the controllers'
 // calls only queue work.
 #include <chrono>
-#include <condition_variable>
-#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <queue>
 #include <random>
-#include <set>
 #include <stop_token>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "api/result.h"
 #include "api/scenario.h"
 #include "cloud/cloud_provider.h"
+#include "cloud/kwok/fake_kubelet.h"
 #include "cloud/played_node_groups.h"
 #include "kube/api_client.h"
-
-namespace scalewright::kube {
-class Reflector;
-}
 
 namespace scalewright::cloud {
 
@@ -94,23 +86,8 @@ class KwokProvider final : public CloudProvider {
   std::size_t pods_started() const;
 
  private:
-  class PodHandler;
-  using Clock = std::chrono::steady_clock;
-  struct Task {
-    Clock::time_point at;
-    std::uint64_t sequence = 0;
-    std::function<void()> run;
-    bool operator>(const Task& other) const { return at != other.at ? at > other.at : sequence > other.sequence; }
-  };
-
-  void schedule(Clock::time_point at, std::function<void()> run);
-  void work();
-  void create_node(const Instance& instance, const Labels& labels, const std::vector<Taint>& taints);
-  void delete_node(const std::string& name);
-  void renew_leases();
-  bool renew_lease(const std::string& node);
-  void pod_changed(const nlohmann::json& pod);
-  void pod_gone(const nlohmann::json& pod);
+  void register_node(const Instance& instance, const Labels& labels, const std::vector<Taint>& taints,
+                     std::chrono::milliseconds after);
   std::optional<Instance> instance_of_node(const nlohmann::json& node) const;
   // "<group>-<five safe characters>", as generateName makes them, not taken by another instance.
   std::string instance_name(const std::string& group);
@@ -120,27 +97,15 @@ class KwokProvider final : public CloudProvider {
   const kube::ApiClient& client_;
   Catalog catalog_;
   KwokOptions options_;
+  FakeKubelet kubelet_;  // plays what runs on its nodes
 
   mutable std::mutex mutex_;
-  std::condition_variable wake_;
-  std::priority_queue<Task, std::vector<Task>, std::greater<>> tasks_;
-  std::uint64_t next_sequence_ = 0;
-  bool stopping_ = false;
-  std::map<std::string, Instance> instances_;       // by id (the NodeClaim's or group instance's name)
-  std::set<std::string> registered_;                // Node objects that exist, by name
-  std::map<std::string, nlohmann::json> leases_;    // node -> its Lease as last written
-  std::set<std::string> running_pods_;              // pods reported Running ("namespace/name")
-  std::size_t nodes_created_ = 0;
+  std::map<std::string, Instance> instances_;  // by id (the NodeClaim's or group instance's name)
 
   std::mt19937_64 names_{std::random_device{}()};  // group instances' name suffixes
   PlayedNodeGroups groups_{catalog_, [this](const std::string& group) { return instance_name(group); },
                            [this](const CreateRequest& request) { return create(request); },
                            [this](const std::string& id) { return terminate(id); }};
-
-  std::unique_ptr<PodHandler> pod_handler_;
-  std::unique_ptr<kube::Reflector> pod_reflector_;
-  std::jthread worker_;
-  std::jthread pod_watcher_;
 };
 
 }  // namespace scalewright::cloud
