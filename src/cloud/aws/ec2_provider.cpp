@@ -241,6 +241,23 @@ void Ec2Provider::remove_node_class(const std::string& name) {
   node_classes_.erase(name);
 }
 
+std::optional<CloudError> Ec2Provider::delete_launch_templates(const std::string& name) {
+  AwsResult<std::vector<std::string>> found = ec2_.launch_templates_tagged(
+      {{"tag:" + std::string(karpenter_tags::ec2nodeclass), {name}},
+       {"tag:" + std::string(karpenter_tags::cluster_name), {options_.cluster.name}}});
+  if (!found) return cloud_error(found.error());
+  for (const std::string& template_name : *found) {
+    {
+      std::lock_guard lock(mutex_);
+      launch_templates_.erase(template_name);
+    }
+    if (AwsResult<bool> deleted = ec2_.delete_launch_template(template_name); !deleted) {
+      return cloud_error(deleted.error());
+    }
+  }
+  return std::nullopt;
+}
+
 CloudResult<const Catalog*> Ec2Provider::instance_types(const NodePool& pool) const {
   const NodeClassReference& ref = pool.node_class;
   std::lock_guard lock(mutex_);

@@ -76,6 +76,9 @@ class Ec2Provider final : public CloudProvider {
   // What NodePools naming it launch from now on; a class that is not ready launches nothing.
   void set_node_class(ResolvedNodeClass resolved);
   void remove_node_class(const std::string& name);
+  // Deletes the launch templates made for node class `name` in this cluster (found by their tags), as Karpenter
+  // does when an EC2NodeClass is deleted; they are made again if the class comes back.
+  std::optional<CloudError> delete_launch_templates(const std::string& name);
 
   const Catalog& catalog() const override { return catalog_; }
   // The catalog as the NodePool's EC2NodeClass shapes it, offered in its subnets' zones; NodeClassNotReady while

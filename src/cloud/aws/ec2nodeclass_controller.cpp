@@ -136,6 +136,9 @@ void Ec2NodeClassController::remove(const std::string& name) {
     known_.erase(name);
   }
   provider_.remove_node_class(name);
+  if (std::optional<CloudError> failed = provider_.delete_launch_templates(name)) {
+    spdlog::warn("EC2NodeClass {} deleted: deleting its launch templates: {}", name, failed->message);
+  }
 }
 
 void Ec2NodeClassController::apply(const json& object) {

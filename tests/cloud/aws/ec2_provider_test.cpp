@@ -209,6 +209,12 @@ TEST_F(Ec2ProviderTest, ALaunchIsOneCreateFleetOverItsOfferingsCheapestFirstTagg
   // A second launch of the same shape reuses the template it made.
   ASSERT_TRUE(provider_->create(on_demand_request(catalog, "default-def34")).ok());
   EXPECT_EQ(emulator_->count("ec2", "CreateLaunchTemplate"), 1);
+
+  // The class deleted: its templates go (found by the class's and the cluster's tags); the instances stay theirs.
+  ASSERT_FALSE(provider_->delete_launch_templates("default").has_value());
+  EXPECT_EQ(emulator_->count("ec2", "DeleteLaunchTemplate"), 1);
+  EXPECT_TRUE(Ec2Api(*ec2_).launch_templates_tagged({{"tag:karpenter.k8s.aws/ec2nodeclass", {"default"}}})->empty());
+  EXPECT_EQ(instances().size(), 2u);
 }
 
 TEST_F(Ec2ProviderTest, AnOfferingWithoutCapacityIsSkippedInTheSameCallAndReportedUnavailable) {
