@@ -56,15 +56,20 @@ constexpr std::chrono::seconds kGarbageAge{30};
 class RunningAws final : public RunningProvider {
  public:
   RunningAws(const kube::ApiClient& client, std::unique_ptr<AwsClient> ec2, std::unique_ptr<AwsClient> ssm,
-             std::unique_ptr<AwsClient> autoscaling, Catalog catalog, Ec2ProviderOptions options)
+             std::unique_ptr<AwsClient> autoscaling, std::unique_ptr<AwsClient> iam, const std::string& region,
+             Catalog catalog, Ec2ProviderOptions options)
       : client_(client),
         cluster_name_(options.cluster.name),
         ec2_(std::move(ec2)),
         ssm_(std::move(ssm)),
         autoscaling_(std::move(autoscaling)),
+        iam_(std::move(iam)),
+        instance_profiles_(*iam_, cluster_name_, region),
         provider_(*ec2_, *ssm_, std::move(catalog), std::move(options)),
         events_(client, "karpenter.k8s.aws", "scalewright"),
-        node_classes_(client, provider_, events_) {}
+        node_classes_(client, provider_, events_) {
+    provider_.use_instance_profiles(&instance_profiles_);
+  }
   ~RunningAws() override { stop(); }
 
   CloudProvider& cloud() override { return provider_; }
@@ -180,6 +185,8 @@ class RunningAws final : public RunningProvider {
   std::unique_ptr<AwsClient> ec2_;
   std::unique_ptr<AwsClient> ssm_;
   std::unique_ptr<AwsClient> autoscaling_;
+  std::unique_ptr<AwsClient> iam_;
+  InstanceProfiles instance_profiles_;
   Ec2Provider provider_;
   kube::EventSink events_;
   Ec2NodeClassController node_classes_;
@@ -230,6 +237,8 @@ Result<std::unique_ptr<RunningProvider>> make_aws(ProviderContext& context) {
   if (!ssm) return ssm.error();
   Result<std::unique_ptr<AwsClient>> autoscaling = make_client(kAutoScaling);
   if (!autoscaling) return autoscaling.error();
+  Result<std::unique_ptr<AwsClient>> iam = make_client(kIam);
+  if (!iam) return iam.error();
 
   // The catalog from the account (its types, zones, offerings and prices), each source the data's where its call
   // is denied or fails.
@@ -265,7 +274,8 @@ Result<std::unique_ptr<RunningProvider>> make_aws(ProviderContext& context) {
   options.cluster.kubernetes_version = *version;
 
   auto running = std::make_unique<RunningAws>(context.client, std::move(*ec2), std::move(*ssm),
-                                              std::move(*autoscaling), std::move(*catalog), options);
+                                              std::move(*autoscaling), std::move(*iam), region,
+                                              std::move(*catalog), options);
   if (const std::string queue = flag(context, kInterruptionQueue); !queue.empty()) {
     Result<std::unique_ptr<AwsClient>> sqs = make_client(kSqs);
     if (!sqs) return sqs.error();

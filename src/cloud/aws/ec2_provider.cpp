@@ -189,14 +189,21 @@ ResolvedNodeClass Ec2Provider::resolve(std::shared_ptr<const EC2NodeClass> node_
                                        unresolved.empty() ? "AMISelector did not match any AMIs" : unresolved));
   else out.conditions.push_back(condition("AMIsReady"));
 
-  // Karpenter makes an instance profile for a role; this provider launches with one the user made.
-  if (!spec.instance_profile.empty()) out.conditions.push_back(condition("InstanceProfileReady"));
-  else
+  // An instance launches with a profile: the class's own, or the one made for its role (Karpenter's).
+  if (!spec.instance_profile.empty()) {
+    out.instance_profile = spec.instance_profile;
+    out.conditions.push_back(condition("InstanceProfileReady"));
+  } else if (profiles_ == nullptr) {
     out.conditions.push_back(condition("InstanceProfileReady", "InstanceProfileNotSupported",
-                                       fmt::format("EC2NodeClass {} names role {}: Scalewright does not create "
-                                                   "instance profiles yet; create one for the role and name it in "
-                                                   "spec.instanceProfile",
+                                       fmt::format("EC2NodeClass {} names role {}: no IAM client to make its "
+                                                   "instance profile with; name one in spec.instanceProfile",
                                                    name, spec.role)));
+  } else if (AwsResult<std::string> made = profiles_->ensure(name, spec.role); !made) {
+    out.conditions.push_back(condition("InstanceProfileReady", "InstanceProfileNotFound", made.error().describe()));
+  } else {
+    out.instance_profile = *made;
+    out.conditions.push_back(condition("InstanceProfileReady"));
+  }
   return out;
 }
 
@@ -255,6 +262,12 @@ std::optional<CloudError> Ec2Provider::delete_launch_templates(const std::string
       return cloud_error(deleted.error());
     }
   }
+  return std::nullopt;
+}
+
+std::optional<CloudError> Ec2Provider::delete_instance_profile(const std::string& name) {
+  if (profiles_ == nullptr) return std::nullopt;
+  if (AwsResult<bool> removed = profiles_->remove(name); !removed) return cloud_error(removed.error());
   return std::nullopt;
 }
 
@@ -326,7 +339,7 @@ CloudResult<FleetRequest> Ec2Provider::fleet_request(const CreateRequest& reques
     if (subnet == nullptr || image == resolved.amis.end()) continue;
     auto [at, added] = config_of_image.emplace(image->id, fleet.configs.size());
     if (added) {
-      LaunchTemplateData data{image->id, spec.instance_profile, groups, user_data, spec.metadata_options,
+      LaunchTemplateData data{image->id, resolved.instance_profile, groups, user_data, spec.metadata_options,
                               spec.block_device_mappings, spec.associate_public_ip_address,
                               spec.detailed_monitoring};
       const std::string name = launch_template_name(data, fleet.tags);

@@ -24,6 +24,7 @@
 #include "cloud/aws/cloud_errors.h"
 #include "cloud/aws/ec2_api.h"
 #include "cloud/aws/ec2nodeclass.h"
+#include "cloud/aws/instance_profiles.h"
 #include "cloud/cloud_provider.h"
 
 namespace scalewright::cloud::aws {
@@ -43,6 +44,7 @@ struct ResolvedNodeClass {
   std::vector<Ec2Subnet> subnets;
   std::vector<Ec2SecurityGroup> security_groups;
   std::vector<Ec2Image> amis;  // the newest per architecture
+  std::string instance_profile;  // what its instances launch with: the class's own, or the one made for its role
   // Each condition Karpenter reports (SubnetsReady, SecurityGroupsReady, AMIsReady, InstanceProfileReady), with the
   // reason and message of one that is not True.
   struct Condition {
@@ -79,6 +81,10 @@ class Ec2Provider final : public CloudProvider {
   // Deletes the launch templates made for node class `name` in this cluster (found by their tags), as Karpenter
   // does when an EC2NodeClass is deleted; they are made again if the class comes back.
   std::optional<CloudError> delete_launch_templates(const std::string& name);
+  // Where given, a class naming a `role` gets an instance profile made for it (Karpenter's), deleted with it;
+  // without, such a class is not ready. `profiles` outlives the provider.
+  void use_instance_profiles(InstanceProfiles* profiles) { profiles_ = profiles; }
+  std::optional<CloudError> delete_instance_profile(const std::string& name);
 
   const Catalog& catalog() const override { return catalog_; }
   // The catalog as the NodePool's EC2NodeClass shapes it, offered in its subnets' zones; NodeClassNotReady while
@@ -128,6 +134,7 @@ class Ec2Provider final : public CloudProvider {
   std::set<std::string> launch_templates_;                 // known to exist
   std::map<std::string, std::shared_ptr<Batch>> batches_;  // open batches by request key
   std::size_t fleet_calls_ = 0;
+  InstanceProfiles* profiles_ = nullptr;
 };
 
 }  // namespace scalewright::cloud::aws

@@ -60,9 +60,7 @@ json ec2nodeclass_status(const ResolvedNodeClass& resolved, std::int64_t generat
     amis.push_back(std::move(ami));
   }
   status["amis"] = std::move(amis);
-  if (resolved.node_class && !resolved.node_class->spec().instance_profile.empty()) {
-    status["instanceProfile"] = resolved.node_class->spec().instance_profile;
-  }
+  if (!resolved.instance_profile.empty()) status["instanceProfile"] = resolved.instance_profile;
   json conditions = json::array();
   for (const ResolvedNodeClass::Condition& c : resolved.conditions) {
     conditions.push_back(condition_json(c.type, c.ready, c.reason, c.message, generation, at));
@@ -138,6 +136,9 @@ void Ec2NodeClassController::remove(const std::string& name) {
   provider_.remove_node_class(name);
   if (std::optional<CloudError> failed = provider_.delete_launch_templates(name)) {
     spdlog::warn("EC2NodeClass {} deleted: deleting its launch templates: {}", name, failed->message);
+  }
+  if (std::optional<CloudError> failed = provider_.delete_instance_profile(name)) {
+    spdlog::warn("EC2NodeClass {} deleted: deleting its instance profile: {}", name, failed->message);
   }
 }
 

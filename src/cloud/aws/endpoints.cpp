@@ -36,9 +36,17 @@ std::string pricing_region(std::string_view region) {
   return "us-east-1";
 }
 
+std::string signing_region_of(const AwsService& service, std::string_view region) {
+  if (service.service_id == kPricing.service_id) return pricing_region(region);
+  // IAM is global: one endpoint per partition, signed for its first region.
+  if (service.service_id == kIam.service_id) return region.starts_with("cn-") ? "cn-north-1" : "us-east-1";
+  return std::string(region);
+}
+
 std::string default_endpoint(const AwsService& service, std::string_view region) {
-  std::string host_region = service.service_id == kPricing.service_id ? pricing_region(region) : std::string(region);
-  std::string_view domain = host_region.starts_with("cn-") ? "amazonaws.com.cn" : "amazonaws.com";
+  std::string_view domain = region.starts_with("cn-") ? "amazonaws.com.cn" : "amazonaws.com";
+  if (service.service_id == kIam.service_id) return fmt::format("https://{}.{}", service.endpoint_prefix, domain);
+  std::string host_region = signing_region_of(service, region);
   return fmt::format("https://{}.{}.{}", service.endpoint_prefix, host_region, domain);
 }
 
@@ -74,8 +82,7 @@ Result<SplitUrl> split_url(std::string_view url, std::string_view what) {
 
 Result<ResolvedEndpoint> resolve_endpoint(const AwsService& service, std::string_view region,
                                           const AwsEnvironment& environment, const SharedConfig& shared) {
-  const std::string signing_region =
-      service.service_id == kPricing.service_id ? pricing_region(region) : std::string(region);
+  const std::string signing_region = signing_region_of(service, region);
   auto configured = [&](std::string_view url, std::string source) -> Result<ResolvedEndpoint> {
     if (auto split = split_url(url, source); !split) return split.error();
     while (url.ends_with('/')) url.remove_suffix(1);

@@ -44,6 +44,9 @@ Result<ResolvedEndpoint> resolve_endpoint(const AwsService& service, std::string
 // The region's own endpoint: https://<prefix>.<region>.amazonaws.com (.amazonaws.com.cn in China's cn- regions).
 // Pricing has endpoints in a few regions only: see pricing_region.
 std::string default_endpoint(const AwsService& service, std::string_view region);
+// The region `service`'s requests from `region` are signed for: the region's own, pricing's endpoint's, IAM's
+// partition's (us-east-1, cn-north-1).
+std::string signing_region_of(const AwsService& service, std::string_view region);
 
 // The region whose Price List API endpoint serves `region`, as Karpenter's AWS provider picks it (operator.go
 // NewPricingAPI): ap-* -> ap-south-1, eu-* -> eu-central-1, cn-* -> cn-northwest-1, everything else us-east-1.

@@ -30,6 +30,7 @@ inline constexpr AwsService kSqs{"SQS", "sqs", "sqs", Protocol::Json10, "", "Ama
 inline constexpr AwsService kSsm{"SSM", "ssm", "ssm", Protocol::Json11, "", "AmazonSSM"};
 inline constexpr AwsService kSts{"STS", "sts", "sts", Protocol::Query, "2011-06-15", ""};
 inline constexpr AwsService kPricing{"PRICING", "api.pricing", "pricing", Protocol::Json11, "", "AWSPriceListService"};
+inline constexpr AwsService kIam{"IAM", "iam", "iam", Protocol::Query, "2010-05-08", ""};  // global: iam.amazonaws.com
 
 // The names the wire client's callers use for the same descriptions.
 using ApiProtocol = AwsService;

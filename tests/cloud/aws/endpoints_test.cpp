@@ -81,6 +81,9 @@ TEST(Endpoints, EachServiceResolvesInBotocoresOrder) {
       {kPricing, "eu-west-1", {{"AWS_ENDPOINT_URL", "http://127.0.0.1:2000"}}, "http://127.0.0.1:2000",
        "eu-central-1", "AWS_ENDPOINT_URL"},
       {kEc2, "cn-north-1", {}, "https://ec2.cn-north-1.amazonaws.com.cn", "cn-north-1", "default"},
+      // IAM is global: one endpoint per partition, signed for its first region.
+      {kIam, "eu-west-1", {}, "https://iam.amazonaws.com", "us-east-1", "default"},
+      {kIam, "cn-northwest-1", {}, "https://iam.amazonaws.com.cn", "cn-north-1", "default"},
       {kSts, "us-west-2", {}, "https://sts.us-west-2.amazonaws.com", "us-west-2", "default"},
       {kSsm, "eu-west-1", {}, "https://ssm.eu-west-1.amazonaws.com", "eu-west-1", "default"},
   };
