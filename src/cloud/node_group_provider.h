@@ -23,6 +23,9 @@ struct GroupInstance {
   // Set when its creation failed (CA's InstanceErrorInfo): the instance never comes; the caller deletes it, which
   // lowers the group's target, and backs the group off.
   std::optional<CloudError> error;
+  // Desired capacity the cloud has no instance for yet (Cluster Autoscaler's placeholder instances): upcoming, and
+  // no node registers for it; an instance of its own takes its place once launched.
+  bool placeholder = false;
 };
 
 class NodeGroupProvider {

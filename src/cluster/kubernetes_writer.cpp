@@ -246,7 +246,9 @@ bool KubernetesWriter::nodeclaim_created(state::NodeRecord claim, const std::vec
 }
 
 void KubernetesWriter::nodeclaim_not_launched(const std::string& name) {
-  if (!options_.dry_run) {
+  const state::NodeRecord* node = state_.find_node(name);
+  // A node group's planned node has no NodeClaim: only its record goes.
+  if (!options_.dry_run && (node == nullptr || node->node_group.empty())) {
     // Nothing was launched: nothing for the finalizer to wait for.
     release_nodeclaim(name);
     if (auto deleted = client_.remove(nodeclaim_path(name)); !deleted && !deleted.error().is_not_found()) {
@@ -277,6 +279,12 @@ void KubernetesWriter::node_launched(state::NodeRecord node, bool running_alread
                   fmt::format("Status condition transitioned, Type: Launched, Status: True, Reason: Launched "
                               "({} {} {})",
                               node.instance_type, node.zone, node.capacity_type)});
+  }
+  // A node group's instance whose Node registered before the group listed it: the Node is the group's node.
+  if (state::NodeRecord* registered = state_.find_node(name);
+      !node.node_group.empty() && registered != nullptr && registered->node_group.empty() &&
+      registered->nodepool.empty()) {
+    registered->node_group = node.node_group;
   }
   state_.node_launched(std::move(node));
 }

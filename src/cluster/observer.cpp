@@ -272,9 +272,10 @@ std::string ClusterObserver::nodeclaim_of_instance(const std::string& provider_i
   if (auto claim = nodeclaim_of_provider_id_.find(provider_id); claim != nodeclaim_of_provider_id_.end()) {
     return claim->second;
   }
-  // Launched in this run, its NodeClaim's status not written or not observed yet: the launch's answer says it.
+  // Launched in this run, its NodeClaim's status not written or not observed yet: the launch's answer says it. Or
+  // a node group's instance, planned when its group listed it (Cluster Autoscaler's node of a cloud instance).
   for (const auto& [name, record] : state_.nodes()) {
-    if (!record.nodepool.empty() && record.phase == state::NodePhase::Launching &&
+    if ((!record.nodepool.empty() || !record.node_group.empty()) && record.phase == state::NodePhase::Launching &&
         (record.node.provider_id == provider_id || record.instance_id == provider_id)) {
       return name;
     }

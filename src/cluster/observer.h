@@ -13,7 +13,8 @@
 // A NodeClaim's Node may be registered under another name (a cloud's hostname): it is the NodeClaim's node when its
 // spec.providerID is the NodeClaim's status.providerID (Karpenter's registration), and the state knows it by the
 // NodeClaim's name. The observer links the two names (node_names()) and observes the Node, and every pod bound to
-// it, under the NodeClaim's.
+// it, under the NodeClaim's. A node group's node planned for an instance its cloud listed (named after the
+// instance) is linked to its Node the same way, by the instance's providerID.
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -103,7 +104,8 @@ class ClusterObserver {
   // The state's name for the Node `node` (named as its object): its own, or its NodeClaim's when it is the node of a
   // NodeClaim named otherwise. nullopt for a Node that registered for a NodeClaim not known yet.
   std::optional<std::string> name_in_state(const Node& node);
-  // The NodeClaim whose instance has `provider_id`, as its status or its launch says; empty when none.
+  // The NodeClaim whose instance has `provider_id`, as its status or its launch says, or the node a node group
+  // planned for that instance; empty when none.
   std::string nodeclaim_of_instance(const std::string& provider_id) const;
   void link(const std::string& nodeclaim, const std::string& node_object);
   // The NodeRecord of a node that Scalewright did not launch in this run (or launched before a restart).

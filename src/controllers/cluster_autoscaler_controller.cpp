@@ -35,6 +35,7 @@ void ClusterAutoscalerController::start() {
 }
 
 void ClusterAutoscalerController::resume() {
+  for (const nodegroups::NodeGroup& group : loop_.groups()) sync_instances(group);
   std::map<std::string, std::int32_t> live;
   const Taint to_be_deleted = drain_rules().taint;
   for (const auto& [name, node] : state_.nodes()) {
@@ -47,12 +48,17 @@ void ClusterAutoscalerController::resume() {
   }
   for (const nodegroups::NodeGroup& group : loop_.groups()) {
     const std::int32_t have = live[group.id];
-    const std::int32_t target = have > 0 ? std::max(have, group.min_size) : group.target_size;
+    // A cloud that keeps the group's size (an Auto Scaling group) launches what it has no instance for yet itself;
+    // one that plays groups in memory starts empty and keeps nothing.
+    const cloud::CloudResult<std::int32_t> cloud_target = node_groups_.target_size(group.id);
+    const std::int32_t kept = cloud_target ? *cloud_target : 0;
+    const std::int32_t target =
+        std::max(have > 0 ? std::max(have, group.min_size) : group.target_size, std::min(kept, group.max_size));
     loop_.set_target_size(group.id, target);
-    if (target > have) {
+    if (const std::int32_t missing = target - std::max(have, kept); missing > 0) {
       record("scale-up", fmt::format("{} has {} of its target size {}: launching {}", group.id, have, target,
-                                     plural(static_cast<std::size_t>(target - have), "node")));
-      launch(group, target - have, fmt::format("the group had {} of its target size {}", have, target));
+                                     plural(static_cast<std::size_t>(missing), "node")));
+      launch(group, missing, fmt::format("the group had {} of its target size {}", have, target));
     }
   }
   clock_.wake_at(clock_.now(), [this] { on_scan(); });
@@ -70,6 +76,7 @@ bool ClusterAutoscalerController::still_starting(const state::NodeRecord& node, 
 void ClusterAutoscalerController::on_scan() {
   const Instant now = clock_.now();
   clock_.wake_at(now + loop_.options().scan_interval, [this] { on_scan(); });
+  for (const nodegroups::NodeGroup& group : loop_.groups()) sync_instances(group);
   NodeGroupScan scan;
   scan.pdbs = state_.pdbs();
   scan.scheduler = &scheduler_;
@@ -149,32 +156,136 @@ void ClusterAutoscalerController::on_scan() {
 void ClusterAutoscalerController::launch(const nodegroups::NodeGroup& group, std::int32_t count, const std::string& why,
                                  bool running_already) {
   const Instant now = clock_.now();
+  bool launched_later = false;  // the cloud said nothing of some instance yet: its listing will
   for (std::int32_t i = 0; i < count; ++i) {
     cloud::CloudResult<std::vector<cloud::GroupInstance>> raised = node_groups_.increase_size(group.id, 1);
     if (!raised) {
       record("launch-failed", fmt::format("{}: {}: {}", group.id, cloud::to_string(raised.error().error_class),
                                           raised.error().message));
       loop_.provisioning_failed(group.id, error_code(raised.error().error_class), now);
-      return;
+      break;
     }
+    launched_later = launched_later || raised->empty();
     for (const cloud::GroupInstance& instance : *raised) {
       if (instance.error) {
-        record(instance.error->error_class == cloud::ErrorClass::InsufficientCapacity ? "insufficient-capacity"
-                                                                                      : "launch-failed",
-               fmt::format("{}: {}", group.id, instance.error->message));
-        loop_.provisioning_failed(group.id, error_code(instance.error->error_class), now);
-        // It never came: the group lets it go, and its target with it, as CA deletes an instance that failed.
-        delete_group_instance(node_groups_, clock_, writer_, group.id, instance.instance.id);
+        let_go(group, instance);
         continue;
       }
       registers(group, instance.instance, why, running_already);
     }
   }
+  if (launched_later) sync_instances(group);
 }
 
-void ClusterAutoscalerController::registers(const nodegroups::NodeGroup& group, const cloud::Instance& instance,
-                                    const std::string& why, bool running_already) {
-  const std::string& name = instance.node_name;
+void ClusterAutoscalerController::let_go(const nodegroups::NodeGroup& group, const cloud::GroupInstance& instance) {
+  failed_instances_[group.id].insert(instance.instance.id);
+  record(instance.error->error_class == cloud::ErrorClass::InsufficientCapacity ? "insufficient-capacity"
+                                                                                : "launch-failed",
+         fmt::format("{}: {}", group.id, instance.error->message));
+  loop_.provisioning_failed(group.id, error_code(instance.error->error_class), clock_.now());
+  // It never came: the group lets it go, and its target with it, as CA deletes an instance that failed.
+  delete_group_instance(node_groups_, clock_, writer_, group.id, instance.instance.id);
+}
+
+void ClusterAutoscalerController::sync_instances(const nodegroups::NodeGroup& group) {
+  cloud::CloudResult<std::vector<cloud::GroupInstance>> listed = node_groups_.nodes(group.id);
+  if (!listed) {
+    // Its nodes stay as they were known; said once while the reason holds.
+    std::string& said = unlisted_[group.id];
+    if (said != listed.error().message) {
+      said = listed.error().message;
+      record("node-group-unlisted", fmt::format("{}: its instances could not be listed: {}: {}", group.id,
+                                                cloud::to_string(listed.error().error_class), said));
+    }
+    return;
+  }
+  unlisted_.erase(group.id);
+  std::set<std::string>& known = known_instances_[group.id];
+  std::set<std::string>& failed = failed_instances_[group.id];
+  std::set<std::string> ids;
+  // The cluster's nodes by instance id and by providerID, read only when an instance is not known.
+  std::map<std::string, const state::NodeRecord*> by_instance;
+  std::map<std::string, const state::NodeRecord*> by_provider_id;
+  bool indexed = false;
+  for (const cloud::GroupInstance& item : *listed) {
+    const cloud::Instance& instance = item.instance;
+    ids.insert(instance.id);
+    if (item.error) {
+      if (!failed.contains(instance.id)) let_go(group, item);
+      continue;
+    }
+    // A placeholder is upcoming by the group's target alone; one going away is not a node to wait for.
+    if (item.placeholder || known.contains(instance.id)) continue;
+    if (!indexed) {
+      indexed = true;
+      for (const auto& [name, node] : state_.nodes()) {
+        if (node.phase == state::NodePhase::Terminated) continue;
+        if (!node.instance_id.empty()) by_instance.emplace(node.instance_id, &node);
+        if (!node.node.provider_id.empty()) by_provider_id.emplace(node.node.provider_id, &node);
+      }
+    }
+    const state::NodeRecord* node = nullptr;
+    if (auto found = by_instance.find(instance.id); found != by_instance.end()) node = found->second;
+    if (auto found = by_provider_id.find(instance.provider_id);
+        node == nullptr && !instance.provider_id.empty() && found != by_provider_id.end()) {
+      node = found->second;
+    }
+    if (node != nullptr) {
+      known.insert(instance.id);
+      if (!node->node_group.empty() || !node->nodepool.empty()) continue;  // the group's already, or not ours
+      // Registered before the group listed its instance (before this controller started, or within the listing's
+      // refresh): the Node is the group's by its providerID, as Cluster Autoscaler's NodeGroupForNode finds it.
+      state::NodeRecord adopted = *node;
+      state::NodeRecord listed_node = group_node(group, instance, node->name());
+      adopted.node_group = group.id;
+      adopted.instance_id = instance.id;
+      adopted.instance_type = listed_node.instance_type;
+      adopted.zone = listed_node.zone;
+      adopted.capacity_type = listed_node.capacity_type;
+      adopted.price_per_hour = listed_node.price_per_hour;
+      if (adopted.node.provider_id.empty()) adopted.node.provider_id = instance.provider_id;
+      record("node-group-node", fmt::format("node {} is instance {} of node group {}", node->name(), instance.id,
+                                            group.id));
+      writer_.node_launched(std::move(adopted), /*running_already=*/false);
+      continue;
+    }
+    if (item.state == cloud::InstanceState::Deleting) continue;
+    // Its Node will register under a name of the instance's own (an EC2 hostname) with its providerID: the node
+    // is planned under the instance's id until then, and is the group's node from its registration on.
+    const std::string name = instance.node_name.empty() ? instance.id : instance.node_name;
+    if (state_.find_node(name) != nullptr) continue;
+    known.insert(instance.id);
+    state::NodeRecord planned = group_node(group, instance, name);
+    record("node-group-node", fmt::format("instance {} of node group {} ({} {}) is starting: the Node that "
+                                          "registers with providerID {} is the group's",
+                                          instance.id, group.id, planned.instance_type, planned.zone,
+                                          instance.provider_id));
+    planned_.emplace(name, instance.id);
+    writer_.node_launched(std::move(planned), /*running_already=*/false);
+    lifecycle_.launched(name, loop_.options().max_node_provision_time);
+  }
+  std::erase_if(known, [&](const std::string& id) { return !ids.contains(id); });
+  std::erase_if(failed, [&](const std::string& id) { return !ids.contains(id); });
+  // A planned node whose instance left the group before its Node registered (terminated by the group, or by
+  // someone else): nothing came, and nothing is left to delete.
+  std::vector<std::pair<std::string, std::string>> gone;  // node, instance
+  std::erase_if(planned_, [&](const auto& entry) {
+    const state::NodeRecord* node = state_.find_node(entry.first);
+    if (node == nullptr || node->phase != state::NodePhase::Launching) return true;
+    if (node->node_group != group.id || ids.contains(entry.second)) return false;
+    gone.push_back(entry);
+    return true;
+  });
+  for (const auto& [name, id] : gone) {
+    record("node-group-node",
+           fmt::format("instance {} left node group {} before its node registered: not waited for", id, group.id));
+    writer_.nodeclaim_not_launched(name);
+  }
+}
+
+state::NodeRecord ClusterAutoscalerController::group_node(const nodegroups::NodeGroup& group,
+                                                          const cloud::Instance& instance,
+                                                          const std::string& name) const {
   const cloud::Offering& offering = instance.offering;
   Node node = nodegroups::instantiate_template(group, 0);
   node.meta.name = name;
@@ -184,13 +295,23 @@ void ClusterAutoscalerController::registers(const nodegroups::NodeGroup& group, 
   state::NodeRecord record;
   record.node_group = group.id;
   record.instance_id = instance.id;
-  record.instance_type = instance.instance_type->name;
+  // A listed instance of a type the catalog lacks is taken for the group's.
+  record.instance_type = instance.instance_type != nullptr ? instance.instance_type->name : group.instance_type;
   record.zone = offering.zone;
   record.capacity_type = std::string(cloud::to_string(offering.capacity_type));
   record.price_per_hour = offering.price_per_hour;
   record.launched_at = clock_.now();
   record.node = std::move(node);
   record.node.provider_id = instance.provider_id;
+  return record;
+}
+
+void ClusterAutoscalerController::registers(const nodegroups::NodeGroup& group, const cloud::Instance& instance,
+                                    const std::string& why, bool running_already) {
+  const std::string& name = instance.node_name;
+  const cloud::Offering& offering = instance.offering;
+  known_instances_[group.id].insert(instance.id);
+  state::NodeRecord record = group_node(group, instance, name);
   if (!running_already) {
     writer_.object_event({"Node", name, "Normal", "Launched", "ScaleUp",
                           fmt::format("instance of node group {} ({} {} {} ${:.4f}/h) for {}", group.id,

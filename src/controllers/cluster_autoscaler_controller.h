@@ -5,6 +5,7 @@
 // once through its group, any other is drained through TerminationController. Pods no group can take are left to the
 // NodePools (ProvisioningController::defer_to).
 #include <map>
+#include <set>
 #include <string>
 #include <string_view>
 
@@ -35,10 +36,11 @@ class ClusterAutoscalerController : private Controller {
 
   // The groups' desired nodes are running when the controller starts, and it scans from now on (the simulator).
   void start();
-  // On a running cluster (`scalewright run`, a new leader): each group's nodes are the ones the cluster shows, and
-  // its target size what the cloud would keep — those nodes, at least the group's minimum, or its desired
-  // capacity while it has none; the missing ones are launched. A scale-down a leader left half done is abandoned
-  // (its ToBeDeleted taint removed), as Cluster Autoscaler does on start. Scans from now on.
+  // On a running cluster (`scalewright run`, a new leader): each group's nodes are the ones the cluster shows (and,
+  // for a cloud that lists them, those of its instances), and its target size what the cloud would keep — those
+  // nodes, at least the group's minimum, or its desired capacity while it has none, or the cloud's own target
+  // when that is more; the missing ones are launched. A scale-down a leader left half done is abandoned (its
+  // ToBeDeleted taint removed), as Cluster Autoscaler does on start. Scans from now on.
   void resume();
   // Launches `count` instances of `group` (`running_already`: instances the group had before the start).
   // `why`: what the nodes are for, as their Event says it ("the scale-up {ng-1 1->3 (max: 10)} ...").
@@ -57,6 +59,18 @@ class ClusterAutoscalerController : private Controller {
   // until it registers.
   void registers(const nodegroups::NodeGroup& group, const cloud::Instance& instance, const std::string& why,
                  bool running_already);
+  // The group's instances as its cloud lists them (Cluster Autoscaler's NodeGroup.Nodes()), for a cloud that
+  // launches them after a raise rather than at it (an Auto Scaling group): an instance not known yet is the group's
+  // node — the Node already registered with its providerID, or else a node planned until one registers with it
+  // (under the name its kubelet chooses); one that failed is let go and the group backs off; a planned node whose
+  // instance left the group before registering stops counting. Placeholders (capacity not launched yet) are
+  // upcoming and nothing more. For a cloud that returned its instances at the raise, all are known: nothing changes.
+  void sync_instances(const nodegroups::NodeGroup& group);
+  // An instance of `group` whose creation failed: the group backs off and lets it go (its target drops with it).
+  void let_go(const nodegroups::NodeGroup& group, const cloud::GroupInstance& instance);
+  // The record of the group's node on `instance`, named `name`.
+  state::NodeRecord group_node(const nodegroups::NodeGroup& group, const cloud::Instance& instance,
+                               const std::string& name) const;
   // A Ready node launched within --max-node-provision-time that carries the not-ready or unreachable taint, and has
   // not failed since.
   bool still_starting(const state::NodeRecord& node, Instant now) const;
@@ -73,6 +87,13 @@ class ClusterAutoscalerController : private Controller {
   std::map<std::string, std::string, std::less<>> declined_;
   // Pod -> the NotTriggerScaleUp message last recorded on it: said again only when it changes.
   std::map<std::string, std::string, std::less<>> not_triggered_said_;
+  // Per group: the ids of its instances that have a node of the group (launched, planned or found), as of its last
+  // listing and since; the failed ones being let go; and why its instances could not be listed, as last said.
+  std::map<std::string, std::set<std::string>> known_instances_;
+  std::map<std::string, std::set<std::string>> failed_instances_;
+  std::map<std::string, std::string> unlisted_;
+  // Nodes planned for listed instances, still waiting for their Node: name -> instance id.
+  std::map<std::string, std::string> planned_;
 };
 
 }  // namespace scalewright::controllers

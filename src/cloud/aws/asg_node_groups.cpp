@@ -365,6 +365,7 @@ std::vector<GroupInstance> AsgNodeGroups::instances_of(const Cached& cached) con
     item.instance.offering.capacity_type = capacity_type;
     item.state = InstanceState::Creating;
     item.error = cached.unfulfillable;
+    item.placeholder = true;
     out.push_back(std::move(item));
   }
   return out;
