@@ -90,6 +90,8 @@ EXPECTED_IAM_ACTIONS = {
     "ec2:DescribeLaunchTemplates", "ec2:DescribeSecurityGroups", "ec2:DescribeSpotPriceHistory", "ec2:DescribeSubnets",
     "ec2:RunInstances", "ec2:CreateFleet", "ec2:CreateLaunchTemplate", "ec2:DeleteLaunchTemplate", "ec2:CreateTags",
     "ec2:TerminateInstances", "iam:PassRole", "ssm:GetParameter", "pricing:GetProducts",
+    "iam:GetInstanceProfile", "iam:CreateInstanceProfile", "iam:TagInstanceProfile", "iam:AddRoleToInstanceProfile",
+    "iam:RemoveRoleFromInstanceProfile", "iam:DeleteInstanceProfile",
     "sqs:GetQueueUrl", "sqs:ReceiveMessage", "sqs:DeleteMessage",
     "autoscaling:DescribeAutoScalingGroups", "autoscaling:DescribeLaunchConfigurations",
     "autoscaling:DescribeScalingActivities", "autoscaling:SetDesiredCapacity",
@@ -98,7 +100,9 @@ EXPECTED_IAM_ACTIONS = {
 # Actions that change or remove what they touch: granted only under a condition on the resource's tags (what this
 # cluster owns; for Auto Scaling groups, Cluster Autoscaler's tags).
 IAM_TAG_SCOPED_ACTIONS = {"ec2:CreateTags", "ec2:TerminateInstances", "ec2:DeleteLaunchTemplate",
-                          "autoscaling:SetDesiredCapacity", "autoscaling:TerminateInstanceInAutoScalingGroup"}
+                          "autoscaling:SetDesiredCapacity", "autoscaling:TerminateInstanceInAutoScalingGroup",
+                          "iam:CreateInstanceProfile", "iam:TagInstanceProfile", "iam:AddRoleToInstanceProfile",
+                          "iam:RemoveRoleFromInstanceProfile", "iam:DeleteInstanceProfile"}
 # What deploy/aws/README.md says to put for each placeholder, as an example.
 IAM_EXAMPLE_VALUES = {"${AWS::Partition}": "aws", "${AWS::Region}": "us-west-2", "${AWS::AccountId}": "123456789012",
                       "${ClusterName}": "my-cluster", "${NodeRoleName}": "KarpenterNodeRole-my-cluster",

@@ -77,6 +77,9 @@ class Ec2ProviderTest : public EmulatorTest {
     Ec2ProviderOptions provider_options;
     provider_options.cluster = {"demo", "https://demo.eks.amazonaws.com", "Q0E=", "10.100.0.0/16", "1.30"};
     provider_ = std::make_unique<Ec2Provider>(*ec2_, *ssm_, std::move(*catalog), provider_options);
+    iam_ = client(kIam, "us-east-1");  // global: signed for us-east-1
+    profiles_ = std::make_unique<InstanceProfiles>(*iam_, "demo", "us-west-2");
+    provider_->use_instance_profiles(profiles_.get());
     pool_.meta.name = "default";
     pool_.node_class = {"karpenter.k8s.aws", "EC2NodeClass", "default"};
   }
@@ -123,6 +126,8 @@ class Ec2ProviderTest : public EmulatorTest {
 
   std::unique_ptr<AwsClient> ec2_;
   std::unique_ptr<AwsClient> ssm_;
+  std::unique_ptr<AwsClient> iam_;
+  std::unique_ptr<InstanceProfiles> profiles_;
   std::unique_ptr<Ec2Provider> provider_;
   NodePool pool_;
   std::string subnet_a_, security_group_, ami_x86_, ami_arm_;
@@ -290,6 +295,49 @@ TEST_F(Ec2ProviderTest, InstancesAreListedGotAndTerminatedByTheirTags) {
   EXPECT_EQ(provider_->terminate("i-0123456789abcdef0").error().error_class, ErrorClass::NotFound);
 }
 
+// A class naming a role (as Karpenter's users write them) gets an instance profile of its own holding that role, which
+// its instances launch with; the class deleted, the profile goes.
+TEST_F(Ec2ProviderTest, ARoleGetsAnInstanceProfileOfItsOwnWhichItsInstancesLaunchWith) {
+  FormParams role;
+  role.add("RoleName", "KarpenterNodeRole-demo")
+      .add("AssumeRolePolicyDocument",
+           R"({"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"Service":"ec2.amazonaws.com"},)"
+           R"("Action":"sts:AssumeRole"}]})");
+  ASSERT_TRUE(iam_->query("CreateRole", role).ok());
+  std::string yaml = kNodeClass;
+  const std::string profile_line = "instanceProfile: KarpenterNodeInstanceProfile-demo";
+  yaml.replace(yaml.find(profile_line), profile_line.size(), "role: KarpenterNodeRole-demo");
+  ResolvedNodeClass resolved = provider_->resolve(node_class(yaml));
+  ASSERT_TRUE(resolved.ready()) << resolved.why_not_ready();
+  const std::string profile = profiles_->name_for("default");
+  EXPECT_EQ(resolved.instance_profile, profile);
+  EXPECT_TRUE(profile.starts_with("demo_") && profile.size() == 5 + 16) << profile;
+  FormParams get;
+  get.add("InstanceProfileName", profile);
+  auto held = iam_->query("GetInstanceProfile", get);
+  ASSERT_TRUE(held.ok()) << held.error().describe();
+  auto roles = list_items(held->result.child("InstanceProfile"), "Roles");
+  ASSERT_EQ(roles.size(), 1u);
+  EXPECT_EQ(child_text(roles[0], "RoleName"), "KarpenterNodeRole-demo");
+  // Resolved again (every few minutes), nothing more is asked of IAM.
+  const int iam_calls = answers("GetInstanceProfile") + answers("CreateInstanceProfile");
+  provider_->set_node_class(provider_->resolve(node_class(yaml)));
+  EXPECT_EQ(answers("GetInstanceProfile") + answers("CreateInstanceProfile"), iam_calls);
+
+  auto types = provider_->instance_types(pool_);
+  ASSERT_TRUE(types.ok()) << types.error().message;
+  ASSERT_TRUE(provider_->create(on_demand_request(**types, "default-abc12")).ok());
+  for (const testing::EmulatedCall& call : emulator_->calls()) {
+    if (call.action == "CreateLaunchTemplate") {
+      EXPECT_EQ(call.params.value("LaunchTemplateData.IamInstanceProfile.Name", ""), profile);
+    }
+  }
+  EXPECT_FALSE(provider_->delete_instance_profile("default").has_value());
+  auto gone = iam_->query("GetInstanceProfile", get);
+  ASSERT_FALSE(gone.ok());
+  EXPECT_EQ(gone.error().code, "NoSuchEntity");
+}
+
 // A message without the request id an answer carried (each call's is new).
 std::string without_request_id(std::string message) {
   if (auto at = message.find(", request id"); at != std::string::npos) message.erase(at, message.find(')', at) - at);
@@ -315,9 +363,9 @@ TEST_F(Ec2ProviderTest, ANodeClassThatDoesNotResolveIsNotReadySaysWhyAndLaunches
                 {"code", "UnauthorizedOperation"}, {"message", "You are not authorized to perform this operation."}},
        "SecurityGroupsReady: ec2 DescribeSecurityGroups: UnauthorizedOperation: You are not authorized to perform "
        "this operation. (HTTP 403)"},
+      // A role IAM does not have: its profile is made, and cannot hold it.
       {"instanceProfile: KarpenterNodeInstanceProfile-demo", "role: KarpenterNodeRole-demo", nullptr,
-       "InstanceProfileReady: EC2NodeClass default names role KarpenterNodeRole-demo: Scalewright does not create "
-       "instance profiles yet; create one for the role and name it in spec.instanceProfile"},
+       "InstanceProfileReady: iam AddRoleToInstanceProfile: NoSuchEntity: "},
   };
   for (const Case& c : cases) {
     std::string yaml = kNodeClass;
@@ -327,12 +375,14 @@ TEST_F(Ec2ProviderTest, ANodeClassThatDoesNotResolveIsNotReadySaysWhyAndLaunches
     }
     ResolvedNodeClass resolved = provider_->resolve(node_class(yaml));
     EXPECT_FALSE(resolved.ready()) << c.why;
-    EXPECT_EQ(without_request_id(resolved.why_not_ready()), c.why);
+    const bool prefix = c.why.ends_with(": ");  // the rest is the service's own wording
+    const std::string why = without_request_id(resolved.why_not_ready());
+    EXPECT_EQ(prefix ? why.substr(0, c.why.size()) : why, c.why);
     provider_->set_node_class(std::move(resolved));
     auto types = provider_->instance_types(pool_);
     ASSERT_FALSE(types.ok());
     EXPECT_EQ(types.error().error_class, ErrorClass::NodeClassNotReady);
-    EXPECT_EQ(without_request_id(types.error().message), "EC2NodeClass default is not ready: " + c.why);
+    EXPECT_EQ(without_request_id(types.error().message), "EC2NodeClass default is not ready: " + why);
     ASSERT_EQ(emulator_->reset(), "");  // the rules go; the account's tags with them, but nothing else is asked
     SetUp();
   }
