@@ -157,8 +157,12 @@ void ClusterAutoscalerController::launch(const nodegroups::NodeGroup& group, std
                                  bool running_already) {
   const Instant now = clock_.now();
   bool launched_later = false;  // the cloud said nothing of some instance yet: its listing will
-  for (std::int32_t i = 0; i < count; ++i) {
-    cloud::CloudResult<std::vector<cloud::GroupInstance>> raised = node_groups_.increase_size(group.id, 1);
+  // One at a time while the cloud hands back each instance, so that a refusal (a quota) stops the rest; a cloud
+  // that launches later (an Auto Scaling group) is raised by the rest in one call, as CA raises it.
+  for (std::int32_t i = 0; i < count;) {
+    const std::int32_t step = launched_later ? count - i : 1;
+    i += step;
+    cloud::CloudResult<std::vector<cloud::GroupInstance>> raised = node_groups_.increase_size(group.id, step);
     if (!raised) {
       record("launch-failed", fmt::format("{}: {}: {}", group.id, cloud::to_string(raised.error().error_class),
                                           raised.error().message));

@@ -332,6 +332,17 @@ TEST_F(AutoScalingGroupNodes, AnInstanceListedAfterTheRaiseIsTheGroupsNodeOnceIt
   EXPECT_EQ(asg.target, 0);
 }
 
+// Three pods of 1.5 CPU need three c.large: a group that launches later is raised by one, then by the other two in
+// one call (CA raises an Auto Scaling group by the whole delta), not once per node.
+TEST_F(AutoScalingGroupNodes, AScaleUpOfSeveralNodesRaisesTheGroupOnceItLaunchesLater) {
+  for (const char* pod : {"web-0", "web-1", "web-2"}) add_pod(state, clock, pod, 1500);
+  groups->resume();
+  clock.advance_to(kStart + 0s);
+  EXPECT_THAT(asg.calls, ElementsAre("increase 1", "increase 2"));
+  EXPECT_EQ(target(), 3);
+  EXPECT_EQ(asg.target, 3);
+}
+
 TEST_F(AutoScalingGroupNodes, PlaceholdersAreUpcomingAndOneThatCannotBeFulfilledBacksTheGroupOff) {
   add_pod(state, clock, "web-0", 1500);
   groups->resume();
