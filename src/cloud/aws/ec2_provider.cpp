@@ -330,20 +330,27 @@ CloudResult<FleetRequest> Ec2Provider::fleet_request(const CreateRequest& reques
 
 std::optional<CloudError> Ec2Provider::ensure_launch_template(const std::string& name, const LaunchTemplateData& data,
                                                               const Tags& tags) {
-  {
-    std::lock_guard lock(mutex_);
-    if (launch_templates_.contains(name)) return std::nullopt;
-  }
-  AwsResult<bool> exists = ec2_.launch_template_exists(name);
-  if (!exists) return cloud_error(exists.error());
-  if (!*exists) {
+  // Launches made at once that need the same template wait for the one that makes it: one DescribeLaunchTemplates
+  // and one CreateLaunchTemplate, not one of each per launch.
+  std::unique_lock lock(mutex_);
+  template_made_.wait(lock, [&] { return !templates_in_flight_.contains(name); });
+  if (launch_templates_.contains(name)) return std::nullopt;
+  templates_in_flight_.insert(name);
+  lock.unlock();
+  std::optional<CloudError> failed;
+  if (AwsResult<bool> exists = ec2_.launch_template_exists(name); !exists) {
+    failed = cloud_error(exists.error());
+  } else if (!*exists) {
     if (AwsResult<bool> created = ec2_.create_launch_template(name, data, tags); !created) {
-      return cloud_error(created.error());
+      failed = cloud_error(created.error());
     }
   }
-  std::lock_guard lock(mutex_);
-  launch_templates_.insert(name);
-  return std::nullopt;
+  lock.lock();
+  templates_in_flight_.erase(name);
+  if (!failed) launch_templates_.insert(name);
+  lock.unlock();
+  template_made_.notify_all();
+  return failed;
 }
 
 CloudResult<FleetInstance> Ec2Provider::launch_batched(const FleetRequest& request, std::vector<FleetError>& errors) {
@@ -505,10 +512,22 @@ std::optional<Instance> Ec2Provider::instance_of(const Ec2Instance& described) c
 }
 
 CloudResult<Deleted> Ec2Provider::terminate(const std::string& instance_id) {
+  // Terminated already by this provider (a node consolidated away, then its NodeClaim finalized): shutting down or
+  // gone, as Karpenter's Delete finds such an instance, with no second TerminateInstances.
+  {
+    std::lock_guard lock(mutex_);
+    if (terminated_.contains(instance_id)) return not_found(instance_id);
+  }
   AwsResult<bool> done = ec2_.terminate_instances({instance_id});
   if (!done) {
     if (done.error().code == "InvalidInstanceID.NotFound") return not_found(instance_id);
     return cloud_error(done.error());
+  }
+  std::lock_guard lock(mutex_);
+  if (terminated_.insert(instance_id).second) terminated_order_.push_back(instance_id);
+  if (terminated_order_.size() > kTerminatedKept) {
+    terminated_.erase(terminated_order_.front());
+    terminated_order_.pop_front();
   }
   return Deleted{};
 }

@@ -265,6 +265,21 @@ TEST_F(Ec2ProviderTest, IdenticalLaunchesMadeAtOnceAreOneCreateFleetForAsManyIns
   EXPECT_EQ(asked, 3);
 }
 
+// Launches made at once that need the same launch template: the first looks it up and makes it, the others wait for
+// it rather than each look it up and make it.
+TEST_F(Ec2ProviderTest, LaunchesMadeAtOnceMakeTheirLaunchTemplateOnce) {
+  const Catalog& catalog = ready_catalog();
+  std::vector<CloudResult<Created>> results(3, CloudError{});
+  std::vector<std::thread> launches;
+  for (int i = 0; i < 3; ++i) {
+    launches.emplace_back([&, i] { results[i] = provider_->create(on_demand_request(catalog, "claim-" + std::to_string(i))); });
+  }
+  for (std::thread& t : launches) t.join();
+  for (const auto& result : results) ASSERT_TRUE(result.ok()) << result.error().message;
+  EXPECT_EQ(emulator_->count("ec2", "DescribeLaunchTemplates"), 1);
+  EXPECT_EQ(emulator_->count("ec2", "CreateLaunchTemplate"), 1);
+}
+
 TEST_F(Ec2ProviderTest, InstancesAreListedGotAndTerminatedByTheirTags) {
   const Catalog& catalog = ready_catalog();
   auto created = provider_->create(on_demand_request(catalog, "default-abc12"));
@@ -281,6 +296,9 @@ TEST_F(Ec2ProviderTest, InstancesAreListedGotAndTerminatedByTheirTags) {
   EXPECT_TRUE(provider_->terminate(id).ok());
   EXPECT_EQ(provider_->get(id).error().error_class, ErrorClass::NotFound);
   EXPECT_TRUE(provider_->list()->empty());
+  // Asked again (its node consolidated away, then its NodeClaim finalized), it is gone, with no second call.
+  EXPECT_EQ(provider_->terminate(id).error().error_class, ErrorClass::NotFound);
+  EXPECT_EQ(emulator_->count("ec2", "TerminateInstances"), 1);
   EXPECT_EQ(provider_->terminate("i-0123456789abcdef0").error().error_class, ErrorClass::NotFound);
 }
 
