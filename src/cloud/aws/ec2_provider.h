@@ -126,7 +126,8 @@ class Ec2Provider final : public CloudProvider {
   std::set<std::string> launch_templates_;                 // known to exist
   std::set<std::string> templates_in_flight_;              // being looked up or made by one launch
   std::condition_variable template_made_;
-  // The instances this provider terminated, the most recent kTerminatedKept.
+  std::map<std::string, std::string> claim_of_instance_;   // instance id -> its NodeClaim, for those it launched
+  // The instances this provider terminated (by id, and by their NodeClaim's name), the most recent kTerminatedKept.
   static constexpr std::size_t kTerminatedKept = 4096;
   std::set<std::string> terminated_;
   std::deque<std::string> terminated_order_;
