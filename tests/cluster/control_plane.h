@@ -80,10 +80,11 @@ class RealControlPlane : public ::testing::Test {
     return std::move(created).value();
   }
 
-  // Starts `scalewright run` against the control plane with these extra flags.
-  static std::unique_ptr<Process> start_scalewright(const std::string& name, std::vector<std::string> flags) {
+  // Starts `scalewright run` against the control plane with these extra flags (and environment, as Process takes it).
+  static std::unique_ptr<Process> start_scalewright(const std::string& name, std::vector<std::string> flags,
+                                                    const std::vector<std::string>& environment = {}) {
     started_logs_.push_back(plane_.dir() + "/" + name + ".log");
-    return plane_.start_scalewright(name, flags);
+    return plane_.start_scalewright(name, flags, environment);
   }
 
   static bool eventually(const std::function<bool()>& done, std::chrono::seconds limit) {

@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -35,10 +36,13 @@ namespace scalewright::cluster::testing {
 inline const std::filesystem::path kSource = SCALEWRIGHT_SOURCE_DIR;
 inline const std::filesystem::path kControlPlane = kSource / "../shared/k8s/control-plane";
 
-// A process started with its output to a log file, stopped with SIGTERM.
+// A process started with its output to a log file, stopped with SIGTERM. Its environment is this process' with
+// `environment`'s "NAME=value" entries in place of those of the same names ("NAME=" unsets NAME).
 class Process {
  public:
-  Process(const std::vector<std::string>& argv, const std::filesystem::path& log) : log_(log) {
+  Process(const std::vector<std::string>& argv, const std::filesystem::path& log,
+          const std::vector<std::string>& environment = {})
+      : log_(log) {
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
@@ -46,7 +50,21 @@ class Process {
     std::vector<char*> args;
     for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
     args.push_back(nullptr);
-    if (posix_spawn(&pid_, args[0], &actions, nullptr, args.data(), environ) != 0) pid_ = -1;
+    auto name_of = [](const std::string& entry) { return entry.substr(0, entry.find('=')); };
+    std::vector<std::string> entries;
+    for (char** e = environ; *e != nullptr; ++e) {
+      const std::string entry = *e;
+      const bool replaced = std::any_of(environment.begin(), environment.end(),
+                                        [&](const std::string& own) { return name_of(own) == name_of(entry); });
+      if (!replaced) entries.push_back(entry);
+    }
+    for (const std::string& own : environment) {
+      if (own.size() > name_of(own).size() + 1) entries.push_back(own);
+    }
+    std::vector<char*> envp;
+    for (std::string& entry : entries) envp.push_back(entry.data());
+    envp.push_back(nullptr);
+    if (posix_spawn(&pid_, args[0], &actions, nullptr, args.data(), envp.data()) != 0) pid_ = -1;
     posix_spawn_file_actions_destroy(&actions);
   }
   ~Process() {
@@ -211,12 +229,14 @@ class ControlPlane {
   Result<kube::ApiClient> client() const { return kube::ApiClient::create(config_); }
 
   // Starts `scalewright run` against the control plane with these extra flags; its log is DIR/`name`.log.
-  // Runs under the ServiceAccount once run_as_service_account() succeeded, else as the admin.
-  std::unique_ptr<Process> start_scalewright(const std::string& name, const std::vector<std::string>& flags) const {
+  // Runs under the ServiceAccount once run_as_service_account() succeeded, else as the admin; `environment` as
+  // Process takes it.
+  std::unique_ptr<Process> start_scalewright(const std::string& name, const std::vector<std::string>& flags,
+                                             const std::vector<std::string>& environment = {}) const {
     const std::string& credentials = controller_kubeconfig_.empty() ? kubeconfig() : controller_kubeconfig_;
     std::vector<std::string> argv{SCALEWRIGHT_BINARY, "run", "--kubeconfig", credentials, "--log-format", "json"};
     argv.insert(argv.end(), flags.begin(), flags.end());
-    return std::make_unique<Process>(argv, dir_ + "/" + name + ".log");
+    return std::make_unique<Process>(argv, dir_ + "/" + name + ".log", environment);
   }
 
  private:

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <array>
 #include <tuple>
 #include <nlohmann/json.hpp>
@@ -360,20 +361,27 @@ CloudResult<FleetRequest> Ec2Provider::fleet_request(const CreateRequest& reques
 
 std::optional<CloudError> Ec2Provider::ensure_launch_template(const std::string& name, const LaunchTemplateData& data,
                                                               const Tags& tags) {
-  {
-    std::lock_guard lock(mutex_);
-    if (launch_templates_.contains(name)) return std::nullopt;
-  }
-  AwsResult<bool> exists = ec2_.launch_template_exists(name);
-  if (!exists) return cloud_error(exists.error());
-  if (!*exists) {
+  // Launches made at once that need the same template wait for the one that makes it: one DescribeLaunchTemplates
+  // and one CreateLaunchTemplate, not one of each per launch.
+  std::unique_lock lock(mutex_);
+  template_made_.wait(lock, [&] { return !templates_in_flight_.contains(name); });
+  if (launch_templates_.contains(name)) return std::nullopt;
+  templates_in_flight_.insert(name);
+  lock.unlock();
+  std::optional<CloudError> failed;
+  if (AwsResult<bool> exists = ec2_.launch_template_exists(name); !exists) {
+    failed = cloud_error(exists.error());
+  } else if (!*exists) {
     if (AwsResult<bool> created = ec2_.create_launch_template(name, data, tags); !created) {
-      return cloud_error(created.error());
+      failed = cloud_error(created.error());
     }
   }
-  std::lock_guard lock(mutex_);
-  launch_templates_.insert(name);
-  return std::nullopt;
+  lock.lock();
+  templates_in_flight_.erase(name);
+  if (!failed) launch_templates_.insert(name);
+  lock.unlock();
+  template_made_.notify_all();
+  return failed;
 }
 
 CloudResult<FleetInstance> Ec2Provider::launch_batched(const FleetRequest& request, std::vector<FleetError>& errors) {
@@ -467,7 +475,14 @@ CloudResult<Created> Ec2Provider::create(const CreateRequest& request) {
     if (!fleet) return fleet.error();
     std::vector<FleetError> errors;
     CloudResult<FleetInstance> launched = launch_batched(*fleet, errors);
-    if (launched) return created(request, *launched, errors);
+    if (launched) {
+      CloudResult<Created> made = created(request, *launched, errors);
+      if (made) {
+        std::lock_guard lock(mutex_);
+        claim_of_instance_[made->instance.id] = request.name;
+      }
+      return made;
+    }
     // A launch template deleted behind our back (another replica's garbage collection): made again, once.
     if (attempt == 1 && launched.error().message.find("InvalidLaunchTemplateName.NotFoundException") !=
                             std::string::npos) {
@@ -534,11 +549,57 @@ std::optional<Instance> Ec2Provider::instance_of(const Ec2Instance& described) c
                   provider_id(described.zone, described.id)};
 }
 
+namespace {
+
+// "i-" and 8 or 17 hexadecimal digits: what EC2 names an instance.
+bool is_instance_id(std::string_view id) {
+  if (!id.starts_with("i-") || (id.size() != 10 && id.size() != 19)) return false;
+  return std::all_of(id.begin() + 2, id.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); });
+}
+
+}  // namespace
+
+// The termination controller names the instance of a NodeClaim whose node it no longer knows by the NodeClaim's name,
+// and one of an earlier run by its providerID (aws:///ZONE/i-...): a name stands for the instances tagged with it.
 CloudResult<Deleted> Ec2Provider::terminate(const std::string& instance_id) {
-  AwsResult<bool> done = ec2_.terminate_instances({instance_id});
+  std::string id = instance_id.starts_with("aws://") ? instance_id.substr(instance_id.rfind('/') + 1) : instance_id;
+  // Terminated already by this provider (a node consolidated away, then its NodeClaim finalized): shutting down or
+  // gone, as Karpenter's Delete finds such an instance, with no second call.
+  {
+    std::lock_guard lock(mutex_);
+    if (terminated_.contains(id)) return not_found(instance_id);
+  }
+  std::vector<std::string> ids{id};
+  if (!is_instance_id(id)) {
+    AwsResult<std::vector<Ec2Instance>> tagged = ec2_.describe_instances(
+        {{"tag:" + std::string(karpenter_tags::nodeclaim), {id}},
+         {"tag:" + std::string(karpenter_tags::cluster_name), {options_.cluster.name}},
+         {"instance-state-name", {"pending", "running", "stopping", "stopped"}}});
+    if (!tagged) return cloud_error(tagged.error());
+    ids.clear();
+    for (const Ec2Instance& instance : *tagged) ids.push_back(instance.id);
+    if (ids.empty()) return not_found(instance_id);
+  }
+  AwsResult<bool> done = ec2_.terminate_instances(ids);
   if (!done) {
     if (done.error().code == "InvalidInstanceID.NotFound") return not_found(instance_id);
     return cloud_error(done.error());
+  }
+  std::lock_guard lock(mutex_);
+  auto remember = [&](const std::string& key) {
+    if (terminated_.insert(key).second) terminated_order_.push_back(key);
+  };
+  if (!is_instance_id(id)) remember(id);
+  for (const std::string& terminated : ids) {
+    remember(terminated);
+    if (auto claim = claim_of_instance_.find(terminated); claim != claim_of_instance_.end()) {
+      remember(claim->second);
+      claim_of_instance_.erase(claim);
+    }
+  }
+  while (terminated_order_.size() > kTerminatedKept) {
+    terminated_.erase(terminated_order_.front());
+    terminated_order_.pop_front();
   }
   return Deleted{};
 }

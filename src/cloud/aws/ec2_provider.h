@@ -10,6 +10,7 @@
 // tags, and terminated by id.
 #include <chrono>
 #include <condition_variable>
+#include <deque>
 #include <list>
 #include <map>
 #include <memory>
@@ -132,6 +133,13 @@ class Ec2Provider final : public CloudProvider {
   std::map<std::string, NodeClassEntry> node_classes_;     // by name
   std::list<std::unique_ptr<Catalog>> shaped_;             // every shaped catalog handed out
   std::set<std::string> launch_templates_;                 // known to exist
+  std::set<std::string> templates_in_flight_;              // being looked up or made by one launch
+  std::condition_variable template_made_;
+  std::map<std::string, std::string> claim_of_instance_;   // instance id -> its NodeClaim, for those it launched
+  // The instances this provider terminated (by id, and by their NodeClaim's name), the most recent kTerminatedKept.
+  static constexpr std::size_t kTerminatedKept = 4096;
+  std::set<std::string> terminated_;
+  std::deque<std::string> terminated_order_;
   std::map<std::string, std::shared_ptr<Batch>> batches_;  // open batches by request key
   std::size_t fleet_calls_ = 0;
   InstanceProfiles* profiles_ = nullptr;

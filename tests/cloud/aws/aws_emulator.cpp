@@ -158,7 +158,9 @@ std::vector<EmulatedCall> AwsEmulator::calls() const {
   auto answer = control("GET", "calls");
   if (!answer) return out;  // problems() says why
   for (const nlohmann::json& call : *answer) {
-    out.push_back({call.value("service", ""), call.value("action", ""), call.value("params", nlohmann::json())});
+    const nlohmann::json& key = call.contains("access_key") ? call["access_key"] : nlohmann::json();
+    out.push_back({call.value("service", ""), call.value("action", ""), call.value("params", nlohmann::json()),
+                   key.is_string() ? key.get<std::string>() : ""});
   }
   return out;
 }

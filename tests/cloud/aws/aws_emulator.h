@@ -37,6 +37,7 @@ struct EmulatedCall {
   std::string service;    // the credential scope's service ("ec2", "autoscaling", "sqs", "ssm", "sts", "pricing")
   std::string action;     // the form's Action, or X-Amz-Target's operation
   nlohmann::json params;  // the form as a flat object {"Filter.1.Name": "..."}, or the JSON body
+  std::string access_key;  // the access key id it was signed with ("" when unsigned): whose call it is
 };
 
 class AwsEmulator {
@@ -58,7 +59,8 @@ class AwsEmulator {
   std::string reset();
   // A fault rule, after those already added; the first that matches a request answers it.
   std::string add_rule(const nlohmann::json& rule);
-  // Credentials the emulator verifies signatures with, besides those registered before.
+  // Credentials the emulator verifies signatures with, besides those registered before (and the temporary keys
+  // STS handed out through it, which it learns on the way).
   std::string register_credentials(const std::string& access_key_id, const std::string& secret,
                                    const std::string& session_token = "");
 

@@ -7,9 +7,11 @@
 #include <httplib.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <regex>
 #include <string>
+#include <thread>
 
 #include "cloud/aws/sigv4.h"
 
@@ -151,6 +153,7 @@ TEST_F(AwsEmulatorTest, AWellSignedRequestIsForwardedToMotoAndRecorded) {
   EXPECT_EQ(calls[0].service, "ec2");
   EXPECT_EQ(calls[0].action, "DescribeSubnets");
   EXPECT_EQ(calls[0].params, nlohmann::json({{"Action", "DescribeSubnets"}, {"Version", "2016-11-15"}}));
+  EXPECT_EQ(calls[0].access_key, "AKIDEXAMPLE");
   EXPECT_EQ(emulator_->problems(), std::vector<std::string>{});
 }
 
@@ -334,6 +337,26 @@ TEST_F(AwsEmulatorTest, AnInsufficientCapacityRuleTakesTheMarkedOverridesOutOfCr
   // Recorded as the client sent it, before the rewrite.
   EXPECT_EQ(emulator_->calls().back().params.value("LaunchTemplateConfigs.1.Overrides.1.InstanceType", ""), "m5.large");
   EXPECT_EQ(emulator_->problems(), std::vector<std::string>{});  // the merged answers parse as botocore parses them
+}
+
+// A delay rule holds the answer (a slow CreateFleet a test kills its caller during), the request recorded at once;
+// once spent, the next request is answered at once.
+TEST_F(AwsEmulatorTest, ADelayRuleHoldsTheAnswerWithTheCallAlreadyRecorded) {
+  ASSERT_EQ(emulator_->add_rule(
+                {{"kind", "delay"}, {"service", "ec2"}, {"action", "DescribeSubnets"}, {"seconds", 5}, {"times", 1}}),
+            "");
+  std::atomic<int> status{0};
+  std::thread slow([&] { status = send("ec2", "Action=DescribeSubnets&Version=2016-11-15").status; });
+  const auto deadline = std::chrono::steady_clock::now() + 10s;
+  while (emulator_->count("ec2", "DescribeSubnets") == 0 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(50ms);
+  }
+  EXPECT_EQ(emulator_->count("ec2", "DescribeSubnets"), 1);
+  EXPECT_EQ(status.load(), 0) << "answered within the delay";
+  slow.join();
+  EXPECT_EQ(status.load(), 200);
+  EXPECT_EQ(send("ec2", "Action=DescribeSubnets&Version=2016-11-15").status, 200);
+  EXPECT_EQ(emulator_->problems(), std::vector<std::string>{});
 }
 
 TEST_F(AwsEmulatorTest, StubsAnswerWhatMotoLacksAndOtherCallsReachMoto) {

@@ -276,6 +276,21 @@ TEST_F(Ec2ProviderTest, IdenticalLaunchesMadeAtOnceAreOneCreateFleetForAsManyIns
   EXPECT_EQ(asked, 3);
 }
 
+// Launches made at once that need the same launch template: the first looks it up and makes it, the others wait for
+// it rather than each look it up and make it.
+TEST_F(Ec2ProviderTest, LaunchesMadeAtOnceMakeTheirLaunchTemplateOnce) {
+  const Catalog& catalog = ready_catalog();
+  std::vector<CloudResult<Created>> results(3, CloudError{});
+  std::vector<std::thread> launches;
+  for (int i = 0; i < 3; ++i) {
+    launches.emplace_back([&, i] { results[i] = provider_->create(on_demand_request(catalog, "claim-" + std::to_string(i))); });
+  }
+  for (std::thread& t : launches) t.join();
+  for (const auto& result : results) ASSERT_TRUE(result.ok()) << result.error().message;
+  EXPECT_EQ(emulator_->count("ec2", "DescribeLaunchTemplates"), 1);
+  EXPECT_EQ(emulator_->count("ec2", "CreateLaunchTemplate"), 1);
+}
+
 TEST_F(Ec2ProviderTest, InstancesAreListedGotAndTerminatedByTheirTags) {
   const Catalog& catalog = ready_catalog();
   auto created = provider_->create(on_demand_request(catalog, "default-abc12"));
@@ -292,6 +307,28 @@ TEST_F(Ec2ProviderTest, InstancesAreListedGotAndTerminatedByTheirTags) {
   EXPECT_TRUE(provider_->terminate(id).ok());
   EXPECT_EQ(provider_->get(id).error().error_class, ErrorClass::NotFound);
   EXPECT_TRUE(provider_->list()->empty());
+  // Asked again (its node consolidated away, then its NodeClaim finalized, by name when its node is forgotten), it
+  // is gone, with no second call.
+  EXPECT_EQ(provider_->terminate(id).error().error_class, ErrorClass::NotFound);
+  EXPECT_EQ(provider_->terminate("default-abc12").error().error_class, ErrorClass::NotFound);
+  EXPECT_EQ(emulator_->count("ec2", "TerminateInstances"), 1);
+  // A restarted controller names a NodeClaim's instance by its providerID, or by the NodeClaim's name: the instance
+  // tagged with it.
+  auto second = provider_->create(on_demand_request(catalog, "default-def34"));
+  auto third = provider_->create(on_demand_request(catalog, "default-ghi56"));
+  ASSERT_TRUE(second.ok() && third.ok());
+  Ec2Provider restarted(*ec2_, *ssm_, provider_->catalog(), {{"demo", "https://demo.eks.amazonaws.com", "Q0E=",
+                                                              "10.100.0.0/16", "1.30"}});
+  EXPECT_TRUE(restarted.terminate(second->instance.provider_id).ok());
+  EXPECT_TRUE(restarted.terminate("default-ghi56").ok());
+  EXPECT_EQ(restarted.terminate("default-ghi56").error().error_class, ErrorClass::NotFound);
+  EXPECT_EQ(restarted.terminate("default-none").error().error_class, ErrorClass::NotFound);
+  EXPECT_TRUE(instances().empty());
+  std::vector<std::string> terminated;
+  for (const testing::EmulatedCall& call : emulator_->calls()) {
+    if (call.action == "TerminateInstances") terminated.push_back(call.params.value("InstanceId.1", ""));
+  }
+  EXPECT_EQ(terminated, (std::vector<std::string>{id, second->instance.id, third->instance.id}));
   EXPECT_EQ(provider_->terminate("i-0123456789abcdef0").error().error_class, ErrorClass::NotFound);
 }
 

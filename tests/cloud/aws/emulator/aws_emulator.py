@@ -7,8 +7,12 @@ Each request is
     signature against the credentials the test registered, its X-Amz-Date within 5 minutes, its parameters against the
     operation's model. A request that fails is answered HTTP 400 `EmulatorRejected` in its protocol's error format and
     its problems are kept for the test to read;
-  - recorded as {service, action, params} for the test to count;
-  - answered by the first matching fault rule, else forwarded byte for byte to moto.
+  - recorded as {service, action, params, access_key} for the test to count (access_key: the signing key's id, which
+    tells one principal's calls from another's);
+  - held for as long as matching delay rules say, then answered by the first matching fault rule, else forwarded
+    byte for byte to moto.
+Temporary keys STS hands out (moto's AssumeRoleWithWebIdentity and AssumeRole answers) are learnt as they pass, so a
+process that gets its credentials from STS signs calls the emulator can check.
 The test drives it under /_emulator/ with JSON: POST reset, POST credentials, POST rules, GET calls, GET problems
 (tests/cloud/aws/aws_emulator.h wraps these). Rules, in the order added, each with an optional "times":
   {"kind": "error", "service", "action", "status", "code", "message"}        an error in the protocol's wire format
@@ -16,6 +20,9 @@ The test drives it under /_emulator/ with JSON: POST reset, POST credentials, PO
       CreateFleet: the matching overrides are taken out of the request and come back as errorSet items
   {"kind": "stub", "service", "action", "body": {...}}                       a JSON-protocol answer moto cannot give
   {"kind": "ssm_parameter", "name", "value"}                                 ssm GetParameter of that name
+  {"kind": "delay", "service", "action", "seconds"}    holds the answer that long (a slow CreateFleet, to kill the
+      caller while it waits); the request is recorded at once, then answered as without the rule (the first
+      matching delay rule only)
 Stops (and stops moto) on SIGTERM or when its parent process dies.
 """
 import datetime
@@ -94,6 +101,7 @@ class Call:
         self.header = {k.lower(): v for k, v in headers}
         auth = AUTH_RE.match(self.header.get('authorization', ''))
         self.signed = auth is not None
+        self.access_key = auth.group(1) if auth else None
         self.region = auth.group(3) if auth else 'us-east-1'
         target = self.header.get('x-amz-target')
         if target:
@@ -320,8 +328,25 @@ def error_item(spec, override, offering, capacity_type, code, message):
 
 # ---- the server ---------------------------------------------------------------------------------------------------
 
+def learn_credentials(call, reply):
+    """Registers the temporary keys in an STS answer (status, headers, body), which it returns unchanged."""
+    status, _, body = reply
+    if call.action in ('AssumeRoleWithWebIdentity', 'AssumeRole') and status == 200:
+        credentials = ET.fromstring(body).find('.//{*}Credentials')
+        if credentials is not None:
+            with STATE.lock:
+                STATE.credentials[credentials.findtext('{*}AccessKeyId')] = (
+                    credentials.findtext('{*}SecretAccessKey'), credentials.findtext('{*}SessionToken') or None)
+    return reply
+
+
 def answer(call):
     """(status, headers, body) for an AWS request: a rule's answer or moto's."""
+    delay = STATE.take_rule(lambda rule: rule.get('kind') == 'delay' and rule.get('action') == call.action and
+                            rule.get('service', call.service) == call.service)
+    if delay is not None:
+        time.sleep(float(delay.get('seconds', 0)))
+
     def matches(rule):
         kind = rule.get('kind')
         if kind in ('error', 'stub'):
@@ -335,7 +360,7 @@ def answer(call):
 
     rule = STATE.take_rule(matches)
     if rule is None:
-        return forward(call)
+        return learn_credentials(call, forward(call))
     kind = rule['kind']
     if kind == 'error':
         return self_check(call, error_answer(call, rule.get('status', 400), rule['code'], rule.get('message', ''),
@@ -388,7 +413,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def aws(self, body):
         call = Call(self.command, self.path, list(self.headers.items()), body)
         with STATE.lock:
-            STATE.calls.append({'service': call.service, 'action': call.action, 'params': call.params})
+            STATE.calls.append({'service': call.service, 'action': call.action, 'params': call.params,
+                                'access_key': call.access_key})
         problems = call.judge()
         for what, canonical in problems:
             STATE.problem(call.service, call.action, what, canonical)
@@ -413,7 +439,7 @@ def control(method, what, body):
         return ok()
     if method == 'POST' and what == 'rules':
         rule = json.loads(body)
-        if rule.get('kind') not in ('error', 'insufficient_capacity', 'stub', 'ssm_parameter'):
+        if rule.get('kind') not in ('error', 'insufficient_capacity', 'stub', 'ssm_parameter', 'delay'):
             return 400, {'Content-Type': 'text/plain'}, f'unknown rule kind in {rule}'.encode()
         with STATE.lock:
             STATE.rules.append(rule)

@@ -1,0 +1,573 @@
+// `scalewright run --cloud-provider aws` on a real control plane against the AWS emulator (moto behind botocore's
+// judges), driven as a user drives it: an EC2NodeClass, a NodePool and a Deployment applied with kubectl; the
+// controller resolves the class, launches EC2 instances with CreateFleet; EC2's kubelets (ec2_kubelets.h) register
+// them as Nodes named by their private DNS names; the real kube-scheduler binds the pods; scaled to zero, the
+// instances are terminated. The controller gets its credentials as a pod with IRSA does: a web-identity token file
+// exchanged at moto's STS.
+//
+// The account (moto's us-east-1, reset before each test): the default subnets of us-east-1a and us-east-1b and the
+// default security group tagged karpenter.sh/discovery=e2e; al2023@latest names, through SSM's public parameters for
+// the control plane's Kubernetes 1.26, two of the AL2023 images moto has (one per architecture).
+#include <algorithm>
+#include <iostream>
+#include <map>
+#include <set>
+
+#include "aws_emulator.h"
+#include "cloud/aws/ec2_api.h"
+#include "cloud/aws/instance_types.h"
+#include "tests/cluster/control_plane.h"
+#include "tests/cluster/ec2_kubelets.h"
+
+namespace scalewright::cluster::testing {
+namespace {
+
+using nlohmann::json;
+using cloud::aws::testing::AwsEmulator;
+using cloud::aws::testing::EmulatedCall;
+
+constexpr const char* kCluster = "e2e";
+constexpr const char* kRegion = "us-east-1";
+// The emulator's key for the test's own calls (the kubelets' DescribeInstances, the account's set-up): the
+// controller's calls are those signed with another.
+constexpr const char* kTestKey = "AKIDTESTEXAMPLE";
+constexpr const char* kTestSecret = "test-secret";
+const std::string kAlias = "/aws/service/eks/optimized-ami/1.26/amazon-linux-2023/";
+
+std::string node_class(const std::string& name, const std::string& subnet_tag = "e2e",
+                       const std::string& alias = "al2023@latest") {
+  return R"(apiVersion: karpenter.k8s.aws/v1
+kind: EC2NodeClass
+metadata: {name: )" + name + R"(}
+spec:
+  amiSelectorTerms: [{alias: )" + alias + R"(}]
+  instanceProfile: KarpenterNodeInstanceProfile-e2e
+  subnetSelectorTerms: [{tags: {karpenter.sh/discovery: )" + subnet_tag + R"(}}]
+  securityGroupSelectorTerms: [{tags: {karpenter.sh/discovery: e2e}}]
+)";
+}
+
+// NodePool `name` of EC2NodeClass `node_class`: m5.xlarge on demand, empty nodes removed 5 s after they empty.
+std::string nodepool(const std::string& name, const std::string& node_class) {
+  return R"(apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: )" + name + R"(}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: )" + node_class + R"(}
+      requirements:
+      - {key: node.kubernetes.io/instance-type, operator: In, values: [m5.xlarge]}
+      - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}
+  disruption:
+    consolidationPolicy: WhenEmpty
+    consolidateAfter: 5s
+)";
+}
+
+// `replicas` pods of 1 CPU, on NodePool `pool`'s nodes.
+std::string deployment(const std::string& name, int replicas, const std::string& pool) {
+  return "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: " + name + ", namespace: default}\nspec:\n  replicas: " +
+         std::to_string(replicas) + "\n  selector: {matchLabels: {app: " + name +
+         "}}\n  template:\n    metadata: {labels: {app: " + name +
+         "}}\n    spec:\n      terminationGracePeriodSeconds: 0\n      nodeSelector: {karpenter.sh/nodepool: " + pool +
+         "}\n      containers:\n      - name: pause\n        image: registry.k8s.io/pause:3.9\n        resources: "
+         "{requests: {cpu: \"1\"}}\n";
+}
+
+std::vector<json> items(const kube::ApiClient& api, const std::string& path) {
+  kube::KubeResult<kube::ListResult> list = api.list(path);
+  return list ? list->items : std::vector<json>{};
+}
+
+// The condition `type` of `object`, or null.
+json condition(const json& object, const std::string& type) {
+  for (const json& c : object.value("status", json::object()).value("conditions", json::array())) {
+    if (c.value("type", "") == type) return c;
+  }
+  return nullptr;
+}
+bool condition_true(const json& object, const std::string& type) {
+  const json c = condition(object, type);
+  return c.is_object() && c.value("status", "") == "True";
+}
+
+std::vector<json> of_pool(const kube::ApiClient& api, const std::string& collection, const std::string& pool) {
+  return items(api, collection + "?labelSelector=karpenter.sh%2Fnodepool%3D" + pool);
+}
+
+// "DescribeInstances 3, CreateFleet 1": the calls by action, in the order first made.
+std::string tally(const std::vector<EmulatedCall>& calls) {
+  std::vector<std::pair<std::string, int>> counts;
+  for (const EmulatedCall& call : calls) {
+    const std::string name = call.service + ":" + call.action;
+    auto found = std::find_if(counts.begin(), counts.end(), [&](const auto& c) { return c.first == name; });
+    if (found == counts.end()) counts.emplace_back(name, 1);
+    else ++found->second;
+  }
+  std::string out;
+  for (const auto& [name, n] : counts) out += (out.empty() ? "" : ", ") + name + " " + std::to_string(n);
+  return out.empty() ? "none" : out;
+}
+
+class AwsRun : public RealControlPlane {
+ protected:
+  static void SetUpTestSuite() {
+    RealControlPlane::SetUpTestSuite();
+    if (!ControlPlane::available() || !setup_error_.empty()) return;
+    if (auto why = AwsEmulator::unavailable()) {
+      skip_ = *why;
+      return;
+    }
+    auto started = AwsEmulator::start();
+    if (!started) {
+      setup_error_ = "the AWS emulator: " + started.error().message;
+      return;
+    }
+    emulator_ = std::move(*started);
+    // The EC2NodeClass CRD: deploy/crds's, installed with Karpenter's; a stand-in of the test's own where deploy/crds
+    // does not carry it yet.
+    std::string out;
+    const bool installed = plane_.kubectl("get crd ec2nodeclasses.karpenter.k8s.aws", out);
+    if ((!installed &&
+         !plane_.kubectl(
+             "apply -f " + (kSource / "tests/cluster/testdata/karpenter.k8s.aws_ec2nodeclasses.yaml").string(), out)) ||
+        !plane_.kubectl("wait --for condition=established --timeout=60s crd/ec2nodeclasses.karpenter.k8s.aws", out)) {
+      setup_error_ = "installing the EC2NodeClass CRD: " + out;
+    }
+  }
+  static void TearDownTestSuite() {
+    emulator_.reset();
+    RealControlPlane::TearDownTestSuite();
+  }
+
+  void SetUp() override {
+    RealControlPlane::SetUp();
+    if (IsSkipped() || HasFatalFailure()) return;
+    if (!skip_.empty()) GTEST_SKIP() << skip_;
+    prepare_account();
+  }
+
+  // Every request the controller and the test sent passed the emulator's judges.
+  void TearDown() override {
+    if (emulator_) {
+      for (const std::string& problem : emulator_->problems()) ADD_FAILURE() << problem;
+    }
+    RealControlPlane::TearDown();
+  }
+
+  // The account as the header describes it, in a freshly reset moto.
+  void prepare_account() {
+    ASSERT_EQ(emulator_->reset(), "");
+    ASSERT_EQ(emulator_->register_credentials(kTestKey, kTestSecret), "");
+    auto ec2 = cloud::aws::AwsClient::create(cloud::aws::kEc2Protocol, kRegion, emulator_->endpoint(), [] {
+      return Result<cloud::aws::Credentials>(cloud::aws::Credentials{kTestKey, kTestSecret, ""});
+    });
+    ASSERT_TRUE(ec2.ok()) << ec2.error().message;
+    ec2_ = std::move(*ec2);
+    cloud::aws::Ec2Api api(*ec2_);
+    auto subnets = api.describe_subnets({});
+    ASSERT_TRUE(subnets.ok()) << subnets.error().describe();
+    std::vector<std::string> tagged;
+    subnets_.clear();
+    for (const cloud::aws::Ec2Subnet& s : *subnets) {
+      if (s.zone == "us-east-1a" || s.zone == "us-east-1b") {
+        tagged.push_back(s.id);
+        subnets_[s.id] = s.zone;
+      }
+    }
+    ASSERT_EQ(tagged.size(), 2u);
+    auto groups = api.describe_security_groups({{"group-name", {"default"}}});
+    ASSERT_TRUE(groups.ok() && groups->size() == 1u);
+    tagged.push_back(groups->front().id);
+    ASSERT_TRUE(api.create_tags(tagged, {{"karpenter.sh/discovery", "e2e"}}).ok());
+    auto images = api.describe_images({{"name", {"al2023-ami-minimal-*"}}}, {});
+    ASSERT_TRUE(images.ok()) << images.error().describe();
+    std::string x86, arm;
+    for (const cloud::aws::Ec2Image& image : *images) {
+      std::string& id = image.architecture == "arm64" ? arm : x86;
+      if (id.empty()) id = image.id;
+    }
+    ASSERT_FALSE(x86.empty() || arm.empty());
+    ami_ = x86;
+    ASSERT_EQ(emulator_->add_rule({{"kind", "ssm_parameter"},
+                                   {"name", kAlias + "x86_64/standard/recommended/image_id"},
+                                   {"value", x86}}),
+              "");
+    ASSERT_EQ(emulator_->add_rule({{"kind", "ssm_parameter"},
+                                   {"name", kAlias + "arm64/standard/recommended/image_id"},
+                                   {"value", arm}}),
+              "");
+    cloud::aws::CatalogOptions options;
+    options.region = kRegion;
+    options.instance_types = {"m5.large", "m5.xlarge", "m6g.large"};
+    Result<cloud::Catalog> catalog = cloud::aws::load_catalog(kSource / "data/aws", options);
+    ASSERT_TRUE(catalog.ok()) << catalog.error().message;
+    catalog_ = std::make_unique<cloud::Catalog>(std::move(*catalog));
+  }
+
+  // `scalewright run --cloud-provider aws` with the credentials of a pod under IRSA: a web-identity token file and
+  // a role, exchanged at moto's STS (the emulator learns the keys it hands out). No static keys, no shared files,
+  // no instance metadata.
+  std::unique_ptr<Process> start_aws(const std::string& name) {
+    const std::string token = dir_ + "/" + name + ".token";
+    std::ofstream(token) << "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJzeXN0ZW06c2VydmljZWFjY291bnQ6c2NhbGV3cmlnaHQifQ.c2ln";
+    return start_scalewright(
+        name,
+        {"--leader-elect=false", "--metrics-bind-address", "0", "--cloud-provider", "aws", "--cluster-name", kCluster,
+         "--region", kRegion},
+        {"AWS_REGION=" + std::string(kRegion), "AWS_ENDPOINT_URL=" + emulator_->endpoint(),
+         "AWS_WEB_IDENTITY_TOKEN_FILE=" + token, "AWS_ROLE_ARN=arn:aws:iam::123456789012:role/scalewright",
+         "AWS_ROLE_SESSION_NAME=scalewright", "AWS_CONFIG_FILE=" + dir_ + "/no-aws-config",
+         "AWS_SHARED_CREDENTIALS_FILE=" + dir_ + "/no-aws-credentials", "AWS_EC2_METADATA_DISABLED=true",
+         "AWS_ACCESS_KEY_ID=", "AWS_SECRET_ACCESS_KEY=", "AWS_SESSION_TOKEN=", "AWS_PROFILE=",
+         "AWS_DEFAULT_REGION="});
+  }
+
+  // The controller's AWS calls (those not signed with the test's key), from the `from`-th call of the emulator on.
+  std::vector<EmulatedCall> controller_calls(std::size_t from = 0) const {
+    std::vector<EmulatedCall> all = emulator_->calls();
+    std::vector<EmulatedCall> out;
+    for (std::size_t i = from; i < all.size(); ++i) {
+      if (all[i].access_key != kTestKey) out.push_back(all[i]);
+    }
+    return out;
+  }
+  std::size_t calls_so_far() const { return emulator_->calls().size(); }
+
+  // The running instances of this cluster's NodePools, by id.
+  std::map<std::string, cloud::aws::Ec2Instance> cluster_instances() const {
+    auto found = cloud::aws::Ec2Api(*ec2_).describe_instances(
+        {{"tag-key", {"karpenter.sh/nodepool"}}, {"instance-state-name", {"pending", "running"}}});
+    std::map<std::string, cloud::aws::Ec2Instance> out;
+    if (found) {
+      for (const cloud::aws::Ec2Instance& i : *found) out[i.id] = i;
+    }
+    return out;
+  }
+
+  std::string instance_state(const std::string& id) const {
+    auto found = cloud::aws::Ec2Api(*ec2_).describe_instances({{"instance-id", {id}}});
+    return found && found->size() == 1 ? found->front().state : "absent";
+  }
+
+  bool node_class_ready(const kube::ApiClient& api, const std::string& name) {
+    return eventually(
+        [&] {
+          auto got = api.get("/apis/karpenter.k8s.aws/v1/ec2nodeclasses/" + name);
+          return got.ok() && condition_true(*got, "Ready");
+        },
+        std::chrono::seconds(60));
+  }
+
+  bool pods_running(const kube::ApiClient& api, const std::string& app, std::size_t count) {
+    return eventually(
+        [&] {
+          std::vector<json> pods = items(api, "/api/v1/namespaces/default/pods?labelSelector=app%3D" + app);
+          return pods.size() == count && std::all_of(pods.begin(), pods.end(), [](const json& p) {
+                   return p["status"].value("phase", "") == "Running" && !p["spec"].value("nodeName", "").empty();
+                 });
+        },
+        std::chrono::seconds(120));
+  }
+
+  // Scales `app` to zero and waits until its NodePool's NodeClaims, Nodes and running instances are gone.
+  bool scale_to_zero_and_wait(const kube::ApiClient& api, const std::string& app, const std::string& pool) {
+    kubectl_ok("scale deployment " + app + " --replicas 0");
+    return eventually(
+        [&] {
+          return of_pool(api, "/apis/karpenter.sh/v1/nodeclaims", pool).empty() &&
+                 of_pool(api, "/api/v1/nodes", pool).empty() && cluster_instances().empty();
+        },
+        std::chrono::seconds(120));
+  }
+
+  static inline std::unique_ptr<AwsEmulator> emulator_;
+  static inline std::string skip_;
+  std::unique_ptr<cloud::aws::AwsClient> ec2_;  // signed with the test's key
+  std::unique_ptr<cloud::Catalog> catalog_;
+  std::map<std::string, std::string> subnets_;  // the tagged subnets: id -> zone
+  std::string ami_;                             // x86_64
+};
+
+// Ten 1-CPU pods on m5.xlarge (3,920m allocatable: three pods each): four NodeClaims. us-east-1a has no m5.xlarge
+// capacity (the emulator answers it inside CreateFleet's 200), so the fleet falls back to the next override,
+// us-east-1b, in the same call.
+TEST_F(AwsRun, NodePoolLaunchesEc2InstancesThatJoinAndAreTerminatedWhenTheDeploymentScalesToZero) {
+  kube::ApiClient api = client();
+  ASSERT_EQ(emulator_->add_rule({{"kind", "insufficient_capacity"},
+                                 {"offerings", {{{"instance_type", "m5.xlarge"},
+                                                 {"zone", "us-east-1a"},
+                                                 {"capacity_type", "on-demand"}}}}}),
+            "");
+  Ec2Kubelets kubelets(api, *ec2_, *catalog_, kCluster);
+  kubelets.start();
+  std::unique_ptr<Process> scalewright = start_aws("aws-launch");
+  ASSERT_TRUE(scalewright->started());
+  apply("launch-class.yaml", node_class("launch"));
+  ASSERT_TRUE(node_class_ready(api, "launch")) << scalewright->log();
+  auto resolved = api.get("/apis/karpenter.k8s.aws/v1/ec2nodeclasses/launch");
+  ASSERT_TRUE(resolved.ok());
+  EXPECT_EQ((*resolved)["status"].value("subnets", json::array()).size(), 2u) << (*resolved)["status"].dump();
+  EXPECT_EQ((*resolved)["status"].value("securityGroups", json::array()).size(), 1u);
+  EXPECT_EQ((*resolved)["status"].value("amis", json::array()).size(), 2u);
+  const std::vector<EmulatedCall> at_start = controller_calls();
+  const std::size_t before_launch = calls_so_far();
+
+  apply("launch-nodepool.yaml", nodepool("launch", "launch"));
+  apply("launch.yaml", deployment("launch", 10, "launch"));
+  ASSERT_TRUE(pods_running(api, "launch", 10)) << scalewright->log();
+  std::vector<json> claims;
+  ASSERT_TRUE(eventually(
+      [&] {
+        claims = of_pool(api, "/apis/karpenter.sh/v1/nodeclaims", "launch");
+        return !claims.empty() && std::all_of(claims.begin(), claims.end(), [](const json& c) {
+          return condition_true(c, "Registered") && condition_true(c, "Ready");
+        });
+      },
+      std::chrono::seconds(60)))
+      << scalewright->log();
+  const std::vector<EmulatedCall> launch = controller_calls(before_launch);
+  ASSERT_EQ(claims.size(), 4u) << scalewright->log();
+
+  const std::map<std::string, cloud::aws::Ec2Instance> instances = cluster_instances();
+  EXPECT_EQ(instances.size(), 4u);
+  std::map<std::string, int> pods_per_node;
+  for (const json& pod : items(api, "/api/v1/namespaces/default/pods?labelSelector=app%3Dlaunch")) {
+    ++pods_per_node[pod["spec"]["nodeName"].get<std::string>()];
+  }
+  for (const json& claim : claims) {
+    const std::string name = claim["metadata"]["name"];
+    const std::string node_name = claim["status"].value("nodeName", "");
+    const std::string provider_id = claim["status"].value("providerID", "");
+    // The instance EC2 launched in us-east-1b, tagged as Karpenter tags it; its Node named as EC2's kubelet names it.
+    ASSERT_TRUE(provider_id.starts_with("aws:///us-east-1b/i-")) << name << ": " << provider_id;
+    const std::string id = provider_id.substr(provider_id.rfind('/') + 1);
+    ASSERT_TRUE(instances.contains(id)) << id;
+    const cloud::aws::Ec2Instance& instance = instances.at(id);
+    EXPECT_EQ(instance.instance_type, "m5.xlarge");
+    EXPECT_EQ(instance.image_id, ami_);
+    EXPECT_EQ(instance.tag("karpenter.sh/nodeclaim"), name);
+    EXPECT_EQ(instance.tag("karpenter.sh/nodepool"), "launch");
+    EXPECT_EQ(instance.tag("karpenter.k8s.aws/ec2nodeclass"), "launch");
+    EXPECT_EQ(instance.tag("eks:eks-cluster-name"), kCluster);
+    EXPECT_EQ(node_name, instance.private_dns_name) << name;
+    EXPECT_TRUE(node_name.starts_with("ip-") && node_name.ends_with(".ec2.internal")) << node_name;
+    EXPECT_EQ(claim["metadata"]["labels"].value("topology.kubernetes.io/zone", ""), "us-east-1b");
+
+    kube::KubeResult<json> node = api.get("/api/v1/nodes/" + node_name);
+    ASSERT_TRUE(node.ok()) << node_name;
+    EXPECT_EQ((*node)["spec"].value("providerID", ""), provider_id);
+    const json& labels = (*node)["metadata"]["labels"];
+    EXPECT_EQ(labels.value("karpenter.sh/nodepool", ""), "launch");  // synced by the registration
+    EXPECT_EQ(labels.value("karpenter.sh/registered", ""), "true");
+    EXPECT_EQ(labels.value("karpenter.sh/initialized", ""), "true");
+    for (const json& taint : (*node)["spec"].value("taints", json::array())) {
+      EXPECT_NE(taint.value("key", ""), "karpenter.sh/unregistered") << node_name;
+    }
+    EXPECT_LE(pods_per_node[node_name], 3) << node_name;
+    EXPECT_GE(pods_per_node[node_name], 1) << node_name;
+  }
+
+  // The launches: a CreateFleet per batch of identical launches, not one per pod or per node; each offered
+  // us-east-1a's subnet first (the cheapest, a tie broken by zone), which came back in its errorSet.
+  int fleets = 0;
+  for (const EmulatedCall& call : launch) {
+    if (call.action != "CreateFleet") continue;
+    ++fleets;
+    const std::string o = "LaunchTemplateConfigs.1.Overrides.";
+    EXPECT_EQ(call.params.value(o + "1.InstanceType", ""), "m5.xlarge") << call.params.dump();
+    EXPECT_EQ(subnets_[call.params.value(o + "1.SubnetId", "")], "us-east-1a") << call.params.dump();
+    EXPECT_EQ(subnets_[call.params.value(o + "2.SubnetId", "")], "us-east-1b") << call.params.dump();
+  }
+  EXPECT_GE(fleets, 1);
+  EXPECT_LE(fleets, 4);  // at most one per NodeClaim; identical launches within 35 ms are one call
+  // The whole run on STS's temporary keys: one exchange of the token, every other call signed with its keys.
+  const std::vector<EmulatedCall> all = controller_calls();
+  EXPECT_EQ(std::count_if(all.begin(), all.end(),
+                          [](const EmulatedCall& c) { return c.action == "AssumeRoleWithWebIdentity"; }),
+            1);
+  for (const EmulatedCall& call : all) {
+    if (call.action != "AssumeRoleWithWebIdentity") {
+      EXPECT_TRUE(call.access_key.starts_with("ASIA")) << call.service << " " << call.action << " " << call.access_key;
+    }
+  }
+
+  const std::size_t before_consolidation = calls_so_far();
+  ASSERT_TRUE(scale_to_zero_and_wait(api, "launch", "launch")) << scalewright->log();
+  const std::vector<EmulatedCall> consolidation = controller_calls(before_consolidation);
+  for (const auto& [id, instance] : instances) EXPECT_EQ(instance_state(id), "terminated") << id;
+  // One TerminateInstances per instance.
+  std::multiset<std::string> terminated;
+  for (const EmulatedCall& call : consolidation) {
+    if (call.action == "TerminateInstances") terminated.insert(call.params.dump());
+  }
+  EXPECT_EQ(terminated.size(), instances.size()) << ::testing::PrintToString(terminated);
+  EXPECT_TRUE(eventually([&] { return kubelets.nodes().empty(); }, std::chrono::seconds(10)));
+
+  // The figures BENCHMARKS.md compares with Karpenter's.
+  std::cout << "AWS calls at start (EC2NodeClass resolved): " << at_start.size() << ": " << tally(at_start) << "\n"
+            << "AWS calls to launch " << claims.size() << " nodes for 10 pods: " << launch.size() << " ("
+            << static_cast<double>(launch.size()) / static_cast<double>(claims.size()) << " per node): "
+            << tally(launch) << "\n"
+            << "AWS calls to consolidate " << claims.size() << " empty nodes away: " << consolidation.size() << " ("
+            << static_cast<double>(consolidation.size()) / static_cast<double>(claims.size()) << " per node): "
+            << tally(consolidation) << "\n";
+  EXPECT_EQ(scalewright->stop(SIGTERM), 0) << scalewright->log();
+  kubelets.stop();
+  kubectl_ok("delete deployment launch");
+  kubectl_ok("delete nodepool launch");
+  kubectl_ok("delete ec2nodeclass launch");
+}
+
+// Each way a class fails to resolve leaves it not Ready with a condition and a Warning Event that say why, and its
+// NodePool launches nothing for the pod waiting on it.
+TEST_F(AwsRun, AnEc2NodeClassThatDoesNotResolveSaysWhyAndLaunchesNothing) {
+  kube::ApiClient api = client();
+  std::unique_ptr<Process> scalewright = start_aws("aws-bad-classes");
+  ASSERT_TRUE(log_shows(*scalewright, "controllers start", std::chrono::seconds(60))) << scalewright->log();
+  struct Case {
+    std::string name;
+    std::string node_class;
+    json rule;               // added before the class is applied
+    std::string condition;   // the condition that is False
+    std::string reason;
+    std::string message;     // a part of its message, and of the Event's
+  };
+  const std::vector<Case> cases = {
+      {"no-subnet", node_class("no-subnet", "nowhere"), nullptr, "SubnetsReady", "SubnetsNotFound",
+       "SubnetSelector did not match any Subnets"},
+      {"no-ami", node_class("no-ami", "e2e", "al2023@v20991231"), nullptr, "AMIsReady", "AMINotFound",
+       "alias al2023@v20991231 resolves to no AMI: SSM parameter "
+       "/aws/service/eks/optimized-ami/1.26/amazon-linux-2023/arm64/standard/"
+       "amazon-eks-node-al2023-arm64-standard-1.26-v20991231/image_id not found"},
+      // Last: the rule denies every DescribeSubnets from now on.
+      {"denied", node_class("denied"),
+       {{"kind", "error"}, {"service", "ec2"}, {"action", "DescribeSubnets"}, {"status", 403},
+        {"code", "UnauthorizedOperation"}, {"message", "You are not authorized to perform this operation."}},
+       "SubnetsReady", "SubnetsNotFound", "UnauthorizedOperation"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    if (c.rule.is_object()) {
+      ASSERT_EQ(emulator_->add_rule(c.rule), "");
+    }
+    apply(c.name + "-class.yaml", c.node_class);
+    apply(c.name + "-nodepool.yaml", nodepool(c.name, c.name));
+    apply(c.name + ".yaml", deployment(c.name, 1, c.name));
+    json status;
+    ASSERT_TRUE(eventually(
+        [&] {
+          auto got = api.get("/apis/karpenter.k8s.aws/v1/ec2nodeclasses/" + c.name);
+          if (!got.ok() || !condition(*got, "Ready").is_object()) return false;
+          status = (*got)["status"];
+          return true;
+        },
+        std::chrono::seconds(60)))
+        << scalewright->log();
+    const json ready = condition({{"status", status}}, "Ready");
+    EXPECT_EQ(ready.value("status", ""), "False") << status.dump();
+    const json failed = condition({{"status", status}}, c.condition);
+    EXPECT_EQ(failed.value("status", ""), "False") << status.dump();
+    EXPECT_EQ(failed.value("reason", ""), c.reason) << status.dump();
+    EXPECT_NE(failed.value("message", "").find(c.message), std::string::npos) << status.dump();
+    // The Event, as `kubectl get events` shows it.
+    std::string events;
+    EXPECT_TRUE(eventually(
+        [&] {
+          kubectl("get events -A --field-selector involvedObject.kind=EC2NodeClass,involvedObject.name=" + c.name +
+                      " -o jsonpath='{range .items[*]}{.type} {.reason}: {.message}{\"\\n\"}{end}'",
+                  events);
+          return events.find("Warning NotReady: " + c.condition + ": ") != std::string::npos &&
+                 events.find(c.message) != std::string::npos;
+        },
+        std::chrono::seconds(30)))
+        << events;
+    // The pod waits, and says why: its NodePool's class is not ready.
+    EXPECT_TRUE(log_shows(*scalewright, "EC2NodeClass " + c.name + " is not ready", std::chrono::seconds(30)))
+        << scalewright->log();
+    for (const json& pod : items(api, "/api/v1/namespaces/default/pods?labelSelector=app%3D" + c.name)) {
+      EXPECT_EQ(pod["spec"].value("nodeName", ""), "");
+    }
+    EXPECT_TRUE(of_pool(api, "/apis/karpenter.sh/v1/nodeclaims", c.name).empty());
+  }
+  EXPECT_EQ(emulator_->count("ec2", "CreateFleet"), 0);
+  EXPECT_EQ(emulator_->count("ec2", "CreateLaunchTemplate"), 0);
+  EXPECT_EQ(scalewright->stop(SIGTERM), 0) << scalewright->log();
+  for (const Case& c : cases) {
+    kubectl_ok("delete deployment " + c.name);
+    kubectl_ok("delete nodepool " + c.name);
+    kubectl_ok("delete ec2nodeclass " + c.name);
+  }
+}
+
+// The controller killed while its CreateFleet is answered (the emulator holds the answer 15 s): EC2 launched an
+// instance the controller never heard of. The next controller leaves no instance of the cluster without a NodeClaim
+// (it adopts it, or its garbage collection terminates it once 30 s old), and terminates nothing it did not launch.
+TEST_F(AwsRun, ControllerKilledDuringCreateFleetLeaksNoInstance) {
+  kube::ApiClient api = client();
+  // An instance of the account that is none of the cluster's: it must survive.
+  cloud::aws::FormParams run;
+  run.add("ImageId", ami_).add("InstanceType", "t3.micro").add("MinCount", "1").add("MaxCount", "1");
+  run.add("TagSpecification.1.ResourceType", "instance")
+      .add("TagSpecification.1.Tag.1.Key", "Name")
+      .add("TagSpecification.1.Tag.1.Value", "bastion");
+  auto bastion = ec2_->query("RunInstances", run);
+  ASSERT_TRUE(bastion.ok()) << bastion.error().describe();
+  auto described = cloud::aws::Ec2Api(*ec2_).describe_instances({{"tag:Name", {"bastion"}}});
+  ASSERT_TRUE(described.ok() && described->size() == 1u);
+  const std::string bastion_id = described->front().id;
+
+  Ec2Kubelets kubelets(api, *ec2_, *catalog_, kCluster);
+  kubelets.start();
+  ASSERT_EQ(emulator_->add_rule(
+                {{"kind", "delay"}, {"service", "ec2"}, {"action", "CreateFleet"}, {"seconds", 15}, {"times", 1}}),
+            "");
+  std::unique_ptr<Process> first = start_aws("aws-killed");
+  apply("killed-class.yaml", node_class("killed"));
+  ASSERT_TRUE(node_class_ready(api, "killed")) << first->log();
+  apply("killed-nodepool.yaml", nodepool("killed", "killed"));
+  apply("killed.yaml", deployment("killed", 1, "killed"));
+  ASSERT_TRUE(eventually([&] { return emulator_->count("ec2", "CreateFleet") == 1; }, std::chrono::seconds(60)))
+      << first->log();
+  first->stop(SIGKILL);
+  // EC2 launches it all the same once the held answer goes out.
+  std::map<std::string, cloud::aws::Ec2Instance> launched;
+  ASSERT_TRUE(eventually([&] { return (launched = cluster_instances()).size() == 1; }, std::chrono::seconds(30)));
+  const std::string orphan = launched.begin()->first;
+  for (const json& claim : of_pool(api, "/apis/karpenter.sh/v1/nodeclaims", "killed")) {
+    EXPECT_EQ(claim.value("status", json::object()).value("providerID", ""), "") << "the status was written";
+  }
+
+  // The next controller: in the end every running instance of the cluster is a NodeClaim's, one for the one pod.
+  std::unique_ptr<Process> second = start_aws("aws-after-kill");
+  ASSERT_TRUE(pods_running(api, "killed", 1)) << second->log();
+  auto owned = [&] {
+    std::set<std::string> provider_ids;
+    for (const json& claim : items(api, "/apis/karpenter.sh/v1/nodeclaims")) {
+      provider_ids.insert(claim.value("status", json::object()).value("providerID", ""));
+    }
+    const std::map<std::string, cloud::aws::Ec2Instance> running = cluster_instances();
+    return running.size() == 1 && std::all_of(running.begin(), running.end(), [&](const auto& i) {
+             return provider_ids.contains("aws:///" + i.second.zone + "/" + i.first);
+           });
+  };
+  EXPECT_TRUE(eventually(owned, std::chrono::seconds(90))) << second->log();
+  const bool adopted = cluster_instances().contains(orphan);
+  std::cout << "The instance launched before the kill was " << (adopted ? "adopted" : "garbage-collected") << "\n";
+  if (!adopted) {
+    EXPECT_EQ(instance_state(orphan), "terminated");
+    EXPECT_NE(second->log().find("garbage collection: instance " + orphan + " has no NodeClaim"), std::string::npos);
+  }
+  EXPECT_EQ(instance_state(bastion_id), "running");
+  ASSERT_TRUE(scale_to_zero_and_wait(api, "killed", "killed")) << second->log();
+  EXPECT_EQ(instance_state(bastion_id), "running");
+  EXPECT_EQ(second->stop(SIGTERM), 0) << second->log();
+  kubelets.stop();
+  kubectl_ok("delete deployment killed");
+  kubectl_ok("delete nodepool killed");
+  kubectl_ok("delete ec2nodeclass killed");
+}
+
+}  // namespace
+}  // namespace scalewright::cluster::testing
