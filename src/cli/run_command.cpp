@@ -303,7 +303,7 @@ int run_controller(const RunOptions& options, std::ostream& err) {
                                           std::move(played_groups)};
   provider_context.notices = notices.sender();
   if (*ca_flags) provider_context.cluster_autoscaler = &**ca_flags;
-  provider_context.data_dir = *data_dir / "aws";
+  provider_context.data_dir = *data_dir;
   Result<std::unique_ptr<cloud::RunningProvider>> provider = registration->make(provider_context);
   if (!provider) {
     err << "error: " << provider.error().message << "\n";

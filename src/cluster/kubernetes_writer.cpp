@@ -280,12 +280,6 @@ void KubernetesWriter::node_launched(state::NodeRecord node, bool running_alread
                               "({} {} {})",
                               node.instance_type, node.zone, node.capacity_type)});
   }
-  // A node group's instance whose Node registered before the group listed it: the Node is the group's node.
-  if (state::NodeRecord* registered = state_.find_node(name);
-      !node.node_group.empty() && registered != nullptr && registered->node_group.empty() &&
-      registered->nodepool.empty()) {
-    registered->node_group = node.node_group;
-  }
   state_.node_launched(std::move(node));
 }
 

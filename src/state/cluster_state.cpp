@@ -202,6 +202,12 @@ NodeRecord& ClusterState::node_launched(NodeRecord launched) {
     claim.capacity_type = std::move(launched.capacity_type);
     claim.price_per_hour = launched.price_per_hour;
     if (claim.node.provider_id.empty()) claim.node.provider_id = std::move(launched.node.provider_id);
+    if (!launched.node_group.empty() && claim.node_group.empty() && claim.nodepool.empty()) {
+      // A node group's instance whose Node registered before the group listed it: the Node is the group's node, and
+      // what Cluster Autoscaler's simulations saw of the cluster changed.
+      claim.node_group = std::move(launched.node_group);
+      node_updated(claim);
+    }
   } else {
     launched.busy = claim.busy;
     launched.pod_changes = claim.pod_changes;

@@ -151,7 +151,7 @@ class ClusterState {
   NodeRecord& node_added(NodeRecord node);
   // An instance was launched. A NodeClaim created before it (`node_added` made its record, in flight with no
   // instance) takes what the cloud answered (instance, type, zone, capacity), keeping the pods counted on it; any
-  // other (a node group's instance) is added.
+  // other (a node group's instance) is added, or, when its Node registered first, makes that node the group's.
   NodeRecord& node_launched(NodeRecord launched);
   // A NodeClaim whose launch failed is gone with nothing launched: its record leaves without a trace (no bill, no
   // departure). Its pods were un-nominated before.

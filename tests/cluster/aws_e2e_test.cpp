@@ -125,15 +125,10 @@ class AwsRun : public RealControlPlane {
       return;
     }
     emulator_ = std::move(*started);
-    // The EC2NodeClass CRD: deploy/crds's, installed with Karpenter's; a stand-in of the test's own where deploy/crds
-    // does not carry it yet.
+    // The EC2NodeClass CRD is deploy/crds's, installed with Karpenter's as a user installs them.
     std::string out;
-    const bool installed = plane_.kubectl("get crd ec2nodeclasses.karpenter.k8s.aws", out);
-    if ((!installed &&
-         !plane_.kubectl(
-             "apply -f " + (kSource / "tests/cluster/testdata/karpenter.k8s.aws_ec2nodeclasses.yaml").string(), out)) ||
-        !plane_.kubectl("wait --for condition=established --timeout=60s crd/ec2nodeclasses.karpenter.k8s.aws", out)) {
-      setup_error_ = "installing the EC2NodeClass CRD: " + out;
+    if (!plane_.kubectl("wait --for condition=established --timeout=60s crd/ec2nodeclasses.karpenter.k8s.aws", out)) {
+      setup_error_ = "the EC2NodeClass CRD from deploy/crds: " + out;
     }
   }
   static void TearDownTestSuite() {
@@ -209,13 +204,17 @@ class AwsRun : public RealControlPlane {
   // `scalewright run --cloud-provider aws` with the credentials of a pod under IRSA: a web-identity token file and
   // a role, exchanged at moto's STS (the emulator learns the keys it hands out). No static keys, no shared files,
   // no instance metadata.
-  std::unique_ptr<Process> start_aws(const std::string& name) {
+  std::unique_ptr<Process> start_aws(const std::string& name, const std::vector<std::string>& more_flags = {}) {
     const std::string token = dir_ + "/" + name + ".token";
     std::ofstream(token) << "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJzeXN0ZW06c2VydmljZWFjY291bnQ6c2NhbGV3cmlnaHQifQ.c2ln";
     return start_scalewright(
         name,
-        {"--leader-elect=false", "--metrics-bind-address", "0", "--cloud-provider", "aws", "--cluster-name", kCluster,
-         "--region", kRegion},
+        [&] {
+          std::vector<std::string> flags = {"--leader-elect=false", "--metrics-bind-address", "0", "--cloud-provider",
+                                            "aws", "--cluster-name", kCluster, "--region", kRegion};
+          flags.insert(flags.end(), more_flags.begin(), more_flags.end());
+          return flags;
+        }(),
         {"AWS_REGION=" + std::string(kRegion), "AWS_ENDPOINT_URL=" + emulator_->endpoint(),
          "AWS_WEB_IDENTITY_TOKEN_FILE=" + token, "AWS_ROLE_ARN=arn:aws:iam::123456789012:role/scalewright",
          "AWS_ROLE_SESSION_NAME=scalewright", "AWS_CONFIG_FILE=" + dir_ + "/no-aws-config",
@@ -567,6 +566,88 @@ TEST_F(AwsRun, ControllerKilledDuringCreateFleetLeaksNoInstance) {
   kubectl_ok("delete deployment killed");
   kubectl_ok("delete nodepool killed");
   kubectl_ok("delete ec2nodeclass killed");
+}
+
+// Cluster Autoscaler's flags on a real Auto Scaling group, as an EKS user of CA tags theirs: a group of m5.xlarge in
+// us-east-1a (min 0, max 3, desired 0) tagged for auto-discovery, and no NodePool. Two 1-CPU pods: the group is raised
+// (SetDesiredCapacity) to one instance, whose Node registers under its private DNS name and takes both pods (3,920m
+// allocatable). Scaled to zero, the empty node is removed after --scale-down-unneeded-time: that very instance is
+// terminated through the group, which goes back to 0.
+TEST_F(AwsRun, AutoScalingGroupGrowsAndShrinksWithClusterAutoscalersFlags) {
+  kube::ApiClient api = client();
+  auto autoscaling = cloud::aws::AwsClient::create(cloud::aws::kAutoScalingProtocol, kRegion, emulator_->endpoint(), [] {
+    return Result<cloud::aws::Credentials>(cloud::aws::Credentials{kTestKey, kTestSecret, ""});
+  });
+  ASSERT_TRUE(autoscaling.ok()) << autoscaling.error().message;
+  cloud::aws::FormParams lt;
+  lt.add("LaunchTemplateName", "ca-e2e").add("LaunchTemplateData.InstanceType", "m5.xlarge");
+  lt.add("LaunchTemplateData.ImageId", ami_);
+  ASSERT_TRUE(ec2_->query("CreateLaunchTemplate", lt).ok());
+  cloud::aws::FormParams asg;
+  asg.add("AutoScalingGroupName", "ca-e2e-a").add("MinSize", "0").add("MaxSize", "3").add("DesiredCapacity", "0");
+  asg.add("LaunchTemplate.LaunchTemplateName", "ca-e2e").add("LaunchTemplate.Version", "$Latest");
+  asg.add_list("AvailabilityZones.member", {"us-east-1a"});
+  int n = 0;
+  for (const auto& [key, value] : std::vector<std::pair<std::string, std::string>>{
+           {"k8s.io/cluster-autoscaler/enabled", "true"},
+           {"k8s.io/cluster-autoscaler/e2e", "owned"},
+           {"eks:eks-cluster-name", kCluster}}) {
+    const std::string tag = "Tags.member." + std::to_string(++n) + ".";
+    asg.add(tag + "Key", key).add(tag + "Value", value).add(tag + "PropagateAtLaunch", "true");
+  }
+  ASSERT_TRUE((*autoscaling)->query("CreateAutoScalingGroup", asg).ok());
+  auto desired = [&] {
+    cloud::aws::FormParams names;
+    names.add_list("AutoScalingGroupNames.member", {"ca-e2e-a"});
+    auto found = (*autoscaling)->query("DescribeAutoScalingGroups", names);
+    auto groups = found ? cloud::aws::list_items(found->result, "AutoScalingGroups") : std::vector<pugi::xml_node>{};
+    return groups.empty() ? -1 : groups[0].child("DesiredCapacity").text().as_int();
+  };
+
+  Ec2Kubelets kubelets(api, *ec2_, *catalog_, kCluster);
+  kubelets.start();
+  const std::size_t before = calls_so_far();
+  std::unique_ptr<Process> scalewright = start_aws(
+      "aws-asg", {"--node-group-auto-discovery=asg:tag=k8s.io/cluster-autoscaler/enabled,k8s.io/cluster-autoscaler/e2e",
+                  "--scan-interval=2s", "--scale-down-unneeded-time=5s", "--scale-down-delay-after-add=0s"});
+  apply("grouped.yaml", "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: grouped, namespace: default}\n"
+                        "spec:\n  replicas: 2\n  selector: {matchLabels: {app: grouped}}\n  template:\n    metadata: "
+                        "{labels: {app: grouped}}\n    spec:\n      terminationGracePeriodSeconds: 0\n      containers:\n"
+                        "      - name: pause\n        image: registry.k8s.io/pause:3.9\n        resources: {requests: "
+                        "{cpu: \"1\"}}\n");
+  ASSERT_TRUE(pods_running(api, "grouped", 2)) << scalewright->log();
+  EXPECT_EQ(desired(), 1) << scalewright->log();
+  std::vector<json> nodes = items(api, "/api/v1/nodes?labelSelector=node.kubernetes.io%2Finstance-type%3Dm5.xlarge");
+  ASSERT_EQ(nodes.size(), 1u) << scalewright->log();
+  const std::string node = nodes[0]["metadata"]["name"];
+  const std::string provider_id = nodes[0]["spec"].value("providerID", "");
+  EXPECT_TRUE(node.starts_with("ip-")) << node;
+  ASSERT_TRUE(provider_id.starts_with("aws:///us-east-1a/i-")) << provider_id;
+  const std::string instance = provider_id.substr(provider_id.rfind('/') + 1);
+  for (const json& pod : items(api, "/api/v1/namespaces/default/pods?labelSelector=app%3Dgrouped")) {
+    EXPECT_EQ(pod["spec"].value("nodeName", ""), node);
+  }
+
+  kubectl_ok("scale deployment grouped --replicas 0");
+  ASSERT_TRUE(eventually([&] { return desired() == 0 && instance_state(instance) == "terminated"; },
+                         std::chrono::seconds(90)))
+      << scalewright->log();
+  EXPECT_TRUE(eventually([&] { return !api.get("/api/v1/nodes/" + node).ok(); }, std::chrono::seconds(30)))
+      << scalewright->log();
+  int raised = 0, terminated = 0;
+  for (const EmulatedCall& call : controller_calls(before)) {
+    if (call.action == "SetDesiredCapacity") ++raised;
+    if (call.action == "TerminateInstanceInAutoScalingGroup") {
+      ++terminated;
+      EXPECT_EQ(call.params.value("InstanceId", ""), instance);
+      EXPECT_EQ(call.params.value("ShouldDecrementDesiredCapacity", ""), "true");
+    }
+  }
+  EXPECT_EQ(raised, 1);
+  EXPECT_EQ(terminated, 1);
+  std::cout << "AWS calls of Cluster Autoscaler's node groups (one node up and down): "
+            << tally(controller_calls(before)) << "\n";
+  EXPECT_EQ(scalewright->stop(SIGTERM), 0);
 }
 
 }  // namespace

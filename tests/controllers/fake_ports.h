@@ -153,12 +153,6 @@ class FakeWriter : public ClusterWriter {
   void node_launched(state::NodeRecord node, bool running_already) override {
     call(fmt::format("node_launched {} {} {} {}{}", node.name(), node.instance_type, node.zone, node.capacity_type,
                      running_already ? " running" : ""));
-    // As KubernetesWriter: a Node registered before its group listed its instance becomes the group's.
-    if (state::NodeRecord* registered = state_.find_node(node.name());
-        !node.node_group.empty() && registered != nullptr && registered->node_group.empty() &&
-        registered->nodepool.empty()) {
-      registered->node_group = node.node_group;
-    }
     state::NodeRecord& launched = state_.node_launched(std::move(node));
     if (running_already) state_.node_ready(launched);
   }
