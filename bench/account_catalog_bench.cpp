@@ -10,18 +10,16 @@
 //   build/bench/account_catalog_bench [--refreshes N]
 //
 // Skips (exit 0, one line on stderr) when the emulator cannot run here (no python3 with moto and botocore).
+#include <fmt/format.h>
 #include <sys/resource.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <iostream>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <fmt/format.h>
-
-#include <nlohmann/json.hpp>
 
 #include "aws_emulator.h"
 #include "cloud/aws/account_catalog.h"
@@ -46,14 +44,18 @@ double cpu_seconds() {
 
 // One Price List entry for a type, as GetProducts returns it (a JSON document in a string).
 std::string price_list_entry(const std::string& type, const std::string& usd, bool metal) {
-  const std::string sku = fmt::format("SKU{:08X}", std::hash<std::string>{}(type) & 0xffffffffu);
+  const std::string sku = fmt::format("SKU{:08X}", std::hash<std::string>{}(type)&0xffffffffu);
   const nlohmann::json product = {
       {"product",
        {{"productFamily", metal ? "Compute Instance (bare metal)" : "Compute Instance"},
         {"sku", sku},
         {"attributes",
-         {{"instanceType", type}, {"regionCode", "us-east-1"}, {"operatingSystem", "Linux"},
-          {"tenancy", metal ? "Dedicated" : "Shared"}, {"preInstalledSw", "NA"}, {"capacitystatus", "Used"},
+         {{"instanceType", type},
+          {"regionCode", "us-east-1"},
+          {"operatingSystem", "Linux"},
+          {"tenancy", metal ? "Dedicated" : "Shared"},
+          {"preInstalledSw", "NA"},
+          {"capacitystatus", "Used"},
           {"marketoption", "OnDemand"}}}}},
       {"serviceCode", "AmazonEC2"},
       {"terms",
@@ -86,12 +88,16 @@ Result<std::vector<nlohmann::json>> price_list_rules() {
   std::vector<nlohmann::json> rules;
   for (const std::vector<std::string>* entries : {&shared, &metal}) {
     for (std::size_t at = 0; at < entries->size(); at += kPage) {
-      nlohmann::json body = {{"FormatVersion", "aws_v1"},
-                             {"PriceList", std::vector<std::string>(entries->begin() + static_cast<long>(at),
-                                                                    entries->begin() + static_cast<long>(std::min(
-                                                                                           at + kPage, entries->size())))}};
+      nlohmann::json body = {
+          {"FormatVersion", "aws_v1"},
+          {"PriceList",
+           std::vector<std::string>(entries->begin() + static_cast<long>(at),
+                                    entries->begin() + static_cast<long>(std::min(at + kPage, entries->size())))}};
       if (at + kPage < entries->size()) body["NextToken"] = fmt::format("page-{}", at / kPage + 2);
-      rules.push_back({{"kind", "stub"}, {"service", "pricing"}, {"action", "GetProducts"}, {"times", 1},
+      rules.push_back({{"kind", "stub"},
+                       {"service", "pricing"},
+                       {"action", "GetProducts"},
+                       {"times", 1},
                        {"body", std::move(body)}});
     }
   }
@@ -160,19 +166,20 @@ int run(int refreshes) {
     const double cpu = cpu_seconds() - cpu_before;
     const double peak_added = peak_rss_since_reset_mib() - rss_before;
     if (i == 1) {
-      for (const cloud::aws::CatalogSource* source :
-           {&sources.instance_types, &sources.zones, &sources.offerings, &sources.spot_prices,
-            &sources.on_demand_prices}) {
+      for (const cloud::aws::CatalogSource* source : {&sources.instance_types, &sources.zones, &sources.offerings,
+                                                      &sources.spot_prices, &sources.on_demand_prices}) {
         fmt::print("  {}\n", source->describe());
       }
-      fmt::print("  {} types described; left out: {} without an on-demand price, {} offered in no zone; {} priced "
-                 "from data/aws\n",
-                 sources.types_described, sources.unpriced_types.size(), sources.unoffered_types.size(),
-                 sources.on_demand_from_data.size());
+      fmt::print(
+          "  {} types described; left out: {} without an on-demand price, {} offered in no zone; {} priced "
+          "from data/aws\n",
+          sources.types_described, sources.unpriced_types.size(), sources.unoffered_types.size(),
+          sources.on_demand_from_data.size());
     }
-    fmt::print("refresh {}: {} types, {} offerings: wall {:.3f} s, this process's CPU {:.3f} s, peak RSS added "
-               "{:.1f} MiB (RSS before {:.1f} MiB)\n",
-               i, types, offerings, wall, cpu, peak_added, rss_before);
+    fmt::print(
+        "refresh {}: {} types, {} offerings: wall {:.3f} s, this process's CPU {:.3f} s, peak RSS added "
+        "{:.1f} MiB (RSS before {:.1f} MiB)\n",
+        i, types, offerings, wall, cpu, peak_added, rss_before);
     if (!(*emulator)->problems().empty()) {
       for (const std::string& problem : (*emulator)->problems()) std::cerr << "emulator: " << problem << "\n";
       return 1;

@@ -171,8 +171,10 @@ Result<std::vector<nodegroups::NodeGroup>> played_node_groups(const RunOptions& 
     if (!loaded) return Error{"--auto-scaling-groups: " + loaded.error().message};
     defined = std::move(*loaded);
   }
-  std::vector<CloudNodeGroup> defined_and_named = cloud::kwok_auto_scaling_groups(flags.nodes, std::move(defined), catalog);
-  Result<std::vector<nodegroups::NodeGroup>> groups = cloud::aws::discover_node_groups(defined_and_named, flags, catalog);
+  std::vector<CloudNodeGroup> defined_and_named =
+      cloud::kwok_auto_scaling_groups(flags.nodes, std::move(defined), catalog);
+  Result<std::vector<nodegroups::NodeGroup>> groups =
+      cloud::aws::discover_node_groups(defined_and_named, flags, catalog);
   if (!groups) {
     if (!options.auto_scaling_groups.empty()) {
       return Error{"--auto-scaling-groups " + options.auto_scaling_groups + ": " + groups.error().message};

@@ -58,7 +58,8 @@ NoticeTaken take_instance_notice(state::ClusterState& state, const TimeBase& tim
   NoticeTaken taken{node->name(), std::nullopt};
   if (notice.kind == cloud::InstanceNotice::Kind::RebalanceRecommendation) {
     // Karpenter's words (karpenter-provider-aws events.RebalanceRecommendation); it does nothing more (aws#2813).
-    taken.event = controllers::ObjectEvent{"Node",         node->name(), "Normal", "SpotRebalanceRecommendation",
+    taken.event = controllers::ObjectEvent{"Node",   node->name(),
+                                           "Normal", "SpotRebalanceRecommendation",
                                            "Notice", "Spot rebalance recommendation was triggered"};
     return taken;
   }

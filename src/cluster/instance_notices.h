@@ -56,7 +56,6 @@ struct NoticeTaken {
 // node interrupted at the notice's time on the engine's clock (`time`), which the disruption controller acts on once
 // (replacement launched, node drained); a second notice of one node keeps the earlier time. A rebalance
 // recommendation only gives an Event.
-NoticeTaken take_instance_notice(state::ClusterState& state, const TimeBase& time,
-                                 const cloud::InstanceNotice& notice);
+NoticeTaken take_instance_notice(state::ClusterState& state, const TimeBase& time, const cloud::InstanceNotice& notice);
 
 }  // namespace scalewright::cluster

@@ -22,9 +22,9 @@
 namespace scalewright::cluster::testing {
 namespace {
 
-using nlohmann::json;
 using cloud::aws::testing::AwsEmulator;
 using cloud::aws::testing::EmulatedCall;
+using nlohmann::json;
 
 constexpr const char* kCluster = "e2e";
 constexpr const char* kRegion = "us-east-1";
@@ -38,11 +38,14 @@ std::string node_class(const std::string& name, const std::string& subnet_tag = 
                        const std::string& alias = "al2023@latest") {
   return R"(apiVersion: karpenter.k8s.aws/v1
 kind: EC2NodeClass
-metadata: {name: )" + name + R"(}
+metadata: {name: )" +
+         name + R"(}
 spec:
-  amiSelectorTerms: [{alias: )" + alias + R"(}]
+  amiSelectorTerms: [{alias: )" +
+         alias + R"(}]
   instanceProfile: KarpenterNodeInstanceProfile-e2e
-  subnetSelectorTerms: [{tags: {karpenter.sh/discovery: )" + subnet_tag + R"(}}]
+  subnetSelectorTerms: [{tags: {karpenter.sh/discovery: )" +
+         subnet_tag + R"(}}]
   securityGroupSelectorTerms: [{tags: {karpenter.sh/discovery: e2e}}]
 )";
 }
@@ -51,11 +54,13 @@ spec:
 std::string nodepool(const std::string& name, const std::string& node_class) {
   return R"(apiVersion: karpenter.sh/v1
 kind: NodePool
-metadata: {name: )" + name + R"(}
+metadata: {name: )" +
+         name + R"(}
 spec:
   template:
     spec:
-      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: )" + node_class + R"(}
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: )" +
+         node_class + R"(}
       requirements:
       - {key: node.kubernetes.io/instance-type, operator: In, values: [m5.xlarge]}
       - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}
@@ -67,9 +72,9 @@ spec:
 
 // `replicas` pods of 1 CPU, on NodePool `pool`'s nodes.
 std::string deployment(const std::string& name, int replicas, const std::string& pool) {
-  return "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: " + name + ", namespace: default}\nspec:\n  replicas: " +
-         std::to_string(replicas) + "\n  selector: {matchLabels: {app: " + name +
-         "}}\n  template:\n    metadata: {labels: {app: " + name +
+  return "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: " + name +
+         ", namespace: default}\nspec:\n  replicas: " + std::to_string(replicas) +
+         "\n  selector: {matchLabels: {app: " + name + "}}\n  template:\n    metadata: {labels: {app: " + name +
          "}}\n    spec:\n      terminationGracePeriodSeconds: 0\n      nodeSelector: {karpenter.sh/nodepool: " + pool +
          "}\n      containers:\n      - name: pause\n        image: registry.k8s.io/pause:3.9\n        resources: "
          "{requests: {cpu: \"1\"}}\n";
@@ -102,8 +107,10 @@ std::string tally(const std::vector<EmulatedCall>& calls) {
   for (const EmulatedCall& call : calls) {
     const std::string name = call.service + ":" + call.action;
     auto found = std::find_if(counts.begin(), counts.end(), [&](const auto& c) { return c.first == name; });
-    if (found == counts.end()) counts.emplace_back(name, 1);
-    else ++found->second;
+    if (found == counts.end())
+      counts.emplace_back(name, 1);
+    else
+      ++found->second;
   }
   std::string out;
   for (const auto& [name, n] : counts) out += (out.empty() ? "" : ", ") + name + " " + std::to_string(n);
@@ -185,14 +192,14 @@ class AwsRun : public RealControlPlane {
     }
     ASSERT_FALSE(x86.empty() || arm.empty());
     ami_ = x86;
-    ASSERT_EQ(emulator_->add_rule({{"kind", "ssm_parameter"},
-                                   {"name", kAlias + "x86_64/standard/recommended/image_id"},
-                                   {"value", x86}}),
-              "");
-    ASSERT_EQ(emulator_->add_rule({{"kind", "ssm_parameter"},
-                                   {"name", kAlias + "arm64/standard/recommended/image_id"},
-                                   {"value", arm}}),
-              "");
+    ASSERT_EQ(
+        emulator_->add_rule(
+            {{"kind", "ssm_parameter"}, {"name", kAlias + "x86_64/standard/recommended/image_id"}, {"value", x86}}),
+        "");
+    ASSERT_EQ(
+        emulator_->add_rule(
+            {{"kind", "ssm_parameter"}, {"name", kAlias + "arm64/standard/recommended/image_id"}, {"value", arm}}),
+        "");
     cloud::aws::CatalogOptions options;
     options.region = kRegion;
     options.instance_types = {"m5.large", "m5.xlarge", "m6g.large"};
@@ -210,8 +217,15 @@ class AwsRun : public RealControlPlane {
     return start_scalewright(
         name,
         [&] {
-          std::vector<std::string> flags = {"--leader-elect=false", "--metrics-bind-address", "0", "--cloud-provider",
-                                            "aws", "--cluster-name", kCluster, "--region", kRegion};
+          std::vector<std::string> flags = {"--leader-elect=false",
+                                            "--metrics-bind-address",
+                                            "0",
+                                            "--cloud-provider",
+                                            "aws",
+                                            "--cluster-name",
+                                            kCluster,
+                                            "--region",
+                                            kRegion};
           flags.insert(flags.end(), more_flags.begin(), more_flags.end());
           return flags;
         }(),
@@ -219,8 +233,7 @@ class AwsRun : public RealControlPlane {
          "AWS_WEB_IDENTITY_TOKEN_FILE=" + token, "AWS_ROLE_ARN=arn:aws:iam::123456789012:role/scalewright",
          "AWS_ROLE_SESSION_NAME=scalewright", "AWS_CONFIG_FILE=" + dir_ + "/no-aws-config",
          "AWS_SHARED_CREDENTIALS_FILE=" + dir_ + "/no-aws-credentials", "AWS_EC2_METADATA_DISABLED=true",
-         "AWS_ACCESS_KEY_ID=", "AWS_SECRET_ACCESS_KEY=", "AWS_SESSION_TOKEN=", "AWS_PROFILE=",
-         "AWS_DEFAULT_REGION="});
+         "AWS_ACCESS_KEY_ID=", "AWS_SECRET_ACCESS_KEY=", "AWS_SESSION_TOKEN=", "AWS_PROFILE=", "AWS_DEFAULT_REGION="});
   }
 
   // The controller's AWS calls (those not signed with the test's key), from the `from`-th call of the emulator on.
@@ -294,11 +307,11 @@ class AwsRun : public RealControlPlane {
 // us-east-1b, in the same call.
 TEST_F(AwsRun, NodePoolLaunchesEc2InstancesThatJoinAndAreTerminatedWhenTheDeploymentScalesToZero) {
   kube::ApiClient api = client();
-  ASSERT_EQ(emulator_->add_rule({{"kind", "insufficient_capacity"},
-                                 {"offerings", {{{"instance_type", "m5.xlarge"},
-                                                 {"zone", "us-east-1a"},
-                                                 {"capacity_type", "on-demand"}}}}}),
-            "");
+  ASSERT_EQ(
+      emulator_->add_rule(
+          {{"kind", "insufficient_capacity"},
+           {"offerings", {{{"instance_type", "m5.xlarge"}, {"zone", "us-east-1a"}, {"capacity_type", "on-demand"}}}}}),
+      "");
   Ec2Kubelets kubelets(api, *ec2_, *catalog_, kCluster);
   kubelets.start();
   std::unique_ptr<Process> scalewright = start_aws("aws-launch");
@@ -407,11 +420,11 @@ TEST_F(AwsRun, NodePoolLaunchesEc2InstancesThatJoinAndAreTerminatedWhenTheDeploy
   // The figures BENCHMARKS.md compares with Karpenter's.
   std::cout << "AWS calls at start (EC2NodeClass resolved): " << at_start.size() << ": " << tally(at_start) << "\n"
             << "AWS calls to launch " << claims.size() << " nodes for 10 pods: " << launch.size() << " ("
-            << static_cast<double>(launch.size()) / static_cast<double>(claims.size()) << " per node): "
-            << tally(launch) << "\n"
+            << static_cast<double>(launch.size()) / static_cast<double>(claims.size())
+            << " per node): " << tally(launch) << "\n"
             << "AWS calls to consolidate " << claims.size() << " empty nodes away: " << consolidation.size() << " ("
-            << static_cast<double>(consolidation.size()) / static_cast<double>(claims.size()) << " per node): "
-            << tally(consolidation) << "\n";
+            << static_cast<double>(consolidation.size()) / static_cast<double>(claims.size())
+            << " per node): " << tally(consolidation) << "\n";
   EXPECT_EQ(scalewright->stop(SIGTERM), 0) << scalewright->log();
   kubelets.stop();
   kubectl_ok("delete deployment launch");
@@ -428,10 +441,10 @@ TEST_F(AwsRun, AnEc2NodeClassThatDoesNotResolveSaysWhyAndLaunchesNothing) {
   struct Case {
     std::string name;
     std::string node_class;
-    json rule;               // added before the class is applied
-    std::string condition;   // the condition that is False
+    json rule;              // added before the class is applied
+    std::string condition;  // the condition that is False
     std::string reason;
-    std::string message;     // a part of its message, and of the Event's
+    std::string message;  // a part of its message, and of the Event's
   };
   const std::vector<Case> cases = {
       {"no-subnet", node_class("no-subnet", "nowhere"), nullptr, "SubnetsReady", "SubnetsNotFound",
@@ -441,10 +454,17 @@ TEST_F(AwsRun, AnEc2NodeClassThatDoesNotResolveSaysWhyAndLaunchesNothing) {
        "/aws/service/eks/optimized-ami/1.26/amazon-linux-2023/arm64/standard/"
        "amazon-eks-node-al2023-arm64-standard-1.26-v20991231/image_id not found"},
       // Last: the rule denies every DescribeSubnets from now on.
-      {"denied", node_class("denied"),
-       {{"kind", "error"}, {"service", "ec2"}, {"action", "DescribeSubnets"}, {"status", 403},
-        {"code", "UnauthorizedOperation"}, {"message", "You are not authorized to perform this operation."}},
-       "SubnetsReady", "SubnetsNotFound", "UnauthorizedOperation"},
+      {"denied",
+       node_class("denied"),
+       {{"kind", "error"},
+        {"service", "ec2"},
+        {"action", "DescribeSubnets"},
+        {"status", 403},
+        {"code", "UnauthorizedOperation"},
+        {"message", "You are not authorized to perform this operation."}},
+       "SubnetsReady",
+       "SubnetsNotFound",
+       "UnauthorizedOperation"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
@@ -575,9 +595,10 @@ TEST_F(AwsRun, ControllerKilledDuringCreateFleetLeaksNoInstance) {
 // terminated through the group, which goes back to 0.
 TEST_F(AwsRun, AutoScalingGroupGrowsAndShrinksWithClusterAutoscalersFlags) {
   kube::ApiClient api = client();
-  auto autoscaling = cloud::aws::AwsClient::create(cloud::aws::kAutoScalingProtocol, kRegion, emulator_->endpoint(), [] {
-    return Result<cloud::aws::Credentials>(cloud::aws::Credentials{kTestKey, kTestSecret, ""});
-  });
+  auto autoscaling =
+      cloud::aws::AwsClient::create(cloud::aws::kAutoScalingProtocol, kRegion, emulator_->endpoint(), [] {
+        return Result<cloud::aws::Credentials>(cloud::aws::Credentials{kTestKey, kTestSecret, ""});
+      });
   ASSERT_TRUE(autoscaling.ok()) << autoscaling.error().message;
   cloud::aws::FormParams lt;
   lt.add("LaunchTemplateName", "ca-e2e").add("LaunchTemplateData.InstanceType", "m5.xlarge");
@@ -588,10 +609,10 @@ TEST_F(AwsRun, AutoScalingGroupGrowsAndShrinksWithClusterAutoscalersFlags) {
   asg.add("LaunchTemplate.LaunchTemplateName", "ca-e2e").add("LaunchTemplate.Version", "$Latest");
   asg.add_list("AvailabilityZones.member", {"us-east-1a"});
   int n = 0;
-  for (const auto& [key, value] : std::vector<std::pair<std::string, std::string>>{
-           {"k8s.io/cluster-autoscaler/enabled", "true"},
-           {"k8s.io/cluster-autoscaler/e2e", "owned"},
-           {"eks:eks-cluster-name", kCluster}}) {
+  for (const auto& [key, value] :
+       std::vector<std::pair<std::string, std::string>>{{"k8s.io/cluster-autoscaler/enabled", "true"},
+                                                        {"k8s.io/cluster-autoscaler/e2e", "owned"},
+                                                        {"eks:eks-cluster-name", kCluster}}) {
     const std::string tag = "Tags.member." + std::to_string(++n) + ".";
     asg.add(tag + "Key", key).add(tag + "Value", value).add(tag + "PropagateAtLaunch", "true");
   }
@@ -610,11 +631,12 @@ TEST_F(AwsRun, AutoScalingGroupGrowsAndShrinksWithClusterAutoscalersFlags) {
   std::unique_ptr<Process> scalewright = start_aws(
       "aws-asg", {"--node-group-auto-discovery=asg:tag=k8s.io/cluster-autoscaler/enabled,k8s.io/cluster-autoscaler/e2e",
                   "--scan-interval=2s", "--scale-down-unneeded-time=5s", "--scale-down-delay-after-add=0s"});
-  apply("grouped.yaml", "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: grouped, namespace: default}\n"
-                        "spec:\n  replicas: 2\n  selector: {matchLabels: {app: grouped}}\n  template:\n    metadata: "
-                        "{labels: {app: grouped}}\n    spec:\n      terminationGracePeriodSeconds: 0\n      containers:\n"
-                        "      - name: pause\n        image: registry.k8s.io/pause:3.9\n        resources: {requests: "
-                        "{cpu: \"1\"}}\n");
+  apply("grouped.yaml",
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: grouped, namespace: default}\n"
+        "spec:\n  replicas: 2\n  selector: {matchLabels: {app: grouped}}\n  template:\n    metadata: "
+        "{labels: {app: grouped}}\n    spec:\n      terminationGracePeriodSeconds: 0\n      containers:\n"
+        "      - name: pause\n        image: registry.k8s.io/pause:3.9\n        resources: {requests: "
+        "{cpu: \"1\"}}\n");
   ASSERT_TRUE(pods_running(api, "grouped", 2)) << scalewright->log();
   EXPECT_EQ(desired(), 1) << scalewright->log();
   std::vector<json> nodes = items(api, "/api/v1/nodes?labelSelector=node.kubernetes.io%2Finstance-type%3Dm5.xlarge");
@@ -629,8 +651,8 @@ TEST_F(AwsRun, AutoScalingGroupGrowsAndShrinksWithClusterAutoscalersFlags) {
   }
 
   kubectl_ok("scale deployment grouped --replicas 0");
-  ASSERT_TRUE(eventually([&] { return desired() == 0 && instance_state(instance) == "terminated"; },
-                         std::chrono::seconds(90)))
+  ASSERT_TRUE(
+      eventually([&] { return desired() == 0 && instance_state(instance) == "terminated"; }, std::chrono::seconds(90)))
       << scalewright->log();
   EXPECT_TRUE(eventually([&] { return !api.get("/api/v1/nodes/" + node).ok(); }, std::chrono::seconds(30)))
       << scalewright->log();

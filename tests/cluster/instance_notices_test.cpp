@@ -33,21 +33,26 @@ TEST(InstanceNotices, ANoticeMarksTheNodeOfItsInstanceInterruptedAtItsTimeAndAny
 
   struct Case {
     cloud::InstanceNotice notice;
-    std::string node;            // found
+    std::string node;             // found
     std::uint64_t notices_after;  // the state's interruption_notices()
   };
   const std::vector<Case> cases = {
       // The spot warning's time (two minutes after its event): 130 s after the start.
       {{Kind::SpotInterruption, "i-0abc", kNoticesStart + seconds(130), "EC2 Spot Instance Interruption Warning"},
-       "default-abc", 1},
-      {{Kind::Stopping, "i-0def", kNoticesStart + seconds(10), "EC2 Instance State-change Notification"}, "group-node", 2},
+       "default-abc",
+       1},
+      {{Kind::Stopping, "i-0def", kNoticesStart + seconds(10), "EC2 Instance State-change Notification"},
+       "group-node",
+       2},
       // Another cluster's instance; an id only a providerID's tail resembles: nothing.
       {{Kind::SpotInterruption, "i-0other", kNoticesStart, "EC2 Spot Instance Interruption Warning"}, "", 2},
       {{Kind::SpotInterruption, "0abc", kNoticesStart, "EC2 Spot Instance Interruption Warning"}, "", 2},
       // A later notice of a node noticed already keeps the earlier time.
       {{Kind::ScheduledChange, "i-0abc", kNoticesStart + seconds(300), "AWS Health Event"}, "default-abc", 3},
       // A rebalance recommendation is an Event only.
-      {{Kind::RebalanceRecommendation, "i-0def", kNoticesStart, "EC2 Instance Rebalance Recommendation"}, "group-node", 3},
+      {{Kind::RebalanceRecommendation, "i-0def", kNoticesStart, "EC2 Instance Rebalance Recommendation"},
+       "group-node",
+       3},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.notice.instance_id + " " + c.notice.source);

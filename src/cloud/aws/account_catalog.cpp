@@ -58,8 +58,8 @@ void name_parts(std::string_view name, InstanceHardware& hw) {
 }
 
 std::string fallback_reason(const AwsError& error) {
-  const bool denied = error.code == "UnauthorizedOperation" || error.code.starts_with("AccessDenied") ||
-                      error.status == 403;
+  const bool denied =
+      error.code == "UnauthorizedOperation" || error.code.starts_with("AccessDenied") || error.status == 403;
   std::string detail = error.describe();
   // describe() opens with "<service> <action>: ", which the call's name says already.
   const std::string opening = fmt::format("{} {}: ", error.service, error.action);
@@ -169,8 +169,8 @@ Result<Catalog> catalog_from_account(const AwsClient& ec2_client, const AwsClien
     for (const Ec2Zone& zone : *answered) zones.push_back(Zone{zone.name, zone.id});
     std::sort(zones.begin(), zones.end(), [](const Zone& a, const Zone& b) { return a.name < b.name; });
   } else {
-    sources.zones.fallback = answered ? std::string("ec2:DescribeAvailabilityZones answered no zone")
-                                      : fallback_reason(answered.error());
+    sources.zones.fallback =
+        answered ? std::string("ec2:DescribeAvailabilityZones answered no zone") : fallback_reason(answered.error());
     if (auto error = need_data(sources.zones)) return *error;
     zones = data_catalog->zones();
   }
@@ -227,8 +227,8 @@ Result<Catalog> catalog_from_account(const AwsClient& ec2_client, const AwsClien
     }
   } else {
     // Karpenter, too, keeps its earlier prices when the answer has none ("no spot pricing found").
-    sources.spot_prices.fallback = answered ? std::string("ec2:DescribeSpotPriceHistory answered no price")
-                                            : fallback_reason(answered.error());
+    sources.spot_prices.fallback =
+        answered ? std::string("ec2:DescribeSpotPriceHistory answered no price") : fallback_reason(answered.error());
     if (auto error = need_data(sources.spot_prices)) return *error;
   }
 
@@ -249,7 +249,8 @@ Result<Catalog> catalog_from_account(const AwsClient& ec2_client, const AwsClien
   }
 
   // The spot fraction load_catalog would estimate a type's spot price with, where data/aws/ stands in.
-  const bool spot_known = data_facts != nullptr && (data_facts->spot_fractions.observed_types > 0 || options.spot_fraction);
+  const bool spot_known =
+      data_facts != nullptr && (data_facts->spot_fractions.observed_types > 0 || options.spot_fraction);
   auto spot_fraction = [&](const std::string& family) {
     double fraction = data_facts->spot_fractions.for_family(family);
     if (options.spot_fraction) fraction = *options.spot_fraction;
@@ -279,8 +280,8 @@ Result<Catalog> catalog_from_account(const AwsClient& ec2_client, const AwsClien
       sources.unpriced_types.push_back(source.name);
       continue;
     }
-    InstanceType type = make_instance_type(std::move(source.name), std::move(source.hardware), facts->allocatable,
-                                           region);
+    InstanceType type =
+        make_instance_type(std::move(source.name), std::move(source.hardware), facts->allocatable, region);
     if (known != nullptr && known->windows_on_demand) {
       type.windows_on_demand = known->windows_on_demand;
       ++facts->stats.windows_priced;
@@ -288,7 +289,8 @@ Result<Catalog> catalog_from_account(const AwsClient& ec2_client, const AwsClien
     const auto zones_of_type = offered.find(type.name);
     const auto spot_of_type = spot.find(type.name);
     for (const Zone& zone : zones) {
-      if (sources.offerings.from_account() && (zones_of_type == offered.end() || !zones_of_type->second.contains(zone.name))) {
+      if (sources.offerings.from_account() &&
+          (zones_of_type == offered.end() || !zones_of_type->second.contains(zone.name))) {
         continue;
       }
       if (source.on_demand) {
@@ -300,8 +302,8 @@ Result<Catalog> catalog_from_account(const AwsClient& ec2_client, const AwsClien
         if (spot_of_type == spot.end()) continue;
         auto row = spot_of_type->second.find(zone.name);
         if (row == spot_of_type->second.end()) continue;  // no price there: no spot offering, as in Karpenter
-        type.offerings.push_back(Offering{zone.name, zone.zone_id, CapacityType::Spot, row->second.price,
-                                          PriceSource::SpotSnapshot, true});
+        type.offerings.push_back(
+            Offering{zone.name, zone.zone_id, CapacityType::Spot, row->second.price, PriceSource::SpotSnapshot, true});
         ++facts->stats.spot_from_snapshot;
         continue;
       }
@@ -323,7 +325,7 @@ Result<Catalog> catalog_from_account(const AwsClient& ec2_client, const AwsClien
         continue;
       }
       ++(type.offerings.back().price_source == PriceSource::SpotSnapshot ? facts->stats.spot_from_snapshot
-                                                                           : facts->stats.spot_estimated);
+                                                                         : facts->stats.spot_estimated);
     }
     if (type.offerings.empty()) {
       sources.unoffered_types.push_back(type.name);
@@ -345,25 +347,25 @@ Result<Catalog> catalog_from_account(const AwsClient& ec2_client, const AwsClien
   }
 
   Catalog catalog = Catalog::from_instance_types(region, std::move(zones), std::move(types));
-  for (const CatalogSource* source : {&sources.instance_types, &sources.zones, &sources.offerings,
-                                      &sources.spot_prices, &sources.on_demand_prices}) {
+  for (const CatalogSource* source :
+       {&sources.instance_types, &sources.zones, &sources.offerings, &sources.spot_prices, &sources.on_demand_prices}) {
     if (!source->from_account()) catalog.add_note(source->describe());
   }
   if (!sources.spot_prices.from_account() && !spot_known) {
-    catalog.add_note(fmt::format("spot prices are not known for region {}: its types are offered on demand only",
-                                 region));
+    catalog.add_note(
+        fmt::format("spot prices are not known for region {}: its types are offered on demand only", region));
   }
   if (!sources.on_demand_from_data.empty()) {
-    catalog.add_note(fmt::format("on-demand prices of {} instance types from data/aws (pricing:GetProducts has none "
-                                 "for them): {}",
-                                 sources.on_demand_from_data.size(), some_names(sources.on_demand_from_data)));
+    catalog.add_note(
+        fmt::format("on-demand prices of {} instance types from data/aws (pricing:GetProducts has none "
+                    "for them): {}",
+                    sources.on_demand_from_data.size(), some_names(sources.on_demand_from_data)));
   }
   if (!sources.unpriced_types.empty()) {
-    catalog.add_note(fmt::format("{} instance types left out: no on-demand price in {}: {}",
-                                 sources.unpriced_types.size(),
-                                 sources.on_demand_prices.from_account() ? "pricing:GetProducts or data/aws"
-                                                                         : "data/aws",
-                                 some_names(sources.unpriced_types)));
+    catalog.add_note(
+        fmt::format("{} instance types left out: no on-demand price in {}: {}", sources.unpriced_types.size(),
+                    sources.on_demand_prices.from_account() ? "pricing:GetProducts or data/aws" : "data/aws",
+                    some_names(sources.unpriced_types)));
   }
   catalog.set_provider_options(std::shared_ptr<const CatalogData>(std::move(facts)));
   if (sources_out != nullptr) *sources_out = std::move(sources);

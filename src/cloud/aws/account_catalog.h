@@ -45,7 +45,7 @@ struct CatalogSources {
   // Types the price list had no price for, priced from data/aws/ (Karpenter too keeps its static prices under the
   // fetched ones).
   std::vector<std::string> on_demand_from_data;
-  std::vector<std::string> unpriced_types;  // no on-demand price in either: left out
+  std::vector<std::string> unpriced_types;   // no on-demand price in either: left out
   std::vector<std::string> unoffered_types;  // offered in none of the region's zones: left out
 };
 

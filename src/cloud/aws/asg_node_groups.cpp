@@ -1,12 +1,12 @@
 #include "cloud/aws/asg_node_groups.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
 #include <cctype>
 #include <set>
 #include <string_view>
-
-#include <fmt/format.h>
 
 #include "cloud/aws/instance_types.h"
 
@@ -111,7 +111,10 @@ Result<std::unique_ptr<AsgNodeGroups>> AsgNodeGroups::create(const AutoScalingAp
 
 AsgNodeGroups::AsgNodeGroups(const AutoScalingApi& api, std::map<std::string, StaticNodeGroup> explicit_groups,
                              std::vector<TagDiscovery> discovery, AsgNodeGroupsSettings settings)
-    : api_(api), explicit_(std::move(explicit_groups)), discovery_(std::move(discovery)), settings_(std::move(settings)) {}
+    : api_(api),
+      explicit_(std::move(explicit_groups)),
+      discovery_(std::move(discovery)),
+      settings_(std::move(settings)) {}
 
 std::optional<CloudError> AsgNodeGroups::refresh() {
   std::lock_guard lock(mutex_);
@@ -192,8 +195,8 @@ CloudResult<std::vector<CloudNodeGroup>> AsgNodeGroups::cloud_node_groups() cons
 
 std::optional<CloudError> AsgNodeGroups::set_desired(Cached& cached, std::int32_t desired) const {
   if (std::optional<AwsError> failed = api_.set_desired_capacity(cached.group.name, desired)) {
-    return cloud_error(*failed, fmt::format("node group {}: setting its desired capacity to {}: ", cached.group.name,
-                                            desired));
+    return cloud_error(*failed,
+                       fmt::format("node group {}: setting its desired capacity to {}: ", cached.group.name, desired));
   }
   // As CA, the cache takes the new size at once, and failures before this change no longer count.
   cached.group.desired_capacity = desired;
@@ -215,8 +218,8 @@ CloudResult<std::vector<GroupInstance>> AsgNodeGroups::increase_size(const std::
   if (!found) return found.error();
   Cached& cached = **found;
   if (delta <= 0) {
-    return CloudError{ErrorClass::Other, fmt::format("node group {}: size increase must be positive, got {}", group,
-                                                     delta), {}};
+    return CloudError{
+        ErrorClass::Other, fmt::format("node group {}: size increase must be positive, got {}", group, delta), {}};
   }
   const std::int32_t desired = cached.group.desired_capacity + delta;
   // AWS refuses a desired capacity above MaxSize (moto does not): refused here, without a call, as CA does.
@@ -308,17 +311,17 @@ CloudResult<Deleted> AsgNodeGroups::decrease_target_size(const std::string& grou
   if (!found) return found.error();
   Cached& cached = **found;
   if (delta <= 0) {
-    return CloudError{ErrorClass::Other,
-                      fmt::format("node group {}: size decrease must be positive, got {}", group, delta), {}};
+    return CloudError{
+        ErrorClass::Other, fmt::format("node group {}: size decrease must be positive, got {}", group, delta), {}};
   }
   // Only desired capacity no instance stands for may go (placeholders don't count: they are that capacity).
   const auto have = static_cast<std::int32_t>(cached.group.instances.size());
   const std::int32_t desired = cached.group.desired_capacity;
   if (desired - delta < have) {
-    return CloudError{ErrorClass::Other,
-                      fmt::format("node group {}: target {} cannot drop by {} below its {} instances", group, desired,
-                                  delta, have),
-                      {}};
+    return CloudError{
+        ErrorClass::Other,
+        fmt::format("node group {}: target {} cannot drop by {} below its {} instances", group, desired, delta, have),
+        {}};
   }
   if (std::optional<CloudError> failed = set_desired(cached, desired - delta)) return *failed;
   return Deleted{};

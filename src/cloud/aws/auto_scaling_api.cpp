@@ -1,9 +1,9 @@
 #include "cloud/aws/auto_scaling_api.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <charconv>
-
-#include <fmt/format.h>
 
 #include "manifest/meta_decoder.h"
 
@@ -145,8 +145,11 @@ AwsResult<std::vector<ScalingActivity>> AutoScalingApi::failed_activities_since(
   const auto since_second = std::chrono::floor<std::chrono::seconds>(since);
   std::vector<ScalingActivity> failed;
   for (const pugi::xml_node& node : list_items(answer->result, "Activities")) {
-    ScalingActivity activity{child_text(node, "ActivityId"), child_text(node, "StatusCode"),
-                             child_text(node, "StatusMessage"), child_text(node, "Description"), {}};
+    ScalingActivity activity{child_text(node, "ActivityId"),
+                             child_text(node, "StatusCode"),
+                             child_text(node, "StatusMessage"),
+                             child_text(node, "Description"),
+                             {}};
     if (std::optional<std::int64_t> start = manifest::parse_rfc3339(child_text(node, "StartTime"))) {
       activity.start_time = std::chrono::system_clock::time_point(std::chrono::seconds(*start));
     }
@@ -193,7 +196,8 @@ AwsResult<std::string> AutoScalingApi::launch_configuration_instance_type(const 
 }
 
 AwsResult<std::string> AutoScalingApi::instance_type_of(const AutoScalingGroup& group) const {
-  if (!group.launch_configuration_name.empty()) return launch_configuration_instance_type(group.launch_configuration_name);
+  if (!group.launch_configuration_name.empty())
+    return launch_configuration_instance_type(group.launch_configuration_name);
   if (group.launch_template) return launch_template_instance_type(*group.launch_template);
   if (const auto& policy = group.mixed_instances_policy) {
     if (!policy->override_types.empty()) return policy->override_types.front();

@@ -13,11 +13,20 @@ namespace scalewright::cloud::aws {
 namespace {
 
 // The SDKs' throttling error codes (botocore's retries/standard.py, the Go SDK's retry/throttle_error.go).
-constexpr std::array<std::string_view, 14> kThrottlingCodes = {
-    "Throttling", "ThrottlingException", "ThrottledException", "RequestThrottledException",
-    "TooManyRequestsException", "ProvisionedThroughputExceededException", "TransactionInProgressException",
-    "RequestLimitExceeded", "BandwidthLimitExceeded", "LimitExceededException", "RequestThrottled", "SlowDown",
-    "PriorRequestNotComplete", "EC2ThrottledException"};
+constexpr std::array<std::string_view, 14> kThrottlingCodes = {"Throttling",
+                                                               "ThrottlingException",
+                                                               "ThrottledException",
+                                                               "RequestThrottledException",
+                                                               "TooManyRequestsException",
+                                                               "ProvisionedThroughputExceededException",
+                                                               "TransactionInProgressException",
+                                                               "RequestLimitExceeded",
+                                                               "BandwidthLimitExceeded",
+                                                               "LimitExceededException",
+                                                               "RequestThrottled",
+                                                               "SlowDown",
+                                                               "PriorRequestNotComplete",
+                                                               "EC2ThrottledException"};
 // Codes that say the service failed this time, not the request.
 constexpr std::array<std::string_view, 4> kTransientCodes = {"RequestTimeout", "RequestTimeoutException",
                                                              "InternalError", "ServiceUnavailable"};
@@ -28,10 +37,13 @@ bool one_of(std::string_view code, auto const& codes) {
 
 std::string_view content_type_of(Protocol protocol) {
   switch (protocol) {
-    case Protocol::Json10: return "application/x-amz-json-1.0";
-    case Protocol::Json11: return "application/x-amz-json-1.1";
+    case Protocol::Json10:
+      return "application/x-amz-json-1.0";
+    case Protocol::Json11:
+      return "application/x-amz-json-1.1";
     case Protocol::Ec2:
-    case Protocol::Query: break;
+    case Protocol::Query:
+      break;
   }
   return "application/x-www-form-urlencoded; charset=utf-8";
 }
@@ -125,8 +137,7 @@ FormParams& FormParams::add_list(const std::string& prefix, const std::vector<st
   return *this;
 }
 
-FormParams& FormParams::add_filter(Protocol protocol, const std::string& name,
-                                   const std::vector<std::string>& values) {
+FormParams& FormParams::add_filter(Protocol protocol, const std::string& name, const std::vector<std::string>& values) {
   ++filters_;
   const bool ec2 = protocol == Protocol::Ec2;
   const std::string filter = fmt::format("{}.{}", ec2 ? "Filter" : "Filters.member", filters_);
@@ -155,8 +166,10 @@ AwsError read_error(Protocol protocol, std::string_view service, std::string_vie
   AwsError error = answered_error(service, action, answer);
   if (protocol == Protocol::Json10 || protocol == Protocol::Json11) {
     // A JSON service may still answer an error page of its front end's (moto: a query-style document).
-    if (answer.body.starts_with("<")) read_xml_error(answer.body, error);
-    else read_json_error(answer.body, error);
+    if (answer.body.starts_with("<"))
+      read_xml_error(answer.body, error);
+    else
+      read_json_error(answer.body, error);
   } else {
     read_xml_error(answer.body, error);
   }
@@ -180,9 +193,8 @@ Result<std::unique_ptr<AwsClient>> AwsClient::create(ApiProtocol api, std::strin
   endpoint.source = fmt::format("{} endpoint {}", api.signing_name, endpoint_url);
   auto transport = net::HttpTransport::create(std::move(endpoint), options.transport);
   if (!transport) return transport.error();
-  return std::unique_ptr<AwsClient>(new AwsClient(api, std::move(region), std::move(endpoint_url),
-                                                  std::move(authority), std::move(credentials), std::move(options),
-                                                  std::move(*transport)));
+  return std::unique_ptr<AwsClient>(new AwsClient(api, std::move(region), std::move(endpoint_url), std::move(authority),
+                                                  std::move(credentials), std::move(options), std::move(*transport)));
 }
 
 AwsClient::AwsClient(ApiProtocol api, std::string region, std::string endpoint_url, std::string host,
@@ -239,8 +251,7 @@ AwsResult<nlohmann::json> AwsClient::json(std::string_view action, const nlohman
 }
 
 AwsResult<net::HttpResponse> AwsClient::send(std::string_view action, const std::string& content_type,
-                                             const std::string& body,
-                                             const std::vector<net::HttpHeader>& extra_headers,
+                                             const std::string& body, const std::vector<net::HttpHeader>& extra_headers,
                                              std::stop_token stop) const {
   std::optional<double> retry_cost;  // what the quota paid for the attempt under way, when it is a retry
   for (int attempt = 1;; ++attempt) {
@@ -285,9 +296,8 @@ AwsResult<net::HttpResponse> AwsClient::send_once(std::string_view action, const
   }
   SigningRequest signing{"POST", path_, "", {{"Host", host_}, {"Content-Type", content_type}}, body};
   for (const net::HttpHeader& header : extra_headers) signing.headers.emplace_back(header.name, header.value);
-  const Signature signature =
-      sign(signing, *credentials, SigningScope{region_, std::string(api_.signing_name)},
-           std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now()));
+  const Signature signature = sign(signing, *credentials, SigningScope{region_, std::string(api_.signing_name)},
+                                   std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now()));
 
   net::HttpRequest request{"POST", path_, content_type, body};
   request.headers.push_back({"Host", host_});

@@ -28,7 +28,6 @@
 
 namespace scalewright::cloud::aws {
 
-
 // Why a call did not succeed: the service's own error (its code, "RequestLimitExceeded",
 // "InvalidLaunchTemplateName.NotFoundException"), or no answer at all (status 0, the code empty).
 struct AwsError {
@@ -117,9 +116,8 @@ class AwsClient {
   AwsClient(ApiProtocol api, std::string region, std::string endpoint_url, std::string host,
             CredentialsSource credentials, AwsClientOptions options, std::shared_ptr<net::HttpTransport> transport);
   // Sends the request, signed anew for each attempt, until it succeeds or may not be retried.
-  AwsResult<net::HttpResponse> send(std::string_view action, const std::string& content_type,
-                                    const std::string& body, const std::vector<net::HttpHeader>& extra_headers,
-                                    std::stop_token stop) const;
+  AwsResult<net::HttpResponse> send(std::string_view action, const std::string& content_type, const std::string& body,
+                                    const std::vector<net::HttpHeader>& extra_headers, std::stop_token stop) const;
   AwsResult<net::HttpResponse> send_once(std::string_view action, const std::string& content_type,
                                          const std::string& body, const std::vector<net::HttpHeader>& extra_headers,
                                          std::stop_token stop) const;

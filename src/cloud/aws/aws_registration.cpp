@@ -150,10 +150,10 @@ class RunningAws final : public RunningProvider {
       names.insert(claim["metadata"].value("name", ""));
       provider_ids.insert(claim.value("status", nlohmann::json::object()).value("providerID", ""));
     }
-    AwsResult<std::vector<Ec2Instance>> instances = Ec2Api(*ec2_).describe_instances(
-        {{"tag-key", {std::string(karpenter_tags::nodepool)}},
-         {"tag:" + std::string(karpenter_tags::cluster_name), {cluster_name_}},
-         {"instance-state-name", {"pending", "running", "stopping", "stopped"}}});
+    AwsResult<std::vector<Ec2Instance>> instances =
+        Ec2Api(*ec2_).describe_instances({{"tag-key", {std::string(karpenter_tags::nodepool)}},
+                                          {"tag:" + std::string(karpenter_tags::cluster_name), {cluster_name_}},
+                                          {"instance-state-name", {"pending", "running", "stopping", "stopped"}}});
     if (!instances) {
       spdlog::warn("garbage collection: listing instances: {}", instances.error().describe());
       return;
@@ -253,8 +253,8 @@ Result<std::unique_ptr<RunningProvider>> make_aws(ProviderContext& context) {
   CatalogSources sources;
   Result<Catalog> catalog = catalog_from_account(**ec2, pricing.get(), context.data_dir, catalog_options, &sources);
   if (!catalog) return Error{"the account's catalog: " + catalog.error().message};
-  for (const CatalogSource* source : {&sources.instance_types, &sources.zones, &sources.offerings,
-                                      &sources.spot_prices, &sources.on_demand_prices}) {
+  for (const CatalogSource* source :
+       {&sources.instance_types, &sources.zones, &sources.offerings, &sources.spot_prices, &sources.on_demand_prices}) {
     spdlog::info("catalog: {}", source->describe());
   }
   spdlog::info("catalog: {} instance types in {}", catalog->size(), region);
@@ -273,9 +273,8 @@ Result<std::unique_ptr<RunningProvider>> make_aws(ProviderContext& context) {
   if (!version) return version.error();
   options.cluster.kubernetes_version = *version;
 
-  auto running = std::make_unique<RunningAws>(context.client, std::move(*ec2), std::move(*ssm),
-                                              std::move(*autoscaling), std::move(*iam), region,
-                                              std::move(*catalog), options);
+  auto running = std::make_unique<RunningAws>(context.client, std::move(*ec2), std::move(*ssm), std::move(*autoscaling),
+                                              std::move(*iam), region, std::move(*catalog), options);
   if (const std::string queue = flag(context, kInterruptionQueue); !queue.empty()) {
     Result<std::unique_ptr<AwsClient>> sqs = make_client(kSqs);
     if (!sqs) return sqs.error();
@@ -300,10 +299,9 @@ ProviderRegistration aws_registration() {
   r.name = "aws";
   r.summary = "EC2 instances for NodePools (Karpenter's AWS provider) and Auto Scaling groups for node groups";
   r.flags = {
-      {std::string(kClusterName), "aws: the EKS cluster's name (Karpenter's CLUSTER_NAME); instances are tagged with it",
-       ""},
-      {std::string(kClusterEndpoint),
-       "aws: the API server endpoint nodes join (default: the kubeconfig's server)", ""},
+      {std::string(kClusterName),
+       "aws: the EKS cluster's name (Karpenter's CLUSTER_NAME); instances are tagged with it", ""},
+      {std::string(kClusterEndpoint), "aws: the API server endpoint nodes join (default: the kubeconfig's server)", ""},
       {std::string(kClusterCaBundle),
        "aws: the cluster's CA bundle, base64 PEM, for nodes to join (default: the kubeconfig's)", ""},
       {std::string(kServiceCidr), "aws: the cluster's service CIDR, for AL2023's nodeadm", "10.100.0.0/16"},

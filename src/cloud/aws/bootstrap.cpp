@@ -32,7 +32,8 @@ std::string register_taints(const std::vector<Taint>& taints) {
 std::string kubelet_flags(const Labels& labels, const std::vector<Taint>& taints) {
   std::string flags;
   if (std::string l = node_labels(labels); !l.empty()) flags += "--node-labels=" + l;
-  if (std::string t = register_taints(taints); !t.empty()) flags += (flags.empty() ? "" : " ") + ("--register-with-taints=" + t);
+  if (std::string t = register_taints(taints); !t.empty())
+    flags += (flags.empty() ? "" : " ") + ("--register-with-taints=" + t);
   return flags;
 }
 
@@ -58,7 +59,8 @@ std::string al2023(const EC2NodeClassSpec& spec, const ClusterIdentity& cluster,
       "apiVersion: node.eks.aws/v1alpha1\nkind: NodeConfig\nspec:\n  cluster:\n    name: {}\n"
       "    apiServerEndpoint: {}\n    certificateAuthority: {}\n    cidr: {}\n",
       cluster.name, cluster.endpoint, cluster.certificate_authority, cluster.service_cidr);
-  if (spec.kubelet.max_pods) config += fmt::format("  kubelet:\n    config:\n      maxPods: {}\n", *spec.kubelet.max_pods);
+  if (spec.kubelet.max_pods)
+    config += fmt::format("  kubelet:\n    config:\n      maxPods: {}\n", *spec.kubelet.max_pods);
   if (std::string flags = kubelet_flags(labels, taints); !flags.empty()) {
     if (!spec.kubelet.max_pods) config += "  kubelet:\n";
     config += "    flags:\n";
@@ -93,8 +95,9 @@ std::string bottlerocket(const EC2NodeClassSpec& spec, const ClusterIdentity& cl
   // The class's settings first, ours after: TOML tables may not repeat, so a user's [settings.kubernetes] keys
   // other than these stay theirs.
   std::string out = spec.user_data ? *spec.user_data + "\n" : "";
-  out += fmt::format("[settings.kubernetes]\ncluster-name = \"{}\"\napi-server = \"{}\"\ncluster-certificate = \"{}\"\n",
-                     cluster.name, cluster.endpoint, cluster.certificate_authority);
+  out +=
+      fmt::format("[settings.kubernetes]\ncluster-name = \"{}\"\napi-server = \"{}\"\ncluster-certificate = \"{}\"\n",
+                  cluster.name, cluster.endpoint, cluster.certificate_authority);
   if (spec.kubelet.max_pods) out += fmt::format("max-pods = {}\n", *spec.kubelet.max_pods);
   std::string node_label_table;
   for (const auto& [key, value] : labels) {
@@ -131,26 +134,31 @@ bool kubelet_may_set(std::string_view label) {
   const bool restricted_domain = domain == "kubernetes.io" || domain.ends_with(".kubernetes.io") ||
                                  domain == "k8s.io" || domain.ends_with(".k8s.io");
   if (!restricted_domain) return true;
-  if (domain == "node.kubernetes.io" || domain.ends_with(".node.kubernetes.io") ||
-      domain == "kubelet.kubernetes.io" || domain.ends_with(".kubelet.kubernetes.io")) {
+  if (domain == "node.kubernetes.io" || domain.ends_with(".node.kubernetes.io") || domain == "kubelet.kubernetes.io" ||
+      domain.ends_with(".kubelet.kubernetes.io")) {
     return true;
   }
   constexpr std::array<std::string_view, 6> kWellKnown = {
-      "kubernetes.io/hostname",           "kubernetes.io/arch", "kubernetes.io/os", "topology.kubernetes.io/region",
-      "topology.kubernetes.io/zone", "node.kubernetes.io/instance-type"};
+      "kubernetes.io/hostname",        "kubernetes.io/arch",          "kubernetes.io/os",
+      "topology.kubernetes.io/region", "topology.kubernetes.io/zone", "node.kubernetes.io/instance-type"};
   return std::find(kWellKnown.begin(), kWellKnown.end(), label) != kWellKnown.end();
 }
 
 std::string node_user_data(const EC2NodeClassSpec& spec, const ClusterIdentity& cluster, const Labels& labels,
                            const std::vector<Taint>& taints) {
   switch (spec.ami_family) {
-    case AmiFamily::AL2023: return al2023(spec, cluster, labels, taints);
-    case AmiFamily::AL2: return al2(spec, cluster, labels, taints);
-    case AmiFamily::Bottlerocket: return bottlerocket(spec, cluster, labels, taints);
+    case AmiFamily::AL2023:
+      return al2023(spec, cluster, labels, taints);
+    case AmiFamily::AL2:
+      return al2(spec, cluster, labels, taints);
+    case AmiFamily::Bottlerocket:
+      return bottlerocket(spec, cluster, labels, taints);
     case AmiFamily::Windows2019:
     case AmiFamily::Windows2022:
-    case AmiFamily::Windows2025: return windows(spec, cluster, labels, taints);
-    case AmiFamily::Custom: break;
+    case AmiFamily::Windows2025:
+      return windows(spec, cluster, labels, taints);
+    case AmiFamily::Custom:
+      break;
   }
   return spec.user_data.value_or("");
 }

@@ -7,9 +7,14 @@
 namespace scalewright::cloud::aws {
 namespace {
 
-constexpr std::array<std::string_view, 8> kCapacityErrors = {
-    "InsufficientInstanceCapacity", "MaxSpotInstanceCountExceeded", "VcpuLimitExceeded", "UnfulfillableCapacity",
-    "Unsupported", "InsufficientFreeAddressesInSubnet", "MaxFleetCountExceeded", "ReservationCapacityExceeded"};
+constexpr std::array<std::string_view, 8> kCapacityErrors = {"InsufficientInstanceCapacity",
+                                                             "MaxSpotInstanceCountExceeded",
+                                                             "VcpuLimitExceeded",
+                                                             "UnfulfillableCapacity",
+                                                             "Unsupported",
+                                                             "InsufficientFreeAddressesInSubnet",
+                                                             "MaxFleetCountExceeded",
+                                                             "ReservationCapacityExceeded"};
 
 constexpr std::array<std::string_view, 8> kUnauthorized = {
     "UnauthorizedOperation", "AccessDenied",          "AccessDeniedException", "UnrecognizedClientException",
@@ -34,7 +39,8 @@ CloudError cloud_error(const AwsError& error, std::string_view what) {
   if (error.throttled() || code == "ResourceContention") {
     // ResourceContention: "You already have a pending update to an Auto Scaling resource": the same call later.
     error_class = ErrorClass::Throttled;
-  } else if (code == "NoCredentials" || std::find(kUnauthorized.begin(), kUnauthorized.end(), code) != kUnauthorized.end()) {
+  } else if (code == "NoCredentials" ||
+             std::find(kUnauthorized.begin(), kUnauthorized.end(), code) != kUnauthorized.end()) {
     error_class = ErrorClass::Unauthorized;
   } else if ((code == "ValidationError" && contains_ignoring_case(error.message, "not found")) ||
              code.ends_with(".NotFound") || code.ends_with("NotFoundException")) {

@@ -279,7 +279,8 @@ Result<ExpiringCredentials> fetch_imds_credentials(const ImdsClient& imds, const
 // The static keys of a shared file's profile section; nullptr (and why, in `lacked`) when it has none.
 Result<std::shared_ptr<CredentialsProvider>> shared_file_link(std::string_view kind, const SharedFile& file,
                                                               const ConfigSection* section, const std::string& profile,
-                                                              const WallClock& clock, std::vector<std::string>& lacked) {
+                                                              const WallClock& clock,
+                                                              std::vector<std::string>& lacked) {
   if (!file.found) {
     lacked.push_back(fmt::format("{} {}: no such file", kind, file.path));
     return std::shared_ptr<CredentialsProvider>();
@@ -323,7 +324,8 @@ std::chrono::sys_seconds system_now() {
   return std::chrono::time_point_cast<std::chrono::seconds>(std::chrono::system_clock::now());
 }
 
-RefreshingCredentialsProvider::RefreshingCredentialsProvider(std::string source, CredentialsFetch fetch, WallClock clock)
+RefreshingCredentialsProvider::RefreshingCredentialsProvider(std::string source, CredentialsFetch fetch,
+                                                             WallClock clock)
     : source_(std::move(source)), fetch_(std::move(fetch)), clock_(std::move(clock)) {}
 
 bool RefreshingCredentialsProvider::needs_refresh(sys_seconds now, std::chrono::seconds window) const {

@@ -53,8 +53,7 @@ AwsResult<bool> each_page(const AwsClient& client, std::string_view action, Form
 }
 
 // The override an answer's item was launched from or refused for.
-void read_overrides(const pugi::xml_node& item, std::string& instance_type, std::string& zone,
-                    std::string& subnet_id) {
+void read_overrides(const pugi::xml_node& item, std::string& instance_type, std::string& zone, std::string& subnet_id) {
   const pugi::xml_node overrides = item.child("launchTemplateAndOverrides").child("overrides");
   instance_type = child_text(overrides, "instanceType");
   zone = child_text(overrides, "availabilityZone");
@@ -65,9 +64,9 @@ void read_overrides(const pugi::xml_node& item, std::string& instance_type, std:
 
 std::string base64(std::string_view data) {
   std::string out(4 * ((data.size() + 2) / 3), '\0');
-  const int written = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                                      reinterpret_cast<const unsigned char*>(data.data()),
-                                      static_cast<int>(data.size()));
+  const int written =
+      EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()), reinterpret_cast<const unsigned char*>(data.data()),
+                      static_cast<int>(data.size()));
   out.resize(static_cast<std::size_t>(std::max(written, 0)));
   return out;
 }
@@ -96,8 +95,8 @@ std::string launch_template_name(const LaunchTemplateData& data, const Tags& tag
   for (const BlockDeviceMapping& m : data.block_device_mappings) {
     devices.push_back({m.device_name, m.volume_size_bytes.value_or(0), m.volume_type,
                        m.encrypted ? nlohmann::json(*m.encrypted) : nullptr,
-                       m.delete_on_termination ? nlohmann::json(*m.delete_on_termination) : nullptr,
-                       m.iops.value_or(0), m.throughput.value_or(0), m.kms_key_id, m.snapshot_id});
+                       m.delete_on_termination ? nlohmann::json(*m.delete_on_termination) : nullptr, m.iops.value_or(0),
+                       m.throughput.value_or(0), m.kms_key_id, m.snapshot_id});
   }
   canonical["devices"] = std::move(devices);
   return "karpenter.k8s.aws/" + sha256_hex(canonical.dump()).substr(0, 16);
@@ -118,8 +117,7 @@ AwsResult<std::vector<Ec2Subnet>> Ec2Api::describe_subnets(const std::vector<Ec2
   return subnets;
 }
 
-AwsResult<std::vector<Ec2SecurityGroup>> Ec2Api::describe_security_groups(
-    const std::vector<Ec2Filter>& filters) const {
+AwsResult<std::vector<Ec2SecurityGroup>> Ec2Api::describe_security_groups(const std::vector<Ec2Filter>& filters) const {
   FormParams params;
   add_filters(params, filters);
   std::vector<Ec2SecurityGroup> groups;
@@ -349,7 +347,8 @@ std::vector<Ec2InstanceTypeInfo::Device> read_devices(const pugi::xml_node& node
   for (const pugi::xml_node& item : list_items(node, list)) {
     Ec2InstanceTypeInfo::Device device{child_text(item, "name"), child_text(item, "manufacturer"),
                                        item.child("count").text().as_llong(), std::nullopt};
-    if (pugi::xml_node memory = item.child("memoryInfo").child("sizeInMiB")) device.memory_mib = memory.text().as_llong();
+    if (pugi::xml_node memory = item.child("memoryInfo").child("sizeInMiB"))
+      device.memory_mib = memory.text().as_llong();
     devices.push_back(std::move(device));
   }
   return devices;
@@ -417,12 +416,11 @@ AwsResult<std::vector<Ec2TypeOffering>> Ec2Api::describe_instance_type_offerings
   if (!names.empty()) params.add_filter(Protocol::Ec2, "instance-type", names);
   params.add("MaxResults", "1000");
   std::vector<Ec2TypeOffering> offerings;
-  AwsResult<bool> done =
-      each_page(client_, "DescribeInstanceTypeOfferings", params, [&](const pugi::xml_node& result) {
-        for (const pugi::xml_node& item : list_items(result, "instanceTypeOfferingSet")) {
-          offerings.push_back({child_text(item, "instanceType"), child_text(item, "location")});
-        }
-      });
+  AwsResult<bool> done = each_page(client_, "DescribeInstanceTypeOfferings", params, [&](const pugi::xml_node& result) {
+    for (const pugi::xml_node& item : list_items(result, "instanceTypeOfferingSet")) {
+      offerings.push_back({child_text(item, "instanceType"), child_text(item, "location")});
+    }
+  });
   if (!done) return done.error();
   return offerings;
 }
@@ -486,8 +484,8 @@ AwsResult<std::map<std::string, double, std::less<>>> on_demand_prices(const Aws
       if (!answer) return answer.error();
       for (const nlohmann::json& entry : answer->value("PriceList", nlohmann::json::array())) {
         // Each entry is a JSON document in a string; one that does not parse says nothing of any type.
-        const nlohmann::json product = nlohmann::json::parse(entry.is_string() ? entry.get<std::string>() : "",
-                                                             nullptr, false);
+        const nlohmann::json product =
+            nlohmann::json::parse(entry.is_string() ? entry.get<std::string>() : "", nullptr, false);
         if (!product.is_object()) continue;
         const nlohmann::json* type = &product;
         for (const char* key : {"product", "attributes", "instanceType"}) {
@@ -495,8 +493,8 @@ AwsResult<std::map<std::string, double, std::less<>>> on_demand_prices(const Aws
           if (type == nullptr) break;
         }
         if (type == nullptr || !type->is_string() || type->get<std::string>().empty()) continue;
-        const nlohmann::json terms = product.value("terms", nlohmann::json::object()).value("OnDemand",
-                                                                                             nlohmann::json::object());
+        const nlohmann::json terms =
+            product.value("terms", nlohmann::json::object()).value("OnDemand", nlohmann::json::object());
         for (const auto& [sku, offer] : terms.items()) {
           const nlohmann::json dimensions = offer.value("priceDimensions", nlohmann::json::object());
           for (const auto& [rate, dimension] : dimensions.items()) {

@@ -126,7 +126,7 @@ struct Ec2Instance {
 
 // One instance type as DescribeInstanceTypes describes it: the facts the catalog reads, as EC2 spells them.
 struct Ec2InstanceTypeInfo {
-  struct Device {  // a GPU, an inference accelerator or a Neuron device
+  struct Device {              // a GPU, an inference accelerator or a Neuron device
     std::string name;          // "T4", "Inferentia2"
     std::string manufacturer;  // "NVIDIA", "AWS" (empty for Neuron devices, which EC2 gives none)
     std::int64_t count = 0;

@@ -3,10 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cctype>
 #include <array>
-#include <tuple>
+#include <cctype>
 #include <nlohmann/json.hpp>
+#include <tuple>
 
 #include "cloud/aws/instance_types.h"
 #include "cloud/aws/repair_policies.h"
@@ -29,15 +29,19 @@ std::optional<std::string> alias_parameter(AmiFamily family, std::string_view ve
   const bool latest = version == "latest";
   switch (family) {
     case AmiFamily::AL2023:
-      if (latest) return fmt::format("/aws/service/eks/optimized-ami/{}/amazon-linux-2023/{}/standard/recommended/image_id", k8s, arch);
+      if (latest)
+        return fmt::format("/aws/service/eks/optimized-ami/{}/amazon-linux-2023/{}/standard/recommended/image_id", k8s,
+                           arch);
       return fmt::format(
-          "/aws/service/eks/optimized-ami/{0}/amazon-linux-2023/{1}/standard/amazon-eks-node-al2023-{1}-standard-{0}-{2}/image_id",
+          "/aws/service/eks/optimized-ami/{0}/amazon-linux-2023/{1}/standard/"
+          "amazon-eks-node-al2023-{1}-standard-{0}-{2}/image_id",
           k8s, arch, version);
     case AmiFamily::AL2: {
       const std::string_view suffix = arch == "arm64" ? "-arm64" : "";
-      if (latest) return fmt::format("/aws/service/eks/optimized-ami/{}/amazon-linux-2{}/recommended/image_id", k8s, suffix);
-      return fmt::format("/aws/service/eks/optimized-ami/{0}/amazon-linux-2{1}/amazon-eks{1}-node-{0}-{2}/image_id", k8s,
-                         suffix, version);
+      if (latest)
+        return fmt::format("/aws/service/eks/optimized-ami/{}/amazon-linux-2{}/recommended/image_id", k8s, suffix);
+      return fmt::format("/aws/service/eks/optimized-ami/{0}/amazon-linux-2{1}/amazon-eks{1}-node-{0}-{2}/image_id",
+                         k8s, suffix, version);
     }
     case AmiFamily::Bottlerocket: {
       const std::string_view v = version.starts_with('v') ? version.substr(1) : version;
@@ -50,10 +54,11 @@ std::optional<std::string> alias_parameter(AmiFamily family, std::string_view ve
       const std::string_view year = family == AmiFamily::Windows2019   ? "2019"
                                     : family == AmiFamily::Windows2022 ? "2022"
                                                                        : "2025";
-      return fmt::format("/aws/service/ami-windows-latest/Windows_Server-{}-English-Core-EKS_Optimized-{}/image_id", year,
-                         k8s);
+      return fmt::format("/aws/service/ami-windows-latest/Windows_Server-{}-English-Core-EKS_Optimized-{}/image_id",
+                         year, k8s);
     }
-    case AmiFamily::Custom: break;
+    case AmiFamily::Custom:
+      break;
   }
   return std::nullopt;
 }
@@ -63,8 +68,10 @@ std::vector<Ec2Filter> term_filters(const SelectorTerm& term, std::string_view i
                                     std::string_view name_filter) {
   std::vector<Ec2Filter> filters;
   for (const auto& [key, value] : term.tags) {
-    if (value == "*") filters.push_back({"tag-key", {key}});
-    else filters.push_back({"tag:" + key, {value}});
+    if (value == "*")
+      filters.push_back({"tag-key", {key}});
+    else
+      filters.push_back({"tag:" + key, {value}});
   }
   if (!term.id.empty()) filters.push_back({std::string(id_filter), {term.id}});
   if (!term.name.empty() && !name_filter.empty()) filters.push_back({std::string(name_filter), {term.name}});
@@ -115,28 +122,36 @@ ResolvedNodeClass Ec2Provider::resolve(std::shared_ptr<const EC2NodeClass> node_
   std::optional<AwsError> failed;
   for (const SelectorTerm& term : spec.subnet_selector_terms) {
     auto found = ec2_.describe_subnets(term_filters(term, "subnet-id", ""));
-    if (!found) failed = found.error();
-    else for (Ec2Subnet& s : *found) subnets.emplace(s.id, std::move(s));
+    if (!found)
+      failed = found.error();
+    else
+      for (Ec2Subnet& s : *found) subnets.emplace(s.id, std::move(s));
   }
   for (auto& [id, subnet] : subnets) out.subnets.push_back(std::move(subnet));
-  if (failed) out.conditions.push_back(condition("SubnetsReady", "SubnetsNotFound", failed->describe()));
+  if (failed)
+    out.conditions.push_back(condition("SubnetsReady", "SubnetsNotFound", failed->describe()));
   else if (out.subnets.empty())
     out.conditions.push_back(condition("SubnetsReady", "SubnetsNotFound", "SubnetSelector did not match any Subnets"));
-  else out.conditions.push_back(condition("SubnetsReady"));
+  else
+    out.conditions.push_back(condition("SubnetsReady"));
 
   std::map<std::string, Ec2SecurityGroup> groups;
   failed.reset();
   for (const SelectorTerm& term : spec.security_group_selector_terms) {
     auto found = ec2_.describe_security_groups(term_filters(term, "group-id", "group-name"));
-    if (!found) failed = found.error();
-    else for (Ec2SecurityGroup& g : *found) groups.emplace(g.id, std::move(g));
+    if (!found)
+      failed = found.error();
+    else
+      for (Ec2SecurityGroup& g : *found) groups.emplace(g.id, std::move(g));
   }
   for (auto& [id, group] : groups) out.security_groups.push_back(std::move(group));
-  if (failed) out.conditions.push_back(condition("SecurityGroupsReady", "SecurityGroupsNotFound", failed->describe()));
+  if (failed)
+    out.conditions.push_back(condition("SecurityGroupsReady", "SecurityGroupsNotFound", failed->describe()));
   else if (out.security_groups.empty())
     out.conditions.push_back(condition("SecurityGroupsReady", "SecurityGroupsNotFound",
                                        "SecurityGroupSelector did not match any SecurityGroups"));
-  else out.conditions.push_back(condition("SecurityGroupsReady"));
+  else
+    out.conditions.push_back(condition("SecurityGroupsReady"));
 
   // AMIs: an alias or an SSM parameter names image ids; the other terms are asked of DescribeImages. The newest
   // image of each architecture is launched.
@@ -148,13 +163,16 @@ ResolvedNodeClass Ec2Provider::resolve(std::shared_ptr<const EC2NodeClass> node_
     if (!term.alias.empty()) {
       const std::size_t at = term.alias.find('@');
       for (std::string_view arch : {"x86_64", "arm64"}) {
-        std::optional<std::string> parameter = alias_parameter(spec.ami_family, term.alias.substr(at + 1),
-                                                               options_.cluster.kubernetes_version, arch);
+        std::optional<std::string> parameter =
+            alias_parameter(spec.ami_family, term.alias.substr(at + 1), options_.cluster.kubernetes_version, arch);
         if (!parameter) continue;
         AwsResult<std::string> id = ssm_parameter(ssm_client_, *parameter);
-        if (id) ids.push_back(*id);
-        else if (id.error().code != "ParameterNotFound") failed = id.error();
-        else unresolved = fmt::format("alias {} resolves to no AMI: SSM parameter {} not found", term.alias, *parameter);
+        if (id)
+          ids.push_back(*id);
+        else if (id.error().code != "ParameterNotFound")
+          failed = id.error();
+        else
+          unresolved = fmt::format("alias {} resolves to no AMI: SSM parameter {} not found", term.alias, *parameter);
       }
       if (ids.empty()) continue;
     } else if (!term.ssm_parameter.empty()) {
@@ -165,14 +183,18 @@ ResolvedNodeClass Ec2Provider::resolve(std::shared_ptr<const EC2NodeClass> node_
       }
       ids.push_back(*id);
     }
-    std::vector<Ec2Filter> filters = ids.empty() ? term_filters(term, "image-id", "name")
-                                                 : std::vector<Ec2Filter>{{"image-id", ids}};
+    std::vector<Ec2Filter> filters =
+        ids.empty() ? term_filters(term, "image-id", "name") : std::vector<Ec2Filter>{{"image-id", ids}};
     std::vector<std::string> owners;
-    if (!term.owner.empty()) owners.push_back(term.owner);
-    else if (ids.empty() && term.id.empty()) owners = {"self", "amazon"};  // Karpenter's default owners
+    if (!term.owner.empty())
+      owners.push_back(term.owner);
+    else if (ids.empty() && term.id.empty())
+      owners = {"self", "amazon"};  // Karpenter's default owners
     auto found = ec2_.describe_images(filters, owners);
-    if (!found) failed = found.error();
-    else images.insert(images.end(), found->begin(), found->end());
+    if (!found)
+      failed = found.error();
+    else
+      images.insert(images.end(), found->begin(), found->end());
   }
   std::map<std::string, Ec2Image> newest;  // by architecture; non-deprecated images first, then the newest
   for (Ec2Image& image : images) {
@@ -184,11 +206,13 @@ ResolvedNodeClass Ec2Provider::resolve(std::shared_ptr<const EC2NodeClass> node_
     }
   }
   for (auto& [arch, image] : newest) out.amis.push_back(std::move(image));
-  if (failed) out.conditions.push_back(condition("AMIsReady", "AMINotFound", failed->describe()));
+  if (failed)
+    out.conditions.push_back(condition("AMIsReady", "AMINotFound", failed->describe()));
   else if (out.amis.empty())
-    out.conditions.push_back(condition("AMIsReady", "AMINotFound",
-                                       unresolved.empty() ? "AMISelector did not match any AMIs" : unresolved));
-  else out.conditions.push_back(condition("AMIsReady"));
+    out.conditions.push_back(
+        condition("AMIsReady", "AMINotFound", unresolved.empty() ? "AMISelector did not match any AMIs" : unresolved));
+  else
+    out.conditions.push_back(condition("AMIsReady"));
 
   // An instance launches with a profile: the class's own, or the one made for its role (Karpenter's).
   if (!spec.instance_profile.empty()) {
@@ -250,9 +274,9 @@ void Ec2Provider::remove_node_class(const std::string& name) {
 }
 
 std::optional<CloudError> Ec2Provider::delete_launch_templates(const std::string& name) {
-  AwsResult<std::vector<std::string>> found = ec2_.launch_templates_tagged(
-      {{"tag:" + std::string(karpenter_tags::ec2nodeclass), {name}},
-       {"tag:" + std::string(karpenter_tags::cluster_name), {options_.cluster.name}}});
+  AwsResult<std::vector<std::string>> found =
+      ec2_.launch_templates_tagged({{"tag:" + std::string(karpenter_tags::ec2nodeclass), {name}},
+                                    {"tag:" + std::string(karpenter_tags::cluster_name), {options_.cluster.name}}});
   if (!found) return cloud_error(found.error());
   for (const std::string& template_name : *found) {
     {
@@ -303,9 +327,8 @@ CloudResult<FleetRequest> Ec2Provider::fleet_request(const CreateRequest& reques
   const ResolvedNodeClass& resolved = entry.resolved;
   const EC2NodeClassSpec& spec = resolved.node_class->spec();
   // Spot when the claim allows it and any spot offering is there; on demand otherwise (Karpenter's order).
-  const bool spot = std::any_of(request.offerings.begin(), request.offerings.end(), [](const LaunchOption& o) {
-    return o.offering->capacity_type == CapacityType::Spot;
-  });
+  const bool spot = std::any_of(request.offerings.begin(), request.offerings.end(),
+                                [](const LaunchOption& o) { return o.offering->capacity_type == CapacityType::Spot; });
   const CapacityType capacity_type = spot ? CapacityType::Spot : CapacityType::OnDemand;
   std::vector<LaunchOption> options;
   for (const LaunchOption& o : request.offerings) {
@@ -313,7 +336,8 @@ CloudResult<FleetRequest> Ec2Provider::fleet_request(const CreateRequest& reques
   }
   // Cheapest first; among equal prices by zone, so that a launch asks the same of EC2 every time.
   std::stable_sort(options.begin(), options.end(), [](const LaunchOption& a, const LaunchOption& b) {
-    return std::tie(a.offering->price_per_hour, a.offering->zone) < std::tie(b.offering->price_per_hour, b.offering->zone);
+    return std::tie(a.offering->price_per_hour, a.offering->zone) <
+           std::tie(b.offering->price_per_hour, b.offering->zone);
   });
   if (options.size() > kMaxOverrides) options.resize(kMaxOverrides);
 
@@ -340,8 +364,13 @@ CloudResult<FleetRequest> Ec2Provider::fleet_request(const CreateRequest& reques
     if (subnet == nullptr || image == resolved.amis.end()) continue;
     auto [at, added] = config_of_image.emplace(image->id, fleet.configs.size());
     if (added) {
-      LaunchTemplateData data{image->id, resolved.instance_profile, groups, user_data, spec.metadata_options,
-                              spec.block_device_mappings, spec.associate_public_ip_address,
+      LaunchTemplateData data{image->id,
+                              resolved.instance_profile,
+                              groups,
+                              user_data,
+                              spec.metadata_options,
+                              spec.block_device_mappings,
+                              spec.associate_public_ip_address,
                               spec.detailed_monitoring};
       const std::string name = launch_template_name(data, fleet.tags);
       if (std::optional<CloudError> failed = ensure_launch_template(name, data, fleet.tags)) return *failed;
@@ -440,8 +469,10 @@ void Ec2Provider::send(Batch& batch) {
     ++fleet_calls_;
   }
   AwsResult<FleetAnswer> answer = ec2_.create_fleet(batch.request);
-  if (answer) batch.answer = std::move(*answer);
-  else batch.error = answer.error();
+  if (answer)
+    batch.answer = std::move(*answer);
+  else
+    batch.error = answer.error();
 }
 
 std::vector<LaunchOption> Ec2Provider::unavailable_options(const CreateRequest& request,
@@ -462,11 +493,11 @@ CloudResult<Created> Ec2Provider::create(const CreateRequest& request) {
     std::lock_guard lock(mutex_);
     auto found = node_classes_.find(request.node_class.name);
     if (found == node_classes_.end() || found->second.shaped == nullptr) {
-      return CloudError{ErrorClass::NodeClassNotReady,
-                        fmt::format("EC2NodeClass {} is not ready{}", request.node_class.name,
-                                    found == node_classes_.end() ? ": not found"
-                                                                 : ": " + found->second.resolved.why_not_ready()),
-                        {}};
+      return CloudError{
+          ErrorClass::NodeClassNotReady,
+          fmt::format("EC2NodeClass {} is not ready{}", request.node_class.name,
+                      found == node_classes_.end() ? ": not found" : ": " + found->second.resolved.why_not_ready()),
+          {}};
     }
     entry = found->second;
   }
@@ -484,8 +515,8 @@ CloudResult<Created> Ec2Provider::create(const CreateRequest& request) {
       return made;
     }
     // A launch template deleted behind our back (another replica's garbage collection): made again, once.
-    if (attempt == 1 && launched.error().message.find("InvalidLaunchTemplateName.NotFoundException") !=
-                            std::string::npos) {
+    if (attempt == 1 &&
+        launched.error().message.find("InvalidLaunchTemplateName.NotFoundException") != std::string::npos) {
       std::lock_guard lock(mutex_);
       for (const FleetTemplateConfig& config : fleet->configs) launch_templates_.erase(config.launch_template_name);
       continue;
@@ -509,18 +540,17 @@ CloudResult<Created> Ec2Provider::created(const CreateRequest& request, const Fl
     }
   }
   if (out.launched.instance_type == nullptr) {
-    return CloudError{ErrorClass::Other,
-                      fmt::format("CreateFleet launched {} ({} {} in {}), an offering NodeClaim {} did not ask for",
-                                  instance.instance_id, instance.lifecycle, instance.instance_type, instance.zone,
-                                  request.name),
-                      {}};
+    return CloudError{
+        ErrorClass::Other,
+        fmt::format("CreateFleet launched {} ({} {} in {}), an offering NodeClaim {} did not ask for",
+                    instance.instance_id, instance.lifecycle, instance.instance_type, instance.zone, request.name),
+        {}};
   }
   out.instance = Instance{instance.instance_id, request.name, out.launched.instance_type, *out.launched.offering,
                           provider_id(instance.zone, instance.instance_id)};
   // Which NodeClaim the instance is for: what a restarted controller and the garbage collection find it by.
-  if (AwsResult<bool> tagged = ec2_.create_tags({instance.instance_id},
-                                                {{std::string(karpenter_tags::nodeclaim), request.name},
-                                                 {"Name", request.name}});
+  if (AwsResult<bool> tagged = ec2_.create_tags(
+          {instance.instance_id}, {{std::string(karpenter_tags::nodeclaim), request.name}, {"Name", request.name}});
       !tagged) {
     return cloud_error(tagged.error());
   }
@@ -571,10 +601,10 @@ CloudResult<Deleted> Ec2Provider::terminate(const std::string& instance_id) {
   }
   std::vector<std::string> ids{id};
   if (!is_instance_id(id)) {
-    AwsResult<std::vector<Ec2Instance>> tagged = ec2_.describe_instances(
-        {{"tag:" + std::string(karpenter_tags::nodeclaim), {id}},
-         {"tag:" + std::string(karpenter_tags::cluster_name), {options_.cluster.name}},
-         {"instance-state-name", {"pending", "running", "stopping", "stopped"}}});
+    AwsResult<std::vector<Ec2Instance>> tagged =
+        ec2_.describe_instances({{"tag:" + std::string(karpenter_tags::nodeclaim), {id}},
+                                 {"tag:" + std::string(karpenter_tags::cluster_name), {options_.cluster.name}},
+                                 {"instance-state-name", {"pending", "running", "stopping", "stopped"}}});
     if (!tagged) return cloud_error(tagged.error());
     ids.clear();
     for (const Ec2Instance& instance : *tagged) ids.push_back(instance.id);

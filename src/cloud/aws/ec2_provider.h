@@ -44,7 +44,7 @@ struct ResolvedNodeClass {
   std::shared_ptr<const EC2NodeClass> node_class;
   std::vector<Ec2Subnet> subnets;
   std::vector<Ec2SecurityGroup> security_groups;
-  std::vector<Ec2Image> amis;  // the newest per architecture
+  std::vector<Ec2Image> amis;    // the newest per architecture
   std::string instance_profile;  // what its instances launch with: the class's own, or the one made for its role
   // Each condition Karpenter reports (SubnetsReady, SecurityGroupsReady, AMIsReady, InstanceProfileReady), with the
   // reason and message of one that is not True.
@@ -130,12 +130,12 @@ class Ec2Provider final : public CloudProvider {
   Ec2ProviderOptions options_;
 
   mutable std::mutex mutex_;
-  std::map<std::string, NodeClassEntry> node_classes_;     // by name
-  std::list<std::unique_ptr<Catalog>> shaped_;             // every shaped catalog handed out
-  std::set<std::string> launch_templates_;                 // known to exist
-  std::set<std::string> templates_in_flight_;              // being looked up or made by one launch
+  std::map<std::string, NodeClassEntry> node_classes_;  // by name
+  std::list<std::unique_ptr<Catalog>> shaped_;          // every shaped catalog handed out
+  std::set<std::string> launch_templates_;              // known to exist
+  std::set<std::string> templates_in_flight_;           // being looked up or made by one launch
   std::condition_variable template_made_;
-  std::map<std::string, std::string> claim_of_instance_;   // instance id -> its NodeClaim, for those it launched
+  std::map<std::string, std::string> claim_of_instance_;  // instance id -> its NodeClaim, for those it launched
   // The instances this provider terminated (by id, and by their NodeClaim's name), the most recent kTerminatedKept.
   static constexpr std::size_t kTerminatedKept = 4096;
   std::set<std::string> terminated_;

@@ -18,12 +18,8 @@ std::string rfc3339(std::chrono::system_clock::time_point at) {
 
 json condition_json(const std::string& type, bool ready, const std::string& reason, const std::string& message,
                     std::int64_t generation, const std::string& now) {
-  return {{"type", type},
-          {"status", ready ? "True" : "False"},
-          {"reason", ready ? type : reason},
-          {"message", message},
-          {"observedGeneration", generation},
-          {"lastTransitionTime", now}};
+  return {{"type", type},       {"status", ready ? "True" : "False"}, {"reason", ready ? type : reason},
+          {"message", message}, {"observedGeneration", generation},   {"lastTransitionTime", now}};
 }
 
 // The object as the decoder reads a file of it: what its status and server-side metadata carry is not the user's.
@@ -45,7 +41,8 @@ json ec2nodeclass_status(const ResolvedNodeClass& resolved, std::int64_t generat
   const std::string at = rfc3339(now);
   json status = json::object();
   json subnets = json::array();
-  for (const Ec2Subnet& s : resolved.subnets) subnets.push_back({{"id", s.id}, {"zone", s.zone}, {"zoneID", s.zone_id}});
+  for (const Ec2Subnet& s : resolved.subnets)
+    subnets.push_back({{"id", s.id}, {"zone", s.zone}, {"zoneID", s.zone_id}});
   status["subnets"] = std::move(subnets);
   json groups = json::array();
   for (const Ec2SecurityGroup& g : resolved.security_groups) groups.push_back({{"id", g.id}, {"name", g.name}});
@@ -53,9 +50,10 @@ json ec2nodeclass_status(const ResolvedNodeClass& resolved, std::int64_t generat
   json amis = json::array();
   for (const Ec2Image& image : resolved.amis) {
     const std::string arch = image.architecture == "arm64" ? "arm64" : "amd64";
-    json ami = {{"id", image.id},
-                {"name", image.name},
-                {"requirements", json::array({{{"key", "kubernetes.io/arch"}, {"operator", "In"}, {"values", {arch}}}})}};
+    json ami = {
+        {"id", image.id},
+        {"name", image.name},
+        {"requirements", json::array({{{"key", "kubernetes.io/arch"}, {"operator", "In"}, {"values", {arch}}}})}};
     if (image.deprecated) ami["deprecated"] = true;
     amis.push_back(std::move(ami));
   }
@@ -66,7 +64,8 @@ json ec2nodeclass_status(const ResolvedNodeClass& resolved, std::int64_t generat
     conditions.push_back(condition_json(c.type, c.ready, c.reason, c.message, generation, at));
   }
   const bool ready = resolved.ready();
-  conditions.push_back(condition_json("Ready", ready, "NotReady", ready ? "" : resolved.why_not_ready(), generation, at));
+  conditions.push_back(
+      condition_json("Ready", ready, "NotReady", ready ? "" : resolved.why_not_ready(), generation, at));
   status["conditions"] = std::move(conditions);
   return status;
 }
@@ -78,8 +77,8 @@ Ec2NodeClassController::Ec2NodeClassController(const kube::ApiClient& client, Ec
 Ec2NodeClassController::~Ec2NodeClassController() { stop(); }
 
 void Ec2NodeClassController::start() {
-  reflector_ = std::make_unique<kube::Reflector>(client_, std::string(kEc2NodeClassesPath), kube::ReflectorOptions{},
-                                                 *this);
+  reflector_ =
+      std::make_unique<kube::Reflector>(client_, std::string(kEc2NodeClassesPath), kube::ReflectorOptions{}, *this);
   watcher_ = std::jthread([this](std::stop_token stop) { reflector_->run(stop); });
   resyncer_ = std::jthread([this](std::stop_token stop) { resync_loop(stop); });
 }
@@ -124,8 +123,10 @@ void Ec2NodeClassController::relist_done(const std::string&) {
 }
 
 void Ec2NodeClassController::watched(std::string_view type, json object) {
-  if (type == "DELETED") remove(object["metadata"].value("name", ""));
-  else if (type == "ADDED" || type == "MODIFIED") apply(object);
+  if (type == "DELETED")
+    remove(object["metadata"].value("name", ""));
+  else if (type == "ADDED" || type == "MODIFIED")
+    apply(object);
 }
 
 void Ec2NodeClassController::remove(const std::string& name) {
@@ -163,16 +164,18 @@ void Ec2NodeClassController::apply(const json& object) {
     // Refused as a file of it would be: nothing launches from it, and the condition says why.
     const std::string why = decoded ? "not an EC2NodeClass" : decoded.error().message;
     provider_.remove_node_class(name);
-    json status = {{"conditions",
-                    json::array({condition_json("ValidationSucceeded", false, "ValidationFailed", why, generation,
-                                                rfc3339(std::chrono::system_clock::now())),
-                                 condition_json("Ready", false, "NotReady", why, generation,
-                                                rfc3339(std::chrono::system_clock::now()))})}};
+    json status = {{"conditions", json::array({condition_json("ValidationSucceeded", false, "ValidationFailed", why,
+                                                              generation, rfc3339(std::chrono::system_clock::now())),
+                                               condition_json("Ready", false, "NotReady", why, generation,
+                                                              rfc3339(std::chrono::system_clock::now()))})}};
     if (auto patched = client_.merge_patch(path + "/status", {{"status", status}}); !patched) {
       spdlog::warn("EC2NodeClass {}: writing its status: {}", name, patched.error().describe());
     }
     events_.emit({{"karpenter.k8s.aws/v1", "EC2NodeClass", "", name, object["metadata"].value("uid", "")},
-                  "Warning", "FailedValidation", "Validate", why});
+                  "Warning",
+                  "FailedValidation",
+                  "Validate",
+                  why});
     return;
   }
   resolved = provider_.resolve(std::dynamic_pointer_cast<const EC2NodeClass>(decoded->node_classes.front()));
@@ -186,10 +189,13 @@ void Ec2NodeClassController::apply(const json& object) {
   if (!ready) {
     spdlog::warn("EC2NodeClass {} is not ready: {}", name, why);
     events_.emit({{"karpenter.k8s.aws/v1", "EC2NodeClass", "", name, object["metadata"].value("uid", "")},
-                  "Warning", "NotReady", "Resolve", why});
+                  "Warning",
+                  "NotReady",
+                  "Resolve",
+                  why});
   } else {
-    spdlog::info("EC2NodeClass {} is ready: {} subnets, {} security groups, {} AMIs", name,
-                 status["subnets"].size(), status["securityGroups"].size(), status["amis"].size());
+    spdlog::info("EC2NodeClass {} is ready: {} subnets, {} security groups, {} AMIs", name, status["subnets"].size(),
+                 status["securityGroups"].size(), status["amis"].size());
   }
 }
 

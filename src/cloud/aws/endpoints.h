@@ -13,7 +13,6 @@
 
 namespace scalewright::cloud::aws {
 
-
 // A value and where it came from, for a log line ("AWS_REGION", "profile dev in /root/.aws/config").
 struct ResolvedSetting {
   std::string value;

@@ -45,11 +45,10 @@ AwsResult<std::string> InstanceProfiles::ensure(const std::string& node_class, c
   if (!roles) {
     FormParams params;
     params.add("InstanceProfileName", profile).add("Path", "/");
-    const std::vector<std::pair<std::string, std::string>> tags = {
-        {"kubernetes.io/cluster/" + cluster_, "owned"},
-        {"eks:eks-cluster-name", cluster_},
-        {"karpenter.k8s.aws/ec2nodeclass", node_class},
-        {"topology.kubernetes.io/region", region_}};
+    const std::vector<std::pair<std::string, std::string>> tags = {{"kubernetes.io/cluster/" + cluster_, "owned"},
+                                                                   {"eks:eks-cluster-name", cluster_},
+                                                                   {"karpenter.k8s.aws/ec2nodeclass", node_class},
+                                                                   {"topology.kubernetes.io/region", region_}};
     for (std::size_t i = 0; i < tags.size(); ++i) {
       params.add(fmt::format("Tags.member.{}.Key", i + 1), tags[i].first);
       params.add(fmt::format("Tags.member.{}.Value", i + 1), tags[i].second);

@@ -47,7 +47,8 @@ std::string lower(std::string text) {
 InterruptionMessage notice_of_instance(const json& event, InstanceNotice::Kind kind,
                                        std::chrono::system_clock::time_point at, std::string_view detail_type) {
   const std::string* instance = string_at(event["detail"], "instance-id");
-  if (instance == nullptr || instance->empty()) return malformed(fmt::format("{} without detail.instance-id", detail_type));
+  if (instance == nullptr || instance->empty())
+    return malformed(fmt::format("{} without detail.instance-id", detail_type));
   return {InterruptionMessage::Verdict::Notices, {{kind, *instance, at, std::string(detail_type)}}, ""};
 }
 
@@ -72,10 +73,10 @@ InterruptionMessage parse_interruption_message(std::string_view body) {
   }
   const std::string kind = fmt::format("version {}, source {}, detail-type \"{}\"", *version, *source, *detail_type);
   const bool ec2 = *source == "aws.ec2";
-  const bool known = *version == "0" && ((ec2 && (*detail_type == kSpotWarning || *detail_type == kStateChange ||
-                                                   *detail_type == kRebalance ||
-                                                   *detail_type == kCapacityReservationWarning)) ||
-                                         (*source == "aws.health" && *detail_type == kHealthEvent));
+  const bool known =
+      *version == "0" && ((ec2 && (*detail_type == kSpotWarning || *detail_type == kStateChange ||
+                                   *detail_type == kRebalance || *detail_type == kCapacityReservationWarning)) ||
+                          (*source == "aws.health" && *detail_type == kHealthEvent));
   if (!known) return ignored("not an event Karpenter handles: " + kind);
   const std::string* time = string_at(event, "time");
   const std::optional<std::chrono::system_clock::time_point> at = time ? parse_micro_time(*time) : std::nullopt;

@@ -24,8 +24,8 @@ struct AwsService {
 };
 
 inline constexpr AwsService kEc2{"EC2", "ec2", "ec2", Protocol::Ec2, "2016-11-15", ""};
-inline constexpr AwsService kAutoScaling{"AUTO_SCALING", "autoscaling", "autoscaling", Protocol::Query, "2011-01-01",
-                                         ""};
+inline constexpr AwsService kAutoScaling{"AUTO_SCALING",  "autoscaling", "autoscaling",
+                                         Protocol::Query, "2011-01-01",  ""};
 inline constexpr AwsService kSqs{"SQS", "sqs", "sqs", Protocol::Json10, "", "AmazonSQS"};
 inline constexpr AwsService kSsm{"SSM", "ssm", "ssm", Protocol::Json11, "", "AmazonSSM"};
 inline constexpr AwsService kSts{"STS", "sts", "sts", Protocol::Query, "2011-06-15", ""};

@@ -1,9 +1,9 @@
 #include "cloud/kwok/fake_kubelet.h"
 
-#include <algorithm>
-
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
+
+#include <algorithm>
 
 #include "api/timestamp.h"
 #include "kube/model_json.h"
@@ -172,8 +172,8 @@ void FakeKubelet::create_node(const KubeletNode& node) {
   // The kubelet's status: Ready, with the machine's capacity and what is allocatable after its reservations.
   const std::string now = now_text();
   auto condition = [&](const char* type_name, const char* status, const char* reason) {
-    return json{{"type", type_name}, {"status", status}, {"reason", reason}, {"message", ""},
-                {"lastHeartbeatTime", now}, {"lastTransitionTime", now}};
+    return json{{"type", type_name}, {"status", status},         {"reason", reason},
+                {"message", ""},     {"lastHeartbeatTime", now}, {"lastTransitionTime", now}};
   };
   json addresses = {{{"type", "InternalIP"}, {"address", fake_node_ip(node.name)}}};
   if (node.hostname_address) addresses.push_back({{"type", "Hostname"}, {"address", node.name}});
@@ -185,8 +185,7 @@ void FakeKubelet::create_node(const KubeletNode& node) {
         {"conditions",
          {condition("MemoryPressure", "False", "KubeletHasSufficientMemory"),
           condition("DiskPressure", "False", "KubeletHasNoDiskPressure"),
-          condition("PIDPressure", "False", "KubeletHasSufficientPID"),
-          condition("Ready", "True", "KubeletReady")}},
+          condition("PIDPressure", "False", "KubeletHasSufficientPID"), condition("Ready", "True", "KubeletReady")}},
         {"addresses", addresses},
         {"nodeInfo",
          {{"kubeletVersion", node.kubelet_version},
@@ -237,8 +236,8 @@ bool FakeKubelet::renew_lease(const std::string& node) {
         {"apiVersion", "coordination.k8s.io/v1"},
         {"kind", "Lease"},
         {"metadata", {{"name", node}, {"namespace", kNodeLeaseNamespace}}},
-        {"spec", {{"holderIdentity", node}, {"leaseDurationSeconds", options_.lease_duration.count()},
-                  {"renewTime", now}}}};
+        {"spec",
+         {{"holderIdentity", node}, {"leaseDurationSeconds", options_.lease_duration.count()}, {"renewTime", now}}}};
     kube::KubeResult<json> created =
         client_.create(fmt::format("/apis/coordination.k8s.io/v1/namespaces/{}/leases", kNodeLeaseNamespace), fresh);
     if (created || !created.error().is_conflict()) return created;
@@ -310,16 +309,16 @@ void FakeKubelet::pod_changed(const json& pod) {
   auto condition = [&](const char* type) {
     return json{{"type", type}, {"status", "True"}, {"lastProbeTime", nullptr}, {"lastTransitionTime", now}};
   };
-  const json status = {{"status",
-                        {{"phase", "Running"},
-                         {"hostIP", fake_node_ip(node)},
-                         {"podIP", pod_ip(key)},
-                         {"podIPs", {{{"ip", pod_ip(key)}}}},
-                         {"startTime", now},
-                         {"conditions",
-                          {condition("Initialized"), condition("Ready"), condition("ContainersReady"),
-                           condition("PodScheduled")}},
-                         {"containerStatuses", containers}}}};
+  const json status = {
+      {"status",
+       {{"phase", "Running"},
+        {"hostIP", fake_node_ip(node)},
+        {"podIP", pod_ip(key)},
+        {"podIPs", {{{"ip", pod_ip(key)}}}},
+        {"startTime", now},
+        {"conditions",
+         {condition("Initialized"), condition("Ready"), condition("ContainersReady"), condition("PodScheduled")}},
+        {"containerStatuses", containers}}}};
   schedule(Clock::now(), [this, path, status, key] {
     if (auto patched = client_.merge_patch(path + "/status", status); !patched && !patched.error().is_not_found()) {
       spdlog::warn("{}: starting pod {}: {}", options_.log_prefix, key, patched.error().describe());

@@ -104,11 +104,11 @@ class FakeKubelet {
   std::priority_queue<Task, std::vector<Task>, std::greater<>> tasks_;
   std::uint64_t next_sequence_ = 0;
   bool stopping_ = false;
-  std::set<std::string> nodes_;                     // its nodes by name: pending, registered or adopted
-  std::set<std::string> pending_;                   // to be registered
-  std::set<std::string> registered_;                // Node objects that exist, by name
-  std::map<std::string, nlohmann::json> leases_;    // node -> its Lease as last written
-  std::set<std::string> running_pods_;              // pods reported Running ("namespace/name")
+  std::set<std::string> nodes_;                   // its nodes by name: pending, registered or adopted
+  std::set<std::string> pending_;                 // to be registered
+  std::set<std::string> registered_;              // Node objects that exist, by name
+  std::map<std::string, nlohmann::json> leases_;  // node -> its Lease as last written
+  std::set<std::string> running_pods_;            // pods reported Running ("namespace/name")
   std::size_t nodes_registered_ = 0;
 
   std::unique_ptr<PodHandler> pod_handler_;

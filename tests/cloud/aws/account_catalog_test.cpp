@@ -63,15 +63,15 @@ class AccountCatalogTest : public EmulatorTest {
   // The price list for the types: m5.large and m6g.large on two pages, bare metal none.
   void stub_prices() {
     ASSERT_EQ(emulator_->add_rule(price_stub({{"FormatVersion", "aws_v1"},
-                                        {"PriceList", {price_list_entry("m5.large", "0.2000000000")}},
-                                        {"NextToken", "page-2"}},
-                                       1)),
+                                              {"PriceList", {price_list_entry("m5.large", "0.2000000000")}},
+                                              {"NextToken", "page-2"}},
+                                             1)),
               "");
-    ASSERT_EQ(emulator_->add_rule(price_stub({{"FormatVersion", "aws_v1"},
-                                        {"PriceList", {price_list_entry("m6g.large", "0.1500000000")}}},
-                                       1)),
+    ASSERT_EQ(emulator_->add_rule(price_stub(
+                  {{"FormatVersion", "aws_v1"}, {"PriceList", {price_list_entry("m6g.large", "0.1500000000")}}}, 1)),
               "");
-    ASSERT_EQ(emulator_->add_rule(price_stub({{"FormatVersion", "aws_v1"}, {"PriceList", nlohmann::json::array()}})), "");
+    ASSERT_EQ(emulator_->add_rule(price_stub({{"FormatVersion", "aws_v1"}, {"PriceList", nlohmann::json::array()}})),
+              "");
   }
 
   std::unique_ptr<AwsClient> ec2_;
@@ -84,8 +84,8 @@ TEST_F(AccountCatalogTest, TypesZonesOfferingsAndPricesComeFromTheAccount) {
   CatalogSources sources;
   Result<Catalog> catalog = catalog_from_account(*ec2_, pricing_.get(), kAwsData, options_, &sources);
   ASSERT_TRUE(catalog.ok()) << catalog.error().message;
-  for (const CatalogSource* source : {&sources.instance_types, &sources.zones, &sources.offerings,
-                                      &sources.spot_prices, &sources.on_demand_prices}) {
+  for (const CatalogSource* source :
+       {&sources.instance_types, &sources.zones, &sources.offerings, &sources.spot_prices, &sources.on_demand_prices}) {
     EXPECT_TRUE(source->from_account()) << source->describe();
   }
 
@@ -149,8 +149,11 @@ TEST_F(AccountCatalogTest, TypesZonesOfferingsAndPricesComeFromTheAccount) {
   // Offered where the account offers them (not us-east-1e); on demand at the price list's price, spot at
   // DescribeSpotPriceHistory's; g4dn.xlarge, which the price list lacks, at data/aws/'s price, said in a note.
   auto all_at = [](double price) {
-    return std::map<std::string, double>{{"us-east-1a", price}, {"us-east-1b", price}, {"us-east-1c", price},
-                                         {"us-east-1d", price}, {"us-east-1f", price}};
+    return std::map<std::string, double>{{"us-east-1a", price},
+                                         {"us-east-1b", price},
+                                         {"us-east-1c", price},
+                                         {"us-east-1d", price},
+                                         {"us-east-1f", price}};
   };
   EXPECT_EQ(offered_prices(m5, CapacityType::OnDemand), all_at(0.2));
   EXPECT_EQ(offered_prices(m5, CapacityType::Spot), all_at(0.00001));
@@ -187,7 +190,9 @@ TEST_F(AccountCatalogTest, TypesZonesOfferingsAndPricesComeFromTheAccount) {
 }
 
 TEST_F(AccountCatalogTest, EachSourceThatFailsGivesWayToTheDataAndSaysWhy) {
-  const nlohmann::json denied_ec2 = {{"kind", "error"}, {"service", "ec2"}, {"status", 403},
+  const nlohmann::json denied_ec2 = {{"kind", "error"},
+                                     {"service", "ec2"},
+                                     {"status", 403},
                                      {"code", "UnauthorizedOperation"},
                                      {"message", "You are not authorized to perform this operation."}};
   struct Case {
@@ -200,13 +205,17 @@ TEST_F(AccountCatalogTest, EachSourceThatFailsGivesWayToTheDataAndSaysWhy) {
     std::map<std::string, double> on_demand;
     std::map<std::string, double> spot;
   };
-  const std::map<std::string, double> account_spot = {{"us-east-1a", 0.00001}, {"us-east-1b", 0.00001},
-                                                      {"us-east-1c", 0.00001}, {"us-east-1d", 0.00001},
+  const std::map<std::string, double> account_spot = {{"us-east-1a", 0.00001},
+                                                      {"us-east-1b", 0.00001},
+                                                      {"us-east-1c", 0.00001},
+                                                      {"us-east-1d", 0.00001},
                                                       {"us-east-1f", 0.00001}};
-  const std::map<std::string, double> listed = {{"us-east-1a", 0.2}, {"us-east-1b", 0.2}, {"us-east-1c", 0.2},
-                                                {"us-east-1d", 0.2}, {"us-east-1f", 0.2}};
-  const std::map<std::string, double> data_on_demand = {{"us-east-1a", 0.096}, {"us-east-1b", 0.096},
-                                                        {"us-east-1c", 0.096}, {"us-east-1d", 0.096},
+  const std::map<std::string, double> listed = {
+      {"us-east-1a", 0.2}, {"us-east-1b", 0.2}, {"us-east-1c", 0.2}, {"us-east-1d", 0.2}, {"us-east-1f", 0.2}};
+  const std::map<std::string, double> data_on_demand = {{"us-east-1a", 0.096},
+                                                        {"us-east-1b", 0.096},
+                                                        {"us-east-1c", 0.096},
+                                                        {"us-east-1d", 0.096},
                                                         {"us-east-1f", 0.096}};
   nlohmann::json denied_types = denied_ec2;
   denied_types["action"] = "DescribeInstanceTypes";
@@ -219,17 +228,27 @@ TEST_F(AccountCatalogTest, EachSourceThatFailsGivesWayToTheDataAndSaysWhy) {
        listed, account_spot},
       // data/aws/'s observations where it has them (use1-az2 is the account's us-east-1c, use1-az4 its 1d), its
       // estimates elsewhere.
-      {"DescribeSpotPriceHistory denied", denied_spot, true, true,
+      {"DescribeSpotPriceHistory denied",
+       denied_spot,
+       true,
+       true,
        "spot prices: data/aws (ec2:DescribeSpotPriceHistory denied: UnauthorizedOperation: You are not authorized "
        "to perform this operation. (HTTP 403",
-       listed, {}},
+       listed,
+       {}},
       {"GetProducts denied",
-       {{"kind", "error"}, {"service", "pricing"}, {"action", "GetProducts"}, {"status", 400},
-        {"code", "AccessDeniedException"}, {"message", "User is not authorized to perform: pricing:GetProducts"}},
-       true, false,
+       {{"kind", "error"},
+        {"service", "pricing"},
+        {"action", "GetProducts"},
+        {"status", 400},
+        {"code", "AccessDeniedException"},
+        {"message", "User is not authorized to perform: pricing:GetProducts"}},
+       true,
+       false,
        "on-demand prices: data/aws (pricing:GetProducts denied: AccessDeniedException: User is not authorized to "
        "perform: pricing:GetProducts (HTTP 400",
-       data_on_demand, account_spot},
+       data_on_demand,
+       account_spot},
       // moto itself answers HTTP 500: a transient error, tried three times.
       {"GetProducts not served", nullptr, true, false,
        "on-demand prices: data/aws (pricing:GetProducts failed: ", data_on_demand, account_spot},
@@ -246,8 +265,8 @@ TEST_F(AccountCatalogTest, EachSourceThatFailsGivesWayToTheDataAndSaysWhy) {
     }
     if (c.price_stub) stub_prices();
     CatalogSources sources;
-    Result<Catalog> catalog = catalog_from_account(*ec2_, c.pricing ? pricing_.get() : nullptr, kAwsData, options_,
-                                                   &sources);
+    Result<Catalog> catalog =
+        catalog_from_account(*ec2_, c.pricing ? pricing_.get() : nullptr, kAwsData, options_, &sources);
     ASSERT_TRUE(catalog.ok()) << catalog.error().message;
     ASSERT_FALSE(catalog->notes().empty());
     EXPECT_EQ(catalog->notes().front().rfind(c.note, 0), 0u) << catalog->notes().front();
@@ -261,8 +280,8 @@ TEST_F(AccountCatalogTest, EachSourceThatFailsGivesWayToTheDataAndSaysWhy) {
       EXPECT_EQ(m5->offering("us-east-1c", CapacityType::Spot)->price_source, PriceSource::SpotSnapshot);
       EXPECT_EQ(m5->offering("us-east-1d", CapacityType::Spot)->price_per_hour, 0.0416);
       // Elsewhere the estimate data/aws/ makes for that zone ID: us-east-1a is use1-az6.
-      const Offering* estimated = data->find("m5.large")->offering(data->find_zone_by_id("use1-az6")->name,
-                                                                   CapacityType::Spot);
+      const Offering* estimated =
+          data->find("m5.large")->offering(data->find_zone_by_id("use1-az6")->name, CapacityType::Spot);
       ASSERT_NE(estimated, nullptr);
       EXPECT_EQ(m5->offering("us-east-1a", CapacityType::Spot)->price_per_hour, estimated->price_per_hour);
     }

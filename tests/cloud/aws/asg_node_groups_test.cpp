@@ -37,8 +37,15 @@ class AsgNodeGroupsTest : public AutoScalingFixture {
   }
 
   void create_demo_group(std::int32_t min, std::int32_t max, std::int32_t desired) {
-    create_group({"demo-a", min, max, desired, {"us-east-1a"}, {{kEnabledTag, "true"}, {kDemoTag, "owned"}},
-                  "demo-template", {}, false});
+    create_group({"demo-a",
+                  min,
+                  max,
+                  desired,
+                  {"us-east-1a"},
+                  {{kEnabledTag, "true"}, {kDemoTag, "owned"}},
+                  "demo-template",
+                  {},
+                  false});
   }
 
   std::vector<std::string> instance_ids() {
@@ -197,16 +204,21 @@ TEST_F(AsgNodeGroupsTest, AGroupThatIsGoneIsNotFound) {
 TEST_F(AsgNodeGroupsTest, AThrottledSetDesiredCapacityIsThrottledNamingTheGroup) {
   create_demo_group(0, 5, 1);
   // Every attempt of the client's three throttled.
-  const std::string refused = emulator_->add_rule({{"kind", "error"}, {"service", "autoscaling"},
-                                                   {"action", "SetDesiredCapacity"}, {"times", 3}, {"status", 400},
-                                                   {"code", "Throttling"}, {"message", "Rate exceeded"}});
+  const std::string refused = emulator_->add_rule({{"kind", "error"},
+                                                   {"service", "autoscaling"},
+                                                   {"action", "SetDesiredCapacity"},
+                                                   {"times", 3},
+                                                   {"status", 400},
+                                                   {"code", "Throttling"},
+                                                   {"message", "Rate exceeded"}});
   ASSERT_EQ(refused, "");
   auto provider = groups();
   auto raised = provider->increase_size("demo-a", 1);
   ASSERT_FALSE(raised.ok());
   EXPECT_EQ(raised.error().error_class, ErrorClass::Throttled);
-  EXPECT_TRUE(raised.error().message.starts_with(
-      "node group demo-a: setting its desired capacity to 2: autoscaling SetDesiredCapacity: Throttling: Rate exceeded"))
+  EXPECT_TRUE(
+      raised.error().message.starts_with("node group demo-a: setting its desired capacity to 2: autoscaling "
+                                         "SetDesiredCapacity: Throttling: Rate exceeded"))
       << raised.error().message;
   EXPECT_EQ(answers("SetDesiredCapacity"), 3);
   EXPECT_EQ(provider->target_size("demo-a").value(), 1);
@@ -234,8 +246,10 @@ class FakeAutoScaling {
         result = "<Activities>" + activities_ + "</Activities>";
       }
       response.set_content("<" + action + "Response xmlns=\"http://autoscaling.amazonaws.com/doc/2011-01-01/\"><" +
-                               action + "Result>" + result + "</" + action + "Result><ResponseMetadata><RequestId>"
-                               "req-1</RequestId></ResponseMetadata></" + action + "Response>",
+                               action + "Result>" + result + "</" + action +
+                               "Result><ResponseMetadata><RequestId>"
+                               "req-1</RequestId></ResponseMetadata></" +
+                               action + "Response>",
                            "text/xml");
     });
     port_ = server_.bind_to_any_port("127.0.0.1");
@@ -257,17 +271,22 @@ class FakeAutoScaling {
 
 std::string activity(const std::string& id, const std::string& status, const std::string& start,
                      const std::string& message) {
-  return "<member><ActivityId>" + id + "</ActivityId><AutoScalingGroupName>ng-1</AutoScalingGroupName>"
-         "<Description>Launching a new EC2 instance.  Status Reason: " + message + "</Description><Cause>x</Cause>"
-         "<StartTime>" + start + "</StartTime><StatusCode>" + status + "</StatusCode><StatusMessage>" + message +
+  return "<member><ActivityId>" + id +
+         "</ActivityId><AutoScalingGroupName>ng-1</AutoScalingGroupName>"
+         "<Description>Launching a new EC2 instance.  Status Reason: " +
+         message +
+         "</Description><Cause>x</Cause>"
+         "<StartTime>" +
+         start + "</StartTime><StatusCode>" + status + "</StatusCode><StatusMessage>" + message +
          "</StatusMessage><Progress>100</Progress></member>";
 }
 
 // The groups tagged k8s.io/cluster-autoscaler/enabled of `service`.
 struct FakeGroups {
   FakeGroups(const FakeAutoScaling& service, AsgNodeGroupsSettings settings) {
-    auto made = AwsClient::create(kAutoScalingProtocol, "us-east-1", service.url(),
-                                  [] { return Result<Credentials>(Credentials{"AKID", "secret", ""}); });
+    auto made = AwsClient::create(kAutoScalingProtocol, "us-east-1", service.url(), [] {
+      return Result<Credentials>(Credentials{"AKID", "secret", ""});
+    });
     EXPECT_TRUE(made.ok());
     client = std::move(*made);
     api = std::make_unique<AutoScalingApi>(*client, nullptr);
@@ -281,10 +300,12 @@ struct FakeGroups {
 };
 
 TEST(AsgNodeGroups, APlaceholderCarriesTheErrorOfAFailedLaunchSinceTheLastSizeChange) {
-  const std::string capacity = "We currently do not have sufficient m5.large capacity in the Availability Zone you "
-                               "requested (us-east-1b). Launching EC2 instance failed.";
-  const std::string quota = "You have requested more vCPU capacity than your current vCPU limit of 32 allows for "
-                            "the instance bucket. Launching EC2 instance failed.";
+  const std::string capacity =
+      "We currently do not have sufficient m5.large capacity in the Availability Zone you "
+      "requested (us-east-1b). Launching EC2 instance failed.";
+  const std::string quota =
+      "You have requested more vCPU capacity than your current vCPU limit of 32 allows for "
+      "the instance bucket. Launching EC2 instance failed.";
   struct Case {
     std::string activities;
     std::optional<ErrorClass> error;

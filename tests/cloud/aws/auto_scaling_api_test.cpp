@@ -20,12 +20,33 @@ class AutoScalingApiTest : public AutoScalingFixture {
   // demo-a and demo-spot carry the demo cluster's tags; other-cluster another cluster's; untagged none.
   void create_groups() {
     create_launch_template("demo-template", "m5.large");
-    create_group({"demo-a", 1, 5, 1, {"us-east-1a", "us-east-1b"}, {{kEnabledTag, "true"}, {kDemoTag, "owned"}},
-                  "demo-template", {}, false});
-    create_group({"demo-spot", 0, 3, 0, {"us-east-1b"}, {{kEnabledTag, "true"}, {kDemoTag, "owned"}},
-                  "demo-template", {"c5.large", "m5.large"}, true});
-    create_group({"other-cluster", 0, 2, 0, {"us-east-1a"},
-                  {{kEnabledTag, "true"}, {"k8s.io/cluster-autoscaler/other", "owned"}}, "demo-template", {}, false});
+    create_group({"demo-a",
+                  1,
+                  5,
+                  1,
+                  {"us-east-1a", "us-east-1b"},
+                  {{kEnabledTag, "true"}, {kDemoTag, "owned"}},
+                  "demo-template",
+                  {},
+                  false});
+    create_group({"demo-spot",
+                  0,
+                  3,
+                  0,
+                  {"us-east-1b"},
+                  {{kEnabledTag, "true"}, {kDemoTag, "owned"}},
+                  "demo-template",
+                  {"c5.large", "m5.large"},
+                  true});
+    create_group({"other-cluster",
+                  0,
+                  2,
+                  0,
+                  {"us-east-1a"},
+                  {{kEnabledTag, "true"}, {"k8s.io/cluster-autoscaler/other", "owned"}},
+                  "demo-template",
+                  {},
+                  false});
     create_group({"untagged", 0, 2, 0, {"us-east-1a"}, {}, "demo-template", {}, false});
   }
 

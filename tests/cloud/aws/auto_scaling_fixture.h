@@ -25,9 +25,9 @@ struct GroupSpec {
   std::int32_t min_size = 0, max_size = 0, desired = 0;
   std::vector<std::string> zones{"us-east-1a", "us-east-1b"};
   std::map<std::string, std::string> tags;
-  std::string launch_template;               // LaunchTemplate.LaunchTemplateName, version $Latest
-  std::vector<std::string> override_types;   // a MixedInstancesPolicy over `launch_template` instead
-  bool spot = false;                         // the policy's OnDemandPercentageAboveBaseCapacity 0
+  std::string launch_template;              // LaunchTemplate.LaunchTemplateName, version $Latest
+  std::vector<std::string> override_types;  // a MixedInstancesPolicy over `launch_template` instead
+  bool spot = false;                        // the policy's OnDemandPercentageAboveBaseCapacity 0
 };
 
 class AutoScalingFixture : public EmulatorTest {

@@ -41,8 +41,8 @@ CredentialsSource fixed_credentials() {
 
 AwsClientOptions no_waiting() {
   AwsClientOptions options;
-  options.backoff = net::Backoff{std::chrono::milliseconds(0), std::chrono::milliseconds(0), 2.0,
-                                 net::Backoff::Jitter::Full};
+  options.backoff =
+      net::Backoff{std::chrono::milliseconds(0), std::chrono::milliseconds(0), 2.0, net::Backoff::Jitter::Full};
   return options;
 }
 
@@ -94,10 +94,11 @@ TEST(AwsClient, AnEc2CallsListsAndFiltersAreNumberedAsEc2WantsThem) {
   httplib::Request seen;
   FakeService service([&](const httplib::Request& request, httplib::Response& response) {
     seen = request;
-    response.set_content("<DescribeSubnetsResponse><requestId>r-2</requestId><subnetSet><item><subnetId>subnet-1"
-                         "</subnetId></item><item><subnetId>subnet-2</subnetId></item></subnetSet>"
-                         "</DescribeSubnetsResponse>",
-                         "text/xml");
+    response.set_content(
+        "<DescribeSubnetsResponse><requestId>r-2</requestId><subnetSet><item><subnetId>subnet-1"
+        "</subnetId></item><item><subnetId>subnet-2</subnetId></item></subnetSet>"
+        "</DescribeSubnetsResponse>",
+        "text/xml");
   });
   auto client = client_for(service, kEc2Protocol);
   FormParams params;
@@ -128,8 +129,9 @@ TEST(AwsClient, AJsonCallNamesItsTargetAndReadsItsAnswer) {
   EXPECT_EQ(seen.get_header_value("X-Amz-Target"), "AmazonSSM.GetParameter");
   EXPECT_EQ(seen.get_header_value("Content-Type"), "application/x-amz-json-1.1");
   EXPECT_EQ(json::parse(seen.body), (json{{"Name", "/p"}}));
-  EXPECT_NE(seen.get_header_value("Authorization").find("SignedHeaders=content-type;host;x-amz-date;"
-                                                        "x-amz-security-token;x-amz-target"),
+  EXPECT_NE(seen.get_header_value("Authorization")
+                .find("SignedHeaders=content-type;host;x-amz-date;"
+                      "x-amz-security-token;x-amz-target"),
             std::string::npos);
   EXPECT_EQ((*answer)["Parameter"]["Value"], "ami-1");
 }
@@ -147,15 +149,15 @@ TEST(AwsClient, EachProtocolsErrorIsReadWithItsCodeMessageAndRequestId) {
       {kEc2Protocol, 400,
        "<Response><Errors><Error><Code>InvalidLaunchTemplateName.NotFoundException</Code><Message>no such template"
        "</Message></Error></Errors><RequestID>ec2-req</RequestID></Response>",
-       "",
-       "ec2 Call: InvalidLaunchTemplateName.NotFoundException: no such template (HTTP 400, request id ec2-req)"},
+       "", "ec2 Call: InvalidLaunchTemplateName.NotFoundException: no such template (HTTP 400, request id ec2-req)"},
       {kAutoScalingProtocol, 400,
        "<ErrorResponse><Error><Type>Sender</Type><Code>ValidationError</Code><Message>bad size</Message></Error>"
        "<RequestId>as-req</RequestId></ErrorResponse>",
        "", "autoscaling Call: ValidationError: bad size (HTTP 400, request id as-req)"},
       {kSsmProtocol, 400, R"({"__type":"com.amazonaws.ssm#ParameterNotFound","message":"gone"})", "ssm-req",
        "ssm Call: ParameterNotFound: gone (HTTP 400, request id ssm-req)"},
-      {kSqsProtocol, 403, "<html><body>Forbidden</body></html>", "", "sqs Call: <html><body>Forbidden</body></html> (HTTP 403)"},
+      {kSqsProtocol, 403, "<html><body>Forbidden</body></html>", "",
+       "sqs Call: <html><body>Forbidden</body></html> (HTTP 403)"},
   };
   for (const Case& c : cases) {
     FakeService service([&](const httplib::Request&, httplib::Response& response) {
@@ -180,8 +182,9 @@ TEST(AwsClient, ThrottlingAndServerErrorsAreRetriedUpToThreeAttemptsAndClientErr
   FakeService service([&](const httplib::Request&, httplib::Response& response) {
     if (++calls <= fail_first) {
       response.status = status;
-      response.set_content("<Response><Errors><Error><Code>" + code + "</Code><Message>m</Message></Error></Errors>"
-                           "<RequestID>r</RequestID></Response>",
+      response.set_content("<Response><Errors><Error><Code>" + code +
+                               "</Code><Message>m</Message></Error></Errors>"
+                               "<RequestID>r</RequestID></Response>",
                            "text/xml");
       return;
     }
@@ -252,8 +255,7 @@ TEST(AwsClient, TheRetryQuotaStopsRetryingOnceSpent) {
     ++calls;
     if (failing) {
       response.status = 503;
-      response.set_content("<Response><Errors><Error><Code>Unavailable</Code></Error></Errors></Response>",
-                           "text/xml");
+      response.set_content("<Response><Errors><Error><Code>Unavailable</Code></Error></Errors></Response>", "text/xml");
     } else {
       response.set_content("<R/>", "text/xml");
     }
@@ -265,8 +267,7 @@ TEST(AwsClient, TheRetryQuotaStopsRetryingOnceSpent) {
   calls = 0;
   const AwsError spent = client->query("Call", FormParams()).error();
   EXPECT_EQ(calls, 1);
-  EXPECT_EQ(spent.describe(),
-            "ec2 Call: Unavailable: not retried: the client's retry quota is spent (HTTP 503)");
+  EXPECT_EQ(spent.describe(), "ec2 Call: Unavailable: not retried: the client's retry quota is spent (HTTP 503)");
   // A first attempt that succeeds pays 1 token back: enough for no retry (5); 5 successes pay for one.
   failing = false;
   for (int i = 0; i < 5; ++i) ASSERT_TRUE(client->query("Call", FormParams()).ok());

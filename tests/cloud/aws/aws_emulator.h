@@ -34,9 +34,9 @@ inline constexpr const char* kAwsEmulatorSecret = "wJalrXUtnFEMI/K7MDENG+bPxRfiC
 
 // One request as the emulator received it.
 struct EmulatedCall {
-  std::string service;    // the credential scope's service ("ec2", "autoscaling", "sqs", "ssm", "sts", "pricing")
-  std::string action;     // the form's Action, or X-Amz-Target's operation
-  nlohmann::json params;  // the form as a flat object {"Filter.1.Name": "..."}, or the JSON body
+  std::string service;     // the credential scope's service ("ec2", "autoscaling", "sqs", "ssm", "sts", "pricing")
+  std::string action;      // the form's Action, or X-Amz-Target's operation
+  nlohmann::json params;   // the form as a flat object {"Filter.1.Name": "..."}, or the JSON body
   std::string access_key;  // the access key id it was signed with ("" when unsigned): whose call it is
 };
 

@@ -210,7 +210,10 @@ TEST(Credentials, TheChainTakesTheFirstConfiguredLinkInBotocoresOrder) {
       {{{"AWS_EC2_METADATA_SERVICE_ENDPOINT", "http://127.0.0.1:9"}}, "", "", "IMDS at http://127.0.0.1:9", ""},
       // The legacy name of the session token still counts.
       {{{"AWS_ACCESS_KEY_ID", "AKIDENV"}, {"AWS_SECRET_ACCESS_KEY", "env-secret"}, {"AWS_SECURITY_TOKEN", "legacy"}},
-       "", "", "environment", "AKIDENV/env-secret/legacy"},
+       "",
+       "",
+       "environment",
+       "AKIDENV/env-secret/legacy"},
   };
   SteppedClock clock(kNewYear);
   for (const Case& c : cases) {
@@ -237,25 +240,39 @@ TEST(Credentials, AMisconfiguredLinkIsRefusedRatherThanSkipped) {
   };
   const std::vector<Case> cases = {
       {{{"AWS_ACCESS_KEY_ID", "AKIDENV"}}, "", "", "AWS_ACCESS_KEY_ID is set but AWS_SECRET_ACCESS_KEY is not"},
-      {{{"AWS_ACCESS_KEY_ID", "AKIDENV"}, {"AWS_SECRET_ACCESS_KEY", "s"}, {"AWS_CREDENTIAL_EXPIRATION", "soon"}}, "",
-       "", "AWS_CREDENTIAL_EXPIRATION: expiration \"soon\" is not an ISO 8601 time"},
-      {{{"AWS_WEB_IDENTITY_TOKEN_FILE", "/var/run/token"}}, "", "",
+      {{{"AWS_ACCESS_KEY_ID", "AKIDENV"}, {"AWS_SECRET_ACCESS_KEY", "s"}, {"AWS_CREDENTIAL_EXPIRATION", "soon"}},
+       "",
+       "",
+       "AWS_CREDENTIAL_EXPIRATION: expiration \"soon\" is not an ISO 8601 time"},
+      {{{"AWS_WEB_IDENTITY_TOKEN_FILE", "/var/run/token"}},
+       "",
+       "",
        "web identity token file /var/run/token is set but no role is: set AWS_ROLE_ARN, or role_arn in profile "
        "default"},
-      {{}, "[default]\naws_access_key_id = AKIDCREDS\n", "",
+      {{},
+       "[default]\naws_access_key_id = AKIDCREDS\n",
+       "",
        credentials + ": profile default has aws_access_key_id but no aws_secret_access_key"},
-      {{}, "", "[default]\nrole_arn = " + std::string(kRoleArn) + "\nsource_profile = base\n",
+      {{},
+       "",
+       "[default]\nrole_arn = " + std::string(kRoleArn) + "\nsource_profile = base\n",
        "profile default in " + config +
            " sets source_profile: sts:AssumeRole chaining is not supported; give Scalewright web identity (IRSA), "
            "container (EKS Pod Identity), instance profile or static credentials"},
-      {{}, "", "[default]\ncredential_process = /usr/bin/get-creds\n",
+      {{},
+       "",
+       "[default]\ncredential_process = /usr/bin/get-creds\n",
        "profile default in " + config +
            " sets credential_process: credential_process is not supported; give Scalewright web identity (IRSA), "
            "container (EKS Pod Identity), instance profile or static credentials"},
-      {{{"AWS_CONTAINER_CREDENTIALS_FULL_URI", "http://10.0.0.1/credentials"}}, "", "",
+      {{{"AWS_CONTAINER_CREDENTIALS_FULL_URI", "http://10.0.0.1/credentials"}},
+       "",
+       "",
        "AWS_CONTAINER_CREDENTIALS_FULL_URI \"http://10.0.0.1/credentials\": plain http is allowed only to a loopback "
        "address, 169.254.170.2, 169.254.170.23 or [fd00:ec2::23]"},
-      {{{"AWS_EC2_METADATA_SERVICE_ENDPOINT", "169.254.169.254"}}, "", "",
+      {{{"AWS_EC2_METADATA_SERVICE_ENDPOINT", "169.254.169.254"}},
+       "",
+       "",
        "the IMDS endpoint \"169.254.169.254\" must start with https:// or http://"},
   };
   for (const Case& c : cases) {

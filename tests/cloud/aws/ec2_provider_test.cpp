@@ -22,8 +22,10 @@ namespace scalewright::cloud::aws {
 namespace {
 
 const std::filesystem::path kData = std::filesystem::path(SCALEWRIGHT_SOURCE_DIR) / "data/aws";
-const std::string kAliasX86 = "/aws/service/eks/optimized-ami/1.30/amazon-linux-2023/x86_64/standard/recommended/image_id";
-const std::string kAliasArm = "/aws/service/eks/optimized-ami/1.30/amazon-linux-2023/arm64/standard/recommended/image_id";
+const std::string kAliasX86 =
+    "/aws/service/eks/optimized-ami/1.30/amazon-linux-2023/x86_64/standard/recommended/image_id";
+const std::string kAliasArm =
+    "/aws/service/eks/optimized-ami/1.30/amazon-linux-2023/arm64/standard/recommended/image_id";
 
 const std::string kNodeClass = R"(apiVersion: karpenter.k8s.aws/v1
 kind: EC2NodeClass
@@ -153,7 +155,8 @@ TEST_F(Ec2ProviderTest, ANodeClassResolvesItsSubnetsGroupsAndAmisAndShapesTheCat
   const InstanceType* m5 = (*types)->find("m5.large");
   ASSERT_NE(m5, nullptr);
   std::vector<std::string> offered;
-  for (const Offering& o : m5->offerings) offered.push_back(o.zone + "/" + o.zone_id + " " + std::string(to_string(o.capacity_type)));
+  for (const Offering& o : m5->offerings)
+    offered.push_back(o.zone + "/" + o.zone_id + " " + std::string(to_string(o.capacity_type)));
   std::sort(offered.begin(), offered.end());
   EXPECT_EQ(offered, (std::vector<std::string>{"us-west-2a/usw2-az2 on-demand", "us-west-2a/usw2-az2 spot",
                                                "us-west-2b/usw2-az1 on-demand", "us-west-2b/usw2-az1 spot"}));
@@ -201,14 +204,14 @@ TEST_F(Ec2ProviderTest, ALaunchIsOneCreateFleetOverItsOfferingsCheapestFirstTagg
   EXPECT_EQ(instance.id, created->instance.id);
   EXPECT_EQ(instance.instance_type, "m5.large");
   EXPECT_EQ(instance.image_id, ami_x86_);
-  for (const auto& [key, value] : std::vector<std::pair<std::string, std::string>>{
-           {"team", "platform"},
-           {"kubernetes.io/cluster/demo", "owned"},
-           {"karpenter.sh/nodepool", "default"},
-           {"eks:eks-cluster-name", "demo"},
-           {"karpenter.k8s.aws/ec2nodeclass", "default"},
-           {"karpenter.sh/nodeclaim", "default-abc12"},
-           {"Name", "default-abc12"}}) {
+  for (const auto& [key, value] :
+       std::vector<std::pair<std::string, std::string>>{{"team", "platform"},
+                                                        {"kubernetes.io/cluster/demo", "owned"},
+                                                        {"karpenter.sh/nodepool", "default"},
+                                                        {"eks:eks-cluster-name", "demo"},
+                                                        {"karpenter.k8s.aws/ec2nodeclass", "default"},
+                                                        {"karpenter.sh/nodeclaim", "default-abc12"},
+                                                        {"Name", "default-abc12"}}) {
     EXPECT_EQ(instance.tag(key), value) << key;
   }
   // A second launch of the same shape reuses the template it made.
@@ -224,10 +227,11 @@ TEST_F(Ec2ProviderTest, ALaunchIsOneCreateFleetOverItsOfferingsCheapestFirstTagg
 
 TEST_F(Ec2ProviderTest, AnOfferingWithoutCapacityIsSkippedInTheSameCallAndReportedUnavailable) {
   const Catalog& catalog = ready_catalog();
-  ASSERT_EQ(emulator_->add_rule({{"kind", "insufficient_capacity"},
-                                 {"offerings", {{{"instance_type", "m5.large"}, {"zone", "us-west-2a"},
-                                                 {"capacity_type", "on-demand"}}}}}),
-            "");
+  ASSERT_EQ(
+      emulator_->add_rule(
+          {{"kind", "insufficient_capacity"},
+           {"offerings", {{{"instance_type", "m5.large"}, {"zone", "us-west-2a"}, {"capacity_type", "on-demand"}}}}}),
+      "");
   auto created = provider_->create(on_demand_request(catalog, "default-abc12"));
   ASSERT_TRUE(created.ok()) << created.error().message;
   EXPECT_EQ(describe(created->launched), "m5.large us-west-2b on-demand");
@@ -246,8 +250,9 @@ TEST_F(Ec2ProviderTest, NoCapacityForAnyOfferingIsInsufficientCapacityNamingEach
   std::vector<std::string> unavailable;
   for (const LaunchOption& o : created.error().unavailable) unavailable.push_back(describe(o));
   std::sort(unavailable.begin(), unavailable.end());
-  EXPECT_EQ(unavailable, (std::vector<std::string>{"m5.large us-west-2a on-demand", "m5.large us-west-2b on-demand",
-                                                   "m5.xlarge us-west-2a on-demand", "m5.xlarge us-west-2b on-demand"}));
+  EXPECT_EQ(unavailable,
+            (std::vector<std::string>{"m5.large us-west-2a on-demand", "m5.large us-west-2b on-demand",
+                                      "m5.xlarge us-west-2a on-demand", "m5.xlarge us-west-2b on-demand"}));
   EXPECT_TRUE(instances().empty());
 }
 
@@ -258,7 +263,8 @@ TEST_F(Ec2ProviderTest, IdenticalLaunchesMadeAtOnceAreOneCreateFleetForAsManyIns
   std::vector<CloudResult<Created>> results(3, CloudError{});
   std::vector<std::thread> launches;
   for (int i = 0; i < 3; ++i) {
-    launches.emplace_back([&, i] { results[i] = provider_->create(on_demand_request(catalog, "claim-" + std::to_string(i))); });
+    launches.emplace_back(
+        [&, i] { results[i] = provider_->create(on_demand_request(catalog, "claim-" + std::to_string(i))); });
   }
   for (std::thread& t : launches) t.join();
   std::set<std::string> ids;
@@ -271,7 +277,8 @@ TEST_F(Ec2ProviderTest, IdenticalLaunchesMadeAtOnceAreOneCreateFleetForAsManyIns
   EXPECT_EQ(provider_->fleet_calls(), 2u);
   int asked = 0;
   for (const testing::EmulatedCall& call : emulator_->calls()) {
-    if (call.action == "CreateFleet") asked = std::max(asked, std::stoi(call.params.value("TargetCapacitySpecification.TotalTargetCapacity", "0")));
+    if (call.action == "CreateFleet")
+      asked = std::max(asked, std::stoi(call.params.value("TargetCapacitySpecification.TotalTargetCapacity", "0")));
   }
   EXPECT_EQ(asked, 3);
 }
@@ -283,7 +290,8 @@ TEST_F(Ec2ProviderTest, LaunchesMadeAtOnceMakeTheirLaunchTemplateOnce) {
   std::vector<CloudResult<Created>> results(3, CloudError{});
   std::vector<std::thread> launches;
   for (int i = 0; i < 3; ++i) {
-    launches.emplace_back([&, i] { results[i] = provider_->create(on_demand_request(catalog, "claim-" + std::to_string(i))); });
+    launches.emplace_back(
+        [&, i] { results[i] = provider_->create(on_demand_request(catalog, "claim-" + std::to_string(i))); });
   }
   for (std::thread& t : launches) t.join();
   for (const auto& result : results) ASSERT_TRUE(result.ok()) << result.error().message;
@@ -317,8 +325,8 @@ TEST_F(Ec2ProviderTest, InstancesAreListedGotAndTerminatedByTheirTags) {
   auto second = provider_->create(on_demand_request(catalog, "default-def34"));
   auto third = provider_->create(on_demand_request(catalog, "default-ghi56"));
   ASSERT_TRUE(second.ok() && third.ok());
-  Ec2Provider restarted(*ec2_, *ssm_, provider_->catalog(), {{"demo", "https://demo.eks.amazonaws.com", "Q0E=",
-                                                              "10.100.0.0/16", "1.30"}});
+  Ec2Provider restarted(*ec2_, *ssm_, provider_->catalog(),
+                        {{"demo", "https://demo.eks.amazonaws.com", "Q0E=", "10.100.0.0/16", "1.30"}});
   EXPECT_TRUE(restarted.terminate(second->instance.provider_id).ok());
   EXPECT_TRUE(restarted.terminate("default-ghi56").ok());
   EXPECT_EQ(restarted.terminate("default-ghi56").error().error_class, ErrorClass::NotFound);
@@ -396,8 +404,14 @@ TEST_F(Ec2ProviderTest, ANodeClassThatDoesNotResolveIsNotReadySaysWhyAndLaunches
       {"alias: al2023@latest", "alias: al2023@v20240101", nullptr,
        "AMIsReady: alias al2023@v20240101 resolves to no AMI: SSM parameter /aws/service/eks/optimized-ami/1.30/"
        "amazon-linux-2023/arm64/standard/amazon-eks-node-al2023-arm64-standard-1.30-v20240101/image_id not found"},
-      {"", "", {{"kind", "error"}, {"service", "ec2"}, {"action", "DescribeSecurityGroups"}, {"status", 403},
-                {"code", "UnauthorizedOperation"}, {"message", "You are not authorized to perform this operation."}},
+      {"",
+       "",
+       {{"kind", "error"},
+        {"service", "ec2"},
+        {"action", "DescribeSecurityGroups"},
+        {"status", 403},
+        {"code", "UnauthorizedOperation"},
+        {"message", "You are not authorized to perform this operation."}},
        "SecurityGroupsReady: ec2 DescribeSecurityGroups: UnauthorizedOperation: You are not authorized to perform "
        "this operation. (HTTP 403)"},
       // A role IAM does not have: its profile is made, and cannot hold it.

@@ -33,15 +33,18 @@ class EmulatorTest : public ::testing::Test {
   // A client of `api` in `region` with the emulator's credentials, retrying at once (no back-off waits).
   std::unique_ptr<AwsClient> client(ApiProtocol api, const std::string& region) {
     AwsClientOptions options;
-    options.backoff = net::Backoff{std::chrono::milliseconds(0), std::chrono::milliseconds(0), 2.0,
-                                   net::Backoff::Jitter::Full};
+    options.backoff =
+        net::Backoff{std::chrono::milliseconds(0), std::chrono::milliseconds(0), 2.0, net::Backoff::Jitter::Full};
     options.on_answer = [this](std::string_view action, int) {
       std::lock_guard lock(mutex_);
       ++answers_[std::string(action)];
     };
-    auto made = AwsClient::create(api, region, emulator_->endpoint(), [] {
-      return Result<Credentials>(Credentials{testing::kAwsEmulatorAccessKey, testing::kAwsEmulatorSecret, ""});
-    }, std::move(options));
+    auto made = AwsClient::create(
+        api, region, emulator_->endpoint(),
+        [] {
+          return Result<Credentials>(Credentials{testing::kAwsEmulatorAccessKey, testing::kAwsEmulatorSecret, ""});
+        },
+        std::move(options));
     EXPECT_TRUE(made.ok()) << (made ? "" : made.error().message);
     return made ? std::move(*made) : nullptr;
   }

@@ -106,10 +106,10 @@ class InterruptionQueue : public EmulatorTest {
   }
   // Messages in the queue, visible or received and not deleted.
   int messages_left(const std::string& url) {
-    AwsResult<json> got = sqs_->json(
-        "GetQueueAttributes",
-        {{"QueueUrl", url},
-         {"AttributeNames", {"ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"}}});
+    AwsResult<json> got =
+        sqs_->json("GetQueueAttributes",
+                   {{"QueueUrl", url},
+                    {"AttributeNames", {"ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"}}});
     EXPECT_TRUE(got.ok()) << (got ? "" : got.error().describe());
     if (!got) return -1;
     const json& attributes = (*got)["Attributes"];
@@ -121,8 +121,8 @@ class InterruptionQueue : public EmulatorTest {
     InterruptionPollerOptions options;
     options.receive.wait_seconds = 1;
     options.receive.visibility_timeout = 1;
-    options.backoff = net::Backoff{std::chrono::milliseconds(10), std::chrono::milliseconds(10), 2.0,
-                                   net::Backoff::Jitter::Full};
+    options.backoff =
+        net::Backoff{std::chrono::milliseconds(10), std::chrono::milliseconds(10), 2.0, net::Backoff::Jitter::Full};
     return options;
   }
 
@@ -170,20 +170,20 @@ TEST_F(InterruptionQueue, EachEventKarpenterHandlesBecomesItsNoticesAndEveryMess
   poller->reset();
 
   using Notice = std::tuple<Kind, std::string, std::chrono::system_clock::time_point, std::string>;
-  EXPECT_EQ(notices.sorted(),
-            (std::vector<Notice>{
-                // two minutes after the warning
-                {Kind::SpotInterruption, "i-0spot", wall("2026-01-05T12:02:00Z"),
-                 "EC2 Spot Instance Interruption Warning"},
-                // one notice per affected instance, at the event's time
-                {Kind::ScheduledChange, "i-0retire1", wall("2026-01-05T10:00:00Z"), "AWS Health Event"},
-                {Kind::ScheduledChange, "i-0retire2", wall("2026-01-05T10:00:00Z"), "AWS Health Event"},
-                {Kind::Stopping, "i-0reserved", wall("2026-01-05T12:05:00Z"),
-                 "EC2 Capacity Reservation Instance Interruption Warning"},
-                {Kind::Stopping, "i-0stopping", wall("2026-01-05T12:02:00Z"), "EC2 Instance State-change Notification"},
-                {Kind::RebalanceRecommendation, "i-0rebal", wall("2026-01-05T11:58:00Z"),
-                 "EC2 Instance Rebalance Recommendation"},
-            }));
+  EXPECT_EQ(
+      notices.sorted(),
+      (std::vector<Notice>{
+          // two minutes after the warning
+          {Kind::SpotInterruption, "i-0spot", wall("2026-01-05T12:02:00Z"), "EC2 Spot Instance Interruption Warning"},
+          // one notice per affected instance, at the event's time
+          {Kind::ScheduledChange, "i-0retire1", wall("2026-01-05T10:00:00Z"), "AWS Health Event"},
+          {Kind::ScheduledChange, "i-0retire2", wall("2026-01-05T10:00:00Z"), "AWS Health Event"},
+          {Kind::Stopping, "i-0reserved", wall("2026-01-05T12:05:00Z"),
+           "EC2 Capacity Reservation Instance Interruption Warning"},
+          {Kind::Stopping, "i-0stopping", wall("2026-01-05T12:02:00Z"), "EC2 Instance State-change Notification"},
+          {Kind::RebalanceRecommendation, "i-0rebal", wall("2026-01-05T11:58:00Z"),
+           "EC2 Instance Rebalance Recommendation"},
+      }));
   EXPECT_EQ(answers("DeleteMessage"), sent);  // each once, the ignored and the unreadable too
   EXPECT_EQ(messages_left(url), 0);
 }
@@ -208,12 +208,17 @@ TEST_F(InterruptionQueue, AMessageWhoseNoticeCouldNotBeHandedOnComesBackAndIsDel
 
 TEST_F(InterruptionQueue, AFailingQueueIsWaitedOutAndReadOnceItAnswers) {
   const std::string url = create_queue("demo");
-  send(url, event("EC2 Instance Rebalance Recommendation", "aws.ec2", "2026-01-05T11:58:00Z",
-                  {{"instance-id", "i-0rebal"}})
-                .dump());
+  send(url,
+       event("EC2 Instance Rebalance Recommendation", "aws.ec2", "2026-01-05T11:58:00Z", {{"instance-id", "i-0rebal"}})
+           .dump());
   // Two receives refused (a code the client does not retry), then SQS answers again.
-  ASSERT_EQ(emulator_->add_rule({{"kind", "error"}, {"service", "sqs"}, {"action", "ReceiveMessage"}, {"times", 2},
-                                 {"status", 400}, {"code", "KmsAccessDenied"}, {"message", "The key is disabled."}}),
+  ASSERT_EQ(emulator_->add_rule({{"kind", "error"},
+                                 {"service", "sqs"},
+                                 {"action", "ReceiveMessage"},
+                                 {"times", 2},
+                                 {"status", 400},
+                                 {"code", "KmsAccessDenied"},
+                                 {"message", "The key is disabled."}}),
             "");
   Notices notices;
   auto poller = SqsInterruptionPoller::start(*sqs_, "demo", notices.sink(), quick());
@@ -229,7 +234,8 @@ TEST_F(InterruptionQueue, AQueueThatDoesNotExistIsAnErrorNamingIt) {
   Notices notices;
   auto poller = SqsInterruptionPoller::start(*sqs_, "no-such-queue", notices.sink(), quick());
   ASSERT_FALSE(poller.ok());
-  EXPECT_TRUE(poller.error().message.starts_with("interruption queue no-such-queue: sqs GetQueueUrl: QueueDoesNotExist"))
+  EXPECT_TRUE(
+      poller.error().message.starts_with("interruption queue no-such-queue: sqs GetQueueUrl: QueueDoesNotExist"))
       << poller.error().message;
 }
 

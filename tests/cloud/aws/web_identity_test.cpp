@@ -41,7 +41,7 @@ TEST_F(WebIdentity, TemporaryKeysFromStsSignCallsThatPassTheSignatureCheck) {
   ASSERT_TRUE(ec2.ok()) << ec2.error().message;
   auto subnets = Ec2Api(**ec2).describe_subnets({});
   ASSERT_TRUE(subnets.ok()) << subnets.error().describe();
-  EXPECT_EQ(subnets->size(), 4u);  // moto's default subnet per zone of us-west-2
+  EXPECT_EQ(subnets->size(), 4u);                                      // moto's default subnet per zone of us-west-2
   EXPECT_EQ(emulator_->count("sts", "AssumeRoleWithWebIdentity"), 1);  // the cached keys, not asked again
 }
 
