@@ -160,7 +160,7 @@ std::vector<EmulatedCall> AwsEmulator::calls() const {
   for (const nlohmann::json& call : *answer) {
     const nlohmann::json& key = call.contains("access_key") ? call["access_key"] : nlohmann::json();
     out.push_back({call.value("service", ""), call.value("action", ""), call.value("params", nlohmann::json()),
-                   key.is_string() ? key.get<std::string>() : ""});
+                   key.is_string() ? key.get<std::string>() : "", call.value("at", 0.0)});
   }
   return out;
 }

@@ -38,6 +38,7 @@ struct EmulatedCall {
   std::string action;      // the form's Action, or X-Amz-Target's operation
   nlohmann::json params;   // the form as a flat object {"Filter.1.Name": "..."}, or the JSON body
   std::string access_key;  // the access key id it was signed with ("" when unsigned): whose call it is
+  double at = 0;           // when it arrived: seconds since the epoch, on this machine's clock
 };
 
 class AwsEmulator {

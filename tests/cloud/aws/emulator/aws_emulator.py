@@ -414,7 +414,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         call = Call(self.command, self.path, list(self.headers.items()), body)
         with STATE.lock:
             STATE.calls.append({'service': call.service, 'action': call.action, 'params': call.params,
-                                'access_key': call.access_key})
+                                'access_key': call.access_key, 'at': time.time()})
         problems = call.judge()
         for what, canonical in problems:
             STATE.problem(call.service, call.action, what, canonical)
