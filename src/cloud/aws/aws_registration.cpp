@@ -164,8 +164,9 @@ class RunningAws final : public RunningProvider {
       if (provider_ids.contains(provider_id(instance.zone, instance.id))) continue;
       const std::string claim = instance.tag(karpenter_tags::nodeclaim);
       if (!claim.empty() && names.contains(claim)) continue;  // its NodeClaim will take it (adoption)
+      // Young, or of an age it cannot tell: its launch may be under way (the NodeClaim's status not written yet).
       const std::optional<std::int64_t> launched = manifest::parse_rfc3339(instance.launch_time);
-      if (launched && now - std::chrono::system_clock::time_point(std::chrono::seconds(*launched)) < kGarbageAge) {
+      if (!launched || now - std::chrono::system_clock::time_point(std::chrono::seconds(*launched)) < kGarbageAge) {
         continue;
       }
       leaked.push_back(instance.id);
