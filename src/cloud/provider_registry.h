@@ -75,6 +75,12 @@ struct ProviderContext {
   const nodegroups::AutoscalerOptions* cluster_autoscaler = nullptr;
   // Where data/aws/ is (--data-dir): what a cloud whose own catalog calls are denied falls back to.
   std::filesystem::path data_dir = {};
+
+  // Provider flag `name`'s value (as given or defaulted); `fallback` for a flag the provider did not declare.
+  std::string flag(std::string_view name, std::string_view fallback = "") const {
+    auto found = flags.find(std::string(name));
+    return found == flags.end() ? std::string(fallback) : found->second;
+  }
 };
 
 // A provider made for `scalewright run`: the port the controllers act through, and the work it does while this

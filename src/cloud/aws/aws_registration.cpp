@@ -32,11 +32,6 @@ constexpr std::string_view kClusterCaBundle = "--cluster-ca-bundle";
 constexpr std::string_view kServiceCidr = "--cluster-service-cidr";
 constexpr std::string_view kInterruptionQueue = "--interruption-queue";
 
-std::string flag(const ProviderContext& context, std::string_view name) {
-  auto found = context.flags.find(std::string(name));
-  return found == context.flags.end() ? "" : found->second;
-}
-
 // "1.26" from the API server's /version (gitVersion "v1.26.1", or major and minor): the AMI aliases' version.
 Result<std::string> kubernetes_version(const kube::ApiClient& client) {
   kube::KubeResult<nlohmann::json> version = client.get("/version");
@@ -202,7 +197,7 @@ class RunningAws final : public RunningProvider {
 };
 
 Result<std::unique_ptr<RunningProvider>> make_aws(ProviderContext& context) {
-  const std::string cluster_name = flag(context, kClusterName);
+  const std::string cluster_name = context.flag(kClusterName);
   if (cluster_name.empty()) {
     return Error{std::string(kClusterName) +
                  " is required with --cloud-provider aws: the EKS cluster's name, as Karpenter's CLUSTER_NAME"};
@@ -263,20 +258,20 @@ Result<std::unique_ptr<RunningProvider>> make_aws(ProviderContext& context) {
   Ec2ProviderOptions options;
   options.cluster.name = cluster_name;
   const net::HttpEndpoint& kube_endpoint = context.client.transport().endpoint();
-  options.cluster.endpoint = flag(context, kClusterEndpoint);
+  options.cluster.endpoint = context.flag(kClusterEndpoint);
   if (options.cluster.endpoint.empty()) options.cluster.endpoint = kube_endpoint.base_url;
-  options.cluster.certificate_authority = flag(context, kClusterCaBundle);
+  options.cluster.certificate_authority = context.flag(kClusterCaBundle);
   if (options.cluster.certificate_authority.empty()) {
     options.cluster.certificate_authority = base64(kube_endpoint.certificate_authority);
   }
-  options.cluster.service_cidr = flag(context, kServiceCidr);
+  options.cluster.service_cidr = context.flag(kServiceCidr);
   Result<std::string> version = kubernetes_version(context.client);
   if (!version) return version.error();
   options.cluster.kubernetes_version = *version;
 
   auto running = std::make_unique<RunningAws>(context.client, std::move(*ec2), std::move(*ssm), std::move(*autoscaling),
                                               std::move(*iam), region, std::move(*catalog), options);
-  if (const std::string queue = flag(context, kInterruptionQueue); !queue.empty()) {
+  if (const std::string queue = context.flag(kInterruptionQueue); !queue.empty()) {
     Result<std::unique_ptr<AwsClient>> sqs = make_client(kSqs);
     if (!sqs) return sqs.error();
     running->use_interruption_queue(std::move(*sqs), queue, context.notices);

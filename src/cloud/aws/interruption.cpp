@@ -8,6 +8,7 @@
 #include <exception>
 #include <nlohmann/json.hpp>
 
+#include "api/ascii.h"
 #include "api/timestamp.h"
 #include "net/retry.h"
 
@@ -38,11 +39,6 @@ const std::string* string_at(const json& object, const char* key) {
   return found != object.end() && found->is_string() ? found->get_ptr<const std::string*>() : nullptr;
 }
 
-std::string lower(std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
-  return text;
-}
-
 // One notice of detail.instance-id.
 InterruptionMessage notice_of_instance(const json& event, InstanceNotice::Kind kind,
                                        std::chrono::system_clock::time_point at, std::string_view detail_type) {
@@ -55,7 +51,7 @@ InterruptionMessage notice_of_instance(const json& event, InstanceNotice::Kind k
 // EC2's states in which the instance is going away (Karpenter's state-change parser; EC2 writes them in lower case,
 // Karpenter compares without case).
 bool going_away(const std::string& state) {
-  const std::string s = lower(state);
+  const std::string s = ascii_lower(state);
   return s == "stopping" || s == "stopped" || s == "shutting-down" || s == "terminated";
 }
 

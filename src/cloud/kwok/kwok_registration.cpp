@@ -46,13 +46,11 @@ ProviderRegistration kwok_registration() {
             "/pods/status: patch",
             "karpenter.sh/nodeclaims: list"};
   r.make = [](ProviderContext& context) -> Result<std::unique_ptr<RunningProvider>> {
-    const auto flag = context.flags.find(std::string(kLaunchLatencyFlag));
-    Result<Duration> latency = parse_duration(flag == context.flags.end() ? "0s" : flag->second);
+    Result<Duration> latency = parse_duration(context.flag(kLaunchLatencyFlag, "0s"));
     if (!latency) return Error{std::string(kLaunchLatencyFlag) + ": " + latency.error().message};
     KwokOptions options;
     options.launch_latency = *latency;
-    const auto names = context.flags.find(std::string(kNodeNamesFlag));
-    const std::string naming = names == context.flags.end() ? "nodeclaim" : names->second;
+    const std::string naming = context.flag(kNodeNamesFlag, "nodeclaim");
     if (naming == "hostname") {
       options.node_names = KwokNodeNames::Hostname;
     } else if (naming != "nodeclaim") {
