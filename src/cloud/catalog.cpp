@@ -1,6 +1,7 @@
 #include "cloud/catalog.h"
 
 #include <algorithm>
+#include <cmath>
 #include <utility>
 
 #include "api/meta.h"
@@ -36,6 +37,71 @@ const Zone* Catalog::find_zone_by_id(std::string_view zone_id) const {
     if (zone.zone_id == zone_id) return &zone;
   }
   return nullptr;
+}
+
+namespace {
+
+bool same_place(const Offering& a, const Offering& b) {
+  if (a.capacity_type != b.capacity_type) return false;
+  // Zone ids name the same place in every account; zone names need not (explicit catalogs may have no ids).
+  return !a.zone_id.empty() && !b.zone_id.empty() ? a.zone_id == b.zone_id : a.zone == b.zone;
+}
+
+const Offering* find_offering(const InstanceType& type, const Offering& like) {
+  for (const Offering& o : type.offerings) {
+    if (same_place(o, like)) return &o;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+CatalogUpdate Catalog::take_prices_from(const Catalog& fresh) {
+  CatalogUpdate update;
+  for (const InstanceType& type : fresh.instance_types()) {
+    if (find(type.name) == nullptr) ++update.new_types;
+  }
+  for (InstanceType& type : types_) {
+    const InstanceType* now = fresh.find(type.name);
+    if (now != nullptr) type.windows_on_demand = now->windows_on_demand;
+    for (Offering& offering : type.offerings) {
+      const Offering* priced = now == nullptr ? nullptr : find_offering(*now, offering);
+      if (priced == nullptr || !priced->available) {
+        if (offering.available) ++update.withdrawn;
+        offering.available = false;
+        continue;
+      }
+      if (!offering.available) ++update.restored;
+      offering.available = true;
+      if (std::abs(offering.price_per_hour - priced->price_per_hour) > kSamePrice ||
+          offering.price_source != priced->price_source) {
+        ++update.prices_changed;
+        offering.price_per_hour = priced->price_per_hour;
+        offering.price_source = priced->price_source;
+      }
+    }
+    if (now == nullptr) continue;
+    for (const Offering& offering : now->offerings) {
+      if (find_offering(type, offering) == nullptr) ++update.new_offerings;
+    }
+  }
+  return update;
+}
+
+bool Catalog::same_shape(const Catalog& other) const {
+  if (region_ != other.region_ || zones_ != other.zones_ || types_.size() != other.types_.size()) return false;
+  for (std::size_t i = 0; i < types_.size(); ++i) {
+    const InstanceType& a = types_[i];
+    const InstanceType& b = other.types_[i];
+    if (a.name != b.name || a.labels != b.labels || !(a.capacity == b.capacity) || !(a.overhead == b.overhead) ||
+        !(a.allocatable == b.allocatable) || a.offerings.size() != b.offerings.size()) {
+      return false;
+    }
+    for (std::size_t j = 0; j < a.offerings.size(); ++j) {
+      if (a.offerings[j].zone != b.offerings[j].zone || !same_place(a.offerings[j], b.offerings[j])) return false;
+    }
+  }
+  return true;
 }
 
 NodeOffering offering_of_node(const Catalog& catalog, const Labels& labels) {

@@ -21,6 +21,16 @@ struct Zone {
   friend bool operator==(const Zone&, const Zone&) = default;
 };
 
+// What Catalog::take_prices_from changed.
+struct CatalogUpdate {
+  std::size_t prices_changed = 0;  // offerings whose price or price source changed
+  std::size_t withdrawn = 0;       // offerings the fresh catalog no longer has: now unavailable
+  std::size_t restored = 0;        // offerings that were withdrawn and are back
+  std::size_t new_offerings = 0;   // offerings of known types that only the fresh catalog has: not taken
+  std::size_t new_types = 0;       // types that only the fresh catalog has: not taken
+  bool changed() const { return prices_changed + withdrawn + restored > 0; }
+};
+
 class Catalog {
  public:
   Catalog() = default;
@@ -39,6 +49,14 @@ class Catalog {
   // What the data does not know and the catalog therefore leaves out ("spot prices are not known for region ...:
   // spot offerings left out"), for the report to say.
   const std::vector<std::string>& notes() const { return notes_; }
+  // Takes `fresh`'s prices and availability into the offerings this catalog holds, matched by type, zone (its id
+  // where both have one) and capacity type, in place: the engine holds pointers to the types and offerings of a
+  // catalog in use, so none is added, moved or removed. An offering `fresh` lacks becomes unavailable; the types and
+  // offerings only `fresh` has are counted, not taken (a provider's catalog grows when it is read again at start).
+  CatalogUpdate take_prices_from(const Catalog& fresh);
+  // Whether both hold the same types with the same resources, labels and offerings (zone and capacity type), prices
+  // and availability aside: whether one can stand for the other once its prices are taken.
+  bool same_shape(const Catalog& other) const;
   void add_note(std::string note) { notes_.push_back(std::move(note)); }
   // What the provider that built the types computed their resources with (AWS's: its aws::AllocatableOptions), for
   // its node classes to shape them again; empty for explicit types. The engine never reads it.

@@ -43,6 +43,26 @@ Result<std::string> kubernetes_version(const kube::ApiClient& client) {
   return major + "." + minor;
 }
 
+// How often the catalog is read from the account again (Karpenter's instance type and pricing controllers: 12 h).
+constexpr std::chrono::hours kCatalogRefresh{12};
+
+// Reads the region's catalog from the account, each source data/aws/'s where its call is denied or fails, and says
+// where each part came from.
+Result<Catalog> read_catalog(const AwsClient& ec2, const AwsClient* pricing, const std::filesystem::path& data_dir,
+                             const std::string& region) {
+  CatalogOptions options;
+  options.region = region;
+  CatalogSources sources;
+  Result<Catalog> catalog = catalog_from_account(ec2, pricing, data_dir, options, &sources);
+  if (!catalog) return Error{"the account's catalog: " + catalog.error().message};
+  for (const CatalogSource* source :
+       {&sources.instance_types, &sources.zones, &sources.offerings, &sources.spot_prices, &sources.on_demand_prices}) {
+    spdlog::info("catalog: {}", source->describe());
+  }
+  spdlog::info("catalog: {} instance types in {}", catalog->size(), region);
+  return catalog;
+}
+
 // Instances launched for this cluster that no NodeClaim owns and that are older than this are terminated
 // (Karpenter's garbage collection): a controller that stopped between CreateFleet and writing the NodeClaim's
 // status leaves one.
@@ -51,11 +71,15 @@ constexpr std::chrono::seconds kGarbageAge{30};
 class RunningAws final : public RunningProvider {
  public:
   RunningAws(const kube::ApiClient& client, std::unique_ptr<AwsClient> ec2, std::unique_ptr<AwsClient> ssm,
-             std::unique_ptr<AwsClient> autoscaling, std::unique_ptr<AwsClient> iam, const std::string& region,
+             std::unique_ptr<AwsClient> autoscaling, std::unique_ptr<AwsClient> iam,
+             std::unique_ptr<AwsClient> pricing, std::filesystem::path data_dir, const std::string& region,
              Catalog catalog, Ec2ProviderOptions options)
       : client_(client),
         cluster_name_(options.cluster.name),
+        region_(region),
+        data_dir_(std::move(data_dir)),
         ec2_(std::move(ec2)),
+        pricing_(std::move(pricing)),
         ssm_(std::move(ssm)),
         autoscaling_(std::move(autoscaling)),
         iam_(std::move(iam)),
@@ -109,15 +133,17 @@ class RunningAws final : public RunningProvider {
     }
     node_classes_.start();
     garbage_collector_ = std::jthread([this](std::stop_token s) { collect_garbage(s); });
+    catalog_refresher_ = std::jthread([this](std::stop_token s) { refresh_catalog(s); });
     return std::nullopt;
   }
 
   void stop() override {
     poller_.reset();
     node_classes_.stop();
-    if (garbage_collector_.joinable()) {
-      garbage_collector_.request_stop();
-      garbage_collector_.join();
+    for (std::jthread* thread : {&garbage_collector_, &catalog_refresher_}) {
+      if (!thread->joinable()) continue;
+      thread->request_stop();
+      thread->join();
     }
     events_.flush();
   }
@@ -125,12 +151,36 @@ class RunningAws final : public RunningProvider {
   Ec2Provider& provider() { return provider_; }
 
  private:
-  // Every 10 s for the first 20 passes, then every 2 min, as Karpenter's garbage collection runs.
+  // Every 10 s for the first 20 passes, then every 2 min, as Karpenter's garbage collection runs; idle launch
+  // templates are looked for every 2 min (they go after 5 idle minutes), not at every pass, to spare the calls.
   void collect_garbage(const std::stop_token& stop) {
+    constexpr std::chrono::minutes kTemplateSweep{2};
+    auto last_sweep = std::chrono::steady_clock::now();
     for (int pass = 1; !stop.stop_requested(); ++pass) {
       net::sleep_unless_stopped(pass <= 20 ? std::chrono::seconds(10) : std::chrono::seconds(120), stop);
       if (stop.stop_requested()) return;
       collect_once();
+      if (const auto now = std::chrono::steady_clock::now(); now - last_sweep >= kTemplateSweep) {
+        last_sweep = now;
+        if (std::optional<CloudError> failed = provider_.delete_idle_launch_templates(now)) {
+          spdlog::warn("garbage collection: deleting idle launch templates: {}", failed->message);
+        }
+      }
+    }
+  }
+
+  // The account's types, offerings and prices, read again every 12 h; the engine takes the new prices at its next
+  // pass (Ec2Provider::refresh_catalog). A failed read keeps the prices held, and is tried again next time.
+  void refresh_catalog(const std::stop_token& stop) {
+    while (!stop.stop_requested()) {
+      net::sleep_unless_stopped(kCatalogRefresh, stop);
+      if (stop.stop_requested()) return;
+      Result<Catalog> fresh = read_catalog(*ec2_, pricing_.get(), data_dir_, region_);
+      if (!fresh) {
+        spdlog::warn("refreshing the catalog: {}; the prices held are kept", fresh.error().message);
+        continue;
+      }
+      provider_.refresh_catalog(std::move(*fresh));
     }
   }
 
@@ -178,7 +228,10 @@ class RunningAws final : public RunningProvider {
  private:
   const kube::ApiClient& client_;
   std::string cluster_name_;
+  std::string region_;
+  std::filesystem::path data_dir_;
   std::unique_ptr<AwsClient> ec2_;
+  std::unique_ptr<AwsClient> pricing_;  // null where the Price List API serves no prices for the region
   std::unique_ptr<AwsClient> ssm_;
   std::unique_ptr<AwsClient> autoscaling_;
   std::unique_ptr<AwsClient> iam_;
@@ -194,6 +247,7 @@ class RunningAws final : public RunningProvider {
   InstanceNotices notices_;
   std::unique_ptr<SqsInterruptionPoller> poller_;
   std::jthread garbage_collector_;
+  std::jthread catalog_refresher_;
 };
 
 Result<std::unique_ptr<RunningProvider>> make_aws(ProviderContext& context) {
@@ -244,16 +298,8 @@ Result<std::unique_ptr<RunningProvider>> make_aws(ProviderContext& context) {
     if (!made) return made.error();
     pricing = std::move(*made);
   }
-  CatalogOptions catalog_options;
-  catalog_options.region = region;
-  CatalogSources sources;
-  Result<Catalog> catalog = catalog_from_account(**ec2, pricing.get(), context.data_dir, catalog_options, &sources);
-  if (!catalog) return Error{"the account's catalog: " + catalog.error().message};
-  for (const CatalogSource* source :
-       {&sources.instance_types, &sources.zones, &sources.offerings, &sources.spot_prices, &sources.on_demand_prices}) {
-    spdlog::info("catalog: {}", source->describe());
-  }
-  spdlog::info("catalog: {} instance types in {}", catalog->size(), region);
+  Result<Catalog> catalog = read_catalog(**ec2, pricing.get(), context.data_dir, region);
+  if (!catalog) return catalog.error();
 
   Ec2ProviderOptions options;
   options.cluster.name = cluster_name;
@@ -270,7 +316,8 @@ Result<std::unique_ptr<RunningProvider>> make_aws(ProviderContext& context) {
   options.cluster.kubernetes_version = *version;
 
   auto running = std::make_unique<RunningAws>(context.client, std::move(*ec2), std::move(*ssm), std::move(*autoscaling),
-                                              std::move(*iam), region, std::move(*catalog), options);
+                                              std::move(*iam), std::move(pricing), context.data_dir, region,
+                                              std::move(*catalog), options);
   if (const std::string queue = context.flag(kInterruptionQueue); !queue.empty()) {
     Result<std::unique_ptr<AwsClient>> sqs = make_client(kSqs);
     if (!sqs) return sqs.error();

@@ -6,6 +6,7 @@
 #include <array>
 #include <cctype>
 #include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
 #include <tuple>
 
 #include "cloud/aws/instance_types.h"
@@ -107,7 +108,7 @@ struct Ec2Provider::Batch {
 };
 
 Ec2Provider::Ec2Provider(const AwsClient& ec2, const AwsClient& ssm, Catalog catalog, Ec2ProviderOptions options)
-    : ec2_client_(ec2), ssm_client_(ssm), ec2_(ec2), catalog_(std::move(catalog)), options_(std::move(options)) {}
+    : ec2_client_(ec2), ssm_client_(ssm), ec2_(ec2), options_(std::move(options)), catalog_(std::move(catalog)) {}
 
 Ec2Provider::~Ec2Provider() = default;
 
@@ -232,40 +233,83 @@ ResolvedNodeClass Ec2Provider::resolve(std::shared_ptr<const EC2NodeClass> node_
   return out;
 }
 
-void Ec2Provider::set_node_class(ResolvedNodeClass resolved) {
-  std::unique_ptr<Catalog> shaped;
-  if (resolved.ready()) {
-    // The types the class runs, offered in the zones of its subnets (matched by zone id: an account names its zones
-    // in its own order), under the account's zone names.
-    Catalog by_class = resolved.node_class->shape(catalog_);
-    std::map<std::string, std::string> zone_names;  // zone id -> the account's name
-    for (const Ec2Subnet& subnet : resolved.subnets) zone_names[subnet.zone_id] = subnet.zone;
-    std::vector<Zone> zones;
-    for (const auto& [id, zone_name] : zone_names) zones.push_back({zone_name, id});
-    std::vector<InstanceType> types;
-    for (InstanceType type : by_class.instance_types()) {
-      std::erase_if(type.offerings, [&](const Offering& o) { return !zone_names.contains(o.zone_id); });
-      for (Offering& o : type.offerings) o.zone = zone_names[o.zone_id];
-      const std::string arch(type.labels.find(Symbol("kubernetes.io/arch")) != nullptr
-                                 ? type.labels.find(Symbol("kubernetes.io/arch"))->str()
-                                 : "amd64");
-      const bool has_ami = std::any_of(resolved.amis.begin(), resolved.amis.end(), [&](const Ec2Image& image) {
-        return image.architecture == ami_architecture(arch);
-      });
-      if (!type.offerings.empty() && has_ami) types.push_back(std::move(type));
-    }
-    shaped = std::make_unique<Catalog>(Catalog::from_instance_types(catalog_.region(), zones, std::move(types)));
-    shaped->set_provider_options(by_class.provider_options());
+std::unique_ptr<Catalog> Ec2Provider::shape(const ResolvedNodeClass& resolved) const {
+  if (!resolved.ready()) return nullptr;
+  // The types the class runs, offered in the zones of its subnets (matched by zone id: an account names its zones in
+  // its own order), under the account's zone names.
+  Catalog by_class = resolved.node_class->shape(catalog_);
+  std::map<std::string, std::string> zone_names;  // zone id -> the account's name
+  for (const Ec2Subnet& subnet : resolved.subnets) zone_names[subnet.zone_id] = subnet.zone;
+  std::vector<Zone> zones;
+  for (const auto& [id, zone_name] : zone_names) zones.push_back({zone_name, id});
+  std::vector<InstanceType> types;
+  for (InstanceType type : by_class.instance_types()) {
+    std::erase_if(type.offerings, [&](const Offering& o) { return !zone_names.contains(o.zone_id); });
+    for (Offering& o : type.offerings) o.zone = zone_names[o.zone_id];
+    const std::string arch(type.labels.find(Symbol("kubernetes.io/arch")) != nullptr
+                               ? type.labels.find(Symbol("kubernetes.io/arch"))->str()
+                               : "amd64");
+    const bool has_ami = std::any_of(resolved.amis.begin(), resolved.amis.end(), [&](const Ec2Image& image) {
+      return image.architecture == ami_architecture(arch);
+    });
+    if (!type.offerings.empty() && has_ami) types.push_back(std::move(type));
   }
+  auto shaped = std::make_unique<Catalog>(Catalog::from_instance_types(catalog_.region(), zones, std::move(types)));
+  shaped->set_provider_options(by_class.provider_options());
+  return shaped;
+}
+
+void Ec2Provider::set_node_class(ResolvedNodeClass resolved) {
+  // Alone: the shaping reads catalog_, and a new shaped catalog joins shaped_.
+  std::unique_lock catalogs(catalog_mutex_);
+  std::unique_ptr<Catalog> shaped = shape(resolved);
   std::lock_guard lock(mutex_);
   const std::string name = resolved.node_class->meta().name;
   NodeClassEntry& entry = node_classes_[name];
   entry.resolved = std::move(resolved);
+  // The class resolved as before (its 5-minute resync, mostly) keeps its catalog: a new one each time would be kept
+  // for as long as the provider lives, since the engine may hold its types.
+  if (shaped && entry.shaped != nullptr && entry.shaped->same_shape(*shaped)) return;
   entry.shaped = nullptr;
   if (shaped) {
     shaped_.push_back(std::move(shaped));
     entry.shaped = shaped_.back().get();
   }
+}
+
+void Ec2Provider::refresh_catalog(Catalog fresh) {
+  std::lock_guard lock(mutex_);
+  refreshed_ = std::move(fresh);
+}
+
+void Ec2Provider::take_refreshed_catalog() const {
+  std::optional<Catalog> fresh;
+  {
+    std::lock_guard lock(mutex_);
+    fresh.swap(refreshed_);
+  }
+  if (!fresh) return;
+  std::unique_lock catalogs(catalog_mutex_);
+  const CatalogUpdate update = catalog_.take_prices_from(*fresh);
+  // Each class's catalog takes its prices from the class's shape of the refreshed one (a Windows class prices its
+  // types with the license included). One whose shape changed keeps its offerings priced as before: the class
+  // resolved again (every 5 minutes) makes it anew.
+  std::vector<std::pair<ResolvedNodeClass, Catalog*>> in_use;
+  {
+    std::lock_guard lock(mutex_);
+    for (const auto& [name, entry] : node_classes_) {
+      if (entry.shaped != nullptr) in_use.emplace_back(entry.resolved, entry.shaped);
+    }
+  }
+  for (const auto& [resolved, shaped] : in_use) {
+    if (std::unique_ptr<Catalog> again = shape(resolved); again && again->same_shape(*shaped)) {
+      shaped->take_prices_from(*again);
+    }
+  }
+  spdlog::info(
+      "catalog refreshed: {} prices changed, {} offerings withdrawn, {} back; {} new instance types and {} new "
+      "offerings are taken at the next start",
+      update.prices_changed, update.withdrawn, update.restored, update.new_types, update.new_offerings);
 }
 
 void Ec2Provider::remove_node_class(const std::string& name) {
@@ -290,6 +334,33 @@ std::optional<CloudError> Ec2Provider::delete_launch_templates(const std::string
   return std::nullopt;
 }
 
+std::optional<CloudError> Ec2Provider::delete_idle_launch_templates(Clock::time_point now) {
+  AwsResult<std::vector<std::string>> found = ec2_.launch_templates_tagged(
+      {{"tag:" + std::string(karpenter_tags::cluster_name), {options_.cluster.name}}});
+  if (!found) return cloud_error(found.error());
+  std::vector<std::string> idle;
+  {
+    std::lock_guard lock(mutex_);
+    std::map<std::string, Clock::time_point> used;
+    for (const std::string& name : *found) {
+      auto known = template_used_.find(name);
+      const Clock::time_point last = known != template_used_.end() ? known->second : now;
+      if (now - last < options_.launch_template_idle || templates_in_flight_.contains(name)) {
+        used.emplace(name, last);
+        continue;
+      }
+      // Forgotten before it goes: a launch from now on looks it up (and makes it again).
+      launch_templates_.erase(name);
+      idle.push_back(name);
+    }
+    template_used_ = std::move(used);  // templates deleted elsewhere (with their class) are forgotten too
+  }
+  for (const std::string& name : idle) {
+    if (AwsResult<bool> deleted = ec2_.delete_launch_template(name); !deleted) return cloud_error(deleted.error());
+  }
+  return std::nullopt;
+}
+
 std::optional<CloudError> Ec2Provider::delete_instance_profile(const std::string& name) {
   if (profiles_ == nullptr) return std::nullopt;
   if (AwsResult<bool> removed = profiles_->remove(name); !removed) return cloud_error(removed.error());
@@ -297,6 +368,7 @@ std::optional<CloudError> Ec2Provider::delete_instance_profile(const std::string
 }
 
 CloudResult<const Catalog*> Ec2Provider::instance_types(const NodePool& pool) const {
+  take_refreshed_catalog();
   const NodeClassReference& ref = pool.node_class;
   std::lock_guard lock(mutex_);
   auto found = node_classes_.find(ref.name);
@@ -330,14 +402,20 @@ CloudResult<FleetRequest> Ec2Provider::fleet_request(const CreateRequest& reques
   const bool spot = std::any_of(request.offerings.begin(), request.offerings.end(),
                                 [](const LaunchOption& o) { return o.offering->capacity_type == CapacityType::Spot; });
   const CapacityType capacity_type = spot ? CapacityType::Spot : CapacityType::OnDemand;
-  std::vector<LaunchOption> options;
-  for (const LaunchOption& o : request.offerings) {
-    if (o.offering->capacity_type == capacity_type) options.push_back(o);
+  struct Priced {
+    LaunchOption option;
+    double price;  // read once, under the catalogs' lock: a refresh may change it on the engine's thread
+  };
+  std::vector<Priced> options;
+  {
+    std::shared_lock catalogs(catalog_mutex_);
+    for (const LaunchOption& o : request.offerings) {
+      if (o.offering->capacity_type == capacity_type) options.push_back({o, o.offering->price_per_hour});
+    }
   }
   // Cheapest first; among equal prices by zone, so that a launch asks the same of EC2 every time.
-  std::stable_sort(options.begin(), options.end(), [](const LaunchOption& a, const LaunchOption& b) {
-    return std::tie(a.offering->price_per_hour, a.offering->zone) <
-           std::tie(b.offering->price_per_hour, b.offering->zone);
+  std::stable_sort(options.begin(), options.end(), [](const Priced& a, const Priced& b) {
+    return std::tie(a.price, a.option.offering->zone) < std::tie(b.price, b.option.offering->zone);
   });
   if (options.size() > kMaxOverrides) options.resize(kMaxOverrides);
 
@@ -351,7 +429,7 @@ CloudResult<FleetRequest> Ec2Provider::fleet_request(const CreateRequest& reques
   for (const Ec2SecurityGroup& g : resolved.security_groups) groups.push_back(g.id);
   const std::string user_data = node_user_data(spec, options_.cluster, request.labels, request.taints);
   std::map<std::string, std::size_t> config_of_image;
-  for (const LaunchOption& o : options) {
+  for (const auto& [o, price] : options) {
     // The zone's subnet with the most free addresses (Karpenter's ZonalSubnetsForLaunch).
     const Ec2Subnet* subnet = nullptr;
     for (const Ec2Subnet& s : resolved.subnets) {
@@ -377,7 +455,7 @@ CloudResult<FleetRequest> Ec2Provider::fleet_request(const CreateRequest& reques
       fleet.configs.push_back({name, {}});
     }
     fleet.configs[at->second].overrides.push_back(
-        {o.instance_type->name, subnet->id, subnet->zone, image->id, o.offering->price_per_hour});
+        {o.instance_type->name, subnet->id, subnet->zone, image->id, price});
   }
   if (fleet.configs.empty()) {
     return CloudError{ErrorClass::InsufficientCapacity,
@@ -394,6 +472,7 @@ std::optional<CloudError> Ec2Provider::ensure_launch_template(const std::string&
   // and one CreateLaunchTemplate, not one of each per launch.
   std::unique_lock lock(mutex_);
   template_made_.wait(lock, [&] { return !templates_in_flight_.contains(name); });
+  template_used_[name] = Clock::now();
   if (launch_templates_.contains(name)) return std::nullopt;
   templates_in_flight_.insert(name);
   lock.unlock();
@@ -546,7 +625,12 @@ CloudResult<Created> Ec2Provider::created(const CreateRequest& request, const Fl
                     instance.instance_id, instance.lifecycle, instance.instance_type, instance.zone, request.name),
         {}};
   }
-  out.instance = Instance{instance.instance_id, request.name, out.launched.instance_type, *out.launched.offering,
+  Offering offering;
+  {
+    std::shared_lock catalogs(catalog_mutex_);
+    offering = *out.launched.offering;
+  }
+  out.instance = Instance{instance.instance_id, request.name, out.launched.instance_type, std::move(offering),
                           provider_id(instance.zone, instance.instance_id)};
   // Which NodeClaim the instance is for: what a restarted controller and the garbage collection find it by.
   if (AwsResult<bool> tagged = ec2_.create_tags(
@@ -558,6 +642,7 @@ CloudResult<Created> Ec2Provider::created(const CreateRequest& request, const Fl
 }
 
 std::optional<Instance> Ec2Provider::instance_of(const Ec2Instance& described) const {
+  std::shared_lock catalogs(catalog_mutex_);  // it copies an offering, whose price a refresh may change
   const InstanceType* type = nullptr;
   {
     std::lock_guard lock(mutex_);

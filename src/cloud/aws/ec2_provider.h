@@ -17,6 +17,7 @@
 #include <mutex>
 #include <optional>
 #include <set>
+#include <shared_mutex>
 #include <string>
 #include <vector>
 
@@ -66,6 +67,11 @@ struct Ec2ProviderOptions {
   // CreateFleet (Karpenter's batcher: 35 ms idle, 1 s at most).
   std::chrono::milliseconds batch_idle{35};
   std::chrono::milliseconds batch_max{1000};
+  // A launch template no launch has used for this long is deleted (delete_idle_launch_templates). Karpenter's
+  // cache lets one go after a minute; a template is named by what it holds, so keeping it a little longer never
+  // launches a stale one and spares a DescribeLaunchTemplates and a CreateLaunchTemplate per launch made minutes
+  // apart.
+  std::chrono::seconds launch_template_idle{300};
 };
 
 class Ec2Provider final : public CloudProvider {
@@ -82,14 +88,26 @@ class Ec2Provider final : public CloudProvider {
   // Deletes the launch templates made for node class `name` in this cluster (found by their tags), as Karpenter
   // does when an EC2NodeClass is deleted; they are made again if the class comes back.
   std::optional<CloudError> delete_launch_templates(const std::string& name);
+  // Deletes this cluster's launch templates (found by their tags) that no launch has used for
+  // options.launch_template_idle by `now`: those of configurations no longer launched (a new AMI, a changed class)
+  // and those an earlier run left, which count as used when first seen here. Called now and then (with the garbage
+  // collection); a launch that finds its template gone makes it again.
+  std::optional<CloudError> delete_idle_launch_templates(
+      std::chrono::steady_clock::time_point now = std::chrono::steady_clock::now());
   // Where given, a class naming a `role` gets an instance profile made for it (Karpenter's), deleted with it;
   // without, such a class is not ready. `profiles` outlives the provider.
   void use_instance_profiles(InstanceProfiles* profiles) { profiles_ = profiles; }
   std::optional<CloudError> delete_instance_profile(const std::string& name);
 
+  // A catalog read from the account again (Karpenter reads its types, offerings and prices every 12 h): its prices
+  // and availability are taken into the catalogs in use at the engine's next instance_types() call, on the engine's
+  // thread, so that nothing the engine reads changes under it. Types and offerings the account has gained are not
+  // taken: the engine holds pointers into the catalogs in use (they come with the next start). Safe from any thread.
+  void refresh_catalog(Catalog fresh);
+
   const Catalog& catalog() const override { return catalog_; }
   // The catalog as the NodePool's EC2NodeClass shapes it, offered in its subnets' zones; NodeClassNotReady while
-  // the class is missing or unresolved.
+  // the class is missing or unresolved. Takes in a refreshed catalog's prices first (refresh_catalog).
   CloudResult<const Catalog*> instance_types(const NodePool& pool) const override;
   CloudResult<Created> create(const CreateRequest& request) override;
   CloudResult<Deleted> terminate(const std::string& instance_id) override;
@@ -105,7 +123,7 @@ class Ec2Provider final : public CloudProvider {
   struct Batch;
   struct NodeClassEntry {
     ResolvedNodeClass resolved;
-    const Catalog* shaped = nullptr;  // kept for as long as the provider lives: the engine holds its types
+    Catalog* shaped = nullptr;  // in shaped_; its prices change only in take_refreshed_catalog
   };
 
   // The launch this request makes, or why it cannot be made: template configs, capacity type, tags.
@@ -122,17 +140,29 @@ class Ec2Provider final : public CloudProvider {
   std::optional<CloudError> ensure_launch_template(const std::string& name, const LaunchTemplateData& data,
                                                    const Tags& tags);
   Tags launch_tags(const std::string& nodepool, const EC2NodeClass& node_class) const;
+  // The catalog as `resolved` shapes it, offered in its subnets' zones; null when it is not ready. Reads catalog_:
+  // called with catalog_mutex_ held.
+  std::unique_ptr<Catalog> shape(const ResolvedNodeClass& resolved) const;
+  // Takes the refreshed catalog's prices into catalog_ and the shaped catalogs in use, if one is waiting.
+  void take_refreshed_catalog() const;
 
   const AwsClient& ec2_client_;
   const AwsClient& ssm_client_;
   Ec2Api ec2_;
-  Catalog catalog_;
   Ec2ProviderOptions options_;
+
+  // The catalogs' prices change in place (take_refreshed_catalog, on the engine's thread, which reads them without
+  // a lock); the other threads that read them (the node classes' shaping, the launches' pricing of their overrides)
+  // hold this shared, the change holds it alone. Taken before mutex_ where both are held.
+  mutable std::shared_mutex catalog_mutex_;
+  mutable Catalog catalog_;
+  mutable std::list<std::unique_ptr<Catalog>> shaped_;  // every shaped catalog handed out: the engine holds its types
 
   mutable std::mutex mutex_;
   std::map<std::string, NodeClassEntry> node_classes_;  // by name
-  std::list<std::unique_ptr<Catalog>> shaped_;          // every shaped catalog handed out
+  mutable std::optional<Catalog> refreshed_;            // read from the account, its prices not taken yet
   std::set<std::string> launch_templates_;              // known to exist
+  std::map<std::string, std::chrono::steady_clock::time_point> template_used_;  // by name: last launch, or first seen
   std::set<std::string> templates_in_flight_;           // being looked up or made by one launch
   std::condition_variable template_made_;
   std::map<std::string, std::string> claim_of_instance_;  // instance id -> its NodeClaim, for those it launched

@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <set>
 #include <thread>
 
 #include "cloud/aws/instance_types.h"
@@ -162,6 +163,62 @@ TEST_F(Ec2ProviderTest, ANodeClassResolvesItsSubnetsGroupsAndAmisAndShapesTheCat
                                                "us-west-2b/usw2-az1 on-demand", "us-west-2b/usw2-az1 spot"}));
 }
 
+// The class resolved again as before (its 5-minute resync) keeps its catalog: the engine holds pointers into it,
+// so a new one each time would be kept for good. The account's catalog read again (every 12 h) reprices it in place,
+// at the engine's next call, and launches order their overrides by the new prices.
+TEST_F(Ec2ProviderTest, TheCatalogReadAgainRepricesTheClassesCatalogInPlaceAndAResyncKeepsIt) {
+  const Catalog& catalog = ready_catalog();
+  EXPECT_EQ(&ready_catalog(), &catalog);
+  const InstanceType* m5 = catalog.find("m5.large");
+  ASSERT_NE(m5, nullptr);
+  const Offering* m5_b = m5->offering("us-west-2b", CapacityType::OnDemand);  // usw2-az1
+  const Offering* xl_spot_a = catalog.find("m5.xlarge")->offering("us-west-2a", CapacityType::Spot);  // usw2-az2
+  ASSERT_TRUE(m5_b != nullptr && xl_spot_a != nullptr);
+  EXPECT_DOUBLE_EQ(m5_b->price_per_hour, 0.096);
+
+  // Read again: m5.large on demand in usw2-az1 at 0.11 $/h, m5.xlarge no longer offered as spot in usw2-az2.
+  std::vector<InstanceType> types = provider_->catalog().instance_types();
+  for (InstanceType& type : types) {
+    for (Offering& o : type.offerings) {
+      if (type.name == "m5.large" && o.zone_id == "usw2-az1" && o.capacity_type == CapacityType::OnDemand) {
+        o.price_per_hour = 0.11;
+      }
+    }
+    if (type.name == "m5.xlarge") {
+      std::erase_if(type.offerings,
+                    [](const Offering& o) { return o.zone_id == "usw2-az2" && o.capacity_type == CapacityType::Spot; });
+    }
+  }
+  provider_->refresh_catalog(
+      Catalog::from_instance_types("us-west-2", provider_->catalog().zones(), std::move(types)));
+  EXPECT_DOUBLE_EQ(m5_b->price_per_hour, 0.096);  // not before the engine asks again
+
+  auto again = provider_->instance_types(pool_);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(*again, &catalog);
+  EXPECT_DOUBLE_EQ(m5_b->price_per_hour, 0.11);
+  EXPECT_FALSE(xl_spot_a->available);
+  EXPECT_TRUE(catalog.find("m5.xlarge")->offering("us-west-2b", CapacityType::Spot)->available);
+  const Offering* base = provider_->catalog().find("m5.large")->offering("us-west-2a", CapacityType::OnDemand);
+  ASSERT_NE(base, nullptr);  // the data's us-west-2a is usw2-az1
+  EXPECT_EQ(base->zone_id, "usw2-az1");
+  EXPECT_DOUBLE_EQ(base->price_per_hour, 0.11);
+
+  // m5.large in us-west-2a (0.096 $/h) first, then in us-west-2b at its new price, then m5.xlarge.
+  auto created = provider_->create(on_demand_request(catalog, "default-rep01"));
+  ASSERT_TRUE(created.ok()) << created.error().message;
+  nlohmann::json fleet;
+  for (const testing::EmulatedCall& call : emulator_->calls()) {
+    if (call.action == "CreateFleet") fleet = call.params;
+  }
+  const std::string o = "LaunchTemplateConfigs.1.Overrides.";
+  EXPECT_EQ(fleet[o + "1.SubnetId"], subnet_a_);
+  EXPECT_EQ(fleet[o + "1.Priority"], "0.096");
+  EXPECT_EQ(fleet[o + "2.InstanceType"], "m5.large");
+  EXPECT_EQ(fleet[o + "2.Priority"], "0.11");
+  EXPECT_EQ(fleet[o + "3.InstanceType"], "m5.xlarge");
+}
+
 TEST_F(Ec2ProviderTest, ALaunchIsOneCreateFleetOverItsOfferingsCheapestFirstTaggedAsKarpenterTagsIt) {
   const Catalog& catalog = ready_catalog();
   const CreateRequest request = on_demand_request(catalog, "default-abc12");
@@ -297,6 +354,50 @@ TEST_F(Ec2ProviderTest, LaunchesMadeAtOnceMakeTheirLaunchTemplateOnce) {
   for (const auto& result : results) ASSERT_TRUE(result.ok()) << result.error().message;
   EXPECT_EQ(emulator_->count("ec2", "DescribeLaunchTemplates"), 1);
   EXPECT_EQ(emulator_->count("ec2", "CreateLaunchTemplate"), 1);
+}
+
+// A launch template no launch used for 5 minutes is deleted, also one an earlier run left (counted from when it is
+// first seen); another cluster's stays. The next launch that needs a deleted one makes it again.
+TEST_F(Ec2ProviderTest, LaunchTemplatesUnusedForFiveMinutesAreDeletedAndMadeAgainWhenNeeded) {
+  const Catalog& catalog = ready_catalog();
+  Ec2Api api(*ec2_);
+  const std::string earlier = "karpenter.k8s.aws/earlier-run", other = "karpenter.k8s.aws/other-cluster";
+  const LaunchTemplateData data{ami_x86_, "KarpenterNodeInstanceProfile-demo", {security_group_}, "#!/bin/bash", {}, {},
+                                std::nullopt, false};
+  ASSERT_TRUE(api.create_launch_template(earlier, data, {{"eks:eks-cluster-name", "demo"}}).ok());
+  ASSERT_TRUE(api.create_launch_template(other, data, {{"eks:eks-cluster-name", "other"}}).ok());
+  auto templates = [&] {
+    auto names = api.launch_templates_tagged({{"tag-key", {"eks:eks-cluster-name"}}});
+    EXPECT_TRUE(names.ok());
+    std::set<std::string> out;
+    if (names) out.insert(names->begin(), names->end());
+    return out;
+  };
+
+  const auto start = std::chrono::steady_clock::now();
+  ASSERT_TRUE(provider_->create(on_demand_request(catalog, "default-lt001")).ok());
+  std::string launched;
+  for (const testing::EmulatedCall& call : emulator_->calls()) {
+    const std::string name = call.params.value("LaunchTemplateName", "");
+    if (call.action == "CreateLaunchTemplate" && name != earlier && name != other) launched = name;
+  }
+  ASSERT_TRUE(launched.starts_with("karpenter.k8s.aws/")) << launched;
+  ASSERT_EQ(templates(), (std::set<std::string>{launched, earlier, other}));
+
+  // A minute on: the launched one was used a minute ago, the earlier run's is first seen now.
+  ASSERT_FALSE(provider_->delete_idle_launch_templates(start + std::chrono::minutes(1)).has_value());
+  EXPECT_EQ(emulator_->count("ec2", "DeleteLaunchTemplate"), 0);
+  // 5.5 minutes after its launch the launched one goes; the earlier run's has been seen for 4.5 only.
+  ASSERT_FALSE(provider_->delete_idle_launch_templates(start + std::chrono::seconds(330)).has_value());
+  EXPECT_EQ(templates(), (std::set<std::string>{earlier, other}));
+  ASSERT_FALSE(provider_->delete_idle_launch_templates(start + std::chrono::seconds(390)).has_value());
+  EXPECT_EQ(templates(), (std::set<std::string>{other}));
+  EXPECT_EQ(emulator_->count("ec2", "DeleteLaunchTemplate"), 2);
+
+  // The next launch looks its template up and makes it again, under the same name.
+  ASSERT_TRUE(provider_->create(on_demand_request(catalog, "default-lt002")).ok());
+  EXPECT_EQ(emulator_->count("ec2", "CreateLaunchTemplate"), 4);  // two by the test, two by the launches
+  EXPECT_EQ(templates(), (std::set<std::string>{launched, other}));
 }
 
 TEST_F(Ec2ProviderTest, InstancesAreListedGotAndTerminatedByTheirTags) {
