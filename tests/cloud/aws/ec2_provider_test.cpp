@@ -10,10 +10,12 @@
 #include "cloud/aws/ec2_provider.h"
 
 #include <gtest/gtest.h>
+#include <httplib.h>
 
 #include <algorithm>
 #include <thread>
 
+#include "cloud/aws/ec2nodeclass_controller.h"
 #include "cloud/aws/instance_types.h"
 #include "emulator_fixture.h"
 #include "manifest/manifest.h"
@@ -502,6 +504,82 @@ TEST_F(Ec2ProviderTest, AnInstanceDriftsFromANewAmiSecurityGroupOrSubnetOfItsCla
   CloudResult<std::string> refused = restarted.is_drifted(claims[0]);
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.error().error_class, ErrorClass::Unauthorized);
+}
+
+// An API server that takes every write (the status patches and Events of the EC2NodeClass controller).
+class AcceptingApiServer {
+ public:
+  AcceptingApiServer() {
+    auto accept = [](const httplib::Request&, httplib::Response& res) { res.set_content("{}", "application/json"); };
+    server_.Patch(".*", accept);
+    server_.Post(".*", accept);
+    port_ = server_.bind_to_any_port("127.0.0.1");
+    thread_ = std::thread([this] { server_.listen_after_bind(); });
+    while (!server_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ~AcceptingApiServer() {
+    server_.stop();
+    thread_.join();
+  }
+  std::string address() const { return "http://127.0.0.1:" + std::to_string(port_); }
+
+ private:
+  httplib::Server server_;
+  int port_ = 0;
+  std::thread thread_;
+};
+
+// The EC2NodeClass controller tells the loop of a class that is new, resolves to something else, has a new spec or
+// went; not of one resolved again to the same (its 5-minute resync), nor of its own status write coming back.
+TEST_F(Ec2ProviderTest, TheNodeClassControllerReportsAClassThatResolvesToSomethingElseOnly) {
+  AcceptingApiServer server;
+  kube::ClusterConfig config;
+  config.server = server.address();
+  auto client = kube::ApiClient::create(config);
+  ASSERT_TRUE(client.ok()) << client.error().message;
+  std::vector<std::string> changes;
+  {
+    kube::EventSink events(*client, "karpenter.k8s.aws", "test");
+    Ec2NodeClassController controller(*client, *provider_, events);
+    controller.report_changes_to([&](std::string name) { changes.push_back(std::move(name)); });
+    nlohmann::json object = {
+        {"apiVersion", "karpenter.k8s.aws/v1"},
+        {"kind", "EC2NodeClass"},
+        {"metadata", {{"name", "default"}, {"generation", 1}, {"uid", "u-1"}}},
+        {"spec",
+         {{"amiSelectorTerms", {{{"alias", "al2023@latest"}}}},
+          {"instanceProfile", "KarpenterNodeInstanceProfile-demo"},
+          {"subnetSelectorTerms", {{{"tags", {{"karpenter.sh/discovery", "demo"}}}}}},
+          {"securityGroupSelectorTerms", {{{"tags", {{"karpenter.sh/discovery", "demo"}}}}}}}}};
+    controller.watched("ADDED", object);
+    EXPECT_EQ(changes.size(), 1u);  // new
+    nlohmann::json with_status = object;
+    with_status["status"] = {{"amis", nlohmann::json::array()}};
+    controller.watched("MODIFIED", with_status);
+    EXPECT_EQ(changes.size(), 1u);  // its own status write
+    controller.watched("MODIFIED", object);
+    EXPECT_EQ(changes.size(), 1u);  // resolved again to the same
+
+    FormParams group;
+    group.add("GroupName", "nodes-extra").add("GroupDescription", "more for the nodes");
+    auto made = ec2_->query("CreateSecurityGroup", group);
+    ASSERT_TRUE(made.ok()) << made.error().describe();
+    ASSERT_TRUE(Ec2Api(*ec2_).create_tags({child_text(made->result, "groupId")}, {{"karpenter.sh/discovery", "demo"}})
+                    .ok());
+    controller.watched("MODIFIED", object);
+    EXPECT_EQ(changes.size(), 2u);  // a second security group
+
+    object["metadata"]["generation"] = 2;
+    object["spec"]["tags"] = {{"team", "data"}};
+    controller.watched("MODIFIED", object);
+    EXPECT_EQ(changes.size(), 3u);  // a new spec, resolved to the same
+
+    controller.watched("DELETED", object);
+    EXPECT_EQ(changes.size(), 4u);  // gone
+    controller.watched("DELETED", object);
+    EXPECT_EQ(changes.size(), 4u);
+  }
+  EXPECT_EQ(changes, std::vector<std::string>(4, "default"));
 }
 
 // A message without the request id an answer carried (each call's is new).
