@@ -301,9 +301,12 @@ int run_controller(const RunOptions& options, std::ostream& err) {
   }
   // What the cloud says of its instances (the AWS interruption queue), kept until the runtime takes them.
   cluster::InstanceNoticeInbox notices;
+  // The node classes the provider re-resolved to something else, kept until the runtime takes them.
+  cluster::NodeClassChangeInbox node_class_changes;
   cloud::ProviderContext provider_context{*client, std::move(*catalog), options.provider_flags, registry,
                                           std::move(played_groups)};
   provider_context.notices = notices.sender();
+  provider_context.node_class_changes = node_class_changes.sender();
   if (*ca_flags) provider_context.cluster_autoscaler = &**ca_flags;
   provider_context.data_dir = *data_dir;
   Result<std::unique_ptr<cloud::RunningProvider>> provider = registration->make(provider_context);
@@ -381,6 +384,7 @@ int run_controller(const RunOptions& options, std::ostream& err) {
   }
   cluster::ClusterRuntime runtime(*client, cloud, cloud_node_groups, events, runtime_options);
   runtime.take_notices_from(notices);
+  runtime.take_node_class_changes_from(node_class_changes);
   if (node_groups) runtime.run_node_groups(std::move(*node_groups));
   std::atomic<bool> leading{!options.leader_elect};
   register_metrics(registry, runtime, events, leading);

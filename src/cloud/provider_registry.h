@@ -58,6 +58,11 @@ struct InstanceNotice {
 // Takes notices from any thread; the controllers act on them on their own.
 using InstanceNotices = std::function<void(InstanceNotice notice)>;
 
+// Told the name of a node class of the provider's (an EC2NodeClass, a Cluster API provider's class) that now resolves
+// to something else: other images, subnets or security groups, ready or not any more, a new spec, or gone. The
+// controllers then look again at what depends on it (drift; launches that waited for it). Takes names from any thread.
+using NodeClassChanges = std::function<void(std::string node_class)>;
+
 // What a provider is made from.
 struct ProviderContext {
   const kube::ApiClient& client;  // the cluster whose nodes it makes
@@ -70,6 +75,8 @@ struct ProviderContext {
   std::vector<PlayedGroupSpec> played_groups;
   // Where the notices of a provider that gets them go (empty: nowhere, as for a provider whose cloud sends none).
   InstanceNotices notices = {};
+  // Where a provider with node classes says that one changed (empty: nowhere).
+  NodeClassChanges node_class_changes = {};
   // Cluster Autoscaler's flags when they were given (null otherwise): a cloud with groups of its own finds the
   // groups they name (--nodes, --node-group-auto-discovery) in the account.
   const nodegroups::AutoscalerOptions* cluster_autoscaler = nullptr;

@@ -77,6 +77,7 @@ ClusterRuntime::ClusterRuntime(const kube::ApiClient& client, cloud::CloudProvid
 
 ClusterRuntime::~ClusterRuntime() {
   if (notice_inbox_ != nullptr) notice_inbox_->deliver_to({});
+  if (node_class_inbox_ != nullptr) node_class_inbox_->deliver_to({});
   {
     std::lock_guard lock(inbox_mutex_);
     stopping_ = true;
@@ -145,6 +146,19 @@ void ClusterRuntime::take_notices_from(InstanceNoticeInbox& inbox) {
   inbox.deliver_to([this](cloud::InstanceNotice notice) { this->notice(std::move(notice)); });
 }
 
+void ClusterRuntime::node_class_changed(std::string node_class) {
+  {
+    std::lock_guard lock(inbox_mutex_);
+    node_class_changes_.push_back(std::move(node_class));
+  }
+  inbox_changed_.notify_all();
+}
+
+void ClusterRuntime::take_node_class_changes_from(NodeClassChangeInbox& inbox) {
+  node_class_inbox_ = &inbox;
+  inbox.deliver_to([this](std::string node_class) { node_class_changed(std::move(node_class)); });
+}
+
 Instant ClusterRuntime::now() const {
   return Instant(std::chrono::duration_cast<Duration>(std::chrono::steady_clock::now() - started_));
 }
@@ -181,6 +195,7 @@ void ClusterRuntime::run(std::stop_token stop, const std::function<bool()>& lead
     std::deque<std::function<void()>> inspections;
     std::deque<std::function<void()>> answers;
     std::deque<cloud::InstanceNotice> notices;
+    std::deque<std::string> node_classes;
     {
       std::unique_lock lock(inbox_mutex_);
       // Wake for a delivery, an inspection, the next timer, or at least once a second to look at the lease.
@@ -190,12 +205,15 @@ void ClusterRuntime::run(std::stop_token stop, const std::function<bool()>& lead
       }
       inbox_changed_.wait_until(lock, deadline, [&] {
         return stop.stop_requested() || !inbox_.empty() || !inspections_.empty() || !answers_.empty() ||
-               (acting_ && !notices_.empty());
+               (acting_ && (!notices_.empty() || !node_class_changes_.empty()));
       });
       batch.swap(inbox_);
       inspections.swap(inspections_);
       answers.swap(answers_);
-      if (acting_) notices.swap(notices_);  // a standby keeps them for when it leads
+      if (acting_) {  // a standby keeps them for when it leads
+        notices.swap(notices_);
+        node_classes.swap(node_class_changes_);
+      }
     }
     inbox_changed_.notify_all();  // room for the informers
     for (Delivery& delivery : batch) apply(delivery);
@@ -210,6 +228,7 @@ void ClusterRuntime::run(std::stop_token stop, const std::function<bool()>& lead
       const auto pass_started = std::chrono::steady_clock::now();
       for (auto& answer : answers) answer();  // launches answered: observed before the controllers look
       for (const cloud::InstanceNotice& notice : notices) take_notice(notice);
+      if (!node_classes.empty()) take_node_class_changes(node_classes);
       run_due_timers();
       settle();
       writer_.write_launched_statuses();
@@ -268,6 +287,14 @@ void ClusterRuntime::take_notice(const cloud::InstanceNotice& notice) {
   spdlog::info("{} for instance {} of node {}", notice.source, notice.instance_id,
                observer_.node_names().object_of(taken.node));
   if (taken.event) writer_.object_event(*taken.event);
+}
+
+void ClusterRuntime::take_node_class_changes(const std::deque<std::string>& node_classes) {
+  std::set<std::string> named(node_classes.begin(), node_classes.end());
+  for (const std::string& name : named) {
+    spdlog::info("node class {} resolves to something else: drift and launches are looked at again", name);
+  }
+  state_.node_class_applied();  // once for them all: the controllers look again at every NodePool
 }
 
 void ClusterRuntime::start_acting() {

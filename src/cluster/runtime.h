@@ -28,6 +28,7 @@
 #include "api/scenario.h"
 #include "cluster/api_objects.h"
 #include "cluster/cluster_metrics.h"
+#include "cluster/inbox.h"
 #include "cluster/instance_notices.h"
 #include "cluster/kubernetes_writer.h"
 #include "cluster/launch_worker.h"
@@ -113,6 +114,11 @@ class ClusterRuntime final : public controllers::Clock, private ObserverListener
   void notice(cloud::InstanceNotice notice);
   // `inbox` (the provider's notices) delivers to this runtime from now until the runtime goes.
   void take_notices_from(InstanceNoticeInbox& inbox);
+  // A node class of the provider's resolves to something else (any thread): the loop tells the state
+  // (ClusterState::node_class_applied) while this replica acts, so that drift and provisioning look again.
+  void node_class_changed(std::string node_class);
+  // `inbox` (the provider's node class changes) delivers to this runtime from now until the runtime goes.
+  void take_node_class_changes_from(NodeClassChangeInbox& inbox);
 
  private:
   class Informer;
@@ -133,6 +139,7 @@ class ClusterRuntime final : public controllers::Clock, private ObserverListener
   void post_answer(std::function<void()> answer);  // the launch workers' threads
   void apply(Delivery& delivery);
   void take_notice(const cloud::InstanceNotice& notice);
+  void take_node_class_changes(const std::deque<std::string>& node_classes);
   void start_informer(Informer& informer);
   void start_acting();
   void settle();
@@ -171,6 +178,8 @@ class ClusterRuntime final : public controllers::Clock, private ObserverListener
   std::deque<std::function<void()>> answers_;  // the cloud's answers to launches, for the controllers
   std::deque<cloud::InstanceNotice> notices_;  // the cloud's notices, taken once acting
   InstanceNoticeInbox* notice_inbox_ = nullptr;
+  std::deque<std::string> node_class_changes_;  // node classes changed, taken once acting
+  NodeClassChangeInbox* node_class_inbox_ = nullptr;
   bool stopping_ = false;
 
   std::priority_queue<Timer, std::vector<Timer>, std::greater<>> timers_;

@@ -436,6 +436,47 @@ TEST_F(AwsRun, NodePoolLaunchesEc2InstancesThatJoinAndAreTerminatedWhenTheDeploy
             << "AWS calls to consolidate " << claims.size() << " empty nodes away: " << consolidation.size() << " ("
             << static_cast<double>(consolidation.size()) / static_cast<double>(claims.size())
             << " per node): " << tally(consolidation) << "\n";
+
+  // Drift: one pod on one node, then a security group added to the class's selection. The controller resolves the
+  // class to two groups, tells the loop, and the node (its instance in the default group only) is replaced for
+  // SecurityGroupDrift by one in both groups; scaled to zero again, nothing is left. About 30 s, most of it the 20-s
+  // grace a node just given a pod gets before it may be disrupted.
+  {
+    kubectl_ok("scale deployment launch --replicas 1");
+    std::string drifted;  // the first node's instance
+    ASSERT_TRUE(eventually(
+        [&] {
+          const std::vector<json> ready = of_pool(api, "/apis/karpenter.sh/v1/nodeclaims", "launch");
+          if (ready.size() != 1 || !condition_true(ready[0], "Ready")) return false;
+          const std::string provider_id = ready[0]["status"].value("providerID", "");
+          drifted = provider_id.substr(provider_id.rfind('/') + 1);
+          return true;
+        },
+        std::chrono::seconds(60)))
+        << scalewright->log();
+    cloud::aws::FormParams group;
+    group.add("GroupName", "e2e-extra").add("GroupDescription", "more for the nodes");
+    auto made = ec2_->query("CreateSecurityGroup", group);
+    ASSERT_TRUE(made.ok()) << made.error().describe();
+    const std::string extra = cloud::aws::child_text(made->result, "groupId");
+    std::string two_groups = node_class("launch");
+    const std::string groups = "securityGroupSelectorTerms: [{tags: {karpenter.sh/discovery: e2e}}]";
+    two_groups.replace(two_groups.find(groups), groups.size(),
+                       "securityGroupSelectorTerms: [{tags: {karpenter.sh/discovery: e2e}}, {id: " + extra + "}]");
+    apply("launch-class.yaml", two_groups);
+    EXPECT_TRUE(log_shows(*scalewright, "drifted (SecurityGroupDrift)", std::chrono::seconds(60)))
+        << scalewright->log();
+    EXPECT_TRUE(eventually(
+        [&] {
+          const std::map<std::string, cloud::aws::Ec2Instance> now = cluster_instances();
+          return instance_state(drifted) == "terminated" && now.size() == 1 &&
+                 now.begin()->second.security_group_ids.size() == 2u;
+        },
+        std::chrono::seconds(90)))
+        << scalewright->log();
+    EXPECT_TRUE(pods_running(api, "launch", 1)) << scalewright->log();
+    EXPECT_TRUE(scale_to_zero_and_wait(api, "launch", "launch")) << scalewright->log();
+  }
   EXPECT_EQ(scalewright->stop(SIGTERM), 0) << scalewright->log();
   kubelets.stop();
   kubectl_ok("delete deployment launch");

@@ -149,6 +149,8 @@ class RunningAws final : public RunningProvider {
   }
 
   Ec2Provider& provider() { return provider_; }
+  // Where each EC2NodeClass that resolves to something else is told (the loop: drift looks again).
+  void report_node_class_changes_to(NodeClassChanges changes) { node_classes_.report_changes_to(std::move(changes)); }
 
  private:
   // Every 10 s for the first 20 passes, then every 2 min, as Karpenter's garbage collection runs; idle launch
@@ -318,6 +320,7 @@ Result<std::unique_ptr<RunningProvider>> make_aws(ProviderContext& context) {
   auto running = std::make_unique<RunningAws>(context.client, std::move(*ec2), std::move(*ssm), std::move(*autoscaling),
                                               std::move(*iam), std::move(pricing), context.data_dir, region,
                                               std::move(*catalog), options);
+  running->report_node_class_changes_to(context.node_class_changes);
   if (const std::string queue = context.flag(kInterruptionQueue); !queue.empty()) {
     Result<std::unique_ptr<AwsClient>> sqs = make_client(kSqs);
     if (!sqs) return sqs.error();

@@ -233,6 +233,21 @@ ResolvedNodeClass Ec2Provider::resolve(std::shared_ptr<const EC2NodeClass> node_
   return out;
 }
 
+namespace {
+
+// What NodePools naming a resolved class launch from: whether it is ready, and the AMIs, subnets, security groups and
+// instance profile it resolved to (the rest of a resolution, such as a subnet's free addresses, moves on its own).
+std::vector<std::string> launched_from(const ResolvedNodeClass& resolved) {
+  std::vector<std::string> out{resolved.ready() ? "ready" : "not ready", "profile " + resolved.instance_profile};
+  for (const Ec2Image& image : resolved.amis) out.push_back("ami " + image.id);
+  for (const Ec2Subnet& subnet : resolved.subnets) out.push_back("subnet " + subnet.id);
+  for (const Ec2SecurityGroup& group : resolved.security_groups) out.push_back("group " + group.id);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace
+
 std::unique_ptr<Catalog> Ec2Provider::shape(const ResolvedNodeClass& resolved) const {
   if (!resolved.ready()) return nullptr;
   // The types the class runs, offered in the zones of its subnets (matched by zone id: an account names its zones in
@@ -259,22 +274,25 @@ std::unique_ptr<Catalog> Ec2Provider::shape(const ResolvedNodeClass& resolved) c
   return shaped;
 }
 
-void Ec2Provider::set_node_class(ResolvedNodeClass resolved) {
+bool Ec2Provider::set_node_class(ResolvedNodeClass resolved) {
   // Alone: the shaping reads catalog_, and a new shaped catalog joins shaped_.
   std::unique_lock catalogs(catalog_mutex_);
   std::unique_ptr<Catalog> shaped = shape(resolved);
   std::lock_guard lock(mutex_);
   const std::string name = resolved.node_class->meta().name;
-  NodeClassEntry& entry = node_classes_[name];
+  auto [at, added] = node_classes_.try_emplace(name);
+  NodeClassEntry& entry = at->second;
+  const bool changed = added || launched_from(entry.resolved) != launched_from(resolved);
   entry.resolved = std::move(resolved);
   // The class resolved as before (its 5-minute resync, mostly) keeps its catalog: a new one each time would be kept
   // for as long as the provider lives, since the engine may hold its types.
-  if (shaped && entry.shaped != nullptr && entry.shaped->same_shape(*shaped)) return;
+  if (shaped && entry.shaped != nullptr && entry.shaped->same_shape(*shaped)) return changed;
   entry.shaped = nullptr;
   if (shaped) {
     shaped_.push_back(std::move(shaped));
     entry.shaped = shaped_.back().get();
   }
+  return changed;
 }
 
 void Ec2Provider::refresh_catalog(Catalog fresh) {
@@ -312,9 +330,9 @@ void Ec2Provider::take_refreshed_catalog() const {
       update.prices_changed, update.withdrawn, update.restored, update.new_types, update.new_offerings);
 }
 
-void Ec2Provider::remove_node_class(const std::string& name) {
+bool Ec2Provider::remove_node_class(const std::string& name) {
   std::lock_guard lock(mutex_);
-  node_classes_.erase(name);
+  return node_classes_.erase(name) > 0;
 }
 
 std::optional<CloudError> Ec2Provider::delete_launch_templates(const std::string& name) {
@@ -586,6 +604,7 @@ CloudResult<Created> Ec2Provider::create(const CreateRequest& request) {
     std::vector<FleetError> errors;
     CloudResult<FleetInstance> launched = launch_batched(*fleet, errors);
     if (launched) {
+      ++launches_;  // the instances described before it miss it
       CloudResult<Created> made = created(request, *launched, errors);
       if (made) {
         std::lock_guard lock(mutex_);
@@ -749,6 +768,61 @@ CloudResult<std::vector<Instance>> Ec2Provider::list() const {
     if (std::optional<Instance> instance = instance_of(described)) out.push_back(std::move(*instance));
   }
   return out;
+}
+
+CloudResult<std::optional<Ec2Instance>> Ec2Provider::described_instance(const std::string& id) const {
+  std::lock_guard lock(described_mutex_);
+  const std::uint64_t launches = launches_;
+  if (!described_.valid || described_.launches != launches || Clock::now() - described_.at >= kDescribedFor) {
+    // The instances list() finds, with what drift reads of them (image, subnet, security groups).
+    AwsResult<std::vector<Ec2Instance>> found =
+        ec2_.describe_instances({{"tag-key", {std::string(karpenter_tags::nodepool)}},
+                                 {"tag:" + std::string(karpenter_tags::cluster_name), {options_.cluster.name}},
+                                 {"instance-state-name", {"pending", "running", "stopping", "stopped"}}});
+    if (!found) {
+      described_.valid = false;
+      return cloud_error(found.error());
+    }
+    described_.instances.clear();
+    for (Ec2Instance& instance : *found) {
+      std::string key = instance.id;
+      described_.instances.emplace(std::move(key), std::move(instance));
+    }
+    described_.at = Clock::now();
+    described_.launches = launches;
+    described_.valid = true;
+  }
+  auto found = described_.instances.find(id);
+  if (found == described_.instances.end()) return std::optional<Ec2Instance>();
+  return std::optional<Ec2Instance>(found->second);
+}
+
+CloudResult<std::string> Ec2Provider::is_drifted(const ClaimedInstance& claim) const {
+  if (claim.nodepool == nullptr || claim.nodepool->node_class.kind != kKind) return std::string();
+  // What the class resolves to now: only a ready class says what its instances should be.
+  std::set<std::string> amis, subnets, groups;
+  {
+    std::lock_guard lock(mutex_);
+    auto entry = node_classes_.find(claim.nodepool->node_class.name);
+    if (entry == node_classes_.end() || !entry->second.resolved.ready()) return std::string();
+    const ResolvedNodeClass& resolved = entry->second.resolved;
+    for (const Ec2Image& image : resolved.amis) amis.insert(image.id);
+    for (const Ec2Subnet& subnet : resolved.subnets) subnets.insert(subnet.id);
+    for (const Ec2SecurityGroup& group : resolved.security_groups) groups.insert(group.id);
+  }
+  // A NodeClaim of an earlier run names its instance by its providerID (aws:///ZONE/i-...).
+  const std::string& named = claim.instance_id;
+  const std::string id = named.starts_with("aws://") ? named.substr(named.rfind('/') + 1) : named;
+  if (id.empty()) return std::string();
+  CloudResult<std::optional<Ec2Instance>> described = described_instance(id);
+  if (!described) return described.error();
+  if (!*described) return std::string();  // not this cluster's, or gone: nothing to replace
+  const Ec2Instance& instance = **described;
+  if (!amis.contains(instance.image_id)) return std::string("AMIDrift");
+  const std::set<std::string> instance_groups(instance.security_group_ids.begin(), instance.security_group_ids.end());
+  if (instance_groups != groups) return std::string("SecurityGroupDrift");
+  if (!subnets.contains(instance.subnet_id)) return std::string("SubnetDrift");
+  return std::string();
 }
 
 std::vector<RepairStatement> Ec2Provider::repair_policies() const { return aws::repair_policies(); }

@@ -7,9 +7,12 @@
 // (price-capacity-optimized for spot, lowest-price on demand), and identical launches made in the same moment are
 // merged into one call for as many instances. Offerings EC2 answers with a capacity error (inside its 200) come back
 // as unavailable, for the controllers' 3-minute cache. Instances are tagged as Karpenter tags them, found by those
-// tags, and terminated by id.
+// tags, and terminated by id. An instance has drifted when its image, subnet or security groups are no longer what
+// its class resolves to (Karpenter's AMIDrift, SubnetDrift, SecurityGroupDrift).
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdint>
 #include <deque>
 #include <list>
 #include <map>
@@ -82,9 +85,12 @@ class Ec2Provider final : public CloudProvider {
 
   // Resolves `node_class` against the account: its subnets, security groups and AMIs. Safe from any thread.
   ResolvedNodeClass resolve(std::shared_ptr<const EC2NodeClass> node_class) const;
-  // What NodePools naming it launch from now on; a class that is not ready launches nothing.
-  void set_node_class(ResolvedNodeClass resolved);
-  void remove_node_class(const std::string& name);
+  // What NodePools naming it launch from now on; a class that is not ready launches nothing. Returns whether that
+  // changed: the class is new, became ready or not, or resolves to other AMIs, subnets, security groups or instance
+  // profile (a resync that finds the same is no change).
+  bool set_node_class(ResolvedNodeClass resolved);
+  // Returns whether there was such a class.
+  bool remove_node_class(const std::string& name);
   // Deletes the launch templates made for node class `name` in this cluster (found by their tags), as Karpenter
   // does when an EC2NodeClass is deleted; they are made again if the class comes back.
   std::optional<CloudError> delete_launch_templates(const std::string& name);
@@ -114,10 +120,20 @@ class Ec2Provider final : public CloudProvider {
   CloudResult<Instance> get(const std::string& instance_id) const override;
   // Every instance of this cluster's NodePools that is not terminated.
   CloudResult<std::vector<Instance>> list() const override;
+  // Karpenter's checks, in its order: the instance's image is not among the AMIs its NodePool's class resolves to
+  // ("AMIDrift"), its security groups are not that class's ("SecurityGroupDrift"), its subnet is not among the
+  // class's ("SubnetDrift"). Not drifted (empty) while the class is missing or not ready, or no instance of this
+  // cluster has that id. The instances are described once for every claim asked about within kDescribedFor (one
+  // pass of the drift method over every node), and again after a launch.
+  CloudResult<std::string> is_drifted(const ClaimedInstance& claim) const override;
   std::vector<RepairStatement> repair_policies() const override;
 
   // Calls made, for the benchmarks: CreateFleet calls and the instances they asked for.
   std::size_t fleet_calls() const;
+
+  // How long the instances described for drift answer for: a pass of the drift method asks about every node in a
+  // row, and one DescribeInstances answers them all.
+  static constexpr std::chrono::seconds kDescribedFor{5};
 
  private:
   struct Batch;
@@ -136,6 +152,9 @@ class Ec2Provider final : public CloudProvider {
   std::vector<LaunchOption> unavailable_options(const CreateRequest& request,
                                                 const std::vector<FleetError>& errors) const;
   std::optional<Instance> instance_of(const Ec2Instance& described) const;
+  // This cluster's instance of that id as last described for drift (described again when that is older than
+  // kDescribedFor, or a launch came since); nullopt when there is none.
+  CloudResult<std::optional<Ec2Instance>> described_instance(const std::string& id) const;
   // Creates the launch template when it is not known to exist.
   std::optional<CloudError> ensure_launch_template(const std::string& name, const LaunchTemplateData& data,
                                                    const Tags& tags);
@@ -173,6 +192,17 @@ class Ec2Provider final : public CloudProvider {
   std::map<std::string, std::shared_ptr<Batch>> batches_;  // open batches by request key
   std::size_t fleet_calls_ = 0;
   InstanceProfiles* profiles_ = nullptr;
+
+  // The cluster's instances by id, as one DescribeInstances found them for drift (the drift method's thread).
+  struct Described {
+    std::map<std::string, Ec2Instance> instances;
+    std::chrono::steady_clock::time_point at;
+    std::uint64_t launches = 0;  // launches_ when described
+    bool valid = false;
+  };
+  mutable std::mutex described_mutex_;
+  mutable Described described_;
+  std::atomic<std::uint64_t> launches_{0};  // instances launched: what was described before misses them
 };
 
 }  // namespace scalewright::cloud::aws

@@ -133,8 +133,9 @@ void Ec2NodeClassController::remove(const std::string& name) {
   {
     std::lock_guard lock(mutex_);
     known_.erase(name);
+    generations_.erase(name);
   }
-  provider_.remove_node_class(name);
+  if (provider_.remove_node_class(name) && changes_) changes_(name);
   if (std::optional<CloudError> failed = provider_.delete_launch_templates(name)) {
     spdlog::warn("EC2NodeClass {} deleted: deleting its launch templates: {}", name, failed->message);
   }
@@ -157,13 +158,21 @@ void Ec2NodeClassController::apply(const json& object) {
     }
     known_[name] = object;
   }
+  // A new spec may shape the catalog differently, whatever it resolves to.
+  bool new_spec = false;
+  {
+    std::lock_guard lock(mutex_);
+    auto [at, added] = generations_.try_emplace(name, generation);
+    new_spec = added || at->second != generation;
+    at->second = generation;
+  }
   const std::string path = std::string(kEc2NodeClassesPath) + "/" + name;
   Result<ManifestSet> decoded = decode_manifests(as_written(object).dump(), "EC2NodeClass " + name);
   ResolvedNodeClass resolved;
   if (!decoded || decoded->node_classes.empty()) {
     // Refused as a file of it would be: nothing launches from it, and the condition says why.
     const std::string why = decoded ? "not an EC2NodeClass" : decoded.error().message;
-    provider_.remove_node_class(name);
+    if (provider_.remove_node_class(name) && changes_) changes_(name);
     json status = {{"conditions", json::array({condition_json("ValidationSucceeded", false, "ValidationFailed", why,
                                                               generation, rfc3339(std::chrono::system_clock::now())),
                                                condition_json("Ready", false, "NotReady", why, generation,
@@ -182,7 +191,9 @@ void Ec2NodeClassController::apply(const json& object) {
   const bool ready = resolved.ready();
   const std::string why = resolved.why_not_ready();
   json status = ec2nodeclass_status(resolved, generation, std::chrono::system_clock::now());
-  provider_.set_node_class(std::move(resolved));
+  if (provider_.set_node_class(std::move(resolved)) || new_spec) {
+    if (changes_) changes_(name);
+  }
   if (auto patched = client_.merge_patch(path + "/status", {{"status", status}}); !patched) {
     spdlog::warn("EC2NodeClass {}: writing its status: {}", name, patched.error().describe());
   }

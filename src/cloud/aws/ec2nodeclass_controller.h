@@ -4,7 +4,8 @@
 // after (an AMI alias moves on with each release), handed to the EC2 provider, and its status written as upstream
 // writes it: subnets, securityGroups, amis, instanceProfile and the conditions SubnetsReady, SecurityGroupsReady,
 // AMIsReady, InstanceProfileReady and Ready. A class that does not resolve is not Ready, says why in its conditions
-// and a Warning Event, and launches nothing; a file that fails validation is refused the same way.
+// and a Warning Event, and launches nothing; a file that fails validation is refused the same way. Whoever asked is
+// told the name of each class that resolves to something else than before (not of one a resync finds unchanged).
 #include <chrono>
 #include <map>
 #include <memory>
@@ -16,6 +17,7 @@
 #include <thread>
 
 #include "cloud/aws/ec2_provider.h"
+#include "cloud/provider_registry.h"
 #include "kube/api_client.h"
 #include "kube/event_sink.h"
 #include "kube/reflector.h"
@@ -37,6 +39,10 @@ class Ec2NodeClassController final : public kube::ReflectorHandler {
   Ec2NodeClassController(const Ec2NodeClassController&) = delete;
   Ec2NodeClassController& operator=(const Ec2NodeClassController&) = delete;
 
+  // Told, from the controller's threads, each class that is new, gone, has a new spec (generation), or that the
+  // provider's set_node_class found resolved to something else (AMIs, subnets, security groups, readiness). Called
+  // before start().
+  void report_changes_to(NodeClassChanges changes) { changes_ = std::move(changes); }
   // Watches the classes on a thread of its own until stop() (called once this replica leads).
   void start();
   void stop();
@@ -60,6 +66,8 @@ class Ec2NodeClassController final : public kube::ReflectorHandler {
   mutable std::mutex mutex_;
   std::map<std::string, nlohmann::json> known_;  // by name: the object as last seen
   std::set<std::string> listed_;
+  std::map<std::string, std::int64_t> generations_;  // by name: the generation last handed to the provider
+  NodeClassChanges changes_;
   bool synced_ = false;
   std::unique_ptr<kube::Reflector> reflector_;
   std::jthread watcher_;

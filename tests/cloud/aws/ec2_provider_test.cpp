@@ -10,11 +10,13 @@
 #include "cloud/aws/ec2_provider.h"
 
 #include <gtest/gtest.h>
+#include <httplib.h>
 
 #include <algorithm>
 #include <set>
 #include <thread>
 
+#include "cloud/aws/ec2nodeclass_controller.h"
 #include "cloud/aws/instance_types.h"
 #include "emulator_fixture.h"
 #include "manifest/manifest.h"
@@ -482,6 +484,203 @@ TEST_F(Ec2ProviderTest, ARoleGetsAnInstanceProfileOfItsOwnWhichItsInstancesLaunc
   auto gone = iam_->query("GetInstanceProfile", get);
   ASSERT_FALSE(gone.ok());
   EXPECT_EQ(gone.error().code, "NoSuchEntity");
+}
+
+// Drift as Karpenter's AWS provider finds it: an instance whose image, security groups or subnet its class no longer
+// resolves to has drifted (AMIDrift first, then SecurityGroupDrift, then SubnetDrift); one as the class resolves is
+// not. A pass over every claim describes the cluster's instances once, and again after a launch.
+TEST_F(Ec2ProviderTest, AnInstanceDriftsFromANewAmiSecurityGroupOrSubnetOfItsClassAndAPassDescribesOnce) {
+  const Catalog& catalog = ready_catalog();
+  std::vector<ClaimedInstance> claims;
+  for (const char* name : {"default-abc12", "default-def34", "default-ghi56"}) {
+    auto created = provider_->create(on_demand_request(catalog, name));
+    ASSERT_TRUE(created.ok()) << created.error().message;
+    claims.push_back({name, created->instance.id, &pool_, nullptr});
+  }
+  // A NodeClaim of an earlier run names its instance by its providerID.
+  claims[2].instance_id = "aws:///us-west-2a/" + claims[2].instance_id;
+  // As launched: m5.large in us-west-2a's subnet from the x86_64 AMI, in the default group (the emulator gives a
+  // fleet's instances their launch template's groups, as EC2 does).
+  for (const Ec2Instance& instance : instances()) {
+    EXPECT_EQ(instance.image_id, ami_x86_);
+    EXPECT_EQ(instance.subnet_id, subnet_a_);
+    EXPECT_EQ(instance.security_group_ids, std::vector<std::string>{security_group_});
+  }
+  std::string subnet_b, other_x86;
+  auto subnets = Ec2Api(*ec2_).describe_subnets({{"availability-zone", {"us-west-2b"}}});
+  auto images = Ec2Api(*ec2_).describe_images({{"name", {"al2023-ami-minimal-*"}}}, {});
+  ASSERT_TRUE(subnets.ok() && images.ok());
+  for (const Ec2Subnet& s : *subnets) subnet_b = s.id;
+  for (const Ec2Image& image : *images) {
+    if (image.architecture == "x86_64" && image.id != ami_x86_) other_x86 = image.id;
+  }
+  ASSERT_FALSE(subnet_b.empty() || other_x86.empty());
+
+  // Each claim's reason, and how many DescribeInstances the pass made.
+  auto pass = [&](const std::vector<ClaimedInstance>& asked) {
+    const int before = emulator_->count("ec2", "DescribeInstances");
+    std::vector<std::string> reasons;
+    for (const ClaimedInstance& claim : asked) {
+      CloudResult<std::string> reason = provider_->is_drifted(claim);
+      reasons.push_back(reason ? *reason : "error: " + reason.error().message);
+    }
+    return std::pair(reasons, emulator_->count("ec2", "DescribeInstances") - before);
+  };
+  using Pass = std::pair<std::vector<std::string>, int>;
+  const std::vector<std::string> none(3, "");
+  auto all = [](const std::string& reason) { return std::vector<std::string>(3, reason); };
+  auto resolve = [&](const std::string& from, const std::string& to) {
+    std::string yaml = kNodeClass;
+    if (!from.empty()) yaml.replace(yaml.find(from), from.size(), to);
+    return provider_->set_node_class(provider_->resolve(node_class(yaml)));
+  };
+  const std::string ami_term = "amiSelectorTerms: [{alias: al2023@latest}]";
+  const std::string subnet_term = "subnetSelectorTerms: [{tags: {karpenter.sh/discovery: demo}}]";
+
+  // As the class resolves: none drifted, and one call for the three (an instance of no claim's is none either).
+  std::vector<ClaimedInstance> with_unknown = claims;
+  with_unknown.push_back({"default-xyz00", "i-0123456789abcdef0", &pool_, nullptr});
+  EXPECT_EQ(pass(with_unknown), Pass(std::vector<std::string>(4, ""), 1));
+  // Resolved again to the same (the 5-minute resync): no change.
+  EXPECT_FALSE(resolve("", ""));
+
+  // Another AMI: AMIDrift, also where the subnet changed too (the AMI is looked at first).
+  const std::string other_ami = "amiFamily: AL2023\n  amiSelectorTerms: [{id: " + other_x86 + "}]";
+  EXPECT_TRUE(resolve(ami_term, other_ami));
+  EXPECT_EQ(pass(claims).first, all("AMIDrift"));
+  std::string yaml = kNodeClass;
+  yaml.replace(yaml.find(ami_term), ami_term.size(), other_ami);
+  yaml.replace(yaml.find(subnet_term), subnet_term.size(), "subnetSelectorTerms: [{id: " + subnet_b + "}]");
+  EXPECT_TRUE(provider_->set_node_class(provider_->resolve(node_class(yaml))));
+  EXPECT_EQ(pass(claims).first, all("AMIDrift"));
+
+  // A security group added to those the class selects: SecurityGroupDrift (the set is no longer the instances').
+  EXPECT_TRUE(resolve("", ""));
+  EXPECT_EQ(pass(claims).first, none);
+  FormParams group;
+  group.add("GroupName", "nodes-extra").add("GroupDescription", "more for the nodes");
+  auto made = ec2_->query("CreateSecurityGroup", group);
+  ASSERT_TRUE(made.ok()) << made.error().describe();
+  const std::string extra = child_text(made->result, "groupId");
+  ASSERT_TRUE(Ec2Api(*ec2_).create_tags({extra}, {{"karpenter.sh/discovery", "demo"}}).ok());
+  EXPECT_TRUE(resolve("", ""));
+  EXPECT_EQ(pass(claims).first, all("SecurityGroupDrift"));
+
+  // Only us-west-2b's subnet (the groups named by id, the default one alone): SubnetDrift.
+  const std::string group_term = "securityGroupSelectorTerms: [{tags: {karpenter.sh/discovery: demo}}]";
+  yaml = kNodeClass;
+  yaml.replace(yaml.find(subnet_term), subnet_term.size(), "subnetSelectorTerms: [{id: " + subnet_b + "}]");
+  yaml.replace(yaml.find(group_term), group_term.size(), "securityGroupSelectorTerms: [{id: " + security_group_ + "}]");
+  EXPECT_TRUE(provider_->set_node_class(provider_->resolve(node_class(yaml))));
+  EXPECT_EQ(pass(claims).first, all("SubnetDrift"));
+
+  // A node launched from the class as it is now is not drifted; the launch made the next pass describe again, once.
+  auto types = provider_->instance_types(pool_);
+  ASSERT_TRUE(types.ok()) << types.error().message;
+  auto launched = provider_->create(on_demand_request(**types, "default-jkl78"));
+  ASSERT_TRUE(launched.ok()) << launched.error().message;
+  EXPECT_EQ(launched->launched.offering->zone, "us-west-2b");
+  std::vector<ClaimedInstance> with_new = claims;
+  with_new.push_back({"default-jkl78", launched->instance.id, &pool_, nullptr});
+  EXPECT_EQ(pass(with_new), Pass({"SubnetDrift", "SubnetDrift", "SubnetDrift", ""}, 1));
+
+  // A class that is not ready, or a NodePool naming a class of another kind: not drifted now, nothing described.
+  EXPECT_TRUE(resolve(subnet_term, "subnetSelectorTerms: [{tags: {karpenter.sh/discovery: nowhere}}]"));
+  EXPECT_EQ(pass(claims), Pass(none, 0));
+  NodePool other = pool_;
+  other.node_class = {"example.com", "OtherNodeClass", "default"};
+  EXPECT_EQ(provider_->is_drifted({"default-abc12", claims[0].instance_id, &other, nullptr}).value(), "");
+
+  // EC2 refusing the call: an error (the engine takes the node as not drifted now), not "not drifted".
+  Ec2Provider restarted(*ec2_, *ssm_, provider_->catalog(),
+                        {{"demo", "https://demo.eks.amazonaws.com", "Q0E=", "10.100.0.0/16", "1.30"}});
+  restarted.set_node_class(provider_->resolve(node_class(kNodeClass)));
+  ASSERT_EQ(emulator_->add_rule({{"kind", "error"},
+                                 {"service", "ec2"},
+                                 {"action", "DescribeInstances"},
+                                 {"status", 403},
+                                 {"code", "UnauthorizedOperation"},
+                                 {"message", "You are not authorized to perform this operation."}}),
+            "");
+  CloudResult<std::string> refused = restarted.is_drifted(claims[0]);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().error_class, ErrorClass::Unauthorized);
+}
+
+// An API server that takes every write (the status patches and Events of the EC2NodeClass controller).
+class AcceptingApiServer {
+ public:
+  AcceptingApiServer() {
+    auto accept = [](const httplib::Request&, httplib::Response& res) { res.set_content("{}", "application/json"); };
+    server_.Patch(".*", accept);
+    server_.Post(".*", accept);
+    port_ = server_.bind_to_any_port("127.0.0.1");
+    thread_ = std::thread([this] { server_.listen_after_bind(); });
+    while (!server_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ~AcceptingApiServer() {
+    server_.stop();
+    thread_.join();
+  }
+  std::string address() const { return "http://127.0.0.1:" + std::to_string(port_); }
+
+ private:
+  httplib::Server server_;
+  int port_ = 0;
+  std::thread thread_;
+};
+
+// The EC2NodeClass controller tells the loop of a class that is new, resolves to something else, has a new spec or
+// went; not of one resolved again to the same (its 5-minute resync), nor of its own status write coming back.
+TEST_F(Ec2ProviderTest, TheNodeClassControllerReportsAClassThatResolvesToSomethingElseOnly) {
+  AcceptingApiServer server;
+  kube::ClusterConfig config;
+  config.server = server.address();
+  auto client = kube::ApiClient::create(config);
+  ASSERT_TRUE(client.ok()) << client.error().message;
+  std::vector<std::string> changes;
+  {
+    kube::EventSink events(*client, "karpenter.k8s.aws", "test");
+    Ec2NodeClassController controller(*client, *provider_, events);
+    controller.report_changes_to([&](std::string name) { changes.push_back(std::move(name)); });
+    nlohmann::json object = {
+        {"apiVersion", "karpenter.k8s.aws/v1"},
+        {"kind", "EC2NodeClass"},
+        {"metadata", {{"name", "default"}, {"generation", 1}, {"uid", "u-1"}}},
+        {"spec",
+         {{"amiSelectorTerms", {{{"alias", "al2023@latest"}}}},
+          {"instanceProfile", "KarpenterNodeInstanceProfile-demo"},
+          {"subnetSelectorTerms", {{{"tags", {{"karpenter.sh/discovery", "demo"}}}}}},
+          {"securityGroupSelectorTerms", {{{"tags", {{"karpenter.sh/discovery", "demo"}}}}}}}}};
+    controller.watched("ADDED", object);
+    EXPECT_EQ(changes.size(), 1u);  // new
+    nlohmann::json with_status = object;
+    with_status["status"] = {{"amis", nlohmann::json::array()}};
+    controller.watched("MODIFIED", with_status);
+    EXPECT_EQ(changes.size(), 1u);  // its own status write
+    controller.watched("MODIFIED", object);
+    EXPECT_EQ(changes.size(), 1u);  // resolved again to the same
+
+    FormParams group;
+    group.add("GroupName", "nodes-extra").add("GroupDescription", "more for the nodes");
+    auto made = ec2_->query("CreateSecurityGroup", group);
+    ASSERT_TRUE(made.ok()) << made.error().describe();
+    ASSERT_TRUE(Ec2Api(*ec2_).create_tags({child_text(made->result, "groupId")}, {{"karpenter.sh/discovery", "demo"}})
+                    .ok());
+    controller.watched("MODIFIED", object);
+    EXPECT_EQ(changes.size(), 2u);  // a second security group
+
+    object["metadata"]["generation"] = 2;
+    object["spec"]["tags"] = {{"team", "data"}};
+    controller.watched("MODIFIED", object);
+    EXPECT_EQ(changes.size(), 3u);  // a new spec, resolved to the same
+
+    controller.watched("DELETED", object);
+    EXPECT_EQ(changes.size(), 4u);  // gone
+    controller.watched("DELETED", object);
+    EXPECT_EQ(changes.size(), 4u);
+  }
+  EXPECT_EQ(changes, std::vector<std::string>(4, "default"));
 }
 
 // A message without the request id an answer carried (each call's is new).

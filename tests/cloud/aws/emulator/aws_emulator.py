@@ -10,7 +10,8 @@ Each request is
   - recorded as {service, action, params, access_key} for the test to count (access_key: the signing key's id, which
     tells one principal's calls from another's);
   - held for as long as matching delay rules say, then answered by the first matching fault rule, else forwarded
-    byte for byte to moto.
+    byte for byte to moto (a CreateFleet's instances then put in their launch template's security groups, as EC2
+    launches them and moto does not).
 Temporary keys STS hands out (moto's AssumeRoleWithWebIdentity and AssumeRole answers) are learnt as they pass, so a
 process that gets its credentials from STS signs calls the emulator can check.
 The test drives it under /_emulator/ with JSON: POST reset, POST credentials, POST rules, GET calls, GET problems
@@ -239,15 +240,62 @@ def forward(call, body=None):
     return status, dict(reply_headers), reply
 
 
-def subnet_zones(region):
-    """{subnet id: zone} from moto, asked with a signature of the emulator's own (moto does not check it)."""
+def moto_ec2(region, params):
+    """(status, XML root) of an EC2 call of the emulator's own to moto, signed with a key of its own (moto does not
+    check it); the test's calls do not record it."""
     request = AWSRequest(method='POST', url=f"http://127.0.0.1:{MOTO['port']}/",
-                         data=b'Action=DescribeSubnets&Version=2016-11-15',
+                         data=urllib.parse.urlencode({**params, 'Version': '2016-11-15'}).encode(),
                          headers={'Content-Type': 'application/x-www-form-urlencoded; charset=utf-8'})
     SigV4Auth(Credentials('emulator', 'emulator'), 'ec2', region).add_auth(request)
-    _, _, body = moto_request('POST', '/', request.body, dict(request.headers.items()))
+    status, _, body = moto_request('POST', '/', request.body, dict(request.headers.items()))
+    return status, ET.fromstring(body)
+
+
+def subnet_zones(region):
+    """{subnet id: zone} from moto."""
+    _, root = moto_ec2(region, {'Action': 'DescribeSubnets'})
     return {item.findtext('{*}subnetId'): item.findtext('{*}availabilityZone')
-            for item in ET.fromstring(body).iterfind('{*}subnetSet/{*}item')}
+            for item in root.iterfind('{*}subnetSet/{*}item')}
+
+
+# ---- CreateFleet's instances in their launch template's security groups -------------------------------------------
+
+def template_groups(region, template_id):
+    """The security group ids a launch template's newest version names, directly or on its network interfaces."""
+    status, root = moto_ec2(region, {'Action': 'DescribeLaunchTemplateVersions', 'LaunchTemplateId': template_id})
+    if status != 200:
+        return []
+    versions = sorted(root.iterfind('{*}launchTemplateVersionSet/{*}item'),
+                      key=lambda v: int(v.findtext('{*}versionNumber') or 0))
+    if not versions:
+        return []
+    data = versions[-1].find('{*}launchTemplateData')
+    return [e.text for e in data.iterfind('{*}securityGroupIdSet/*')] + \
+        [e.text for e in data.iterfind('{*}networkInterfaceSet/*/{*}groupSet/*')]
+
+
+def with_template_groups(call, reply):
+    """EC2 launches a fleet's instances in their launch template's security groups; moto launches them in none, so
+    each instance of a CreateFleet answer (status, headers, body) is put in its template's before the caller sees it."""
+    status, _, body = reply
+    if status != 200:
+        return reply
+    groups_of = {}
+    for item in ET.fromstring(body).iterfind('{*}fleetInstanceSet/{*}item'):
+        template = item.findtext('{*}launchTemplateAndOverrides/{*}launchTemplateSpecification/{*}launchTemplateId')
+        if not template:
+            continue
+        if template not in groups_of:
+            groups_of[template] = template_groups(call.region, template)
+        groups = groups_of[template]
+        for instance in item.iterfind('{*}instanceIds/*'):
+            if not groups:
+                continue
+            params = {'Action': 'ModifyInstanceAttribute', 'InstanceId': instance.text}
+            params.update({f'GroupId.{n}': group for n, group in enumerate(groups, 1)})
+            if moto_ec2(call.region, params)[0] != 200:
+                STATE.problem('emulator', call.action, f'could not put {instance.text} in its groups {groups}')
+    return reply
 
 
 # ---- CreateFleet with offerings out of capacity -------------------------------------------------------------------
@@ -360,7 +408,8 @@ def answer(call):
 
     rule = STATE.take_rule(matches)
     if rule is None:
-        return learn_credentials(call, forward(call))
+        reply = learn_credentials(call, forward(call))
+        return with_template_groups(call, reply) if call.action == 'CreateFleet' else reply
     kind = rule['kind']
     if kind == 'error':
         return self_check(call, error_answer(call, rule.get('status', 400), rule['code'], rule.get('message', ''),
@@ -372,7 +421,7 @@ def answer(call):
         return self_check(call, json_answer({'Parameter': {
             'Name': name, 'Type': 'String', 'Value': rule['value'], 'Version': 1, 'DataType': 'text',
             'LastModifiedDate': time.time(), 'ARN': f'arn:aws:ssm:{call.region}::parameter{name}'}}))
-    return insufficient_capacity(call, rule)
+    return with_template_groups(call, insufficient_capacity(call, rule))
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
