@@ -45,10 +45,12 @@ struct ProviderFlag {
 // its SQS interruption queue), for the controllers to act on as Karpenter's interruption controller does.
 struct InstanceNotice {
   enum class Kind {
-    SpotInterruption,         // taken back at `at` (EC2's two-minute warning): replace it and drain it now
-    ScheduledChange,          // a maintenance event (AWS Health): replace it and drain it
-    Stopping,                 // stopping or terminating (a state change): replace it and drain it
-    RebalanceRecommendation,  // at higher risk of interruption: an Event only, as Karpenter does
+    SpotInterruption,                 // taken back at `at` (EC2's two-minute warning): replace it and drain it now
+    ScheduledChange,                  // a maintenance event (AWS Health): replace it and drain it
+    Stopping,                         // stopping or stopped (a state change): replace it and drain it
+    Terminating,                      // shutting down or terminated (a state change): replace it and drain it
+    CapacityReservationInterruption,  // its capacity reservation takes it back: replace it and drain it
+    RebalanceRecommendation,          // at higher risk of interruption: an Event only, as Karpenter does
   };
   Kind kind = Kind::SpotInterruption;
   std::string instance_id;                    // "i-0abc..."

@@ -1,7 +1,5 @@
 #include "cluster/instance_notices.h"
 
-#include <algorithm>
-
 namespace scalewright::cluster {
 
 void InstanceNoticeInbox::post(cloud::InstanceNotice notice) {
@@ -38,6 +36,24 @@ bool names_instance(std::string_view provider_id, std::string_view instance_id) 
          provider_id[provider_id.size() - instance_id.size() - 1] == '/';
 }
 
+// The state's word for what a notice that drains says (a rebalance recommendation drains nothing).
+state::InterruptionKind interruption_kind(cloud::InstanceNotice::Kind kind) {
+  switch (kind) {
+    case cloud::InstanceNotice::Kind::ScheduledChange:
+      return state::InterruptionKind::ScheduledChange;
+    case cloud::InstanceNotice::Kind::Stopping:
+      return state::InterruptionKind::Stopping;
+    case cloud::InstanceNotice::Kind::Terminating:
+      return state::InterruptionKind::Terminating;
+    case cloud::InstanceNotice::Kind::CapacityReservationInterruption:
+      return state::InterruptionKind::CapacityReservationInterruption;
+    case cloud::InstanceNotice::Kind::SpotInterruption:
+    case cloud::InstanceNotice::Kind::RebalanceRecommendation:
+      break;
+  }
+  return state::InterruptionKind::SpotInterruption;
+}
+
 }  // namespace
 
 state::NodeRecord* node_of_instance(state::ClusterState& state, std::string_view instance_id) {
@@ -63,9 +79,14 @@ NoticeTaken take_instance_notice(state::ClusterState& state, const TimeBase& tim
                                            "Notice", "Spot rebalance recommendation was triggered"};
     return taken;
   }
+  // The earliest notice of a node stands, with what it said: that happens first.
   Instant at = time.at(notice.at);
-  if (node->reclaimed_at) at = std::min(at, *node->reclaimed_at);
-  state.interruption_noticed(*node, at);
+  state::InterruptionKind kind = interruption_kind(notice.kind);
+  if (node->reclaimed_at && *node->reclaimed_at <= at) {
+    at = *node->reclaimed_at;
+    kind = node->interruption;
+  }
+  state.interruption_noticed(*node, at, kind);
   return taken;
 }
 

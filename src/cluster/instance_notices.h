@@ -52,9 +52,10 @@ struct NoticeTaken {
   std::optional<controllers::ObjectEvent> event;
 };
 
-// Acts on `notice` (the loop's thread): a spot interruption, a scheduled change or an instance stopping marks the
-// node interrupted at the notice's time on the engine's clock (`time`), which the disruption controller acts on once
-// (replacement launched, node drained); a second notice of one node keeps the earlier time. A rebalance
+// Acts on `notice` (the loop's thread): a spot interruption, a scheduled change, an instance stopping or terminating
+// or a capacity reservation's interruption marks the node interrupted at the notice's time on the engine's clock
+// (`time`), for that reason, which the disruption controller acts on once (replacement launched, node drained, an
+// Event naming the reason); a second notice of one node keeps the earlier time and its reason. A rebalance
 // recommendation only gives an Event.
 NoticeTaken take_instance_notice(state::ClusterState& state, const TimeBase& time, const cloud::InstanceNotice& notice);
 

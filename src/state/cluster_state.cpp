@@ -248,8 +248,9 @@ void ClusterState::node_updated(const NodeRecord& node) {
   ++room_changes_;
 }
 
-void ClusterState::interruption_noticed(NodeRecord& node, Instant at) {
+void ClusterState::interruption_noticed(NodeRecord& node, Instant at, InterruptionKind kind) {
   node.reclaimed_at = at;
+  node.interruption = kind;
   ++interruption_notices_;
 }
 

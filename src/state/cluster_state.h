@@ -57,6 +57,16 @@ struct QueueOrder {
 
 enum class NodePhase { Launching, Ready, Draining, Terminated };
 
+// What the cloud said is happening to a node's instance, for the interruption Event that names it (as Karpenter's
+// AWS provider names each): all of them drain the node and replace it.
+enum class InterruptionKind {
+  SpotInterruption,                 // a spot instance reclaimed (EC2's two-minute warning, the simulator's fault)
+  ScheduledChange,                  // a maintenance event is scheduled for it (AWS Health)
+  Stopping,                         // stopping or stopped
+  Terminating,                      // shutting down or terminated
+  CapacityReservationInterruption,  // its capacity reservation takes it back
+};
+
 // A node as the controllers see it: the Node, and the NodeClaim or node group instance behind it.
 struct NodeRecord {
   Node node;
@@ -78,9 +88,10 @@ struct NodeRecord {
   // When each of its conditions last changed status (its lastTransitionTime on the engine's clock): how long a node
   // has been unhealthy, for node repair.
   std::map<std::string, Instant, std::less<>> condition_since;
-  // A spot interruption notice said the cloud takes its instance back then (EC2's two-minute warning, as the
-  // simulator's fault or an SQS poller observes it).
+  // An interruption notice said the cloud takes its instance back then (a spot instance's two-minute warning, as the
+  // simulator's fault or an SQS poller observes it; the notice's own time for the other kinds), and why.
   std::optional<Instant> reclaimed_at;
+  InterruptionKind interruption = InterruptionKind::SpotInterruption;
   // Pods (not DaemonSet pods) bound or nominated to it, kept by the state as pods come and go: with none, the node
   // is empty.
   std::int32_t busy = 0;
@@ -163,9 +174,10 @@ class ClusterState {
   void node_updated(const NodeRecord& node);
   // The node left scheduling (it is going away); its pods were deleted before.
   void node_draining(NodeRecord& node);
-  // The cloud warned that `node`'s instance is reclaimed at `at`: an observation, which the disruption controller
-  // acts on (Karpenter's interruption controller acts on the NodeClaim in the same way).
-  void interruption_noticed(NodeRecord& node, Instant at);
+  // The cloud warned that `node`'s instance is reclaimed at `at`, for the reason `kind`: an observation, which the
+  // disruption controller acts on (Karpenter's interruption controller acts on the NodeClaim in the same way).
+  void interruption_noticed(NodeRecord& node, Instant at,
+                            InterruptionKind kind = InterruptionKind::SpotInterruption);
   // A NodeClaim was deleted and its termination finalizer holds it (`deleting`), or it went / its finalizer was
   // removed (not `deleting`): whoever deleted it, its node is drained and its instance terminated before the
   // finalizer comes off (Karpenter's termination controller). Observed apart from the node's record, which may be

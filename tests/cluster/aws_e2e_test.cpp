@@ -7,12 +7,15 @@
 //
 // The account (moto's us-east-1, reset before each test): the default subnets of us-east-1a and us-east-1b and the
 // default security group tagged karpenter.sh/discovery=e2e; al2023@latest names, through SSM's public parameters for
-// the control plane's Kubernetes 1.26, two of the AL2023 images moto has (one per architecture).
+// the control plane's Kubernetes 1.26, two of the AL2023 images moto has (one per architecture); an SQS queue for the
+// interruption messages EventBridge would send, where the launch test needs one.
 #include <algorithm>
 #include <iostream>
+#include <iterator>
 #include <map>
 #include <set>
 
+#include "api/timestamp.h"
 #include "aws_emulator.h"
 #include "cloud/aws/ec2_api.h"
 #include "cloud/aws/instance_types.h"
@@ -50,8 +53,10 @@ spec:
 )";
 }
 
-// NodePool `name` of EC2NodeClass `node_class`: m5.xlarge on demand, empty nodes removed 5 s after they empty.
-std::string nodepool(const std::string& name, const std::string& node_class) {
+// NodePool `name` of EC2NodeClass `node_class`: m5.xlarge of `capacity_type`, empty nodes removed 5 s after they
+// empty.
+std::string nodepool(const std::string& name, const std::string& node_class,
+                     const std::string& capacity_type = "on-demand") {
   return R"(apiVersion: karpenter.sh/v1
 kind: NodePool
 metadata: {name: )" +
@@ -63,21 +68,23 @@ spec:
          node_class + R"(}
       requirements:
       - {key: node.kubernetes.io/instance-type, operator: In, values: [m5.xlarge]}
-      - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}
+      - {key: karpenter.sh/capacity-type, operator: In, values: [)" +
+         capacity_type + R"(]}
   disruption:
     consolidationPolicy: WhenEmpty
     consolidateAfter: 5s
 )";
 }
 
-// `replicas` pods of 1 CPU, on NodePool `pool`'s nodes.
-std::string deployment(const std::string& name, int replicas, const std::string& pool) {
+// `replicas` pods of `cpu` each, on NodePool `pool`'s nodes.
+std::string deployment(const std::string& name, int replicas, const std::string& pool,
+                       const std::string& cpu = "1") {
   return "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: " + name +
          ", namespace: default}\nspec:\n  replicas: " + std::to_string(replicas) +
          "\n  selector: {matchLabels: {app: " + name + "}}\n  template:\n    metadata: {labels: {app: " + name +
          "}}\n    spec:\n      terminationGracePeriodSeconds: 0\n      nodeSelector: {karpenter.sh/nodepool: " + pool +
          "}\n      containers:\n      - name: pause\n        image: registry.k8s.io/pause:3.9\n        resources: "
-         "{requests: {cpu: \"1\"}}\n";
+         "{requests: {cpu: \"" + cpu + "\"}}\n";
 }
 
 std::vector<json> items(const kube::ApiClient& api, const std::string& path) {
@@ -115,6 +122,19 @@ std::string tally(const std::vector<EmulatedCall>& calls) {
   std::string out;
   for (const auto& [name, n] : counts) out += (out.empty() ? "" : ", ") + name + " " + std::to_string(n);
   return out.empty() ? "none" : out;
+}
+
+// `calls` without the interruption queue's (its long polls, one ReceiveMessage every 20 s, go on beside the rest).
+std::vector<EmulatedCall> without_queue(const std::vector<EmulatedCall>& calls) {
+  std::vector<EmulatedCall> out;
+  std::copy_if(calls.begin(), calls.end(), std::back_inserter(out),
+               [](const EmulatedCall& c) { return c.service != "sqs"; });
+  return out;
+}
+
+int count_of(const std::vector<EmulatedCall>& calls, const std::string& action) {
+  return static_cast<int>(
+      std::count_if(calls.begin(), calls.end(), [&](const EmulatedCall& c) { return c.action == action; }));
 }
 
 class AwsRun : public RealControlPlane {
@@ -258,6 +278,25 @@ class AwsRun : public RealControlPlane {
     return out;
   }
 
+  // An SQS client signed with the test's key (EventBridge's part: it writes the interruption messages).
+  std::unique_ptr<cloud::aws::AwsClient> sqs_client() const {
+    auto sqs = cloud::aws::AwsClient::create(cloud::aws::kSqsProtocol, kRegion, emulator_->endpoint(), [] {
+      return Result<cloud::aws::Credentials>(cloud::aws::Credentials{kTestKey, kTestSecret, ""});
+    });
+    return sqs.ok() ? std::move(*sqs) : nullptr;
+  }
+
+  // The messages in the queue at `url`, visible or received and not deleted; -1 when SQS does not say.
+  static int messages_left(const cloud::aws::AwsClient& sqs, const std::string& url) {
+    auto got = sqs.json("GetQueueAttributes",
+                        {{"QueueUrl", url},
+                         {"AttributeNames", {"ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"}}});
+    if (!got) return -1;
+    const json& attributes = (*got)["Attributes"];
+    return std::stoi(attributes.value("ApproximateNumberOfMessages", "-1")) +
+           std::stoi(attributes.value("ApproximateNumberOfMessagesNotVisible", "0"));
+  }
+
   std::string instance_state(const std::string& id) const {
     auto found = cloud::aws::Ec2Api(*ec2_).describe_instances({{"instance-id", {id}}});
     return found && found->size() == 1 ? found->front().state : "absent";
@@ -302,19 +341,27 @@ class AwsRun : public RealControlPlane {
   std::string ami_;                             // x86_64
 };
 
-// Ten 1-CPU pods on m5.xlarge (3,920m allocatable: three pods each): four NodeClaims. us-east-1a has no m5.xlarge
-// capacity (the emulator answers it inside CreateFleet's 200), so the fleet falls back to the next override,
-// us-east-1b, in the same call.
-TEST_F(AwsRun, NodePoolLaunchesEc2InstancesThatJoinAndAreTerminatedWhenTheDeploymentScalesToZero) {
+// A hundred pods of 100m on spot m5.xlarge (3,920m allocatable: 39 pods each, under its 58 max pods): three
+// NodeClaims, for 39 + 39 + 22 pods. us-east-1a has no spot m5.xlarge capacity (the emulator answers it inside
+// CreateFleet's 200), so the fleet falls back to the next override, us-east-1b, in the same call. Then EC2's spot
+// interruption warning for one instance comes through the interruption queue: the node is drained and replaced.
+// Scaled to zero, the instances are terminated.
+TEST_F(AwsRun, NodePoolLaunchesEc2InstancesThatJoinAreReplacedWhenInterruptedAndAreTerminatedAtZero) {
   kube::ApiClient api = client();
   ASSERT_EQ(
       emulator_->add_rule(
           {{"kind", "insufficient_capacity"},
-           {"offerings", {{{"instance_type", "m5.xlarge"}, {"zone", "us-east-1a"}, {"capacity_type", "on-demand"}}}}}),
+           {"offerings", {{{"instance_type", "m5.xlarge"}, {"zone", "us-east-1a"}, {"capacity_type", "spot"}}}}}),
       "");
+  // The queue EventBridge sends EC2's interruption events to (Karpenter's --interruption-queue).
+  std::unique_ptr<cloud::aws::AwsClient> sqs = sqs_client();
+  ASSERT_NE(sqs, nullptr);
+  auto queue = sqs->json("CreateQueue", {{"QueueName", "e2e-interruption"}});
+  ASSERT_TRUE(queue.ok()) << queue.error().describe();
+  const std::string queue_url = queue->value("QueueUrl", "");
   Ec2Kubelets kubelets(api, *ec2_, *catalog_, kCluster);
   kubelets.start();
-  std::unique_ptr<Process> scalewright = start_aws("aws-launch");
+  std::unique_ptr<Process> scalewright = start_aws("aws-launch", {"--interruption-queue", "e2e-interruption"});
   ASSERT_TRUE(scalewright->started());
   apply("launch-class.yaml", node_class("launch"));
   ASSERT_TRUE(node_class_ready(api, "launch")) << scalewright->log();
@@ -323,14 +370,15 @@ TEST_F(AwsRun, NodePoolLaunchesEc2InstancesThatJoinAndAreTerminatedWhenTheDeploy
   EXPECT_EQ((*resolved)["status"].value("subnets", json::array()).size(), 2u) << (*resolved)["status"].dump();
   EXPECT_EQ((*resolved)["status"].value("securityGroups", json::array()).size(), 1u);
   EXPECT_EQ((*resolved)["status"].value("amis", json::array()).size(), 2u);
-  const std::vector<EmulatedCall> at_start = controller_calls();
+  // The figures of each phase leave the queue's calls out: GetQueueUrl once, then a long poll every 20 s.
+  const std::vector<EmulatedCall> at_start = without_queue(controller_calls());
   const std::size_t before_launch = calls_so_far();
 
-  apply("launch-nodepool.yaml", nodepool("launch", "launch"));
+  apply("launch-nodepool.yaml", nodepool("launch", "launch", "spot"));
   const double applied =
       std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-  apply("launch.yaml", deployment("launch", 10, "launch"));
-  ASSERT_TRUE(pods_running(api, "launch", 10)) << scalewright->log();
+  apply("launch.yaml", deployment("launch", 100, "launch", "100m"));
+  ASSERT_TRUE(pods_running(api, "launch", 100)) << scalewright->log();
   std::vector<json> claims;
   ASSERT_TRUE(eventually(
       [&] {
@@ -341,8 +389,8 @@ TEST_F(AwsRun, NodePoolLaunchesEc2InstancesThatJoinAndAreTerminatedWhenTheDeploy
       },
       std::chrono::seconds(60)))
       << scalewright->log();
-  const std::vector<EmulatedCall> launch = controller_calls(before_launch);
-  ASSERT_EQ(claims.size(), 4u) << scalewright->log();
+  const std::vector<EmulatedCall> launch = without_queue(controller_calls(before_launch));
+  ASSERT_EQ(claims.size(), 3u) << scalewright->log();
   // From the Deployment applied to the CreateFleet call: kube-controller-manager's pods, kube-scheduler's verdicts,
   // the provisioning batch (1 s without a new pending pod) and then the controller's own work. Printed for
   // BENCHMARKS.md, not asserted (no timing in tests).
@@ -354,7 +402,7 @@ TEST_F(AwsRun, NodePoolLaunchesEc2InstancesThatJoinAndAreTerminatedWhenTheDeploy
   }
 
   const std::map<std::string, cloud::aws::Ec2Instance> instances = cluster_instances();
-  EXPECT_EQ(instances.size(), 4u);
+  EXPECT_EQ(instances.size(), 3u);
   std::map<std::string, int> pods_per_node;
   for (const json& pod : items(api, "/api/v1/namespaces/default/pods?labelSelector=app%3Dlaunch")) {
     ++pods_per_node[pod["spec"]["nodeName"].get<std::string>()];
@@ -388,7 +436,7 @@ TEST_F(AwsRun, NodePoolLaunchesEc2InstancesThatJoinAndAreTerminatedWhenTheDeploy
     for (const json& taint : (*node)["spec"].value("taints", json::array())) {
       EXPECT_NE(taint.value("key", ""), "karpenter.sh/unregistered") << node_name;
     }
-    EXPECT_LE(pods_per_node[node_name], 3) << node_name;
+    EXPECT_LE(pods_per_node[node_name], 39) << node_name;
     EXPECT_GE(pods_per_node[node_name], 1) << node_name;
   }
 
@@ -404,7 +452,12 @@ TEST_F(AwsRun, NodePoolLaunchesEc2InstancesThatJoinAndAreTerminatedWhenTheDeploy
     EXPECT_EQ(subnets_[call.params.value(o + "2.SubnetId", "")], "us-east-1b") << call.params.dump();
   }
   EXPECT_GE(fleets, 1);
-  EXPECT_LE(fleets, 4);  // at most one per NodeClaim; identical launches within 35 ms are one call
+  EXPECT_LE(fleets, 3);  // at most one per NodeClaim; identical launches within 35 ms are one call
+  // A hundred pods cost the calls of their three nodes, not one per pod: the launch template looked up and made
+  // (2), CreateFleet (at most one per node: 3), CreateTags once per registered node (3), and the garbage
+  // collection's DescribeInstances, one per 10-s pass over the launch's seconds (at most 2): at most 10 calls.
+  EXPECT_EQ(count_of(launch, "CreateTags"), 3) << tally(launch);
+  EXPECT_LE(launch.size(), 10u) << tally(launch);
   // The whole run on STS's temporary keys: one exchange of the token, every other call signed with its keys.
   const std::vector<EmulatedCall> all = controller_calls();
   EXPECT_EQ(std::count_if(all.begin(), all.end(),
@@ -416,25 +469,98 @@ TEST_F(AwsRun, NodePoolLaunchesEc2InstancesThatJoinAndAreTerminatedWhenTheDeploy
     }
   }
 
+  // EC2's spot interruption warning for the fullest node's instance. It holds at least 34 of the 100 pods, and the
+  // other two nodes have room for at most 3 x 39 - 100 = 17 more: its pods need a replacement, launched beside the
+  // drain. Its pods are evicted and the Deployment's new ones run on the other nodes and the replacement; its
+  // NodeClaim goes and its instance is terminated; the message is deleted; the Event on the Node names the warning.
+  std::string interrupted_node, interrupted_claim, interrupted_instance;
+  int most = 0;
+  std::set<std::string> claims_before;
+  for (const json& claim : claims) {
+    const std::string node_name = claim["status"].value("nodeName", "");
+    claims_before.insert(claim["metadata"]["name"].get<std::string>());
+    if (pods_per_node[node_name] <= most) continue;
+    most = pods_per_node[node_name];
+    interrupted_node = node_name;
+    interrupted_claim = claim["metadata"]["name"];
+    const std::string provider_id = claim["status"].value("providerID", "");
+    interrupted_instance = provider_id.substr(provider_id.rfind('/') + 1);
+  }
+  ASSERT_GE(most, 34);
+  const std::size_t before_interruption = calls_so_far();
+  const std::string arn = "arn:aws:ec2:us-east-1:123456789012:instance/" + interrupted_instance;
+  const json warning = {{"version", "0"},
+                        {"id", "7d5a3e14-2f5c-4c6e-9a0b-e2e000000001"},
+                        {"detail-type", "EC2 Spot Instance Interruption Warning"},
+                        {"source", "aws.ec2"},
+                        {"account", "123456789012"},
+                        {"time", format_micro_time(std::chrono::system_clock::now())},
+                        {"region", kRegion},
+                        {"resources", json::array({arn})},
+                        {"detail", {{"instance-id", interrupted_instance}, {"instance-action", "terminate"}}}};
+  auto sent = sqs->json("SendMessage", {{"QueueUrl", queue_url}, {"MessageBody", warning.dump()}});
+  ASSERT_TRUE(sent.ok()) << sent.error().describe();
+  std::string replacement;
+  ASSERT_TRUE(eventually(
+      [&] {
+        bool interrupted_gone = true;
+        replacement.clear();
+        for (const json& claim : of_pool(api, "/apis/karpenter.sh/v1/nodeclaims", "launch")) {
+          const std::string name = claim["metadata"]["name"];
+          if (name == interrupted_claim) interrupted_gone = false;
+          if (!claims_before.contains(name) && condition_true(claim, "Ready")) replacement = name;
+        }
+        return interrupted_gone && !replacement.empty() && instance_state(interrupted_instance) == "terminated";
+      },
+      std::chrono::seconds(120)))
+      << scalewright->log();
+  auto pods_moved = [&] {
+    std::vector<json> pods = items(api, "/api/v1/namespaces/default/pods?labelSelector=app%3Dlaunch");
+    return pods.size() == 100u && std::all_of(pods.begin(), pods.end(), [&](const json& p) {
+             const std::string node_name = p["spec"].value("nodeName", "");
+             return p["status"].value("phase", "") == "Running" && !node_name.empty() && node_name != interrupted_node;
+           });
+  };
+  EXPECT_TRUE(eventually(pods_moved, std::chrono::seconds(60))) << scalewright->log();
+  EXPECT_TRUE(eventually([&] { return messages_left(*sqs, queue_url) == 0; }, std::chrono::seconds(30)));
+  std::string events;
+  EXPECT_TRUE(eventually(
+      [&] {
+        kubectl("get events -A --field-selector involvedObject.kind=Node,involvedObject.name=" + interrupted_node +
+                    " -o jsonpath='{range .items[*]}{.type} {.reason}: {.message}{\"\\n\"}{end}'",
+                events);
+        return events.find("Warning SpotInterrupted: Spot interruption warning: the instance is reclaimed in ") !=
+               std::string::npos;
+      },
+      std::chrono::seconds(30)))
+      << events;
+  const std::vector<EmulatedCall> interruption = controller_calls(before_interruption);
+  EXPECT_EQ(count_of(interruption, "DeleteMessage"), 1) << tally(interruption);
+  EXPECT_EQ(count_of(interruption, "CreateFleet"), 1) << tally(interruption);
+
+  const std::map<std::string, cloud::aws::Ec2Instance> remaining = cluster_instances();
+  EXPECT_EQ(remaining.size(), 3u);  // the two left and the replacement
   const std::size_t before_consolidation = calls_so_far();
   ASSERT_TRUE(scale_to_zero_and_wait(api, "launch", "launch")) << scalewright->log();
-  const std::vector<EmulatedCall> consolidation = controller_calls(before_consolidation);
-  for (const auto& [id, instance] : instances) EXPECT_EQ(instance_state(id), "terminated") << id;
+  const std::vector<EmulatedCall> consolidation = without_queue(controller_calls(before_consolidation));
+  for (const auto& [id, instance] : remaining) EXPECT_EQ(instance_state(id), "terminated") << id;
   // One TerminateInstances per instance.
   std::multiset<std::string> terminated;
   for (const EmulatedCall& call : consolidation) {
     if (call.action == "TerminateInstances") terminated.insert(call.params.dump());
   }
-  EXPECT_EQ(terminated.size(), instances.size()) << ::testing::PrintToString(terminated);
+  EXPECT_EQ(terminated.size(), remaining.size()) << ::testing::PrintToString(terminated);
   EXPECT_TRUE(eventually([&] { return kubelets.nodes().empty(); }, std::chrono::seconds(10)));
 
   // The figures BENCHMARKS.md compares with Karpenter's.
   std::cout << "AWS calls at start (EC2NodeClass resolved): " << at_start.size() << ": " << tally(at_start) << "\n"
-            << "AWS calls to launch " << claims.size() << " nodes for 10 pods: " << launch.size() << " ("
+            << "AWS calls to launch " << claims.size() << " nodes for 100 pods: " << launch.size() << " ("
             << static_cast<double>(launch.size()) / static_cast<double>(claims.size())
             << " per node): " << tally(launch) << "\n"
-            << "AWS calls to consolidate " << claims.size() << " empty nodes away: " << consolidation.size() << " ("
-            << static_cast<double>(consolidation.size()) / static_cast<double>(claims.size())
+            << "AWS calls to replace a node on a spot interruption warning (the queue's included): "
+            << interruption.size() << ": " << tally(interruption) << "\n"
+            << "AWS calls to consolidate " << remaining.size() << " empty nodes away: " << consolidation.size()
+            << " (" << static_cast<double>(consolidation.size()) / static_cast<double>(remaining.size())
             << " per node): " << tally(consolidation) << "\n";
 
   // Drift: one pod on one node, then a security group added to the class's selection. The controller resolves the

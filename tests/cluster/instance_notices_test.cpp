@@ -1,7 +1,7 @@
 // The cloud's instance notices taken into the loop: a notice finds the node whose instance it names (by the cloud's
-// id or a providerID ending in it) and marks it interrupted at the notice's time on the engine's clock; a rebalance
-// recommendation only gives an Event; a notice of an instance no node has does nothing. Notices that come before
-// the loop takes them are kept, in order.
+// id or a providerID ending in it) and marks it interrupted at the notice's time on the engine's clock, with what
+// the notice said (the earliest notice of a node stands); a rebalance recommendation only gives an Event; a notice
+// of an instance no node has does nothing. Notices that come before the loop takes them are kept, in order.
 #include "cluster/instance_notices.h"
 
 #include <gtest/gtest.h>
@@ -62,7 +62,9 @@ TEST(InstanceNotices, ANoticeMarksTheNodeOfItsInstanceInterruptedAtItsTimeAndAny
     EXPECT_EQ(taken.event.has_value(), c.notice.kind == Kind::RebalanceRecommendation);
   }
   EXPECT_EQ(state.find_node("default-abc")->reclaimed_at, Instant(Duration(130'000)));
+  EXPECT_EQ(state.find_node("default-abc")->interruption, state::InterruptionKind::SpotInterruption);
   EXPECT_EQ(state.find_node("group-node")->reclaimed_at, Instant(Duration(10'000)));
+  EXPECT_EQ(state.find_node("group-node")->interruption, state::InterruptionKind::Stopping);
 
   const NoticeTaken rebalance = take_instance_notice(
       state, time, {Kind::RebalanceRecommendation, "i-0abc", kNoticesStart, "EC2 Instance Rebalance Recommendation"});
@@ -72,6 +74,34 @@ TEST(InstanceNotices, ANoticeMarksTheNodeOfItsInstanceInterruptedAtItsTimeAndAny
   EXPECT_EQ(rebalance.event->type, "Normal");
   EXPECT_EQ(rebalance.event->reason, "SpotRebalanceRecommendation");
   EXPECT_EQ(rebalance.event->message, "Spot rebalance recommendation was triggered");
+}
+
+TEST(InstanceNotices, TheEarliestNoticeOfANodeStandsWithWhatItSaid) {
+  state::ClusterState state;
+  state.node_added(node_with_instance("default-abc", "aws:///us-west-2a/i-0abc"));
+  const TimeBase time(kNoticesStart);
+  using Said = state::InterruptionKind;
+  struct Case {
+    Kind kind;
+    int at;  // seconds after the start
+    int reclaimed_at;
+    Said said;
+  };
+  const std::vector<Case> cases = {
+      {Kind::Terminating, 60, 60, Said::Terminating},
+      {Kind::SpotInterruption, 100, 60, Said::Terminating},    // later: the earlier one stands
+      {Kind::ScheduledChange, 30, 30, Said::ScheduledChange},  // earlier: it stands now
+      {Kind::Stopping, 30, 30, Said::ScheduledChange},         // as early: the first stands
+      {Kind::CapacityReservationInterruption, 20, 20, Said::CapacityReservationInterruption},
+      {Kind::SpotInterruption, 5, 5, Said::SpotInterruption},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.at);
+    take_instance_notice(state, time, {c.kind, "i-0abc", kNoticesStart + seconds(c.at), ""});
+    const state::NodeRecord& node = *state.find_node("default-abc");
+    EXPECT_EQ(node.reclaimed_at, Instant(Duration(c.reclaimed_at * 1'000)));
+    EXPECT_EQ(node.interruption, c.said);
+  }
 }
 
 TEST(InstanceNotices, NoticesBeforeTheLoopTakesThemAreKeptAndDeliveredInOrder) {

@@ -7,6 +7,7 @@
 #include <cctype>
 #include <exception>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "api/ascii.h"
 #include "api/timestamp.h"
@@ -48,11 +49,13 @@ InterruptionMessage notice_of_instance(const json& event, InstanceNotice::Kind k
   return {InterruptionMessage::Verdict::Notices, {{kind, *instance, at, std::string(detail_type)}}, ""};
 }
 
-// EC2's states in which the instance is going away (Karpenter's state-change parser; EC2 writes them in lower case,
-// Karpenter compares without case).
-bool going_away(const std::string& state) {
+// EC2's states in which the instance is going away, stopped or gone for good (Karpenter's state-change parser, whose
+// Event tells the two apart; EC2 writes them in lower case, Karpenter compares without case); nullopt for the others.
+std::optional<InstanceNotice::Kind> going_away(const std::string& state) {
   const std::string s = ascii_lower(state);
-  return s == "stopping" || s == "stopped" || s == "shutting-down" || s == "terminated";
+  if (s == "stopping" || s == "stopped") return InstanceNotice::Kind::Stopping;
+  if (s == "shutting-down" || s == "terminated") return InstanceNotice::Kind::Terminating;
+  return std::nullopt;
 }
 
 }  // namespace
@@ -90,13 +93,14 @@ InterruptionMessage parse_interruption_message(std::string_view body) {
     return notice_of_instance(event, InstanceNotice::Kind::RebalanceRecommendation, *at, *detail_type);
   }
   if (*detail_type == kCapacityReservationWarning) {
-    return notice_of_instance(event, InstanceNotice::Kind::Stopping, *at, *detail_type);
+    return notice_of_instance(event, InstanceNotice::Kind::CapacityReservationInterruption, *at, *detail_type);
   }
   if (*detail_type == kStateChange) {
     const std::string* state = string_at(detail, "state");
     if (state == nullptr) return malformed(fmt::format("{} without detail.state", *detail_type));
-    if (!going_away(*state)) return ignored(fmt::format("{}: state {} is not acted on", *detail_type, *state));
-    return notice_of_instance(event, InstanceNotice::Kind::Stopping, *at, *detail_type);
+    const std::optional<InstanceNotice::Kind> kind = going_away(*state);
+    if (!kind) return ignored(fmt::format("{}: state {} is not acted on", *detail_type, *state));
+    return notice_of_instance(event, *kind, *at, *detail_type);
   }
   // An AWS Health event: only EC2's scheduled changes, each affected instance its own notice.
   const std::string* service = string_at(detail, "service");

@@ -21,9 +21,11 @@ namespace scalewright::cloud::aws {
 // What one message says, by its (version "0", source, detail-type) as Karpenter's parsers dispatch:
 //   EC2 Spot Instance Interruption Warning                  SpotInterruption of detail.instance-id at time + 2 min
 //   AWS Health Event, service EC2, category scheduledChange ScheduledChange of each affectedEntities[].entityValue
-//   EC2 Instance State-change Notification, state stopping, stopped, shutting-down or terminated
-//                                                           Stopping of detail.instance-id (other states: ignored)
-//   EC2 Capacity Reservation Instance Interruption Warning  Stopping of detail.instance-id
+//   EC2 Instance State-change Notification, state stopping or stopped
+//                                                           Stopping of detail.instance-id
+//   EC2 Instance State-change Notification, state shutting-down or terminated
+//                                                           Terminating of detail.instance-id (other states: ignored)
+//   EC2 Capacity Reservation Instance Interruption Warning  CapacityReservationInterruption of detail.instance-id
 //   EC2 Instance Rebalance Recommendation                   RebalanceRecommendation of detail.instance-id
 // Notices other than a spot interruption are at the event's time. Anything else is ignored; a body that is not such
 // an event (not JSON, a field missing or of the wrong type) is malformed. Both are deleted from the queue.

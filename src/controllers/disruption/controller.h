@@ -6,10 +6,11 @@
 //  - then, while no command is in the queue, the first of emptiness (emptiness.h), drift (drift.h) and
 //    consolidation (consolidation.h) that disrupts a node: one method acts per pass.
 // The commands in flight are the queue's (queue.h: replacements launched, waited for, then the drains), and a
-// consolidation command is validated 15 s after it was computed (validation.h). A spot interruption notice, an
-// observation in the state (the simulator's fault, or a poller of the cloud's queue), is acted on at the next
-// reconcile, before anything else (interruption.h). Every pass first takes off the karpenter.sh/disrupted taint of a node no command is
-// disrupting and no drain is emptying (one a leader that stopped mid-command left), as Karpenter's controller does.
+// consolidation command is validated 15 s after it was computed (validation.h). An interruption notice (a spot
+// interruption, a scheduled change, an instance stopping...), an observation in the state (the simulator's fault, or
+// a poller of the cloud's queue), is acted on at the next reconcile, before anything else (interruption.h). Every
+// pass first takes off the karpenter.sh/disrupted taint of a node no command is disrupting and no drain is emptying
+// (one a leader that stopped mid-command left), as Karpenter's controller does.
 #include <chrono>
 #include <cstdint>
 #include <optional>

@@ -9,16 +9,56 @@
 
 namespace scalewright::controllers {
 
+InterruptionWords interruption_words(state::InterruptionKind kind) {
+  switch (kind) {
+    case state::InterruptionKind::SpotInterruption:
+      break;
+    case state::InterruptionKind::ScheduledChange:
+      return {"InstanceUnhealthy", "scheduled change notice"};
+    case state::InterruptionKind::Stopping:
+      return {"InstanceStopping", "stopping notice"};
+    case state::InterruptionKind::Terminating:
+      return {"InstanceTerminating", "terminating notice"};
+    case state::InterruptionKind::CapacityReservationInterruption:
+      return {"CapacityReservationInstanceInterrupted", "capacity reservation interruption notice"};
+  }
+  return {"SpotInterrupted", "spot interruption notice"};
+}
+
+namespace {
+
+// The Event's message: only a spot warning says when (two minutes ahead); the others are news of the moment.
+std::string event_message(state::InterruptionKind kind, Duration notice) {
+  switch (kind) {
+    case state::InterruptionKind::SpotInterruption:
+      break;
+    case state::InterruptionKind::ScheduledChange:
+      return "A scheduled change (maintenance or retirement) is due on the instance: its node is drained and replaced";
+    case state::InterruptionKind::Stopping:
+      return "The instance is stopping: its node is drained and replaced";
+    case state::InterruptionKind::Terminating:
+      return "The instance is shutting down: its node is drained and replaced";
+    case state::InterruptionKind::CapacityReservationInterruption:
+      return "The instance's capacity reservation takes it back: its node is drained and replaced";
+  }
+  return fmt::format("Spot interruption warning: the instance is reclaimed in {}", format_duration(notice));
+}
+
+}  // namespace
+
 void Interruption::notice(const std::string& name, Duration notice) {
   const state::NodeRecord* node = state_.find_node(name);
   if (node == nullptr) return;
   const Instant now = clock_.now();
-  const std::string notice_line = fmt::format("spot interruption notice for node {} ({} {}), reclaimed in {}", name,
-                                              node->instance_type, node->zone, format_duration(notice));
-  writer_.object_event({"Node", name, "Warning", "SpotInterrupted", "Disrupt",
-                        fmt::format("Spot interruption warning: the instance is reclaimed in {}", format_duration(notice))});
+  const InterruptionWords words = interruption_words(node->interruption);
+  std::string notice_line = fmt::format("{} for node {} ({} {})", words.notice, name, node->instance_type, node->zone);
+  if (node->interruption == state::InterruptionKind::SpotInterruption) {
+    notice_line += fmt::format(", reclaimed in {}", format_duration(notice));
+  }
+  writer_.object_event(
+      {"Node", name, "Warning", std::string(words.reason), "Disrupt", event_message(node->interruption, notice)});
   // A command that counted on the node no longer holds; one that already drains it goes on.
-  queue_.interrupted(name);
+  queue_.interrupted(name, words.notice);
   if (node->phase != state::NodePhase::Ready || termination_.draining(name)) {
     record("interruption", notice_line + (termination_.draining(name) ? "; its drain goes on" : ""));
     return;

@@ -122,9 +122,9 @@ void CommandQueue::abandon(const std::string& why) {
   request_pass_(clock_.now() + kDisruptionPollPeriod);
 }
 
-void CommandQueue::interrupted(const std::string& node) {
+void CommandQueue::interrupted(const std::string& node, std::string_view notice) {
   if (command_ && command_->stage != DisruptionCommand::Stage::Draining && disrupting(node)) {
-    abandon(fmt::format("node {} got a spot interruption notice", node));
+    abandon(fmt::format("node {} got a {}", node, notice));
   }
 }
 

@@ -9,6 +9,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "api/instant.h"
@@ -61,8 +62,9 @@ class CommandQueue : private Controller {
   void progress();
   void start_drains();
   void abandon(const std::string& why);
-  // The cloud will reclaim `node`: a command that counted on it and does not drain it yet no longer holds.
-  void interrupted(const std::string& node);
+  // The cloud will reclaim `node`, as `notice` said ("spot interruption notice"): a command that counted on it and
+  // does not drain it yet no longer holds.
+  void interrupted(const std::string& node, std::string_view notice);
 
   // The nodes of the commands abandoned last, while the cluster is as it was then (`fingerprint`); else none.
   const std::set<std::string>& abandoned_while(std::uint64_t fingerprint) const;

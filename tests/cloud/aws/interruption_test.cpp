@@ -147,7 +147,9 @@ TEST_F(InterruptionQueue, EachEventKarpenterHandlesBecomesItsNoticesAndEveryMess
       event("EC2 Instance Rebalance Recommendation", "aws.ec2", "2026-01-05T11:58:00Z", {{"instance-id", "i-0rebal"}}),
       health_event("EC2", "scheduledChange", {"i-0retire1", "i-0retire2"}),
       event("EC2 Instance State-change Notification", "aws.ec2", "2026-01-05T12:02:00Z",
-            {{"instance-id", "i-0stopping"}, {"state", "shutting-down"}}),
+            {{"instance-id", "i-0shutting"}, {"state", "shutting-down"}}),
+      event("EC2 Instance State-change Notification", "aws.ec2", "2026-01-05T12:03:00Z",
+            {{"instance-id", "i-0stopped"}, {"state", "stopped"}}),
       event("EC2 Capacity Reservation Instance Interruption Warning", "aws.ec2", "2026-01-05T12:05:00Z",
             {{"instance-id", "i-0reserved"}, {"instance-action", "terminate"}}),
       // Not acted on: a state an instance keeps running in, another service's health event, an event of a kind
@@ -178,9 +180,11 @@ TEST_F(InterruptionQueue, EachEventKarpenterHandlesBecomesItsNoticesAndEveryMess
           // one notice per affected instance, at the event's time
           {Kind::ScheduledChange, "i-0retire1", wall("2026-01-05T10:00:00Z"), "AWS Health Event"},
           {Kind::ScheduledChange, "i-0retire2", wall("2026-01-05T10:00:00Z"), "AWS Health Event"},
-          {Kind::Stopping, "i-0reserved", wall("2026-01-05T12:05:00Z"),
+          // a state change: stopping or stopped, shutting down or terminated, as Karpenter's Events tell them apart
+          {Kind::Stopping, "i-0stopped", wall("2026-01-05T12:03:00Z"), "EC2 Instance State-change Notification"},
+          {Kind::Terminating, "i-0shutting", wall("2026-01-05T12:02:00Z"), "EC2 Instance State-change Notification"},
+          {Kind::CapacityReservationInterruption, "i-0reserved", wall("2026-01-05T12:05:00Z"),
            "EC2 Capacity Reservation Instance Interruption Warning"},
-          {Kind::Stopping, "i-0stopping", wall("2026-01-05T12:02:00Z"), "EC2 Instance State-change Notification"},
           {Kind::RebalanceRecommendation, "i-0rebal", wall("2026-01-05T11:58:00Z"),
            "EC2 Instance Rebalance Recommendation"},
       }));
