@@ -71,7 +71,7 @@ NoticeTaken take_instance_notice(state::ClusterState& state, const TimeBase& tim
                                  const cloud::InstanceNotice& notice) {
   state::NodeRecord* node = node_of_instance(state, notice.instance_id);
   if (node == nullptr) return {};
-  NoticeTaken taken{node->name(), std::nullopt};
+  NoticeTaken taken{node->name(), std::nullopt, std::nullopt};
   if (notice.kind == cloud::InstanceNotice::Kind::RebalanceRecommendation) {
     // Karpenter's words (karpenter-provider-aws events.RebalanceRecommendation); it does nothing more (aws#2813).
     taken.event = controllers::ObjectEvent{"Node",   node->name(),
@@ -87,6 +87,10 @@ NoticeTaken take_instance_notice(state::ClusterState& state, const TimeBase& tim
     kind = node->interruption;
   }
   state.interruption_noticed(*node, at, kind);
+  if (notice.kind == cloud::InstanceNotice::Kind::SpotInterruption && !node->instance_type.empty() &&
+      !node->zone.empty()) {
+    taken.reclaimed_offering = provisioning::OfferingKey{node->instance_type, node->zone, cloud::CapacityType::Spot};
+  }
   return taken;
 }
 

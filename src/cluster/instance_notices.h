@@ -13,6 +13,7 @@
 #include "cloud/provider_registry.h"
 #include "cluster/api_objects.h"
 #include "controllers/ports.h"
+#include "provisioning/provisioner.h"
 #include "state/cluster_state.h"
 
 namespace scalewright::cluster {
@@ -50,6 +51,10 @@ struct NoticeTaken {
   // The Event to record on the node: a rebalance recommendation's (Karpenter's SpotRebalanceRecommendation), which
   // is all that is done of it.
   std::optional<controllers::ObjectEvent> event;
+  // A spot interruption's offering (its type, zone, spot), which the launches then avoid for a while, as Karpenter's
+  // interruption controller marks it unavailable: the replacement goes elsewhere, not into the pool EC2 is taking
+  // capacity back from.
+  std::optional<provisioning::OfferingKey> reclaimed_offering;
 };
 
 // Acts on `notice` (the loop's thread): a spot interruption, a scheduled change, an instance stopping or terminating

@@ -287,6 +287,7 @@ void ClusterRuntime::take_notice(const cloud::InstanceNotice& notice) {
   spdlog::info("{} for instance {} of node {}", notice.source, notice.instance_id,
                observer_.node_names().object_of(taken.node));
   if (taken.event) writer_.object_event(*taken.event);
+  if (taken.reclaimed_offering) provisioning_.offering_unavailable(*taken.reclaimed_offering);
 }
 
 void ClusterRuntime::take_node_class_changes(const std::deque<std::string>& node_classes) {

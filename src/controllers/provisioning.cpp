@@ -289,6 +289,12 @@ void ProvisioningController::launched(PendingLaunch& pending, cloud::CloudResult
   lifecycle_.launched(pending.name, NodeLifecycleController::kRegistrationTtl, created_at);
 }
 
+void ProvisioningController::offering_unavailable(const provisioning::OfferingKey& offering) {
+  const Instant now = clock_.now();
+  unavailable_.mark(offering, now + kUnavailableOfferingTtl);
+  clock_.wake_at(now + kUnavailableOfferingTtl, [this] { look_again(); });
+}
+
 void ProvisioningController::not_launched(const PendingLaunch& pending, const cloud::CloudError& error) {
   const Instant now = clock_.now();
   if (error.error_class != cloud::ErrorClass::InsufficientCapacity) {

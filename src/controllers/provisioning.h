@@ -69,6 +69,9 @@ class ProvisioningController : private Controller {
   std::optional<std::string> launch_replacement(provisioning::NewNodeClaim claim, const std::string& purpose);
   // Offerings that just ran out of capacity, which a replacement avoids too.
   const provisioning::UnavailableOfferings& unavailable() const { return unavailable_; }
+  // `offering` is to be avoided for kUnavailableOfferingTtl from now, as one that ran out of capacity is: the cloud
+  // said it is taking that capacity back (a spot interruption).
+  void offering_unavailable(const provisioning::OfferingKey& offering);
   // Whether it said why `pod` cannot be provisioned (its FailedScheduling), and nothing has changed for the pod
   // since (no nomination of it ended): the pod waits for a change of its own, not for capacity.
   bool said_unschedulable(const state::PodRecord& pod) const;

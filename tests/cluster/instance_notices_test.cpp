@@ -76,6 +76,31 @@ TEST(InstanceNotices, ANoticeMarksTheNodeOfItsInstanceInterruptedAtItsTimeAndAny
   EXPECT_EQ(rebalance.event->message, "Spot rebalance recommendation was triggered");
 }
 
+// A spot warning names its node's offering (type, zone, spot) for the launches to avoid, as Karpenter's interruption
+// controller marks it unavailable; a scheduled change or a stop does not: the capacity is not being taken back.
+TEST(InstanceNotices, ASpotInterruptionNamesItsOfferingForTheLaunchesToAvoid) {
+  state::ClusterState state;
+  state::NodeRecord spot = node_with_instance("spot-node", "aws:///us-west-2b/i-0aaa");
+  spot.instance_type = "m5.xlarge";
+  spot.zone = "us-west-2b";
+  spot.capacity_type = "spot";
+  state.node_added(spot);
+  state::NodeRecord other = spot;
+  other.node.meta.name = "other-node";
+  other.instance_id = "aws:///us-west-2b/i-0bbb";
+  state.node_added(other);
+  const TimeBase time(kNoticesStart);
+
+  const NoticeTaken warned = take_instance_notice(
+      state, time, {Kind::SpotInterruption, "i-0aaa", kNoticesStart, "EC2 Spot Instance Interruption Warning"});
+  ASSERT_TRUE(warned.reclaimed_offering.has_value());
+  EXPECT_EQ(*warned.reclaimed_offering,
+            (provisioning::OfferingKey{"m5.xlarge", "us-west-2b", cloud::CapacityType::Spot}));
+  EXPECT_FALSE(
+      take_instance_notice(state, time, {Kind::ScheduledChange, "i-0bbb", kNoticesStart, "AWS Health Event"})
+          .reclaimed_offering.has_value());
+}
+
 TEST(InstanceNotices, TheEarliestNoticeOfANodeStandsWithWhatItSaid) {
   state::ClusterState state;
   state.node_added(node_with_instance("default-abc", "aws:///us-west-2a/i-0abc"));
