@@ -406,8 +406,12 @@ TEST_F(AwsRun, NodePoolLaunchesEc2InstancesThatJoinAreReplacedWhenInterruptedAnd
     // it, about when the controller's does) to the CreateFleet call, less the batch window that pod closed (1 s).
     if (const std::optional<double> last = pending.last_unschedulable()) {
       std::cout << "last of " << pending.unschedulable() << " pods unschedulable -> CreateFleet: "
-                << static_cast<int>((fleet->at - *last) * 1000) << " ms, of which the controller's beyond the 1 s "
-                << "batch window: " << static_cast<int>((fleet->at - *last - 1.0) * 1000) << " ms\n";
+                << static_cast<int>((fleet->at - *last) * 1000) << " ms, of which beyond the 1 s batch window: "
+                << static_cast<int>((fleet->at - *last - 1.0) * 1000) << " ms; the calls, from the window's end:";
+      for (auto call = launch.begin(); call <= fleet; ++call) {
+        std::cout << " " << call->action << " +" << static_cast<int>((call->at - *last - 1.0) * 1000) << " ms";
+      }
+      std::cout << "\n";
     }
   }
 
