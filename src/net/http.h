@@ -31,6 +31,9 @@ struct HttpResponse {
   // The id the server gave the request, when it names one in a header (AWS's x-amzn-RequestId or x-amz-request-id,
   // Azure's x-ms-request-id): what its support asks for, so errors carry it.
   std::string request_id = {};
+  // The error code a service names in a header rather than its body (AWS's REST services: x-amzn-ErrorType), when
+  // it does.
+  std::string error_type = {};
 };
 
 // No answer (0), 429 Too Many Requests or a 5xx: a status that says nothing against the request itself, so the same

@@ -316,6 +316,7 @@ void read_headers(const httplib::Response& res, HttpResponse& out) {
       break;
     }
   }
+  if (res.has_header("x-amzn-ErrorType")) out.error_type = res.get_header_value("x-amzn-ErrorType");
 }
 
 }  // namespace

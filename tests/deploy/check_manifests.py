@@ -89,7 +89,7 @@ EXPECTED_IAM_ACTIONS = {
     "ec2:DescribeInstanceTypes", "ec2:DescribeInstances", "ec2:DescribeLaunchTemplateVersions",
     "ec2:DescribeLaunchTemplates", "ec2:DescribeSecurityGroups", "ec2:DescribeSpotPriceHistory", "ec2:DescribeSubnets",
     "ec2:RunInstances", "ec2:CreateFleet", "ec2:CreateLaunchTemplate", "ec2:DeleteLaunchTemplate", "ec2:CreateTags",
-    "ec2:TerminateInstances", "iam:PassRole", "ssm:GetParameter", "pricing:GetProducts",
+    "ec2:TerminateInstances", "iam:PassRole", "ssm:GetParameter", "pricing:GetProducts", "eks:DescribeCluster",
     "iam:GetInstanceProfile", "iam:CreateInstanceProfile", "iam:TagInstanceProfile", "iam:AddRoleToInstanceProfile",
     "iam:RemoveRoleFromInstanceProfile", "iam:DeleteInstanceProfile",
     "sqs:GetQueueUrl", "sqs:ReceiveMessage", "sqs:DeleteMessage",

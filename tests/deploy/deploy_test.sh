@@ -63,6 +63,8 @@ offline() {
   PYTHONPATH=$here python3 -c 'import json, check_manifests; print(json.dumps(check_manifests.AWS_VALUES))' \
     >"$work/aws-values.yaml"
   printf 'cloudProvider: aws\naws: {clusterEndpoint: https://example.com}\n' >"$work/aws-no-name-values.yaml"
+  # cloudProvider aws with aws.clusterName alone: the rest comes from EKS (eks:DescribeCluster) at start.
+  printf 'cloudProvider: aws\naws: {clusterName: my-cluster}\n' >"$work/aws-name-only-values.yaml"
   if command -v helm >/dev/null; then
     how="helm template"
     if helm template scalewright "$chart" --namespace scalewright >"$work/chart.yaml" 2>"$work/render.err" &&
@@ -73,6 +75,8 @@ offline() {
       rendered=("$work/chart.yaml" "$work/chart-sm.yaml" "$work/chart-aws.yaml")
       helm template scalewright "$chart" --namespace scalewright -f "$work/aws-no-name-values.yaml" \
         >/dev/null 2>"$work/render-no-name.err"
+      helm template scalewright "$chart" --namespace scalewright -f "$work/aws-name-only-values.yaml" \
+        >"$work/chart-aws-name-only.yaml" 2>"$work/render-name-only.err"
     else
       fail "helm template:"; indent <"$work/render.err"
     fi
@@ -89,6 +93,8 @@ offline() {
       rendered=("$work/chart.yaml" "$work/chart-sm.yaml" "$work/chart-aws.yaml")
       "$work/render_chart" "$chart" scalewright scalewright "$work/aws-no-name-values.yaml" \
         >/dev/null 2>"$work/render-no-name.err"
+      "$work/render_chart" "$chart" scalewright scalewright "$work/aws-name-only-values.yaml" \
+        >"$work/chart-aws-name-only.yaml" 2>"$work/render-name-only.err"
     else
       fail "rendering the chart:"; indent <"$work/render.err"
     fi
@@ -100,6 +106,13 @@ offline() {
     else
       fail "cloudProvider aws without aws.clusterName: want 'aws.clusterName is required', got:"
       indent <"$work/render-no-name.err"
+    fi
+    if grep -qF -- '--cluster-name=my-cluster' "$work/chart-aws-name-only.yaml" &&
+       ! grep -qF -- '--cluster-endpoint' "$work/chart-aws-name-only.yaml"; then
+      pass "cloudProvider aws with aws.clusterName alone renders, without --cluster-endpoint (EKS gives it)"
+    else
+      fail "cloudProvider aws with aws.clusterName alone: want --cluster-name=my-cluster and no --cluster-endpoint:"
+      indent <"$work/render-name-only.err"; grep -F -- '--cluster' "$work/chart-aws-name-only.yaml" | indent
     fi
   else
     echo "note  chart not rendered (no helm; no go with golang-github-masterminds-sprig-dev and" \

@@ -41,6 +41,8 @@ std::string_view content_type_of(Protocol protocol) {
       return "application/x-amz-json-1.0";
     case Protocol::Json11:
       return "application/x-amz-json-1.1";
+    case Protocol::RestJson:
+      return "application/json";
     case Protocol::Ec2:
     case Protocol::Query:
       break;
@@ -86,16 +88,25 @@ void read_xml_error(std::string_view body, AwsError& error) {
   }
 }
 
-void read_json_error(std::string_view body, AwsError& error) {
+// An error code as the SDKs compare it: without its namespace ("com.amazonaws.ssm#ParameterNotFound") or what
+// follows a colon ("ResourceNotFoundException:http://internal.amazon.com/coral/com.amazon.coral.service/").
+std::string bare_code(std::string code) {
+  code.resize(std::min(code.size(), code.find(':')));
+  if (std::size_t hash = code.rfind('#'); hash != std::string::npos) code.erase(0, hash + 1);
+  return code;
+}
+
+// JSON 1.0/1.1 name the code in "__type"; rest-json in "code" or "__type" (its header, when sent, wins: read_error).
+void read_json_error(std::string_view body, bool rest, AwsError& error) {
   nlohmann::json value = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
   if (!value.is_object()) {
     error.message = first_line(body);
     return;
   }
-  // "__type": "com.amazonaws.ssm#ParameterNotFound" or "ParameterNotFound"; the message's key varies in case.
   std::string type = value.value("__type", std::string());
-  if (std::size_t hash = type.rfind('#'); hash != std::string::npos) type = type.substr(hash + 1);
-  error.code = type;
+  if (rest && value.contains("code") && value["code"].is_string()) type = value["code"].get<std::string>();
+  error.code = bare_code(std::move(type));
+  // The message's key varies in case.
   for (const char* key : {"message", "Message"}) {
     if (value.contains(key) && value[key].is_string()) error.message = value[key].get<std::string>();
   }
@@ -164,12 +175,14 @@ std::vector<pugi::xml_node> list_items(const pugi::xml_node& node, const char* n
 AwsError read_error(Protocol protocol, std::string_view service, std::string_view action,
                     const net::HttpResponse& answer) {
   AwsError error = answered_error(service, action, answer);
-  if (protocol == Protocol::Json10 || protocol == Protocol::Json11) {
+  if (protocol == Protocol::Json10 || protocol == Protocol::Json11 || protocol == Protocol::RestJson) {
     // A JSON service may still answer an error page of its front end's (moto: a query-style document).
     if (answer.body.starts_with("<"))
       read_xml_error(answer.body, error);
     else
-      read_json_error(answer.body, error);
+      read_json_error(answer.body, protocol == Protocol::RestJson, error);
+    // rest-json's header names the code whatever the body says, as the SDKs read it.
+    if (protocol == Protocol::RestJson && !answer.error_type.empty()) error.code = bare_code(answer.error_type);
   } else {
     read_xml_error(answer.body, error);
   }
@@ -210,8 +223,9 @@ AwsClient::AwsClient(ApiProtocol api, std::string region, std::string endpoint_u
       transport_(std::move(transport)) {}
 
 AwsResult<XmlAnswer> AwsClient::query(std::string_view action, const FormParams& params, std::stop_token stop) const {
-  AwsResult<net::HttpResponse> answer =
-      send(action, std::string(content_type_of(api_.protocol)), params.encode(action, api_.api_version), {}, stop);
+  AwsResult<net::HttpResponse> answer = send(
+      action, {"POST", path_, std::string(content_type_of(api_.protocol)), params.encode(action, api_.api_version), {}},
+      stop);
   if (!answer) return answer.error();
   XmlAnswer xml{std::make_shared<pugi::xml_document>(), {}, answer->request_id};
   if (pugi::xml_parse_result parsed = xml.document->load_buffer(answer->body.data(), answer->body.size()); !parsed) {
@@ -235,27 +249,42 @@ AwsResult<XmlAnswer> AwsClient::query(std::string_view action, const FormParams&
 
 AwsResult<nlohmann::json> AwsClient::json(std::string_view action, const nlohmann::json& request,
                                           std::stop_token stop) const {
-  const std::vector<net::HttpHeader> target = {{"X-Amz-Target", fmt::format("{}.{}", api_.target_prefix, action)}};
-  AwsResult<net::HttpResponse> answer =
-      send(action, std::string(content_type_of(api_.protocol)), request.dump(), target, stop);
+  Outgoing outgoing{"POST", path_, std::string(content_type_of(api_.protocol)), request.dump(), {}};
+  outgoing.headers.push_back({"X-Amz-Target", fmt::format("{}.{}", api_.target_prefix, action)});
+  AwsResult<net::HttpResponse> answer = send(action, outgoing, stop);
   if (!answer) return answer.error();
+  return json_value(action, *answer);
+}
+
+AwsResult<nlohmann::json> AwsClient::rest_json(std::string_view action, std::string method, std::string path,
+                                               const nlohmann::json& body, std::stop_token stop) const {
+  Outgoing outgoing{std::move(method), std::move(path), "", "", {}};
+  if (!body.is_null()) {
+    outgoing.content_type = content_type_of(api_.protocol);
+    outgoing.body = body.dump();
+  }
+  AwsResult<net::HttpResponse> answer = send(action, outgoing, stop);
+  if (!answer) return answer.error();
+  return json_value(action, *answer);
+}
+
+AwsResult<nlohmann::json> AwsClient::json_value(std::string_view action, const net::HttpResponse& answer) const {
   // An operation that returns nothing may answer an empty body, which the SDKs read as {}.
-  if (answer->body.find_first_not_of(" \t\r\n") == std::string::npos) return nlohmann::json::object();
-  nlohmann::json value = nlohmann::json::parse(answer->body, nullptr, /*allow_exceptions=*/false);
+  if (answer.body.find_first_not_of(" \t\r\n") == std::string::npos) return nlohmann::json::object();
+  nlohmann::json value = nlohmann::json::parse(answer.body, nullptr, /*allow_exceptions=*/false);
   if (value.is_discarded()) {
-    AwsError error = answered_error(api_.signing_name, action, *answer);
-    error.message = "the answer is not JSON: " + first_line(answer->body);
+    AwsError error = answered_error(api_.signing_name, action, answer);
+    error.message = "the answer is not JSON: " + first_line(answer.body);
     return error;
   }
   return value;
 }
 
-AwsResult<net::HttpResponse> AwsClient::send(std::string_view action, const std::string& content_type,
-                                             const std::string& body, const std::vector<net::HttpHeader>& extra_headers,
+AwsResult<net::HttpResponse> AwsClient::send(std::string_view action, const Outgoing& outgoing,
                                              std::stop_token stop) const {
   std::optional<double> retry_cost;  // what the quota paid for the attempt under way, when it is a retry
   for (int attempt = 1;; ++attempt) {
-    AwsResult<net::HttpResponse> answer = send_once(action, content_type, body, extra_headers, stop);
+    AwsResult<net::HttpResponse> answer = send_once(action, outgoing, stop);
     if (answer) {
       std::lock_guard lock(quota_mutex_);
       quota_.succeeded(retry_cost);
@@ -281,9 +310,7 @@ AwsResult<net::HttpResponse> AwsClient::send(std::string_view action, const std:
   }
 }
 
-AwsResult<net::HttpResponse> AwsClient::send_once(std::string_view action, const std::string& content_type,
-                                                  const std::string& body,
-                                                  const std::vector<net::HttpHeader>& extra_headers,
+AwsResult<net::HttpResponse> AwsClient::send_once(std::string_view action, const Outgoing& outgoing,
                                                   std::stop_token stop) const {
   AwsError failure;
   failure.service = std::string(api_.signing_name);
@@ -294,14 +321,16 @@ AwsResult<net::HttpResponse> AwsClient::send_once(std::string_view action, const
     failure.message = "no credentials: " + credentials.error().message;
     return failure;
   }
-  SigningRequest signing{"POST", path_, "", {{"Host", host_}, {"Content-Type", content_type}}, body};
-  for (const net::HttpHeader& header : extra_headers) signing.headers.emplace_back(header.name, header.value);
+  // The path as sent, already percent-encoded: SigV4 encodes it once more, as every service but S3 checks it.
+  SigningRequest signing{outgoing.method, outgoing.path, "", {{"Host", host_}}, outgoing.body};
+  if (!outgoing.content_type.empty()) signing.headers.emplace_back("Content-Type", outgoing.content_type);
+  for (const net::HttpHeader& header : outgoing.headers) signing.headers.emplace_back(header.name, header.value);
   const Signature signature = sign(signing, *credentials, SigningScope{region_, std::string(api_.signing_name)},
                                    std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now()));
 
-  net::HttpRequest request{"POST", path_, content_type, body};
+  net::HttpRequest request{outgoing.method, outgoing.path, outgoing.content_type, outgoing.body};
   request.headers.push_back({"Host", host_});
-  for (const net::HttpHeader& header : extra_headers) request.headers.push_back(header);
+  for (const net::HttpHeader& header : outgoing.headers) request.headers.push_back(header);
   for (const auto& [name, value] : signature.headers) request.headers.push_back({name, value});
   net::HttpResult answer = transport_->request(request, stop);
   if (options_.on_answer) options_.on_answer(action, answer ? answer->status : 0);

@@ -1,10 +1,10 @@
 #pragma once
 // One AWS API over HTTP, as the AWS SDKs call it: a request in the service's protocol (EC2's and the query
-// protocol's form-encoded parameters, or JSON 1.0/1.1 with X-Amz-Target), signed with SigV4 by the credentials of
-// the moment, sent to the service's endpoint, retried as the SDKs' standard retry mode does (3 attempts, full-jitter
-// exponential back-off capped at 20 s, throttling and transient errors only, and a retry quota of 500 tokens so that
-// an outage does not become a storm of retries), and its answer read: an XML document (pugixml) or a JSON value, or
-// the service's error with its code, message and request id. The typed calls (ec2_api.h, auto_scaling_api.h, ...)
+// protocol's form-encoded parameters, JSON 1.0/1.1 with X-Amz-Target, or rest-json's method and path), signed with
+// SigV4 by the credentials of the moment, sent to the service's endpoint, retried as the SDKs' standard retry mode
+// does (3 attempts, full-jitter exponential back-off capped at 20 s, throttling and transient errors only, and a retry
+// quota of 500 tokens so that an outage does not become a storm of retries), and its answer read: an XML document
+// (pugixml) or a JSON value, or the service's error with its code, message and request id. The typed calls (ec2_api.h, auto_scaling_api.h, ...)
 // build on it; nothing here knows an operation.
 #include <chrono>
 #include <functional>
@@ -107,20 +107,35 @@ class AwsClient {
   // A JSON protocol call: the answer's JSON value, or the error.
   AwsResult<nlohmann::json> json(std::string_view action, const nlohmann::json& request,
                                  std::stop_token stop = {}) const;
+  // A rest-json call, its operation named by `method` and `path` (EKS's DescribeCluster: GET /clusters/NAME):
+  // `path` as sent, each value in it percent-encoded (uri_encode); `body` sent as JSON unless null. The answer's JSON
+  // value, or the error; `action` names the operation for errors and metrics.
+  AwsResult<nlohmann::json> rest_json(std::string_view action, std::string method, std::string path,
+                                      const nlohmann::json& body, std::stop_token stop = {}) const;
 
   const ApiProtocol& api() const { return api_; }
   const std::string& region() const { return region_; }
   const std::string& endpoint_url() const { return endpoint_url_; }
 
  private:
+  // A request before it is signed: POST to the endpoint's path in the form and JSON protocols, any method and path
+  // in rest-json's.
+  struct Outgoing {
+    std::string method;
+    std::string path;          // as sent, percent-encoded
+    std::string content_type;  // empty: no body
+    std::string body;
+    std::vector<net::HttpHeader> headers;  // besides Host, Content-Type and the signature's
+  };
+
   AwsClient(ApiProtocol api, std::string region, std::string endpoint_url, std::string host,
             CredentialsSource credentials, AwsClientOptions options, std::shared_ptr<net::HttpTransport> transport);
   // Sends the request, signed anew for each attempt, until it succeeds or may not be retried.
-  AwsResult<net::HttpResponse> send(std::string_view action, const std::string& content_type, const std::string& body,
-                                    const std::vector<net::HttpHeader>& extra_headers, std::stop_token stop) const;
-  AwsResult<net::HttpResponse> send_once(std::string_view action, const std::string& content_type,
-                                         const std::string& body, const std::vector<net::HttpHeader>& extra_headers,
+  AwsResult<net::HttpResponse> send(std::string_view action, const Outgoing& outgoing, std::stop_token stop) const;
+  AwsResult<net::HttpResponse> send_once(std::string_view action, const Outgoing& outgoing,
                                          std::stop_token stop) const;
+  // A JSON answer's value ({} for an empty body), or the error that it is not JSON.
+  AwsResult<nlohmann::json> json_value(std::string_view action, const net::HttpResponse& answer) const;
 
   ApiProtocol api_;
   std::string region_;
@@ -134,7 +149,8 @@ class AwsClient {
   mutable net::RetryQuota quota_;
 };
 
-// The error a non-2xx answer is, read from its body in `protocol`'s error format.
+// The error a non-2xx answer is, read from its body (and for rest-json its x-amzn-ErrorType header) in `protocol`'s
+// error format.
 AwsError read_error(Protocol protocol, std::string_view service, std::string_view action,
                     const net::HttpResponse& answer);
 

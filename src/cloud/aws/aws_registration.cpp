@@ -13,6 +13,7 @@
 #include "cloud/aws/credentials.h"
 #include "cloud/aws/ec2_provider.h"
 #include "cloud/aws/ec2nodeclass_controller.h"
+#include "cloud/aws/eks_cluster.h"
 #include "cloud/aws/endpoints.h"
 #include "cloud/aws/instance_types.h"
 #include "cloud/aws/interruption.h"
@@ -303,16 +304,24 @@ Result<std::unique_ptr<RunningProvider>> make_aws(ProviderContext& context) {
   Result<Catalog> catalog = read_catalog(**ec2, pricing.get(), context.data_dir, region);
   if (!catalog) return catalog.error();
 
-  Ec2ProviderOptions options;
-  options.cluster.name = cluster_name;
-  const net::HttpEndpoint& kube_endpoint = context.client.transport().endpoint();
-  options.cluster.endpoint = context.flag(kClusterEndpoint);
-  if (options.cluster.endpoint.empty()) options.cluster.endpoint = kube_endpoint.base_url;
-  options.cluster.certificate_authority = context.flag(kClusterCaBundle);
-  if (options.cluster.certificate_authority.empty()) {
-    options.cluster.certificate_authority = base64(kube_endpoint.certificate_authority);
+  // What nodes join with: the flags', else EKS's (DescribeCluster), else the kubeconfig's.
+  Result<std::unique_ptr<AwsClient>> eks = make_client(kEks);
+  if (!eks) return eks.error();
+  const JoinSettings join = join_settings(
+      cluster_name, {context.flag(kClusterEndpoint), context.flag(kClusterCaBundle), context.flag(kServiceCidr)}, **eks,
+      context.client.transport().endpoint());
+  if (join.describe_failed) {
+    spdlog::warn(
+        "eks:DescribeCluster {} failed, so what no flag gives comes from the kubeconfig: nodes join {} (unreachable "
+        "from a node if it is the in-cluster kubernetes.default.svc: pass {}), service CIDR {}: {}",
+        cluster_name, join.cluster.endpoint, kClusterEndpoint, join.cluster.service_cidr,
+        join.describe_failed->describe());
+  } else if (join.described) {
+    spdlog::info("eks:DescribeCluster {}: nodes join {}, service CIDR {} (where no flag says otherwise)", cluster_name,
+                 join.cluster.endpoint, join.cluster.service_cidr);
   }
-  options.cluster.service_cidr = context.flag(kServiceCidr);
+  Ec2ProviderOptions options;
+  options.cluster = join.cluster;
   Result<std::string> version = kubernetes_version(context.client);
   if (!version) return version.error();
   options.cluster.kubernetes_version = *version;
@@ -347,10 +356,16 @@ ProviderRegistration aws_registration() {
   r.flags = {
       {std::string(kClusterName),
        "aws: the EKS cluster's name (Karpenter's CLUSTER_NAME); instances are tagged with it", ""},
-      {std::string(kClusterEndpoint), "aws: the API server endpoint nodes join (default: the kubeconfig's server)", ""},
+      {std::string(kClusterEndpoint),
+       "aws: the API server endpoint nodes join (default: eks:DescribeCluster's, else the kubeconfig's server)", ""},
       {std::string(kClusterCaBundle),
-       "aws: the cluster's CA bundle, base64 PEM, for nodes to join (default: the kubeconfig's)", ""},
-      {std::string(kServiceCidr), "aws: the cluster's service CIDR, for AL2023's nodeadm", "10.100.0.0/16"},
+       "aws: the cluster's CA bundle, base64 PEM, for nodes to join (default: eks:DescribeCluster's, else the "
+       "kubeconfig's)",
+       ""},
+      {std::string(kServiceCidr),
+       "aws: the cluster's service CIDR, for AL2023's nodeadm (default: eks:DescribeCluster's, else " +
+           std::string(kDefaultServiceCidr) + ")",
+       ""},
       {std::string(kInterruptionQueue),
        "aws: the SQS queue EventBridge sends spot interruptions and other EC2 events to (empty: none)", ""},
   };

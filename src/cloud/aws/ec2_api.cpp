@@ -78,6 +78,11 @@ std::string Ec2Instance::tag(std::string_view key) const {
   return "";
 }
 
+std::vector<std::string> tagged_at_launch(const LaunchTemplateData& data) {
+  if (data.spot) return {"network-interface", "spot-instances-request"};
+  return {"network-interface"};
+}
+
 std::string launch_template_name(const LaunchTemplateData& data, const Tags& tags) {
   nlohmann::json canonical = {
       {"image", data.image_id},
@@ -90,6 +95,8 @@ std::string launch_template_name(const LaunchTemplateData& data, const Tags& tag
       {"publicIp", data.associate_public_ip_address ? nlohmann::json(*data.associate_public_ip_address) : nullptr},
       {"monitoring", data.detailed_monitoring},
       {"tags", tags},
+      // What the template tags at launch is in its name: a template made before it tagged them is not reused.
+      {"taggedAtLaunch", tagged_at_launch(data)},
   };
   nlohmann::json devices = nlohmann::json::array();
   for (const BlockDeviceMapping& m : data.block_device_mappings) {
@@ -200,6 +207,7 @@ AwsResult<bool> Ec2Api::create_launch_template(const std::string& name, const La
     if (!device.snapshot_id.empty()) params.add(b + "Ebs.SnapshotId", device.snapshot_id);
   }
   if (data.detailed_monitoring) params.add(d + "Monitoring.Enabled", "true");
+  add_tag_specifications(params, d + "TagSpecification", tagged_at_launch(data), tags);
   add_tag_specifications(params, "TagSpecification", {"launch-template"}, tags);
   AwsResult<XmlAnswer> answer = client_.query("CreateLaunchTemplate", params);
   if (!answer && answer.error().code != "InvalidLaunchTemplateName.AlreadyExistsException") return answer.error();

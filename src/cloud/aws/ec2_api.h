@@ -57,7 +57,13 @@ struct LaunchTemplateData {
   std::vector<BlockDeviceMapping> block_device_mappings;
   std::optional<bool> associate_public_ip_address;
   bool detailed_monitoring = false;
+  // Its instances are spot: what it tags at launch includes their spot requests (a template per capacity type).
+  bool spot = false;
 };
+
+// The resources a launch from the template makes that the template itself tags, with the launch's tags, so that an
+// IAM policy can require the cluster's tags on them: the network interfaces, and the spot requests of spot instances.
+std::vector<std::string> tagged_at_launch(const LaunchTemplateData& data);
 
 // Standard base64 (RFC 4648, padded), as EC2 takes user data and EKS gives a cluster's certificate authority.
 std::string base64(std::string_view data);

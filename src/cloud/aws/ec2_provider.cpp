@@ -467,7 +467,8 @@ CloudResult<FleetRequest> Ec2Provider::fleet_request(const CreateRequest& reques
                               spec.metadata_options,
                               spec.block_device_mappings,
                               spec.associate_public_ip_address,
-                              spec.detailed_monitoring};
+                              spec.detailed_monitoring,
+                              spot};
       const std::string name = launch_template_name(data, fleet.tags);
       if (std::optional<CloudError> failed = ensure_launch_template(name, data, fleet.tags)) return *failed;
       fleet.configs.push_back({name, {}});

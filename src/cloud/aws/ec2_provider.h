@@ -2,13 +2,14 @@
 // NodePools on EC2, as Karpenter's AWS provider launches them (research: aws-provider.md §1): each EC2NodeClass
 // resolved against the account (its subnets, security groups and AMIs, by its selector terms; AMI aliases through
 // SSM's public parameters), the catalog shaped by it and offered only in its subnets' zones; a launch is one
-// CreateFleet of type instant over a launch template per AMI (named by a hash of what it holds, created when
-// missing) with an override per (instance type, zone) offering the NodeClaim allows, cheapest first
-// (price-capacity-optimized for spot, lowest-price on demand), and identical launches made in the same moment are
-// merged into one call for as many instances. Offerings EC2 answers with a capacity error (inside its 200) come back
-// as unavailable, for the controllers' 3-minute cache. Instances are tagged as Karpenter tags them, found by those
-// tags, and terminated by id. An instance has drifted when its image, subnet or security groups are no longer what
-// its class resolves to (Karpenter's AMIDrift, SubnetDrift, SecurityGroupDrift).
+// CreateFleet of type instant over a launch template per AMI and capacity type (named by a hash of what it holds,
+// created when missing; it tags the network interfaces and spot requests with the instances' tags) with an override
+// per (instance type, zone) offering the NodeClaim allows, cheapest first (price-capacity-optimized for spot,
+// lowest-price on demand), and identical launches made in the same moment are merged into one call for as many
+// instances. Offerings EC2 answers with a capacity error (inside its 200) come back as unavailable, for the
+// controllers' 3-minute cache. Instances are tagged as Karpenter tags them, found by those tags, and terminated by id.
+// An instance has drifted when its image, subnet or security groups are no longer what its class resolves to
+// (Karpenter's AMIDrift, SubnetDrift, SecurityGroupDrift).
 #include <atomic>
 #include <chrono>
 #include <condition_variable>

@@ -12,6 +12,9 @@ enum class Protocol {
   Query,   // form-encoded, lists as Name.member.N; XML answers inside <ActionResult>, errors as <ErrorResponse>
   Json10,  // JSON body, X-Amz-Target: Prefix.Action, application/x-amz-json-1.0 (SQS)
   Json11,  // the same with application/x-amz-json-1.1 (SSM, the Price List API)
+  // The operation in the method and path (GET /clusters/NAME), JSON answers; errors named by the x-amzn-ErrorType
+  // header or the body's __type or code (EKS)
+  RestJson,
 };
 
 struct AwsService {
@@ -20,7 +23,7 @@ struct AwsService {
   std::string_view signing_name;     // the SigV4 scope's service: "ec2", "autoscaling", "pricing"
   Protocol protocol = Protocol::Ec2;
   std::string_view api_version;    // form protocols' Version: "2016-11-15"
-  std::string_view target_prefix;  // JSON protocols' X-Amz-Target prefix: "AmazonSSM"
+  std::string_view target_prefix;  // JSON 1.0/1.1's X-Amz-Target prefix: "AmazonSSM"
 };
 
 inline constexpr AwsService kEc2{"EC2", "ec2", "ec2", Protocol::Ec2, "2016-11-15", ""};
@@ -31,6 +34,7 @@ inline constexpr AwsService kSsm{"SSM", "ssm", "ssm", Protocol::Json11, "", "Ama
 inline constexpr AwsService kSts{"STS", "sts", "sts", Protocol::Query, "2011-06-15", ""};
 inline constexpr AwsService kPricing{"PRICING", "api.pricing", "pricing", Protocol::Json11, "", "AWSPriceListService"};
 inline constexpr AwsService kIam{"IAM", "iam", "iam", Protocol::Query, "2010-05-08", ""};  // global: iam.amazonaws.com
+inline constexpr AwsService kEks{"EKS", "eks", "eks", Protocol::RestJson, "", ""};
 
 // The names the wire client's callers use for the same descriptions.
 using ApiProtocol = AwsService;

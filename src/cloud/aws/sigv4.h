@@ -18,8 +18,9 @@ struct Credentials {
   std::string session_token;  // empty for long-term keys; signed as X-Amz-Security-Token
 };
 
-// A request to sign: the path as sent (not yet encoded), its query (as sent, encoded or not), its headers (Host
-// among them) and its body.
+// A request to sign: its path (URI-encoded here for the canonical request: a path percent-encoded on the wire, as
+// rest-json's are, is so encoded twice, as every service but S3 checks it), its query (as sent, encoded or not), its
+// headers (Host among them) and its body.
 struct SigningRequest {
   std::string method;
   std::string path = "/";

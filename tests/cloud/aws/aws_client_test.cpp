@@ -1,6 +1,6 @@
 // The AWS wire client against a real HTTP server on 127.0.0.1 that answers as AWS's services do: what a request looks
-// like on the wire in each protocol (form or JSON, signed, with its Host), how each protocol's answer and error are
-// read, and the SDKs' standard retry mode (which errors are retried, how often, and the retry quota).
+// like on the wire in each protocol (form, JSON or rest-json, signed, with its Host), how each protocol's answer and
+// error are read, and the SDKs' standard retry mode (which errors are retried, how often, and the retry quota).
 #include "cloud/aws/aws_client.h"
 
 #include <gtest/gtest.h>
@@ -18,7 +18,8 @@ using nlohmann::json;
 class FakeService {
  public:
   explicit FakeService(httplib::Server::Handler handler) {
-    server_.Post("/", std::move(handler));
+    server_.Get(".*", handler);  // rest-json's paths
+    server_.Post(".*", std::move(handler));
     port_ = server_.bind_to_any_port("127.0.0.1");
     thread_ = std::thread([this] { server_.listen_after_bind(); });
     while (!server_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
@@ -172,6 +173,84 @@ TEST(AwsClient, EachProtocolsErrorIsReadWithItsCodeMessageAndRequestId) {
     EXPECT_EQ(error.describe(), c.described);
     EXPECT_EQ(error.attempts, 1) << "a client error is not retried: " << c.described;
   }
+}
+
+// EKS's DescribeCluster: the operation in the method and the path, the cluster's name percent-encoded in it, no body.
+TEST(AwsClient, ARestJsonGetIsSignedWithItsEncodedPathAndItsAnswerRead) {
+  httplib::Request seen;
+  FakeService service([&](const httplib::Request& request, httplib::Response& response) {
+    seen = request;
+    response.set_header("x-amzn-RequestId", "eks-1");
+    response.set_content(R"({"cluster":{"name":"a b/c","endpoint":"https://ABC.gr7.us-west-2.eks.amazonaws.com"}})",
+                         "application/json");
+  });
+  auto client = client_for(service, kEks);
+  auto answer = client->rest_json("DescribeCluster", "GET", "/clusters/" + uri_encode("a b/c", false), nullptr);
+  ASSERT_TRUE(answer.ok()) << answer.error().describe();
+  EXPECT_EQ(seen.method, "GET");
+  EXPECT_EQ(seen.target, "/clusters/a%20b%2Fc");
+  EXPECT_EQ(seen.body, "");
+  EXPECT_FALSE(seen.has_header("Content-Type"));
+  EXPECT_FALSE(seen.has_header("X-Amz-Target"));
+  EXPECT_NE(seen.get_header_value("Authorization")
+                .find("/us-west-2/eks/aws4_request, SignedHeaders=host;x-amz-date;x-amz-security-token, Signature="),
+            std::string::npos)
+      << seen.get_header_value("Authorization");
+  EXPECT_EQ((*answer)["cluster"]["endpoint"], "https://ABC.gr7.us-west-2.eks.amazonaws.com");
+}
+
+// rest-json names an error's code in the x-amzn-ErrorType header (what follows a colon is not the code), which wins
+// over the body; without it, in the body's "code" or "__type" (namespace dropped). The message is the body's.
+TEST(AwsClient, ARestJsonErrorIsNamedByItsHeaderElseByItsBody) {
+  struct Case {
+    int status;
+    std::string error_type_header;
+    std::string body;
+    std::string described;
+  };
+  const std::vector<Case> cases = {
+      {404, "ResourceNotFoundException:http://internal.amazon.com/coral/com.amazon.coral.service/",
+       R"({"message":"No cluster found for name: demo."})",
+       "eks DescribeCluster: ResourceNotFoundException: No cluster found for name: demo. (HTTP 404, request id r-1)"},
+      {400, "InvalidParameterException", R"({"__type":"ClientException","message":"bad name"})",
+       "eks DescribeCluster: InvalidParameterException: bad name (HTTP 400, request id r-1)"},
+      {403, "", R"({"__type":"com.amazonaws.eks#AccessDeniedException","Message":"not authorized"})",
+       "eks DescribeCluster: AccessDeniedException: not authorized (HTTP 403, request id r-1)"},
+      {400, "", R"({"code":"ClientException","message":"m"})",
+       "eks DescribeCluster: ClientException: m (HTTP 400, request id r-1)"},
+      {404, "ResourceNotFoundException", "",
+       "eks DescribeCluster: ResourceNotFoundException (HTTP 404, request id r-1)"},
+  };
+  for (const Case& c : cases) {
+    FakeService service([&](const httplib::Request&, httplib::Response& response) {
+      response.status = c.status;
+      response.set_header("x-amzn-RequestId", "r-1");
+      if (!c.error_type_header.empty()) response.set_header("x-amzn-ErrorType", c.error_type_header);
+      response.set_content(c.body, "application/json");
+    });
+    auto client = client_for(service, kEks);
+    const AwsError error = client->rest_json("DescribeCluster", "GET", "/clusters/demo", nullptr).error();
+    EXPECT_EQ(error.describe(), c.described);
+    EXPECT_EQ(error.attempts, 1) << "a client error is not retried: " << c.described;
+  }
+}
+
+// A rest-json call with a body (CreateCluster: POST /clusters) sends and signs it as JSON.
+TEST(AwsClient, ARestJsonBodyIsSentAsJson) {
+  httplib::Request seen;
+  FakeService service([&](const httplib::Request& request, httplib::Response& response) {
+    seen = request;
+    response.set_content(R"({"cluster":{"name":"demo"}})", "application/json");
+  });
+  auto client = client_for(service, kEks);
+  auto answer = client->rest_json("CreateCluster", "POST", "/clusters", json{{"name", "demo"}});
+  ASSERT_TRUE(answer.ok()) << answer.error().describe();
+  EXPECT_EQ(seen.method, "POST");
+  EXPECT_EQ(seen.target, "/clusters");
+  EXPECT_EQ(seen.get_header_value("Content-Type"), "application/json");
+  EXPECT_EQ(json::parse(seen.body), (json{{"name", "demo"}}));
+  EXPECT_NE(seen.get_header_value("Authorization").find("SignedHeaders=content-type;host;x-amz-date;"),
+            std::string::npos);
 }
 
 TEST(AwsClient, ThrottlingAndServerErrorsAreRetriedUpToThreeAttemptsAndClientErrorsNot) {

@@ -34,9 +34,11 @@ inline constexpr const char* kAwsEmulatorSecret = "wJalrXUtnFEMI/K7MDENG+bPxRfiC
 
 // One request as the emulator received it.
 struct EmulatedCall {
-  std::string service;     // the credential scope's service ("ec2", "autoscaling", "sqs", "ssm", "sts", "pricing")
-  std::string action;      // the form's Action, or X-Amz-Target's operation
-  nlohmann::json params;   // the form as a flat object {"Filter.1.Name": "..."}, or the JSON body
+  std::string service;     // the credential scope's service ("ec2", "autoscaling", "sqs", "ssm", "sts", "eks", ...)
+  std::string action;      // the form's Action, X-Amz-Target's operation, or the one a rest-json method and path name
+  // The form as a flat object {"Filter.1.Name": "..."}, the JSON body, or a rest-json request's input as botocore
+  // reads it from the path, query and body ({"name": "demo"}).
+  nlohmann::json params;
   std::string access_key;  // the access key id it was signed with ("" when unsigned): whose call it is
   double at = 0;           // when it arrived: seconds since the epoch, on this machine's clock
 };

@@ -107,11 +107,16 @@ class Ec2ProviderTest : public EmulatorTest {
 
   // A NodeClaim's request for m5.large and m5.xlarge on demand in both zones, cheapest first.
   CreateRequest on_demand_request(const Catalog& catalog, const std::string& name) {
+    return request_of(catalog, name, CapacityType::OnDemand);
+  }
+
+  // The same of one capacity type.
+  CreateRequest request_of(const Catalog& catalog, const std::string& name, CapacityType capacity_type) {
     CreateRequest request;
     request.name = name;
     for (const char* type : {"m5.large", "m5.xlarge"}) {
       for (const Offering& o : catalog.find(type)->offerings) {
-        if (o.capacity_type == CapacityType::OnDemand) request.offerings.push_back({catalog.find(type), &o});
+        if (o.capacity_type == capacity_type) request.offerings.push_back({catalog.find(type), &o});
       }
     }
     request.labels.set(Symbol("karpenter.sh/nodepool"), Symbol("default"));
@@ -123,6 +128,26 @@ class Ec2ProviderTest : public EmulatorTest {
     auto found = Ec2Api(*ec2_).describe_instances({{"instance-state-name", {"running"}}});
     EXPECT_TRUE(found.ok());
     return found ? *found : std::vector<Ec2Instance>{};
+  }
+
+  // The CreateLaunchTemplate calls' parameters, in order.
+  std::vector<nlohmann::json> launch_templates_created() const {
+    std::vector<nlohmann::json> made;
+    for (const testing::EmulatedCall& call : emulator_->calls()) {
+      if (call.action == "CreateLaunchTemplate") made.push_back(call.params);
+    }
+    return made;
+  }
+
+  // The tag specification at `prefix` ("TagSpecification.1") of `params`: its resource type, then its tags as
+  // "key=value", in order.
+  static std::vector<std::string> tag_specification(const nlohmann::json& params, const std::string& prefix) {
+    std::vector<std::string> out = {params.value(prefix + ".ResourceType", "(none)")};
+    for (int i = 1; params.contains(prefix + ".Tag." + std::to_string(i) + ".Key"); ++i) {
+      const std::string tag = prefix + ".Tag." + std::to_string(i);
+      out.push_back(params.value(tag + ".Key", "") + "=" + params.value(tag + ".Value", ""));
+    }
+    return out;
   }
 
   static std::string describe(const LaunchOption& o) {
@@ -273,6 +298,20 @@ TEST_F(Ec2ProviderTest, ALaunchIsOneCreateFleetOverItsOfferingsCheapestFirstTagg
                                                         {"Name", "default-abc12"}}) {
     EXPECT_EQ(instance.tag(key), value) << key;
   }
+  // The template tags the instance's network interfaces as the instance, for IAM to require the cluster's tags on
+  // them; an on-demand launch makes no spot request, so it tags none. The template itself is tagged so too.
+  const std::vector<nlohmann::json> made = launch_templates_created();
+  ASSERT_EQ(made.size(), 1u);
+  const std::vector<std::string> launch_tags = {"team=platform", "kubernetes.io/cluster/demo=owned",
+                                                "karpenter.sh/nodepool=default", "eks:eks-cluster-name=demo",
+                                                "karpenter.k8s.aws/ec2nodeclass=default"};
+  std::vector<std::string> expected = {"network-interface"};
+  expected.insert(expected.end(), launch_tags.begin(), launch_tags.end());
+  EXPECT_EQ(tag_specification(made[0], "LaunchTemplateData.TagSpecification.1"), expected);
+  EXPECT_FALSE(made[0].contains("LaunchTemplateData.TagSpecification.2.ResourceType"));
+  expected[0] = "launch-template";
+  EXPECT_EQ(tag_specification(made[0], "TagSpecification.1"), expected);
+  EXPECT_FALSE(made[0].contains("TagSpecification.2.ResourceType"));
   // A second launch of the same shape reuses the template it made.
   ASSERT_TRUE(provider_->create(on_demand_request(catalog, "default-def34")).ok());
   EXPECT_EQ(emulator_->count("ec2", "CreateLaunchTemplate"), 1);
@@ -282,6 +321,52 @@ TEST_F(Ec2ProviderTest, ALaunchIsOneCreateFleetOverItsOfferingsCheapestFirstTagg
   EXPECT_EQ(emulator_->count("ec2", "DeleteLaunchTemplate"), 1);
   EXPECT_TRUE(Ec2Api(*ec2_).launch_templates_tagged({{"tag:karpenter.k8s.aws/ec2nodeclass", {"default"}}})->empty());
   EXPECT_EQ(instances().size(), 2u);
+}
+
+// Karpenter's templates differ by capacity type: a spot launch's also tags the spot request EC2 makes for the
+// instance, so an on-demand launch and a spot launch of the same class make a template each.
+TEST_F(Ec2ProviderTest, ASpotLaunchHasATemplateOfItsOwnThatTagsItsSpotRequests) {
+  const Catalog& catalog = ready_catalog();
+  auto spot = provider_->create(request_of(catalog, "default-spot1", CapacityType::Spot));
+  ASSERT_TRUE(spot.ok()) << spot.error().message;
+  EXPECT_EQ(describe(spot->launched), "m5.large us-west-2a spot");
+  auto on_demand = provider_->create(on_demand_request(catalog, "default-abc12"));
+  ASSERT_TRUE(on_demand.ok()) << on_demand.error().message;
+  EXPECT_EQ(describe(on_demand->launched), "m5.large us-west-2a on-demand");
+
+  const std::vector<nlohmann::json> made = launch_templates_created();
+  ASSERT_EQ(made.size(), 2u);
+  const std::vector<std::string> tags = {"team=platform", "kubernetes.io/cluster/demo=owned",
+                                         "karpenter.sh/nodepool=default", "eks:eks-cluster-name=demo",
+                                         "karpenter.k8s.aws/ec2nodeclass=default"};
+  auto spec = [&](const std::string& type) {
+    std::vector<std::string> out = {type};
+    out.insert(out.end(), tags.begin(), tags.end());
+    return out;
+  };
+  const std::string d = "LaunchTemplateData.TagSpecification.";
+  EXPECT_EQ(tag_specification(made[0], d + "1"), spec("network-interface"));
+  EXPECT_EQ(tag_specification(made[0], d + "2"), spec("spot-instances-request"));
+  EXPECT_FALSE(made[0].contains(d + "3.ResourceType"));
+  EXPECT_EQ(tag_specification(made[1], d + "1"), spec("network-interface"));
+  EXPECT_FALSE(made[1].contains(d + "2.ResourceType"));
+  // Alike in all else (AMI, profile, groups, user data): two names, and each launch names its own.
+  EXPECT_EQ(made[0].value("LaunchTemplateData.ImageId", ""), made[1].value("LaunchTemplateData.ImageId", ""));
+  EXPECT_EQ(made[0].value("LaunchTemplateData.UserData", ""), made[1].value("LaunchTemplateData.UserData", ""));
+  const std::string spot_template = made[0].value("LaunchTemplateName", "");
+  const std::string on_demand_template = made[1].value("LaunchTemplateName", "");
+  EXPECT_NE(spot_template, on_demand_template);
+  std::vector<std::string> fleets;
+  for (const testing::EmulatedCall& call : emulator_->calls()) {
+    if (call.action != "CreateFleet") continue;
+    fleets.push_back(call.params.value("TargetCapacitySpecification.DefaultTargetCapacityType", "") + " " +
+                     call.params.value("LaunchTemplateConfigs.1.LaunchTemplateSpecification.LaunchTemplateName", ""));
+  }
+  EXPECT_EQ(fleets, (std::vector<std::string>{"spot " + spot_template, "on-demand " + on_demand_template}));
+  // Each shape launched again makes nothing new.
+  ASSERT_TRUE(provider_->create(request_of(catalog, "default-spot2", CapacityType::Spot)).ok());
+  ASSERT_TRUE(provider_->create(on_demand_request(catalog, "default-def34")).ok());
+  EXPECT_EQ(emulator_->count("ec2", "CreateLaunchTemplate"), 2);
 }
 
 TEST_F(Ec2ProviderTest, AnOfferingWithoutCapacityIsSkippedInTheSameCallAndReportedUnavailable) {

@@ -5,8 +5,9 @@ prints `AWS emulator listening on http://127.0.0.1:PORT`. A test points its clie
 Each request is
   - judged by botocore, independently of the client under test (../shared/aws/oracle beside the repository): its SigV4
     signature against the credentials the test registered, its X-Amz-Date within 5 minutes, its parameters against the
-    operation's model. A request that fails is answered HTTP 400 `EmulatorRejected` in its protocol's error format and
-    its problems are kept for the test to read;
+    operation's model (a rest-json request's operation found by its method and path, its parameters read from the
+    path, query and body, and serialized back by botocore to what was sent). A request that fails is answered HTTP
+    400 `EmulatorRejected` in its protocol's error format and its problems are kept for the test to read;
   - recorded as {service, action, params, access_key} for the test to count (access_key: the signing key's id, which
     tells one principal's calls from another's);
   - held for as long as matching delay rules say, then answered by the first matching fault rule, else forwarded
@@ -40,6 +41,7 @@ import time
 import urllib.parse
 import uuid
 import xml.etree.ElementTree as ET
+from functools import lru_cache
 from pathlib import Path
 from xml.sax.saxutils import escape
 
@@ -48,10 +50,12 @@ if not (ORACLE / 'sigv4_verify.py').exists() or not (ORACLE / 'query_oracle.py')
     sys.exit(f'aws_emulator: the botocore judges are missing: {ORACLE.resolve()}/sigv4_verify.py and query_oracle.py '
              '(the repository must sit beside shared/)')
 sys.path.insert(0, str(ORACLE))
+import botocore.session  # noqa: E402
 from botocore.auth import SigV4Auth  # noqa: E402
 from botocore.awsrequest import AWSRequest  # noqa: E402
 from botocore.credentials import Credentials  # noqa: E402
 from botocore.parsers import create_parser  # noqa: E402
+from botocore.serialize import create_serializer  # noqa: E402
 from botocore.validate import ParamValidator  # noqa: E402
 from query_oracle import check_request, check_response, op_model  # noqa: E402
 from sigv4_verify import AUTH_RE, verify_sigv4  # noqa: E402
@@ -90,6 +94,66 @@ class State:
 
 STATE = State()
 MOTO = {'port': None, 'process': None}
+BOTOCORE = botocore.session.get_session()
+
+
+# ---- rest-json: the operation is in the method and the path -------------------------------------------------------
+
+@lru_cache(maxsize=None)
+def rest_json_model(service):
+    """The botocore model of `service` when it speaks rest-json (EKS), else None."""
+    try:
+        model = BOTOCORE.get_service_model(service)
+    except Exception:  # botocore's UnknownServiceError
+        return None
+    return model if model.metadata.get('protocol') == 'rest-json' else None
+
+
+def uri_pattern(request_uri):
+    """A regular expression for a requestUri's path: {label} is one segment, {label+} any number."""
+    out, at = '^', 0
+    for m in re.finditer(r'\{([^}+]+)(\+?)\}', request_uri):
+        out += re.escape(request_uri[at:m.start()]) + (f'(?P<{m[1]}>.+)' if m[2] else f'(?P<{m[1]}>[^/]+)')
+        at = m.end()
+    return re.compile(out + re.escape(request_uri[at:]) + '$')
+
+
+def rest_operation(model, method, path):
+    """(operation model, {label: value as sent}) of the operation `method` and `path` (without query) name."""
+    for name in model.operation_names:
+        op = model.operation_model(name)
+        if op.http.get('method') != method:
+            continue
+        if m := uri_pattern(op.http.get('requestUri', '').split('?')[0]).match(path):
+            return op, m.groupdict()
+    return None, {}
+
+
+def rest_params(op, labels, query, headers, body):
+    """The operation's input as botocore's client would have been given it, read from where each member travels;
+    with the query parameters and body members no member claims."""
+    params, used_query = {}, set()
+    body_value = json.loads(body) if body else {}
+    unknown_body = set(body_value) if isinstance(body_value, dict) else set()
+    for name, member in (op.input_shape.members.items() if op.input_shape else []):
+        where = member.serialization.get('location')
+        wire = member.serialization.get('name', name)
+        if where == 'uri' and wire in labels:
+            params[name] = urllib.parse.unquote(labels[wire])
+        elif where == 'querystring' and wire in query:
+            used_query.add(wire)
+            values = query[wire]
+            params[name] = values if member.type_name == 'list' else values[0]
+            if member.type_name in ('integer', 'long'):
+                params[name] = int(params[name])
+            elif member.type_name == 'boolean':
+                params[name] = params[name] == 'true'
+        elif where == 'header' and wire.lower() in headers:
+            params[name] = headers[wire.lower()]
+        elif where is None and isinstance(body_value, dict) and wire in body_value:
+            params[name] = body_value[wire]
+            unknown_body.discard(wire)
+    return params, sorted(set(query) - used_query), sorted(unknown_body)
 
 
 # ---- the request as it arrived ------------------------------------------------------------------------------------
@@ -105,6 +169,9 @@ class Call:
         self.access_key = auth.group(1) if auth else None
         self.region = auth.group(3) if auth else 'us-east-1'
         target = self.header.get('x-amz-target')
+        rest = None if target or self.header.get('content-type', '').startswith('application/x-www-form-urlencoded') \
+            else rest_json_model(auth.group(4)) if auth else None
+        self.operation, self.unclaimed = None, []
         if target:
             self.protocol = 'json'
             self.action = target.rsplit('.', 1)[-1]
@@ -112,11 +179,26 @@ class Call:
                 self.params = json.loads(body or b'{}')
             except ValueError:
                 self.params = None
+        elif rest is not None:
+            self.protocol = 'rest-json'
+            url = urllib.parse.urlsplit(path)
+            self.operation, labels = rest_operation(rest, method, url.path)
+            self.action = self.operation.name if self.operation else ''
+            self.params = None
+            if self.operation:
+                try:
+                    self.params, query, members = rest_params(self.operation, labels,
+                                                              urllib.parse.parse_qs(url.query, keep_blank_values=True),
+                                                              self.header, body)
+                    self.unclaimed = [f'unknown query parameter {q}' for q in query] + \
+                        [f'unknown body member {m}' for m in members]
+                except ValueError as e:
+                    self.unclaimed = [f'body is not JSON: {e}']
         else:
             self.params = dict(urllib.parse.parse_qsl(body.decode('utf-8', 'replace'), keep_blank_values=True))
             self.action = self.params.get('Action', '')
         self.service = auth.group(4) if auth else ('sts' if self.action.startswith('AssumeRoleWith') else 'unsigned')
-        if not target:
+        if not target and rest is None:
             self.protocol = 'ec2' if self.service == 'ec2' else 'query'
 
     def judge(self):
@@ -141,6 +223,8 @@ class Call:
                 found.append((f"X-Amz-Date missing or malformed: {self.header.get('x-amz-date')!r}", None))
         elif not (self.service == 'sts' and self.action == 'AssumeRoleWithWebIdentity'):
             return [('unsigned request (only sts AssumeRoleWithWebIdentity may be)', None)]
+        if self.protocol == 'rest-json':
+            return found + self._judge_rest_json()
         try:
             op = op_model(self.service, self.action)
         except Exception:  # botocore's UnknownServiceError / OperationNotFoundError
@@ -153,6 +237,32 @@ class Call:
             except Exception as e:  # a body that is no form at all
                 problems = [f'undecodable form body: {e}']
             found += [(p, None) for p in problems if not p.startswith('warning:')]
+        return found
+
+    def _judge_rest_json(self):
+        """The operation its method and path name, its parameters valid, and botocore's serialization of them the
+        request that arrived: the same path (labels percent-encoded as botocore encodes them), query and body."""
+        if self.operation is None:
+            return [(f'no {self.service} operation answers {self.method} {self.path}', None)]
+        found = [(p, None) for p in self.unclaimed]
+        if self.params is None:
+            return found
+        report = ParamValidator().validate(self.params, self.operation.input_shape)
+        if report.has_errors():
+            return found + [(report.generate_report(), None)]
+        expected = create_serializer('rest-json').serialize_to_request(self.params, self.operation)
+        url = urllib.parse.urlsplit(self.path)
+        if expected['url_path'] != url.path:
+            found.append((f"path {url.path!r} is not botocore's {expected['url_path']!r}", None))
+        query = {k: v if len(v) > 1 else v[0] for k, v in urllib.parse.parse_qs(url.query).items()}
+        if {k: v for k, v in expected['query_string'].items()} != query:
+            found.append((f"query {query!r} is not botocore's {expected['query_string']!r}", None))
+        sent = json.loads(self.body) if self.body else None
+        wanted = json.loads(expected['body']) if expected['body'] else None
+        if sent != wanted:
+            found.append((f'body {sent!r} is not botocore\'s {wanted!r}', None))
+        if self.body and not self.header.get('content-type', '').startswith('application/json'):
+            found.append((f"Content-Type {self.header.get('content-type')!r} is not 'application/json'", None))
         return found
 
     def _judge_json(self, op):
@@ -181,6 +291,9 @@ def esc(text):
 def error_answer(call, status, code, message, sender=None):
     """(status, headers, body) of an error as the call's protocol writes one (research §3.1)."""
     request_id = str(uuid.uuid4())
+    if call.protocol == 'rest-json':  # the code in a header, as EKS writes it
+        return status, {'Content-Type': 'application/json', 'x-amzn-RequestId': request_id,
+                        'x-amzn-ErrorType': code}, json.dumps({'message': message}).encode()
     if call.protocol == 'json':
         content_type = call.header.get('content-type', 'application/x-amz-json-1.1').split(';')[0]
         return status, {'Content-Type': content_type, 'x-amzn-RequestId': request_id}, \
@@ -202,11 +315,12 @@ def json_answer(body):
 
 def self_check(call, answer):
     """Parses an answer the emulator wrote itself as an SDK would; a failure is the emulator's problem, recorded."""
-    status, _, body = answer
+    status, headers, body = answer
     try:
-        if call.protocol == 'json':
-            parsed = create_parser('json').parse({'status_code': status, 'headers': {}, 'body': body},
-                                                 op_model(call.service, call.action).output_shape)
+        if call.protocol in ('json', 'rest-json'):
+            lower = {k.lower(): v for k, v in headers.items()} if call.protocol == 'rest-json' else {}
+            parsed = create_parser(call.protocol).parse({'status_code': status, 'headers': lower, 'body': body},
+                                                        op_model(call.service, call.action).output_shape)
             unknown = []
         else:
             parsed, unknown = check_response(call.service, call.action, body, status)
