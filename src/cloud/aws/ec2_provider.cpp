@@ -443,6 +443,7 @@ CloudResult<FleetRequest> Ec2Provider::fleet_request(const CreateRequest& reques
   FleetRequest fleet;
   fleet.capacity_type = std::string(to_string(capacity_type));
   fleet.tags = launch_tags(nodepool, *resolved.node_class);
+  if (!resolved.spec_hash.empty()) fleet.tags.emplace_back(karpenter_tags::ec2nodeclass_hash, resolved.spec_hash);
   std::vector<std::string> groups;
   for (const Ec2SecurityGroup& g : resolved.security_groups) groups.push_back(g.id);
   const std::string user_data = node_user_data(spec, options_.cluster, request.labels, request.taints);
@@ -802,6 +803,7 @@ CloudResult<std::string> Ec2Provider::is_drifted(const ClaimedInstance& claim) c
   if (claim.nodepool == nullptr || claim.nodepool->node_class.kind != kKind) return std::string();
   // What the class resolves to now: only a ready class says what its instances should be.
   std::set<std::string> amis, subnets, groups;
+  std::string spec_hash;
   {
     std::lock_guard lock(mutex_);
     auto entry = node_classes_.find(claim.nodepool->node_class.name);
@@ -810,6 +812,7 @@ CloudResult<std::string> Ec2Provider::is_drifted(const ClaimedInstance& claim) c
     for (const Ec2Image& image : resolved.amis) amis.insert(image.id);
     for (const Ec2Subnet& subnet : resolved.subnets) subnets.insert(subnet.id);
     for (const Ec2SecurityGroup& group : resolved.security_groups) groups.insert(group.id);
+    spec_hash = resolved.spec_hash;
   }
   // A NodeClaim of an earlier run names its instance by its providerID (aws:///ZONE/i-...).
   const std::string& named = claim.instance_id;
@@ -819,6 +822,11 @@ CloudResult<std::string> Ec2Provider::is_drifted(const ClaimedInstance& claim) c
   if (!described) return described.error();
   if (!*described) return std::string();  // not this cluster's, or gone: nothing to replace
   const Ec2Instance& instance = **described;
+  // The class's own fields first, as Karpenter looks (an instance launched before it was tagged is not judged so).
+  if (const std::string launched_from = instance.tag(karpenter_tags::ec2nodeclass_hash);
+      !spec_hash.empty() && !launched_from.empty() && launched_from != spec_hash) {
+    return std::string("NodeClassDrift");
+  }
   if (!amis.contains(instance.image_id)) return std::string("AMIDrift");
   const std::set<std::string> instance_groups(instance.security_group_ids.begin(), instance.security_group_ids.end());
   if (instance_groups != groups) return std::string("SecurityGroupDrift");

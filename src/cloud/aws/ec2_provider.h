@@ -40,6 +40,9 @@ namespace karpenter_tags {
 inline constexpr std::string_view nodepool = "karpenter.sh/nodepool";
 inline constexpr std::string_view nodeclaim = "karpenter.sh/nodeclaim";
 inline constexpr std::string_view ec2nodeclass = "karpenter.k8s.aws/ec2nodeclass";
+// The hash of the class's spec an instance was launched from (Karpenter keeps it as a NodeClaim annotation of this
+// name): NodeClassDrift when the class's hash is another now.
+inline constexpr std::string_view ec2nodeclass_hash = "karpenter.k8s.aws/ec2nodeclass-hash";
 inline constexpr std::string_view cluster_name = "eks:eks-cluster-name";
 inline constexpr std::string_view cluster_prefix = "kubernetes.io/cluster/";  // + name: "owned"
 }  // namespace karpenter_tags
@@ -51,6 +54,9 @@ struct ResolvedNodeClass {
   std::vector<Ec2SecurityGroup> security_groups;
   std::vector<Ec2Image> amis;    // the newest per architecture
   std::string instance_profile;  // what its instances launch with: the class's own, or the one made for its role
+  // The hash of the class's spec, its selector terms aside (ec2nodeclass_hash in ec2nodeclass_controller.h); empty
+  // where none was computed. Its instances are tagged with it.
+  std::string spec_hash;
   // Each condition Karpenter reports (SubnetsReady, SecurityGroupsReady, AMIsReady, InstanceProfileReady), with the
   // reason and message of one that is not True.
   struct Condition {

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "cloud/aws/sigv4.h"
 #include "manifest/manifest.h"
 #include "net/retry.h"
 
@@ -144,6 +145,16 @@ void Ec2NodeClassController::remove(const std::string& name) {
   }
 }
 
+std::string ec2nodeclass_hash(const json& spec) {
+  json hashed = spec;
+  for (const char* selector : {"subnetSelectorTerms", "securityGroupSelectorTerms", "amiSelectorTerms",
+                               "capacityReservationSelectorTerms"}) {
+    hashed.erase(selector);
+  }
+  // nlohmann's objects keep their keys sorted: one spec, one text, however it was written.
+  return sha256_hex(hashed.dump()).substr(0, 16);
+}
+
 void Ec2NodeClassController::apply(const json& object) {
   const std::string name = object["metadata"].value("name", "");
   const std::int64_t generation = object["metadata"].value("generation", std::int64_t{0});
@@ -188,6 +199,7 @@ void Ec2NodeClassController::apply(const json& object) {
     return;
   }
   resolved = provider_.resolve(std::dynamic_pointer_cast<const EC2NodeClass>(decoded->node_classes.front()));
+  resolved.spec_hash = ec2nodeclass_hash(object.value("spec", json::object()));
   const bool ready = resolved.ready();
   const std::string why = resolved.why_not_ready();
   json status = ec2nodeclass_status(resolved, generation, std::chrono::system_clock::now());

@@ -31,6 +31,11 @@ inline constexpr std::string_view kEc2NodeClassesPath = "/apis/karpenter.k8s.aws
 nlohmann::json ec2nodeclass_status(const ResolvedNodeClass& resolved, std::int64_t generation,
                                    std::chrono::system_clock::time_point now);
 
+// The hash of an EC2NodeClass's spec with its selector terms left out (Karpenter's static drift hash): what the
+// selectors resolve to drifts on its own (AMIDrift, SubnetDrift, SecurityGroupDrift), the rest (userData, tags,
+// block devices, metadata options, kubelet, role...) by this hash, which instances carry as a tag from their launch.
+std::string ec2nodeclass_hash(const nlohmann::json& spec);
+
 class Ec2NodeClassController final : public kube::ReflectorHandler {
  public:
   Ec2NodeClassController(const kube::ApiClient& client, Ec2Provider& provider, kube::EventSink& events,

@@ -574,6 +574,36 @@ TEST_F(Ec2ProviderTest, ARoleGetsAnInstanceProfileOfItsOwnWhichItsInstancesLaunc
 // Drift as Karpenter's AWS provider finds it: an instance whose image, security groups or subnet its class no longer
 // resolves to has drifted (AMIDrift first, then SecurityGroupDrift, then SubnetDrift); one as the class resolves is
 // not. A pass over every claim describes the cluster's instances once, and again after a launch.
+// An instance carries the hash of its class's spec from its launch; once the class's spec is another (a new
+// userData, say: the controller hashes it), the instance drifted: NodeClassDrift, before what the selectors resolve
+// to is looked at. One launched before instances were tagged is not judged by it.
+TEST_F(Ec2ProviderTest, AnInstanceLaunchedFromAnotherSpecOfItsClassDriftsAsNodeClassDrift) {
+  auto set_class = [&](const std::string& spec_hash) {
+    ResolvedNodeClass resolved = provider_->resolve(node_class(kNodeClass));
+    resolved.spec_hash = spec_hash;
+    provider_->set_node_class(std::move(resolved));
+    auto types = provider_->instance_types(pool_);
+    EXPECT_TRUE(types.ok());
+    return *types;
+  };
+  const Catalog* catalog = set_class("");
+  auto untagged = provider_->create(on_demand_request(*catalog, "default-old01"));
+  catalog = set_class("0123456789abcdef");
+  auto tagged = provider_->create(on_demand_request(*catalog, "default-new01"));
+  ASSERT_TRUE(untagged.ok() && tagged.ok());
+  for (const Ec2Instance& instance : instances()) {
+    EXPECT_EQ(instance.tag("karpenter.k8s.aws/ec2nodeclass-hash"),
+              instance.id == tagged->instance.id ? "0123456789abcdef" : "")
+        << instance.id;
+  }
+  const ClaimedInstance old_claim{"default-old01", untagged->instance.id, &pool_, nullptr};
+  const ClaimedInstance new_claim{"default-new01", tagged->instance.id, &pool_, nullptr};
+  EXPECT_EQ(*provider_->is_drifted(new_claim), "");
+  set_class("fedcba9876543210");
+  EXPECT_EQ(*provider_->is_drifted(new_claim), "NodeClassDrift");
+  EXPECT_EQ(*provider_->is_drifted(old_claim), "");
+}
+
 TEST_F(Ec2ProviderTest, AnInstanceDriftsFromANewAmiSecurityGroupOrSubnetOfItsClassAndAPassDescribesOnce) {
   const Catalog& catalog = ready_catalog();
   std::vector<ClaimedInstance> claims;

@@ -12,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include "cloud/aws/ec2nodeclass_controller.h"
 #include "cloud/aws/instance_types.h"
 #include "manifest/manifest.h"
 #include "units.h"
@@ -302,6 +303,41 @@ TEST(EC2NodeClass, WhatALaunchAsksAwsForIsReadAsWritten) {
   ASSERT_TRUE(alias.ok());
   EXPECT_EQ(dynamic_cast<const EC2NodeClass&>(*alias->node_classes.at(0)).spec().ami_selector_terms.at(0).alias,
             "al2023@latest");
+}
+
+}  // namespace
+}  // namespace scalewright::cloud::aws
+
+namespace scalewright::cloud::aws {
+namespace {
+
+// The static drift hash leaves the selector terms out (what they resolve to drifts on its own) and reads the rest
+// of the spec, however its keys were written.
+TEST(EC2NodeClass, ItsSpecHashLeavesTheSelectorTermsOutAndChangesWithAnythingElse) {
+  const nlohmann::json spec = nlohmann::json::parse(R"({
+    "role": "KarpenterNodeRole-demo", "userData": "echo hello",
+    "amiSelectorTerms": [{"alias": "al2023@latest"}],
+    "subnetSelectorTerms": [{"tags": {"karpenter.sh/discovery": "demo"}}],
+    "securityGroupSelectorTerms": [{"tags": {"karpenter.sh/discovery": "demo"}}]})");
+  const std::string hash = ec2nodeclass_hash(spec);
+  EXPECT_EQ(hash.size(), 16u);
+
+  nlohmann::json other_selectors = spec;
+  other_selectors["amiSelectorTerms"] = {{{"id", "ami-0123456789abcdef0"}}};
+  other_selectors["subnetSelectorTerms"] = {{{"id", "subnet-0abc"}}};
+  other_selectors["securityGroupSelectorTerms"] = {{{"name", "nodes"}}};
+  other_selectors["capacityReservationSelectorTerms"] = {{{"id", "cr-0abc"}}};
+  EXPECT_EQ(ec2nodeclass_hash(other_selectors), hash);
+  EXPECT_EQ(ec2nodeclass_hash(nlohmann::json::parse(
+                R"({"userData": "echo hello", "securityGroupSelectorTerms": [], "role": "KarpenterNodeRole-demo"})")),
+            hash);
+
+  nlohmann::json other_user_data = spec;
+  other_user_data["userData"] = "echo bye";
+  EXPECT_NE(ec2nodeclass_hash(other_user_data), hash);
+  nlohmann::json tagged = spec;
+  tagged["tags"] = {{"team", "platform"}};
+  EXPECT_NE(ec2nodeclass_hash(tagged), hash);
 }
 
 }  // namespace
