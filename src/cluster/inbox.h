@@ -1,7 +1,8 @@
 #pragma once
 // What a provider's threads tell the loop (ProviderContext's channels), carried to the loop's thread: the inbox is made
 // before the provider, whose context gets its sender(), and keeps what arrives until the loop takes over
-// (ClusterRuntime::take_node_class_changes_from), then hands each item on at once, in the order sent.
+// (ClusterRuntime::take_notices_from, take_node_class_changes_from), then hands each item on at once, in the order
+// sent.
 #include <deque>
 #include <functional>
 #include <mutex>

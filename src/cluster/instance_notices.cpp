@@ -2,31 +2,6 @@
 
 namespace scalewright::cluster {
 
-void InstanceNoticeInbox::post(cloud::InstanceNotice notice) {
-  std::lock_guard lock(mutex_);
-  // Delivered under the lock, so that a notice cannot overtake those kept before the sink came.
-  if (sink_) {
-    sink_(std::move(notice));
-  } else {
-    kept_.push_back(std::move(notice));
-  }
-}
-
-void InstanceNoticeInbox::deliver_to(Sink sink) {
-  std::lock_guard lock(mutex_);
-  sink_ = std::move(sink);
-  if (!sink_) return;
-  while (!kept_.empty()) {
-    sink_(std::move(kept_.front()));
-    kept_.pop_front();
-  }
-}
-
-std::size_t InstanceNoticeInbox::kept() const {
-  std::lock_guard lock(mutex_);
-  return kept_.size();
-}
-
 namespace {
 
 // `provider_id` names the instance `instance_id`: it is the id, or a providerID whose last segment it is.

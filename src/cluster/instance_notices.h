@@ -3,42 +3,22 @@
 // messages), taken into the loop: the inbox that carries notices from the provider's threads to the loop's, keeping
 // those that come before the loop exists, and what a notice does to the cluster state there, as Karpenter's
 // interruption controller acts on the NodeClaim whose instance it names.
-#include <deque>
-#include <functional>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
 
 #include "cloud/provider_registry.h"
 #include "cluster/api_objects.h"
+#include "cluster/inbox.h"
 #include "controllers/ports.h"
 #include "provisioning/provisioner.h"
 #include "state/cluster_state.h"
 
 namespace scalewright::cluster {
 
-// Notices from any thread to whoever takes them. Made before the provider (whose context's `notices` is sender()),
-// it keeps what arrives until the loop takes over (ClusterRuntime::take_notices_from), then hands each on at once.
-class InstanceNoticeInbox {
- public:
-  using Sink = std::function<void(cloud::InstanceNotice)>;
-
-  // For cloud::ProviderContext::notices; the inbox must outlive every caller.
-  cloud::InstanceNotices sender() {
-    return [this](cloud::InstanceNotice notice) { post(std::move(notice)); };
-  }
-  // Any thread: to the sink, or kept until there is one.
-  void post(cloud::InstanceNotice notice);
-  // From now on notices go to `sink`, those kept first, in the order they came; an empty sink keeps them again.
-  void deliver_to(Sink sink);
-  std::size_t kept() const;
-
- private:
-  mutable std::mutex mutex_;
-  Sink sink_;
-  std::deque<cloud::InstanceNotice> kept_;
-};
+// Notices from any thread to the loop (cloud::ProviderContext::notices is its sender()), kept until the loop takes
+// over (ClusterRuntime::take_notices_from).
+using InstanceNoticeInbox = ProviderInbox<cloud::InstanceNotice>;
 
 // The node of the state whose instance is `instance_id` ("i-0abc"): its record's instance id is that id or a
 // providerID ending in "/i-0abc" ("aws:///us-west-2a/i-0abc"), or its Node's spec.providerID does. nullptr when none
