@@ -402,17 +402,21 @@ TEST_F(AwsRun, NodePoolLaunchesEc2InstancesThatJoinAreReplacedWhenInterruptedAnd
   if (fleet != launch.end()) {
     std::cout << "Deployment applied -> CreateFleet: " << static_cast<int>((fleet->at - applied) * 1000)
               << " ms (the 1 s batch window included)\n";
-    // The controller's part: from the last pod kube-scheduler found no room for (as a watch of the test's own sees
-    // it, about when the controller's does) to the CreateFleet call, less the batch window that pod closed (1 s).
-    if (const std::optional<double> last = pending.last_unschedulable()) {
-      std::cout << "last of " << pending.unschedulable() << " pods unschedulable -> CreateFleet: "
-                << static_cast<int>((fleet->at - *last) * 1000) << " ms, of which beyond the 1 s batch window: "
-                << static_cast<int>((fleet->at - *last - 1.0) * 1000) << " ms; the calls, from the window's end:";
-      for (auto call = launch.begin(); call <= fleet; ++call) {
-        std::cout << " " << call->action << " +" << static_cast<int>((call->at - *last - 1.0) * 1000) << " ms";
-      }
-      std::cout << "\n";
+  }
+  // The controller's part: from the last pod kube-scheduler found no room for (as a watch of the test's own sees it,
+  // about when the controller's does) to the CreateFleet that followed, less the batch window that pod closed (1 s),
+  // call by call.
+  auto last_fleet =
+      std::find_if(launch.rbegin(), launch.rend(), [](const EmulatedCall& c) { return c.action == "CreateFleet"; });
+  if (const std::optional<double> last = pending.last_unschedulable(); last && last_fleet != launch.rend()) {
+    std::cout << "last of " << pending.unschedulable() << " pods unschedulable -> CreateFleet: "
+              << static_cast<int>((last_fleet->at - *last) * 1000) << " ms, of which beyond the 1 s batch window: "
+              << static_cast<int>((last_fleet->at - *last - 1.0) * 1000) << " ms; the calls, from the window's end:";
+    for (const EmulatedCall& call : launch) {
+      if (call.at < *last || call.at > last_fleet->at) continue;
+      std::cout << " " << call.action << " +" << static_cast<int>((call.at - *last - 1.0) * 1000) << " ms";
     }
+    std::cout << "\n";
   }
 
   const std::map<std::string, cloud::aws::Ec2Instance> instances = cluster_instances();
@@ -454,24 +458,34 @@ TEST_F(AwsRun, NodePoolLaunchesEc2InstancesThatJoinAreReplacedWhenInterruptedAnd
     EXPECT_GE(pods_per_node[node_name], 1) << node_name;
   }
 
-  // The launches: a CreateFleet per batch of identical launches, not one per pod or per node; each offered
-  // us-east-1a's subnet first (the cheapest, a tie broken by zone), which came back in its errorSet.
+  // The launches: a CreateFleet per batch of identical launches, not one per pod or per node. The first offered
+  // us-east-1a's subnet first (the cheapest, a tie broken by zone), which came back in its errorSet; a later one
+  // (when kube-scheduler's verdicts came slowly enough to close the batch before the last pods were pending) leaves
+  // us-east-1a out once that answer marked it unavailable, or offers it first again if made before the answer.
   int fleets = 0;
   for (const EmulatedCall& call : launch) {
     if (call.action != "CreateFleet") continue;
     ++fleets;
     const std::string o = "LaunchTemplateConfigs.1.Overrides.";
     EXPECT_EQ(call.params.value(o + "1.InstanceType", ""), "m5.xlarge") << call.params.dump();
-    EXPECT_EQ(subnets_[call.params.value(o + "1.SubnetId", "")], "us-east-1a") << call.params.dump();
-    EXPECT_EQ(subnets_[call.params.value(o + "2.SubnetId", "")], "us-east-1b") << call.params.dump();
+    const std::string first = subnets_[call.params.value(o + "1.SubnetId", "")];
+    const std::string second = subnets_[call.params.value(o + "2.SubnetId", "")];
+    if (fleets == 1 || first == "us-east-1a") {
+      EXPECT_EQ(first, "us-east-1a") << call.params.dump();
+      EXPECT_EQ(second, "us-east-1b") << call.params.dump();
+    } else {
+      EXPECT_EQ(first, "us-east-1b") << call.params.dump();
+      EXPECT_EQ(second, "") << call.params.dump();
+    }
   }
   EXPECT_GE(fleets, 1);
   EXPECT_LE(fleets, 3);  // at most one per NodeClaim; identical launches within 35 ms are one call
   // A hundred pods cost the calls of their three nodes, not one per pod: the launch template looked up and made
-  // (2), CreateFleet (at most one per node: 3), CreateTags once per registered node (3), and the garbage
-  // collection's DescribeInstances, one per 10-s pass over the launch's seconds (at most 2): at most 10 calls.
+  // (2), CreateFleet (at most one per node: 3), CreateTags once per registered node (3): at most 8 calls. Besides
+  // them only the garbage collection's DescribeInstances, one per 10-s pass whatever is launched (two in a quiet
+  // run, more when a loaded machine makes the launch last longer).
   EXPECT_EQ(count_of(launch, "CreateTags"), 3) << tally(launch);
-  EXPECT_LE(launch.size(), 10u) << tally(launch);
+  EXPECT_LE(launch.size() - static_cast<std::size_t>(count_of(launch, "DescribeInstances")), 8u) << tally(launch);
   // The whole run on STS's temporary keys: one exchange of the token, every other call signed with its keys.
   const std::vector<EmulatedCall> all = controller_calls();
   EXPECT_EQ(std::count_if(all.begin(), all.end(),
