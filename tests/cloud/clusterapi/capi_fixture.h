@@ -11,6 +11,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <utility>
 
 #include "../../kube/real_apiserver.h"
 #include "cloud/clusterapi/capi_api.h"
@@ -80,16 +81,50 @@ class CapiOnRealApiServer : public kube::testing::RealApiServer {
   static inline std::string installed_;
 };
 
-// What a scalable object of the test looks like.
+// What a scalable object of the test looks like: deployment("md-0", bounds("1", "5")).with_replicas(2).
 struct Scalable {
-  std::string kind = "MachineDeployment";  // MachineDeployment, MachineSet, MachinePool
+  std::string kind;  // MachineDeployment, MachineSet, MachinePool
   std::string name;
-  std::string cluster = "purple";
-  std::optional<int> replicas = 1;
   json annotations = json::object();
+  std::optional<int> replicas = 1;
+  std::string cluster = "purple";
   json labels = json::object();
   std::string owned_by_deployment;  // a MachineSet's MachineDeployment owner
+
+  Scalable& with_replicas(std::optional<int> n) {
+    replicas = n;
+    return *this;
+  }
+  Scalable& in_cluster(std::string name_of_cluster) {
+    cluster = std::move(name_of_cluster);
+    return *this;
+  }
+  Scalable& labelled(json object_labels) {
+    labels = std::move(object_labels);
+    return *this;
+  }
+  Scalable& owned_by(std::string deployment) {
+    owned_by_deployment = std::move(deployment);
+    return *this;
+  }
 };
+
+inline Scalable scalable(std::string kind, std::string name, json annotations) {
+  Scalable s;
+  s.kind = std::move(kind);
+  s.name = std::move(name);
+  s.annotations = std::move(annotations);
+  return s;
+}
+inline Scalable deployment(std::string name, json annotations = json::object()) {
+  return scalable("MachineDeployment", std::move(name), std::move(annotations));
+}
+inline Scalable machine_set(std::string name, json annotations = json::object()) {
+  return scalable("MachineSet", std::move(name), std::move(annotations));
+}
+inline Scalable machine_pool(std::string name, json annotations = json::object()) {
+  return scalable("MachinePool", std::move(name), std::move(annotations));
+}
 
 // The smallest object each version's schema accepts (research §3.2), with `s`'s metadata and replicas.
 inline json scalable_object(const std::string& version, const std::string& namespace_, const Scalable& s) {

@@ -23,6 +23,9 @@ using nlohmann::json;
 using testing::bounds;
 using testing::CapiOnRealApiServer;
 using testing::create_scalable;
+using testing::deployment;
+using testing::machine_pool;
+using testing::machine_set;
 using testing::Scalable;
 
 // The ids of the listed groups that live in `namespace_` (other tests' objects share the API server).
@@ -69,24 +72,13 @@ TEST_F(CapiOnRealApiServer, V1beta1ServedAloneIsDiscoveredAndItsScalableObjectsB
   create_namespace(api, ns);
   // md-0: a group. md-0-abcde: its MachineSet, which scales with it (not a group of its own). ms-bare: a MachineSet
   // without a MachineDeployment, a group. mp-0: a MachinePool, a group. md-paused: paused. md-plain: no annotations.
+  json paused = bounds("1", "5");
+  paused["cluster.x-k8s.io/paused"] = "";
   for (const Scalable& s :
-       {Scalable{.name = "md-0", .replicas = 2, .annotations = bounds("1", "5")},
-        Scalable{.kind = "MachineSet",
-        .name = "md-0-abcde",
-        .replicas = 2,
-        .annotations = bounds("1", "5"),
-        .owned_by_deployment = "md-0"},
-        Scalable{.kind = "MachineSet", .name = "ms-bare", .replicas = 1, .annotations = bounds("0", "3")},
-        Scalable{.kind = "MachinePool", .name = "mp-0", .replicas = 3, .annotations = bounds("2", "4")},
-        Scalable{.name = "md-paused",
-        .replicas = 1,
-        .annotations =
-                     [] {
-                       json a = bounds("1", "5");
-                       a["cluster.x-k8s.io/paused"] = "";
-                       return a;
-                     }()},
-        Scalable{.name = "md-plain", .replicas = 1}}) {
+       {deployment("md-0", bounds("1", "5")).with_replicas(2),
+        machine_set("md-0-abcde", bounds("1", "5")).with_replicas(2).owned_by("md-0"),
+        machine_set("ms-bare", bounds("0", "3")), machine_pool("mp-0", bounds("2", "4")).with_replicas(3),
+        deployment("md-paused", paused), deployment("md-plain")}) {
     create_scalable(api, "v1beta1", ns, s);
   }
   NodeGroupClient groups(api, capi);
@@ -128,7 +120,7 @@ TEST_F(CapiOnRealApiServer, V1beta2IsPreferredAndCapiVersionPinsAnotherServedVer
   use_release("v1.14.0", "v1beta2");
   kube::ApiClient api = client(config_);
   EXPECT_EQ(discover(api).version, "v1beta2");
-  EXPECT_EQ(discover(api, {.version = "v1beta1"}).version, "v1beta1");
+  EXPECT_EQ(discover(api, CapiSettings{"", "v1beta1"}).version, "v1beta1");
 
   // The process's environment, as CA reads it.
   ::setenv("CAPI_VERSION", "v1beta1", 1);
@@ -137,11 +129,11 @@ TEST_F(CapiOnRealApiServer, V1beta2IsPreferredAndCapiVersionPinsAnotherServedVer
   EXPECT_EQ(settings.version, "v1beta1");
   EXPECT_EQ(discover(api, settings).version, "v1beta1");
 
-  Result<CapiApi> unserved = discover_capi_api(api, {.version = "v1alpha4"});
+  Result<CapiApi> unserved = discover_capi_api(api, CapiSettings{"", "v1alpha4"});
   ASSERT_FALSE(unserved.ok());
   EXPECT_EQ(unserved.error().message,
             "CAPI_VERSION=v1alpha4: API group cluster.x-k8s.io does not serve it (it serves v1beta2, v1beta1)");
-  Result<CapiApi> other_group = discover_capi_api(api, {.group = "cluster.example.com"});
+  Result<CapiApi> other_group = discover_capi_api(api, CapiSettings{"cluster.example.com", ""});
   ASSERT_FALSE(other_group.ok());
   EXPECT_EQ(other_group.error().message,
             "API group cluster.example.com is not served (are Cluster API's CRDs installed? CAPI_GROUP names "
@@ -160,9 +152,8 @@ TEST_F(CapiOnRealApiServer, CapiGroupRenamesTheSizeAnnotations) {
   const std::string ns = unique_name("capi-group");
   create_namespace(api, ns);
   create_scalable(api, "v1beta2", ns,
-                  {.name = "md-renamed",
-                   .annotations = {{"cluster.example.com/cluster-api-autoscaler-node-group-min-size", "1"},
-                                   {"cluster.example.com/cluster-api-autoscaler-node-group-max-size", "7"}}});
+                  deployment("md-renamed", {{"cluster.example.com/cluster-api-autoscaler-node-group-min-size", "1"},
+                                            {"cluster.example.com/cluster-api-autoscaler-node-group-max-size", "7"}}));
   CapiApi capi = discover(api);
   Result<NodeGroupListing> plain = NodeGroupClient(api, capi).list_node_groups();
   ASSERT_TRUE(plain.ok()) << plain.error().message;
@@ -196,12 +187,12 @@ TEST_F(CapiOnRealApiServer, ScaleFromZeroCapacityLabelsTaintsAndOptionsComeFromT
                 {"capacity.cluster-autoscaler.kubernetes.io/memory", "8Gi"}});
   json cpu_only = bounds("0", "3");
   cpu_only["capacity.cluster-autoscaler.kubernetes.io/cpu"] = "2";
-  create_scalable(api, "v1beta2", ns, {.name = "md-gpu", .replicas = 0, .annotations = gpu});
+  create_scalable(api, "v1beta2", ns, deployment("md-gpu", gpu).with_replicas(0));
   // No spec.replicas at all: the Scale leaves it out too, which reads 0.
-  create_scalable(api, "v1beta2", ns, {.name = "md-small", .replicas = std::nullopt, .annotations = small});
+  create_scalable(api, "v1beta2", ns, deployment("md-small", small).with_replicas(std::nullopt));
   // At zero without memory capacity it could never grow: CA leaves it out; at one replica it is a group.
-  create_scalable(api, "v1beta2", ns, {.name = "md-cpu-only", .replicas = 0, .annotations = cpu_only});
-  create_scalable(api, "v1beta2", ns, {.name = "md-cpu-only-running", .replicas = 1, .annotations = cpu_only});
+  create_scalable(api, "v1beta2", ns, deployment("md-cpu-only", cpu_only).with_replicas(0));
+  create_scalable(api, "v1beta2", ns, deployment("md-cpu-only-running", cpu_only));
 
   NodeGroupClient groups(api, discover(api));
   Result<NodeGroupListing> listing = groups.list_node_groups();
@@ -252,8 +243,7 @@ TEST_F(CapiOnRealApiServer, SizesOutsideMinAndMaxAreRefusedWithoutARequest) {
   kube::ApiClient api = client(config_);
   const std::string ns = unique_name("capi-bounds");
   create_namespace(api, ns);
-  create_scalable(api, "v1beta2", ns,
-                  {.kind = "MachineSet", .name = "ms-0", .replicas = 2, .annotations = bounds("1", "3")});
+  create_scalable(api, "v1beta2", ns, machine_set("ms-0", bounds("1", "3")).with_replicas(2));
   NodeGroupClient groups(api, discover(api));
   Result<NodeGroupListing> listing = groups.list_node_groups();
   ASSERT_TRUE(listing.ok()) << listing.error().message;
@@ -285,19 +275,15 @@ TEST_F(CapiOnRealApiServer, BadAnnotationsRefuseTheirGroupByNameAndTheOthersStay
   const std::string min_key = "cluster.x-k8s.io/cluster-api-autoscaler-node-group-min-size";
   const std::string max_key = "cluster.x-k8s.io/cluster-api-autoscaler-node-group-max-size";
   for (const Scalable& s :
-       {Scalable{.name = "a-negative-min", .annotations = bounds("-1", "3")},
-        Scalable{.name = "b-word-max", .annotations = bounds("0", "two")},
-        Scalable{.name = "c-max-below-min", .annotations = bounds("3", "2")},
-        Scalable{.name = "d-cpu",
-        .annotations = with(bounds("0", "3"), "capacity.cluster-autoscaler.kubernetes.io/cpu", "lots")},
-        Scalable{.name = "e-labels",
-        .annotations = with(bounds("0", "3"), "capacity.cluster-autoscaler.kubernetes.io/labels", "zone")},
-        Scalable{.name = "f-taint",
-        .annotations = with(bounds("0", "3"), "capacity.cluster-autoscaler.kubernetes.io/taints", "gpu=yes:Sometimes")},
-        Scalable{.name = "g-option",
-        .annotations = with(bounds("0", "3"), "cluster.x-k8s.io/autoscaling-options-scaledownunneededtime", "soon")},
-        Scalable{.name = "h-min-without-max", .annotations = {{min_key, "1"}}},
-        Scalable{.name = "i-good", .annotations = bounds("0", "3")}}) {
+       {deployment("a-negative-min", bounds("-1", "3")), deployment("b-word-max", bounds("0", "two")),
+        deployment("c-max-below-min", bounds("3", "2")),
+        deployment("d-cpu", with(bounds("0", "3"), "capacity.cluster-autoscaler.kubernetes.io/cpu", "lots")),
+        deployment("e-labels", with(bounds("0", "3"), "capacity.cluster-autoscaler.kubernetes.io/labels", "zone")),
+        deployment("f-taint",
+                   with(bounds("0", "3"), "capacity.cluster-autoscaler.kubernetes.io/taints", "gpu=yes:Sometimes")),
+        deployment("g-option",
+                   with(bounds("0", "3"), "cluster.x-k8s.io/autoscaling-options-scaledownunneededtime", "soon")),
+        deployment("h-min-without-max", {{min_key, "1"}}), deployment("i-good", bounds("0", "3"))}) {
     create_scalable(api, "v1beta2", ns, s);
   }
   Result<NodeGroupListing> listing = NodeGroupClient(api, discover(api)).list_node_groups();
@@ -327,18 +313,14 @@ TEST_F(CapiOnRealApiServer, AutoDiscoveryFiltersByNamespaceClusterNameAndLabels)
   const std::string prod = unique_name("capi-prod");
   create_namespace(api, staging);
   create_namespace(api, prod);
-  create_scalable(
-      api, "v1beta2", staging,
-      {.name = "purple-jim", .cluster = "purple", .annotations = bounds("0", "2"), .labels = {{"owner", "jim"}}});
-  create_scalable(
-      api, "v1beta2", staging,
-      {.name = "purple-ann", .cluster = "purple", .annotations = bounds("0", "2"), .labels = {{"owner", "ann"}}});
-  create_scalable(
-      api, "v1beta2", staging,
-      {.name = "green-jim", .cluster = "green", .annotations = bounds("0", "2"), .labels = {{"owner", "jim"}}});
-  create_scalable(
-      api, "v1beta2", prod,
-      {.name = "purple-jim", .cluster = "purple", .annotations = bounds("0", "2"), .labels = {{"owner", "jim"}}});
+  create_scalable(api, "v1beta2", staging,
+                  deployment("purple-jim", bounds("0", "2")).in_cluster("purple").labelled({{"owner", "jim"}}));
+  create_scalable(api, "v1beta2", staging,
+                  deployment("purple-ann", bounds("0", "2")).in_cluster("purple").labelled({{"owner", "ann"}}));
+  create_scalable(api, "v1beta2", staging,
+                  deployment("green-jim", bounds("0", "2")).in_cluster("green").labelled({{"owner", "jim"}}));
+  create_scalable(api, "v1beta2", prod,
+                  deployment("purple-jim", bounds("0", "2")).in_cluster("purple").labelled({{"owner", "jim"}}));
   CapiApi capi = discover(api);
   auto listed = [&](const std::vector<std::string>& flags) {
     Result<std::vector<AutoDiscoverySpec>> specs = parse_auto_discovery(flags);
