@@ -84,11 +84,23 @@ Result<std::int32_t> scale_replicas(const json& scale, const std::string& path) 
   return replicas.get<std::int32_t>();
 }
 
+// kube-apiserver answers a Scale of a custom resource without spec.replicas with a 500 ("the spec replicas field
+// \".spec.replicas\" does not exist") rather than a Scale of 0; such an object is read and written directly.
+bool replicas_field_absent(const kube::KubeError& error) {
+  return error.code == 500 && error.message.find("does not exist") != std::string::npos;
+}
+
 }  // namespace
 
 Result<std::int32_t> NodeGroupClient::target_size(const ClusterApiNodeGroup& group) const {
   const std::string path = scale_path(group);
   auto scale = api_.get(path);
+  if (!scale.ok() && replicas_field_absent(scale.error())) {
+    const std::string object_path = capi_.object_path(group.kind, group.namespace_, group.name);
+    auto object = api_.get(object_path);
+    if (!object.ok()) return Error{fmt::format("node group {}: {}", group.id(), object.error().describe())};
+    return scale_replicas(*object, object_path);
+  }
   if (!scale.ok()) return Error{fmt::format("node group {}: {}", group.id(), scale.error().describe())};
   return scale_replicas(*scale, path);
 }
@@ -103,6 +115,11 @@ Result<std::int32_t> NodeGroupClient::set_target_size(const ClusterApiNodeGroup&
   const std::string path = scale_path(group);
   // A merge patch of the Scale changes only the replicas, whoever else writes the object meanwhile.
   auto patched = api_.merge_patch(path, {{"spec", {{"replicas", replicas}}}});
+  if (!patched.ok() && replicas_field_absent(patched.error())) {
+    const std::string object_path = capi_.object_path(group.kind, group.namespace_, group.name);
+    patched = api_.merge_patch(object_path, {{"spec", {{"replicas", replicas}}}});
+    if (patched.ok()) return scale_replicas(*patched, object_path);
+  }
   if (!patched.ok()) return Error{fmt::format("node group {}: {}", group.id(), patched.error().describe())};
   spdlog::info("clusterapi: node group {} scaled to {} replicas", group.id(), replicas);
   return scale_replicas(*patched, path);

@@ -29,9 +29,11 @@ class NodeGroupClient {
   // informers watch) and decodes every object the specs allow. An error only when a list fails.
   Result<NodeGroupListing> list_node_groups() const;
 
-  // spec.replicas of the group's Scale (GET .../NAME/scale); the API server leaves it out at 0, which reads 0.
+  // spec.replicas of the group's Scale (GET .../NAME/scale); the API server leaves it out at 0, which reads 0. An
+  // object without spec.replicas has no Scale (kube-apiserver answers 500): its missing replicas read 0.
   Result<std::int32_t> target_size(const ClusterApiNodeGroup& group) const;
-  // Merge-patches the Scale's spec.replicas to `replicas`, refusing a size outside [min, max] without a request.
+  // Merge-patches the Scale's spec.replicas to `replicas` (the object's, when it has no spec.replicas yet), refusing
+  // a size outside [min, max] without a request.
   Result<std::int32_t> set_target_size(const ClusterApiNodeGroup& group, std::int32_t replicas) const;
   // CA's IncreaseSize: the Scale's replicas plus delta, within max; returns the new size.
   Result<std::int32_t> increase_size(const ClusterApiNodeGroup& group, std::int32_t delta) const;

@@ -188,7 +188,7 @@ TEST_F(CapiOnRealApiServer, ScaleFromZeroCapacityLabelsTaintsAndOptionsComeFromT
   json cpu_only = bounds("0", "3");
   cpu_only["capacity.cluster-autoscaler.kubernetes.io/cpu"] = "2";
   create_scalable(api, "v1beta2", ns, deployment("md-gpu", gpu).with_replicas(0));
-  // No spec.replicas at all: the Scale leaves it out too, which reads 0.
+  // No spec.replicas at all: kube-apiserver refuses its Scale (500), so the object itself says 0.
   create_scalable(api, "v1beta2", ns, deployment("md-small", small).with_replicas(std::nullopt));
   // At zero without memory capacity it could never grow: CA leaves it out; at one replica it is a group.
   create_scalable(api, "v1beta2", ns, deployment("md-cpu-only", cpu_only).with_replicas(0));
@@ -223,7 +223,7 @@ TEST_F(CapiOnRealApiServer, ScaleFromZeroCapacityLabelsTaintsAndOptionsComeFromT
   EXPECT_EQ(s.capacity.pods(), 110);  // no maxPods: the kubelet's default
   EXPECT_EQ(s.options, GroupAutoscalingOptions{});
 
-  // md-small's Scale omits spec.replicas: 0. Scaling it to 3 writes spec.replicas on the MachineDeployment.
+  // md-small has no spec.replicas: 0. Scaling it to 3 writes spec.replicas on the MachineDeployment.
   Result<std::int32_t> size = groups.target_size(s);
   ASSERT_TRUE(size.ok()) << size.error().message;
   EXPECT_EQ(*size, 0);
