@@ -1,0 +1,38 @@
+#pragma once
+// --node-group-auto-discovery=clusterapi:namespace=NS,clusterName=NAME,KEY=VALUE...: which of Cluster API's scalable
+// objects become node groups, as Cluster Autoscaler's clusterapi provider reads the flag. Specs are ORed; inside one
+// spec every given key must match (the namespace, the cluster name, and each other key as a label equal to its value).
+// No spec: every object.
+#include <map>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "api/result.h"
+
+namespace scalewright::cloud::clusterapi {
+
+struct AutoDiscoverySpec {
+  std::string namespace_;                                   // empty: any namespace
+  std::string cluster_name;                                 // empty: any cluster
+  std::vector<std::pair<std::string, std::string>> labels;  // each must be on the object with this value
+};
+
+// One flag value. Errors name the flag and the part at fault: a discoverer other than `clusterapi`, no `:`, a pair
+// that is not key=value, a label key or value the API server would refuse.
+Result<AutoDiscoverySpec> parse_auto_discovery_spec(std::string_view spec);
+// Every value of the (repeatable) flag; the first bad one is the error.
+Result<std::vector<AutoDiscoverySpec>> parse_auto_discovery(const std::vector<std::string>& specs);
+
+// The facts of one scalable object that the specs look at.
+struct DiscoveredObject {
+  std::string namespace_;
+  std::string cluster_name;  // spec.clusterName, else its <group>/cluster-name label
+  std::map<std::string, std::string> labels;
+};
+bool matches(const AutoDiscoverySpec& spec, const DiscoveredObject& object);
+// True when `specs` is empty or any spec matches.
+bool allowed(const std::vector<AutoDiscoverySpec>& specs, const DiscoveredObject& object);
+
+}  // namespace scalewright::cloud::clusterapi

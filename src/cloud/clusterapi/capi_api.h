@@ -1,0 +1,63 @@
+#pragma once
+// Where Cluster API's objects are served, found as Cluster Autoscaler's clusterapi provider finds them: the API
+// group (`cluster.x-k8s.io`, or CAPI_GROUP) and its version (CAPI_VERSION, else the group's preferred version in API
+// discovery: v1beta1 with Cluster API up to v1.10, v1beta2 from v1.11), and which scalable kinds that version serves.
+#include <map>
+#include <string>
+#include <string_view>
+
+#include "api/result.h"
+#include "kube/api_client.h"
+
+namespace scalewright::cloud::clusterapi {
+
+inline constexpr std::string_view kDefaultGroup = "cluster.x-k8s.io";
+
+// The two environment variables CA reads; empty means unset.
+struct CapiSettings {
+  std::string group;    // CAPI_GROUP
+  std::string version;  // CAPI_VERSION
+};
+// CAPI_GROUP and CAPI_VERSION from this process's environment.
+CapiSettings capi_settings_from_environment();
+
+// The annotation and label keys that carry the group's name: CA builds them all from CAPI_GROUP, so a renamed
+// group renames them too. The capacity.cluster-autoscaler.kubernetes.io/* keys are CA's own and never change.
+struct CapiKeys {
+  explicit CapiKeys(std::string_view group = kDefaultGroup);
+  std::string min_size;        // <group>/cluster-api-autoscaler-node-group-min-size
+  std::string max_size;        // <group>/cluster-api-autoscaler-node-group-max-size
+  std::string options_prefix;  // <group>/autoscaling-options-
+  std::string cluster_name;    // <group>/cluster-name (label on the scalable objects)
+  std::string delete_machine;  // <group>/delete-machine (annotation on a Machine)
+  std::string machine;         // <group>/machine (annotation on a Node)
+  // CA checks this one under the default group's name whatever CAPI_GROUP says; so do we.
+  std::string paused = "cluster.x-k8s.io/paused";
+};
+
+// The scalable kinds CA makes node groups of.
+enum class ScalableKind { MachineDeployment, MachineSet, MachinePool };
+std::string_view to_string(ScalableKind kind);
+std::string_view resource_name(ScalableKind kind);  // "machinedeployments"
+
+// The served group and version, and which of the scalable resources it lists.
+struct CapiApi {
+  std::string group;
+  std::string version;
+  bool machine_deployments = false;
+  bool machine_sets = false;
+  bool machine_pools = false;
+  CapiKeys keys;
+
+  bool serves(ScalableKind kind) const;
+  // "/apis/cluster.x-k8s.io/v1beta2/machinedeployments" (all namespaces) or ".../namespaces/NS/machinedeployments".
+  std::string collection_path(ScalableKind kind, std::string_view namespace_ = {}) const;
+  std::string object_path(ScalableKind kind, std::string_view namespace_, std::string_view name) const;
+};
+
+// GET /apis/<group> (its preferredVersion, unless settings pin a version), then GET /apis/<group>/<version> for its
+// resources. Errors say what was asked and why it failed: a group that is not served (Cluster API's CRDs are not
+// installed), a CAPI_VERSION the group does not serve (with the versions it does).
+Result<CapiApi> discover_capi_api(const kube::ApiClient& api, const CapiSettings& settings);
+
+}  // namespace scalewright::cloud::clusterapi

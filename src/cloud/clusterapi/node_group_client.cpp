@@ -1,0 +1,141 @@
+#include "cloud/clusterapi/node_group_client.h"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <limits>
+#include <utility>
+
+namespace scalewright::cloud::clusterapi {
+
+using nlohmann::json;
+
+NodeGroupClient::NodeGroupClient(const kube::ApiClient& api, CapiApi capi, std::vector<AutoDiscoverySpec> specs)
+    : api_(api), capi_(std::move(capi)), specs_(std::move(specs)) {}
+
+namespace {
+
+DiscoveredObject discovered(const json& object, const CapiKeys& keys) {
+  DiscoveredObject out;
+  const json& metadata = object.value("metadata", json::object());
+  out.namespace_ = metadata.value("namespace", "");
+  if (metadata.contains("labels") && metadata["labels"].is_object()) {
+    for (const auto& [key, value] : metadata["labels"].items()) {
+      if (value.is_string()) out.labels.emplace(key, value.get<std::string>());
+    }
+  }
+  const json& spec = object.value("spec", json::object());
+  if (spec.contains("clusterName") && spec["clusterName"].is_string()) {
+    out.cluster_name = spec["clusterName"].get<std::string>();
+  } else if (auto label = out.labels.find(keys.cluster_name); label != out.labels.end()) {
+    out.cluster_name = label->second;
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<NodeGroupListing> NodeGroupClient::list_node_groups() const {
+  // CA's informers watch the namespace of the first spec that names one, else every namespace.
+  std::string namespace_;
+  for (const AutoDiscoverySpec& spec : specs_) {
+    if (!spec.namespace_.empty()) {
+      namespace_ = spec.namespace_;
+      break;
+    }
+  }
+  NodeGroupListing listing;
+  for (ScalableKind kind : {ScalableKind::MachineSet, ScalableKind::MachineDeployment, ScalableKind::MachinePool}) {
+    if (!capi_.serves(kind)) continue;
+    const std::string path = capi_.collection_path(kind, namespace_);
+    auto listed = api_.list(path);
+    if (!listed.ok()) return Error{fmt::format("listing {}: {}", path, listed.error().describe())};
+    for (const json& object : listed->items) {
+      if (!allowed(specs_, discovered(object, capi_.keys))) continue;
+      Decoded decoded = decode_scalable_resource(kind, object, capi_.keys);
+      if (auto* group = std::get_if<ClusterApiNodeGroup>(&decoded)) {
+        spdlog::debug("clusterapi: node group {} min={} max={} replicas={}", group->id(), group->min_size,
+                      group->max_size, group->replicas);
+        listing.groups.push_back(std::move(*group));
+      } else if (auto* error = std::get_if<Error>(&decoded)) {
+        spdlog::warn("clusterapi: node group refused: {}", error->message);
+        listing.refused.push_back(std::move(*error));
+      }
+    }
+  }
+  return listing;
+}
+
+std::string NodeGroupClient::scale_path(const ClusterApiNodeGroup& group) const {
+  return capi_.object_path(group.kind, group.namespace_, group.name) + "/scale";
+}
+
+namespace {
+
+// spec.replicas of an autoscaling/v1 Scale: the API server omits it at 0.
+Result<std::int32_t> scale_replicas(const json& scale, const std::string& path) {
+  const json::json_pointer at("/spec/replicas");
+  if (!scale.contains(at)) return 0;
+  const json& replicas = scale[at];
+  if (!replicas.is_number_integer() || replicas.get<std::int64_t>() < 0 ||
+      replicas.get<std::int64_t>() > std::numeric_limits<std::int32_t>::max()) {
+    return Error{fmt::format("{}: spec.replicas is {}, not a replica count", path, replicas.dump())};
+  }
+  return replicas.get<std::int32_t>();
+}
+
+// kube-apiserver answers a Scale of a custom resource without spec.replicas with a 500 ("the spec replicas field
+// \".spec.replicas\" does not exist") rather than a Scale of 0; such an object is read and written directly.
+bool replicas_field_absent(const kube::KubeError& error) {
+  return error.code == 500 && error.message.find("does not exist") != std::string::npos;
+}
+
+}  // namespace
+
+Result<std::int32_t> NodeGroupClient::target_size(const ClusterApiNodeGroup& group) const {
+  const std::string path = scale_path(group);
+  auto scale = api_.get(path);
+  if (!scale.ok() && replicas_field_absent(scale.error())) {
+    const std::string object_path = capi_.object_path(group.kind, group.namespace_, group.name);
+    auto object = api_.get(object_path);
+    if (!object.ok()) return Error{fmt::format("node group {}: {}", group.id(), object.error().describe())};
+    return scale_replicas(*object, object_path);
+  }
+  if (!scale.ok()) return Error{fmt::format("node group {}: {}", group.id(), scale.error().describe())};
+  return scale_replicas(*scale, path);
+}
+
+Result<std::int32_t> NodeGroupClient::set_target_size(const ClusterApiNodeGroup& group, std::int32_t replicas) const {
+  if (replicas > group.max_size) {
+    return Error{fmt::format("node group {}: size {} is above its max size {}", group.id(), replicas, group.max_size)};
+  }
+  if (replicas < group.min_size) {
+    return Error{fmt::format("node group {}: size {} is below its min size {}", group.id(), replicas, group.min_size)};
+  }
+  const std::string path = scale_path(group);
+  // A merge patch of the Scale changes only the replicas, whoever else writes the object meanwhile.
+  auto patched = api_.merge_patch(path, {{"spec", {{"replicas", replicas}}}});
+  if (!patched.ok() && replicas_field_absent(patched.error())) {
+    const std::string object_path = capi_.object_path(group.kind, group.namespace_, group.name);
+    patched = api_.merge_patch(object_path, {{"spec", {{"replicas", replicas}}}});
+    if (patched.ok()) return scale_replicas(*patched, object_path);
+  }
+  if (!patched.ok()) return Error{fmt::format("node group {}: {}", group.id(), patched.error().describe())};
+  spdlog::info("clusterapi: node group {} scaled to {} replicas", group.id(), replicas);
+  return scale_replicas(*patched, path);
+}
+
+Result<std::int32_t> NodeGroupClient::increase_size(const ClusterApiNodeGroup& group, std::int32_t delta) const {
+  if (delta <= 0) return Error{fmt::format("node group {}: size increase must be positive, not {}", group.id(), delta)};
+  // The Scale, not the listed object: another writer may have moved the size since the list.
+  Result<std::int32_t> current = target_size(group);
+  if (!current) return current.error();
+  std::int64_t wanted = std::int64_t{*current} + delta;
+  if (wanted > group.max_size) {
+    return Error{fmt::format("node group {}: size increase too large: {} + {} is above its max size {}", group.id(),
+                             *current, delta, group.max_size)};
+  }
+  return set_target_size(group, static_cast<std::int32_t>(wanted));
+}
+
+}  // namespace scalewright::cloud::clusterapi

@@ -1,0 +1,51 @@
+#pragma once
+// Cluster API's scalable objects on a management cluster's API server, as Cluster Autoscaler's clusterapi provider
+// reaches them: listing the node groups (MachineDeployments, MachineSets no MachineDeployment owns, MachinePools,
+// filtered by --node-group-auto-discovery) and reading and writing their size through the /scale subresource.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "api/result.h"
+#include "cloud/clusterapi/auto_discovery.h"
+#include "cloud/clusterapi/capi_api.h"
+#include "cloud/clusterapi/scalable_resource.h"
+#include "kube/api_client.h"
+
+namespace scalewright::cloud::clusterapi {
+
+struct NodeGroupListing {
+  std::vector<ClusterApiNodeGroup> groups;  // MachineSets, then MachineDeployments, then MachinePools, as CA lists
+  // Objects whose annotations are wrong, one message each naming the object and the annotation; the other groups
+  // work on without them.
+  std::vector<Error> refused;
+};
+
+class NodeGroupClient {
+ public:
+  NodeGroupClient(const kube::ApiClient& api, CapiApi capi, std::vector<AutoDiscoverySpec> specs = {});
+
+  // Lists each served scalable kind (in the namespace of the first spec that names one, else everywhere, as CA's
+  // informers watch) and decodes every object the specs allow. An error only when a list fails.
+  Result<NodeGroupListing> list_node_groups() const;
+
+  // spec.replicas of the group's Scale (GET .../NAME/scale); the API server leaves it out at 0, which reads 0. An
+  // object without spec.replicas has no Scale (kube-apiserver answers 500): its missing replicas read 0.
+  Result<std::int32_t> target_size(const ClusterApiNodeGroup& group) const;
+  // Merge-patches the Scale's spec.replicas to `replicas` (the object's, when it has no spec.replicas yet), refusing
+  // a size outside [min, max] without a request.
+  Result<std::int32_t> set_target_size(const ClusterApiNodeGroup& group, std::int32_t replicas) const;
+  // CA's IncreaseSize: the Scale's replicas plus delta, within max; returns the new size.
+  Result<std::int32_t> increase_size(const ClusterApiNodeGroup& group, std::int32_t delta) const;
+
+  const CapiApi& capi() const { return capi_; }
+
+ private:
+  std::string scale_path(const ClusterApiNodeGroup& group) const;
+
+  const kube::ApiClient& api_;
+  CapiApi capi_;
+  std::vector<AutoDiscoverySpec> specs_;
+};
+
+}  // namespace scalewright::cloud::clusterapi
