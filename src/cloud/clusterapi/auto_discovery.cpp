@@ -4,6 +4,7 @@
 
 #include <optional>
 
+#include "api/ascii.h"
 #include "manifest/names.h"
 
 namespace scalewright::cloud::clusterapi {
@@ -12,16 +13,6 @@ namespace {
 
 Error spec_error(std::string_view spec, std::string_view why) {
   return Error{fmt::format("--node-group-auto-discovery={}: {}", spec, why)};
-}
-
-std::vector<std::string_view> split(std::string_view text, char separator) {
-  std::vector<std::string_view> parts;
-  for (std::size_t start = 0;;) {
-    std::size_t end = text.find(separator, start);
-    parts.push_back(text.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start));
-    if (end == std::string_view::npos) return parts;
-    start = end + 1;
-  }
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <utility>
 
+#include "api/ascii.h"
 #include "manifest/names.h"
 
 namespace scalewright::cloud::clusterapi {
@@ -37,16 +38,6 @@ std::string string_at(const json& object, const json::json_pointer& pointer) {
   if (!object.contains(pointer)) return "";
   const json& value = object[pointer];
   return value.is_string() ? value.get<std::string>() : "";
-}
-
-std::vector<std::string_view> split(std::string_view text, char separator) {
-  std::vector<std::string_view> parts;
-  for (std::size_t start = 0;;) {
-    std::size_t end = text.find(separator, start);
-    parts.push_back(text.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start));
-    if (end == std::string_view::npos) return parts;
-    start = end + 1;
-  }
 }
 
 // Decodes one object's annotations, each failure an Error naming the object and the annotation.
