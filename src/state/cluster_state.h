@@ -203,8 +203,10 @@ class ClusterState {
   // Deletes the workload; returns the keys of the pods it owned (not deleted here).
   std::vector<std::string> workload_deleted(const std::string& key);
   void nodepool_applied(NodePool pool);
-  // A provider's node class was applied: the NodePools naming it may launch other shapes, or launch again.
+  // A provider's node class was applied: the NodePools naming it may launch other shapes, or launch again, so the
+  // pending pods are looked at again (one that waited on a class not yet ready can now be provisioned).
   void node_class_applied() {
+    ++scheduling_changes_;
     ++capacity_changes_;
     ++nodepool_changes_;
     ++node_class_changes_;

@@ -229,6 +229,12 @@ class FakeCloud : public cloud::CloudProvider {
   void throttle_terminations(int count) { throttled_terminations_ = count; }
 
   const cloud::Catalog& catalog() const override { return catalog_; }
+  // While set, every NodePool's class is not ready (instance_types answers NodeClassNotReady with this message).
+  std::optional<std::string> node_class_not_ready;
+  cloud::CloudResult<const cloud::Catalog*> instance_types(const NodePool& pool) const override {
+    if (node_class_not_ready) return cloud::CloudError{cloud::ErrorClass::NodeClassNotReady, *node_class_not_ready, {}};
+    return cloud::CloudProvider::instance_types(pool);
+  }
   // Its node groups, played in memory as the simulated cloud plays them; instances named "<group>-new-1",
   // "<group>-new-2", ... in the order launched.
   cloud::PlayedNodeGroups& node_groups() { return groups_; }

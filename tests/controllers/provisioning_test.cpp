@@ -166,6 +166,24 @@ TEST_F(Provisioning, LaunchRefusedForAnotherReasonThanCapacityMarksNoOfferingAnd
   EXPECT_THAT(cloud.calls, SizeIs(2));
 }
 
+TEST_F(Provisioning, PodsThatWaitedOnANodeClassNotYetReadyAreProvisionedOnceItIs) {
+  // `scalewright run` may see a pending pod before the EC2NodeClass its NodePool names has resolved (a controller
+  // started over an existing backlog). The batch closes at 1 s and launches nothing; when the class is ready at
+  // 30 s, no pod or node changed, yet the pod is looked at again: a batch opens and closes at 31 s.
+  cloud.node_class_not_ready = "EC2NodeClass default is not ready: no subnets yet";
+  pods_arrive(1, 0s, 0s, 1'000);
+  clock.advance_to(kStart + 29s);
+  EXPECT_THAT(cloud.calls, IsEmpty());
+  EXPECT_EQ(state.needing_capacity(), 1u);
+
+  clock.advance_to(kStart + 30s);
+  cloud.node_class_not_ready.reset();
+  state.node_class_applied();
+  provisioning.reconcile();
+  expect_one_launch_at(kStart + 31s, "c.large zone-a spot");
+  EXPECT_EQ(state.needing_capacity(), 0u);
+}
+
 TEST_F(Provisioning, NominationsToANodeThatBecameReadyAreReleasedAtTheNextReconcile) {
   pods_arrive(3, 0s, 0s, 1'000);
   const std::string node = expect_one_launch_at(kStart + 1s, "g.xlarge zone-a spot");
