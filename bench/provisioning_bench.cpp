@@ -270,6 +270,20 @@ void BM_Provision(benchmark::State& state) {
 }
 BENCHMARK(BM_Provision)->Arg(1000)->Arg(10000)->Arg(50000)->Unit(benchmark::kMillisecond);
 
+// data/aws's us-east-1 read into a catalog (three CSV tables, 1,366 types priced): what `simulate` and the AWS
+// providers' fallback pay once at start. Target under 100 ms.
+void BM_LoadCatalogUsEast1(benchmark::State& state) {
+  for (auto _ : state) {
+    Result<cloud::Catalog> loaded = cloud::aws::load_catalog(std::string(SCALEWRIGHT_SOURCE_DIR) + "/data/aws");
+    if (!loaded) {
+      state.SkipWithError(loaded.error().message.c_str());
+      return;
+    }
+    benchmark::DoNotOptimize(loaded->size());
+  }
+}
+BENCHMARK(BM_LoadCatalogUsEast1)->Unit(benchmark::kMillisecond);
+
 void BM_ProvisionFullCatalog(benchmark::State& state) { run_provisioning(state, us_east_1()); }
 // Arg 1: what every provisioning pass pays whatever its size (scalewright run without a batch window makes a pass
 // of nearly every pod that arrives).

