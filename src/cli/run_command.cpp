@@ -134,9 +134,12 @@ struct ClusterAutoscalerConfig {
   std::vector<nodegroups::NodeGroup> groups;
 };
 
-// Cluster Autoscaler's flags, read before anything connects; nullopt when no flag of CA's was given.
-Result<std::optional<nodegroups::AutoscalerOptions>> read_cluster_autoscaler_flags(const RunOptions& options) {
-  if (options.cluster_autoscaler_flags.empty() && options.auto_scaling_groups.empty()) {
+// Cluster Autoscaler's flags, read before anything connects, as the provider's CA takes them; nullopt when no flag
+// of CA's was given, unless the provider finds its groups without one (Cluster API's annotations).
+Result<std::optional<nodegroups::AutoscalerOptions>> read_cluster_autoscaler_flags(
+    const RunOptions& options, const cloud::ProviderRegistration& provider) {
+  if (options.cluster_autoscaler_flags.empty() && options.auto_scaling_groups.empty() &&
+      !provider.node_groups_without_flags) {
     return std::optional<nodegroups::AutoscalerOptions>();
   }
   Result<nodegroups::AutoscalerOptions> flags = config::parse_autoscaler_flags(options.cluster_autoscaler_flags);
@@ -148,14 +151,16 @@ Result<std::optional<nodegroups::AutoscalerOptions>> read_cluster_autoscaler_fla
     }
     return Error{"Cluster Autoscaler's " + message};
   }
-  if (flags->nodes.empty() && flags->auto_discovery.empty()) {
+  if (flags->nodes.empty() && flags->auto_discovery.empty() && !provider.node_groups_without_flags) {
     return Error{"no node group to scale: Cluster Autoscaler's flags need --nodes=MIN:MAX:NAME or "
                  "--node-group-auto-discovery"};
   }
   std::random_device seed;
   flags->random_seed = (std::uint64_t{seed()} << 32) | seed();
-  if (std::optional<Error> aws = cloud::aws::adopt_autoscaler_options(*flags)) {
-    return Error{"Cluster Autoscaler's " + aws->message};
+  if (provider.adopt_autoscaler_options) {
+    if (std::optional<Error> refused = provider.adopt_autoscaler_options(*flags)) {
+      return Error{"Cluster Autoscaler's " + refused->message};
+    }
   }
   return std::optional<nodegroups::AutoscalerOptions>(std::move(*flags));
 }
@@ -256,7 +261,7 @@ int run_controller(const RunOptions& options, std::ostream& err) {
     err << "error: --region " << options.region << ": " << catalog.error().message << "\n";
     return 1;
   }
-  Result<std::optional<nodegroups::AutoscalerOptions>> ca_flags = read_cluster_autoscaler_flags(options);
+  Result<std::optional<nodegroups::AutoscalerOptions>> ca_flags = read_cluster_autoscaler_flags(options, *registration);
   if (!ca_flags) {
     err << "error: " << ca_flags.error().message << "\n";
     return 1;
@@ -309,16 +314,19 @@ int run_controller(const RunOptions& options, std::ostream& err) {
   provider_context.node_class_changes = node_class_changes.sender();
   if (*ca_flags) provider_context.cluster_autoscaler = &**ca_flags;
   provider_context.data_dir = *data_dir;
+  provider_context.connect = [&registry](const std::string& kubeconfig) {
+    return connect(kubeconfig, "", observed_requests(registry));
+  };
   Result<std::unique_ptr<cloud::RunningProvider>> provider = registration->make(provider_context);
   if (!provider) {
     err << "error: " << provider.error().message << "\n";
     return 1;
   }
   if (*ca_flags && !registration->plays_node_groups) {
-    // The groups as the cloud has them (an Auto Scaling group's bounds, instance type and tags), read as CA reads them.
-    std::vector<CloudNodeGroup> found = (*provider)->cloud_node_groups().value_or(std::vector<CloudNodeGroup>{});
+    // The groups as the cloud has them (an Auto Scaling group's bounds, instance type and tags; a Cluster API
+    // object's annotations), read as that cloud's CA reads them.
     Result<std::vector<nodegroups::NodeGroup>> groups =
-        cloud::aws::discover_node_groups(found, **ca_flags, (*provider)->cloud().catalog());
+        (*provider)->node_groups_found(**ca_flags).value_or(std::vector<nodegroups::NodeGroup>{});
     if (!groups) {
       err << "error: " << groups.error().message << "\n";
       return 1;

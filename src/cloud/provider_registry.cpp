@@ -2,7 +2,15 @@
 
 #include <algorithm>
 
+#include "nodegroups/node_group.h"
+
 namespace scalewright::cloud {
+
+std::optional<Result<std::vector<nodegroups::NodeGroup>>> RunningProvider::node_groups_found(
+    const nodegroups::AutoscalerOptions& flags) const {
+  (void)flags;
+  return std::nullopt;
+}
 
 bool ProviderRegistry::add(ProviderRegistration registration) {
   if (find(registration.name) != nullptr) return false;

@@ -21,15 +21,14 @@
 #include "cloud/cloud_provider.h"
 #include "cloud/node_group_provider.h"
 #include "cloud/played_node_groups.h"
+#include "kube/api_client.h"
 
-namespace scalewright::kube {
-class ApiClient;
-}
 namespace scalewright::ops {
 class MetricsRegistry;
 }
 namespace scalewright::nodegroups {
 struct AutoscalerOptions;
+struct NodeGroup;
 }
 
 namespace scalewright::cloud {
@@ -84,6 +83,9 @@ struct ProviderContext {
   const nodegroups::AutoscalerOptions* cluster_autoscaler = nullptr;
   // Where data/aws/ is (--data-dir): what a cloud whose own catalog calls are denied falls back to.
   std::filesystem::path data_dir = {};
+  // A client of another cluster, from a kubeconfig's path, made as the command's own client is (its requests
+  // measured alike): a provider whose objects live elsewhere (Cluster API's management cluster) connects through it.
+  std::function<Result<kube::ApiClient>(const std::string& kubeconfig)> connect = {};
 
   // Provider flag `name`'s value (as given or defaulted); `fallback` for a flag the provider did not declare.
   std::string flag(std::string_view name, std::string_view fallback = "") const {
@@ -100,9 +102,11 @@ class RunningProvider {
   virtual CloudProvider& cloud() = 0;
   // Its node groups (Cluster Autoscaler's model).
   virtual NodeGroupProvider& node_groups() = 0;
-  // The groups Cluster Autoscaler's flags name, as the cloud has them (an Auto Scaling group's bounds, instance type
-  // and tags), for a cloud with groups of its own; nullopt for one that plays the groups it is given (kwok).
-  virtual std::optional<std::vector<CloudNodeGroup>> cloud_node_groups() const { return std::nullopt; }
+  // The node groups Cluster Autoscaler's flags name, found in the cloud and read as that cloud's CA reads them
+  // (bounds, template node, price); nullopt for a provider that plays the groups it is given (kwok). The error names
+  // the group or flag at fault.
+  virtual std::optional<Result<std::vector<nodegroups::NodeGroup>>> node_groups_found(
+      const nodegroups::AutoscalerOptions& flags) const;
   // Called once this replica leads; an error stops the controller. Gives up once stop is requested.
   virtual std::optional<Error> start(const std::stop_token& stop) = 0;
   // Called once the controller stops.
@@ -117,8 +121,14 @@ struct ProviderRegistration {
   // the core group), for the chart and the docs.
   std::vector<std::string> rbac;
   // Whether it plays the node groups Cluster Autoscaler's flags name (kwok: given as ProviderContext::played_groups),
-  // rather than finding them in its cloud (RunningProvider::cloud_node_groups).
+  // rather than finding them in its cloud (RunningProvider::node_groups_found).
   bool plays_node_groups = false;
+  // Whether its node groups are found with no flag naming them (Cluster API: every annotated object is a group),
+  // so that Cluster Autoscaler's model runs even without --nodes or --node-group-auto-discovery.
+  bool node_groups_without_flags = false;
+  // Takes Cluster Autoscaler's flags as this cloud's CA does: refuses a discovery spec of another cloud's and adds
+  // the labels its groups always differ by to the balancing's ignored ones. The error names the flag.
+  std::function<std::optional<Error>(nodegroups::AutoscalerOptions&)> adopt_autoscaler_options = {};
   // Errors name the flag at fault.
   std::function<Result<std::unique_ptr<RunningProvider>>(ProviderContext&)> make;
 };

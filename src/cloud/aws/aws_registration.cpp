@@ -97,14 +97,18 @@ class RunningAws final : public RunningProvider {
     if (groups_) return *groups_;
     return no_groups_;
   }
-  std::optional<std::vector<CloudNodeGroup>> cloud_node_groups() const override {
-    if (!groups_) return std::nullopt;
-    CloudResult<std::vector<CloudNodeGroup>> found = groups_->cloud_node_groups();
-    if (!found) {
-      spdlog::error("reading the Auto Scaling groups: {}", found.error().message);
-      return std::vector<CloudNodeGroup>{};
+  std::optional<Result<std::vector<nodegroups::NodeGroup>>> node_groups_found(
+      const nodegroups::AutoscalerOptions& flags) const override {
+    std::vector<CloudNodeGroup> found;
+    if (groups_) {
+      CloudResult<std::vector<CloudNodeGroup>> read = groups_->cloud_node_groups();
+      if (read) {
+        found = std::move(*read);
+      } else {
+        spdlog::error("reading the Auto Scaling groups: {}", read.error().message);
+      }
     }
-    return *found;
+    return discover_node_groups(found, flags, provider_.catalog());
   }
 
   std::optional<Error> use_auto_scaling_groups(const nodegroups::AutoscalerOptions& options) {
@@ -373,6 +377,7 @@ ProviderRegistration aws_registration() {
   // Events about the classes (the controller's own rules cover Events).
   r.rbac = {"karpenter.k8s.aws/ec2nodeclasses: get, list, watch", "karpenter.k8s.aws/ec2nodeclasses/status: patch",
             "karpenter.sh/nodeclaims: list"};
+  r.adopt_autoscaler_options = adopt_autoscaler_options;
   r.make = make_aws;
   return r;
 }

@@ -1,6 +1,7 @@
 #include "cloud/kwok/kwok_registration.h"
 
 #include "api/duration.h"
+#include "cloud/aws/auto_scaling_groups.h"
 #include "cloud/kwok/kwok_provider.h"
 #include "ops/metrics.h"
 
@@ -45,6 +46,8 @@ ProviderRegistration kwok_registration() {
             "/pods: list, watch, delete",
             "/pods/status: patch",
             "karpenter.sh/nodeclaims: list"};
+  // Its groups are played as Auto Scaling groups, their flags taken as CA's AWS provider takes them.
+  r.adopt_autoscaler_options = aws::adopt_autoscaler_options;
   r.make = [](ProviderContext& context) -> Result<std::unique_ptr<RunningProvider>> {
     Result<Duration> latency = parse_duration(context.flag(kLaunchLatencyFlag, "0s"));
     if (!latency) return Error{std::string(kLaunchLatencyFlag) + ": " + latency.error().message};
