@@ -1,6 +1,7 @@
 #include "cli/cloud_providers.h"
 
 #include "cloud/aws/aws_registration.h"
+#include "cloud/clusterapi/clusterapi_registration.h"
 #include "cloud/kwok/kwok_registration.h"
 
 namespace scalewright::cli {
@@ -10,6 +11,7 @@ const cloud::ProviderRegistry& cloud_providers() {
     cloud::ProviderRegistry r;
     r.add(cloud::kwok_registration());
     r.add(cloud::aws::aws_registration());
+    r.add(cloud::clusterapi::clusterapi_registration());
     return r;
   }();
   return registry;

@@ -22,7 +22,10 @@ CapiKeys::CapiKeys(std::string_view group)
       options_prefix(fmt::format("{}/autoscaling-options-", group)),
       cluster_name(fmt::format("{}/cluster-name", group)),
       delete_machine(fmt::format("{}/delete-machine", group)),
-      machine(fmt::format("{}/machine", group)) {}
+      machine(fmt::format("{}/machine", group)),
+      cluster_namespace(fmt::format("{}/cluster-namespace", group)),
+      deployment_name(fmt::format("{}/deployment-name", group)),
+      set_name(fmt::format("{}/set-name", group)) {}
 
 std::string_view to_string(ScalableKind kind) {
   switch (kind) {
@@ -67,6 +70,13 @@ std::string CapiApi::collection_path(ScalableKind kind, std::string_view namespa
 
 std::string CapiApi::object_path(ScalableKind kind, std::string_view namespace_, std::string_view name) const {
   return collection_path(kind, namespace_) + "/" + std::string(name);
+}
+
+std::string CapiApi::machines_path(std::string_view namespace_, std::string_view name) const {
+  std::string path = namespace_.empty() ? fmt::format("/apis/{}/{}/machines", group, version)
+                                        : fmt::format("/apis/{}/{}/namespaces/{}/machines", group, version, namespace_);
+  if (!name.empty()) path += "/" + std::string(name);
+  return path;
 }
 
 namespace {

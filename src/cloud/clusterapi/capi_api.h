@@ -30,7 +30,10 @@ struct CapiKeys {
   std::string options_prefix;  // <group>/autoscaling-options-
   std::string cluster_name;    // <group>/cluster-name (label on the scalable objects)
   std::string delete_machine;  // <group>/delete-machine (annotation on a Machine)
-  std::string machine;         // <group>/machine (annotation on a Node)
+  std::string machine;         // <group>/machine (annotation on a Node: its Machine's name)
+  std::string cluster_namespace;  // <group>/cluster-namespace (annotation on a Node: its Machine's namespace)
+  std::string deployment_name;    // <group>/deployment-name (label on a Machine: its MachineDeployment)
+  std::string set_name;           // <group>/set-name (label on a Machine: its MachineSet)
   // CA checks this one under the default group's name whatever CAPI_GROUP says; so do we.
   std::string paused = "cluster.x-k8s.io/paused";
 };
@@ -53,6 +56,8 @@ struct CapiApi {
   // "/apis/cluster.x-k8s.io/v1beta2/machinedeployments" (all namespaces) or ".../namespaces/NS/machinedeployments".
   std::string collection_path(ScalableKind kind, std::string_view namespace_ = {}) const;
   std::string object_path(ScalableKind kind, std::string_view namespace_, std::string_view name) const;
+  // The Machines: "/apis/cluster.x-k8s.io/v1beta2/machines", or of one namespace, or one Machine.
+  std::string machines_path(std::string_view namespace_ = {}, std::string_view name = {}) const;
 };
 
 // GET /apis/<group> (its preferredVersion, unless settings pin a version), then GET /apis/<group>/<version> for its

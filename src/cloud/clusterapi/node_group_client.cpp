@@ -1,8 +1,10 @@
 #include "cloud/clusterapi/node_group_client.h"
 
 #include <fmt/format.h>
+#include <fmt/chrono.h>
 #include <spdlog/spdlog.h>
 
+#include <ctime>
 #include <limits>
 #include <utility>
 
@@ -11,7 +13,7 @@ namespace scalewright::cloud::clusterapi {
 using nlohmann::json;
 
 NodeGroupClient::NodeGroupClient(const kube::ApiClient& api, CapiApi capi, std::vector<AutoDiscoverySpec> specs)
-    : api_(api), capi_(std::move(capi)), specs_(std::move(specs)) {}
+    : api_(api), capi_(std::move(capi)), specs_(std::move(specs)), templates_(api) {}
 
 namespace {
 
@@ -35,15 +37,53 @@ DiscoveredObject discovered(const json& object, const CapiKeys& keys) {
 
 }  // namespace
 
-Result<NodeGroupListing> NodeGroupClient::list_node_groups() const {
+std::string NodeGroupClient::scope() const {
   // CA's informers watch the namespace of the first spec that names one, else every namespace.
-  std::string namespace_;
   for (const AutoDiscoverySpec& spec : specs_) {
-    if (!spec.namespace_.empty()) {
-      namespace_ = spec.namespace_;
-      break;
-    }
+    if (!spec.namespace_.empty()) return spec.namespace_;
   }
+  return "";
+}
+
+Decoded NodeGroupClient::with_template(ScalableKind kind, const nlohmann::json& object, Decoded decoded) const {
+  const auto* group = std::get_if<ClusterApiNodeGroup>(&decoded);
+  const auto* skipped = std::get_if<Skipped>(&decoded);
+  const bool wants_capacity = (group != nullptr && !group->can_scale_from_zero()) ||
+                              (skipped != nullptr && skipped->for_want_of_capacity);
+  const InfrastructureRef ref = infrastructure_ref_of(object);
+  if (!wants_capacity || ref.empty()) return decoded;
+  const std::string namespace_ = object.value("metadata", json::object()).value("namespace", "");
+  Result<std::optional<TemplateInfo>> info = templates_.read(namespace_, ref);
+  if (!info) {
+    return Error{fmt::format("{} {}/{}: infrastructure template: {}", to_string(kind), namespace_,
+                             object.value("metadata", json::object()).value("name", ""), info.error().message)};
+  }
+  if (!*info) return decoded;
+  return decode_scalable_resource(kind, object, capi_.keys, &**info);
+}
+
+Result<std::vector<nlohmann::json>> NodeGroupClient::list_machines() const {
+  const std::string path = capi_.machines_path(scope());
+  auto listed = api_.list(path);
+  if (!listed.ok()) return Error{fmt::format("listing {}: {}", path, listed.error().describe())};
+  return std::move(listed->items);
+}
+
+Result<bool> NodeGroupClient::mark_machine_for_deletion(const std::string& namespace_, const std::string& name,
+                                                        bool marked) const {
+  // Cluster API looks only at the annotation's presence; its value says when, as Cluster Autoscaler writes it.
+  const json value = marked ? json(fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(std::time(nullptr)))) : json();
+  auto patched = api_.merge_patch(capi_.machines_path(namespace_, name),
+                                  {{"metadata", {{"annotations", {{capi_.keys.delete_machine, value}}}}}});
+  if (!patched.ok()) {
+    return Error{fmt::format("Machine {}/{}: {} annotation {}: {}", namespace_, name,
+                             marked ? "adding" : "removing", capi_.keys.delete_machine, patched.error().describe())};
+  }
+  return true;
+}
+
+Result<NodeGroupListing> NodeGroupClient::list_node_groups() const {
+  const std::string namespace_ = scope();
   NodeGroupListing listing;
   for (ScalableKind kind : {ScalableKind::MachineSet, ScalableKind::MachineDeployment, ScalableKind::MachinePool}) {
     if (!capi_.serves(kind)) continue;
@@ -52,14 +92,16 @@ Result<NodeGroupListing> NodeGroupClient::list_node_groups() const {
     if (!listed.ok()) return Error{fmt::format("listing {}: {}", path, listed.error().describe())};
     for (const json& object : listed->items) {
       if (!allowed(specs_, discovered(object, capi_.keys))) continue;
-      Decoded decoded = decode_scalable_resource(kind, object, capi_.keys);
+      Decoded decoded = with_template(kind, object, decode_scalable_resource(kind, object, capi_.keys));
       if (auto* group = std::get_if<ClusterApiNodeGroup>(&decoded)) {
         spdlog::debug("clusterapi: node group {} min={} max={} replicas={}", group->id(), group->min_size,
                       group->max_size, group->replicas);
         listing.groups.push_back(std::move(*group));
       } else if (auto* error = std::get_if<Error>(&decoded)) {
-        spdlog::warn("clusterapi: node group refused: {}", error->message);
-        listing.refused.push_back(std::move(*error));
+        const json& metadata = object.value("metadata", json::object());
+        listing.refused.push_back({std::move(error->message), kind, capi_.group + "/" + capi_.version,
+                                   metadata.value("namespace", ""), metadata.value("name", ""),
+                                   metadata.value("uid", "")});
       }
     }
   }

@@ -91,8 +91,10 @@ class AnnotationReader {
   const Annotations& annotations_;
 };
 
-std::optional<Error> read_capacity(const AnnotationReader& reader, ClusterApiNodeGroup& group) {
+std::optional<Error> read_capacity(const AnnotationReader& reader, ClusterApiNodeGroup& group,
+                                   const TemplateInfo* infrastructure) {
   namespace names = resource_names;
+  if (infrastructure != nullptr) group.capacity = infrastructure->capacity;
   for (const auto& [key, resource] :
        {std::pair{capacity_keys::cpu, names::cpu()}, std::pair{capacity_keys::memory, names::memory()},
         std::pair{capacity_keys::ephemeral_disk, names::ephemeral_storage()}}) {
@@ -102,7 +104,11 @@ std::optional<Error> read_capacity(const AnnotationReader& reader, ClusterApiNod
   }
   auto max_pods = reader.count(capacity_keys::max_pods, std::numeric_limits<std::int32_t>::max());
   if (!max_pods) return max_pods.error();
-  group.capacity.set(names::pods(), max_pods->value_or(0) > 0 ? **max_pods : kDefaultMaxPods);
+  if (max_pods->value_or(0) > 0) {
+    group.capacity.set(names::pods(), **max_pods);
+  } else if (group.capacity.get(names::pods()) == 0) {
+    group.capacity.set(names::pods(), kDefaultMaxPods);
+  }
   auto gpu_count = reader.count(capacity_keys::gpu_count, std::numeric_limits<std::int32_t>::max());
   if (!gpu_count) return gpu_count.error();
   const std::string* gpu_type = reader.find(capacity_keys::gpu_type);
@@ -135,6 +141,36 @@ std::optional<Error> read_labels(const AnnotationReader& reader, ClusterApiNodeG
     group.labels[std::string(key)] = std::string(label_value);
   }
   return std::nullopt;
+}
+
+// The labels Cluster API copies from a Machine to its Node (its "managed" labels), as CA keeps them for a template.
+bool managed_label(std::string_view key) {
+  const std::size_t slash = key.find('/');
+  if (slash == std::string_view::npos) return false;
+  const std::string_view prefix = key.substr(0, slash);
+  return prefix == "node-role.kubernetes.io" || prefix == "node-restriction.kubernetes.io" ||
+         prefix.ends_with(".node-restriction.kubernetes.io") || prefix == "node.cluster.x-k8s.io" ||
+         prefix.ends_with(".node.cluster.x-k8s.io");
+}
+
+void read_template(const json& object, ClusterApiNodeGroup& group) {
+  const json::json_pointer labels_at("/spec/template/metadata/labels");
+  if (object.contains(labels_at) && object[labels_at].is_object()) {
+    for (const auto& [key, value] : object[labels_at].items()) {
+      if (value.is_string() && managed_label(key)) group.labels[key] = value.get<std::string>();
+    }
+  }
+  const json::json_pointer taints_at("/spec/template/spec/taints");
+  if (object.contains(taints_at) && object[taints_at].is_array()) {
+    for (const json& item : object[taints_at]) {
+      if (!item.is_object()) continue;
+      std::optional<TaintEffect> effect = parse_taint_effect(item.value("effect", ""));
+      if (!effect || item.value("key", "").empty()) continue;  // the schema requires both
+      group.taints.push_back({item.value("key", ""), item.value("value", ""), *effect});
+    }
+  }
+  group.failure_domain = string_at(object, json::json_pointer("/spec/template/spec/failureDomain"));
+  group.infrastructure = infrastructure_ref_of(object);
 }
 
 // KEY[=VALUE]:EFFECT, comma-separated. A bare KEY is a taint without an effect, which CA keeps and no scheduler
@@ -218,11 +254,29 @@ std::optional<Error> read_options(const AnnotationReader& reader, const Annotati
 
 }  // namespace
 
-Decoded decode_scalable_resource(ScalableKind kind, const nlohmann::json& object, const CapiKeys& keys) {
+InfrastructureRef infrastructure_ref_of(const nlohmann::json& object) {
+  InfrastructureRef ref;
+  const json::json_pointer at("/spec/template/spec/infrastructureRef");
+  if (!object.contains(at) || !object[at].is_object()) return ref;
+  const json& found = object[at];
+  ref.api_group = found.value("apiGroup", "");
+  ref.api_version = found.value("apiVersion", "");
+  if (ref.api_group.empty() && !ref.api_version.empty()) {
+    const std::size_t slash = ref.api_version.find('/');
+    ref.api_group = slash == std::string::npos ? "" : ref.api_version.substr(0, slash);
+  }
+  ref.kind = found.value("kind", "");
+  ref.name = found.value("name", "");
+  return ref;
+}
+
+Decoded decode_scalable_resource(ScalableKind kind, const nlohmann::json& object, const CapiKeys& keys,
+                                 const TemplateInfo* infrastructure) {
   ClusterApiNodeGroup group;
   group.kind = kind;
   group.namespace_ = string_at(object, json::json_pointer("/metadata/namespace"));
   group.name = string_at(object, json::json_pointer("/metadata/name"));
+  group.uid = string_at(object, json::json_pointer("/metadata/uid"));
   const std::string label = fmt::format("{} {}/{}", to_string(kind), group.namespace_, group.name);
   const Annotations annotations = string_map(object, "annotations");
   const std::map<std::string, std::string> labels = string_map(object, "labels");
@@ -261,15 +315,30 @@ Decoded decode_scalable_resource(ScalableKind kind, const nlohmann::json& object
     }
     return reader.error(keys.max_size, fmt::format("below {}={}", keys.min_size, group.min_size));
   }
-  if (std::optional<Error> e = read_capacity(reader, group)) return *e;
+  if (std::optional<Error> e = read_capacity(reader, group, infrastructure)) return *e;
+  read_template(object, group);
   if (std::optional<Error> e = read_labels(reader, group)) return *e;
   if (std::optional<Error> e = read_taints(reader, group)) return *e;
+  if (infrastructure != nullptr && !infrastructure->architecture.empty()) {
+    group.labels.try_emplace("kubernetes.io/arch", infrastructure->architecture);
+  }
+  if (infrastructure != nullptr && !infrastructure->operating_system.empty()) {
+    group.labels.try_emplace("kubernetes.io/os", infrastructure->operating_system);
+  }
+  if (const std::string* price = reader.find(kPriceAnnotation); price != nullptr && !price->empty()) {
+    double parsed = 0;
+    auto [end, ec] = std::from_chars(price->data(), price->data() + price->size(), parsed);
+    if (ec != std::errc() || end != price->data() + price->size() || !(parsed >= 0)) {
+      return reader.error(kPriceAnnotation, "not a price per hour (a number such as 0.192)");
+    }
+    group.price_per_hour = parsed;
+  }
   if (std::optional<Error> e = read_options(reader, annotations, keys.options_prefix, group.options)) return *e;
 
   if (group.max_size == 0) return Skipped{"no " + keys.max_size + " above 0"};
   // An empty group that could never grow again: CA leaves it out rather than show a group it cannot scale.
   if (group.replicas == 0 && !group.can_scale_from_zero()) {
-    return Skipped{"at 0 replicas without the cpu and memory capacity annotations to scale from zero"};
+    return Skipped{"at 0 replicas without the cpu and memory capacity annotations to scale from zero", true};
   }
   return group;
 }

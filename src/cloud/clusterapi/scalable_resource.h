@@ -34,6 +34,28 @@ inline constexpr std::string_view taints = "capacity.cluster-autoscaler.kubernet
 // A node without a maxPods annotation holds 110 pods, the kubelet's default, as CA assumes.
 inline constexpr std::int64_t kDefaultMaxPods = 110;
 
+// Ours: what one node of the group costs an hour (a decimal number, "0.192"), for the price expander and the
+// simulator's bill. Cluster API knows no prices; without it a node costs 0.
+inline constexpr std::string_view kPriceAnnotation = "scalewright.dev/price-per-hour";
+
+// The infrastructure template a group's Machines are made from (spec.template.spec.infrastructureRef): v1beta2
+// names its API group, v1beta1 its apiVersion.
+struct InfrastructureRef {
+  std::string api_group;    // "infrastructure.cluster.x-k8s.io"
+  std::string api_version;  // "infrastructure.cluster.x-k8s.io/v1beta1" (v1beta1 only)
+  std::string kind;         // "DockerMachineTemplate"
+  std::string name;
+  bool empty() const { return kind.empty() || name.empty(); }
+};
+
+// What an infrastructure template says of the machines it makes (Cluster API's opt-in autoscaling from zero:
+// status.capacity and status.nodeInfo). The capacity annotations win over it.
+struct TemplateInfo {
+  ResourceList capacity;
+  std::string architecture;      // status.nodeInfo.architecture: "amd64", "arm64"
+  std::string operating_system;  // status.nodeInfo.operatingSystem: "linux", "windows"
+};
+
 // CA's per-group overrides of its flags (<group>/autoscaling-options-<name>); unset ones keep the flag's value.
 struct GroupAutoscalingOptions {
   std::optional<double> scale_down_utilization_threshold;      // scaledownutilizationthreshold
@@ -49,6 +71,7 @@ struct ClusterApiNodeGroup {
   ScalableKind kind = ScalableKind::MachineDeployment;
   std::string namespace_;
   std::string name;
+  std::string uid;
   std::string cluster_name;  // spec.clusterName, else the <group>/cluster-name label
   std::int32_t min_size = 0;
   std::int32_t max_size = 0;
@@ -56,9 +79,17 @@ struct ClusterApiNodeGroup {
   // A new node's capacity from the annotations: cpu, memory, ephemeral-storage, pods (110 unless maxPods says
   // otherwise) and the GPU resource gpu-type names with gpu-count. Empty of cpu and memory: no scale from zero.
   ResourceList capacity;
-  std::map<std::string, std::string> labels;  // from the labels annotation
-  std::vector<Taint> taints;                  // from the taints annotation
+  // The new node's labels: the managed ones of the Machine template (node-role.kubernetes.io/*,
+  // node-restriction.kubernetes.io/*, node.cluster.x-k8s.io/*, which Cluster API puts on the Node), then the
+  // labels annotation (which wins), then the template's arch and os where it says them.
+  std::map<std::string, std::string> labels;
+  // The Machine template's taints (spec.template.spec.taints, Cluster API 1.12 on), then the taints annotation's
+  // (the same key and effect: the annotation wins).
+  std::vector<Taint> taints;
   GroupAutoscalingOptions options;
+  InfrastructureRef infrastructure;
+  std::string failure_domain;  // spec.template.spec.failureDomain: the zone its Machines land in, when one
+  double price_per_hour = 0;   // kPriceAnnotation
 
   // "MachineDeployment/default/md-0", CA's node group id.
   std::string id() const;
@@ -69,6 +100,8 @@ struct ClusterApiNodeGroup {
 // Why an object is not a node group although nothing is wrong with it: CA passes over these without a word.
 struct Skipped {
   std::string reason;  // "no max-size annotation", "paused", "owned by MachineDeployment md-0", ...
+  // At zero replicas with no capacity to scale from zero: its infrastructure template may give one.
+  bool for_want_of_capacity = false;
 };
 
 // A node group, an object that is none, or an object whose annotations are wrong (the error names the object and
@@ -79,6 +112,11 @@ using Decoded = std::variant<ClusterApiNodeGroup, Skipped, Error>;
 // annotation), objects without a max-size above zero and objects at zero replicas that cannot scale from zero are
 // Skipped; bad annotations (a size that is not a non-negative integer, max < min, a capacity that is no quantity, a
 // label or taint the API server would refuse, an option that does not parse) are an Error.
-Decoded decode_scalable_resource(ScalableKind kind, const nlohmann::json& object, const CapiKeys& keys);
+// `infrastructure`: what the object's infrastructure template says, when it was read (the annotations win).
+Decoded decode_scalable_resource(ScalableKind kind, const nlohmann::json& object, const CapiKeys& keys,
+                                 const TemplateInfo* infrastructure = nullptr);
+
+// The object's spec.template.spec.infrastructureRef (empty when it has none: a MachinePool's is elsewhere).
+InfrastructureRef infrastructure_ref_of(const nlohmann::json& object);
 
 }  // namespace scalewright::cloud::clusterapi

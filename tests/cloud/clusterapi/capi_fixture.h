@@ -20,7 +20,8 @@ namespace scalewright::cloud::clusterapi::testing {
 
 using nlohmann::json;
 
-inline const char* const kScalableCrds[] = {"machinedeployments", "machinesets", "machinepools"};
+// The scalable kinds and the Machines they own.
+inline const char* const kScalableCrds[] = {"machinedeployments", "machinesets", "machinepools", "machines"};
 
 class CapiOnRealApiServer : public kube::testing::RealApiServer {
  protected:

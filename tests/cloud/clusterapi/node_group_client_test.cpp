@@ -39,7 +39,7 @@ std::vector<std::string> ids_in(const NodeGroupListing& listing, const std::stri
 
 std::vector<std::string> refused_in(const NodeGroupListing& listing, const std::string& namespace_) {
   std::vector<std::string> messages;
-  for (const Error& error : listing.refused) {
+  for (const RefusedGroup& error : listing.refused) {
     if (error.message.find(" " + namespace_ + "/") != std::string::npos) messages.push_back(error.message);
   }
   return messages;
