@@ -64,6 +64,13 @@ EXPECTED_CLUSTER_RULES = set().union(
     triples("karpenter.sh", ["nodepools/status", "nodeclaims/status"], ["get", "patch", "update"]),
     triples("karpenter.k8s.aws", ["ec2nodeclasses"], ["get", "list", "watch"]),
     triples("karpenter.k8s.aws", ["ec2nodeclasses/status"], ["patch"]),
+    # Cluster API (cloud provider clusterapi): the scalable objects and their Scales, Machines marked for deletion,
+    # the infrastructure templates read for an empty group's capacity.
+    triples("cluster.x-k8s.io", ["machinedeployments", "machinesets", "machinepools"], ["get", "list", "watch"]),
+    triples("cluster.x-k8s.io", ["machinedeployments/scale", "machinesets/scale", "machinepools/scale"],
+            ["get", "update", "patch"]),
+    triples("cluster.x-k8s.io", ["machines"], ["get", "list", "watch", "update", "patch"]),
+    triples("infrastructure.cluster.x-k8s.io", ["*"], ["get", "list", "watch"]),
     triples("apps", ["deployments", "replicasets", "statefulsets", "daemonsets"], ["get", "list", "watch"]),
     triples("apps", ["deployments/scale", "statefulsets/scale", "replicasets/scale"], ["get", "update", "patch"]),
     triples("policy", ["poddisruptionbudgets"], ["get", "list", "watch"]),
