@@ -5,7 +5,8 @@
 //   - MachineDeployment controller: one MachineSet per MachineDeployment, owned by it, whose replicas follow the
 //     MachineDeployment's; the MachineDeployment's status counts the Machines.
 //   - MachineSet controller: creates Machines up to its replicas and deletes the extra ones in Cluster API's order
-//     (being deleted, then annotated cluster.x-k8s.io/delete-machine, then the newest), counts them in its status.
+//     (being deleted, then annotated cluster.x-k8s.io/delete-machine, then without a Node or failed, then the
+//     newest), counts them in its status.
 //   - infrastructure provider + Machine controller: a Machine gets spec.providerID kwok://<machine>, a Node of that
 //     name registers Ready on the workload cluster (cloud::FakeKubelet, which also renews its Lease and plays the
 //     pods bound to it), and the Machine's status then points at the Node (nodeRef, phase Running). The Node
@@ -15,7 +16,9 @@
 // Each pass lists the MachineDeployments, then the MachineSets, then the Machines, in that order: an autoscaler
 // annotates a Machine before it lowers the replicas, so a pass that sees the lowered replicas also sees the
 // annotation, and never deletes the annotated Machine's sibling instead. A failed call waits for the next pass.
-// MachinePools are left alone. Test-only: every name it writes is meant to be read by a test.
+// MachinePools are left alone. Nothing plays the garbage collector: on an API server without
+// kube-controller-manager, a deleted MachineDeployment leaves its MachineSet and Machines behind. A harness starts
+// once (FakeKubelet does not start again after stop()).
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -454,12 +457,14 @@ class CapiControllers {
     }
   }
 
-  // Cluster API's deletion priority: being deleted, then annotated delete-machine; then, standing in for its
-  // Random policy so that tests are deterministic, the newest first (this harness's creation order, else the
-  // creation timestamp); ties by name.
+  // Cluster API's deletion priority: being deleted, then annotated delete-machine, then unhealthy (no Node yet, or
+  // failed: so lowering the replicas drops pending Machines before running ones); then, standing in for its Random
+  // policy so that tests are deterministic, the newest first (the creation timestamp, then this harness's creation
+  // order); ties by name.
   bool deletes_before(const json& a, const json& b) const {
     if (deleting(a) != deleting(b)) return deleting(a);
     if (annotated(a, kDeleteMachine) != annotated(b, kDeleteMachine)) return annotated(a, kDeleteMachine);
+    if (unhealthy(a) != unhealthy(b)) return unhealthy(a);
     const std::string created_a = text(at(a, {"metadata", "creationTimestamp"}));
     const std::string created_b = text(at(b, {"metadata", "creationTimestamp"}));
     if (created_a != created_b) return created_a > created_b;  // RFC 3339 in UTC sorts as text
@@ -467,6 +472,7 @@ class CapiControllers {
     if (order_a != order_b) return order_a > order_b;
     return name_of(a) < name_of(b);
   }
+  static bool unhealthy(const json& machine) { return node_ref(machine).empty() || phase(machine) == "Failed"; }
   std::uint64_t creation_order(const json& machine) const {
     auto found = created_order_.find(key_of(machine));
     return found == created_order_.end() ? 0 : found->second;

@@ -278,6 +278,25 @@ TEST_F(CapiControllersOnRealApiServer, V1beta2PendingMachinesStayPendingUntilPro
   EXPECT_TRUE(eventually([&] { return running(stuck) && harness.node_of(stuck) == stuck; }));
 }
 
+TEST_F(CapiControllersOnRealApiServer, V1beta2AMachineDeletedByAnotherTakesItsNodeAndIsReplaced) {
+  set_up("v1.14.0", "v1beta2");
+  ASSERT_FALSE(HasFatalFailure());
+  create_scalable(*api_, version_, ns_, deployment("md-0").with_replicas(1));
+  CapiControllers harness(*api_, *api_, version_, options());
+  harness.start();
+  ASSERT_TRUE(eventually([&] { return all_running(harness, "md-0", 1); }));
+  const std::string first = harness.machines("md-0")[0];
+  auto removed = api_->remove(group_path("machines/" + first));
+  ASSERT_TRUE(removed.ok()) << removed.error().describe();
+  ASSERT_TRUE(eventually([&] {
+    std::vector<std::string> machines = harness.machines("md-0");
+    return machines.size() == 1 && machines[0] != first && all_running(harness, "md-0", 1);
+  }));
+  EXPECT_TRUE(eventually([&] { return not_found("/api/v1/nodes/" + first); }));
+  EXPECT_EQ(harness.node_of(first), "");
+  EXPECT_TRUE(harness.deleted_machines().empty());  // not the harness's deletion
+}
+
 TEST_F(CapiControllersOnRealApiServer, V1beta2FailedMachinesKeepTheirFailureUnderDeprecated) {
   set_up("v1.14.0", "v1beta2");
   ASSERT_FALSE(HasFatalFailure());
