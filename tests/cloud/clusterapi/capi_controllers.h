@@ -1,6 +1,7 @@
 #pragma once
 // Cluster API's controllers as the end-to-end tests need them, played on a real kube-apiserver that serves Cluster
-// API's CRDs: no Cluster API code runs here, and no infrastructure provider. A poller reacts to the objects as the
+// API's CRDs (MachineDeployment, MachineSet, Machine: capi_fixture.h's use_release installs them): no Cluster API
+// code runs here, and no infrastructure provider. A poller reacts to the objects as the
 // real controllers would (research capi-azure.md §1.7, §3.3, §3.4):
 //   - MachineDeployment controller: one MachineSet per MachineDeployment, owned by it, whose replicas follow the
 //     MachineDeployment's; the MachineDeployment's status counts the Machines.
@@ -25,14 +26,12 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
-#include <fstream>
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <random>
 #include <set>
-#include <sstream>
 #include <stop_token>
 #include <string>
 #include <string_view>
@@ -47,47 +46,6 @@
 #include "net/retry.h"
 
 namespace scalewright::cloud::clusterapi::testing {
-
-// Installs Cluster API's Machine CRD from `crd_dir` (../shared/crds/cluster-api/v1.14.0 or v1.10.10) and waits until
-// `version` lists Machines; the harness needs it besides the scalable kinds' CRDs (capi_fixture.h installs those). A
-// Machine CRD of the other release, whose storage version is not `version`, is deleted first (with its Machines): the
-// base CRDs have no conversion, so one release's CRD cannot replace the other's once it stores objects. Returns what
-// went wrong, empty on success.
-inline std::string install_machine_crd(const kube::ApiClient& api, const std::string& crd_dir,
-                                       const std::string& version) {
-  const std::string path = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/machines.cluster.x-k8s.io";
-  auto wait = [](auto done) {
-    for (int attempt = 0; attempt < 240; ++attempt) {
-      if (done()) return true;
-      std::this_thread::sleep_for(std::chrono::milliseconds(250));
-    }
-    return false;
-  };
-  if (auto existing = api.get(path); existing) {
-    const nlohmann::json spec = existing->value("spec", nlohmann::json::object());
-    bool stores_version = false;
-    for (const nlohmann::json& v : spec.value("versions", nlohmann::json::array())) {
-      stores_version = stores_version || (v.value("name", "") == version && v.value("storage", false));
-    }
-    if (!stores_version) {
-      if (auto removed = api.remove(path); !removed && !removed.error().is_not_found()) {
-        return removed.error().describe();
-      }
-      if (!wait([&] { return !api.get(path).ok(); })) return "the old Machine CRD is not deleted";
-    }
-  }
-  std::ifstream in(crd_dir + "/cluster.x-k8s.io_machines.yaml");
-  if (!in) return "cannot read " + crd_dir + "/cluster.x-k8s.io_machines.yaml";
-  std::stringstream manifest;
-  manifest << in.rdbuf();
-  kube::ApplyOptions apply;
-  apply.force = true;
-  if (auto applied = api.apply(path, manifest.str(), apply); !applied) return applied.error().describe();
-  if (!wait([&] { return api.list("/apis/cluster.x-k8s.io/" + version + "/machines").ok(); })) {
-    return "Machines are not served in " + version;
-  }
-  return "";
-}
 
 struct CapiControllersOptions {
   std::chrono::milliseconds poll_interval{250};

@@ -33,15 +33,12 @@ bool eventually(const std::function<bool()>& done, seconds limit = seconds(30)) 
 
 class CapiControllersOnRealApiServer : public CapiOnRealApiServer {
  protected:
-  // Cluster API's release `release` serving `version`, with its Machine CRD as well as the scalable kinds'; a
-  // namespace of the test's own; a harness on that namespace (not started).
+  // Cluster API's release `release` serving `version` (its Machine CRD too), and a namespace of the test's own: each
+  // harness plays only its test's namespace.
   void set_up(const std::string& release, const std::string& version) {
     use_release(release, version);
     if (HasFatalFailure()) return;
     api_.emplace(client(config_));
-    ASSERT_EQ(install_machine_crd(*api_, std::string(SCALEWRIGHT_SOURCE_DIR) + "/../shared/crds/cluster-api/" + release,
-                                  version),
-              "");
     version_ = version;
     ns_ = unique_name("capi-harness");
     create_namespace(*api_, ns_);
