@@ -88,11 +88,6 @@ std::string deployment(const std::string& name, int replicas, const std::string&
          "{requests: {cpu: \"" + cpu + "\"}}\n";
 }
 
-std::vector<json> items(const kube::ApiClient& api, const std::string& path) {
-  kube::KubeResult<kube::ListResult> list = api.list(path);
-  return list ? list->items : std::vector<json>{};
-}
-
 // The condition `type` of `object`, or null.
 json condition(const json& object, const std::string& type) {
   for (const json& c : object.value("status", json::object()).value("conditions", json::array())) {
@@ -310,17 +305,6 @@ class AwsRun : public RealControlPlane {
           return got.ok() && condition_true(*got, "Ready");
         },
         std::chrono::seconds(60));
-  }
-
-  bool pods_running(const kube::ApiClient& api, const std::string& app, std::size_t count) {
-    return eventually(
-        [&] {
-          std::vector<json> pods = items(api, "/api/v1/namespaces/default/pods?labelSelector=app%3D" + app);
-          return pods.size() == count && std::all_of(pods.begin(), pods.end(), [](const json& p) {
-                   return p["status"].value("phase", "") == "Running" && !p["spec"].value("nodeName", "").empty();
-                 });
-        },
-        std::chrono::seconds(120));
   }
 
   // Scales `app` to zero and waits until its NodePool's NodeClaims, Nodes and running instances are gone.

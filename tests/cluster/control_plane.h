@@ -19,6 +19,12 @@
 
 namespace scalewright::cluster::testing {
 
+// The items of a list, none when the list fails.
+inline std::vector<nlohmann::json> items(const kube::ApiClient& api, const std::string& path) {
+  kube::KubeResult<kube::ListResult> list = api.list(path);
+  return list ? list->items : std::vector<nlohmann::json>{};
+}
+
 class RealControlPlane : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
@@ -132,6 +138,20 @@ class RealControlPlane : public ::testing::Test {
           return ready.ok() && ready->status == 200;
         },
         std::chrono::seconds(60)));
+  }
+
+  // Waits until `count` pods of app `app` (namespace default) run bound to a node, none of them being deleted.
+  static bool pods_running(const kube::ApiClient& api, const std::string& app, std::size_t count) {
+    return eventually(
+        [&] {
+          std::vector<nlohmann::json> pods =
+              items(api, "/api/v1/namespaces/default/pods?labelSelector=app%3D" + app);
+          return pods.size() == count && std::all_of(pods.begin(), pods.end(), [](const nlohmann::json& p) {
+                   return p["status"].value("phase", "") == "Running" && !p["spec"].value("nodeName", "").empty() &&
+                          !p["metadata"].contains("deletionTimestamp");
+                 });
+        },
+        std::chrono::seconds(120));
   }
 
   // Waits for `text` in the process' log.

@@ -42,11 +42,6 @@ std::string deployment(const std::string& name, int replicas) {
          "registry.k8s.io/pause:3.9\n        resources: {requests: {cpu: \"1\"}}\n";
 }
 
-std::vector<json> items(const kube::ApiClient& api, const std::string& path) {
-  kube::KubeResult<kube::ListResult> list = api.list(path);
-  return list ? list->items : std::vector<json>{};
-}
-
 bool condition_true(const json& object, const std::string& type) {
   for (const json& c : object.value("status", json::object()).value("conditions", json::array())) {
     if (c.value("type", "") == type) return c.value("status", "") == "True";
@@ -96,19 +91,6 @@ class Run : public RealControlPlane {
         },
         std::chrono::seconds(90));
     EXPECT_TRUE(gone) << scalewright.log();
-  }
-
-  // Waits until `count` pods of app `app` run bound to a node.
-  bool pods_running(const kube::ApiClient& api, const std::string& app, std::size_t count) {
-    return eventually(
-        [&] {
-          std::vector<json> pods = items(api, "/api/v1/namespaces/default/pods?labelSelector=app%3D" + app);
-          return pods.size() == count && std::all_of(pods.begin(), pods.end(), [](const json& p) {
-                   return p["status"].value("phase", "") == "Running" && !p["spec"].value("nodeName", "").empty() &&
-                          !p["metadata"].contains("deletionTimestamp");
-                 });
-        },
-        std::chrono::seconds(120));
   }
 };
 
