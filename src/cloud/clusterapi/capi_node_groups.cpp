@@ -8,17 +8,13 @@
 
 #include "api/labels.h"
 #include "api/node.h"
+#include "manifest/manifest.h"
 
 namespace scalewright::cloud::clusterapi {
 
 using nlohmann::json;
 
 namespace {
-
-std::string string_at(const json& object, const char* pointer) {
-  const json::json_pointer at(pointer);
-  return object.contains(at) && object[at].is_string() ? object[at].get<std::string>() : "";
-}
 
 CloudError group_not_found(const std::string& id) {
   return {ErrorClass::NotFound, "node group " + id + " not found: no Cluster API object of that name is a node group",
@@ -39,14 +35,14 @@ MachineView view_machine(const nlohmann::json& machine, const CapiKeys& keys) {
   out.deployment = labels.value(keys.deployment_name, "");
   out.machine_set = labels.value(keys.set_name, "");
   out.marked = metadata.value("annotations", json::object()).contains(keys.delete_machine);
-  out.provider_id = string_at(machine, "/spec/providerID");
-  out.node_name = string_at(machine, "/status/nodeRef/name");
-  out.failure_domain = string_at(machine, "/spec/failureDomain");
-  if (string_at(machine, "/status/phase") == "Failed") {
+  out.provider_id = string_at(machine, json::json_pointer("/spec/providerID"));
+  out.node_name = string_at(machine, json::json_pointer("/status/nodeRef/name"));
+  out.failure_domain = string_at(machine, json::json_pointer("/spec/failureDomain"));
+  if (string_at(machine, json::json_pointer("/status/phase")) == "Failed") {
     // v1beta1 keeps the failure in status; v1beta2 moved it under status.deprecated.v1beta1.
     for (const char* at : {"/status", "/status/deprecated/v1beta1"}) {
-      const std::string reason = string_at(machine, (std::string(at) + "/failureReason").c_str());
-      const std::string message = string_at(machine, (std::string(at) + "/failureMessage").c_str());
+      const std::string reason = string_at(machine, json::json_pointer(std::string(at) + "/failureReason"));
+      const std::string message = string_at(machine, json::json_pointer(std::string(at) + "/failureMessage"));
       if (!message.empty() || !reason.empty()) {
         out.failure = reason.empty() ? message : message.empty() ? reason : reason + ": " + message;
         break;
@@ -85,22 +81,19 @@ std::optional<Node> ClusterApiNodeGroups::registered_node_of(const ClusterApiNod
     if (machine.node_name.empty() || machine.deleting) continue;
     auto found = workload_.get("/api/v1/nodes/" + machine.node_name);
     if (!found.ok()) continue;
+    // The manifest decoder reads a Node as `scalewright run` reads every Node it watches (JSON is YAML); the API
+    // server validated it, and serves fields of its own version we need not know.
+    (*found)["apiVersion"] = "v1";
+    (*found)["kind"] = "Node";
+    Result<ManifestSet> decoded = decode_manifests(found->dump(), "Node/" + machine.node_name + " from the API server",
+                                                   ManifestLimits{}, FieldValidation::Ignore);
+    if (!decoded || decoded->nodes.empty()) continue;
+    // Its size and labels only: the group's taints and a Ready condition are the template's own.
+    const Node& registered = decoded->nodes.front();
     Node node;
-    const json& status = found->value("status", json::object());
-    for (const char* field : {"capacity", "allocatable"}) {
-      ResourceList& list = std::string_view(field) == "capacity" ? node.capacity : node.allocatable;
-      for (const auto& [name, value] : status.value(field, json::object()).items()) {
-        if (!value.is_string()) continue;
-        Result<Quantity> quantity = Quantity::parse(value.get<std::string>());
-        if (!quantity) continue;
-        if (std::optional<std::int64_t> amount = exact_resource_amount(Symbol(name), *quantity)) {
-          list.set(Symbol(name), *amount);
-        }
-      }
-    }
-    for (const auto& [key, value] : found->value("metadata", json::object()).value("labels", json::object()).items()) {
-      if (value.is_string()) node.meta.labels.set(Symbol(key), Symbol(value.get<std::string>()));
-    }
+    node.capacity = registered.capacity;
+    node.allocatable = registered.allocatable;
+    node.meta.labels = registered.meta.labels;
     return node;
   }
   return std::nullopt;
@@ -205,9 +198,7 @@ std::vector<GroupInstance> ClusterApiNodeGroups::instances_of(const ClusterApiNo
       item.state = InstanceState::Deleting;
     } else if (!machine.failure.empty() && machine.node_name.empty()) {
       item.state = InstanceState::Creating;
-      item.error = CloudError{ErrorClass::Other,
-                              fmt::format("Machine {}/{} failed: {}", machine.namespace_, machine.name, machine.failure),
-                              {}};
+      item.error = other(fmt::format("Machine {}/{} failed: {}", machine.namespace_, machine.name, machine.failure));
     } else if (machine.provider_id.empty()) {
       item.state = InstanceState::Creating;
       item.placeholder = true;  // no node registers under this id: the Machine is upcoming by the replicas alone
@@ -247,13 +238,16 @@ CloudResult<Deleted> ClusterApiNodeGroups::delete_nodes(const std::string& group
   const ClusterApiNodeGroup& scalable = **found;
   Result<std::int32_t> replicas = client_.target_size(scalable);
   if (!replicas) return other(replicas.error().message);
+  // Refused before any call.
+  auto below_min = [&](std::int32_t count) -> std::optional<CloudError> {
+    if (*replicas - count >= scalable.min_size) return std::nullopt;
+    return other(fmt::format("node group {}: {} replicas less {} is below its min size {}", group, *replicas, count,
+                             scalable.min_size));
+  };
   if (scalable.kind == ScalableKind::MachinePool) {
     // A MachinePool's instances have no Machine to mark: its infrastructure chooses which one goes.
     const auto count = static_cast<std::int32_t>(instance_ids.size());
-    if (*replicas - count < scalable.min_size) {
-      return other(fmt::format("node group {}: {} replicas less {} is below its min size {}", group, *replicas, count,
-                               scalable.min_size));
-    }
+    if (std::optional<CloudError> refused = below_min(count)) return *refused;
     Result<std::int32_t> lowered = client_.set_target_size(scalable, *replicas - count);
     if (!lowered) return other(lowered.error().message);
     return Deleted{};
@@ -269,11 +263,7 @@ CloudResult<Deleted> ClusterApiNodeGroups::delete_nodes(const std::string& group
     if (machine == machines->end() || machine->deleting) continue;
     chosen.push_back(&*machine);
   }
-  const auto count = static_cast<std::int32_t>(chosen.size());
-  if (*replicas - count < scalable.min_size) {
-    return other(fmt::format("node group {}: {} replicas less {} is below its min size {}", group, *replicas, count,
-                             scalable.min_size));
-  }
+  if (std::optional<CloudError> refused = below_min(static_cast<std::int32_t>(chosen.size()))) return *refused;
   std::int32_t size = *replicas;
   for (const MachineView* machine : chosen) {
     // Marked first, so that when the replicas drop Cluster API deletes this Machine and not another.
@@ -330,11 +320,13 @@ CloudResult<std::vector<GroupInstance>> ClusterApiNodeGroups::nodes(const std::s
   const ClusterApiNodeGroup& scalable = **found;
   if (scalable.kind == ScalableKind::MachinePool) {
     // Its instances are the provider IDs it lists; replicas beyond them are still coming.
+    // One read: the object's spec.replicas is what its Scale serves (absent: 0).
     const std::string path = client_.capi().object_path(scalable.kind, scalable.namespace_, scalable.name);
-    Result<std::int32_t> replicas = client_.target_size(scalable);
-    if (!replicas) return other(replicas.error().message);
     auto object = client_.api().get(path);
     if (!object.ok()) return other(fmt::format("node group {}: {}", group, object.error().describe()));
+    const json::json_pointer replicas_at("/spec/replicas");
+    const bool has_replicas = object->contains(replicas_at) && (*object)[replicas_at].is_number_integer();
+    const std::int32_t replicas = has_replicas ? (*object)[replicas_at].get<std::int32_t>() : 0;
     std::vector<GroupInstance> out;
     const json::json_pointer list_at("/spec/providerIDList");
     if (object->contains(list_at) && (*object)[list_at].is_array()) {
@@ -348,7 +340,7 @@ CloudResult<std::vector<GroupInstance>> ClusterApiNodeGroups::nodes(const std::s
         out.push_back(std::move(item));
       }
     }
-    for (auto n = static_cast<std::int32_t>(out.size()); n < *replicas; ++n) {
+    for (auto n = static_cast<std::int32_t>(out.size()); n < replicas; ++n) {
       GroupInstance item;
       item.instance.id = fmt::format("pending-machinepool-{}_{}-{}", scalable.namespace_, scalable.name, n + 1);
       item.placeholder = true;

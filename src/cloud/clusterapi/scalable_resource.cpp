@@ -19,6 +19,12 @@ std::string ClusterApiNodeGroup::id() const { return fmt::format("{}/{}/{}", to_
 
 bool ClusterApiNodeGroup::can_scale_from_zero() const { return capacity.cpu_milli() > 0 && capacity.memory() > 0; }
 
+std::string string_at(const json& object, const json::json_pointer& pointer) {
+  if (!object.contains(pointer)) return "";
+  const json& value = object[pointer];
+  return value.is_string() ? value.get<std::string>() : "";
+}
+
 namespace {
 
 using Annotations = std::map<std::string, std::string>;
@@ -34,11 +40,6 @@ std::map<std::string, std::string> string_map(const json& object, const char* fi
   return out;
 }
 
-std::string string_at(const json& object, const json::json_pointer& pointer) {
-  if (!object.contains(pointer)) return "";
-  const json& value = object[pointer];
-  return value.is_string() ? value.get<std::string>() : "";
-}
 
 // Decodes one object's annotations, each failure an Error naming the object and the annotation.
 class AnnotationReader {

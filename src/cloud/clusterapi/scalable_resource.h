@@ -116,6 +116,9 @@ using Decoded = std::variant<ClusterApiNodeGroup, Skipped, Error>;
 Decoded decode_scalable_resource(ScalableKind kind, const nlohmann::json& object, const CapiKeys& keys,
                                  const TemplateInfo* infrastructure = nullptr);
 
+// The string at `pointer` in `object`; "" when absent or not a string (objects from a server are read defensively).
+std::string string_at(const nlohmann::json& object, const nlohmann::json::json_pointer& pointer);
+
 // The object's spec.template.spec.infrastructureRef (empty when it has none: a MachinePool's is elsewhere).
 InfrastructureRef infrastructure_ref_of(const nlohmann::json& object);
 

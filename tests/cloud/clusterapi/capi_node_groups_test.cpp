@@ -248,5 +248,48 @@ TEST_F(CapiOnRealApiServer, AnEmptyGroupTakesItsCapacityFromItsInfrastructureTem
   EXPECT_EQ(eight.template_node.allocatable.memory(), std::int64_t{16} << 30);
 }
 
+TEST_F(CapiOnRealApiServer, AGroupWithoutCapacityTakesTheShapeOfOneOfItsNodes) {
+  use_release("v1.14.0", kVersion);
+  kube::ApiClient api = client(config_);
+  const std::string ns = unique_name("capi-from-node");
+  create_namespace(api, ns);
+  // No capacity annotation, no template publishing one: its running Node is the shape of a new one.
+  create_scalable(api, kVersion, ns, deployment("md-node", bounds("1", "4")).with_replicas(1));
+  const std::string node = ns + "-node";
+  auto created = api.create("/api/v1/nodes",
+                            {{"apiVersion", "v1"},
+                             {"kind", "Node"},
+                             {"metadata",
+                              {{"name", node},
+                               {"labels",
+                                {{"kubernetes.io/hostname", node},
+                                 {"topology.kubernetes.io/zone", "az-1"},
+                                 {"node.kubernetes.io/instance-type", "m6a.xlarge"}}}}},
+                             {"spec", {{"providerID", "kwok://" + node}}}});
+  ASSERT_TRUE(created.ok()) << created.error().describe();
+  auto status = api.merge_patch("/api/v1/nodes/" + node + "/status",
+                                {{"status",
+                                  {{"capacity", {{"cpu", "4"}, {"memory", "16Gi"}, {"pods", "58"}}},
+                                   {"allocatable", {{"cpu", "3920m"}, {"memory", "15Gi"}, {"pods", "58"}}}}}});
+  ASSERT_TRUE(status.ok()) << status.error().describe();
+  create_machine(api, ns, "md-node", "md-node-a", "kwok://" + node, node);
+  std::unique_ptr<ClusterApiNodeGroups> groups = groups_on(api, ns);
+  std::vector<RefusedGroup> refused;
+  std::vector<nodegroups::NodeGroup> built = groups->node_groups(refused);
+  EXPECT_TRUE(refused.empty());
+  ASSERT_EQ(built.size(), 1u);
+  const Node& shape = built.front().template_node;
+  EXPECT_EQ(shape.capacity.cpu_milli(), 4000);
+  EXPECT_EQ(shape.allocatable.cpu_milli(), 3920);
+  EXPECT_EQ(shape.allocatable.memory(), std::int64_t{15} << 30);
+  EXPECT_EQ(shape.allocatable.pods(), 58);
+  EXPECT_EQ(built.front().instance_type, "m6a.xlarge");
+  // What is the Node's own (its name, its zone) is not the group's.
+  EXPECT_EQ(shape.meta.labels.find(Symbol("kubernetes.io/hostname"))->str(), "template-node-for-md-node");
+  EXPECT_EQ(shape.meta.labels.find(Symbol("topology.kubernetes.io/zone")), nullptr);
+  auto removed = api.remove("/api/v1/nodes/" + node);
+  EXPECT_TRUE(removed.ok());
+}
+
 }  // namespace
 }  // namespace scalewright::cloud::clusterapi
