@@ -15,6 +15,14 @@ inline std::string ascii_lower(std::string_view text) {
   return out;
 }
 
+// `text` without the ASCII white space (space, tab, line breaks, form feed) at either end.
+inline std::string_view ascii_trim(std::string_view text) {
+  constexpr std::string_view kSpace = " \t\n\r\f\v";
+  const std::size_t first = text.find_first_not_of(kSpace);
+  if (first == std::string_view::npos) return {};
+  return text.substr(first, text.find_last_not_of(kSpace) - first + 1);
+}
+
 // The parts of `text` between each `separator`, empty ones kept ("a,,b" is "a", "", "b"; "" is one empty part).
 inline std::vector<std::string_view> split(std::string_view text, char separator) {
   std::vector<std::string_view> parts;

@@ -20,6 +20,8 @@
 #include <utility>
 #include <vector>
 
+#include "api/ascii.h"
+
 namespace scalewright::kube {
 namespace {
 
@@ -61,12 +63,6 @@ FileText read_file(const std::string& path) {
   }
   ::close(fd);
   return {std::move(text), 0};
-}
-
-std::string trim_space(std::string text) {
-  std::size_t end = text.find_last_not_of(" \t\r\n");
-  text.erase(end == std::string::npos ? 0 : end + 1);
-  return text.substr(std::min(text.size(), text.find_first_not_of(" \t\r\n")));
 }
 
 // Base64 as Go's encoding/json reads a []byte (padded standard alphabet; line breaks allowed), decoded by OpenSSL.
@@ -315,7 +311,7 @@ void read_user(const Node& user, ClusterConfig& out) {
     out.bearer_token = token;
   } else if (!token_file.empty()) {
     Node field = user.child("tokenFile");
-    out.bearer_token = trim_space(field.read_referenced(token_file));
+    out.bearer_token = std::string(ascii_trim(field.read_referenced(token_file)));
     if (out.bearer_token.empty()) field.fail(fmt::format("{} is empty", quote(field.resolve(token_file))));
     out.bearer_token_file = field.resolve(token_file);
   }
@@ -387,11 +383,11 @@ Result<ClusterConfig> in_cluster_config(const std::string& root) {
     std::string bracketed = std::strchr(host, ':') != nullptr ? fmt::format("[{}]", host) : std::string(host);
     out.server = fmt::format("https://{}:{}", bracketed, port);
     out.bearer_token_file = (account / "token").string();
-    out.bearer_token = trim_space(in_cluster_file(out.bearer_token_file));
+    out.bearer_token = std::string(ascii_trim(in_cluster_file(out.bearer_token_file)));
     if (out.bearer_token.empty()) fail("in-cluster config", out.bearer_token_file, "empty");
     out.certificate_authority = in_cluster_file(account / "ca.crt");
     FileText ns = read_file((account / "namespace").string());
-    out.namespace_ = ns.text ? trim_space(*ns.text) : "";
+    out.namespace_ = ns.text ? std::string(ascii_trim(*ns.text)) : "";
     if (out.namespace_.empty()) out.namespace_ = "default";
     out.source = "in-cluster";
     return out;

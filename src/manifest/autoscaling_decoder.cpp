@@ -70,12 +70,6 @@ std::optional<TargetType> maybe_target_type(const Field& parent, std::string_vie
 
 bool positive(const Quantity& q) { return !q.negative() && !q.is_zero(); }
 
-std::optional<std::int32_t> maybe_non_negative(const Field& parent, std::string_view key) {
-  std::optional<std::int32_t> value = parent.maybe_int32(key);
-  if (value && *value < 0) parent.fail_at(key, "must not be negative, got " + std::to_string(*value));
-  return value;
-}
-
 // A number as Go's strconv.ParseFloat reads KEDA's metadata ("10", "0.5", "1e3", "+2"); finite values only.
 std::optional<double> parse_number(std::string_view text) {
   if (!text.empty() && text.front() == '+') text.remove_prefix(1);
@@ -545,17 +539,17 @@ ScaledObject decode_scaled_object(const Field& object, std::vector<std::string>&
     spec.fail_at("pollingInterval", "must be at least 1 (KEDA's CRD: minimum 1), got " +
                                         std::to_string(*so.polling_interval_seconds));
   }
-  so.cooldown_period_seconds = maybe_non_negative(spec, "cooldownPeriod");
-  so.initial_cooldown_period_seconds = maybe_non_negative(spec, "initialCooldownPeriod");
-  so.min_replica_count = maybe_non_negative(spec, "minReplicaCount");
-  so.max_replica_count = maybe_non_negative(spec, "maxReplicaCount");
-  so.idle_replica_count = maybe_non_negative(spec, "idleReplicaCount");
+  so.cooldown_period_seconds = spec.maybe_non_negative_int32("cooldownPeriod");
+  so.initial_cooldown_period_seconds = spec.maybe_non_negative_int32("initialCooldownPeriod");
+  so.min_replica_count = spec.maybe_non_negative_int32("minReplicaCount");
+  so.max_replica_count = spec.maybe_non_negative_int32("maxReplicaCount");
+  so.idle_replica_count = spec.maybe_non_negative_int32("idleReplicaCount");
   if (spec.has("fallback")) {
     Field fallback = spec.child("fallback");
     fallback.known({"behavior"});
-    std::optional<std::int32_t> threshold = maybe_non_negative(fallback, "failureThreshold");
+    std::optional<std::int32_t> threshold = fallback.maybe_non_negative_int32("failureThreshold");
     if (!threshold) fallback.fail_at("failureThreshold", "required");
-    std::optional<std::int32_t> replicas = maybe_non_negative(fallback, "replicas");
+    std::optional<std::int32_t> replicas = fallback.maybe_non_negative_int32("replicas");
     if (!replicas) fallback.fail_at("replicas", "required");
     so.fallback = ScaledObjectFallback{*threshold, *replicas};
   }

@@ -215,6 +215,12 @@ std::optional<std::int32_t> Field::maybe_int32(std::string_view key) const {
   return field.as_int32();
 }
 
+std::optional<std::int32_t> Field::maybe_non_negative_int32(std::string_view key) const {
+  std::optional<std::int32_t> value = maybe_int32(key);
+  if (value && *value < 0) fail_at(key, "must not be negative, got " + std::to_string(*value));
+  return value;
+}
+
 std::optional<std::int64_t> Field::maybe_int64(std::string_view key) const {
   Field field = child(key);
   if (!field.present()) return std::nullopt;

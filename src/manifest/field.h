@@ -88,6 +88,8 @@ class Field {
   std::optional<std::string> maybe_string(std::string_view key) const;
   std::int32_t optional_int32(std::string_view key, std::int32_t fallback) const;
   std::optional<std::int32_t> maybe_int32(std::string_view key) const;
+  // As maybe_int32(), failing on a negative value (replicas, counts, periods in seconds).
+  std::optional<std::int32_t> maybe_non_negative_int32(std::string_view key) const;
   std::optional<std::int64_t> maybe_int64(std::string_view key) const;
   bool optional_bool(std::string_view key, bool fallback) const;
   std::optional<Quantity> quantity(std::string_view key) const;

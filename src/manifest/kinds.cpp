@@ -19,25 +19,19 @@ NodeCondition decode_node_condition(const Field& condition) {
           read_timestamp(condition, "lastTransitionTime")};
 }
 
-std::optional<std::int32_t> maybe_non_negative(const Field& parent, std::string_view key) {
-  std::optional<std::int32_t> value = parent.maybe_int32(key);
-  if (value && *value < 0) parent.fail_at(key, "must not be negative, got " + std::to_string(*value));
-  return value;
-}
-
 // Deployment/ReplicaSet/StatefulSet: spec.replicas (default 1). Job: as many pods at once as parallelism allows
 // (default 1), and no more than completions when set. DaemonSets place one pod per node instead.
 std::int32_t decode_replicas(const Field& spec, WorkloadKind kind) {
   switch (kind) {
     case WorkloadKind::Job: {
-      std::int32_t parallelism = maybe_non_negative(spec, "parallelism").value_or(1);
-      std::optional<std::int32_t> completions = maybe_non_negative(spec, "completions");
+      std::int32_t parallelism = spec.maybe_non_negative_int32("parallelism").value_or(1);
+      std::optional<std::int32_t> completions = spec.maybe_non_negative_int32("completions");
       return completions ? std::min(parallelism, *completions) : parallelism;
     }
     case WorkloadKind::DaemonSet:
       return 1;
     default:
-      return maybe_non_negative(spec, "replicas").value_or(1);
+      return spec.maybe_non_negative_int32("replicas").value_or(1);
   }
 }
 

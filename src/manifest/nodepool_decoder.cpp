@@ -65,7 +65,7 @@ void decode_limits(const Field& limits, NodePool& pool) {
   limits.entries([&](const std::string& name, const Field&) { pool.limited_resources.emplace_back(name); });
 }
 
-std::int32_t decode_weight(const Field& spec) {
+std::int32_t decode_pool_weight(const Field& spec) {
   std::optional<std::int32_t> weight = spec.maybe_int32("weight");
   if (weight && (*weight < 1 || *weight > 100)) spec.fail_at("weight", "must be between 1 and 100, got " + std::to_string(*weight));
   return weight.value_or(0);
@@ -262,7 +262,7 @@ NodePool decode_nodepool(const Field& object) {
     });
   }
   decode_limits(spec.child("limits"), pool);
-  pool.weight = decode_weight(spec);
+  pool.weight = decode_pool_weight(spec);
   decode_replicas(spec, pool);
   return pool;
 }
@@ -278,7 +278,7 @@ NodePool decode_provisioner(const Field& object) {
   pool.startup_taints = decode_taints(spec, "startupTaints");
   pool.requirements = decode_requirements(spec);
   decode_limits(spec.child("limits").child("resources"), pool);
-  pool.weight = decode_weight(spec);
+  pool.weight = decode_pool_weight(spec);
   const bool consolidation = spec.child("consolidation").optional_bool("enabled", false);
   std::optional<std::int64_t> ttl_empty = spec.maybe_int64("ttlSecondsAfterEmpty");
   if (consolidation && ttl_empty) spec.fail_at("ttlSecondsAfterEmpty", "cannot be set together with consolidation.enabled");

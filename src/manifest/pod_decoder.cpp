@@ -69,7 +69,7 @@ Container decode_init_container(const Field& container) {
   return decoded;
 }
 
-std::int32_t decode_weight(const Field& term) {
+std::int32_t decode_term_weight(const Field& term) {
   std::int32_t weight = required_int32(term, "weight");
   check_range(term, "weight", weight, 1, 100);
   return weight;
@@ -84,7 +84,7 @@ NodeSelector decode_node_selector(const Field& selector) {
 }
 
 PreferredSchedulingTerm decode_preferred_node_term(const Field& term) {
-  return {decode_weight(term), decode_node_selector_term(term.child("preference"))};
+  return {decode_term_weight(term), decode_node_selector_term(term.child("preference"))};
 }
 
 PodAffinityTerm decode_pod_affinity_term(const Field& term) {
@@ -99,7 +99,7 @@ PodAffinityTerm decode_pod_affinity_term(const Field& term) {
 }
 
 WeightedPodAffinityTerm decode_weighted_pod_affinity_term(const Field& term) {
-  std::int32_t weight = decode_weight(term);
+  std::int32_t weight = decode_term_weight(term);
   return {weight, decode_pod_affinity_term(term.required_child("podAffinityTerm"))};
 }
 

@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "api/ascii.h"
 #include "cloud/aws/endpoints.h"
 #include "cloud/aws/imds.h"
 #include "manifest/meta_decoder.h"
@@ -37,15 +38,9 @@ constexpr std::chrono::seconds kImdsExtension{5 * 60};
 
 std::string format_time(sys_seconds time) { return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", time); }
 
-std::string_view trim_space(std::string_view text) {
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front())) != 0) text.remove_prefix(1);
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())) != 0) text.remove_suffix(1);
-  return text;
-}
-
 // The start of an answer's body on one line, for an error message.
 std::string excerpt(std::string_view body) {
-  std::string out(trim_space(body.substr(0, 300)));
+  std::string out(ascii_trim(body.substr(0, 300)));
   for (char& c : out) {
     if (c == '\n' || c == '\r' || c == '\t') c = ' ';
   }
@@ -62,7 +57,7 @@ std::string join(const std::vector<std::string>& parts, std::string_view separat
 }
 
 Result<sys_seconds> parse_expiration(std::string_view text, std::string_view what) {
-  std::optional<std::int64_t> seconds = manifest::parse_rfc3339(trim_space(text));
+  std::optional<std::int64_t> seconds = manifest::parse_rfc3339(ascii_trim(text));
   if (!seconds) return Error{fmt::format("{}: expiration \"{}\" is not an ISO 8601 time", what, text)};
   return sys_seconds(std::chrono::seconds(*seconds));
 }
@@ -74,7 +69,7 @@ Result<std::string> read_token_file(const std::string& path, std::string_view wh
   if (!in) return Error{fmt::format("{} {}: cannot read it: {}", what, path, std::strerror(errno))};
   std::ostringstream text;
   text << in.rdbuf();
-  std::string token(trim_space(text.str()));
+  std::string token(ascii_trim(text.str()));
   if (token.empty()) return Error{fmt::format("{} {} is empty", what, path)};
   return token;
 }
@@ -242,8 +237,8 @@ Result<ExpiringCredentials> fetch_imds_credentials(const ImdsClient& imds, const
   if (!token) return token.error();
   auto roles = imds.get(kImdsRolesPath, *token);
   if (!roles) return Error{roles.error().message + " (no instance profile role)"};
-  std::string_view listing = trim_space(*roles);
-  std::string role(trim_space(listing.substr(0, listing.find('\n'))));
+  std::string_view listing = ascii_trim(*roles);
+  std::string role(ascii_trim(listing.substr(0, listing.find('\n'))));
   const std::string& endpoint = imds.settings().endpoint;
   if (role.empty()) return Error{fmt::format("IMDS at {}: no instance profile role (an empty list)", endpoint)};
   auto answer = imds.get(std::string(kImdsRolesPath) + role, *token);

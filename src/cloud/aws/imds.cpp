@@ -7,6 +7,7 @@
 #include <cmath>
 #include <utility>
 
+#include "api/ascii.h"
 #include "cloud/aws/endpoints.h"
 #include "net/http_transport.h"
 
@@ -15,12 +16,6 @@ namespace {
 
 constexpr std::string_view kTokenPath = "/latest/api/token";
 constexpr std::string_view kTokenTtlSeconds = "21600";  // six hours, the SDKs' session length
-
-std::string_view trim_space(std::string_view text) {
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front())) != 0) text.remove_prefix(1);
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())) != 0) text.remove_suffix(1);
-  return text;
-}
 
 std::string describe(const net::HttpResult& answer) {
   if (!answer) return answer.error().message;
@@ -97,8 +92,8 @@ Result<std::optional<std::string>> ImdsClient::token() const {
     net::HttpResult answer = transport_->request(request);
     last = describe(answer);
     if (!answer) continue;
-    if (answer->status == 200 && !trim_space(answer->body).empty()) {
-      return std::optional<std::string>(std::string(trim_space(answer->body)));
+    if (answer->status == 200 && !ascii_trim(answer->body).empty()) {
+      return std::optional<std::string>(std::string(ascii_trim(answer->body)));
     }
     if (answer->status == 400) {
       return Error{
@@ -135,7 +130,7 @@ Result<std::string> region_from_imds(const ImdsClient& imds) {
   if (!token) return token.error();
   auto region = imds.get("/latest/meta-data/placement/region", *token);
   if (!region) return region.error();
-  return std::string(trim_space(*region));
+  return std::string(ascii_trim(*region));
 }
 
 }  // namespace scalewright::cloud::aws

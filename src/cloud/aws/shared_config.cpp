@@ -18,12 +18,6 @@ namespace {
 
 bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; }
 
-std::string_view trim(std::string_view text) {
-  while (!text.empty() && is_blank(text.front())) text.remove_prefix(1);
-  while (!text.empty() && is_blank(text.back())) text.remove_suffix(1);
-  return text;
-}
-
 // "profile   dev " -> "profile dev": the words of a section's name joined by one space.
 std::string collapse_spaces(std::string_view name) {
   std::string out;
@@ -59,11 +53,11 @@ std::optional<Error> finish_value(ConfigSection& section, PendingValue& pending,
         return Error{
             fmt::format("{}:{}: expected \"name = value\" under {}, found \"{}\"", path, line, pending.key, text)};
       }
-      std::string name = ascii_lower(trim(std::string_view(text).substr(0, equals)));
+      std::string name = ascii_lower(ascii_trim(std::string_view(text).substr(0, equals)));
       if (name.empty()) {
         return Error{fmt::format("{}:{}: a setting under {} has no name: \"{}\"", path, line, pending.key, text)};
       }
-      block[name] = std::string(trim(std::string_view(text).substr(equals + 1)));
+      block[name] = std::string(ascii_trim(std::string_view(text).substr(equals + 1)));
     }
   } else {
     std::string value = pending.value;
@@ -111,7 +105,7 @@ Result<SharedFile> parse_shared_file(std::string_view text, std::string path) {
     start = end + 1;
     ++number;
     if (number == 1 && line.starts_with("\xEF\xBB\xBF")) line.remove_prefix(3);  // a UTF-8 byte order mark
-    std::string_view content = trim(line);
+    std::string_view content = ascii_trim(line);
     if (content.empty() || content.front() == '#' || content.front() == ';') continue;
     std::size_t indent = line.find_first_not_of(" \t");
     if (!pending.key.empty() && indent > pending.indent) {
@@ -142,7 +136,7 @@ Result<SharedFile> parse_shared_file(std::string_view text, std::string path) {
       return Error{fmt::format("{}:{}: expected \"name = value\" in [{}], found \"{}\"", file.path, number,
                                section_name, content)};
     }
-    std::string key = ascii_lower(trim(content.substr(0, separator)));
+    std::string key = ascii_lower(ascii_trim(content.substr(0, separator)));
     if (key.empty()) {
       return Error{
           fmt::format("{}:{}: a setting in [{}] has no name: \"{}\"", file.path, number, section_name, content)};
@@ -151,7 +145,7 @@ Result<SharedFile> parse_shared_file(std::string_view text, std::string path) {
       return Error{fmt::format("{}:{}: {} is set twice in [{}]", file.path, number, key, section_name)};
     }
     pending.key = key;
-    pending.value = std::string(trim(content.substr(separator + 1)));
+    pending.value = std::string(ascii_trim(content.substr(separator + 1)));
     pending.indent = indent;
   }
   if (section != nullptr) {
