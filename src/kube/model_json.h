@@ -28,6 +28,20 @@ inline nlohmann::json taints_json(const std::vector<Taint>& taints) {
   return out;
 }
 
+// An object as its user wrote it, for the manifest decoder to read as it reads a file of it: apiVersion, kind,
+// name, labels, annotations and spec; what the server adds (status, uid, resourceVersion, managedFields...) is not
+// the user's and left out.
+inline nlohmann::json as_written(const nlohmann::json& object) {
+  nlohmann::json written = {{"apiVersion", object.value("apiVersion", "")}, {"kind", object.value("kind", "")}};
+  const nlohmann::json& metadata = object.value("metadata", nlohmann::json::object());
+  written["metadata"] = {{"name", metadata.value("name", "")}};
+  for (const char* key : {"labels", "annotations"}) {
+    if (metadata.contains(key)) written["metadata"][key] = metadata[key];
+  }
+  written["spec"] = object.value("spec", nlohmann::json::object());
+  return written;
+}
+
 // An object's metadata.labels (string values only; none when absent).
 inline Labels labels_of(const nlohmann::json& object) {
   Labels labels;

@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include "cloud/aws/sigv4.h"
+#include "kube/model_json.h"
 #include "manifest/manifest.h"
 #include "net/retry.h"
 
@@ -21,18 +22,6 @@ json condition_json(const std::string& type, bool ready, const std::string& reas
                     std::int64_t generation, const std::string& now) {
   return {{"type", type},       {"status", ready ? "True" : "False"}, {"reason", ready ? type : reason},
           {"message", message}, {"observedGeneration", generation},   {"lastTransitionTime", now}};
-}
-
-// The object as the decoder reads a file of it: what its status and server-side metadata carry is not the user's.
-json as_written(const json& object) {
-  json written = {{"apiVersion", object.value("apiVersion", "")}, {"kind", object.value("kind", "")}};
-  const json& metadata = object.value("metadata", json::object());
-  written["metadata"] = {{"name", metadata.value("name", "")}};
-  for (const char* key : {"labels", "annotations"}) {
-    if (metadata.contains(key)) written["metadata"][key] = metadata[key];
-  }
-  written["spec"] = object.value("spec", json::object());
-  return written;
 }
 
 }  // namespace
@@ -178,7 +167,7 @@ void Ec2NodeClassController::apply(const json& object) {
     at->second = generation;
   }
   const std::string path = std::string(kEc2NodeClassesPath) + "/" + name;
-  Result<ManifestSet> decoded = decode_manifests(as_written(object).dump(), "EC2NodeClass " + name);
+  Result<ManifestSet> decoded = decode_manifests(kube::as_written(object).dump(), "EC2NodeClass " + name);
   ResolvedNodeClass resolved;
   if (!decoded || decoded->node_classes.empty()) {
     // Refused as a file of it would be: nothing launches from it, and the condition says why.
