@@ -120,6 +120,7 @@ void ClusterObserver::forget(const Resource& resource, const std::string& key, I
     state_.nodeclaim_finalizing(key, false);
     // A NodeClaim whose node never registered: with it gone, so is the node the state held in flight.
     if (!node_objects_.contains(names_.object_of(key))) node_gone(key, now);
+    if (launching_claims_.erase(key) > 0) observe_waiting_nodes_if_no_launch(now);
   } else if (kind == "NodePool") {
     state_.nodepool_deleted(key);
   } else if (kind == "PodDisruptionBudget") {
@@ -309,6 +310,10 @@ std::optional<std::string> ClusterObserver::name_in_state(const Node& node) {
   // A NodeClaim's node (Karpenter's launch registers it with this taint) whose NodeClaim is not known yet: not a
   // node of its own meanwhile, which would count its capacity twice.
   if (has_taint(node, kUnregisteredTaint)) return std::nullopt;
+  // A new Node with a providerID while launches are in flight may be one of theirs whose NodeClaim has not said its
+  // providerID yet: a cloud whose nodes do not register tainted (Cluster API's Machines join as their bootstrap
+  // makes them) races the launch's answer. It waits until they have said theirs.
+  if (!node.provider_id.empty() && !launching_claims_.empty()) return std::nullopt;
   return object_name;  // not a NodeClaim's
 }
 
@@ -415,6 +420,12 @@ void ClusterObserver::observe_nodeclaim(Change change, const json& object, Insta
   if (const std::string node_name = status.value("nodeName", ""); !node_name.empty() && node_name != name) {
     link(name, node_name);
   }
+  const bool was_launching = launching_claims_.contains(name);
+  if (!seen.deleting && seen.provider_id.empty()) {
+    launching_claims_.insert(name);
+  } else {
+    launching_claims_.erase(name);
+  }
   observe_nodeclaim_record(name, seen, object, now);
   // A Node that registered for it before it was known to be its own is now.
   std::vector<json> waiting;
@@ -422,6 +433,16 @@ void ClusterObserver::observe_nodeclaim(Change change, const json& object, Insta
     const json& spec = node.value("spec", json::object());
     if (!seen.provider_id.empty() && spec.value("providerID", "") == seen.provider_id) waiting.push_back(node);
   }
+  for (const json& node : waiting) observe_node(Change::Modified, node, now);
+  if (was_launching && !launching_claims_.contains(name)) observe_waiting_nodes_if_no_launch(now);
+}
+
+void ClusterObserver::observe_waiting_nodes_if_no_launch(Instant now) {
+  // The Nodes that waited for launches in flight and are none of theirs are nodes of their own (those tainted
+  // karpenter.sh/unregistered wait on).
+  if (!launching_claims_.empty() || waiting_nodes_.empty()) return;
+  std::vector<json> waiting;
+  for (const auto& [node_name, node] : waiting_nodes_) waiting.push_back(node);
   for (const json& node : waiting) observe_node(Change::Modified, node, now);
 }
 

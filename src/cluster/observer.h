@@ -73,7 +73,8 @@ class ClusterObserver {
   const std::map<std::string, NodeClaimSeen>& nodeclaims() const { return nodeclaims_; }
   // The Node object behind each node of the state that is named after a NodeClaim and registered under another name.
   const NodeObjectNames& node_names() const { return names_; }
-  // Node objects that carry karpenter.sh/unregistered and belong to no NodeClaim known yet: they wait for it.
+  // Node objects that belong to no NodeClaim known yet and may be one's (karpenter.sh/unregistered, or a providerID
+  // while launches are in flight): they wait for it.
   std::size_t waiting_nodes() const { return waiting_nodes_.size(); }
 
  private:
@@ -101,6 +102,8 @@ class ClusterObserver {
   void release_held(const std::string& node, Instant now);
   // `name` is the state's.
   void node_gone(const std::string& name, Instant now);
+  // Observes the waiting Nodes again once no launch is in flight.
+  void observe_waiting_nodes_if_no_launch(Instant now);
   // The state's name for the Node `node` (named as its object): its own, or its NodeClaim's when it is the node of a
   // NodeClaim named otherwise. nullopt for a Node that registered for a NodeClaim not known yet.
   std::optional<std::string> name_in_state(const Node& node);
@@ -130,6 +133,8 @@ class ClusterObserver {
   std::map<std::string, std::string> nodeclaim_of_provider_id_;  // status.providerID -> NodeClaim
   NodeObjectNames names_;
   std::map<std::string, nlohmann::json> waiting_nodes_;  // Node object name -> the object, till its NodeClaim is known
+  // NodeClaims being launched: not deleting, and no status.providerID yet.
+  std::set<std::string> launching_claims_;
   std::map<std::string, std::int64_t> scaled_object_generations_;  // taken on: key -> metadata.generation
   std::map<std::string_view, std::set<std::string>> listed_;  // kind -> keys seen since relist_started
 };

@@ -510,6 +510,31 @@ TEST_F(Observer, ANodeThatRegistersBeforeItsNodeClaimIsKnownWaitsForIt) {
   EXPECT_EQ(told.lines.back(), "registered default-fghij");
 }
 
+// Cluster API's Machines join untainted: a new Node with a providerID waits while a launch is in flight (a
+// NodeClaim without a providerID yet), becomes that NodeClaim's when it says the providerID, and is a node of its
+// own once no launch is in flight and none named it.
+TEST_F(Observer, AnUntaintedNodeWaitsForTheLaunchesInFlightBeforeItIsANodeOfItsOwn) {
+  see(resources::nodeclaims, Change::Added, nodeclaim("pool-a", ""));
+  see(resources::nodeclaims, Change::Added, nodeclaim("pool-b", ""));
+  see(resources::nodes, Change::Added, hostname_node("machine-1", "kwok://machine-1", /*registered=*/true));
+  see(resources::nodes, Change::Added, hostname_node("machine-9", "kwok://machine-9", /*registered=*/true));
+  EXPECT_EQ(observer.waiting_nodes(), 2u);
+  EXPECT_EQ(state.find_node("machine-1"), nullptr);
+  // pool-a's launch answers with machine-1: that Node is its node; machine-9 waits on for pool-b.
+  see(resources::nodeclaims, Change::Modified, nodeclaim("pool-a", "kwok://machine-1"));
+  EXPECT_EQ(observer.node_names().object_of("pool-a"), "machine-1");
+  EXPECT_EQ(observer.waiting_nodes(), 1u);
+  EXPECT_EQ(state.find_node("machine-9"), nullptr);
+  // pool-b's launch failed and its NodeClaim went: machine-9 was nobody's launch.
+  see(resources::nodeclaims, Change::Deleted, nodeclaim("pool-b", ""));
+  EXPECT_EQ(observer.waiting_nodes(), 0u);
+  ASSERT_NE(state.find_node("machine-9"), nullptr);
+  EXPECT_EQ(observer.node_names().record_of("machine-9"), "machine-9");
+  // With no launch in flight, a new Node is a node of its own at once.
+  see(resources::nodes, Change::Added, hostname_node("machine-10", "kwok://machine-10", /*registered=*/true));
+  EXPECT_NE(state.find_node("machine-10"), nullptr);
+}
+
 // After a restart the links are found again from the objects: a NodeClaim's status.nodeName (and providerID) names
 // its Node, listed after the NodeClaims. A Node that no NodeClaim names is a node of its own, as before.
 TEST_F(Observer, ARestartFindsEachNodeClaimsNodeAgainAndLeavesOtherNodesTheirOwn) {
