@@ -58,7 +58,7 @@ json nodeclaim_object(const state::NodeRecord& claim, const NodePool* pool,
   };
   for (const cloud::LaunchOption& option : offerings) {
     add(types, option.instance_type->name);
-    add(zones, option.offering->zone);
+    if (!option.offering->zone.empty()) add(zones, option.offering->zone);
     add(capacity_types, std::string(cloud::to_string(option.offering->capacity_type)));
   }
   std::sort(zones.begin(), zones.end());

@@ -49,7 +49,8 @@ state::NodeRecord launched_nodeclaim(const state::NodeRecord& claim, const cloud
   node.node.meta.name = claim.name();
   node.node.meta.labels = claim.node.meta.labels;
   for (const auto& [k, v] : type.labels) node.node.meta.labels.set(k, v);
-  node.node.meta.labels.set(Symbol(well_known::zone), Symbol(offering.zone));
+  // A cloud without zones (Cluster API on bare metal) offers in zone "": its nodes carry no zone label.
+  if (!offering.zone.empty()) node.node.meta.labels.set(Symbol(well_known::zone), Symbol(offering.zone));
   node.node.meta.labels.set(Symbol(karpenter_labels::capacity_type), Symbol(node.capacity_type));
   node.node.meta.labels.set(Symbol(karpenter_labels::nodepool), Symbol(node.nodepool));
   node.node.meta.labels.set(Symbol(well_known::hostname), Symbol(claim.name()));

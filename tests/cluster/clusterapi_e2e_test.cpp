@@ -227,5 +227,100 @@ TEST_F(ClusterApiRun, MachinesLiveInTheManagementClusterAndNodesInTheWorkloadClu
   capi.stop();
 }
 
+// MachineDeployment `name` in `ns` as a NodePool's node class selects it (label karpenter: "yes"), with no size
+// annotation: each node has 2 cpu and 4 GiB, is node.kubernetes.io/instance-type `type`, and costs `price` an hour.
+std::string pool_deployment(const std::string& ns, const std::string& name, const std::string& type,
+                            const std::string& price) {
+  return "apiVersion: cluster.x-k8s.io/v1beta2\nkind: MachineDeployment\nmetadata:\n  name: " + name +
+         "\n  namespace: " + ns +
+         "\n  labels: {karpenter: \"yes\"}\n  annotations:\n"
+         "    capacity.cluster-autoscaler.kubernetes.io/cpu: \"2\"\n"
+         "    capacity.cluster-autoscaler.kubernetes.io/memory: 4Gi\n"
+         "    capacity.cluster-autoscaler.kubernetes.io/labels: node.kubernetes.io/instance-type=" + type +
+         "\n    scalewright.dev/price-per-hour: \"" + price +
+         "\"\nspec:\n  clusterName: purple\n  replicas: 0\n  selector: {matchLabels: {pool: " + name +
+         "}}\n  template:\n    metadata: {labels: {pool: " + name +
+         "}}\n    spec:\n      clusterName: purple\n      bootstrap: {dataSecretName: \"\"}\n"
+         "      infrastructureRef: {apiGroup: infrastructure.cluster.x-k8s.io, kind: DockerMachineTemplate, name: " +
+         name + "}\n";
+}
+
+TEST_F(ClusterApiRun, ANodePoolLaunchesOnTheCheaperMachineDeploymentOfItsNodeClassAndRemovesItsEmptyNodes) {
+  kube::ApiClient api = client();
+  const std::string ns = "capi-pools";
+  kubectl_ok("create namespace " + ns);
+  // Two MachineDeployments of 2-cpu nodes, at $0.10 and $0.30 an hour, and a NodePool whose node class selects both,
+  // as a karpenter-provider-cluster-api user writes them.
+  apply("pool-deployments.yaml", pool_deployment(ns, "np-cheap", "capi-standard", "0.10") + "---\n" +
+                                     pool_deployment(ns, "np-dear", "capi-premium", "0.30"));
+  apply("capi-pool.yaml", R"(apiVersion: karpenter.cluster.x-k8s.io/v1alpha1
+kind: ClusterAPINodeClass
+metadata:
+  name: capi-class
+spec:
+  scalableResourceSelector:
+    matchLabels: {karpenter: "yes"}
+---
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata:
+  name: capi-pool
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.cluster.x-k8s.io, kind: ClusterAPINodeClass, name: capi-class}
+      requirements:
+      - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}
+  disruption:
+    consolidationPolicy: WhenEmpty
+    consolidateAfter: 5s
+)");
+  CapiControllersOptions options;
+  options.namespace_ = ns;
+  CapiControllers capi(api, api, "v1beta2", options);
+  capi.start();
+  std::unique_ptr<Process> scalewright = start_clusterapi("capi-pools", ns);
+  ASSERT_TRUE(log_shows(*scalewright, "controllers start", std::chrono::seconds(60))) << scalewright->log();
+  EXPECT_TRUE(eventually(
+      [&] {
+        auto got = api.get("/apis/karpenter.cluster.x-k8s.io/v1alpha1/clusterapinodeclasses/capi-class");
+        return got.ok() && got->contains("status") && (*got)["status"]["conditions"][0].value("status", "") == "True";
+      },
+      std::chrono::seconds(30)))
+      << scalewright->log();
+
+  // Three 1-cpu pods need two 2-cpu nodes, both of the cheaper MachineDeployment: its replicas go from 0 to 2, and
+  // each NodeClaim's instance is one of its Machines.
+  apply("capi-pool-web.yaml", deployment("capi-pool-web", 3, "karpenter.sh/nodepool: capi-pool"));
+  ASSERT_TRUE(pods_running(api, "capi-pool-web", 3)) << scalewright->log();
+  EXPECT_EQ(replicas_of(api, ns, "np-cheap"), 2);
+  EXPECT_EQ(replicas_of(api, ns, "np-dear"), 0);
+  const std::vector<std::string> machines = capi.machines("np-cheap");
+  ASSERT_EQ(machines.size(), 2u);
+  std::set<std::string> provider_ids;
+  for (const json& claim : items(api, "/apis/karpenter.sh/v1/nodeclaims")) {
+    if (claim["metadata"]["labels"].value("karpenter.sh/nodepool", "") != "capi-pool") continue;
+    provider_ids.insert(claim["status"].value("providerID", ""));
+  }
+  EXPECT_EQ(provider_ids, (std::set<std::string>{"kwok://" + machines[0], "kwok://" + machines[1]}));
+  for (const std::string& machine : machines) {
+    auto node = api.get("/api/v1/nodes/" + capi.node_of(machine));
+    ASSERT_TRUE(node.ok()) << machine;
+    EXPECT_EQ((*node)["metadata"]["labels"].value("node.kubernetes.io/instance-type", ""), "capi-standard");
+  }
+
+  // Without pods the nodes are empty: consolidation removes them, each by its own Machine.
+  kubectl_ok("scale deployment capi-pool-web --replicas 0");
+  ASSERT_TRUE(eventually([&] { return replicas_of(api, ns, "np-cheap") == 0 && capi.machines("np-cheap").empty(); },
+                         std::chrono::seconds(120)))
+      << scalewright->log();
+  std::vector<std::string> deleted = capi.deleted_machines();
+  std::sort(deleted.begin(), deleted.end());
+  EXPECT_EQ(deleted, machines);
+  EXPECT_EQ(scalewright->stop(SIGTERM), 0) << scalewright->log();
+  capi.stop();
+  kubectl_ok("delete deployment capi-pool-web");
+}
+
 }  // namespace
 }  // namespace scalewright::cluster::testing

@@ -71,6 +71,9 @@ EXPECTED_CLUSTER_RULES = set().union(
             ["get", "update", "patch"]),
     triples("cluster.x-k8s.io", ["machines"], ["get", "list", "watch", "update", "patch"]),
     triples("infrastructure.cluster.x-k8s.io", ["*"], ["get", "list", "watch"]),
+    # NodePools on Cluster API: ClusterAPINodeClasses and their status.
+    triples("karpenter.cluster.x-k8s.io", ["clusterapinodeclasses"], ["get", "list", "watch"]),
+    triples("karpenter.cluster.x-k8s.io", ["clusterapinodeclasses/status"], ["get", "update", "patch"]),
     triples("apps", ["deployments", "replicasets", "statefulsets", "daemonsets"], ["get", "list", "watch"]),
     triples("apps", ["deployments/scale", "statefulsets/scale", "replicasets/scale"], ["get", "update", "patch"]),
     triples("policy", ["poddisruptionbudgets"], ["get", "list", "watch"]),
@@ -87,7 +90,8 @@ EXPECTED_KUBE_SYSTEM_RULES = triples("", ["configmaps"], ["get", "list", "watch"
 # The CRDs deploy/crds holds (file, name), each copied into the chart's crds/.
 CRDS = [("karpenter.sh_nodepools.yaml", "nodepools.karpenter.sh"),
         ("karpenter.sh_nodeclaims.yaml", "nodeclaims.karpenter.sh"),
-        ("karpenter.k8s.aws_ec2nodeclasses.yaml", "ec2nodeclasses.karpenter.k8s.aws")]
+        ("karpenter.k8s.aws_ec2nodeclasses.yaml", "ec2nodeclasses.karpenter.k8s.aws"),
+        ("karpenter.cluster.x-k8s.io_clusterapinodeclasses.yaml", "clusterapinodeclasses.karpenter.cluster.x-k8s.io")]
 
 # Every AWS action the AWS provider calls (EC2NodeClasses and NodePools on EC2, node groups on Auto Scaling groups,
 # the interruption queue), and nothing more: deploy/aws/iam-policy.json grants exactly these.
@@ -172,6 +176,7 @@ def main():
         ("CustomResourceDefinition", "", "nodepools.karpenter.sh"),
         ("CustomResourceDefinition", "", "nodeclaims.karpenter.sh"),
         ("CustomResourceDefinition", "", "ec2nodeclasses.karpenter.k8s.aws"),
+        ("CustomResourceDefinition", "", "clusterapinodeclasses.karpenter.cluster.x-k8s.io"),
         ("ServiceAccount", "scalewright", "scalewright"),
         ("ClusterRole", "", "scalewright"),
         ("ClusterRoleBinding", "", "scalewright"),

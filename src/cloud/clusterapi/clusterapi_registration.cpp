@@ -1,17 +1,22 @@
 #include "cloud/clusterapi/clusterapi_registration.h"
 
+#include <fmt/chrono.h>
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <ctime>
 #include <memory>
+#include <thread>
 #include <optional>
 #include <utility>
 
 #include "cloud/clusterapi/auto_discovery.h"
 #include "cloud/clusterapi/capi_api.h"
 #include "cloud/clusterapi/capi_node_groups.h"
+#include "cloud/clusterapi/capi_node_pools.h"
 #include "cloud/clusterapi/node_group_client.h"
 #include "kube/event_sink.h"
+#include "net/retry.h"
 #include "nodegroups/node_group.h"
 #include "nodegroups/options.h"
 
@@ -19,37 +24,21 @@ namespace scalewright::cloud::clusterapi {
 
 namespace {
 
-// NodePools have no instances to launch on Cluster API in this build: every NodePool says why it cannot launch.
-class NoNodePools final : public CloudProvider {
- public:
-  const Catalog& catalog() const override { return catalog_; }
-  CloudResult<const Catalog*> instance_types(const NodePool& pool) const override {
-    return CloudError{ErrorClass::NodeClassNotReady,
-                      fmt::format("NodePool {}: provider clusterapi scales node groups (Cluster Autoscaler's "
-                                  "model); NodePools on Cluster API are not supported yet",
-                                  pool.meta.name),
-                      {}};
-  }
-  CloudResult<Created> create(const CreateRequest& request) override {
-    return CloudError{ErrorClass::NodeClassNotReady, "NodeClaim " + request.name + ": no NodePools on clusterapi", {}};
-  }
-  CloudResult<Deleted> terminate(const std::string&) override { return Deleted{}; }
-  CloudResult<Instance> get(const std::string& instance_id) const override {
-    return CloudError{ErrorClass::NotFound, "instance " + instance_id + ": no NodePools on clusterapi", {}};
-  }
-  CloudResult<std::vector<Instance>> list() const override { return std::vector<Instance>{}; }
-
- private:
-  Catalog catalog_;
-};
-
 class RunningClusterApi final : public RunningProvider {
  public:
-  RunningClusterApi(std::optional<kube::ApiClient> management, const kube::ApiClient& workload)
+  RunningClusterApi(std::optional<kube::ApiClient> management, const kube::ApiClient& workload, CapiApi capi,
+                    NodeClassChanges node_class_changes)
       : management_(std::move(management)),
         workload_(workload),
-        events_(this->management(), "cluster-autoscaler", "scalewright") {}
-  ~RunningClusterApi() override { events_.flush(); }
+        capi_(std::move(capi)),
+        events_(this->management(), "cluster-autoscaler", "scalewright"),
+        pools_client_(this->management(), capi_),
+        pools_(pools_client_, workload_),
+        node_class_changes_(std::move(node_class_changes)) {}
+  ~RunningClusterApi() override {
+    stop();
+    events_.flush();
+  }
 
   const kube::ApiClient& management() const { return management_ ? *management_ : workload_; }
 
@@ -68,18 +57,14 @@ class RunningClusterApi final : public RunningProvider {
   std::optional<Error> use_groups(const nodegroups::AutoscalerOptions& flags) {
     Result<std::vector<AutoDiscoverySpec>> specs = parse_auto_discovery(flags.auto_discovery);
     if (!specs) return specs.error();
-    Result<CapiApi> capi = discover_capi_api(management(), capi_settings_from_environment());
-    if (!capi) return capi.error();
-    spdlog::info("clusterapi: Cluster API served as {}/{} on the {} cluster", capi->group, capi->version,
-                 management_ ? "management" : "workload");
-    groups_ = std::make_unique<ClusterApiNodeGroups>(management(), std::move(*capi), std::move(*specs), workload_);
+    groups_ = std::make_unique<ClusterApiNodeGroups>(management(), capi_, std::move(*specs), workload_);
     Result<NodeGroupListing> listed = groups_->refresh();
     if (!listed) return listed.error();
     for (const RefusedGroup& refused : listed->refused) refuse(refused);
     return std::nullopt;
   }
 
-  CloudProvider& cloud() override { return no_node_pools_; }
+  CloudProvider& cloud() override { return pools_; }
   NodeGroupProvider& node_groups() override {
     if (groups_) return *groups_;
     return no_groups_;
@@ -97,16 +82,73 @@ class RunningClusterApi final : public RunningProvider {
     }
     return Result<std::vector<nodegroups::NodeGroup>>(std::move(groups));
   }
-  std::optional<Error> start(const std::stop_token&) override { return std::nullopt; }
-  void stop() override {}
+  // The node classes and the MachineDeployments they select, read now and then every refresh interval while this
+  // replica leads: a class that changed is told to the loop, and its status says whether it is ready.
+  std::optional<Error> start(const std::stop_token&) override {
+    refresh_node_classes();
+    refresher_ = std::jthread([this](const std::stop_token& stop) {
+      while (true) {
+        net::sleep_unless_stopped(kNodeClassRefresh, stop);
+        if (stop.stop_requested()) return;
+        refresh_node_classes();
+      }
+    });
+    return std::nullopt;
+  }
+  void stop() override {
+    pools_.stop();
+    if (refresher_.joinable()) {
+      refresher_.request_stop();
+      refresher_.join();
+    }
+  }
+
+  void refresh_node_classes() {
+    Result<NodePoolsRefresh> refreshed = pools_.refresh();
+    if (!refreshed) {
+      // Without Scalewright's ClusterAPINodeClass CRD there are no NodePools on this provider, only node groups.
+      if (!classes_missing_logged_) spdlog::warn("clusterapi: NodePools: {}", refreshed.error().message);
+      classes_missing_logged_ = true;
+      return;
+    }
+    classes_missing_logged_ = false;
+    for (const std::string& name : refreshed->changed) {
+      auto not_ready = refreshed->not_ready.find(name);
+      if (not_ready != refreshed->not_ready.end()) write_status(name, not_ready->second);
+      if (node_class_changes_) node_class_changes_(name);
+    }
+  }
+
+  // status.conditions Ready, as Karpenter's node classes say whether NodePools can launch from them.
+  void write_status(const std::string& name, const std::string& not_ready) const {
+    const std::string now = fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(std::time(nullptr)));
+    nlohmann::json condition = {{"type", "Ready"},
+                                {"status", not_ready.empty() ? "True" : "False"},
+                                {"reason", not_ready.empty() ? "Ready" : "NotReady"},
+                                {"message", not_ready},
+                                {"lastTransitionTime", now}};
+    auto patched = workload_.merge_patch(std::string(kNodeClassesPath) + "/" + name + "/status",
+                                         {{"status", {{"conditions", nlohmann::json::array({condition})}}}});
+    if (!patched.ok() && !patched.error().is_not_found()) {
+      spdlog::warn("clusterapi: {} {} status: {}", kNodeClassKind, name, patched.error().describe());
+    }
+    if (!not_ready.empty()) spdlog::warn("clusterapi: {} {} is not ready: {}", kNodeClassKind, name, not_ready);
+  }
 
  private:
+  static constexpr std::chrono::seconds kNodeClassRefresh{2};
+
   std::optional<kube::ApiClient> management_;
   const kube::ApiClient& workload_;
+  CapiApi capi_;
   mutable kube::EventSink events_;
-  NoNodePools no_node_pools_;
   NoNodeGroups no_groups_;
   std::unique_ptr<ClusterApiNodeGroups> groups_;
+  NodeGroupClient pools_client_;  // every namespace: a node class's selector says which MachineDeployments
+  ClusterApiNodePools pools_;
+  NodeClassChanges node_class_changes_;
+  bool classes_missing_logged_ = false;
+  std::jthread refresher_;
 };
 
 // CA's clusterapi provider reads only clusterapi: discovery specs.
@@ -126,7 +168,7 @@ ProviderRegistration clusterapi_registration() {
   ProviderRegistration r;
   r.name = "clusterapi";
   r.summary = "Cluster API's MachineDeployments, MachineSets and MachinePools as node groups (Cluster Autoscaler's "
-              "clusterapi provider)";
+              "clusterapi provider), and MachineDeployments as NodePools' instance types (ClusterAPINodeClass)";
   r.flags = {{std::string(kCloudConfigFlag),
               "clusterapi: kubeconfig of the management cluster, where Cluster API's objects are (default: the "
               "cluster --kubeconfig names, as Cluster Autoscaler)",
@@ -141,7 +183,9 @@ ProviderRegistration clusterapi_registration() {
             "cluster.x-k8s.io/machinepools: get, list, watch",
             "cluster.x-k8s.io/machinepools/scale: get, update, patch",
             "cluster.x-k8s.io/machines: get, list, watch, update, patch",
-            "infrastructure.cluster.x-k8s.io/*: get, list, watch"};
+            "infrastructure.cluster.x-k8s.io/*: get, list, watch",
+            "karpenter.cluster.x-k8s.io/clusterapinodeclasses: get, list, watch",
+            "karpenter.cluster.x-k8s.io/clusterapinodeclasses/status: get, update, patch"};
   r.node_groups_without_flags = true;
   r.adopt_autoscaler_options = adopt_clusterapi_options;
   r.make = [](ProviderContext& context) -> Result<std::unique_ptr<RunningProvider>> {
@@ -152,7 +196,13 @@ ProviderRegistration clusterapi_registration() {
       if (!connected) return Error{fmt::format("{} {}: {}", kCloudConfigFlag, kubeconfig, connected.error().message)};
       management.emplace(std::move(*connected));
     }
-    auto running = std::make_unique<RunningClusterApi>(std::move(management), context.client);
+    const kube::ApiClient& capi_server = management ? *management : context.client;
+    Result<CapiApi> capi = discover_capi_api(capi_server, capi_settings_from_environment());
+    if (!capi) return capi.error();
+    spdlog::info("clusterapi: Cluster API served as {}/{} on the {} cluster", capi->group, capi->version,
+                 management ? "management" : "workload");
+    auto running = std::make_unique<RunningClusterApi>(std::move(management), context.client, std::move(*capi),
+                                                       context.node_class_changes);
     nodegroups::AutoscalerOptions defaults;
     const nodegroups::AutoscalerOptions& flags =
         context.cluster_autoscaler != nullptr ? *context.cluster_autoscaler : defaults;

@@ -50,23 +50,39 @@ Decoded NodeGroupClient::with_template(ScalableKind kind, const nlohmann::json& 
   const auto* skipped = std::get_if<Skipped>(&decoded);
   const bool wants_capacity = (group != nullptr && !group->can_scale_from_zero()) ||
                               (skipped != nullptr && skipped->for_want_of_capacity);
-  const InfrastructureRef ref = infrastructure_ref_of(object);
-  if (!wants_capacity || ref.empty()) return decoded;
-  const std::string namespace_ = object.value("metadata", json::object()).value("namespace", "");
-  Result<std::optional<TemplateInfo>> info = templates_.read(namespace_, ref);
+  if (!wants_capacity) return decoded;
+  Result<std::optional<TemplateInfo>> info = infrastructure_template(object);
   if (!info) {
-    return Error{fmt::format("{} {}/{}: infrastructure template: {}", to_string(kind), namespace_,
-                             object.value("metadata", json::object()).value("name", ""), info.error().message)};
+    const json& metadata = object.value("metadata", json::object());
+    return Error{fmt::format("{} {}/{}: infrastructure template: {}", to_string(kind), metadata.value("namespace", ""),
+                             metadata.value("name", ""), info.error().message)};
   }
   if (!*info) return decoded;
   return decode_scalable_resource(kind, object, capi_.keys, &**info);
 }
 
-Result<std::vector<nlohmann::json>> NodeGroupClient::list_machines() const {
-  const std::string path = capi_.machines_path(scope());
-  auto listed = api_.list(path);
+namespace {
+
+Result<std::vector<nlohmann::json>> list_items(const kube::ApiClient& api, const std::string& path) {
+  auto listed = api.list(path);
   if (!listed.ok()) return Error{fmt::format("listing {}: {}", path, listed.error().describe())};
   return std::move(listed->items);
+}
+
+}  // namespace
+
+Result<std::vector<nlohmann::json>> NodeGroupClient::list_machines() const {
+  return list_items(api_, capi_.machines_path(scope()));
+}
+
+Result<std::vector<nlohmann::json>> NodeGroupClient::list_machine_deployments() const {
+  return list_items(api_, capi_.collection_path(ScalableKind::MachineDeployment, scope()));
+}
+
+Result<std::optional<TemplateInfo>> NodeGroupClient::infrastructure_template(const nlohmann::json& object) const {
+  const InfrastructureRef ref = infrastructure_ref_of(object);
+  if (ref.empty()) return std::optional<TemplateInfo>();
+  return templates_.read(object.value("metadata", json::object()).value("namespace", ""), ref);
 }
 
 Result<bool> NodeGroupClient::mark_machine_for_deletion(const std::string& namespace_, const std::string& name,

@@ -47,6 +47,11 @@ class NodeGroupClient {
   // any other when its replicas drop), or takes the mark off again.
   Result<bool> mark_machine_for_deletion(const std::string& namespace_, const std::string& name, bool marked) const;
 
+  // The MachineDeployments in the same scope, as listed (a NodePool's node class picks among them).
+  Result<std::vector<nlohmann::json>> list_machine_deployments() const;
+  // What the object's infrastructure template says of a new machine (nullopt: it has none, or it publishes nothing).
+  Result<std::optional<TemplateInfo>> infrastructure_template(const nlohmann::json& object) const;
+
   // spec.replicas of the group's Scale (GET .../NAME/scale); the API server leaves it out at 0, which reads 0. An
   // object without spec.replicas has no Scale (kube-apiserver answers 500): its missing replicas read 0.
   Result<std::int32_t> target_size(const ClusterApiNodeGroup& group) const;

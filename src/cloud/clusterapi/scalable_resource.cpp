@@ -271,8 +271,8 @@ InfrastructureRef infrastructure_ref_of(const nlohmann::json& object) {
   return ref;
 }
 
-Decoded decode_scalable_resource(ScalableKind kind, const nlohmann::json& object, const CapiKeys& keys,
-                                 const TemplateInfo* infrastructure) {
+Result<ClusterApiNodeGroup> read_scalable_resource(ScalableKind kind, const nlohmann::json& object,
+                                                   const CapiKeys& keys, const TemplateInfo* infrastructure) {
   ClusterApiNodeGroup group;
   group.kind = kind;
   group.namespace_ = string_at(object, json::json_pointer("/metadata/namespace"));
@@ -281,17 +281,6 @@ Decoded decode_scalable_resource(ScalableKind kind, const nlohmann::json& object
   const std::string label = fmt::format("{} {}/{}", to_string(kind), group.namespace_, group.name);
   const Annotations annotations = string_map(object, "annotations");
   const std::map<std::string, std::string> labels = string_map(object, "labels");
-
-  if (kind == ScalableKind::MachineSet && object.contains(json::json_pointer("/metadata/ownerReferences"))) {
-    for (const json& owner : object[json::json_pointer("/metadata/ownerReferences")]) {
-      // A MachineDeployment's MachineSets scale with it: the MachineDeployment is the node group.
-      if (owner.is_object() && owner.value("kind", "") == "MachineDeployment" && !owner.value("name", "").empty()) {
-        return Skipped{"owned by MachineDeployment " + owner.value("name", "")};
-      }
-    }
-  }
-  if (annotations.contains(keys.paused)) return Skipped{"paused (" + keys.paused + ")"};
-
   group.cluster_name = string_at(object, json::json_pointer("/spec/clusterName"));
   if (group.cluster_name.empty() && labels.contains(keys.cluster_name)) {
     group.cluster_name = labels.at(keys.cluster_name);
@@ -335,13 +324,33 @@ Decoded decode_scalable_resource(ScalableKind kind, const nlohmann::json& object
     group.price_per_hour = parsed;
   }
   if (std::optional<Error> e = read_options(reader, annotations, keys.options_prefix, group.options)) return *e;
+  return group;
+}
 
+bool paused(const nlohmann::json& object, const CapiKeys& keys) {
+  return string_map(object, "annotations").contains(keys.paused);
+}
+
+Decoded decode_scalable_resource(ScalableKind kind, const nlohmann::json& object, const CapiKeys& keys,
+                                 const TemplateInfo* infrastructure) {
+  if (kind == ScalableKind::MachineSet && object.contains(json::json_pointer("/metadata/ownerReferences"))) {
+    for (const json& owner : object[json::json_pointer("/metadata/ownerReferences")]) {
+      // A MachineDeployment's MachineSets scale with it: the MachineDeployment is the node group.
+      if (owner.is_object() && owner.value("kind", "") == "MachineDeployment" && !owner.value("name", "").empty()) {
+        return Skipped{"owned by MachineDeployment " + owner.value("name", "")};
+      }
+    }
+  }
+  if (paused(object, keys)) return Skipped{"paused (" + keys.paused + ")"};
+  Result<ClusterApiNodeGroup> read = read_scalable_resource(kind, object, keys, infrastructure);
+  if (!read) return read.error();
+  ClusterApiNodeGroup& group = *read;
   if (group.max_size == 0) return Skipped{"no " + keys.max_size + " above 0"};
   // An empty group that could never grow again: CA leaves it out rather than show a group it cannot scale.
   if (group.replicas == 0 && !group.can_scale_from_zero()) {
     return Skipped{"at 0 replicas without the cpu and memory capacity annotations to scale from zero", true};
   }
-  return group;
+  return std::move(group);
 }
 
 }  // namespace scalewright::cloud::clusterapi

@@ -116,6 +116,14 @@ using Decoded = std::variant<ClusterApiNodeGroup, Skipped, Error>;
 Decoded decode_scalable_resource(ScalableKind kind, const nlohmann::json& object, const CapiKeys& keys,
                                  const TemplateInfo* infrastructure = nullptr);
 
+// What Cluster Autoscaler reads of one object, whatever makes it a group or not (the decoding above without its
+// rules: no max-size reads 0): a MachineDeployment a NodePool selects is read so too. The error names the object
+// and the annotation.
+Result<ClusterApiNodeGroup> read_scalable_resource(ScalableKind kind, const nlohmann::json& object,
+                                                   const CapiKeys& keys, const TemplateInfo* infrastructure = nullptr);
+// Whether the object carries the paused annotation (Cluster API's and Cluster Autoscaler's hands off).
+bool paused(const nlohmann::json& object, const CapiKeys& keys);
+
 // The string at `pointer` in `object`; "" when absent or not a string (objects from a server are read defensively).
 std::string string_at(const nlohmann::json& object, const nlohmann::json::json_pointer& pointer);
 
