@@ -107,7 +107,11 @@ class RunningClusterApi final : public RunningProvider {
     Result<NodePoolsRefresh> refreshed = pools_.refresh();
     if (!refreshed) {
       // Without Scalewright's ClusterAPINodeClass CRD there are no NodePools on this provider, only node groups.
-      if (!classes_missing_logged_) spdlog::warn("clusterapi: NodePools: {}", refreshed.error().message);
+      if (!classes_missing_logged_) {
+        spdlog::warn("clusterapi: no NodePools on Cluster API until ClusterAPINodeClasses can be read "
+                     "(deploy/crds/karpenter.cluster.x-k8s.io_clusterapinodeclasses.yaml): {}",
+                     refreshed.error().message);
+      }
       classes_missing_logged_ = true;
       return;
     }

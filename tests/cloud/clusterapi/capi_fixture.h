@@ -25,6 +25,12 @@ inline const char* const kScalableCrds[] = {"machinedeployments", "machinesets",
 
 class CapiOnRealApiServer : public kube::testing::RealApiServer {
  protected:
+  // Each suite has an API server of its own: nothing is installed on it yet.
+  static void SetUpTestSuite() {
+    installed_.clear();
+    RealApiServer::SetUpTestSuite();
+  }
+
   // Installs the scalable kinds' CRDs of one Cluster API release ("v1.10.10", "v1.14.0"), unless installed already,
   // and waits until discovery prefers `preferred`. Switching releases deletes the other one's CRDs (and so their
   // objects) first: v1.10.10's CRDs cannot replace v1.14.0's once v1beta2 objects are stored.
