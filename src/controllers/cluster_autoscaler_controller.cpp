@@ -374,7 +374,8 @@ void ClusterAutoscalerController::remove(const nodegroups::UnneededNode& unneede
   const Instant now = clock_.now();
   writer_.object_event({"Node", unneeded.node, "Normal", "ScaleDown", "ScaleDown",
                         "node removed by cluster autoscaler: " +
-                            nodegroups::explain_removal(unneeded, loop_.options(), now)});
+                            nodegroups::explain_removal(unneeded, loop_.options(), loop_.group(unneeded.group),
+                                                        now)});
   if (!unneeded.empty) {
     termination_.drain(unneeded.node, unneeded.group, unneeded.since, drain_rules(),
                        [this](const std::string&, const std::string& group, bool deleted) {
