@@ -64,9 +64,15 @@ void ClusterAutoscalerController::resume() {
   clock_.wake_at(clock_.now(), [this] { on_scan(); });
 }
 
+Duration ClusterAutoscalerController::max_node_provision_time(const std::string& group) const {
+  const nodegroups::NodeGroup* g = loop_.group(group);
+  const nodegroups::AutoscalerOptions& flags = loop_.options();
+  return g == nullptr ? flags.max_node_provision_time : nodegroups::max_node_provision_time(g->options, flags);
+}
+
 bool ClusterAutoscalerController::still_starting(const state::NodeRecord& node, Instant now) const {
   // A node that stopped reporting is unready, not starting: CA replaces it after --scale-down-unready-time.
-  if (node.failed_at || now - node.launched_at >= loop_.options().max_node_provision_time) return false;
+  if (node.failed_at || now - node.launched_at >= max_node_provision_time(node.node_group)) return false;
   const std::vector<Taint>& taints = node.node.taints;
   return std::any_of(taints.begin(), taints.end(), [](const Taint& t) {
     return t.key == well_known::taint_not_ready || t.key == well_known::taint_unreachable;
@@ -266,7 +272,7 @@ void ClusterAutoscalerController::sync_instances(const nodegroups::NodeGroup& gr
                                           instance.provider_id));
     planned_.emplace(name, instance.id);
     writer_.node_launched(std::move(planned), /*running_already=*/false);
-    lifecycle_.launched(name, loop_.options().max_node_provision_time);
+    lifecycle_.launched(name, max_node_provision_time(group.id));
   }
   std::erase_if(known, [&](const std::string& id) { return !ids.contains(id); });
   std::erase_if(failed, [&](const std::string& id) { return !ids.contains(id); });
@@ -323,7 +329,7 @@ void ClusterAutoscalerController::registers(const nodegroups::NodeGroup& group, 
                                       offering.price_per_hour, why)});
   }
   writer_.node_launched(std::move(record), running_already);
-  if (!running_already) lifecycle_.launched(name, loop_.options().max_node_provision_time);
+  if (!running_already) lifecycle_.launched(name, max_node_provision_time(group.id));
 }
 
 cloud::PlayedGroupSpec played_group(const nodegroups::NodeGroup& group) {
@@ -374,7 +380,8 @@ void ClusterAutoscalerController::remove(const nodegroups::UnneededNode& unneede
   const Instant now = clock_.now();
   writer_.object_event({"Node", unneeded.node, "Normal", "ScaleDown", "ScaleDown",
                         "node removed by cluster autoscaler: " +
-                            nodegroups::explain_removal(unneeded, loop_.options(), now)});
+                            nodegroups::explain_removal(unneeded, loop_.options(), loop_.group(unneeded.group),
+                                                        now)});
   if (!unneeded.empty) {
     termination_.drain(unneeded.node, unneeded.group, unneeded.since, drain_rules(),
                        [this](const std::string&, const std::string& group, bool deleted) {

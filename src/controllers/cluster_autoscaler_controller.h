@@ -71,9 +71,12 @@ class ClusterAutoscalerController : private Controller {
   // The record of the group's node on `instance`, named `name`.
   state::NodeRecord group_node(const nodegroups::NodeGroup& group, const cloud::Instance& instance,
                                const std::string& name) const;
-  // A Ready node launched within --max-node-provision-time that carries the not-ready or unreachable taint, and has
-  // not failed since.
+  // A Ready node launched within its group's max node provision time that carries the not-ready or unreachable
+  // taint, and has not failed since.
   bool still_starting(const state::NodeRecord& node, Instant now) const;
+  // How long a node of `group` may take to become Ready: the group's maxnodeprovisiontime option where it sets one
+  // (as CA's clusterstate reads each group's own), else --max-node-provision-time.
+  Duration max_node_provision_time(const std::string& group) const;
   void remove(const nodegroups::UnneededNode& unneeded);
   void record_pod_events(std::vector<nodegroups::Event> events);
   DrainRules drain_rules() const;

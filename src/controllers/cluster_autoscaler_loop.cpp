@@ -28,11 +28,14 @@ ClusterAutoscalerLoop::ClusterAutoscalerLoop(nodegroups::AutoscalerOptions optio
     : options_(std::move(options)),
       groups_(std::move(groups)),
       expander_(std::move(expander)),
-      backoff_(options_) {}
+      backoff_(options_) {
+  // The first of a repeated id, as a linear search would find it.
+  for (std::size_t i = 0; i < groups_.size(); ++i) index_.emplace(groups_[i].id, i);
+}
 
 const nodegroups::NodeGroup* ClusterAutoscalerLoop::group(const std::string& id) const {
-  auto it = std::find_if(groups_.begin(), groups_.end(), [&](const nodegroups::NodeGroup& g) { return g.id == id; });
-  return it == groups_.end() ? nullptr : &*it;
+  auto it = index_.find(id);
+  return it == index_.end() ? nullptr : &groups_[it->second];
 }
 
 nodegroups::NodeGroup* ClusterAutoscalerLoop::find(const std::string& id) {
@@ -163,8 +166,9 @@ NodeGroupActions ClusterAutoscalerLoop::scan(const NodeGroupScan& scan, Instant 
     kept.emplace(n.node, n.reason);
     auto before = last_kept_.find(n.node);
     if (before != last_kept_.end() && before->second == n.reason) continue;
+    const nodegroups::NodeGroup* of = group(scan.group_of_node.at(n.node));
     actions.node_events.push_back({n.node, "Normal", std::string(nodegroups::to_string(n.reason)),
-                                   nodegroups::explain_unremovable(n, options_)});
+                                   nodegroups::explain_unremovable(n, options_, of)});
   }
   last_kept_ = std::move(kept);
   for (auto* list : {&result.delete_empty, &result.delete_drain}) {

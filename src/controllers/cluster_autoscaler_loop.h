@@ -72,6 +72,7 @@ class ClusterAutoscalerLoop {
 
   const nodegroups::AutoscalerOptions& options() const { return options_; }
   const std::vector<nodegroups::NodeGroup>& groups() const { return groups_; }
+  // The group `id` (nullptr: none), in constant time.
   const nodegroups::NodeGroup* group(const std::string& id) const;
 
   NodeGroupActions scan(const NodeGroupScan& scan, Instant now, std::vector<TimelineEntry>& timeline);
@@ -100,6 +101,8 @@ class ClusterAutoscalerLoop {
 
   nodegroups::AutoscalerOptions options_;
   std::vector<nodegroups::NodeGroup> groups_;
+  // Group id -> its place in groups_: group() is asked per node per scan (its options), so it must not search.
+  std::unordered_map<std::string, std::size_t> index_;
   nodegroups::ExpanderConfig expander_;
   nodegroups::NodeGroupBackoff backoff_;
   nodegroups::ScaleDownPlanner planner_;

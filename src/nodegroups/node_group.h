@@ -11,6 +11,7 @@
 
 #include "api/node.h"
 #include "cloud/instance_type.h"
+#include "nodegroups/group_options.h"
 
 namespace scalewright::nodegroups {
 
@@ -32,6 +33,8 @@ struct NodeGroup {
   double price_per_hour = 0;       // one node, on-demand or spot as the group launches them
   bool gpu = false;                // the template has nvidia.com/gpu (or another GPU resource)
   std::map<std::string, std::string> tags;  // the cloud's tags on the group (auto-discovery, node-template/*)
+  // The group's overrides of CA's flags (its autoscaling-options tags or annotations); unset ones keep the flag's.
+  GroupAutoscalingOptions options;
 };
 
 // --balance-similar-node-groups: Cluster Autoscaler's default rule for groups that are "the same" apart from their

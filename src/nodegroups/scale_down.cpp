@@ -81,30 +81,54 @@ std::string describe_utilization(const NodeUtilization& u) {
                      100 * (cpu ? u.memory : u.cpu));
 }
 
-// "--scale-down-utilization-threshold 0.50", or the gpu flag for a GPU node: the threshold `u` is held against.
-std::string threshold_of(const NodeUtilization* u, const AutoscalerOptions& options) {
+// "--scale-down-utilization-threshold 0.50", or the gpu flag for a GPU node: the threshold `u` is held against;
+// "the group's autoscaling option scaledownutilizationthreshold 0.30" where the node's group sets its own.
+std::string threshold_of(const NodeUtilization* u, const AutoscalerOptions& options, const NodeGroup* group) {
   const bool gpu = u != nullptr && u->gpu_node;
+  const std::optional<double> own = group == nullptr ? std::nullopt
+                                     : gpu            ? group->options.scale_down_gpu_utilization_threshold
+                                                      : group->options.scale_down_utilization_threshold;
+  if (own) {
+    return fmt::format("the group's autoscaling option {} {:.2f}",
+                       to_string(gpu ? GroupOption::ScaleDownGpuUtilizationThreshold
+                                     : GroupOption::ScaleDownUtilizationThreshold),
+                       *own);
+  }
   return fmt::format("--scale-down-{}utilization-threshold {:.2f}", gpu ? "gpu-" : "",
                      gpu ? options.scale_down_gpu_utilization_threshold : options.scale_down_utilization_threshold);
 }
 
+// "--scale-down-unneeded-time 10m0s", or "the group's autoscaling option scaledownunneededtime 30s" (the unready
+// time for a NotReady node): how long the node must stay unneeded.
+std::string wait_of(bool ready, const AutoscalerOptions& options, const NodeGroup* group) {
+  const std::optional<Duration> own = group == nullptr ? std::nullopt
+                                       : ready          ? group->options.scale_down_unneeded_time
+                                                        : group->options.scale_down_unready_time;
+  if (own) {
+    return fmt::format("the group's autoscaling option {} {}",
+                       to_string(ready ? GroupOption::ScaleDownUnneededTime : GroupOption::ScaleDownUnreadyTime),
+                       format_duration(*own));
+  }
+  return fmt::format("--scale-down-{}-time {}", ready ? "unneeded" : "unready",
+                     format_duration(ready ? options.scale_down_unneeded_time : options.scale_down_unready_time));
+}
+
 }  // namespace
 
-std::string explain_unremovable(const UnremovableNode& node, const AutoscalerOptions& options) {
+std::string explain_unremovable(const UnremovableNode& node, const AutoscalerOptions& options,
+                                const NodeGroup* group) {
   std::string why;
   switch (node.reason) {
     case UnremovableReason::NotUnderutilized:
       why = fmt::format("{} is not below {}",
                         node.utilization ? describe_utilization(*node.utilization) : "utilization",
-                        threshold_of(node.utilization ? &*node.utilization : nullptr, options));
+                        threshold_of(node.utilization ? &*node.utilization : nullptr, options, group));
       break;
     case UnremovableReason::NotUnneededLongEnough:
-      why = fmt::format("unneeded, but not yet for --scale-down-unneeded-time {}",
-                        format_duration(options.scale_down_unneeded_time));
+      why = "unneeded, but not yet for " + wait_of(true, options, group);
       break;
     case UnremovableReason::NotUnreadyLongEnough:
-      why = fmt::format("unready and unneeded, but not yet for --scale-down-unready-time {}",
-                        format_duration(options.scale_down_unready_time));
+      why = "unready and unneeded, but not yet for " + wait_of(false, options, group);
       break;
     case UnremovableReason::NodeGroupMinSizeReached: why = "its node group is at its minimum size"; break;
     case UnremovableReason::MinimalResourceLimitExceeded:
@@ -129,9 +153,10 @@ std::string explain_unremovable(const UnremovableNode& node, const AutoscalerOpt
   return why;
 }
 
-std::string explain_removal(const UnneededNode& node, const AutoscalerOptions& options, Instant now) {
+std::string explain_removal(const UnneededNode& node, const AutoscalerOptions& options, const NodeGroup* group,
+                            Instant now) {
   std::string out = fmt::format("{} below {}, unneeded for {} (since {})", describe_utilization(node.utilization),
-                                threshold_of(&node.utilization, options), format_duration(now - node.since),
+                                threshold_of(&node.utilization, options, group), format_duration(now - node.since),
                                 format_time(node.since));
   if (node.empty) return out + "; no pod to move";
   std::vector<std::string> moves;
@@ -162,16 +187,18 @@ bool ready_for_scale_down(const Node& node) {
   });
 }
 
-std::optional<NodeUtilization> node_utilization(const NodeInfo& node, const AutoscalerOptions& options, Instant now) {
+std::optional<NodeUtilization> node_utilization(const NodeInfo& node, const AutoscalerOptions& options,
+                                                const GroupAutoscalingOptions& group, Instant now) {
   const ResourceList& allocatable = node.allocatable;
   NodeUtilization out;
   out.gpu_node = allocatable.get(gpu_symbol()) > 0;
+  const bool ignore_daemonsets = ignore_daemonsets_utilization(group, options);
   // Requests of the pods that count, and of those left out (they also leave the allocatable, as upstream does).
   std::int64_t cpu = 0, memory = 0, gpu = 0, skipped_cpu = 0, skipped_memory = 0, skipped_gpu = 0;
   for (const auto& placed : node.pods) {
     const Pod& pod = *placed.pod;
     if (is_long_terminating(pod, now)) continue;
-    bool skip = (options.ignore_daemonsets_utilization && pod.is_daemonset_pod()) ||
+    bool skip = (ignore_daemonsets && pod.is_daemonset_pod()) ||
                 (options.ignore_mirror_pods_utilization && is_mirror_pod(pod));
     std::int64_t pod_gpu = out.gpu_node ? placed.requests.get(gpu_symbol()) : 0;
     if (skip) {
@@ -276,13 +303,15 @@ ScaleDownResult ScaleDownPlanner::update(ClusterSnapshot& snapshot, const ScaleD
       // Readiness is read now, against the same since-time: a node that was unneeded while Ready and then went
       // NotReady waits the unready time from when it became unneeded, as upstream's RemovableAt does.
       const Node& node = *snapshot.node(snapshot.find_node(u.node)).node;
+      const NodeGroup& group = *groups.at(u.group);
       const bool ready = ready_for_scale_down(node);
-      const Duration wait = ready ? options.scale_down_unneeded_time : options.scale_down_unready_time;
+      // The group's own times where it sets them (its autoscaling options), else the flags'.
+      const Duration wait = ready ? scale_down_unneeded_time(group.options, options)
+                                  : scale_down_unready_time(group.options, options);
       if (!(u.since + wait < now)) {
         reject(ready ? UnremovableReason::NotUnneededLongEnough : UnremovableReason::NotUnreadyLongEnough);
         continue;
       }
-      const NodeGroup& group = *groups.at(u.group);
       if (group_size[u.group] <= group.min_size) {
         reject(UnremovableReason::NodeGroupMinSizeReached);
         continue;
@@ -350,22 +379,24 @@ ScaleDownPlanner::Removals ScaleDownPlanner::simulate_removals(ClusterSnapshot& 
       continue;
     }
     auto group_it = input.group_of_node.find(info.name());
-    if (group_it == input.group_of_node.end() || !groups.count(group_it->second)) {
+    auto found = group_it == input.group_of_node.end() ? groups.end() : groups.find(group_it->second);
+    if (found == groups.end()) {
       reject(UnremovableReason::NotAutoscaled);
       continue;
     }
+    const NodeGroup& group = *found->second;
     if (!options.scale_down_unready_enabled && !ready_for_scale_down(node)) {
       reject(UnremovableReason::ScaleDownUnreadyDisabled);
       continue;
     }
     // A NotReady node must be underutilized too, as upstream checks it: only its wait differs.
-    std::optional<NodeUtilization> utilization = node_utilization(info, options, now);
+    std::optional<NodeUtilization> utilization = node_utilization(info, options, group.options, now);
     if (!utilization) {
       reject(UnremovableReason::UnexpectedError);
       continue;
     }
-    double threshold = utilization->gpu_node ? options.scale_down_gpu_utilization_threshold
-                                             : options.scale_down_utilization_threshold;
+    // The group's own threshold where it sets one (its autoscaling options), else the flag's.
+    const double threshold = scale_down_utilization_threshold(group.options, options, utilization->gpu_node);
     // Upstream keeps a node whose utilization is at the threshold: only strictly below is underutilized.
     if (utilization->utilization >= threshold) {
       reject(UnremovableReason::NotUnderutilized, utilization);

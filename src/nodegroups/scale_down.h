@@ -74,11 +74,12 @@ struct NodeUtilization {
 };
 
 // utilization.Calculate: requests of the node's pods over its allocatable, per resource. With
-// --ignore-daemonsets-utilization (or -mirror-pods-), those pods' requests leave both the numerator and the
-// allocatable. nullopt when the node has no allocatable cpu or memory (gpu on a GPU node) to divide by.
-// Pods long terminating at `now` (is_long_terminating) count nowhere.
+// --ignore-daemonsets-utilization (or the node's group's ignoredaemonsetsutilization option) or
+// --ignore-mirror-pods-utilization, those pods' requests leave both the numerator and the allocatable. nullopt when
+// the node has no allocatable cpu or memory (gpu on a GPU node) to divide by. Pods long terminating at `now`
+// (is_long_terminating) count nowhere.
 std::optional<NodeUtilization> node_utilization(const scheduling::NodeInfo& node, const AutoscalerOptions& options,
-                                                Instant now);
+                                                const GroupAutoscalingOptions& group, Instant now);
 
 struct PodMove {
   std::shared_ptr<const Pod> pod;
@@ -132,10 +133,14 @@ struct ScaleDownResult {
 };
 
 // Why a node of a group stays, for its Event (whose reason is node.reason's): "cpu 62% (memory 40%) is not below
-// --scale-down-utilization-threshold 0.50".
-std::string explain_unremovable(const UnremovableNode& node, const AutoscalerOptions& options);
-// Why an unneeded node is removed now: its utilization against the threshold, for how long, and where its pods go.
-std::string explain_removal(const UnneededNode& node, const AutoscalerOptions& options, Instant now);
+// --scale-down-utilization-threshold 0.50", or the group's own value where it sets one ("... is not below the
+// group's autoscaling option scaledownutilizationthreshold 0.30"). `group`: the node's (nullptr: none).
+std::string explain_unremovable(const UnremovableNode& node, const AutoscalerOptions& options,
+                                const NodeGroup* group);
+// Why an unneeded node is removed now: its utilization against the threshold (the flag's or its group's, as
+// above), for how long, and where its pods go.
+std::string explain_removal(const UnneededNode& node, const AutoscalerOptions& options, const NodeGroup* group,
+                            Instant now);
 
 // Keeps, between scans, since when each node has been unneeded; everything else is recomputed at each update.
 class ScaleDownPlanner {

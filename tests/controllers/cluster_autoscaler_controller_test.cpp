@@ -163,6 +163,86 @@ TEST_F(NodeGroups, ANewNodeTaintedNotReadyAgainIsStillUpcoming) {
 }
 
 
+// Two groups of c.large, --nodes=0:5:fast and --nodes=0:5:slow, each at desired capacity 1 with no node yet, and
+// --max-node-provision-time=10m; group fast sets its own 2 minutes (its maxnodeprovisiontime option, as the Cluster
+// API provider reads it from the group's annotation). The nodes the test does not register never become Ready.
+class GroupOwnProvisionTime : public ::testing::Test, protected FakeCluster {
+ protected:
+  GroupOwnProvisionTime() {
+    std::vector<CloudNodeGroup> asgs;
+    for (const char* name : {"fast", "slow"}) {
+      CloudNodeGroup asg;
+      asg.name = name;
+      asg.instance_type = "c.large";
+      asg.zones = {"zone-a"};
+      asg.max_size = 5;
+      asg.desired_capacity = 1;
+      asgs.push_back(asg);
+    }
+    Result<nodegroups::AutoscalerOptions> flags =
+        config::parse_autoscaler_flags({"--nodes=0:5:fast", "--nodes=0:5:slow", "--max-node-provision-time=10m"});
+    EXPECT_TRUE(flags) << flags.error().message;
+    Result<std::vector<nodegroups::NodeGroup>> built = cloud::aws::discover_node_groups(asgs, *flags, cloud.catalog());
+    EXPECT_TRUE(built) << built.error().message;
+    (*built)[0].options.max_node_provision_time = Duration{2 * 60'000};
+    Result<ClusterAutoscalerLoop> loop = ClusterAutoscalerLoop::create(*flags, std::move(*built), {}, "flags");
+    EXPECT_TRUE(loop) << loop.error().message;
+    for (const char* name : {"fast", "slow"}) {
+      EXPECT_FALSE(cloud.node_groups().add(played_group(*loop->group(name))));
+    }
+    groups = std::make_unique<ClusterAutoscalerController>(ports, lifecycle, termination, std::move(*loop));
+    lifecycle.set_node_groups(groups.get());  // as the simulator and `scalewright run` wire them
+  }
+
+  NodeLifecycleController lifecycle{ports};
+  TerminationController termination{ports};
+  std::unique_ptr<ClusterAutoscalerController> groups;
+};
+
+TEST_F(GroupOwnProvisionTime, ANodeThatNeverComesIsGivenUpAfterItsGroupsOwnProvisionTime) {
+  groups->resume();
+  EXPECT_THAT(writer.calls_of("node_launched"), ElementsAre("0s node_launched fast-new-1 c.large zone-a on-demand",
+                                                            "0s node_launched slow-new-2 c.large zone-a on-demand"));
+  // fast's node is given up at 2 minutes, its target back to 0; slow's waits the flag's 10 minutes.
+  clock.advance_to(kStart + 2min - 1s);
+  EXPECT_THAT(writer.events_of("registration-timeout"), IsEmpty());
+  clock.advance_to(kStart + 2min);
+  EXPECT_THAT(writer.events_of("registration-timeout"),
+              ElementsAre("2m0s node fast-new-1 did not become Ready within 2m0s; deleted"));
+  EXPECT_EQ(groups->loop().group("fast")->target_size, 0);
+  EXPECT_EQ(groups->loop().group("slow")->target_size, 1);
+  clock.advance_to(kStart + 10min);
+  EXPECT_THAT(writer.events_of("registration-timeout"),
+              ElementsAre("2m0s node fast-new-1 did not become Ready within 2m0s; deleted",
+                          "10m0s node slow-new-2 did not become Ready within 10m0s; deleted"));
+  EXPECT_EQ(groups->loop().group("slow")->target_size, 0);
+}
+
+// A registered node still tainted not-ready counts as upcoming for its group's provision time only (CA's
+// still-starting node). Each group has one, launched at 0; two 1.5-CPU pods (one per c.large) arrive at 1 min and
+// wait for them. At 2 min fast's node is past its group's 2 minutes: a registered node without room, so one pod
+// still waits for slow's node (upcoming for the flag's 10 minutes) and the other raises a group, 2 -> 3 nodes.
+TEST_F(GroupOwnProvisionTime, ARegisteredNodeNotYetReadyIsUpcomingForItsGroupsOwnProvisionTime) {
+  const Taint not_ready{std::string(well_known::taint_not_ready), "", TaintEffect::NoSchedule};
+  for (const char* group : {"fast", "slow"}) {
+    const std::string name = std::string(group) + "-1";
+    state::NodeRecord& node = add_node(state, cloud, name, "", true, "c.large");
+    node.node_group = group;
+    cloud.node_groups().adopt(group, *cloud.get(node.instance_id));
+    node.node.meta.labels.set(Symbol(nodegroups::kNodeGroupLabel), Symbol(group));
+    writer.set_taint(name, not_ready, true);
+  }
+  groups->resume();
+  clock.advance_to(kStart + 1min);
+  add_pod(state, clock, "web-0", 1500);
+  add_pod(state, clock, "web-1", 1500);
+  clock.advance_to(kStart + 1min + 50s);
+  EXPECT_EQ(groups->loop().group("fast")->target_size, 1);
+  EXPECT_EQ(groups->loop().group("slow")->target_size, 1);
+  clock.advance_to(kStart + 2min);
+  EXPECT_EQ(groups->loop().group("fast")->target_size + groups->loop().group("slow")->target_size, 3);
+}
+
 // --- a cloud that launches a group's instances after the raise (an Auto Scaling group) -------------------------
 
 // As Cluster Autoscaler's AWS provider shows an Auto Scaling group: a raise returns no instance; the instances the

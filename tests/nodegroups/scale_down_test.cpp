@@ -189,6 +189,111 @@ TEST(ScaleDownUtilization, GpuNodeIsJudgedByGpuAgainstTheGpuThreshold) {
   EXPECT_EQ(reason_of(c.scan(kStart), "gpu"), UnremovableReason::NotUnderutilized);
 }
 
+// --- a group's own options (its autoscaling-options tags or annotations) over the flags ------------------------
+
+TEST(ScaleDownGroupOptions, AGroupsOwnThresholdDecidesForItsNodesAndTheExplanationSaysWhose) {
+  // Both groups have a node at 40 % cpu (1600m of 4000m) beside one at 50 % (2000m) with room for its pod
+  // (2000m + 1600m <= 4000m). Under the flag's 0.5, a-low (0.4 < 0.5) is unneeded; group b sets 0.3, so b-low
+  // (0.4 >= 0.3) is not underutilized. Memory: 0.25 GiB of 16 GiB = 1.6 %, printed 2 %.
+  Cluster c;
+  c.input.groups.clear();
+  c.group("a", 0, 2);
+  c.group("b", 0, 2).options.scale_down_utilization_threshold = 0.3;
+  c.pod(c.node("a-busy", "a"), "pa", 2000);
+  c.pod(c.node("a-low", "a"), "pa-low", 1600);
+  c.pod(c.node("b-busy", "b"), "pb", 2000);
+  c.pod(c.node("b-low", "b"), "pb-low", 1600);
+  ScaleDownResult r = c.scan(kStart);
+  EXPECT_EQ(names(r.unneeded), std::vector<std::string>{"a-low"});
+  EXPECT_EQ(r.find_unneeded("a-low")->pods_to_move[0].destination, "a-busy");
+  ASSERT_EQ(reason_of(r, "b-low"), UnremovableReason::NotUnderutilized);
+  EXPECT_DOUBLE_EQ(r.find_unremovable("b-low")->utilization->utilization, 0.4);
+  const NodeGroup* a = &c.input.groups[0];
+  const NodeGroup* b = &c.input.groups[1];
+  EXPECT_EQ(explain_unremovable(*r.find_unremovable("b-low"), c.options, b),
+            "cpu 40% (memory 2%) is not below the group's autoscaling option scaledownutilizationthreshold 0.30");
+  EXPECT_EQ(explain_unremovable(*r.find_unremovable("a-busy"), c.options, a),
+            "cpu 50% (memory 2%) is not below --scale-down-utilization-threshold 0.50");
+  // b-busy at 0.5 is above b's 0.3 as well; a-low goes after the flag's 10 minutes.
+  EXPECT_EQ(reason_of(r, "b-busy"), UnremovableReason::NotUnderutilized);
+  r = c.scan(kStart + 10 * kMinute + 10 * kSecond);
+  ASSERT_EQ(names(r.delete_drain), std::vector<std::string>{"a-low"});
+  EXPECT_EQ(explain_removal(r.delete_drain[0], c.options, a, kStart + 10 * kMinute + 10 * kSecond),
+            "cpu 40% (memory 2%) below --scale-down-utilization-threshold 0.50, unneeded for 10m10s (since t=0s); "
+            "1 pod move: default/pa-low to a-busy");
+}
+
+TEST(ScaleDownGroupOptions, AGroupsOwnGpuThresholdJudgesItsGpuNodes) {
+  // 1 of 4 GPUs = 0.25: below the flag's 0.5, not below the group's own 0.2 for GPU nodes (its cpu threshold, 0.9,
+  // is not the one a GPU node is held against).
+  Cluster c;
+  NodeGroup& ng = c.group("ng", 0, 1);
+  ng.options.scale_down_utilization_threshold = 0.9;
+  ng.options.scale_down_gpu_utilization_threshold = 0.2;
+  Pod trainer = make_pod("trainer", 3500, kGi);
+  trainer.spec.containers[0].requests.set(Symbol("nvidia.com/gpu"), 1);
+  c.pod(c.node("gpu", "ng", 4), trainer);
+  ScaleDownResult r = c.scan(kStart);
+  ASSERT_EQ(reason_of(r, "gpu"), UnremovableReason::NotUnderutilized);
+  EXPECT_EQ(explain_unremovable(*r.find_unremovable("gpu"), c.options, &c.input.groups[0]),
+            "nvidia.com/gpu 25% is not below the group's autoscaling option scaledowngpuutilizationthreshold 0.20");
+}
+
+TEST(ScaleDownGroupOptions, AGroupsOwnUnneededTimeRemovesItsNodesSooner) {
+  // --scale-down-unneeded-time is 10 min; group fast sets 30 s. Both idle nodes are unneeded from 0: fast-idle is
+  // not removable at 30 s (upstream compares strictly: 0 + 30 s < 30 s is false) and is at the scan 10 s later;
+  // slow-idle waits its 10 minutes.
+  Cluster c;
+  c.input.groups.clear();
+  c.group("slow", 0, 1);
+  c.group("fast", 0, 1).options.scale_down_unneeded_time = 30 * kSecond;
+  c.node("slow-idle", "slow");
+  c.node("fast-idle", "fast");
+  EXPECT_EQ(names(c.scan(kStart).unneeded), (std::vector<std::string>{"fast-idle", "slow-idle"}));
+  ScaleDownResult r = c.scan(kStart + 30 * kSecond);
+  EXPECT_TRUE(r.delete_empty.empty());
+  ASSERT_EQ(reason_of(r, "fast-idle"), UnremovableReason::NotUnneededLongEnough);
+  EXPECT_EQ(explain_unremovable(*r.find_unremovable("fast-idle"), c.options, &c.input.groups[1]),
+            "unneeded, but not yet for the group's autoscaling option scaledownunneededtime 30s");
+  EXPECT_EQ(explain_unremovable(*r.find_unremovable("slow-idle"), c.options, &c.input.groups[0]),
+            "unneeded, but not yet for --scale-down-unneeded-time 10m0s");
+  r = c.scan(kStart + 40 * kSecond);
+  EXPECT_EQ(names(r.delete_empty), std::vector<std::string>{"fast-idle"});
+  EXPECT_EQ(reason_of(r, "slow-idle"), UnremovableReason::NotUnneededLongEnough);
+  c.deleted("fast-idle", "fast");
+  EXPECT_TRUE(c.scan(kStart + 10 * kMinute).delete_empty.empty());
+  EXPECT_EQ(names(c.scan(kStart + 10 * kMinute + 10 * kSecond).delete_empty), std::vector<std::string>{"slow-idle"});
+}
+
+TEST(ScaleDownGroupOptions, AGroupsOwnUnreadyTimeAppliesToItsNotReadyNodes) {
+  // --scale-down-unready-time is 20 min; group ng sets 1 min: its empty NotReady node goes at 1m10s.
+  Cluster c;
+  c.group("ng", 0, 1).options.scale_down_unready_time = kMinute;
+  c.node("down");
+  c.not_ready("down");
+  ScaleDownResult r = c.scan(kStart + 1 * kMinute);
+  // Unneeded from this scan on: it waits its minute from here.
+  ASSERT_EQ(reason_of(r, "down"), UnremovableReason::NotUnreadyLongEnough);
+  EXPECT_EQ(explain_unremovable(*r.find_unremovable("down"), c.options, &c.input.groups[0]),
+            "unready and unneeded, but not yet for the group's autoscaling option scaledownunreadytime 1m0s");
+  EXPECT_TRUE(c.scan(kStart + 2 * kMinute).delete_empty.empty());
+  EXPECT_EQ(names(c.scan(kStart + 2 * kMinute + 10 * kSecond).delete_empty), std::vector<std::string>{"down"});
+}
+
+TEST(ScaleDownGroupOptions, AGroupsOwnIgnoreDaemonSetsUtilizationLeavesItsDaemonSetPodsOut) {
+  // As DaemonSetPodsLeaveTheRatioWithIgnoreDaemonSetsUtilization, with the flag off and the group's option on:
+  // idle's 1000m DaemonSet pod leaves the ratio, 1000 / 3000 = 0.333 < 0.5.
+  Cluster c;
+  c.group("ng", 0, 2).options.ignore_daemonsets_utilization = true;
+  c.pod(c.node("busy"), "big", 3000);
+  NodeId idle = c.node("idle");
+  c.pod(idle, "fluentd-idle", 1000, kGi / 4, "DaemonSet");
+  c.pod(idle, "web-1", 1000);
+  const UnneededNode* u = c.scan(kStart).find_unneeded("idle");
+  ASSERT_NE(u, nullptr);
+  EXPECT_NEAR(u->utilization.cpu, 1.0 / 3.0, 1e-12);
+}
+
 TEST(ScaleDownCandidates, AnnotationsGroupsTaintsAndBlockingPodsAreReported) {
   Cluster c;
   c.group("ng", 0, 4);
@@ -443,7 +548,7 @@ TEST(ScaleDownUnready, UnreadyEnabledFalseKeepsNotReadyNodesOutOfScaleDown) {
   EXPECT_FALSE(r.find_unremovable("down")->utilization.has_value());
   EXPECT_EQ(r.find_unneeded("down"), nullptr);
   EXPECT_EQ(to_string(UnremovableReason::ScaleDownUnreadyDisabled), "ScaleDownUnreadyDisabled");
-  EXPECT_EQ(explain_unremovable(*r.find_unremovable("down"), c.options),
+  EXPECT_EQ(explain_unremovable(*r.find_unremovable("down"), c.options, &c.input.groups[0]),
             "not Ready, and --scale-down-unready-enabled=false keeps unready nodes");
 }
 
@@ -460,7 +565,7 @@ TEST(ScaleDownUtilization, ANodeWithNothingAllocatableIsKeptAndSaysWhy) {
   c.snapshot.add_node(std::move(empty));
   ScaleDownResult r = c.scan(kStart);
   ASSERT_EQ(reason_of(r, "no-cpu"), UnremovableReason::UnexpectedError);
-  EXPECT_EQ(explain_unremovable(*r.find_unremovable("no-cpu"), c.options),
+  EXPECT_EQ(explain_unremovable(*r.find_unremovable("no-cpu"), c.options, &c.input.groups[0]),
             "its utilization cannot be computed: no cpu or memory is allocatable once the pods it does not count "
             "are taken out");
 }

@@ -63,6 +63,38 @@ TEST(ClusterAutoscaler, PendingPodsGrowTheGroupAndItShrinksAfterTheUnneededTime)
       << r.cluster_autoscaler_status;
 }
 
+TEST(ClusterAutoscaler, TheAutoScalingGroupsAutoscalingOptionTagsOverrideTheFlags) {
+  // As PendingPodsGrowTheGroupAndItShrinksAfterTheUnneededTime, with the group tagged to wait 2 minutes (not the
+  // flag's 10) under a threshold of 0.4 (not 0.5), and no delay after the scale-up: the three nodes emptied at 5m
+  // go at the first scan more than 2 minutes later, 7m10s, and their Events name the group's threshold.
+  std::string text = cluster(3, 10, ", \"--scale-down-delay-after-add=0s\"") + R"(
+  - {at: 10s, scale: {kind: Deployment, name: web, replicas: 10}}
+  - {at: 5m, delete: {kind: Deployment, name: web}}
+)";
+  const std::string group_end = "desiredCapacity: 3}";
+  const std::string options = "k8s.io/cluster-autoscaler/node-template/autoscaling-options/";
+  text.replace(text.find(group_end), group_end.size(),
+               "desiredCapacity: 3, tags: {" + options + "scaledownunneededtime: \"2m\", " + options +
+                   "scaledownutilizationthreshold: \"0.4\"}}");
+  SimulationReport r = run(text);
+  std::vector<std::string> removed = messages(r, "scale-down");
+  ASSERT_EQ(removed.size(), 3u);
+  for (const std::string& line : removed) {
+    EXPECT_TRUE(line.starts_with("t=7m10s empty node ng-")) << line;
+    EXPECT_NE(line.find("unneeded since t=5m0s"), std::string::npos) << line;
+  }
+  EXPECT_EQ(r.summary.nodes_at_end, 3);
+  int scale_down_events = 0;
+  for (const ObjectEventAt& e : r.events) {
+    if (e.event.kind != "Node" || e.event.reason != "ScaleDown") continue;
+    ++scale_down_events;
+    EXPECT_EQ(e.event.message, "node removed by cluster autoscaler: cpu 0% (memory 0%) below the group's autoscaling "
+                               "option scaledownutilizationthreshold 0.40, unneeded for 2m10s (since t=5m0s); no pod "
+                               "to move");
+  }
+  EXPECT_EQ(scale_down_events, 3);
+}
+
 TEST(ClusterAutoscaler, AGroupAtItsMaxLeavesTheRestPendingWithTheReason) {
   // 40 web pods need 10 new nodes; the group may grow from 3 to 5 only: 8 pods get the two new nodes, 32 stay
   // pending, and CA says why once.

@@ -182,6 +182,13 @@ Result<NodeGroup> build_node_group(const CloudNodeGroup& group, std::int32_t min
       std::int64_t amount = resource_amount(name, *quantity);
       node.capacity.set(name, amount);
       node.allocatable.set(name, std::max<std::int64_t>(0, amount - type->overhead.get(name)));
+    } else if (starts_with(key, ca_tags::autoscaling_options_prefix)) {
+      // Taken as written: CA's AWS provider does not lowercase them as its clusterapi provider does.
+      std::string_view name = std::string_view(key).substr(ca_tags::autoscaling_options_prefix.size());
+      if (std::optional<std::string> problem =
+              nodegroups::read_group_option(name, value, nodegroups::kAwsGroupOptions, out.options)) {
+        return tag_error(group, key, fmt::format("{}: {}", in_quotes(value), *problem));
+      }
     }
   }
   for (const auto& [name, amount] : node.capacity.extended()) {

@@ -26,6 +26,10 @@ inline constexpr std::string_view label_prefix = "k8s.io/cluster-autoscaler/node
 inline constexpr std::string_view taint_prefix = "k8s.io/cluster-autoscaler/node-template/taint/";
 // node-template/resources/<name>: <quantity>: capacity the instance type does not tell (ephemeral-storage, devices).
 inline constexpr std::string_view resources_prefix = "k8s.io/cluster-autoscaler/node-template/resources/";
+// node-template/autoscaling-options/<name>: <value>: the group's override of one of CA's flags (the names CA's AWS
+// provider reads: nodegroups::kAwsGroupOptions).
+inline constexpr std::string_view autoscaling_options_prefix =
+    "k8s.io/cluster-autoscaler/node-template/autoscaling-options/";
 // Set by EKS on a managed node group's Auto Scaling group; its nodes carry eks.amazonaws.com/nodegroup.
 inline constexpr std::string_view eks_nodegroup_name = "eks:nodegroup-name";
 }  // namespace ca_tags
@@ -56,7 +60,8 @@ Result<TagDiscovery> parse_tag_discovery(std::string_view spec);
 bool matches_tag_discovery(const CloudNodeGroup& group, const TagDiscovery& spec);
 
 // The NodeGroup of one Auto Scaling group with the given size bounds: target size from its desired capacity,
-// template node, zones, price and tags. Errors name the group, and the tag when a tag is at fault.
+// template node, zones, price, tags and the autoscaling options its tags set. Errors name the group, and the tag
+// when a tag is at fault (an option's value that does not parse too, where CA would log it and keep the flag's).
 Result<nodegroups::NodeGroup> build_node_group(const CloudNodeGroup& group, std::int32_t min_size,
                                                std::int32_t max_size, const Catalog& catalog);
 

@@ -212,43 +212,15 @@ std::optional<Error> read_taints(const AnnotationReader& reader, ClusterApiNodeG
 
 std::optional<Error> read_options(const AnnotationReader& reader, const Annotations& annotations,
                                   const std::string& prefix, GroupAutoscalingOptions& options) {
-  for (const auto& entry : annotations) {
-    const std::string& key = entry.first;
-    const std::string& raw = entry.second;
-    if (key.size() <= prefix.size() || key.compare(0, prefix.size(), prefix) != 0 || raw.empty()) continue;
-    std::string_view name = std::string_view(key).substr(prefix.size());
+  for (const auto& [key, raw] : annotations) {
+    if (key.size() <= prefix.size() || key.compare(0, prefix.size(), prefix) != 0) continue;
     std::string value = raw;  // CA lowercases the values ("10M" is ten minutes, not ten months)
     for (char& c : value) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    auto ratio = [&](std::optional<double>& out) -> std::optional<Error> {
-      double parsed = 0;
-      auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), parsed);
-      if (ec != std::errc() || end != value.data() + value.size()) return reader.error(key, "not a number");
-      if (parsed < 0 || parsed > 1) return reader.error(key, "not between 0 and 1");
-      out = parsed;
-      return std::nullopt;
-    };
-    auto duration = [&](std::optional<Duration>& out) -> std::optional<Error> {
-      Result<Duration> parsed = parse_duration(value);
-      if (!parsed) return reader.error(key, "not a duration (\"10m\", \"1h30m\")");
-      if (parsed->count() < 0) return reader.error(key, "negative");
-      out = *parsed;
-      return std::nullopt;
-    };
-    std::optional<Error> problem;
-    if (name == "scaledownutilizationthreshold") {
-      problem = ratio(options.scale_down_utilization_threshold);
-    } else if (name == "scaledowngpuutilizationthreshold") {
-      problem = ratio(options.scale_down_gpu_utilization_threshold);
-    } else if (name == "scaledownunneededtime") {
-      problem = duration(options.scale_down_unneeded_time);
-    } else if (name == "scaledownunreadytime") {
-      problem = duration(options.scale_down_unready_time);
-    } else if (name == "maxnodeprovisiontime") {
-      problem = duration(options.max_node_provision_time);
-    } else if (name == "maxnodestartuptime") {
-      problem = duration(options.max_node_startup_time);
+    // Names CA's clusterapi provider does not read are passed over, as CA does.
+    if (std::optional<std::string> problem = nodegroups::read_group_option(
+            std::string_view(key).substr(prefix.size()), value, nodegroups::kClusterApiGroupOptions, options)) {
+      return reader.error(key, *problem);
     }
-    if (problem) return problem;  // an option CA does not know is passed over, as CA does
   }
   return std::nullopt;
 }

@@ -16,6 +16,7 @@
 #include "api/resources.h"
 #include "api/result.h"
 #include "cloud/clusterapi/capi_api.h"
+#include "nodegroups/group_options.h"
 
 namespace scalewright::cloud::clusterapi {
 
@@ -56,16 +57,9 @@ struct TemplateInfo {
   std::string operating_system;  // status.nodeInfo.operatingSystem: "linux", "windows"
 };
 
-// CA's per-group overrides of its flags (<group>/autoscaling-options-<name>); unset ones keep the flag's value.
-struct GroupAutoscalingOptions {
-  std::optional<double> scale_down_utilization_threshold;      // scaledownutilizationthreshold
-  std::optional<double> scale_down_gpu_utilization_threshold;  // scaledowngpuutilizationthreshold
-  std::optional<Duration> scale_down_unneeded_time;            // scaledownunneededtime
-  std::optional<Duration> scale_down_unready_time;             // scaledownunreadytime
-  std::optional<Duration> max_node_provision_time;             // maxnodeprovisiontime
-  std::optional<Duration> max_node_startup_time;               // maxnodestartuptime
-  friend bool operator==(const GroupAutoscalingOptions&, const GroupAutoscalingOptions&) = default;
-};
+// CA's per-group overrides of its flags (<group>/autoscaling-options-<name>): the one type every provider fills
+// (nodegroups/group_options.h); unset ones keep the flag's value.
+using GroupAutoscalingOptions = nodegroups::GroupAutoscalingOptions;
 
 struct ClusterApiNodeGroup {
   ScalableKind kind = ScalableKind::MachineDeployment;

@@ -177,6 +177,34 @@ TEST(AutoScalingGroups, NodeTemplateTagsGiveLabelsTaintsAndResourcesForScaleFrom
   EXPECT_EQ(built->target_size, 0);
 }
 
+TEST(AutoScalingGroups, AutoscalingOptionTagsOverrideTheFlagsForTheGroup) {
+  const std::string prefix = "k8s.io/cluster-autoscaler/node-template/autoscaling-options/";
+  Result<NodeGroup> built = build_node_group(asg("ng", "m5.large",
+                                                 {{prefix + "scaledownutilizationthreshold", "0.3"},
+                                                  {prefix + "scaledowngpuutilizationthreshold", "0.1"},
+                                                  {prefix + "scaledownunneededtime", "30s"},
+                                                  {prefix + "scaledownunreadytime", "1h2m"},
+                                                  {prefix + "ignoredaemonsetsutilization", "true"},
+                                                  // CA's AWS provider reads no provision time: passed over
+                                                  {prefix + "maxnodeprovisiontime", "5m"},
+                                                  {prefix + "somethingelse", "7"}}),
+                                             1, 5, catalog());
+  ASSERT_TRUE(built.ok()) << built.error().message;
+  const nodegroups::GroupAutoscalingOptions& o = built->options;
+  EXPECT_EQ(o.scale_down_utilization_threshold, 0.3);
+  EXPECT_EQ(o.scale_down_gpu_utilization_threshold, 0.1);
+  EXPECT_EQ(o.scale_down_unneeded_time, 30 * kSecond);
+  EXPECT_EQ(o.scale_down_unready_time, kHour + 2 * kMinute);
+  EXPECT_EQ(o.ignore_daemonsets_utilization, true);
+  EXPECT_EQ(o.max_node_provision_time, std::nullopt);
+  EXPECT_EQ(o.max_node_startup_time, std::nullopt);
+  // The tags stay the group's tags too; a group without any keeps every flag.
+  EXPECT_EQ(built->tags.size(), 7u);
+  Result<NodeGroup> plain = build_node_group(asg("plain", "m5.large"), 1, 5, catalog());
+  ASSERT_TRUE(plain.ok()) << plain.error().message;
+  EXPECT_TRUE(plain->options.empty());
+}
+
 TEST(AutoScalingGroups, ErrorsNameTheGroupAndTheTag) {
   Catalog c = catalog();
   auto error = [&](CloudNodeGroup g) {
@@ -193,6 +221,27 @@ TEST(AutoScalingGroups, ErrorsNameTheGroupAndTheTag) {
   const std::string storage_tag = "k8s.io/cluster-autoscaler/node-template/resources/ephemeral-storage";
   std::string storage_error = error(asg("ng", "m5.large", {{storage_tag, "lots"}}));
   EXPECT_EQ(storage_error, "Auto Scaling group ng: tag " + storage_tag + ": invalid quantity \"lots\"");
+  // An autoscaling option that does not parse refuses the group (CA would log it and keep the flag's value).
+  const std::string options_tag = "k8s.io/cluster-autoscaler/node-template/autoscaling-options/";
+  EXPECT_EQ(error(asg("ng", "m5.large", {{options_tag + "scaledownutilizationthreshold", "half"}})),
+            "Auto Scaling group ng: tag " + options_tag + "scaledownutilizationthreshold: \"half\": not a number");
+  EXPECT_EQ(error(asg("ng", "m5.large", {{options_tag + "scaledownutilizationthreshold", "1.5"}})),
+            "Auto Scaling group ng: tag " + options_tag + "scaledownutilizationthreshold: \"1.5\": not between 0 "
+            "and 1");
+  // Taken as written, not lowercased as Cluster API's are: "10M" is no duration Go reads.
+  EXPECT_EQ(error(asg("ng", "m5.large", {{options_tag + "scaledownunneededtime", "10M"}})),
+            "Auto Scaling group ng: tag " + options_tag + "scaledownunneededtime: \"10M\": not a duration "
+            "(\"10m\", \"1h30m\")");
+  EXPECT_EQ(error(asg("ng", "m5.large", {{options_tag + "scaledownunreadytime", "-1m"}})),
+            "Auto Scaling group ng: tag " + options_tag + "scaledownunreadytime: \"-1m\": negative");
+  EXPECT_EQ(error(asg("ng", "m5.large", {{options_tag + "ignoredaemonsetsutilization", "yes"}})),
+            "Auto Scaling group ng: tag " + options_tag + "ignoredaemonsetsutilization: \"yes\": not true or false");
+  // Through discovery too: CA's flags cannot start on such a group.
+  Result<std::vector<NodeGroup>> refused = discover_node_groups(
+      {asg("ng", "m5.large", {{options_tag + "scaledownunneededtime", "soon"}})}, flags({"--nodes=1:3:ng"}), c);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().message, "Auto Scaling group ng: tag " + options_tag +
+                                         "scaledownunneededtime: \"soon\": not a duration (\"10m\", \"1h30m\")");
   EXPECT_EQ(error(asg("ng", "m9.huge")), "Auto Scaling group ng: instance type \"m9.huge\" is not in the catalog of "
                                          "us-east-1");
   CloudNodeGroup elsewhere = asg("ng", "m5.large");
