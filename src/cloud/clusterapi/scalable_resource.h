@@ -15,7 +15,7 @@
 #include "api/meta.h"
 #include "api/resources.h"
 #include "api/result.h"
-#include "cloud/clusterapi/capi_api.h"
+#include "cloud/clusterapi/capi_keys.h"
 
 namespace scalewright::cloud::clusterapi {
 
