@@ -181,5 +181,22 @@ TEST(ClusterApi, WhatClusterApiCannotTakeIsRefusedWithWhy) {
             "Scaling groups: remove one or the other");
 }
 
+TEST(ClusterApi, WithoutClusterApiTheObjectsAreNotCasGroupsAndItSaysSo) {
+  // The AWS set-up of the flags: the Auto Scaling group is CA's group, the MachineDeployment is not.
+  std::string aws = capi_scenario("1m", "--nodes=0:3:ng");
+  aws.replace(aws.find("--cloud-provider=clusterapi"), std::string("--cloud-provider=clusterapi").size(),
+              "--cloud-provider=aws");
+  aws.replace(aws.find("  cloud:\n"), 9,
+              "  cloud:\n    autoScalingGroups:\n    - {name: ng, instanceType: c.large, minSize: 0, maxSize: 3}\n");
+  std::vector<std::string> notes;
+  Result<controllers::ClusterAutoscalerLoop> loop =
+      loop_for(machine_deployment("md-a", 0, 3, 0, "0.10") + aws, notes);
+  ASSERT_TRUE(loop.ok()) << loop.error().message;
+  EXPECT_EQ(group_ids(*loop), std::vector<std::string>{"ng"});
+  EXPECT_EQ(notes, std::vector<std::string>{"the files hold 1 Cluster API object (MachineDeployments, MachineSets, "
+                                            "MachinePools); Cluster Autoscaler runs without "
+                                            "--cloud-provider=clusterapi, so they are not its node groups"});
+}
+
 }  // namespace
 }  // namespace scalewright::sim
