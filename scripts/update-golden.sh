@@ -15,6 +15,7 @@ for example in inflate/inflate nginx/nginx dedicated-databases/dedicated-databas
   [ "$name" = cluster ] && name=check
   "$bin" simulate "examples/$example.yaml" --quiet --output "$out/$name.json" >/dev/null 2>&1
 done
+"$bin" simulate examples/clusterapi --quiet --output "$out/clusterapi.json" >/dev/null 2>&1
 "$bin" simulate examples/compare-nginx/workload.yaml \
   --compare examples/compare-nginx/node-groups.yaml examples/compare-nginx/nodepools.yaml \
   --quiet --output "$out/compare-nginx.json" >/dev/null 2>&1

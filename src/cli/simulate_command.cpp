@@ -95,8 +95,10 @@ std::optional<PreparedRun> prepare_run(ManifestSet objects, const std::string& n
   }
   if (*adopted) err << "note: " << **adopted << "\n";
   if (scenario_origin.empty()) scenario_origin = "Scenario/" + scenario.meta.name;
-  if (objects.nodepools.empty() && objects.nodes.empty() && scenario.cloud.node_groups.empty()) {
-    err << "warning: no NodePool, Node or Auto Scaling group in the input: nothing can run\n";
+  if (objects.nodepools.empty() && objects.nodes.empty() && scenario.cloud.node_groups.empty() &&
+      objects.cluster_api_objects.empty()) {
+    err << "warning: no NodePool, Node, Auto Scaling group or Cluster API MachineDeployment in the input: nothing can "
+           "run\n";
   }
 
   Result<fs::path> data_dir = find_data_dir(data_dir_flag);
@@ -121,7 +123,7 @@ std::optional<PreparedRun> prepare_run(ManifestSet objects, const std::string& n
 
   if (scenario.cluster_autoscaler) {
     Result<controllers::ClusterAutoscalerLoop> loop =
-        sim::cluster_autoscaler_loop(scenario, *catalog, objects.config_maps);
+        sim::cluster_autoscaler_loop(scenario, *catalog, objects.config_maps, objects.cluster_api_objects);
     if (!loop) {
       err << "error: " << scenario_origin << ": " << loop.error().message << "\n";
       return std::nullopt;

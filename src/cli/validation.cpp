@@ -6,8 +6,10 @@
 #include <memory>
 #include <string>
 #include <utility>
+#include <variant>
 
 #include "cloud/aws/ec2nodeclass.h"
+#include "cloud/clusterapi/scalable_manifest.h"
 #include "provisioning/instance_types.h"
 #include "provisioning/nodeclaim_builder.h"
 #include "sim/promql_subset.h"
@@ -320,6 +322,16 @@ std::optional<Error> check_run_size(const ManifestSet& objects, const sim::Simul
   if (auto error = count_workloads(objects, size, /*total=*/true, loaded)) return error;
   for (const Node& node : objects.nodes) {
     if (auto error = size.add_nodes(1, objects.locate("Node", node.meta, "metadata.name"), "node")) return error;
+  }
+  // A Cluster API group's replicas are nodes at the start, as an Auto Scaling group's desired capacity.
+  for (const cloud::clusterapi::ScalableObjectPtr& scalable : objects.cluster_api_objects) {
+    const auto* group = std::get_if<cloud::clusterapi::ClusterApiNodeGroup>(&scalable->decoded);
+    if (group == nullptr) continue;
+    ObjectMeta meta;
+    meta.name = scalable->name;
+    meta.namespace_ = scalable->namespace_;
+    const std::string at = objects.locate(cloud::clusterapi::to_string(scalable->kind), meta, "spec.replicas");
+    if (auto error = size.add_nodes(group->replicas, at, "nodes")) return error;
   }
   for (const Scenario& scenario : objects.scenarios) {
     auto at = [&](const std::string& field) { return objects.locate("Scenario", scenario.meta, field); };

@@ -11,7 +11,14 @@ CloudError PlayedNodeGroups::no_group(const std::string& group) {
 }
 
 std::optional<Error> PlayedNodeGroups::add(PlayedGroupSpec spec) {
-  const InstanceType* type = catalog_.find(spec.instance_type);
+  const InstanceType* type = nullptr;
+  if (spec.own_type) {
+    own_types_.push_back(std::make_unique<const InstanceType>(std::move(*spec.own_type)));
+    spec.own_type.reset();
+    type = own_types_.back().get();
+  } else {
+    type = catalog_.find(spec.instance_type);
+  }
   if (type == nullptr) {
     return Error{fmt::format("node group {}: instance type {} is not in the catalog", spec.id, spec.instance_type)};
   }
@@ -77,7 +84,7 @@ CloudResult<std::vector<GroupInstance>> PlayedNodeGroups::increase_size(const st
     if (offering == nullptr) continue;  // discovery keeps such zones out; nothing to launch from
     Labels labels = spec.labels;
     labels.set(Symbol(well_known::hostname), Symbol(name));
-    labels.set(Symbol(well_known::zone), Symbol(zone));
+    if (!zone.empty()) labels.set(Symbol(well_known::zone), Symbol(zone));
     CloudResult<Created> created = launch_({name, {{group.instance_type, offering}}, std::move(labels), spec.taints});
     GroupInstance instance;
     if (created) {

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,6 +23,9 @@ struct PlayedGroupSpec {
   CapacityType capacity_type = CapacityType::OnDemand;
   Labels labels;
   std::vector<Taint> taints;
+  // The type its instances are when it is none of the catalog's (a Cluster API group's nodes are shaped by its
+  // annotations): its offerings are the zones it launches in ("" for none: its nodes get no zone label) and its price.
+  std::optional<InstanceType> own_type;
 };
 
 class PlayedNodeGroups final : public NodeGroupProvider {
@@ -36,7 +40,7 @@ class PlayedNodeGroups final : public NodeGroupProvider {
   void set_namer(Namer namer) { namer_ = std::move(namer); }
 
   // Adds a group with no instance and a target of 0 (or replaces one's spec, keeping its instances); an error when
-  // its instance type is not in the catalog.
+  // its instance type is not in the catalog and it brings no type of its own.
   std::optional<Error> add(PlayedGroupSpec spec);
   bool has(const std::string& group) const { return groups_.contains(group); }
   // The group a node with `labels` belongs to: the one whose spec labels it all carries (each spec holds its group's
@@ -68,6 +72,8 @@ class PlayedNodeGroups final : public NodeGroupProvider {
   Launcher launch_;
   Terminator terminate_;
   std::map<std::string, Group> groups_;
+  // The groups' own types, each kept while the run lasts: instances launched from a replaced one still point at it.
+  std::vector<std::unique_ptr<const InstanceType>> own_types_;
 };
 
 }  // namespace scalewright::cloud

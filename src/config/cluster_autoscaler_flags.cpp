@@ -169,6 +169,11 @@ const std::vector<FlagSpec>& known_flags() {
          o.auto_discovery.emplace_back(v);
          return std::nullopt;
        }},
+      {"cloud-provider", false, false,
+       [](std::string_view v, O& o) -> Problem {
+         o.cloud_provider = v;
+         return std::nullopt;
+       }},
       {"balancing-ignore-label", false, true,
        [](std::string_view v, O& o) -> Problem {
          o.balancing_ignore_labels.emplace_back(v);
@@ -249,7 +254,7 @@ const std::vector<std::string_view>& ignored_boolean_flags() {
 // CA flags that take a value and that Scalewright accepts without acting on.
 const std::vector<std::string_view>& ignored_value_flags() {
   static const std::vector<std::string_view> names{
-      "address", "balancing-label", "cloud-config", "cloud-provider", "cluster-name",
+      "address", "balancing-label", "cloud-config", "cluster-name",
       "drain-priority-config", "estimator", "expendable-pods-priority-cutoff", "feature-gates", "gpu-total",
       "grpc-expander-cert", "grpc-expander-url", "ignore-taint", "kube-api-content-type", "kube-client-burst",
       "kube-client-qps", "kubeconfig", "kubernetes", "leader-elect-lease-duration", "leader-elect-renew-deadline",

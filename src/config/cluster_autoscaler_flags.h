@@ -4,8 +4,9 @@
 // AutoscalerOptions so an existing set-up moves over unchanged. Flags are CA's own names and syntax (pflag):
 // `--flag=value` or `--flag value`, booleans as `--flag` or `--flag=false`, `--nodes`,
 // `--node-group-auto-discovery` and `--balancing-ignore-label` repeated; a discovery spec is kept as given, for the
-// provider to read (cloud/aws reads `asg:tag=...`). CA flags Scalewright does not act on (logging, the cloud provider,
-// leader election, ...) are accepted and listed in AutoscalerOptions::ignored_flags; anything else is an error.
+// provider to read (cloud/aws reads `asg:tag=...`), and so is `--cloud-provider` (the simulator reads Cluster API's
+// objects as CA's groups with `clusterapi`). CA flags Scalewright does not act on (logging, leader election, ...) are
+// accepted and listed in AutoscalerOptions::ignored_flags; anything else is an error.
 #include <cstddef>
 #include <string>
 #include <string_view>

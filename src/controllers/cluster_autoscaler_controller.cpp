@@ -300,7 +300,8 @@ state::NodeRecord ClusterAutoscalerController::group_node(const nodegroups::Node
   Node node = nodegroups::instantiate_template(group, 0);
   node.meta.name = name;
   node.meta.labels.set(Symbol(well_known::hostname), Symbol(name));
-  node.meta.labels.set(Symbol(well_known::zone), Symbol(offering.zone));
+  // An instance in no zone (a Cluster API group with no failure domain) has no zone label rather than an empty one.
+  if (!offering.zone.empty()) node.meta.labels.set(Symbol(well_known::zone), Symbol(offering.zone));
   node.meta.labels.set(Symbol(nodegroups::kNodeGroupLabel), Symbol(group.id));
   state::NodeRecord record;
   record.node_group = group.id;
@@ -332,7 +333,7 @@ void ClusterAutoscalerController::registers(const nodegroups::NodeGroup& group, 
   if (!running_already) lifecycle_.launched(name, max_node_provision_time(group.id));
 }
 
-cloud::PlayedGroupSpec played_group(const nodegroups::NodeGroup& group) {
+cloud::PlayedGroupSpec played_group(const nodegroups::NodeGroup& group, bool own_type) {
   const Node node = nodegroups::instantiate_template(group, 0);
   cloud::PlayedGroupSpec spec;
   spec.id = group.id;
@@ -342,6 +343,18 @@ cloud::PlayedGroupSpec played_group(const nodegroups::NodeGroup& group) {
   spec.labels = node.meta.labels;
   spec.labels.set(Symbol(nodegroups::kNodeGroupLabel), Symbol(group.id));
   spec.taints = node.taints;
+  if (own_type) {
+    cloud::InstanceType type;
+    type.name = group.instance_type;
+    type.capacity = node.capacity;
+    type.allocatable = node.allocatable;
+    // A group that names no zone launches into none: its nodes carry no zone label, as on a cloud without zones.
+    if (spec.zones.empty()) spec.zones.emplace_back();
+    for (const std::string& zone : spec.zones) {
+      type.offerings.push_back({zone, "", group.capacity_type, group.price_per_hour});
+    }
+    spec.own_type = std::move(type);
+  }
   return spec;
 }
 

@@ -23,8 +23,11 @@ namespace scalewright::controllers {
 class ProvisioningController;
 
 // A group as a cloud that plays node groups in memory (the simulated cloud, kwok) launches it: its instance type,
-// zones and capacity type, its template's labels (with the group's own) and taints.
-cloud::PlayedGroupSpec played_group(const nodegroups::NodeGroup& group);
+// zones and capacity type, its template's labels (with the group's own) and taints. With `own_type`, its instances
+// are its template node rather than a type of the cloud's catalog (a Cluster API group, shaped by its annotations):
+// that type goes with the spec, named as the group's instance type, offered on demand at the group's price in its
+// zones, or zone-less when it names none.
+cloud::PlayedGroupSpec played_group(const nodegroups::NodeGroup& group, bool own_type = false);
 
 class ClusterAutoscalerController : private Controller {
  public:

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "cloud/aws/ec2nodeclass.h"
+#include "cloud/clusterapi/scalable_manifest.h"
 #include "manifest/autoscaling_decoder.h"
 #include "manifest/kinds.h"
 #include "manifest/nodepool_decoder.h"
@@ -61,6 +62,15 @@ KindRegistry make_builtin_registry() {
              context_free([](const Field& o, ManifestSet& out) {
                out.node_classes.push_back(cloud::aws::decode_ec2nodeclass(o, out.warnings));
              })});
+  // Cluster API's scalable objects, decoded as Cluster Autoscaler's clusterapi provider reads them: its node groups
+  // when the scenario's CA runs with --cloud-provider=clusterapi.
+  for (auto kind : {cloud::clusterapi::ScalableKind::MachineDeployment, cloud::clusterapi::ScalableKind::MachineSet,
+                    cloud::clusterapi::ScalableKind::MachinePool}) {
+    kinds.add({std::string(cloud::clusterapi::kDefaultGroup), std::string(cloud::clusterapi::to_string(kind)),
+               cloud::clusterapi::scalable_versions(), [kind](const Field& o, const DecodeContext&, ManifestSet& out) {
+                 out.cluster_api_objects.push_back(cloud::clusterapi::decode_scalable_object(o, kind));
+               }});
+  }
   kinds.add({"karpenter.sh", "Provisioner", {"v1alpha5"},
              context_free([](const Field& o, ManifestSet& out) { out.nodepools.push_back(decode_provisioner(o)); })});
   kinds.add({"autoscaling", "HorizontalPodAutoscaler", {"v2", "v2beta2", "v1"},

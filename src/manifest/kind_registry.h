@@ -43,7 +43,8 @@ class KindRegistry {
 
   // Node, Pod, Namespace (v1); Deployment, ReplicaSet, StatefulSet, DaemonSet (apps/v1); Job (batch/v1);
   // PodDisruptionBudget (policy/v1, policy/v1beta1); PriorityClass (scheduling.k8s.io/v1); HorizontalPodAutoscaler
-  // (autoscaling/v2, v2beta2, v1); ScaledObject (keda.sh/v1alpha1).
+  // (autoscaling/v2, v2beta2, v1); ScaledObject (keda.sh/v1alpha1); MachineDeployment, MachineSet, MachinePool
+  // (cluster.x-k8s.io/v1beta2, v1beta1).
   static const KindRegistry& builtin();
 
  private:

@@ -13,6 +13,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "api/escape.h"
+#include "cloud/clusterapi/scalable_manifest.h"
 #include "manifest/field.h"
 #include "manifest/kind_registry.h"
 #include "manifest/priority.h"
@@ -176,7 +177,7 @@ class DocumentDecoder {
     const std::size_t nodepools = set.nodepools.size(), scenarios = set.scenarios.size();
     const std::size_t hpas = set.horizontal_pod_autoscalers.size(), scaled = set.scaled_objects.size();
     const std::size_t cluster_autoscalers = set.cluster_autoscaler_deployments.size();
-    const std::size_t node_classes = set.node_classes.size();
+    const std::size_t node_classes = set.node_classes.size(), cluster_api = set.cluster_api_objects.size();
     const std::size_t budgets = set.pod_disruption_budgets.size(), classes = set.priority_classes.size();
     const std::size_t namespaces = set.namespaces.size(), config_maps = set.config_maps.size();
     const std::size_t warnings = set.warnings.size();
@@ -209,6 +210,10 @@ class DocumentDecoder {
     for (std::size_t i = node_classes; i < set.node_classes.size(); ++i) {
       const NodeClassReference ref = set.node_classes[i]->reference();
       record_key(object_key(ref.kind, "", ref.name));
+    }
+    for (std::size_t i = cluster_api; i < set.cluster_api_objects.size(); ++i) {
+      const cloud::clusterapi::ScalableObject& scalable = *set.cluster_api_objects[i];
+      record_key(object_key(cloud::clusterapi::to_string(scalable.kind), scalable.namespace_, scalable.name));
     }
     record("Scenario", set.scenarios, scenarios);
     record("HorizontalPodAutoscaler", set.horizontal_pod_autoscalers, hpas);
@@ -321,6 +326,7 @@ void ManifestSet::append(ManifestSet&& other) {
   move_all(scaled_objects, other.scaled_objects);
   move_all(cluster_autoscaler_deployments, other.cluster_autoscaler_deployments);
   move_all(node_classes, other.node_classes);
+  move_all(cluster_api_objects, other.cluster_api_objects);
   move_all(warnings, other.warnings);
   origins.merge(other.origins);  // keeps this set's entry where both have one
   other.origins.clear();

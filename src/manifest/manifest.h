@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -20,6 +21,10 @@
 #include "cloud/node_class.h"
 
 namespace scalewright {
+
+namespace cloud::clusterapi {
+struct ScalableObject;
+}  // namespace cloud::clusterapi
 
 // Cluster Autoscaler's own Deployment, as users run it: Scalewright takes its place with the flags of its
 // container (command and args, in that order).
@@ -55,6 +60,9 @@ struct ManifestSet {
   std::vector<ClusterAutoscalerDeployment> cluster_autoscaler_deployments;
   // Providers' node classes (karpenter.k8s.aws EC2NodeClass), decoded by their provider (src/cloud/PROVIDER/).
   std::vector<cloud::NodeClassPtr> node_classes;
+  // Cluster API's MachineDeployments, MachineSets and MachinePools (cluster.x-k8s.io), decoded by their provider
+  // (src/cloud/clusterapi/scalable_manifest.h) as Cluster Autoscaler's clusterapi provider reads them.
+  std::vector<std::shared_ptr<const cloud::clusterapi::ScalableObject>> cluster_api_objects;
   // "web.yaml doc 3: skipped unknown kind ConfigMap (v1)"; a kind decoder's own warnings get the same prefix and
   // the object: "so.yaml doc 1 ScaledObject/queue: spec.triggers[0]: trigger type kafka is not simulated"
   std::vector<std::string> warnings;

@@ -20,6 +20,10 @@ struct AutoscalerOptions {
   // --node-group-auto-discovery specs as given ("asg:tag=k8s.io/cluster-autoscaler/enabled"): each provider reads
   // its own discoverer's, as CA's do.
   std::vector<std::string> auto_discovery;
+  // --cloud-provider as given ("aws", "clusterapi"); empty when not given. The simulator reads its node groups from
+  // what the provider names: Cluster API's objects among the files with clusterapi, the Auto Scaling groups of
+  // spec.cloud otherwise (the simulated cloud is AWS's). `scalewright run` takes the provider from its own flag.
+  std::string cloud_provider;
   std::vector<std::string> expanders{"least-waste"};  // --expander, a chain: each narrows the previous' choice
   Duration scan_interval{10'000};
   std::int32_t max_nodes_total = 0;  // 0: no limit

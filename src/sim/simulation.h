@@ -18,6 +18,7 @@
 
 #include "api/instant.h"
 #include "api/wording.h"
+#include "cloud/clusterapi/scalable_manifest.h"
 #include "controllers/disruption/controller.h"
 #include "controllers/cluster_autoscaler_controller.h"
 #include "controllers/node_lifecycle.h"
@@ -143,6 +144,8 @@ class Simulation final : public controllers::Clock, public controllers::ClusterW
   void record_outcome(const state::PodRecord& pod);
 
   Scenario scenario_;
+  // The Cluster API objects the run starts with: Cluster Autoscaler's node groups with --cloud-provider=clusterapi.
+  std::vector<cloud::clusterapi::ScalableObjectPtr> cluster_api_objects_;
   SimulatedCloud cloud_;
   std::vector<Instant> status_at_;
   TimelineStream stream_;  // the timeline to the input's sink as the run goes

@@ -15,6 +15,7 @@ namespace scalewright::sim {
 
 Simulation::Simulation(SimulationInput input)
     : scenario_(std::move(input.scenario)),
+      cluster_api_objects_(input.objects.cluster_api_objects),
       cloud_(std::move(input.catalog), scenario_.cloud, scenario_.seed),
       status_at_(std::move(input.status_at)),
       stream_(input.timeline_sink),
@@ -37,6 +38,11 @@ Simulation::Simulation(SimulationInput input)
   }
   for (const std::string& unknown : cloud_.catalog().notes()) {
     if (catalog_notes_.insert(unknown).second) note("catalog", unknown);
+  }
+  if (!scenario_.cluster_autoscaler && !cluster_api_objects_.empty()) {
+    note("warning", fmt::format("the files hold {} and no Cluster Autoscaler runs (spec.clusterAutoscaler, or its "
+                                "Deployment): nothing scales them",
+                                plural(cluster_api_objects_.size(), "Cluster API object")));
   }
   apply_objects(std::move(input.objects));
   start_cluster_autoscaler();
@@ -172,6 +178,11 @@ void Simulation::run_timeline_step(const TimelineStep& step) {
         return;
       }
       note("apply", "apply objects");
+      if (!objects->cluster_api_objects.empty()) {
+        note("warning", fmt::format("{} applied: Cluster Autoscaler's node groups are the Cluster API objects the run "
+                                    "starts with; these change nothing",
+                                    plural(objects->cluster_api_objects.size(), "Cluster API object")));
+      }
       apply_objects(std::move(*objects));
       return;
     }
@@ -314,23 +325,30 @@ std::string Simulation::workload_of(const Pod& pod) const {
   return state_.workloads().contains(key) ? key : "";
 }
 
-// Cluster Autoscaler runs when the scenario gives it flags: the Auto Scaling groups' desired nodes are running
-// when the scenario starts, and CA scans from t=0 on.
+// Cluster Autoscaler runs when the scenario gives it flags: the groups' nodes (an Auto Scaling group's desired
+// capacity, a Cluster API object's replicas) are running when the scenario starts, and CA scans from t=0 on.
 void Simulation::start_cluster_autoscaler() {
   if (!scenario_.cluster_autoscaler) return;
+  std::vector<std::string> notes;
   Result<controllers::ClusterAutoscalerLoop> loop =
-      cluster_autoscaler_loop(scenario_, cloud_.catalog(), state_.config_maps());
+      cluster_autoscaler_loop(scenario_, cloud_.catalog(), state_.config_maps(), cluster_api_objects_, &notes);
   if (!loop) {
     note("warning", "cluster autoscaler not started: " + loop.error().message);  // the CLI checks this first
     return;
   }
-  // The simulated cloud plays the Auto Scaling groups; their instances take their names from the stream that names
-  // every node.
+  for (std::string& line : notes) note("warning", std::move(line));
+  // The simulated cloud plays the groups; their instances take their names from the stream that names every node,
+  // after the group's name (a Cluster API group's id is Kind/namespace/name: after its object's, as its Machines).
   cloud::PlayedNodeGroups& groups = cloud_.node_groups();
-  groups.set_namer([this](const std::string& group) { return names_.next(group, state_); });
+  groups.set_namer(
+      [this](const std::string& group) { return names_.next(group.substr(group.rfind('/') + 1), state_); });
+  // A Cluster API group's nodes are what its annotations say, not one of the catalog's types.
+  const bool own_types = runs_on_cluster_api(scenario_);
   for (const nodegroups::NodeGroup& group : loop->groups()) {
-    // Discovery found the group's type in the same catalog.
-    if (std::optional<Error> refused = groups.add(controllers::played_group(group))) note("warning", refused->message);
+    // Discovery found an Auto Scaling group's type in the same catalog.
+    if (std::optional<Error> refused = groups.add(controllers::played_group(group, own_types))) {
+      note("warning", refused->message);
+    }
   }
   node_groups_ =
       std::make_unique<controllers::ClusterAutoscalerController>(ports_, lifecycle_, termination_, std::move(*loop));

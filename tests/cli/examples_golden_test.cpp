@@ -88,6 +88,7 @@ INSTANTIATE_TEST_SUITE_P(
                       Example{"drift", {"drift/drift.yaml"}, {}},
                       Example{"expiry", {"expiry/expiry.yaml"}, {}},
                       Example{"spot-interruption", {"spot-interruption/spot-interruption.yaml"}, {}},
+                      Example{"clusterapi", {"clusterapi"}, {}},  // a folder, as `simulate examples/clusterapi`
                       Example{"compare-nginx",
                               {"compare-nginx/workload.yaml"},
                               {"compare-nginx/node-groups.yaml", "compare-nginx/nodepools.yaml"}},

@@ -174,10 +174,17 @@ TEST(AutoscalerFlags, FlagsWithoutEffectAreListedInOrderOnce) {
   AutoscalerOptions o = parse_ok({"--cloud-provider=aws", "--v=4", "--logtostderr", "--stderrthreshold=info",
                                   "--aws-use-static-instance-list=false", "--v", "2", "-v=3", "--nodes=1:3:ng-a",
                                   "--ignore-taint=a", "--ignore-taint=b"});
-  EXPECT_EQ(o.ignored_flags, (std::vector<std::string>{"--cloud-provider", "--v", "--logtostderr",
-                                                       "--stderrthreshold", "--aws-use-static-instance-list",
-                                                       "--ignore-taint"}));
+  EXPECT_EQ(o.ignored_flags, (std::vector<std::string>{"--v", "--logtostderr", "--stderrthreshold",
+                                                       "--aws-use-static-instance-list", "--ignore-taint"}));
   EXPECT_EQ(o.nodes.size(), 1u);
+}
+
+TEST(AutoscalerFlags, CloudProviderIsRecordedForTheSimulator) {
+  // The simulator's groups depend on it: Cluster API's objects among the files with clusterapi.
+  EXPECT_EQ(parse_ok({"./cluster-autoscaler", "--cloud-provider=clusterapi"}).cloud_provider, "clusterapi");
+  EXPECT_EQ(parse_ok({"--cloud-provider", "aws", "--cloud-provider=clusterapi"}).cloud_provider, "clusterapi");
+  EXPECT_EQ(parse_ok({"--v=4"}).cloud_provider, "");
+  EXPECT_TRUE(parse_ok({"--cloud-provider=clusterapi"}).ignored_flags.empty());
 }
 
 TEST(AutoscalerFlags, NodesFlagErrors) {
@@ -250,10 +257,10 @@ TEST(AutoscalerFlags, IgnoredListHasNoFlagScalewrightReads) {
   const auto& ignored = ignored_autoscaler_flags();
   EXPECT_TRUE(std::is_sorted(ignored.begin(), ignored.end()));
   for (std::string_view read : {"nodes", "expander", "scale-down-enabled", "scale-down-unready-enabled",
-                                "max-graceful-termination-sec", "max-pod-eviction-time"}) {
+                                "max-graceful-termination-sec", "max-pod-eviction-time", "cloud-provider"}) {
     EXPECT_FALSE(std::binary_search(ignored.begin(), ignored.end(), read)) << read;
   }
-  EXPECT_TRUE(std::binary_search(ignored.begin(), ignored.end(), "cloud-provider"));
+  EXPECT_TRUE(std::binary_search(ignored.begin(), ignored.end(), "cloud-config"));
 }
 
 }  // namespace

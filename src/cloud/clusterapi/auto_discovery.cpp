@@ -57,6 +57,25 @@ Result<std::vector<AutoDiscoverySpec>> parse_auto_discovery(const std::vector<st
   return out;
 }
 
+DiscoveredObject discovered_object(const nlohmann::json& object, const CapiKeys& keys) {
+  using nlohmann::json;
+  DiscoveredObject out;
+  const json& metadata = object.value("metadata", json::object());
+  out.namespace_ = metadata.value("namespace", "");
+  if (metadata.contains("labels") && metadata["labels"].is_object()) {
+    for (const auto& [key, value] : metadata["labels"].items()) {
+      if (value.is_string()) out.labels.emplace(key, value.get<std::string>());
+    }
+  }
+  const json& spec = object.value("spec", json::object());
+  if (spec.contains("clusterName") && spec["clusterName"].is_string()) {
+    out.cluster_name = spec["clusterName"].get<std::string>();
+  } else if (auto label = out.labels.find(keys.cluster_name); label != out.labels.end()) {
+    out.cluster_name = label->second;
+  }
+  return out;
+}
+
 bool matches(const AutoDiscoverySpec& spec, const DiscoveredObject& object) {
   if (!spec.namespace_.empty() && spec.namespace_ != object.namespace_) return false;
   if (!spec.cluster_name.empty() && spec.cluster_name != object.cluster_name) return false;
@@ -73,6 +92,16 @@ bool allowed(const std::vector<AutoDiscoverySpec>& specs, const DiscoveredObject
     if (matches(spec, object)) return true;
   }
   return false;
+}
+
+std::optional<Error> adopt_autoscaler_options(const nodegroups::AutoscalerOptions& options) {
+  if (!options.nodes.empty()) {
+    return Error{"--nodes: provider clusterapi finds its node groups by their annotations (cluster.x-k8s.io/"
+                 "cluster-api-autoscaler-node-group-{min,max}-size), not by --nodes"};
+  }
+  Result<std::vector<AutoDiscoverySpec>> specs = parse_auto_discovery(options.auto_discovery);
+  if (!specs) return specs.error();
+  return std::nullopt;
 }
 
 }  // namespace scalewright::cloud::clusterapi

@@ -4,12 +4,16 @@
 // spec every given key must match (the namespace, the cluster name, and each other key as a label equal to its value).
 // No spec: every object.
 #include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
 #include "api/result.h"
+#include "cloud/clusterapi/capi_keys.h"
+#include "nodegroups/options.h"
 
 namespace scalewright::cloud::clusterapi {
 
@@ -31,8 +35,15 @@ struct DiscoveredObject {
   std::string cluster_name;  // spec.clusterName, else its <group>/cluster-name label
   std::map<std::string, std::string> labels;
 };
+// Those facts of one listed (or written) object: its cluster name from spec.clusterName, else the
+// <group>/cluster-name label.
+DiscoveredObject discovered_object(const nlohmann::json& object, const CapiKeys& keys);
 bool matches(const AutoDiscoverySpec& spec, const DiscoveredObject& object);
 // True when `specs` is empty or any spec matches.
 bool allowed(const std::vector<AutoDiscoverySpec>& specs, const DiscoveredObject& object);
+
+// What CA's clusterapi provider makes of its flags: its groups are found by their annotations, so --nodes is refused
+// (with why); every --node-group-auto-discovery spec must be `clusterapi:...` (the error names the spec).
+std::optional<Error> adopt_autoscaler_options(const nodegroups::AutoscalerOptions& options);
 
 }  // namespace scalewright::cloud::clusterapi

@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <utility>
 
-#include "api/labels.h"
 #include "api/node.h"
+#include "cloud/clusterapi/to_node_group.h"
 #include "manifest/manifest.h"
 
 namespace scalewright::cloud::clusterapi {
@@ -103,56 +103,21 @@ std::vector<nodegroups::NodeGroup> ClusterApiNodeGroups::node_groups(std::vector
   std::lock_guard lock(mutex_);
   std::vector<nodegroups::NodeGroup> out;
   for (const auto& [id, group] : groups_) {
-    nodegroups::NodeGroup built;
-    built.id = id;
-    built.min_size = group.min_size;
-    built.max_size = group.max_size;
-    built.target_size = group.replicas;
-    built.price_per_hour = group.price_per_hour;
-    Node& node = built.template_node;
-    node.meta.name = "template-node-for-" + group.name;
-    // A group that the annotations and its template give no capacity is planned as one of its Nodes (CA's
-    // template from a real node); such a Node's labels then come first, the group's own over them.
-    if (!group.can_scale_from_zero()) {
-      std::optional<Node> registered = registered_node_of(group);
-      if (!registered) {
-        refused.push_back({fmt::format("{} {}/{}: no capacity: neither the capacity.cluster-autoscaler.kubernetes.io/"
-                                       "cpu and memory annotations, nor its infrastructure template's status.capacity, "
-                                       "nor a Node of it gives one",
-                                       to_string(group.kind), group.namespace_, group.name),
-                           group.kind, client_.capi().group + "/" + client_.capi().version, group.namespace_,
-                           group.name, group.uid});
-        continue;
-      }
-      node = std::move(*registered);
-      node.meta.name = "template-node-for-" + group.name;
-      for (const char* unique : {"kubernetes.io/hostname", "topology.kubernetes.io/zone",
-                                 "failure-domain.beta.kubernetes.io/zone"}) {
-        node.meta.labels.erase(Symbol(unique));
-      }
-    } else {
-      node.capacity = group.capacity;
-      node.allocatable = group.capacity;  // CA subtracts nothing from a Cluster API template's capacity
+    // Only a group with no capacity of its own is planned as one of its Nodes: read it only then.
+    std::optional<Node> registered;
+    if (!group.can_scale_from_zero()) registered = registered_node_of(group);
+    std::optional<nodegroups::NodeGroup> built =
+        to_node_group(group, registered ? &*registered : nullptr, settings_.default_architecture);
+    if (!built) {
+      refused.push_back({fmt::format("{} {}/{}: no capacity: neither the capacity.cluster-autoscaler.kubernetes.io/"
+                                     "cpu and memory annotations, nor its infrastructure template's status.capacity, "
+                                     "nor a Node of it gives one",
+                                     to_string(group.kind), group.namespace_, group.name),
+                         group.kind, client_.capi().group + "/" + client_.capi().version, group.namespace_,
+                         group.name, group.uid});
+      continue;
     }
-    Labels& labels = node.meta.labels;
-    if (labels.find(Symbol("kubernetes.io/os")) == nullptr) labels.set(Symbol("kubernetes.io/os"), Symbol("linux"));
-    if (labels.find(Symbol("kubernetes.io/arch")) == nullptr) {
-      labels.set(Symbol("kubernetes.io/arch"), Symbol(settings_.default_architecture));
-    }
-    for (const auto& [key, value] : group.labels) labels.set(Symbol(key), Symbol(value));
-    if (!group.failure_domain.empty()) {
-      labels.set(Symbol("topology.kubernetes.io/zone"), Symbol(group.failure_domain));
-      built.zones.push_back(group.failure_domain);
-    }
-    labels.set(Symbol("kubernetes.io/hostname"), Symbol(node.meta.name));
-    node.taints = group.taints;
-    node.conditions.push_back({"Ready", "True", "KubeletReady"});
-    const Symbol* type = labels.find(Symbol("node.kubernetes.io/instance-type"));
-    built.instance_type = type != nullptr ? type->string() : group.name;
-    for (const auto& [resource, amount] : node.capacity.extended()) {
-      if (amount > 0 && resource.string().find("gpu") != std::string::npos) built.gpu = true;
-    }
-    out.push_back(std::move(built));
+    out.push_back(std::move(*built));
   }
   return out;
 }

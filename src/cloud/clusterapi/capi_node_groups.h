@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "cloud/clusterapi/node_group_client.h"
+#include "cloud/clusterapi/to_node_group.h"
 #include "cloud/node_group_provider.h"
 #include "kube/api_client.h"
 #include "nodegroups/node_group.h"
@@ -29,7 +30,7 @@ struct ClusterApiNodeGroupsSettings {
   // How old the listed Machines may be before a call lists them again.
   std::chrono::milliseconds machines_refresh{2'000};
   // The architecture of an empty group's new node when nothing says it (CA's CAPI_SCALE_ZERO_DEFAULT_ARCH).
-  std::string default_architecture = "amd64";
+  std::string default_architecture = std::string(kDefaultArchitecture);
 };
 
 // One Machine as the groups see it (its JSON decoded once).

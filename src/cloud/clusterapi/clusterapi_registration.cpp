@@ -155,17 +155,6 @@ class RunningClusterApi final : public RunningProvider {
   std::jthread refresher_;
 };
 
-// CA's clusterapi provider reads only clusterapi: discovery specs.
-std::optional<Error> adopt_clusterapi_options(nodegroups::AutoscalerOptions& options) {
-  if (!options.nodes.empty()) {
-    return Error{"--nodes: provider clusterapi finds its node groups by their annotations (cluster.x-k8s.io/"
-                 "cluster-api-autoscaler-node-group-{min,max}-size), not by --nodes"};
-  }
-  Result<std::vector<AutoDiscoverySpec>> specs = parse_auto_discovery(options.auto_discovery);
-  if (!specs) return specs.error();
-  return std::nullopt;
-}
-
 }  // namespace
 
 ProviderRegistration clusterapi_registration() {
@@ -191,7 +180,7 @@ ProviderRegistration clusterapi_registration() {
             "karpenter.cluster.x-k8s.io/clusterapinodeclasses: get, list, watch",
             "karpenter.cluster.x-k8s.io/clusterapinodeclasses/status: get, update, patch"};
   r.node_groups_without_flags = true;
-  r.adopt_autoscaler_options = adopt_clusterapi_options;
+  r.adopt_autoscaler_options = adopt_autoscaler_options;
   r.make = [](ProviderContext& context) -> Result<std::unique_ptr<RunningProvider>> {
     std::optional<kube::ApiClient> management;
     if (const std::string kubeconfig = context.flag(kCloudConfigFlag); !kubeconfig.empty()) {

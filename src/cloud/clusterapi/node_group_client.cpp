@@ -15,28 +15,6 @@ using nlohmann::json;
 NodeGroupClient::NodeGroupClient(const kube::ApiClient& api, CapiApi capi, std::vector<AutoDiscoverySpec> specs)
     : api_(api), capi_(std::move(capi)), specs_(std::move(specs)), templates_(api) {}
 
-namespace {
-
-DiscoveredObject discovered(const json& object, const CapiKeys& keys) {
-  DiscoveredObject out;
-  const json& metadata = object.value("metadata", json::object());
-  out.namespace_ = metadata.value("namespace", "");
-  if (metadata.contains("labels") && metadata["labels"].is_object()) {
-    for (const auto& [key, value] : metadata["labels"].items()) {
-      if (value.is_string()) out.labels.emplace(key, value.get<std::string>());
-    }
-  }
-  const json& spec = object.value("spec", json::object());
-  if (spec.contains("clusterName") && spec["clusterName"].is_string()) {
-    out.cluster_name = spec["clusterName"].get<std::string>();
-  } else if (auto label = out.labels.find(keys.cluster_name); label != out.labels.end()) {
-    out.cluster_name = label->second;
-  }
-  return out;
-}
-
-}  // namespace
-
 std::string NodeGroupClient::scope() const {
   // CA's informers watch the namespace of the first spec that names one, else every namespace.
   for (const AutoDiscoverySpec& spec : specs_) {
@@ -107,7 +85,7 @@ Result<NodeGroupListing> NodeGroupClient::list_node_groups() const {
     auto listed = api_.list(path);
     if (!listed.ok()) return Error{fmt::format("listing {}: {}", path, listed.error().describe())};
     for (const json& object : listed->items) {
-      if (!allowed(specs_, discovered(object, capi_.keys))) continue;
+      if (!allowed(specs_, discovered_object(object, capi_.keys))) continue;
       Decoded decoded = with_template(kind, object, decode_scalable_resource(kind, object, capi_.keys));
       if (auto* group = std::get_if<ClusterApiNodeGroup>(&decoded)) {
         spdlog::debug("clusterapi: node group {} min={} max={} replicas={}", group->id(), group->min_size,

@@ -309,7 +309,7 @@ Decoded decode_scalable_resource(ScalableKind kind, const nlohmann::json& object
     for (const json& owner : object[json::json_pointer("/metadata/ownerReferences")]) {
       // A MachineDeployment's MachineSets scale with it: the MachineDeployment is the node group.
       if (owner.is_object() && owner.value("kind", "") == "MachineDeployment" && !owner.value("name", "").empty()) {
-        return Skipped{"owned by MachineDeployment " + owner.value("name", "")};
+        return Skipped{.reason = "owned by MachineDeployment " + owner.value("name", ""), .owned = true};
       }
     }
   }

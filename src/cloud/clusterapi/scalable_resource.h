@@ -15,7 +15,7 @@
 #include "api/meta.h"
 #include "api/resources.h"
 #include "api/result.h"
-#include "cloud/clusterapi/capi_api.h"
+#include "cloud/clusterapi/capi_keys.h"
 #include "nodegroups/group_options.h"
 
 namespace scalewright::cloud::clusterapi {
@@ -96,6 +96,8 @@ struct Skipped {
   std::string reason;  // "no max-size annotation", "paused", "owned by MachineDeployment md-0", ...
   // At zero replicas with no capacity to scale from zero: its infrastructure template may give one.
   bool for_want_of_capacity = false;
+  // A MachineSet that a MachineDeployment owns: it scales with its owner, which is the group.
+  bool owned = false;
 };
 
 // A node group, an object that is none, or an object whose annotations are wrong (the error names the object and
