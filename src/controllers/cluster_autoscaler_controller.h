@@ -51,8 +51,12 @@ class ClusterAutoscalerController : private Controller {
               bool running_already = false);
   // A node of `group` never came (no capacity, or it did not register in time): the group backs off.
   void provisioning_failed(const std::string& group, const std::string& error_code);
-  // Whether CA's last scan found no group for this pending pod (and left it to the NodePools).
-  bool declined(std::string_view pod) const { return declined_.find(pod) != declined_.end(); }
+  // Whether CA's last scan found no group for this pending pod (and left it to the NodePools). With no group at all
+  // (Cluster API's provider runs CA's model whether or not an object is a group), every pod is the NodePools' at once:
+  // they do not wait for a scan that can take nothing.
+  bool declined(std::string_view pod) const {
+    return loop_.groups().empty() || declined_.find(pod) != declined_.end();
+  }
 
   const ClusterAutoscalerLoop& loop() const { return loop_; }
 

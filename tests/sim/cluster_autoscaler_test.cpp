@@ -378,6 +378,25 @@ TEST(ClusterAutoscalerDrain, AGracePeriodLongerThanTheCapIsCutToMaxGracefulTermi
                                      " of ng-b removed (2 pods evicted, drain took 1m0s), unneeded since t=0s"});
 }
 
+TEST(ClusterAutoscaler, WithoutAnyGroupTheNodePoolDoesNotWaitForAScan) {
+  // Cluster Autoscaler runs (its flags are given) but has no group. 4 web pods of 500m appear at 10 s: the NodePool
+  // launches for them after its 1-s batch window, at 11 s, not after CA's next scan at 20 s.
+  SimulationReport r = run(testing::nodepool() + kWeb + R"(apiVersion: scalewright.dev/v1alpha1
+kind: Scenario
+metadata: {name: ca}
+spec:
+  duration: 5m
+  clusterAutoscaler:
+    args: ["--scan-interval=10s"]
+  timeline:
+  - {at: 10s, scale: {kind: Deployment, name: web, replicas: 4}}
+)");
+  std::vector<std::string> launches = messages(r, "launch");
+  ASSERT_EQ(launches.size(), 1u);
+  EXPECT_TRUE(launches[0].starts_with("t=11s NodeClaim default-")) << launches[0];
+  EXPECT_TRUE(messages(r, "scale-up").empty());
+}
+
 TEST(ClusterAutoscaler, WithNodePoolsTooTheGroupTakesWhatItCanAndTheNodePoolTheRest) {
   // One full node in ng (max 2) and a NodePool. 10 web pods of 500m appear at 10 s; the scan at 20 s gives ng its
   // one more node (4 pods) and finds no group for the other 6: they are left to the NodePool, which provisions for
