@@ -102,6 +102,20 @@ TEST(ClusterApi, ReplicasStartAsNodesAndScaleDownStopsAtTheMinimum) {
   EXPECT_NEAR(r.summary.total_cost, (1200.0 + 610.0) / 3600 * 0.20, 1e-9);
 }
 
+TEST(ClusterApi, AGroupsOwnUnneededTimeAnnotationRemovesItsNodesSooner) {
+  // As above, md-b's annotation cluster.x-k8s.io/autoscaling-options-scaledownunneededtime: 2m over the flag's 10 min:
+  // unneeded from t=0, its empty node above the minimum goes at the first scan past 2 min, 2m10s; md-a's at 10m10s.
+  SimulationReport r =
+      run(machine_deployment("md-a", 1, 3, 2, "0.20") +
+          machine_deployment("md-b", 1, 3, 2, "0.20", "    cluster.x-k8s.io/autoscaling-options-scaledownunneededtime: 2m\n") +
+          capi_scenario("20m", "--v=4"));
+  std::vector<std::string> removed = messages(r, "scale-down");
+  ASSERT_EQ(removed.size(), 2u);
+  EXPECT_TRUE(removed[0].starts_with("t=2m10s empty node md-b-")) << removed[0];
+  EXPECT_TRUE(removed[1].starts_with("t=10m10s empty node md-a-")) << removed[1];
+  EXPECT_EQ(r.summary.nodes_at_end, 2);
+}
+
 // The loop CA runs with for `text`'s Scenario and objects, with its notes; the error message when it is refused.
 Result<controllers::ClusterAutoscalerLoop> loop_for(const std::string& text, std::vector<std::string>& notes) {
   Result<ManifestSet> objects = decode_manifests(text, "test.yaml");
