@@ -199,14 +199,8 @@ class Bench {
     argv.insert(argv.end(), flags.begin(), flags.end());
     std::unique_ptr<Process> scalewright = plane_.start_scalewright(log_name, argv);
     const std::string log_path = plane_.dir() + "/" + log_name + ".log";
-    int port = 0;
-    int status = 0;
-    if (!scalewright->started() ||
-        !cluster::testing::eventually([&] { return (port = cluster::testing::ops_port(*scalewright)) != 0; },
-                                      std::chrono::seconds(60)) ||
-        !cluster::testing::eventually(
-            [&] { return cluster::testing::http_get(port, "/readyz", &status) == "ok" && status == 200; },
-            std::chrono::seconds(60))) {
+    const int port = cluster::testing::ready_port(*scalewright);
+    if (port == 0) {
       std::cerr << "scalewright did not become ready; see " << log_path << "\n";
       return false;
     }

@@ -130,6 +130,17 @@ inline std::string http_get(int port, const std::string& path, int* status = nul
   return answer ? answer->body : "";
 }
 
+// The port of a started scalewright's /metrics, once it says /readyz ok; 0 when it did not within `limit` each.
+inline int ready_port(const Process& process, std::chrono::seconds limit = std::chrono::seconds(60)) {
+  int port = 0;
+  int status = 0;
+  if (!process.started() || !eventually([&] { return (port = ops_port(process)) != 0; }, limit) ||
+      !eventually([&] { return http_get(port, "/readyz", &status) == "ok" && status == 200; }, limit)) {
+    return 0;
+  }
+  return port;
+}
+
 // One control plane in a directory of its own: `up`, Karpenter's CRDs installed as a user installs them, kubectl,
 // an API client, and `scalewright run` processes logging into the directory.
 class ControlPlane {

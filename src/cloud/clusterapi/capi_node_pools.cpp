@@ -148,7 +148,10 @@ bool ClusterApiNodePools::stopping() const {
 Result<NodePoolsRefresh> ClusterApiNodePools::refresh() {
   auto classes = workload_.list(std::string(kNodeClassesPath));
   if (!classes.ok()) return Error{fmt::format("listing {}: {}", kNodeClassesPath, classes.error().describe())};
-  Result<std::vector<json>> deployments = capi_.list_machine_deployments();
+  // No class, nothing to select: the MachineDeployments are not listed (a cluster that uses node groups only pays
+  // one list of the classes per refresh).
+  Result<std::vector<json>> deployments =
+      classes->items.empty() ? std::vector<json>{} : capi_.list_machine_deployments();
   if (!deployments) return deployments.error();
 
   // Each MachineDeployment read once, with its labels for the selectors.
