@@ -20,6 +20,7 @@ build/bench/cluster_state_memory_bench
 build/bench/account_catalog_bench  # the AWS catalog from the account (moto); skips without moto
 if [ -x ../shared/k8s/control-plane ]; then
   build/bench/real_cluster_bench  # a real control plane, `scalewright run` as a process: about 5 minutes
+  build/bench/clusterapi_bench    # 100 MachineDeployments on a real control plane: about 4 minutes
 else
   echo "real_cluster_bench skipped: ../shared/k8s/control-plane is absent" >&2
 fi
