@@ -289,7 +289,8 @@ TEST(ScaleDownGroupOptions, AGroupsOwnIgnoreDaemonSetsUtilizationLeavesItsDaemon
   NodeId idle = c.node("idle");
   c.pod(idle, "fluentd-idle", 1000, kGi / 4, "DaemonSet");
   c.pod(idle, "web-1", 1000);
-  const UnneededNode* u = c.scan(kStart).find_unneeded("idle");
+  const ScaleDownResult r = c.scan(kStart);  // kept: find_unneeded points into it
+  const UnneededNode* u = r.find_unneeded("idle");
   ASSERT_NE(u, nullptr);
   EXPECT_NEAR(u->utilization.cpu, 1.0 / 3.0, 1e-12);
 }
