@@ -455,13 +455,7 @@ spec:
     ok = false;
   }
   capi.stop();
-  plane.down();
-  if (ok && !keep) {
-    plane.remove();
-  } else {
-    std::cout << "logs kept in " << plane.dir() << "\n";
-  }
-  return ok ? 0 : 1;
+  return plane.finish(ok, keep);
 }
 
 }  // namespace

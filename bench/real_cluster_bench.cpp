@@ -422,13 +422,7 @@ int run_bench(int argc, char** argv) {
   ok = ok && bench.run("default batch window (1 s idle, 10 s at most)", "scalewright-batched", {});
   ok = ok && bench.run("no batch window (--batch-idle-duration 0s --batch-max-duration 0s)", "scalewright-unbatched",
                        {"--batch-idle-duration", "0s", "--batch-max-duration", "0s"});
-  plane.down();
-  if (ok && !keep) {
-    plane.remove();
-  } else {
-    std::cout << "logs kept in " << plane.dir() << "\n";
-  }
-  return ok ? 0 : 1;
+  return plane.finish(ok, keep);
 }
 
 }  // namespace

@@ -18,6 +18,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iostream>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -213,6 +214,18 @@ class ControlPlane {
     std::error_code ec;
     std::filesystem::remove_all(dir_, ec);
     dir_.clear();
+  }
+
+  // Brings it down at the end of a program (a bench): its directory goes when the run went well and was not asked
+  // to be kept, else it is named for its logs. The program's exit status.
+  int finish(bool ok, bool keep) {
+    down();
+    if (ok && !keep) {
+      remove();
+    } else {
+      std::cout << "logs kept in " << dir_ << "\n";
+    }
+    return ok ? 0 : 1;
   }
 
   const std::string& dir() const { return dir_; }
